@@ -1,0 +1,22 @@
+"""tinyffn: a from-scratch autograd engine for learning how a transformer's FFN computes and learns.
+
+Start reading at :mod:`tinyffn.tensor` (the Tensor), then :mod:`tinyffn.autograd`
+(Function and the backward walk), then :mod:`tinyffn.ops` (the primitives).
+"""
+# tensor first: it imports autograd and the ops, which refer back to tensor at call time.
+from .tensor import (Tensor, arange, manual_seed, ones, rand, randn, tensor, zeros)
+from . import ops
+from .autograd import (AnomalyError, BackwardStep, Context, Function, detect_anomaly,
+                       enable_grad, grad, is_grad_enabled, iter_backward, no_grad)
+from .backend import DeviceError, cuda_available
+from .flops import FlopCounter
+from .gradcheck import GradcheckError, gradcheck
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Tensor", "tensor", "zeros", "ones", "randn", "rand", "arange", "manual_seed",
+    "Function", "Context", "no_grad", "enable_grad", "is_grad_enabled", "detect_anomaly",
+    "AnomalyError", "grad", "iter_backward", "BackwardStep",
+    "gradcheck", "GradcheckError", "FlopCounter", "cuda_available", "DeviceError", "ops",
+]

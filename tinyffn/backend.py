@@ -1,0 +1,212 @@
+"""The one module that knows which array library holds a tensor's data.
+
+Everything else in tinyffn asks for ``xp``, an *array namespace* in the sense of the
+Python array API standard (https://data-apis.org/array-api/), and calls only the
+standard's functions on it: ``xp.exp``, ``xp.matmul``, ``xp.sum(x, axis=..., keepdims=...)``,
+``xp.permute_dims`` and so on. Three backends provide such a namespace:
+
+=========  =============================  ================================================
+device     namespace                      used for
+=========  =============================  ================================================
+"cpu"      ``numpy`` (2.x)                everyday work; the default
+"cuda"     ``array_api_compat.cupy``      NVIDIA GPUs (install the ``cuda12``/``cuda13`` extra)
+"strict"   ``array_api_strict``           tests only: a CPU namespace that refuses every call
+                                          outside the standard, so a NumPy-only call hiding
+                                          in op code fails on the CPU, long before a GPU run
+=========  =============================  ================================================
+
+The standard lacks three things an autograd engine needs; each backend supplies them:
+``erf`` (the Gauss error function, for GELU), ``index_add`` (scatter-add, the backward of
+indexing) and conversion to and from NumPy.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+DEVICES = ("cpu", "cuda", "strict")
+
+
+class DeviceError(RuntimeError):
+    """A device that is unknown, unavailable, or mixed with another in one op."""
+
+
+@dataclass(frozen=True)
+class Backend:
+    """What the engine needs from one array library.
+
+    Attributes:
+        device: the device name tensors report (``"cpu"``, ``"cuda"``, ``"strict"``).
+        xp: the array-API namespace op code computes with.
+        array_type: the class of arrays this backend owns.
+        erf: elementwise error function, ``erf(x) = 2/sqrt(pi) * int_0^x exp(-t^2) dt``.
+        index_add: ``index_add(gx, key, gy)`` adds ``gy`` into ``gx[key]`` in place,
+            accumulating repeated indices (``numpy.add.at`` semantics).
+        to_numpy: a NumPy copy of an array of this backend.
+        from_numpy: an array of this backend holding a NumPy array's values.
+    """
+
+    device: str
+    xp: Any
+    array_type: type
+    erf: Callable[[Any], Any]
+    index_add: Callable[[Any, Any, Any], None]
+    to_numpy: Callable[[Any], np.ndarray]
+    from_numpy: Callable[[np.ndarray], Any]
+
+    def asarray(self, data: Any, dtype: Any = None) -> Any:
+        """``data`` (a NumPy array, nested list or scalar) as an array of this backend."""
+        if isinstance(data, self.array_type):
+            if dtype is None or data.dtype == self.dtype(dtype):
+                return data
+            return self.xp.astype(data, self.dtype(dtype))
+        return self.from_numpy(np.asarray(data, dtype=None if dtype is None else dtype_name(dtype)))
+
+    def dtype(self, dtype: Any) -> Any:
+        """This backend's dtype for a NumPy dtype, a dtype name, or a dtype of this backend."""
+        return getattr(self.xp, dtype_name(dtype)) if self.device == "strict" else np.dtype(dtype)
+
+
+def dtype_name(dtype: Any) -> str:
+    """``"float32"`` for ``numpy.float32``, ``"float32"``, or array_api_strict's float32."""
+    strict_dtype = getattr(dtype, "_np_dtype", None)  # array_api_strict wraps a NumPy dtype
+    return np.dtype(dtype if strict_dtype is None else strict_dtype).name
+
+
+def _numpy_backend() -> Backend:
+    from scipy import special
+
+    def index_add(gx, key, gy):
+        np.add.at(gx, key, gy)
+
+    return Backend(
+        device="cpu",
+        xp=np,
+        array_type=np.ndarray,
+        erf=special.erf,
+        index_add=index_add,
+        to_numpy=lambda x: np.array(x, copy=True),
+        from_numpy=np.asarray,
+    )
+
+
+def _cupy_backend() -> Backend:
+    try:
+        import cupy
+        import cupyx
+        import cupyx.scipy.special as cupy_special
+        from array_api_compat import cupy as xp
+    except ImportError as e:
+        raise DeviceError(
+            "device 'cuda' needs CuPy: install tinyffn with the extra matching your CUDA "
+            "toolkit, `pip install tinyffn[cuda12]` or `pip install tinyffn[cuda13]` "
+            f"(import failed: {e})"
+        ) from e
+    try:
+        n_gpus = cupy.cuda.runtime.getDeviceCount()
+    except cupy.cuda.runtime.CUDARuntimeError as e:
+        raise DeviceError(f"device 'cuda': CuPy is installed but no GPU is usable ({e})") from e
+    if n_gpus == 0:
+        raise DeviceError("device 'cuda': CuPy is installed but this machine has no GPU")
+
+    def index_add(gx, key, gy):
+        cupyx.scatter_add(gx, key, gy)
+
+    return Backend(
+        device="cuda",
+        xp=xp,
+        array_type=cupy.ndarray,
+        erf=cupy_special.erf,
+        index_add=index_add,
+        to_numpy=cupy.asnumpy,
+        from_numpy=cupy.asarray,
+    )
+
+
+def _strict_backend() -> Backend:
+    try:
+        import array_api_strict as xp
+    except ImportError as e:
+        raise DeviceError(
+            "device 'strict' is the test-only array-API backend: "
+            "`pip install tinyffn[test]` installs array-api-strict"
+        ) from e
+    from scipy import special
+
+    # array_api_strict has no erf and no scatter-add: go through NumPy. This keeps the op
+    # code honest (it only sees the standard namespace) while these two helpers, which
+    # CuPy provides natively, stay correct.
+    def to_numpy(x):
+        return np.asarray(x, copy=True)
+
+    def erf(x):
+        return xp.asarray(special.erf(np.asarray(x)))
+
+    def index_add(gx, key, gy):
+        key = tuple(np.asarray(k) if hasattr(k, "__array_namespace__") else k for k in key)
+        g = np.asarray(gx, copy=True)
+        np.add.at(g, key, np.asarray(gy))
+        gx[...] = xp.asarray(g)
+
+    return Backend(
+        device="strict",
+        xp=xp,
+        array_type=type(xp.asarray(0.0)),
+        erf=erf,
+        index_add=index_add,
+        to_numpy=to_numpy,
+        from_numpy=xp.asarray,
+    )
+
+
+_FACTORIES = {"cpu": _numpy_backend, "cuda": _cupy_backend, "strict": _strict_backend}
+
+
+def normalize_device(device: Any) -> str:
+    """``"cpu"``, ``"cuda"``, ``"cuda:0"`` or ``"strict"`` -> the canonical device name."""
+    name = str(device).lower()
+    if name.startswith("cuda:"):
+        if name != "cuda:0":
+            raise DeviceError(f"device {device!r}: tinyffn uses one GPU; pass 'cuda' or 'cuda:0'")
+        name = "cuda"
+    if name not in _FACTORIES:
+        raise DeviceError(f"unknown device {device!r}; choose one of {', '.join(DEVICES)}")
+    return name
+
+
+@functools.lru_cache(maxsize=None)
+def _backend(name: str) -> Backend:
+    return _FACTORIES[name]()
+
+
+def get_backend(device: Any = "cpu") -> Backend:
+    """The :class:`Backend` for a device name; raises :class:`DeviceError` if unusable."""
+    return _backend(normalize_device(device))
+
+
+def backend_of_array(x: Any) -> Backend:
+    """The backend owning array ``x``, judged by the package that defines its type."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        return _backend("cpu")
+    package = type(x).__module__.split(".")[0]
+    name = {"cupy": "cuda", "array_api_strict": "strict"}.get(package)
+    if name is None:
+        raise DeviceError(f"tinyffn cannot hold an array of type {type(x).__name__} "
+                          f"(from {package}); pass a NumPy array, a CuPy array or a list")
+    return _backend(name)
+
+
+def _is_loaded(name: str) -> bool:
+    try:
+        _backend(name)
+    except DeviceError:
+        return False
+    return True
+
+
+def cuda_available() -> bool:
+    """True if CuPy is installed and sees at least one GPU."""
+    return _is_loaded("cuda")

@@ -1,0 +1,259 @@
+"""Elementwise primitives: arithmetic, exp/log, tanh, sigmoid, erf, relu, maximum, cast.
+
+Binary ops broadcast their inputs as NumPy does, so each backward first computes the
+gradient at the broadcast shape and then sums it back to its input's shape
+(:func:`~tinyffn.ops.shape.sum_to_shape`): that is how a bias of shape (d,) added to
+activations of shape (T, d) receives a gradient of shape (d,).
+
+Notation in the docstrings: ``gy = dL/dy``, the gradient arriving from above; the
+backward returns ``gx = dL/dx = gy * dy/dx`` for each input.
+"""
+from __future__ import annotations
+
+import math
+
+from ..autograd import Context, Function
+from .shape import sum_to_shape
+
+SQRT_PI = math.sqrt(math.pi)
+
+
+def _broadcast_error(op: str, x, w) -> ValueError:
+    return ValueError(f"{op}: shapes {tuple(x.shape)} and {tuple(w.shape)} cannot be "
+                      "broadcast together; each trailing axis must match or be 1")
+
+
+class Add(Function):
+    """y = x + w (broadcasting).    dy/dx = 1,  dy/dw = 1."""
+
+    @staticmethod
+    def forward(ctx: Context, x, w):
+        try:
+            return x + w
+        except ValueError as e:
+            raise _broadcast_error("add", x, w) from e
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        x, w = ctx.inputs
+        return sum_to_shape(ctx.xp, gy, x.shape), sum_to_shape(ctx.xp, gy, w.shape)
+
+
+class Sub(Function):
+    """y = x - w (broadcasting).    dy/dx = 1,  dy/dw = -1."""
+
+    @staticmethod
+    def forward(ctx: Context, x, w):
+        try:
+            return x - w
+        except ValueError as e:
+            raise _broadcast_error("sub", x, w) from e
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        x, w = ctx.inputs
+        gw = -sum_to_shape(ctx.xp, gy, w.shape) if ctx.needs_input_grad[1] else None
+        return sum_to_shape(ctx.xp, gy, x.shape), gw
+
+
+class Mul(Function):
+    """y = x * w (broadcasting).    dy/dx = w,  dy/dw = x."""
+
+    @staticmethod
+    def forward(ctx: Context, x, w):
+        ctx.save_for_backward(x, w)
+        try:
+            return x * w
+        except ValueError as e:
+            raise _broadcast_error("mul", x, w) from e
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        x, w = ctx.saved_tensors
+        gx = sum_to_shape(ctx.xp, gy * w, x.shape) if ctx.needs_input_grad[0] else None
+        gw = sum_to_shape(ctx.xp, gy * x, w.shape) if ctx.needs_input_grad[1] else None
+        return gx, gw
+
+
+class Div(Function):
+    """y = x / w (broadcasting).    dy/dx = 1/w,  dy/dw = -x/w^2 = -y/w."""
+
+    @staticmethod
+    def forward(ctx: Context, x, w):
+        try:
+            y = x / w
+        except ValueError as e:
+            raise _broadcast_error("div", x, w) from e
+        ctx.save_for_backward(w, y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        w, y = ctx.saved_tensors
+        x_shape, w_shape = ctx.inputs[0].shape, ctx.inputs[1].shape
+        gx = gy / w
+        gw = sum_to_shape(ctx.xp, -gx * y, w_shape) if ctx.needs_input_grad[1] else None
+        return sum_to_shape(ctx.xp, gx, x_shape), gw
+
+
+class Neg(Function):
+    """y = -x.    dy/dx = -1."""
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        return -x
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        return -gy
+
+
+class Pow(Function):
+    """y = x ** p for a constant number p.    dy/dx = p * x ** (p - 1)."""
+
+    @staticmethod
+    def forward(ctx: Context, x, p):
+        ctx.save_for_backward(x)
+        return x ** p
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (x,) = ctx.saved_tensors
+        p = ctx.attrs["p"]
+        return gy * (p * x ** (p - 1))
+
+
+class Exp(Function):
+    """y = exp(x).    dy/dx = exp(x) = y."""
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        y = ctx.xp.exp(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (y,) = ctx.saved_tensors
+        return gy * y
+
+
+class Log(Function):
+    """y = log(x) (natural log).    dy/dx = 1/x."""
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        ctx.save_for_backward(x)
+        return ctx.xp.log(x)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (x,) = ctx.saved_tensors
+        return gy / x
+
+
+class Tanh(Function):
+    """y = tanh(x).    dy/dx = 1 - tanh(x)^2 = 1 - y^2."""
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        y = ctx.xp.tanh(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (y,) = ctx.saved_tensors
+        return gy * (1 - y * y)
+
+
+class Sigmoid(Function):
+    """y = sigmoid(x) = 1 / (1 + exp(-x)).    dy/dx = y (1 - y).
+
+    Computed as (1 + tanh(x/2)) / 2, the same function written so that no exp overflows
+    for large |x|.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        y = 0.5 * (1 + ctx.xp.tanh(0.5 * x))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (y,) = ctx.saved_tensors
+        return gy * (y * (1 - y))
+
+
+class Erf(Function):
+    """y = erf(x) = 2/sqrt(pi) * integral_0^x exp(-t^2) dt.    dy/dx = 2/sqrt(pi) * exp(-x^2).
+
+    GELU is x * (1 + erf(x / sqrt(2))) / 2; erf comes from SciPy on the CPU, CuPy on the GPU.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        ctx.save_for_backward(x)
+        return ctx.backend.erf(x)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (x,) = ctx.saved_tensors
+        return gy * ((2 / SQRT_PI) * ctx.xp.exp(-(x * x)))
+
+
+class ReLU(Function):
+    """y = max(x, 0).    dy/dx = 1 where x > 0, else 0 (0 at the kink x = 0, as PyTorch)."""
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        y = ctx.xp.maximum(x, 0)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (y,) = ctx.saved_tensors
+        return gy * ctx.xp.astype(y > 0, gy.dtype)
+
+
+class Maximum(Function):
+    """y = maximum(x, w) elementwise (broadcasting).
+
+    dy/dx = 1 where x > w, dy/dw = 1 where w > x; where x == w the gradient is split
+    half and half (the average of the two one-sided derivatives, as PyTorch does).
+    """
+
+    @staticmethod
+    def forward(ctx: Context, x, w):
+        ctx.save_for_backward(x, w)
+        try:
+            return ctx.xp.maximum(x, w)
+        except ValueError as e:
+            raise _broadcast_error("maximum", x, w) from e
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        x, w = ctx.saved_tensors
+        xp = ctx.xp
+        share_x = xp.astype(x > w, gy.dtype) + 0.5 * xp.astype(x == w, gy.dtype)
+        gx = sum_to_shape(xp, gy * share_x, x.shape) if ctx.needs_input_grad[0] else None
+        gw = sum_to_shape(xp, gy * (1 - share_x), w.shape) if ctx.needs_input_grad[1] else None
+        return gx, gw
+
+
+class Cast(Function):
+    """y = x converted to another floating dtype.    dy/dx = 1 (gx cast back to x's dtype)."""
+
+    @staticmethod
+    def forward(ctx: Context, x, dtype):
+        return ctx.xp.astype(x, dtype)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        return ctx.xp.astype(gy, ctx.inputs[0].dtype)
+
+    @staticmethod
+    def flops(ctx, y):
+        return 0

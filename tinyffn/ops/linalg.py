@@ -1,0 +1,72 @@
+"""Matrix multiplication, the op that does almost all of an FFN's arithmetic.
+
+For matrices, y = x @ w with x (m, k), w (k, n), y (m, n):
+
+    y[i, j] = sum_l x[i, l] w[l, j]
+    dL/dx = gy @ w^T        (m, n) @ (n, k) -> (m, k)
+    dL/dw = x^T @ gy        (k, m) @ (m, n) -> (k, n)
+
+Each costs 2·m·n·k FLOPs (a multiply and an add per term), the same as the forward, so a
+training step of an FFN costs three times its forward (when the input needs no gradient,
+the first layer skips dL/dx and it is a little less).
+"""
+from __future__ import annotations
+
+import math
+
+from ..autograd import Context, Function
+from .shape import sum_to_shape
+
+
+class MatMul(Function):
+    """y = x @ w with NumPy's ``matmul`` rules: 1-D, 2-D, and batched with broadcasting.
+
+    Shapes: x (..., m, k) @ w (..., k, n) -> y (..., m, n); the batch axes ``...``
+    broadcast. A 1-D x is a row (k,) -> (1, k); a 1-D w is a column (k,) -> (k, 1); the
+    added axis is removed from y. The backward applies the matrix rules above to the
+    promoted shapes, sums over broadcast batch axes, then removes the added axes.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, x, w):
+        if x.ndim == 0 or w.ndim == 0:
+            raise ValueError(f"matmul: both operands need at least one axis, got shapes "
+                             f"{tuple(x.shape)} and {tuple(w.shape)}; use * for scalars")
+        if x.shape[-1] != w.shape[-2 if w.ndim > 1 else 0]:
+            raise ValueError(
+                f"matmul: shapes {tuple(x.shape)} and {tuple(w.shape)} are not aligned: the last "
+                f"axis of the first ({x.shape[-1]}) must equal the "
+                f"{'second-to-last' if w.ndim > 1 else 'only'} axis of the second "
+                f"({w.shape[-2 if w.ndim > 1 else 0]})")
+        ctx.save_for_backward(x, w)
+        try:
+            return ctx.xp.matmul(x, w)
+        except ValueError as e:
+            raise ValueError(f"matmul: the batch axes of {tuple(x.shape)} and {tuple(w.shape)} "
+                             "cannot be broadcast together") from e
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        x, w = ctx.saved_tensors
+        xp = ctx.xp
+        x2 = xp.reshape(x, (1, x.shape[0])) if x.ndim == 1 else x      # (..., m, k)
+        w2 = xp.reshape(w, (w.shape[0], 1)) if w.ndim == 1 else w      # (..., k, n)
+        gy2 = gy
+        if x.ndim == 1:
+            gy2 = xp.expand_dims(gy2, axis=gy2.ndim - (0 if w.ndim == 1 else 1))
+        if w.ndim == 1:
+            gy2 = xp.expand_dims(gy2, axis=gy2.ndim)                    # (..., m, n)
+        gx = gw = None
+        if ctx.needs_input_grad[0]:
+            gx = xp.matmul(gy2, xp.matrix_transpose(w2))               # (..., m, k)
+            gx = xp.reshape(sum_to_shape(xp, gx, x2.shape), x.shape)
+        if ctx.needs_input_grad[1]:
+            gw = xp.matmul(xp.matrix_transpose(x2), gy2)               # (..., k, n)
+            gw = xp.reshape(sum_to_shape(xp, gw, w2.shape), w.shape)
+        return gx, gw
+
+    @staticmethod
+    def flops(ctx, y):
+        """2·m·n·k per matrix product, times the number of products in the batch."""
+        k = ctx.inputs[0].shape[-1]
+        return 2 * k * math.prod(y.shape)

@@ -1,0 +1,98 @@
+"""Reductions: sum, mean, max over some axes (``axis=None``: all of them).
+
+Each backward has to put back the axes the forward removed: ``gy`` has the reduced shape,
+so it is reshaped to the ``keepdims=True`` shape (1 on every reduced axis) and then
+broadcast against ``x``.
+"""
+from __future__ import annotations
+
+import math
+
+from ..autograd import Context, Function
+
+
+def _kept_shape(x_shape: tuple, axis: tuple | None) -> tuple:
+    """x's shape with every reduced axis set to 1: the shape of the keepdims result."""
+    if axis is None:
+        return (1,) * len(x_shape)
+    return tuple(1 if i in axis else n for i, n in enumerate(x_shape))
+
+
+def _count(x_shape: tuple, axis: tuple | None) -> int:
+    """How many elements each output element reduces over."""
+    return math.prod(x_shape) if axis is None else math.prod(x_shape[i] for i in axis)
+
+
+class Sum(Function):
+    """y = sum of x over ``axis``.    dy/dx_i = 1 for every summed element.
+
+    gx = broadcast(reshape(gy, keepdims shape), x.shape)
+    """
+
+    @staticmethod
+    def forward(ctx: Context, x, axis, keepdims):
+        return ctx.xp.sum(x, axis=axis, keepdims=keepdims)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        x_shape = ctx.inputs[0].shape
+        gy = ctx.xp.reshape(gy, _kept_shape(x_shape, ctx.attrs["axis"]))
+        return ctx.xp.broadcast_to(gy, x_shape)
+
+    @staticmethod
+    def flops(ctx, y):
+        return ctx.inputs[0].numel()
+
+
+class Mean(Function):
+    """y = sum of x over ``axis`` / n, n the number of elements reduced.    dy/dx_i = 1/n."""
+
+    @staticmethod
+    def forward(ctx: Context, x, axis, keepdims):
+        return ctx.xp.mean(x, axis=axis, keepdims=keepdims)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        x_shape, axis = ctx.inputs[0].shape, ctx.attrs["axis"]
+        gy = ctx.xp.reshape(gy / _count(x_shape, axis), _kept_shape(x_shape, axis))
+        return ctx.xp.broadcast_to(gy, x_shape)
+
+    @staticmethod
+    def flops(ctx, y):
+        return ctx.inputs[0].numel()
+
+
+class Max(Function):
+    """y = max of x over ``axis``.
+
+    dy/dx_i = 1 for the element that is the maximum, 0 for the others; when several
+    elements tie for the maximum they share the gradient equally (mask / count), so the
+    total passed back always equals gy.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, x, axis, keepdims):
+        if x.ndim and 0 in x.shape:
+            raise ValueError(f"max: cannot reduce an empty tensor of shape {tuple(x.shape)}")
+        y = ctx.xp.max(x, axis=axis, keepdims=True)
+        ctx.save_for_backward(x, y)
+        return y if keepdims else ctx.xp.reshape(y, _kept_shape_removed(x.shape, axis))
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        x, y = ctx.saved_tensors
+        xp = ctx.xp
+        mask = xp.astype(x == y, gy.dtype)                     # x's shape, 1 at the maxima
+        share = mask / xp.sum(mask, axis=ctx.attrs["axis"], keepdims=True)
+        return share * xp.reshape(gy, y.shape)
+
+    @staticmethod
+    def flops(ctx, y):
+        return ctx.inputs[0].numel()
+
+
+def _kept_shape_removed(x_shape: tuple, axis: tuple | None) -> tuple:
+    """x's shape without the reduced axes: the shape of the result without keepdims."""
+    if axis is None:
+        return ()
+    return tuple(n for i, n in enumerate(x_shape) if i not in axis)

@@ -1,0 +1,146 @@
+"""Shape primitives: reshape, transpose, broadcast_to, indexing; and ``sum_to_shape``.
+
+None of these computes anything: each moves or repeats elements. Their backward moves
+the gradient back: a reshape is undone by the inverse reshape, a transpose by the inverse
+permutation, a broadcast by a sum over the repeated axes, an index by a scatter-add.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..autograd import Context, Function
+
+
+def sum_to_shape(xp: Any, g: Any, shape: tuple) -> Any:
+    """Undo broadcasting: sum ``g`` over the axes that broadcasting added or stretched.
+
+    If ``x`` of shape ``shape`` was broadcast to ``g.shape`` in the forward pass, every
+    element of ``x`` was used once per copy, so dL/dx is the sum of ``g`` over the copies:
+    over the leading axes that ``x`` lacked and over the axes where ``x`` had size 1.
+    Example: a bias of shape (d,) added to (B, T, d) gets ``g.sum(axis=(0, 1))``.
+    """
+    shape = tuple(shape)
+    if tuple(g.shape) == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
+                                      if n == 1 and g.shape[lead + i] != 1)
+    g = xp.sum(g, axis=axes, keepdims=True)            # (1,..,1, *shape with 1s kept)
+    return xp.reshape(g, shape)                        # shape
+
+
+class Reshape(Function):
+    """y = reshape(x, shape): the same elements, read in row-major order into a new shape.
+
+    dL/dx = reshape(gy, x.shape).
+    """
+
+    @staticmethod
+    def forward(ctx: Context, x, shape):
+        ctx.save_for_backward(x.shape)
+        return ctx.xp.reshape(x, shape)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (x_shape,) = ctx.saved_tensors
+        return ctx.xp.reshape(gy, x_shape)
+
+    @staticmethod
+    def flops(ctx, y):
+        return 0
+
+
+class Transpose(Function):
+    """y = permute_dims(x, axes): y[i_axes[0], i_axes[1], ...] = x[i_0, i_1, ...].
+
+    dL/dx = permute_dims(gy, argsort(axes)), the inverse permutation.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, x, axes):
+        if sorted(axes) != list(range(x.ndim)):
+            raise ValueError(f"transpose: axes {axes} are not a permutation of the "
+                             f"{x.ndim} axes of a tensor of shape {tuple(x.shape)}")
+        return ctx.xp.permute_dims(x, axes)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        axes = ctx.attrs["axes"]
+        inverse = tuple(sorted(range(len(axes)), key=axes.__getitem__))
+        return ctx.xp.permute_dims(gy, inverse)
+
+    @staticmethod
+    def flops(ctx, y):
+        return 0
+
+
+class BroadcastTo(Function):
+    """y = broadcast_to(x, shape): x repeated along new leading axes and size-1 axes.
+
+    dL/dx = sum_to_shape(gy, x.shape) (see :func:`sum_to_shape`).
+    """
+
+    @staticmethod
+    def forward(ctx: Context, x, shape):
+        try:
+            return ctx.xp.broadcast_to(x, shape)
+        except ValueError as e:
+            raise ValueError(f"broadcast_to: cannot broadcast shape {tuple(x.shape)} to "
+                             f"{tuple(shape)}; each axis must match or be 1") from e
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        return sum_to_shape(ctx.xp, gy, ctx.inputs[0].shape)
+
+    @staticmethod
+    def flops(ctx, y):
+        return 0
+
+
+def normalize_key(key: Any, x: Any) -> tuple:
+    """An index expression as a tuple of ints, slices, None, Ellipsis and index arrays.
+
+    Integer tensors become their arrays; boolean masks are refused (their result shape
+    depends on the data, which a graph drawn before running cannot show).
+    """
+    key = key if isinstance(key, tuple) else (key,)
+    out = []
+    for k in key:
+        if hasattr(k, "backend") and hasattr(k, "data"):     # a Tensor
+            if k.backend is not x.backend:
+                raise ValueError(f"getitem: index on {k.device} but tensor on {x.device}")
+            k = k.data
+        elif isinstance(k, (list, tuple)):
+            k = x.backend.asarray(k)
+        if hasattr(k, "dtype") and not x.backend.xp.isdtype(k.dtype, "integral"):
+            raise TypeError("getitem: index arrays must be integers (boolean masks are not "
+                            "supported; use a multiplication by a 0/1 mask instead)")
+        out.append(k)
+    return tuple(out)
+
+
+class GetItem(Function):
+    """y = x[key]: basic slicing and integer-array indexing (for cross-entropy's pick).
+
+    dL/dx = zeros(x.shape) with gy added at key; a repeated index receives the sum of its
+    gradients (``index_add``, numpy.add.at semantics).
+    """
+
+    @staticmethod
+    def forward(ctx: Context, x, key):
+        return x[key]
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        x = ctx.inputs[0]
+        gx = ctx.xp.zeros(x.shape, dtype=gy.dtype)
+        ctx.backend.index_add(gx, ctx.attrs["key"], gy)
+        return gx
+
+    @staticmethod
+    def flops(ctx, y):
+        return 0
+
+    @classmethod
+    def op_name(cls) -> str:
+        return "getitem"

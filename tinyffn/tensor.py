@@ -1,0 +1,368 @@
+"""``Tensor``: an array, the gradient it receives, and the op that made it.
+
+A tensor wraps one array of its backend (``.data``: NumPy on ``"cpu"``, CuPy on
+``"cuda"``). Tensors that require a gradient and were produced by an op remember that op
+in ``.grad_fn`` (a :class:`tinyffn.autograd.Context`); following ``grad_fn.inputs`` back
+from a result visits its whole computation graph. Operators (``+ - * / ** @``) and the
+methods below call the primitives in :mod:`tinyffn.ops`; each is one line, so this file
+reads as the table of contents of the engine.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable
+
+import numpy as np
+
+from . import autograd
+from . import backend as _backend
+from .ops import elementwise as E
+from .ops import linalg as L
+from .ops import reduce as R
+from .ops import shape as S
+
+DEFAULT_FLOAT = "float32"
+
+
+class Tensor:
+    """An n-dimensional array that can take part in automatic differentiation.
+
+    Create tensors with :func:`tinyffn.tensor`, :func:`zeros`, :func:`randn`, ...; the
+    constructor below is the engine's (``data`` must already be an array of the backend).
+
+    Attributes:
+        data: the backend array (``numpy.ndarray`` on the CPU, ``cupy.ndarray`` on the GPU).
+        grad: after ``backward()``, a Tensor holding dL/d(self) for leaf tensors, else None.
+            Treat it as read-only: it may share memory with the gradient of another leaf.
+        requires_grad: whether ops on this tensor are recorded for backward.
+        grad_fn: the op context that produced this tensor (None for leaves).
+        name: an optional label shown in graphs (parameters get their module path).
+    """
+
+    __slots__ = ("data", "grad", "requires_grad", "grad_fn", "backend", "name", "_retains_grad",
+                 "__weakref__")
+
+    def __init__(self, data: Any, requires_grad: bool = False, *, _backend: Any = None,
+                 _ctx: Any = None, name: str | None = None):
+        self.data = data
+        self.backend = _backend if _backend is not None else _backend_of(data)
+        if requires_grad and not _is_floating(self.backend, data.dtype):
+            raise TypeError(f"only floating-point tensors can require gradients, but this one has "
+                            f"dtype {_backend.dtype_name(data.dtype)}; create it with "
+                            "dtype='float32' or 'float64'")
+        self.requires_grad = requires_grad
+        self.grad = None
+        self.grad_fn = _ctx
+        self.name = name
+        self._retains_grad = False
+
+    # -- what it is ----------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        return tuple(self.data.shape)
+
+    @property
+    def ndim(self) -> int:
+        return self.data.ndim
+
+    @property
+    def dtype(self) -> Any:
+        return self.data.dtype
+
+    @property
+    def device(self) -> str:
+        return self.backend.device
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.numpy(), separator=", ", prefix="tensor(")
+        extras = []
+        if self.device != "cpu":
+            extras.append(f"device='{self.device}'")
+        if _backend.dtype_name(self.dtype) not in (DEFAULT_FLOAT, "int64", "bool"):
+            extras.append(f"dtype={_backend.dtype_name(self.dtype)}")
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn=<{self.grad_fn.fn.__name__}Backward>")
+        elif self.requires_grad:
+            extras.append("requires_grad=True")
+        return "tensor(" + ", ".join([body] + extras) + ")"
+
+    # -- conversion ----------------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        """A NumPy copy of the data (copied from the GPU if needed)."""
+        return self.backend.to_numpy(self.data)
+
+    def item(self) -> float | int | bool:
+        """The value of a one-element tensor as a Python number."""
+        if self.numel() != 1:
+            raise ValueError(f"item(): the tensor has {self.numel()} elements (shape "
+                             f"{self.shape}); only one-element tensors convert to a number")
+        return self.numpy().reshape(()).item()
+
+    def tolist(self) -> Any:
+        return self.numpy().tolist()
+
+    def to(self, device: Any = None, dtype: Any = None) -> "Tensor":
+        """This tensor on another device and/or with another dtype.
+
+        Returns ``self`` when nothing changes. A device move returns a new *leaf* with the
+        same ``requires_grad``; a dtype change is recorded in the graph (``cast``).
+        """
+        out = self
+        if device is not None and _backend.normalize_device(device) != self.device:
+            target = _backend.get_backend(device)
+            out = Tensor(target.from_numpy(self.numpy()), requires_grad=self.requires_grad,
+                         _backend=target, name=self.name)
+        if dtype is not None and _backend.dtype_name(dtype) != _backend.dtype_name(out.dtype):
+            out = E.Cast.apply(out, dtype=out.backend.dtype(dtype))
+        return out
+
+    def float(self) -> "Tensor":
+        return self.to(dtype="float32")
+
+    def double(self) -> "Tensor":
+        return self.to(dtype="float64")
+
+    def detach(self) -> "Tensor":
+        """The same data as a new leaf that does not require grad (shares memory)."""
+        return Tensor(self.data, _backend=self.backend)
+
+    # -- autograd ------------------------------------------------------------------------
+    def backward(self, grad: Any = None, retain_graph: bool = False) -> None:
+        """Accumulate d(self)/d(leaf) into ``leaf.grad`` for every leaf that requires grad.
+
+        ``grad`` is dL/d(self): required unless ``self`` has one element (then 1). Without
+        ``retain_graph`` the arrays saved for backward are freed as the walk passes them.
+        """
+        for _ in autograd.iter_backward(self, grad, retain_graph):
+            pass
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` for this non-leaf tensor too (leaves always keep theirs)."""
+        self._retains_grad = True
+
+    def _accumulate_grad(self, g: Any) -> None:
+        if self.grad is None:
+            self.grad = Tensor(g, _backend=self.backend)
+        else:
+            self.grad = Tensor(self.grad.data + g, _backend=self.backend)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if requires_grad and not _is_floating(self.backend, self.dtype):
+            raise TypeError(f"only floating-point tensors can require gradients, not "
+                            f"{_backend.dtype_name(self.dtype)}")
+        self.requires_grad = requires_grad
+        return self
+
+    # -- arithmetic (Python numbers allowed on either side) ----------------------------------
+    def __add__(self, other): return E.Add.apply(self, other)
+    def __radd__(self, other): return E.Add.apply(other, self)
+    def __sub__(self, other): return E.Sub.apply(self, other)
+    def __rsub__(self, other): return E.Sub.apply(other, self)
+    def __mul__(self, other): return E.Mul.apply(self, other)
+    def __rmul__(self, other): return E.Mul.apply(other, self)
+    def __truediv__(self, other): return E.Div.apply(self, other)
+    def __rtruediv__(self, other): return E.Div.apply(other, self)
+    def __neg__(self): return E.Neg.apply(self)
+    def __matmul__(self, other): return L.MatMul.apply(self, other)
+    def __rmatmul__(self, other): return L.MatMul.apply(other, self)
+
+    def __pow__(self, p):
+        if isinstance(p, Tensor):
+            raise TypeError("pow: the exponent must be a Python number (x ** 2.0); a tensor "
+                            "exponent is not supported, write exp(p * log(x)) instead")
+        return E.Pow.apply(self, p=p)
+
+    # -- elementwise functions -------------------------------------------------------------
+    def exp(self): return E.Exp.apply(self)
+    def log(self): return E.Log.apply(self)
+    def tanh(self): return E.Tanh.apply(self)
+    def sigmoid(self): return E.Sigmoid.apply(self)
+    def erf(self): return E.Erf.apply(self)
+    def relu(self): return E.ReLU.apply(self)
+    def maximum(self, other): return E.Maximum.apply(self, other)
+
+    # -- reductions ----------------------------------------------------------------------
+    def sum(self, axis=None, keepdims=False): return R.Sum.apply(self, axis=_axes(axis, self.ndim), keepdims=keepdims)
+    def mean(self, axis=None, keepdims=False): return R.Mean.apply(self, axis=_axes(axis, self.ndim), keepdims=keepdims)
+    def max(self, axis=None, keepdims=False): return R.Max.apply(self, axis=_axes(axis, self.ndim), keepdims=keepdims)
+
+    def argmax(self, axis: int | None = None) -> "Tensor":
+        """Indices of the maxima (not differentiable), as in ``numpy.argmax``."""
+        return Tensor(self.backend.xp.argmax(self.data, axis=axis), _backend=self.backend)
+
+    # -- shape ---------------------------------------------------------------------------
+    def reshape(self, *shape):
+        return S.Reshape.apply(self, shape=_shape_arg(shape, "reshape"))
+
+    def transpose(self, *axes):
+        """Permute the axes (reversed when none are given), as ``numpy.transpose``."""
+        axes = _shape_arg(axes, "transpose") if axes else tuple(reversed(range(self.ndim)))
+        return S.Transpose.apply(self, axes=axes)
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def broadcast_to(self, *shape):
+        return S.BroadcastTo.apply(self, shape=_shape_arg(shape, "broadcast_to"))
+
+    def __getitem__(self, key):
+        return S.GetItem.apply(self, key=S.normalize_key(key, self))
+
+    # -- comparisons: not differentiable, return boolean tensors ------------------------------
+    __hash__ = object.__hash__  # tensors are graph nodes: hashed by identity
+
+    def __eq__(self, other): return self._compare(other, "equal")
+    def __ne__(self, other): return self._compare(other, "not_equal")
+    def __lt__(self, other): return self._compare(other, "less")
+    def __le__(self, other): return self._compare(other, "less_equal")
+    def __gt__(self, other): return self._compare(other, "greater")
+    def __ge__(self, other): return self._compare(other, "greater_equal")
+
+    def _compare(self, other, name):
+        other = other.data if isinstance(other, Tensor) else other
+        return Tensor(getattr(self.backend.xp, name)(self.data, other), _backend=self.backend)
+
+
+# ----------------------------------------------------------------------------- helpers
+def _backend_of(data: Any) -> Any:
+    return _backend.backend_of_array(data)
+
+
+def _is_floating(be: Any, dtype: Any) -> bool:
+    return be.xp.isdtype(dtype, "real floating")
+
+
+def _axes(axis: Any, ndim: int) -> tuple | None:
+    """None, an int or a sequence of ints -> None or a sorted tuple of non-negative axes."""
+    if axis is None:
+        return None
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    out = []
+    for a in axes:
+        if not -ndim <= a < max(ndim, 1):
+            raise ValueError(f"axis {a} is out of range for a tensor with {ndim} dimensions")
+        out.append(a % max(ndim, 1))
+    return tuple(sorted(out))
+
+
+def _shape_arg(shape: tuple, what: str) -> tuple:
+    """Accept f(2, 3) and f((2, 3)) alike."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    if not all(isinstance(n, (int, np.integer)) for n in shape):
+        raise TypeError(f"{what}: expected integers, got {shape}")
+    return tuple(int(n) for n in shape)
+
+
+def as_tensors(args: Iterable[Any], op: str) -> tuple:
+    """The positional arguments of an op as tensors on one backend.
+
+    Python numbers and arrays become constant tensors on the device of the first tensor
+    argument, with its dtype when both are floating point (so ``x * 2`` stays float32).
+    """
+    args = tuple(args)
+    first = next((a for a in args if isinstance(a, Tensor)), None)
+    if first is None:
+        raise TypeError(f"{op}: needs at least one Tensor argument, got "
+                        f"{', '.join(type(a).__name__ for a in args)}")
+    out = []
+    for a in args:
+        if isinstance(a, Tensor):
+            out.append(a)
+            continue
+        if isinstance(a, (int, float)) and not isinstance(a, bool):
+            floating = _is_floating(first.backend, first.dtype)
+            dtype = first.dtype if floating or isinstance(a, int) else DEFAULT_FLOAT
+            out.append(Tensor(first.backend.asarray(a, first.backend.dtype(dtype)),
+                              _backend=first.backend))
+            continue
+        try:
+            out.append(Tensor(first.backend.asarray(a), _backend=first.backend))
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{op}: cannot use an argument of type {type(a).__name__} ({e})") from e
+    return tuple(out)
+
+
+# ----------------------------------------------------------------------------- creation
+_rng = np.random.default_rng(0)
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the generator behind :func:`randn` and :func:`rand` (and the nn initialisers).
+
+    Random numbers are drawn with NumPy on the CPU and then moved to the device, so a
+    seed gives the same values on every backend.
+    """
+    global _rng
+    _rng = np.random.default_rng(seed)
+
+
+def generator() -> np.random.Generator:
+    """The generator seeded by :func:`manual_seed`."""
+    return _rng
+
+
+def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: bool = False) -> Tensor:
+    """A new leaf tensor holding a copy of ``data`` (a number, nested list or array).
+
+    Floating-point Python data becomes float32 unless ``dtype`` says otherwise; NumPy arrays
+    keep their dtype; integers become int64.
+    """
+    be = _backend.get_backend(device)
+    if isinstance(data, Tensor):
+        data = data.numpy()
+    elif not isinstance(data, np.ndarray) and hasattr(data, "__array_namespace__") \
+            or type(data).__module__.split(".")[0] == "cupy":
+        data = _backend.backend_of_array(data).to_numpy(data)
+    try:
+        array = np.array(data, dtype=None if dtype is None else np.dtype(_backend.dtype_name(dtype)))
+    except ValueError as e:
+        raise ValueError(f"tensor(): cannot make an array from this data ({e}); nested lists "
+                         "must be rectangular, every row of the same length") from e
+    if array.dtype == object:
+        raise TypeError("tensor(): data must be numbers, not "
+                        f"{type(np.ravel(array)[0]).__name__}")
+    if dtype is None and array.dtype == np.float64 and not isinstance(data, np.ndarray):
+        array = array.astype(DEFAULT_FLOAT)
+    return Tensor(be.from_numpy(array), requires_grad=requires_grad, _backend=be)
+
+
+def _filled(values: np.ndarray, dtype, device, requires_grad) -> Tensor:
+    be = _backend.get_backend(device)
+    array = values.astype(_backend.dtype_name(dtype or DEFAULT_FLOAT), copy=False)
+    return Tensor(be.from_numpy(array), requires_grad=requires_grad, _backend=be)
+
+
+def zeros(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
+    return _filled(np.zeros(_shape_arg(shape, "zeros")), dtype, device, requires_grad)
+
+
+def ones(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
+    return _filled(np.ones(_shape_arg(shape, "ones")), dtype, device, requires_grad)
+
+
+def randn(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
+    """Standard normal samples N(0, 1) (see :func:`manual_seed`)."""
+    return _filled(_rng.standard_normal(_shape_arg(shape, "randn")), dtype, device, requires_grad)
+
+
+def rand(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
+    """Uniform samples on [0, 1) (see :func:`manual_seed`)."""
+    return _filled(_rng.random(_shape_arg(shape, "rand")), dtype, device, requires_grad)
+
+
+def arange(n: int, dtype="int64", device="cpu") -> Tensor:
+    return _filled(np.arange(n), dtype, device, False)
