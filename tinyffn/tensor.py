@@ -15,7 +15,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from . import autograd
-from . import backend as _backend
+from . import backend as backends
 from .ops import elementwise as E
 from .ops import linalg as L
 from .ops import reduce as R
@@ -48,7 +48,7 @@ class Tensor:
         self.backend = _backend if _backend is not None else _backend_of(data)
         if requires_grad and not _is_floating(self.backend, data.dtype):
             raise TypeError(f"only floating-point tensors can require gradients, but this one has "
-                            f"dtype {_backend.dtype_name(data.dtype)}; create it with "
+                            f"dtype {backends.dtype_name(data.dtype)}; create it with "
                             "dtype='float32' or 'float64'")
         self.requires_grad = requires_grad
         self.grad = None
@@ -90,8 +90,8 @@ class Tensor:
         extras = []
         if self.device != "cpu":
             extras.append(f"device='{self.device}'")
-        if _backend.dtype_name(self.dtype) not in (DEFAULT_FLOAT, "int64", "bool"):
-            extras.append(f"dtype={_backend.dtype_name(self.dtype)}")
+        if backends.dtype_name(self.dtype) not in (DEFAULT_FLOAT, "int64", "bool"):
+            extras.append(f"dtype={backends.dtype_name(self.dtype)}")
         if self.grad_fn is not None:
             extras.append(f"grad_fn=<{self.grad_fn.fn.__name__}Backward>")
         elif self.requires_grad:
@@ -120,11 +120,11 @@ class Tensor:
         same ``requires_grad``; a dtype change is recorded in the graph (``cast``).
         """
         out = self
-        if device is not None and _backend.normalize_device(device) != self.device:
-            target = _backend.get_backend(device)
+        if device is not None and backends.normalize_device(device) != self.device:
+            target = backends.get_backend(device)
             out = Tensor(target.from_numpy(self.numpy()), requires_grad=self.requires_grad,
                          _backend=target, name=self.name)
-        if dtype is not None and _backend.dtype_name(dtype) != _backend.dtype_name(out.dtype):
+        if dtype is not None and backends.dtype_name(dtype) != backends.dtype_name(out.dtype):
             out = E.Cast.apply(out, dtype=out.backend.dtype(dtype))
         return out
 
@@ -161,7 +161,7 @@ class Tensor:
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         if requires_grad and not _is_floating(self.backend, self.dtype):
             raise TypeError(f"only floating-point tensors can require gradients, not "
-                            f"{_backend.dtype_name(self.dtype)}")
+                            f"{backends.dtype_name(self.dtype)}")
         self.requires_grad = requires_grad
         return self
 
@@ -238,7 +238,7 @@ class Tensor:
 
 # ----------------------------------------------------------------------------- helpers
 def _backend_of(data: Any) -> Any:
-    return _backend.backend_of_array(data)
+    return backends.backend_of_array(data)
 
 
 def _is_floating(be: Any, dtype: Any) -> bool:
@@ -321,14 +321,14 @@ def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: boo
     Floating-point Python data becomes float32 unless ``dtype`` says otherwise; NumPy arrays
     keep their dtype; integers become int64.
     """
-    be = _backend.get_backend(device)
+    be = backends.get_backend(device)
     if isinstance(data, Tensor):
         data = data.numpy()
     elif not isinstance(data, np.ndarray) and hasattr(data, "__array_namespace__") \
             or type(data).__module__.split(".")[0] == "cupy":
-        data = _backend.backend_of_array(data).to_numpy(data)
+        data = backends.backend_of_array(data).to_numpy(data)
     try:
-        array = np.array(data, dtype=None if dtype is None else np.dtype(_backend.dtype_name(dtype)))
+        array = np.array(data, dtype=None if dtype is None else np.dtype(backends.dtype_name(dtype)))
     except ValueError as e:
         raise ValueError(f"tensor(): cannot make an array from this data ({e}); nested lists "
                          "must be rectangular, every row of the same length") from e
@@ -341,8 +341,8 @@ def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: boo
 
 
 def _filled(values: np.ndarray, dtype, device, requires_grad) -> Tensor:
-    be = _backend.get_backend(device)
-    array = values.astype(_backend.dtype_name(dtype or DEFAULT_FLOAT), copy=False)
+    be = backends.get_backend(device)
+    array = values.astype(backends.dtype_name(dtype or DEFAULT_FLOAT), copy=False)
     return Tensor(be.from_numpy(array), requires_grad=requires_grad, _backend=be)
 
 

@@ -116,6 +116,9 @@ def normalize_key(key: Any, x: Any) -> tuple:
             raise TypeError("getitem: index arrays must be integers (boolean masks are not "
                             "supported; use a multiplication by a 0/1 mask instead)")
         out.append(k)
+    has_array = any(hasattr(k, "dtype") for k in out)
+    if not has_array and not any(k is Ellipsis for k in out):
+        out.append(Ellipsis)    # x[1:3] means x[1:3, ...]; the array API wants that spelled out
     return tuple(out)
 
 

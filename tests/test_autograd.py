@@ -1,0 +1,229 @@
+"""The backward walk: order, accumulation, freeing, modes, user-defined Functions."""
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import tinyffn
+from tinyffn.autograd import topological_order
+
+
+def test_gradients_accumulate_over_paths_and_calls():
+    x = tinyffn.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = (x * x + x).sum()        # dy/dx = 2x + 1: x reaches y along two paths
+    y.backward()
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 5.0, 7.0])
+    (x * 2.0).sum().backward()   # a second loss adds into .grad, as in PyTorch
+    np.testing.assert_allclose(x.grad.numpy(), [5.0, 7.0, 9.0])
+
+
+def test_broadcast_bias_gets_gradient_of_its_own_shape():
+    x = tinyffn.randn(2, 5, 3)
+    b = tinyffn.zeros(3, requires_grad=True)
+    (x + b).sum().backward()
+    assert b.grad.shape == (3,)
+    np.testing.assert_allclose(b.grad.numpy(), [10.0, 10.0, 10.0])
+
+
+def test_chain_of_100k_ops_backpropagates_without_recursion():
+    x = tinyffn.tensor(1.0, requires_grad=True)
+    y = x
+    for _ in range(100_000):
+        y = y * 1.0 + 0.0
+    y.backward()
+    assert x.grad.item() == 1.0
+
+
+def test_topological_order_is_deterministic_and_parents_first():
+    def build():
+        tinyffn.manual_seed(0)
+        x = tinyffn.randn(3, requires_grad=True)
+        w = tinyffn.randn(3, requires_grad=True)
+        return ((x * w).exp() + x).sum()
+
+    names = [[t.grad_fn.name if t.grad_fn else "leaf" for t in topological_order(build())]
+             for _ in range(2)]
+    assert names[0] == names[1] == ["leaf", "leaf", "mul", "exp", "add", "sum"]
+    order = topological_order(build())
+    position = {id(t): i for i, t in enumerate(order)}
+    for t in order:
+        for parent in (t.grad_fn.inputs if t.grad_fn else ()):
+            if parent.requires_grad:
+                assert position[id(parent)] < position[id(t)]
+
+
+def test_intermediate_grads_not_kept_unless_asked():
+    x = tinyffn.randn(3, requires_grad=True)
+    h = x.exp()
+    h.retain_grad()
+    z = x.tanh()
+    (h * 2.0 + z).sum().backward()
+    np.testing.assert_allclose(h.grad.numpy(), [2.0, 2.0, 2.0])
+    assert z.grad is None
+
+
+def test_second_backward_on_freed_graph_raises_clear_error():
+    x = tinyffn.randn(3, requires_grad=True)
+    y = (x.exp() * x).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="second time.*retain_graph=True"):
+        y.backward()
+
+
+def test_retain_graph_allows_second_backward_and_accumulates():
+    x = tinyffn.tensor([0.5, -1.0], requires_grad=True)
+    y = (x.exp() * x).sum()
+    y.backward(retain_graph=True)
+    first = x.grad.numpy()
+    y.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * first)
+    np.testing.assert_allclose(first, np.exp([0.5, -1.0]) * (1 + np.array([0.5, -1.0])), rtol=1e-6)
+
+
+def test_backward_frees_saved_arrays():
+    x = tinyffn.randn(4, requires_grad=True)
+    h = x.exp()
+    y = (h * x).sum()
+    y.backward()
+    assert h.grad_fn._saved == () and y.grad_fn.inputs[0].grad_fn._saved == ()
+
+
+def test_graph_is_freed_without_the_cycle_collector():
+    """No reference cycles: dropping the loss frees the whole graph by refcounting alone."""
+    gc.disable()
+    try:
+        w = tinyffn.randn(8, 8, requires_grad=True)
+        refs = []
+        for _ in range(20):
+            x = tinyffn.randn(4, 8)
+            h = (x @ w).tanh()
+            loss = (h * h).mean()
+            refs.append(weakref.ref(h))
+            loss.backward()
+            del x, h, loss
+        assert all(r() is None for r in refs), "intermediate tensors outlived their step"
+    finally:
+        gc.enable()
+
+
+def test_no_grad_records_nothing():
+    x = tinyffn.randn(3, requires_grad=True)
+    with tinyffn.no_grad():
+        y = x * 2.0
+        with tinyffn.enable_grad():
+            z = x * 3.0
+    assert not y.requires_grad and y.grad_fn is None
+    assert z.requires_grad and z.grad_fn is not None
+    assert tinyffn.is_grad_enabled()
+
+
+def test_inputs_without_requires_grad_get_no_gradient():
+    x = tinyffn.randn(2, 3)
+    w = tinyffn.randn(3, 2, requires_grad=True)
+    (x @ w).sum().backward()
+    assert x.grad is None
+    np.testing.assert_allclose(w.grad.numpy(), np.repeat(x.numpy().sum(0)[:, None], 2, axis=1),
+                               rtol=1e-6)
+
+
+def test_grad_function_leaves_dot_grad_alone():
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    unused = tinyffn.tensor([1.0], requires_grad=True)
+    gx, gu = tinyffn.grad((x ** 3).sum(), [x, unused])
+    np.testing.assert_allclose(gx.numpy(), [3.0, 12.0])
+    np.testing.assert_array_equal(gu.numpy(), [0.0])
+    assert x.grad is None
+
+
+def test_backward_steps_reproduce_backward():
+    tinyffn.manual_seed(3)
+    x = tinyffn.randn(2, 3, requires_grad=True)
+    w = tinyffn.randn(3, 3, requires_grad=True)
+    loss = ((x @ w).sigmoid() * x).sum()
+    steps = list(tinyffn.iter_backward(loss, retain_graph=True))
+    assert [s.index for s in steps] == list(range(len(steps)))
+    assert steps[0].op == "sum" and {s.op for s in steps} == {"sum", "mul", "sigmoid", "matmul"}
+    gx_steps = x.grad.numpy()
+    x.grad = w.grad = None
+    loss.backward()
+    np.testing.assert_array_equal(gx_steps, x.grad.numpy())
+
+
+class Cube(tinyffn.Function):
+    """y = x^3, dy/dx = 3x^2: a user-defined op in PyTorch's style."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x * x
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        return gy * 3 * x * x
+
+
+def test_user_defined_function(device):
+    x = tinyffn.tensor([1.0, -2.0, 0.5], dtype="float64", device=device, requires_grad=True)
+    y = Cube.apply(x)
+    assert y.grad_fn.fn is Cube and y.grad_fn.name == "cube"
+    np.testing.assert_allclose(y.numpy(), [1.0, -8.0, 0.125])
+    assert tinyffn.gradcheck(lambda x: Cube.apply(x), [x])
+
+
+def test_backward_returning_wrong_number_or_shape_raises():
+    class TwoGrads(tinyffn.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1.0
+
+        @staticmethod
+        def backward(ctx, gy):
+            return gy, gy
+
+    class BadShape(tinyffn.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1.0
+
+        @staticmethod
+        def backward(ctx, gy):
+            return gy[:1]
+
+    x = tinyffn.randn(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="twograds.backward returned 2 gradients for 1 input"):
+        TwoGrads.apply(x).sum().backward()
+    with pytest.raises(RuntimeError, match=r"badshape.backward: gradient of input 0 has shape "
+                                           r"\(1,\) but the input has shape \(3,\)"):
+        BadShape.apply(x).sum().backward()
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning",
+                            "ignore:divide by zero:RuntimeWarning")
+def test_detect_anomaly_names_op_and_shapes():
+    x = tinyffn.tensor([1.0, -1.0], requires_grad=True)
+    with tinyffn.detect_anomaly():
+        with pytest.raises(tinyffn.AnomalyError, match=r"log: forward produced NaN or inf "
+                                                        r"\(input shapes \(2,\)\)"):
+            x.log()
+        z = tinyffn.tensor([0.0, 1.0], requires_grad=True)
+        y = (z ** 0.5).sum()       # forward fine, d/dz sqrt(z) at 0 is inf
+        with pytest.raises(tinyffn.AnomalyError, match="pow: backward produced"):
+            y.backward()
+    assert np.isnan(x.log().numpy()[1])  # outside the block, NaN flows as in NumPy
+
+
+def test_flop_counter_counts_matmul_as_2mnk():
+    x, w = tinyffn.randn(3, 4, requires_grad=True), tinyffn.randn(4, 5, requires_grad=True)
+    with tinyffn.FlopCounter() as c:
+        y = x @ w
+    assert c.forward == {"matmul": 2 * 3 * 4 * 5}
+    with tinyffn.FlopCounter() as c:
+        y.sum().backward()
+    assert c.backward["matmul"] == 2 * (2 * 3 * 4 * 5)   # dL/dx and dL/dw
+    b = tinyffn.randn(2, 3, 4) @ tinyffn.randn(4, 6)
+    with tinyffn.FlopCounter() as c:
+        tinyffn.randn(2, 3, 4) @ tinyffn.randn(4, 6)
+    assert c.by_op["matmul"] == 2 * 2 * 3 * 4 * 6 and b.shape == (2, 3, 6)
+    assert "matmul" in c.table()

@@ -1,0 +1,230 @@
+"""Every primitive: forward against NumPy, backward against finite differences, on every backend.
+
+``CASES`` lists, for each primitive in ``tinyffn.ops.PRIMITIVES``, the inputs to try (several
+shapes, broadcasting, batched matmul) and a NumPy reference for the forward. The op list
+is read from the registry: a primitive without cases fails ``test_every_primitive_has_cases``.
+Test points sit away from kinks (relu at 0, ties in max/maximum) where a derivative jumps.
+"""
+import inspect
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pytest
+from scipy import special
+
+import tinyffn
+from tinyffn import ops
+
+
+@dataclass
+class Case:
+    label: str
+    inputs: list            # NumPy float64 arrays (or int arrays for indices)
+    fn: Callable            # tensors -> Tensor
+    ref: Callable           # arrays -> array, the forward written with NumPy
+    grad_inputs: tuple = None   # indices of inputs to differentiate (default: all float ones)
+    tolerance: dict = None      # gradcheck eps/atol/rtol where the defaults do not fit
+
+
+rng = np.random.default_rng(1234)
+
+
+def normal(*shape):
+    return rng.standard_normal(shape)
+
+
+def positive(*shape):
+    return rng.uniform(0.5, 2.0, shape)
+
+
+def away_from_zero(*shape):
+    """Values with |x| in [0.3, 1.5]: no relu kink within a finite-difference step."""
+    return rng.choice([-1.0, 1.0], shape) * rng.uniform(0.3, 1.5, shape)
+
+
+def distinct(*shape):
+    """A shuffled grid of values 0.1 apart: no ties for max, no kinks for maximum."""
+    n = int(np.prod(shape))
+    return rng.permutation(np.arange(n) * 0.1 - 0.05 * n).reshape(shape)
+
+
+CASES = {
+    ops.Add: [
+        Case("same", [normal(3, 4), normal(3, 4)], lambda x, w: x + w, np.add),
+        Case("bias", [normal(2, 3, 4), normal(4)], lambda x, w: x + w, np.add),
+        Case("both-stretch", [normal(3, 1), normal(1, 4)], lambda x, w: x + w, np.add),
+        Case("scalar", [normal(2, 3)], lambda x: 2.5 + x, lambda x: 2.5 + x),
+    ],
+    ops.Sub: [
+        Case("same", [normal(3, 4), normal(3, 4)], lambda x, w: x - w, np.subtract),
+        Case("broadcast", [normal(4), normal(2, 3, 4)], lambda x, w: x - w, np.subtract),
+        Case("rsub", [normal(3)], lambda x: 1.0 - x, lambda x: 1.0 - x),
+    ],
+    ops.Mul: [
+        Case("same", [normal(3, 4), normal(3, 4)], lambda x, w: x * w, np.multiply),
+        Case("broadcast", [normal(2, 1, 4), normal(3, 1)], lambda x, w: x * w, np.multiply),
+        Case("square", [normal(5)], lambda x: x * x, lambda x: x * x),
+    ],
+    ops.Div: [
+        Case("same", [normal(3, 4), positive(3, 4)], lambda x, w: x / w, np.divide),
+        Case("broadcast", [normal(2, 3), positive(3)], lambda x, w: x / w, np.divide),
+        Case("rdiv", [positive(4)], lambda x: 2.0 / x, lambda x: 2.0 / x),
+    ],
+    ops.Maximum: [
+        Case("same", [distinct(3, 4), distinct(3, 4) + 0.03], lambda x, w: x.maximum(w),
+             np.maximum),
+        Case("broadcast", [distinct(2, 3), distinct(3) + 0.03], lambda x, w: x.maximum(w),
+             np.maximum),
+    ],
+    ops.Neg: [Case("neg", [normal(3, 2)], lambda x: -x, np.negative)],
+    ops.Pow: [
+        Case("square", [normal(3, 4)], lambda x: x ** 2, lambda x: x ** 2),
+        Case("cube", [normal(5)], lambda x: x ** 3, lambda x: x ** 3),
+        Case("sqrt", [positive(2, 3)], lambda x: x ** 0.5, np.sqrt),
+        Case("inverse", [positive(4)], lambda x: x ** -1.5, lambda x: x ** -1.5),
+    ],
+    ops.Exp: [Case("exp", [normal(3, 4)], lambda x: x.exp(), np.exp)],
+    ops.Log: [Case("log", [positive(3, 4)], lambda x: x.log(), np.log)],
+    ops.Tanh: [Case("tanh", [normal(3, 4)], lambda x: x.tanh(), np.tanh)],
+    ops.Sigmoid: [
+        Case("sigmoid", [normal(3, 4)], lambda x: x.sigmoid(), special.expit),
+        Case("large", [normal(6) * 20], lambda x: x.sigmoid(), special.expit),
+    ],
+    ops.Erf: [Case("erf", [normal(3, 4)], lambda x: x.erf(), special.erf)],
+    ops.ReLU: [Case("relu", [away_from_zero(3, 4)], lambda x: x.relu(),
+                    lambda x: np.maximum(x, 0))],
+    ops.Cast: [
+        # float32 rounding (~1e-7) swamps a 1e-6 step: difference over a wider one
+        Case("f64->f32->f64", [normal(3, 2)], lambda x: x.float().double() * 1.0,
+             lambda x: x.astype(np.float32).astype(np.float64),
+             tolerance=dict(eps=1e-3, atol=1e-4)),
+    ],
+    ops.Sum: [
+        Case("all", [normal(3, 4)], lambda x: x.sum(), np.sum),
+        Case("axis0", [normal(3, 4)], lambda x: x.sum(axis=0), lambda x: x.sum(axis=0)),
+        Case("axes-keepdims", [normal(2, 3, 4)], lambda x: x.sum(axis=(0, 2), keepdims=True),
+             lambda x: x.sum(axis=(0, 2), keepdims=True)),
+        Case("negative-axis", [normal(2, 3)], lambda x: x.sum(axis=-1), lambda x: x.sum(-1)),
+    ],
+    ops.Mean: [
+        Case("all", [normal(3, 4)], lambda x: x.mean(), np.mean),
+        Case("axis1-keepdims", [normal(2, 3, 4)], lambda x: x.mean(axis=1, keepdims=True),
+             lambda x: x.mean(axis=1, keepdims=True)),
+    ],
+    ops.Max: [
+        Case("all", [distinct(3, 4)], lambda x: x.max(), np.max),
+        Case("axis-1", [distinct(2, 3, 4)], lambda x: x.max(axis=-1), lambda x: x.max(-1)),
+        Case("axes-keepdims", [distinct(2, 3, 4)], lambda x: x.max(axis=(0, 1), keepdims=True),
+             lambda x: x.max(axis=(0, 1), keepdims=True)),
+    ],
+    ops.MatMul: [
+        Case("2d", [normal(3, 4), normal(4, 5)], lambda x, w: x @ w, np.matmul),
+        Case("vec-mat", [normal(4), normal(4, 3)], lambda x, w: x @ w, np.matmul),
+        Case("mat-vec", [normal(3, 4), normal(4)], lambda x, w: x @ w, np.matmul),
+        Case("vec-vec", [normal(4), normal(4)], lambda x, w: x @ w, np.matmul),
+        Case("batched", [normal(2, 3, 4), normal(2, 4, 5)], lambda x, w: x @ w, np.matmul),
+        Case("batch-broadcast", [normal(2, 1, 3, 4), normal(5, 4, 2)], lambda x, w: x @ w,
+             np.matmul),
+        Case("shared-weight", [normal(2, 3, 4), normal(4, 5)], lambda x, w: x @ w, np.matmul),
+        Case("vec-batched", [normal(4), normal(2, 4, 3)], lambda x, w: x @ w, np.matmul),
+    ],
+    ops.Reshape: [
+        Case("flatten", [normal(2, 3, 4)], lambda x: x.reshape(6, 4), lambda x: x.reshape(6, 4)),
+        Case("infer", [normal(2, 6)], lambda x: x.reshape((3, -1)), lambda x: x.reshape(3, -1)),
+    ],
+    ops.Transpose: [
+        Case("T", [normal(3, 4)], lambda x: x.T, np.transpose),
+        Case("perm", [normal(2, 3, 4)], lambda x: x.transpose(2, 0, 1),
+             lambda x: x.transpose(2, 0, 1)),
+    ],
+    ops.BroadcastTo: [
+        Case("lead", [normal(4)], lambda x: x.broadcast_to(3, 4),
+             lambda x: np.broadcast_to(x, (3, 4))),
+        Case("stretch", [normal(3, 1)], lambda x: x.broadcast_to(2, 3, 5),
+             lambda x: np.broadcast_to(x, (2, 3, 5))),
+    ],
+    ops.GetItem: [
+        Case("slice", [normal(4, 5)], lambda x: x[1:3, ::2], lambda x: x[1:3, ::2]),
+        Case("int", [normal(4, 5)], lambda x: x[2], lambda x: x[2]),
+        Case("pick", [normal(3, 4), np.array([0, 1, 2]), np.array([3, 0, 3])],
+             lambda x, i, j: x[i, j], lambda x, i, j: x[i, j], grad_inputs=(0,)),
+        Case("repeat", [normal(4, 2), np.array([1, 1, 3]), np.array([0, 0, 1])],
+             lambda x, i, j: x[i, j], lambda x, i, j: x[i, j], grad_inputs=(0,)),
+    ],
+}
+
+ALL_CASES = [pytest.param(op, case, id=f"{op.op_name()}-{case.label}")
+             for op, cases in CASES.items() for case in cases]
+
+
+def test_every_primitive_has_cases():
+    missing = [op.__name__ for op in ops.PRIMITIVES if op not in CASES]
+    assert not missing, f"primitives without test cases: {missing}"
+
+
+def test_every_function_in_ops_is_registered():
+    defined = {obj for module in (ops.elementwise, ops.reduce, ops.linalg, ops.shape)
+               for _, obj in inspect.getmembers(module, inspect.isclass)
+               if issubclass(obj, tinyffn.Function) and obj is not tinyffn.Function}
+    unregistered = sorted(f.__name__ for f in defined - set(ops.PRIMITIVES))
+    assert not unregistered, f"Function subclasses missing from ops.PRIMITIVES: {unregistered}"
+
+
+def _tensors(case, device, dtype="float64"):
+    grad_inputs = case.grad_inputs
+    out = []
+    for i, a in enumerate(case.inputs):
+        if a.dtype.kind == "f":
+            wants = grad_inputs is None or i in grad_inputs
+            out.append(tinyffn.tensor(a, dtype=dtype, device=device, requires_grad=wants))
+        else:
+            out.append(tinyffn.tensor(a, device=device))
+    return out
+
+
+@pytest.mark.parametrize("op, case", ALL_CASES)
+def test_forward_matches_numpy(op, case, device):
+    y = case.fn(*_tensors(case, device))
+    expected = case.ref(*case.inputs)
+    assert y.shape == np.shape(expected)
+    np.testing.assert_allclose(y.numpy(), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_index_arrays_follow_numpy_on_numpy_backends():
+    """x[i] with an index array and implicit trailing axes: NumPy and CuPy allow it (the
+    array API standard does not, so the strict backend asks for x[i, j] form)."""
+    x = tinyffn.randn(4, 2, requires_grad=True)
+    i = np.array([1, 1, 3])
+    y = x[tinyffn.tensor(i)]
+    np.testing.assert_array_equal(y.numpy(), x.numpy()[i])
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[0, 0], [2, 2], [0, 0], [1, 1]])
+
+
+@pytest.mark.parametrize("op, case", ALL_CASES)
+def test_backward_matches_finite_differences(op, case, device):
+    inputs = _tensors(case, device)
+    y = case.fn(*inputs)
+    assert y.grad_fn is not None and op.op_name() in _ops_in_graph(y), \
+        f"the case does not exercise {op.__name__}"
+    assert tinyffn.gradcheck(case.fn, inputs, **(case.tolerance or {}))
+
+
+@pytest.mark.parametrize("op, case", ALL_CASES)
+def test_float32_stays_float32(op, case):
+    if op is ops.Cast:
+        pytest.skip("cast changes the dtype by design")
+    inputs = _tensors(case, "cpu", dtype="float32")
+    y = case.fn(*inputs)
+    assert y.dtype == np.float32
+    if y.requires_grad:
+        y.sum().backward()
+        for t in inputs:
+            if t.requires_grad:
+                assert t.grad.dtype == np.float32
+
+
+def _ops_in_graph(y):
+    from tinyffn.autograd import topological_order
+    return {t.grad_fn.name for t in topological_order(y) if t.grad_fn is not None}

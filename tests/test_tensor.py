@@ -1,0 +1,137 @@
+"""The Tensor API and its errors: creation, conversion, devices, and bad input."""
+import numpy as np
+import pytest
+
+import tinyffn
+
+
+def test_creation_dtypes_follow_pytorch():
+    assert tinyffn.tensor([1.0, 2.0]).dtype == np.float32
+    assert tinyffn.tensor([1, 2]).dtype == np.int64
+    assert tinyffn.tensor(np.zeros(2)).dtype == np.float64        # arrays keep their dtype
+    assert tinyffn.tensor([1, 2], dtype="float64").dtype == np.float64
+    assert tinyffn.tensor([1, 2], dtype=np.float32).dtype == np.float32
+    assert tinyffn.zeros(2, 3).shape == (2, 3) and tinyffn.ones((4,)).numpy().tolist() == [1, 1, 1, 1]
+    assert tinyffn.randn(2, 2, dtype="float64").dtype == np.float64
+    r = tinyffn.rand(1000).numpy()
+    assert r.min() >= 0 and r.max() < 1
+
+
+def test_manual_seed_reproduces_and_is_device_independent(device):
+    tinyffn.manual_seed(7)
+    a = tinyffn.randn(5, device=device).numpy()
+    tinyffn.manual_seed(7)
+    b = tinyffn.randn(5).numpy()
+    np.testing.assert_array_equal(a, b)
+
+
+def test_tensor_properties_and_conversion(device):
+    t = tinyffn.tensor([[1.0, 2.0], [3.0, 4.0]], device=device, requires_grad=True)
+    assert t.shape == (2, 2) and t.ndim == 2 and t.device == device and t.is_leaf
+    assert isinstance(t.numpy(), np.ndarray) and t.numpy().tolist() == [[1, 2], [3, 4]]
+    assert t.sum().item() == 10.0
+    d = t.detach()
+    assert not d.requires_grad and d.grad_fn is None
+    assert t.to(device) is t
+    moved = t.to("cpu")
+    assert moved.device == "cpu" and moved.requires_grad
+    np.testing.assert_array_equal(moved.numpy(), t.numpy())
+    assert t.T.shape == (2, 2) and t.T.numpy()[0, 1] == 3.0
+
+
+def test_python_scalars_keep_float32():
+    x = tinyffn.randn(3)
+    for y in (x * 2, 2 * x, x + 1.5, 1.5 - x, x / 3, 3 / (x * x + 1), x ** 2, -x):
+        assert y.dtype == np.float32
+
+
+def test_repr_shows_values_and_grad_fn():
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    assert repr(x) == "tensor([1., 2.], requires_grad=True)"
+    assert repr(x * 2) == "tensor([2., 4.], grad_fn=<MulBackward>)"
+
+
+def test_comparisons_and_argmax_are_not_differentiable():
+    x = tinyffn.tensor([[1.0, 5.0], [7.0, 2.0]], requires_grad=True)
+    assert (x > 3).numpy().tolist() == [[False, True], [True, False]]
+    assert x.argmax(axis=1).numpy().tolist() == [1, 0]
+    assert not (x == x).requires_grad
+
+
+# ---------------------------------------------------------------------------- bad input
+def test_ragged_list_is_refused():
+    with pytest.raises(ValueError, match="rectangular"):
+        tinyffn.tensor([[1.0, 2.0], [3.0]])
+
+
+def test_requires_grad_on_integers_is_refused():
+    with pytest.raises(TypeError, match="only floating-point tensors can require gradients.*int64"):
+        tinyffn.tensor([1, 2], requires_grad=True)
+
+
+def test_unknown_device():
+    with pytest.raises(tinyffn.DeviceError, match="unknown device 'tpu'; choose one of cpu, cuda"):
+        tinyffn.zeros(2, device="tpu")
+
+
+@pytest.mark.skipif(tinyffn.cuda_available(), reason="this machine has a GPU")
+def test_cuda_without_cupy_says_which_extra_to_install():
+    with pytest.raises(tinyffn.DeviceError, match=r"tinyffn\[cuda12\].*tinyffn\[cuda13\]|no GPU"):
+        tinyffn.zeros(2, device="cuda")
+
+
+def test_mixing_devices_names_both():
+    a = tinyffn.randn(2)
+    b = tinyffn.randn(2, device="strict")
+    with pytest.raises(tinyffn.DeviceError, match=r"add: inputs are on different devices "
+                                                  r"\(cpu and strict\)"):
+        a + b
+
+
+def test_matmul_shape_mismatch_names_both_shapes():
+    with pytest.raises(ValueError, match=r"matmul: shapes \(2, 3\) and \(4, 5\) are not aligned"):
+        tinyffn.randn(2, 3) @ tinyffn.randn(4, 5)
+    with pytest.raises(ValueError, match=r"batch axes of \(2, 3, 4\) and \(3, 4, 5\)"):
+        tinyffn.randn(2, 3, 4) @ tinyffn.randn(3, 4, 5)
+
+
+def test_broadcast_mismatch_names_both_shapes():
+    with pytest.raises(ValueError, match=r"add: shapes \(2, 3\) and \(4,\) cannot be broadcast"):
+        tinyffn.randn(2, 3) + tinyffn.randn(4)
+    with pytest.raises(ValueError, match=r"broadcast_to: cannot broadcast shape \(3,\) to \(2, 4\)"):
+        tinyffn.randn(3).broadcast_to(2, 4)
+
+
+def test_backward_on_non_scalar_needs_grad():
+    y = tinyffn.randn(3, requires_grad=True) * 2.0
+    with pytest.raises(RuntimeError, match=r"only for scalar outputs.*shape \(3,\).*grad="):
+        y.backward()
+
+
+def test_backward_grad_of_wrong_shape():
+    y = tinyffn.randn(3, requires_grad=True) * 2.0
+    with pytest.raises(RuntimeError, match=r"grad has shape \(2,\) but the output has shape \(3,\)"):
+        y.backward(tinyffn.ones(2))
+    y.backward(tinyffn.ones(3))       # the right shape works
+
+
+def test_backward_without_requires_grad():
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        tinyffn.randn(1).sum().backward()
+
+
+def test_item_on_many_elements_and_bad_axes():
+    with pytest.raises(ValueError, match="only one-element tensors"):
+        tinyffn.randn(3).item()
+    with pytest.raises(ValueError, match="axis 2 is out of range for a tensor with 2 dimensions"):
+        tinyffn.randn(2, 2).sum(axis=2)
+    with pytest.raises(ValueError, match="not a permutation"):
+        tinyffn.randn(2, 3).transpose(0, 0)
+
+
+def test_tensor_exponent_and_bool_index_are_refused():
+    x = tinyffn.randn(3)
+    with pytest.raises(TypeError, match="exponent must be a Python number"):
+        x ** x
+    with pytest.raises(TypeError, match="boolean masks are not supported"):
+        x[x > 0]
