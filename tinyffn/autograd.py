@@ -234,10 +234,9 @@ class Function:
             n = cls.flops(ctx, y)
             for counter in STATE.flop_counters:
                 counter.add(cls.op_name(), "forward", n)
-        requires_grad = STATE.grad_enabled and any(ctx.needs_input_grad)
-        if not requires_grad:
-            return _tensor.Tensor(y, requires_grad=False, _backend=backend)
-        return _tensor.Tensor(y, requires_grad=True, _backend=backend, _ctx=ctx)
+        if STATE.grad_enabled and any(ctx.needs_input_grad):
+            return _tensor.Tensor._wrap(y, backend, True, ctx)
+        return _tensor.Tensor._wrap(y, backend)
 
 
 def _check_finite(ctx: Context, y: Any, what: str) -> None:
@@ -347,7 +346,7 @@ def _call_backward(ctx: Context, gy: Any) -> tuple:
     for i, (t, g) in enumerate(zip(ctx.inputs, grads)):
         if g is None or not t.requires_grad:
             continue
-        if tuple(g.shape) != tuple(t.shape):
+        if g.shape != t.data.shape:
             raise RuntimeError(f"{name}.backward: gradient of input {i} has shape "
                                f"{tuple(g.shape)} but the input has shape {tuple(t.shape)}")
         if STATE.anomaly:

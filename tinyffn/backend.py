@@ -65,15 +65,27 @@ class Backend:
             return self.xp.astype(data, self.dtype(dtype))
         return self.from_numpy(np.asarray(data, dtype=None if dtype is None else dtype_name(dtype)))
 
+    def is_floating(self, dtype: Any) -> bool:
+        """True for real floating dtypes (float16/32/64) of this backend."""
+        return dtype_name(dtype) in _FLOAT_NAMES
+
     def dtype(self, dtype: Any) -> Any:
         """This backend's dtype for a NumPy dtype, a dtype name, or a dtype of this backend."""
         return getattr(self.xp, dtype_name(dtype)) if self.device == "strict" else np.dtype(dtype)
 
 
+_FLOAT_NAMES = frozenset({"float16", "float32", "float64"})
+
+
 def dtype_name(dtype: Any) -> str:
     """``"float32"`` for ``numpy.float32``, ``"float32"``, or array_api_strict's float32."""
     strict_dtype = getattr(dtype, "_np_dtype", None)  # array_api_strict wraps a NumPy dtype
-    return np.dtype(dtype if strict_dtype is None else strict_dtype).name
+    return strict_dtype.name if strict_dtype is not None else _numpy_dtype_name(dtype)
+
+
+@functools.lru_cache(maxsize=64)
+def _numpy_dtype_name(dtype: Any) -> str:
+    return np.dtype(dtype).name
 
 
 def _numpy_backend() -> Backend:

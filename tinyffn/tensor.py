@@ -56,6 +56,15 @@ class Tensor:
         self.name = name
         self._retains_grad = False
 
+    @classmethod
+    def _wrap(cls, data: Any, backend: Any, requires_grad: bool = False, ctx: Any = None) -> "Tensor":
+        """The engine's constructor for op results: no checks, as every op calls it."""
+        t = object.__new__(cls)
+        t.data, t.backend, t.requires_grad, t.grad_fn = data, backend, requires_grad, ctx
+        t.grad = t.name = None
+        t._retains_grad = False
+        return t
+
     # -- what it is ----------------------------------------------------------------------
     @property
     def shape(self) -> tuple:
@@ -242,7 +251,7 @@ def _backend_of(data: Any) -> Any:
 
 
 def _is_floating(be: Any, dtype: Any) -> bool:
-    return be.xp.isdtype(dtype, "real floating")
+    return be.is_floating(dtype)
 
 
 def _axes(axis: Any, ndim: int) -> tuple | None:
@@ -267,32 +276,33 @@ def _shape_arg(shape: tuple, what: str) -> tuple:
     return tuple(int(n) for n in shape)
 
 
-def as_tensors(args: Iterable[Any], op: str) -> tuple:
+def as_tensors(args: tuple, op: str) -> tuple:
     """The positional arguments of an op as tensors on one backend.
 
     Python numbers and arrays become constant tensors on the device of the first tensor
     argument, with its dtype when both are floating point (so ``x * 2`` stays float32).
     """
-    args = tuple(args)
+    if all(isinstance(a, Tensor) for a in args):   # the common case, kept fast
+        return args
     first = next((a for a in args if isinstance(a, Tensor)), None)
     if first is None:
         raise TypeError(f"{op}: needs at least one Tensor argument, got "
                         f"{', '.join(type(a).__name__ for a in args)}")
+    be = first.backend
     out = []
     for a in args:
         if isinstance(a, Tensor):
             out.append(a)
-            continue
-        if isinstance(a, (int, float)) and not isinstance(a, bool):
-            floating = _is_floating(first.backend, first.dtype)
-            dtype = first.dtype if floating or isinstance(a, int) else DEFAULT_FLOAT
-            out.append(Tensor(first.backend.asarray(a, first.backend.dtype(dtype)),
-                              _backend=first.backend))
-            continue
-        try:
-            out.append(Tensor(first.backend.asarray(a), _backend=first.backend))
-        except (TypeError, ValueError) as e:
-            raise TypeError(f"{op}: cannot use an argument of type {type(a).__name__} ({e})") from e
+        elif isinstance(a, (int, float)) and not isinstance(a, bool):
+            floating = be.is_floating(first.dtype)
+            dtype = first.dtype if floating or isinstance(a, int) else be.dtype(DEFAULT_FLOAT)
+            out.append(Tensor._wrap(be.xp.asarray(a, dtype=dtype), be))
+        else:
+            try:
+                out.append(Tensor._wrap(be.asarray(a), be))
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"{op}: cannot use an argument of type {type(a).__name__} "
+                                f"({e})") from e
     return tuple(out)
 
 
