@@ -1,0 +1,112 @@
+"""tinyffn.accounting: the seed's formulas, and the same numbers measured on real modules."""
+import math
+
+import pytest
+
+import tinyffn
+from tinyffn import accounting as A
+from tinyffn import nn
+
+
+# ----------------------------------------------------------------------------- parameters
+@pytest.mark.parametrize("d", [1, 2, 3, 8, 16])
+def test_ffn_parameter_count(d):
+    # self-test (a): the entries of W1 (4d, d), W2 (d, 4d), b1 (4d,), b2 (d,)
+    entries = 4 * d * d + d * 4 * d + 4 * d + d
+    assert A.ffn_params(d) == entries == 8 * d * d + 5 * d
+    assert A.count_parameters(nn.FFN(d)) == 8 * d * d + 5 * d
+    assert A.count_parameters(nn.FFN(d, bias=False)) == A.ffn_params(d, bias=False) == 8 * d * d
+    assert A.count_parameters(nn.FFN(d, d_ff=3)) == A.ffn_params(d, d_ff=3) == 6 * d + 3 + d
+
+
+@pytest.mark.parametrize("d, multiple_of", [(3, 1), (12, 1), (12, 8), (40, 16)])
+def test_gated_ffn_parameter_count(d, multiple_of):
+    gated = nn.GatedFFN(d, multiple_of=multiple_of)
+    assert A.count_parameters(gated) == A.gated_ffn_params(d, multiple_of=multiple_of)
+    assert A.count_parameters(gated) == 3 * d * gated.d_ff
+    with_bias = nn.GatedFFN(d, d_ff=5, bias=True)
+    assert A.count_parameters(with_bias) == A.gated_ffn_params(d, d_ff=5, bias=True)
+
+
+def test_self_test_e_gated_widths():
+    d = 96
+    # at the plain FFN's width the gated FFN costs 1.5 times as much (three matrices, not two)
+    assert A.gated_ffn_params(d, d_ff=4 * d) == 12 * d * d == 1.5 * A.ffn_params(d, bias=False)
+    # d_ff = 2/3 · 4d brings it back to 8d² (exact when 3 divides 8d)
+    assert A.gated_ffn_params(d) == 8 * d * d
+    assert abs(A.gated_ffn_params(4096, multiple_of=256) / (8 * 4096 ** 2) - 1) < 0.01
+
+
+def test_shared_parameters_are_counted_once():
+    layer = nn.Linear(3, 3)
+    assert A.count_parameters(nn.Sequential(layer, nn.ReLU(), layer)) == 12
+
+
+def test_block_and_llama_totals():
+    assert A.attention_params(10) == 400
+    assert A.block_params(10) == 1200 == A.attention_params(10) + A.ffn_params(10, bias=False)
+    totals = A.llama7b_totals()
+    d, L, V = 4096, 32, 32000
+    assert totals["per_block"] == 12 * d * d == 201_326_592               # ≈ 2e8 per block
+    assert totals["blocks"] == 12 * d * d * L == 6_442_450_944             # ≈ 6.4e9
+    assert totals["embedding"] == V * d
+    assert totals["total_tied"] == 12 * d * d * L + V * d                  # ≈ 6.57e9
+    assert totals["total_untied"] == 12 * d * d * L + 2 * V * d            # ≈ 6.70e9
+    assert round(totals["total_untied"] / 1e9, 1) == 6.7
+    assert totals["exact"] == 6_738_415_616                                # LLaMA-7B's count
+
+
+# ----------------------------------------------------------------------------- FLOPs
+def test_flop_formulas_and_the_crossover():
+    T, d = 2048, 4096
+    # self-test (b): LLaMA-7B at T = 2048
+    assert A.ffn_flops(T, d) == 16 * T * d * d == 549_755_813_888            # ≈ 5.5e11
+    assert A.attention_flops(T, d) == 4 * T * T * d == 68_719_476_736        # ≈ 6.9e10
+    assert A.ffn_flops(T, d) == 8 * A.attention_flops(T, d)                  # FFN dominates
+    assert A.crossover_T(d) == 4 * d == 16_384
+    T_x = A.crossover_T(d)
+    assert A.ffn_flops(T_x, d) == A.attention_flops(T_x, d)
+    assert A.ffn_flops(T_x + 1, d) < A.attention_flops(T_x + 1, d)
+    assert A.ffn_flops(T_x - 1, d) > A.attention_flops(T_x - 1, d)
+    assert A.crossover_T(d, d_ff=3 * d) == 3 * d
+    assert A.ffn_flops(3 * d, d, d_ff=3 * d) == A.attention_flops(3 * d, d)
+    assert A.attention_flops(5, 4, projections=True) == 4 * 25 * 4 + 8 * 5 * 16
+
+
+@pytest.mark.parametrize("shape", [(7, 4), (2, 5, 6), (3,)])
+def test_measured_forward_flops_equal_16_T_d_squared(shape, device):
+    d = shape[-1]
+    T = math.prod(shape[:-1])              # every position of every leading axis
+    ffn = nn.FFN(d, device=device)
+    counter = A.measure_forward_flops(ffn, tinyffn.randn(*shape, device=device))
+    assert counter.forward["matmul"] == 16 * T * d * d == A.ffn_flops(T, d)
+    assert not counter.backward
+
+
+def test_measured_gated_flops(device):
+    T, d = 5, 6
+    gated = nn.GatedFFN(d, device=device)
+    counter = A.measure_forward_flops(gated, tinyffn.randn(T, d, device=device))
+    assert counter.forward["matmul"] == A.gated_ffn_flops(T, d) == 6 * T * d * gated.d_ff
+
+
+def test_backward_matmul_flops_are_twice_the_forward():
+    T, d = 6, 4
+    ffn = nn.FFN(d)
+    x = tinyffn.randn(T, d, requires_grad=True)
+    counter = A.measure_training_flops(ffn, x)
+    assert counter.forward["matmul"] == 16 * T * d * d
+    assert counter.backward["matmul"] == 2 * counter.forward["matmul"]
+    assert all(p.grad is None for p in ffn.parameters()) and x.grad is None
+    # without dL/dx the first layer computes only dL/dW1: 2·T·d·d_ff less
+    counter = A.measure_training_flops(ffn, tinyffn.randn(T, d))
+    assert counter.backward["matmul"] == 2 * 16 * T * d * d - 2 * T * d * 4 * d
+
+
+def test_backward_matches_the_measured_forward_with_a_real_loss():
+    T, d = 3, 2
+    ffn = nn.FFN(d)
+    x = tinyffn.randn(T, d, requires_grad=True)
+    with tinyffn.FlopCounter() as counter:
+        ffn(x).sum().backward()
+    assert counter.backward["matmul"] == 2 * counter.forward["matmul"] == 2 * A.ffn_flops(T, d)

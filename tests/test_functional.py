@@ -1,0 +1,293 @@
+"""tinyffn.functional: every composed op against a hand-written NumPy reference, gradcheck
+in float64, the function scopes the graph drawer relies on, and the error messages."""
+import math
+
+import numpy as np
+import pytest
+
+import numpy_reference as ref
+import tinyffn
+from tinyffn import functional as F
+from tinyffn.autograd import Scope
+from tinyffn.backend import dtype_name
+from tinyffn.ops import PRIMITIVES
+
+ACTIVATIONS = {
+    "relu": (F.relu, ref.relu),
+    "sigmoid": (F.sigmoid, ref.sigmoid),
+    "tanh": (F.tanh, np.tanh),
+    "erf": (F.erf, ref.erf),
+    "gelu": (F.gelu, ref.gelu),
+    "gelu_tanh": (lambda x: F.gelu(x, approximate="tanh"), ref.gelu_tanh),
+    "swish_beta_1.7": (lambda x: F.swish(x, beta=1.7), lambda x: ref.swish(x, beta=1.7)),
+    "silu": (F.silu, ref.swish),
+}
+
+
+def as_tensor(array, device, requires_grad=False):
+    return tinyffn.tensor(array, device=device, requires_grad=requires_grad)
+
+
+def graph_nodes(y):
+    """Every op context in y's graph, found by walking grad_fn.inputs."""
+    nodes, stack, seen = [], [y], set()
+    while stack:
+        t = stack.pop()
+        if t.grad_fn is None or id(t) in seen:
+            continue
+        seen.add(id(t))
+        nodes.append(t.grad_fn)
+        stack.extend(t.grad_fn.inputs)
+    return nodes
+
+
+# ----------------------------------------------------------------------------- activations
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_activation_matches_numpy(name, device):
+    fn, reference = ACTIVATIONS[name]
+    x = np.random.default_rng(1).normal(scale=2.0, size=(4, 5))
+    y = fn(as_tensor(x, device))
+    assert y.shape == (4, 5)
+    np.testing.assert_allclose(y.numpy(), reference(x), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_activation_gradcheck(name, device):
+    fn, _ = ACTIVATIONS[name]
+    x = as_tensor(np.random.default_rng(2).normal(size=(3, 4)), device, requires_grad=True)
+    assert tinyffn.gradcheck(fn, [x])
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_activation_keeps_float32(name, device):
+    fn, _ = ACTIVATIONS[name]
+    y = fn(tinyffn.randn(2, 3, device=device))
+    assert dtype_name(y.dtype) == "float32"
+
+
+def test_known_values():
+    x = tinyffn.tensor([-1.0, 0.0, 1.0], dtype="float64")
+    # GELU(1) = Φ(1) and GELU(-1) = -Φ(-1); SiLU(1) = sigmoid(1)
+    np.testing.assert_allclose(F.gelu(x).numpy(), [-0.15865525393145707, 0.0, 0.8413447460685429],
+                               rtol=1e-14)
+    np.testing.assert_allclose(F.silu(x).numpy(), [-0.2689414213699951, 0.0, 0.7310585786300049],
+                               rtol=1e-14)
+    np.testing.assert_array_equal(F.relu(x).numpy(), [0.0, 0.0, 1.0])
+
+
+def test_gelu_tanh_approximation_is_close_to_exact():
+    x = tinyffn.tensor(np.linspace(-6, 6, 1201))
+    gap = np.abs(F.gelu(x, approximate="tanh").numpy() - F.gelu(x).numpy())
+    assert gap.max() < 1e-3
+    assert gap.max() > 1e-5           # and they are genuinely two different functions
+
+
+def test_swish_with_a_learnable_beta(device):
+    x = as_tensor(np.random.default_rng(3).normal(size=(2, 3)), device, requires_grad=True)
+    beta = as_tensor(np.array(0.8), device, requires_grad=True)
+    np.testing.assert_allclose(F.swish(x, beta).numpy(), ref.swish(x.numpy(), 0.8), rtol=1e-12)
+    assert tinyffn.gradcheck(F.swish, [x, beta])
+
+
+def test_gelu_rejects_an_unknown_approximation():
+    with pytest.raises(ValueError, match=r"gelu: unknown approximate='erf'.*'none'.*'tanh'"):
+        F.gelu(tinyffn.randn(3), approximate="erf")
+
+
+def test_functional_ops_refuse_arrays():
+    with pytest.raises(TypeError, match=r"gelu: x must be a Tensor, got ndarray"):
+        F.gelu(np.ones(3))
+
+
+# ----------------------------------------------------------------------------- scopes
+def test_composed_ops_tag_their_ops_with_a_function_scope():
+    x = tinyffn.randn(2, 3, requires_grad=True)
+    y = F.gelu(x)
+    nodes = graph_nodes(y)
+    assert nodes and all(node.scope == (Scope("function", "gelu"),) for node in nodes)
+    # GELU shows up as its primitives: a small subgraph of mul/add/div/erf nodes
+    names = {node.name for node in nodes}
+    assert "erf" in names and names <= {"mul", "add", "div", "erf"}
+    assert names <= {f.op_name() for f in PRIMITIVES}
+
+
+def test_nested_function_scopes():
+    logits = tinyffn.randn(4, 3, requires_grad=True)
+    loss = F.cross_entropy(logits, [0, 2, 1, 1])
+    scopes = {node.scope for node in graph_nodes(loss)}
+    outer = Scope("function", "cross_entropy")
+    assert all(s[0] == outer for s in scopes)
+    assert (outer, Scope("function", "log_softmax")) in scopes
+
+
+def test_ops_outside_any_function_have_no_scope():
+    x = tinyffn.randn(3, requires_grad=True)
+    assert (x * 2).grad_fn.scope == ()
+    assert F.relu(x).grad_fn.scope == ()      # a primitive alias adds no scope
+
+
+# ----------------------------------------------------------------------------- softmax
+@pytest.mark.parametrize("axis", [-1, 0])
+def test_softmax_and_log_softmax_match_numpy(axis, device):
+    x = np.random.default_rng(4).normal(scale=3.0, size=(3, 5))
+    y = F.softmax(as_tensor(x, device), axis=axis).numpy()
+    np.testing.assert_allclose(y, ref.softmax(x, axis), rtol=1e-12)
+    np.testing.assert_allclose(y.sum(axis=axis), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(F.log_softmax(as_tensor(x, device), axis=axis).numpy(),
+                               ref.log_softmax(x, axis), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("fn", [F.softmax, F.log_softmax])
+@pytest.mark.parametrize("axis", [-1, 0])
+def test_softmax_gradcheck(fn, axis, device):
+    x = as_tensor(np.random.default_rng(5).normal(size=(3, 4)), device, requires_grad=True)
+    assert tinyffn.gradcheck(lambda t: fn(t, axis=axis), [x])
+
+
+def test_softmax_is_stable_for_large_logits(device):
+    x = as_tensor(np.array([[1000.0, 1001.0, 1002.0], [-1000.0, 0.0, 1000.0]]), device)
+    y = F.softmax(x).numpy()
+    assert np.all(np.isfinite(y))
+    np.testing.assert_allclose(y[0], ref.softmax(np.array([0.0, 1.0, 2.0])), rtol=1e-12)
+    np.testing.assert_allclose(y[1], [0.0, 0.0, 1.0], atol=1e-300)
+    # log_softmax keeps the log of probabilities that underflow to 0 in softmax
+    np.testing.assert_allclose(F.log_softmax(x).numpy()[1], [-2000.0, -1000.0, 0.0], rtol=1e-12)
+
+
+def test_softmax_gradient_does_not_depend_on_the_shift():
+    x = np.random.default_rng(6).normal(size=(2, 4))
+    gy = np.random.default_rng(7).normal(size=(2, 4))
+    grads = []
+    for shift in (0.0, 500.0):
+        t = tinyffn.tensor(x + shift, requires_grad=True)
+        F.softmax(t).backward(tinyffn.tensor(gy))
+        grads.append(t.grad.numpy())
+    s = ref.softmax(x)
+    expected = s * (gy - (gy * s).sum(axis=-1, keepdims=True))   # y (gy - sum_j gy_j y_j)
+    np.testing.assert_allclose(grads[0], expected, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(grads[1], expected, rtol=1e-10, atol=1e-14)
+
+
+def test_softmax_rejects_a_bad_axis():
+    with pytest.raises(ValueError, match=r"softmax: axis 2 is out of range .* shape \(3, 4\)"):
+        F.softmax(tinyffn.randn(3, 4), axis=2)
+
+
+# ----------------------------------------------------------------------------- linear
+@pytest.mark.parametrize("x_shape", [(3,), (5, 3), (2, 5, 3)])
+def test_linear_matches_numpy(x_shape, device):
+    rng = np.random.default_rng(8)
+    x, w, b = rng.normal(size=x_shape), rng.normal(size=(4, 3)), rng.normal(size=(4,))
+    y = F.linear(as_tensor(x, device), as_tensor(w, device), as_tensor(b, device))
+    assert y.shape == x_shape[:-1] + (4,)
+    np.testing.assert_allclose(y.numpy(), ref.linear(x, w, b), rtol=1e-12)
+    y = F.linear(as_tensor(x, device), as_tensor(w, device))
+    np.testing.assert_allclose(y.numpy(), ref.linear(x, w), rtol=1e-12)
+
+
+def test_linear_gradcheck(device):
+    rng = np.random.default_rng(9)
+    x = as_tensor(rng.normal(size=(2, 3, 3)), device, requires_grad=True)
+    w = as_tensor(rng.normal(size=(2, 3)), device, requires_grad=True)
+    b = as_tensor(rng.normal(size=(2,)), device, requires_grad=True)
+    assert tinyffn.gradcheck(F.linear, [x, w, b])
+    assert tinyffn.gradcheck(lambda x, w: F.linear(x, w), [x, w])
+
+
+def test_linear_errors_name_the_shapes():
+    x, w = tinyffn.randn(2, 5), tinyffn.randn(4, 3)
+    with pytest.raises(ValueError, match=r"linear: input of shape \(2, 5\) does not fit weight of "
+                                         r"shape \(4, 3\).*in_features=3"):
+        F.linear(x, w)
+    with pytest.raises(ValueError, match=r"linear: bias must have shape \(out_features,\) = "
+                                         r"\(4,\)"):
+        F.linear(tinyffn.randn(2, 3), w, tinyffn.randn(3))
+    with pytest.raises(ValueError, match=r"linear: weight must be a matrix"):
+        F.linear(tinyffn.randn(2, 3), tinyffn.randn(3))
+
+
+# ----------------------------------------------------------------------------- losses
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_mse_loss_matches_numpy(reduction, device):
+    rng = np.random.default_rng(10)
+    x, target = rng.normal(size=(4, 2)), rng.normal(size=(4, 2))
+    squared = (x - target) ** 2
+    expected = {"mean": squared.mean(), "sum": squared.sum(), "none": squared}[reduction]
+    loss = F.mse_loss(as_tensor(x, device), as_tensor(target, device), reduction=reduction)
+    np.testing.assert_allclose(loss.numpy(), expected, rtol=1e-12)
+    # a plain array works as the target too
+    loss = F.mse_loss(as_tensor(x, device), target, reduction=reduction)
+    np.testing.assert_allclose(loss.numpy(), expected, rtol=1e-12)
+
+
+def test_mse_loss_gradcheck(device):
+    rng = np.random.default_rng(11)
+    x = as_tensor(rng.normal(size=(3, 2)), device, requires_grad=True)
+    target = as_tensor(rng.normal(size=(3, 2)), device, requires_grad=True)
+    assert tinyffn.gradcheck(F.mse_loss, [x, target])
+    assert tinyffn.gradcheck(lambda x, t: F.mse_loss(x, t, reduction="sum"), [x, target])
+
+
+def test_mse_loss_errors():
+    with pytest.raises(ValueError, match=r"mse_loss: input has shape \(4, 1\) but target has "
+                                         r"shape \(4,\)"):
+        F.mse_loss(tinyffn.randn(4, 1), tinyffn.randn(4))
+    with pytest.raises(ValueError, match=r"mse_loss: unknown reduction='avg'"):
+        F.mse_loss(tinyffn.randn(4), tinyffn.randn(4), reduction="avg")
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_matches_numpy(reduction, device):
+    logits = np.random.default_rng(12).normal(scale=2.0, size=(5, 4))
+    targets = [0, 3, 3, 1, 2]
+    rows = ref.cross_entropy_rows(logits, targets)
+    expected = {"mean": rows.mean(), "sum": rows.sum(), "none": rows}[reduction]
+    for t in (targets, np.array(targets), tinyffn.tensor(targets, device=device)):
+        loss = F.cross_entropy(as_tensor(logits, device), t, reduction=reduction)
+        np.testing.assert_allclose(loss.numpy(), expected, rtol=1e-12)
+
+
+def test_cross_entropy_over_leading_axes(device):
+    logits = np.random.default_rng(13).normal(size=(2, 3, 4))        # (B, T, C)
+    targets = np.array([[0, 1, 2], [3, 3, 0]])                        # (B, T)
+    rows = ref.cross_entropy_rows(logits.reshape(6, 4), targets.reshape(6))
+    loss = F.cross_entropy(as_tensor(logits, device), targets, reduction="none")
+    assert loss.shape == (2, 3)
+    np.testing.assert_allclose(loss.numpy(), rows.reshape(2, 3), rtol=1e-12)
+    np.testing.assert_allclose(F.cross_entropy(as_tensor(logits, device), targets).numpy(),
+                               rows.mean(), rtol=1e-12)
+
+
+def test_cross_entropy_gradient_is_softmax_minus_onehot(device):
+    logits = np.random.default_rng(14).normal(size=(4, 3))
+    targets = np.array([2, 0, 0, 1])
+    x = as_tensor(logits, device, requires_grad=True)
+    F.cross_entropy(x, targets).backward()
+    onehot = np.eye(3)[targets]
+    np.testing.assert_allclose(x.grad.numpy(), (ref.softmax(logits) - onehot) / 4, rtol=1e-10,
+                               atol=1e-15)
+
+
+def test_cross_entropy_gradcheck(device):
+    x = as_tensor(np.random.default_rng(15).normal(size=(3, 4)), device, requires_grad=True)
+    assert tinyffn.gradcheck(lambda t: F.cross_entropy(t, [1, 1, 3]), [x])
+
+
+def test_cross_entropy_is_stable_for_large_logits():
+    logits = tinyffn.tensor([[1e4, 0.0, -1e4], [0.0, 1e4, 1e4]], dtype="float64")
+    loss = F.cross_entropy(logits, [2, 1], reduction="none").numpy()
+    np.testing.assert_allclose(loss, [2e4, math.log(2)], rtol=1e-12)
+
+
+def test_cross_entropy_errors():
+    logits = tinyffn.randn(3, 4)
+    with pytest.raises(ValueError, match=r"cross_entropy: targets must lie in \[0, 4\).*from 0 "
+                                         r"to 4"):
+        F.cross_entropy(logits, [0, 4, 1])
+    with pytest.raises(ValueError, match=r"targets must lie in \[0, 4\).*from -1 to 1"):
+        F.cross_entropy(logits, [0, -1, 1])
+    with pytest.raises(ValueError, match=r"cross_entropy: logits of shape \(3, 4\) need targets "
+                                         r"of shape \(3,\).*got \(2,\)"):
+        F.cross_entropy(logits, [0, 1])
+    with pytest.raises(TypeError, match=r"cross_entropy: targets must be integer class indices"):
+        F.cross_entropy(logits, [0.0, 1.0, 2.0])

@@ -1,0 +1,328 @@
+"""tinyffn.nn: Module bookkeeping, Linear, the FFN and the gated FFN against NumPy, their
+gradients, the position-wise property, the seed's worked example, saving and loading."""
+import math
+
+import numpy as np
+import pytest
+
+import numpy_reference as ref
+import tinyffn
+from tinyffn import functional as F
+from tinyffn import nn
+from tinyffn.autograd import Scope
+from tinyffn.backend import dtype_name
+
+
+def params_numpy(module):
+    return {name: p.numpy() for name, p in module.named_parameters()}
+
+
+# ----------------------------------------------------------------------------- Linear
+def test_linear_shapes_and_pytorch_initialisation():
+    layer = nn.Linear(64, 200)
+    assert layer.weight.shape == (200, 64) and layer.bias.shape == (200,)
+    bound = 1 / math.sqrt(64)
+    for p in (layer.weight, layer.bias):
+        values = p.numpy()
+        assert np.abs(values).max() <= bound
+        assert dtype_name(p.dtype) == "float32" and p.requires_grad and p.is_leaf
+    # U(-b, b) has standard deviation b / sqrt(3); 12,800 draws pin it to about 1 %
+    # U(-b, b) has mean 0 and standard deviation b / sqrt(3); with 12,800 draws the sample
+    # mean is within 0.03 b and the sample deviation within 3 % (both about six sigma)
+    assert abs(layer.weight.numpy().mean()) < 0.03 * bound
+    np.testing.assert_allclose(layer.weight.numpy().std(), bound / math.sqrt(3), rtol=0.03)
+
+
+def test_linear_is_reproducible_under_manual_seed():
+    tinyffn.manual_seed(123)
+    a = nn.Linear(3, 4)
+    tinyffn.manual_seed(123)
+    b = nn.Linear(3, 4)
+    c = nn.Linear(3, 4)
+    np.testing.assert_array_equal(a.weight.numpy(), b.weight.numpy())
+    np.testing.assert_array_equal(a.bias.numpy(), b.bias.numpy())
+    assert not np.array_equal(b.weight.numpy(), c.weight.numpy())
+
+
+def test_linear_dtype_device_and_forward(device):
+    layer = nn.Linear(3, 2, dtype="float64", device=device)
+    assert layer.weight.device == device and dtype_name(layer.bias.dtype) == "float64"
+    x = np.random.default_rng(0).normal(size=(5, 3))
+    y = layer(tinyffn.tensor(x, device=device))
+    np.testing.assert_allclose(y.numpy(), ref.linear(x, layer.weight.numpy(), layer.bias.numpy()),
+                               rtol=1e-12)
+    assert nn.Linear(3, 2, bias=False).bias is None
+
+
+def test_linear_rejects_bad_sizes():
+    with pytest.raises(ValueError, match=r"Linear: in_features must be a positive integer, got 0"):
+        nn.Linear(0, 3)
+
+
+# ----------------------------------------------------------------------------- Module
+def test_parameter_names_follow_pytorch():
+    ffn = nn.FFN(2)
+    assert [name for name, _ in ffn.named_parameters()] == [
+        "w1.weight", "w1.bias", "w2.weight", "w2.bias"]
+    assert [name for name, _ in ffn.named_modules()] == ["", "w1", "act", "w2"]
+    assert [type(m).__name__ for m in ffn.children()] == ["Linear", "ReLU", "Linear"]
+    gated = nn.GatedFFN(3)
+    assert [name for name, _ in gated.named_parameters()] == ["w1.weight", "w2.weight", "w3.weight"]
+    model = nn.Sequential(nn.FFN(2), nn.GELU(), nn.Linear(2, 1))
+    assert [name for name, _ in model.named_parameters()] == [
+        "0.w1.weight", "0.w1.bias", "0.w2.weight", "0.w2.bias", "2.weight", "2.bias"]
+    # each parameter carries its path from the outermost module, for graph labels
+    assert [p.name for p in model.parameters()] == [n for n, _ in model.named_parameters()]
+
+
+def test_shared_parameters_are_listed_once():
+    layer = nn.Linear(2, 2)
+    model = nn.Sequential(layer, nn.ReLU(), layer)
+    assert len(list(model.parameters())) == 2
+    assert [name for name, _ in model.named_modules()] == ["", "0", "1"]
+
+
+def test_repr_reads_like_pytorch():
+    assert repr(nn.FFN(2, activation="gelu_tanh")) == (
+        "FFN(\n"
+        "  (w1): Linear(in_features=2, out_features=8, bias=True)\n"
+        "  (act): GELU(approximate='tanh')\n"
+        "  (w2): Linear(in_features=8, out_features=2, bias=True)\n"
+        ")")
+    assert repr(nn.Sequential(nn.GatedFFN(3, d_ff=4), nn.Swish(beta=2.0))) == (
+        "Sequential(\n"
+        "  (0): GatedFFN(\n"
+        "    (w1): Linear(in_features=3, out_features=4, bias=False)\n"
+        "    (w2): Linear(in_features=4, out_features=3, bias=False)\n"
+        "    (w3): Linear(in_features=3, out_features=4, bias=False)\n"
+        "    (act): Swish(beta=1.0)\n"
+        "  )\n"
+        "  (1): Swish(beta=2.0)\n"
+        ")")
+    assert repr(nn.Parameter(tinyffn.zeros(2))).startswith("Parameter containing:\ntensor(")
+
+
+def test_zero_grad_train_and_eval():
+    ffn = nn.FFN(2)
+    ffn(tinyffn.randn(3, 2)).sum().backward()
+    assert all(p.grad is not None for p in ffn.parameters())
+    ffn.zero_grad()
+    assert all(p.grad is None for p in ffn.parameters())
+    assert ffn.eval() is ffn
+    assert not any(m.training for m in ffn.modules())
+    ffn.train()
+    assert all(m.training for m in ffn.modules())
+
+
+def test_parameter_must_be_floating_point():
+    with pytest.raises(TypeError, match="floating-point"):
+        nn.Parameter(tinyffn.tensor([1, 2, 3]))
+
+
+def test_call_records_the_module_scope_on_every_op():
+    ffn = nn.FFN(2)
+    x = tinyffn.randn(3, 2)
+    y = ffn(x)
+    # the last op is w2's bias add, inside linear, inside w2, inside the FFN
+    assert y.grad_fn.scope == (Scope("module", "FFN", ffn), Scope("module", "Linear", ffn.w2),
+                               Scope("function", "linear"))
+    relu_out = y.grad_fn.inputs[0].grad_fn.inputs[0]           # add <- matmul <- relu
+    assert relu_out.grad_fn.name == "relu"
+    assert relu_out.grad_fn.scope == (Scope("module", "FFN", ffn), Scope("module", "ReLU", ffn.act))
+
+
+def test_module_to_moves_parameters_in_place(device):
+    ffn = nn.FFN(2)
+    before = list(ffn.parameters())
+    values = params_numpy(ffn)
+    ffn(tinyffn.randn(3, 2)).sum().backward()
+    assert ffn.to(device, dtype="float64") is ffn
+    assert list(ffn.parameters()) == before
+    for name, p in ffn.named_parameters():
+        assert p.device == device and dtype_name(p.dtype) == "float64"
+        assert p.grad.device == device and dtype_name(p.grad.dtype) == "float64"
+        np.testing.assert_allclose(p.numpy(), values[name], rtol=1e-7)
+    y = ffn(tinyffn.randn(3, 2, dtype="float64", device=device))
+    assert y.device == device
+    with pytest.raises(TypeError, match="parameters must stay floating point"):
+        ffn.to(dtype="int64")
+
+
+# ----------------------------------------------------------------------------- state_dict
+def test_state_dict_round_trip(device):
+    tinyffn.manual_seed(1)
+    source = nn.FFN(3, activation="gelu", device=device)
+    state = source.state_dict()
+    assert list(state) == ["w1.weight", "w1.bias", "w2.weight", "w2.bias"]
+    assert state["w1.weight"].shape == (12, 3) and not state["w1.weight"].requires_grad
+    tinyffn.manual_seed(2)
+    target = nn.FFN(3, activation="gelu", device=device)
+    x = tinyffn.randn(4, 3, device=device)
+    assert not np.allclose(target(x).numpy(), source(x).numpy())
+    assert target.load_state_dict(state) == ([], [])
+    np.testing.assert_array_equal(target(x).numpy(), source(x).numpy())
+    # loading copies: the state dict and the two models do not share arrays afterwards
+    target.w1.weight.data = target.w1.weight.data * 0
+    np.testing.assert_array_equal(source.w1.weight.numpy(), state["w1.weight"].numpy())
+
+
+def test_state_dict_is_a_snapshot():
+    ffn = nn.FFN(2)
+    state = ffn.state_dict()
+    saved = state["w2.bias"].numpy()
+    ffn(tinyffn.randn(3, 2)).sum().backward()
+    tinyffn.optim.SGD(ffn.parameters(), lr=0.5).step()
+    assert not np.array_equal(ffn.w2.bias.numpy(), saved)
+    np.testing.assert_array_equal(state["w2.bias"].numpy(), saved)
+
+
+def test_load_state_dict_accepts_arrays_and_casts():
+    ffn = nn.FFN(2, bias=False, dtype="float64")
+    arrays = {name: np.full(p.shape, 0.5, dtype=np.float32) for name, p in ffn.named_parameters()}
+    ffn.load_state_dict(arrays)
+    assert dtype_name(ffn.w1.weight.dtype) == "float64"
+    np.testing.assert_array_equal(ffn.w2.weight.numpy(), np.full((2, 8), 0.5))
+
+
+def test_load_state_dict_errors():
+    ffn = nn.FFN(2)
+    state = ffn.state_dict()
+    del state["w2.bias"]
+    state["w3.weight"] = tinyffn.zeros(8, 2)
+    with pytest.raises(RuntimeError, match=r"(?s)missing key\(s\): w2\.bias.*unexpected key\(s\): "
+                                           r"w3\.weight"):
+        ffn.load_state_dict(state)
+    assert ffn.load_state_dict(state, strict=False) == (["w2.bias"], ["w3.weight"])
+    wrong = nn.FFN(2).state_dict()
+    wrong["w1.weight"] = tinyffn.zeros(4, 2)
+    before = ffn.w1.bias.numpy()
+    with pytest.raises(RuntimeError, match=r"size mismatch for w1\.weight: the checkpoint has "
+                                           r"shape \(4, 2\), the model has \(8, 2\)"):
+        ffn.load_state_dict(wrong)
+    np.testing.assert_array_equal(ffn.w1.bias.numpy(), before)    # nothing was loaded
+
+
+# ----------------------------------------------------------------------------- FFN
+@pytest.mark.parametrize("activation", nn.FFN_ACTIVATIONS)
+def test_ffn_matches_numpy(activation, device):
+    ffn = nn.FFN(3, d_ff=5, activation=activation, dtype="float64", device=device)
+    x = np.random.default_rng(2).normal(size=(2, 4, 3))                 # (B, T, d)
+    p = params_numpy(ffn)
+    expected = ref.ffn(x, p["w1.weight"], p["w1.bias"], p["w2.weight"], p["w2.bias"],
+                       ref.ACTIVATIONS[activation])
+    y = ffn(tinyffn.tensor(x, device=device))
+    assert y.shape == (2, 4, 3)
+    np.testing.assert_allclose(y.numpy(), expected, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("activation", nn.GATED_ACTIVATIONS)
+def test_gated_ffn_matches_numpy(activation, device):
+    gated = nn.GatedFFN(3, d_ff=5, activation=activation, dtype="float64", device=device)
+    x = np.random.default_rng(3).normal(size=(4, 3))
+    p = params_numpy(gated)
+    expected = ref.gated_ffn(x, p["w1.weight"], p["w2.weight"], p["w3.weight"],
+                             ref.ACTIVATIONS[activation])
+    np.testing.assert_allclose(gated(tinyffn.tensor(x, device=device)).numpy(), expected,
+                               rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("make", [
+    lambda device: nn.FFN(3, d_ff=4, activation="gelu", dtype="float64", device=device),
+    lambda device: nn.FFN(3, d_ff=4, activation="relu", dtype="float64", device=device),
+    lambda device: nn.GatedFFN(3, d_ff=4, dtype="float64", device=device),
+    lambda device: nn.GatedFFN(3, d_ff=4, activation="gelu", bias=True, dtype="float64",
+                               device=device),
+], ids=["ffn-gelu", "ffn-relu", "swiglu", "geglu-bias"])
+def test_ffn_gradcheck_input_and_parameters(make, device):
+    module = make(device)
+    x = tinyffn.tensor(np.random.default_rng(4).normal(size=(2, 3)), device=device,
+                       requires_grad=True)
+    params = list(module.parameters())
+    # gradcheck perturbs the parameters' arrays in place, so fn can ignore them
+    assert tinyffn.gradcheck(lambda x, *_: module(x), [x, *params])
+
+
+@pytest.mark.parametrize("make", [lambda: nn.FFN(4, activation="swish"), lambda: nn.GatedFFN(4)],
+                         ids=["ffn", "gated"])
+def test_ffn_is_position_wise(make):
+    module = make()
+    x = tinyffn.randn(2, 5, 4)                                           # (B, T, d)
+    y = module(x).numpy()
+    for b, t in [(0, 0), (1, 3)]:
+        x2 = x.numpy()
+        x2[b, t] += np.random.default_rng(t).normal(size=4)
+        y2 = module(tinyffn.tensor(x2)).numpy()
+        changed = np.any(y2 != y, axis=-1)                               # (B, T)
+        expected = np.zeros((2, 5), dtype=bool)
+        expected[b, t] = True
+        np.testing.assert_array_equal(changed, expected)
+
+
+def test_ffn_accepts_any_leading_shape():
+    ffn = nn.FFN(3)
+    x = tinyffn.randn(2, 4, 3)
+    y = ffn(x).numpy()
+    np.testing.assert_allclose(ffn(x.reshape(8, 3)).numpy(), y.reshape(8, 3), rtol=1e-6)
+    np.testing.assert_allclose(ffn(x[1, 2]).numpy(), y[1, 2], rtol=1e-6)    # one position (d,)
+
+
+def test_seed_self_test_c():
+    """Seed §8, self-test (c): d = 2, d_ff = 4, the given W1 and W2, zero biases, ReLU."""
+    ffn = nn.FFN(2, d_ff=4, activation="relu")
+    ffn.load_state_dict({
+        "w1.weight": [[1, 0], [0, 1], [1, 1], [-1, 1]],
+        "w1.bias": [0, 0, 0, 0],
+        "w2.weight": [[1, 0, 1, 0], [0, 1, 0, 1]],
+        "w2.bias": [0, 0],
+    })
+    # (1, 0): W1 x = (1, 0, 1, -1), ReLU -> (1, 0, 1, 0), W2 h = (2, 0)
+    # (0, 1): W1 x = (0, 1, 1, 1),  ReLU -> (0, 1, 1, 1), W2 h = (1, 2)
+    y = ffn(tinyffn.tensor([[1.0, 0.0], [0.0, 1.0]]))
+    np.testing.assert_array_equal(y.numpy(), [[2.0, 0.0], [1.0, 2.0]])
+
+
+def test_ffn_defaults_and_sizes():
+    ffn = nn.FFN(6)
+    assert (ffn.d_model, ffn.d_ff) == (6, 24)
+    assert ffn.w1.weight.shape == (24, 6) and ffn.w2.weight.shape == (6, 24)
+    assert nn.GatedFFN(6).d_ff == 16                                   # int(2 · 24 / 3)
+    assert nn.GatedFFN(6, multiple_of=5).d_ff == 20
+    assert nn.gated_d_ff(4096, multiple_of=256) == 11008               # LLaMA-7B
+    assert nn.GatedFFN(6, d_ff=7).w3.weight.shape == (7, 6)
+
+
+def test_unknown_activation_lists_the_valid_ones():
+    with pytest.raises(ValueError, match=r"FFN: unknown activation 'tanh'; choose one of 'relu', "
+                                         r"'gelu', 'gelu_tanh', 'swish'"):
+        nn.FFN(4, activation="tanh")
+    with pytest.raises(ValueError, match=r"GatedFFN: unknown activation 'relu'; choose one of "
+                                         r"'swish', 'gelu'"):
+        nn.GatedFFN(4, activation="relu")
+    with pytest.raises(ValueError, match=r"GELU: unknown approximate='fast'"):
+        nn.GELU("fast")
+
+
+def test_ffn_rejects_the_wrong_width():
+    with pytest.raises(ValueError, match=r"FFN: input of shape \(3, 5\) must end in d_model=4"):
+        nn.FFN(4)(tinyffn.randn(3, 5))
+    with pytest.raises(ValueError, match=r"GatedFFN: input of shape \(5,\) must end in d_model=4"):
+        nn.GatedFFN(4)(tinyffn.randn(5))
+
+
+@pytest.mark.parametrize("make", [
+    *[lambda act=act: nn.FFN(1, d_ff=16, activation=act) for act in nn.FFN_ACTIVATIONS],
+    lambda: nn.GatedFFN(1, d_ff=12),
+], ids=[*nn.FFN_ACTIVATIONS, "swiglu"])
+def test_ffn_learns_a_function_that_needs_the_nonlinearity(make):
+    """y = x² on [-2, 2]: even, so the best linear fit leaves MSE = Var(x²) ≈ 1.42."""
+    tinyffn.manual_seed(0)
+    x = tinyffn.tensor(np.linspace(-2, 2, 64).reshape(64, 1), dtype="float32")   # (T, 1)
+    y = x * x
+    model = make()
+    opt = tinyffn.optim.Adam(model.parameters(), lr=0.03)
+    for _ in range(300):
+        opt.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+    assert loss.item() < 0.02

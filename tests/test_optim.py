@@ -1,0 +1,164 @@
+"""tinyffn.optim against the update equations of PyTorch's documentation, written out in
+NumPy, plus the invariants an optimizer must keep (grads untouched, dtype kept)."""
+import numpy as np
+import pytest
+
+import tinyffn
+from tinyffn import nn, optim
+from tinyffn.backend import dtype_name
+
+W0 = np.random.default_rng(0).normal(size=(2, 3))
+GRADS = [np.random.default_rng(i + 1).normal(size=(2, 3)) for i in range(4)]
+
+
+def run(make_optimizer, device, grads=GRADS, w0=W0):
+    """Apply one step per gradient in ``grads`` to a parameter starting at ``w0``."""
+    p = nn.Parameter(tinyffn.tensor(w0, device=device))
+    idle = nn.Parameter(tinyffn.tensor(w0, device=device))      # never gets a gradient
+    opt = make_optimizer([p, idle])
+    for g in grads:
+        opt.zero_grad()
+        p.grad = tinyffn.tensor(g, device=device)
+        opt.step()
+    np.testing.assert_array_equal(idle.numpy(), w0)              # skipped: grad is None
+    return p.numpy()
+
+
+def sgd_reference(w, grads, lr, momentum=0.0, weight_decay=0.0):
+    b = None
+    for g in grads:
+        g = g + weight_decay * w
+        if momentum:
+            b = g if b is None else momentum * b + g
+            g = b
+        w = w - lr * g
+    return w
+
+
+def adam_reference(w, grads, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
+                   decoupled=False):
+    beta1, beta2 = betas
+    m, v = np.zeros_like(w), np.zeros_like(w)
+    for t, g in enumerate(grads, start=1):
+        if decoupled:
+            w = w - lr * weight_decay * w
+        else:
+            g = g + weight_decay * w
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g ** 2
+        m_hat, v_hat = m / (1 - beta1 ** t), v / (1 - beta2 ** t)
+        w = w - lr * m_hat / (np.sqrt(v_hat) + eps)
+    return w
+
+
+@pytest.mark.parametrize("settings", [
+    {}, {"momentum": 0.9}, {"weight_decay": 0.1}, {"momentum": 0.5, "weight_decay": 0.01},
+])
+def test_sgd_matches_the_update_equations(settings, device):
+    w = run(lambda ps: optim.SGD(ps, lr=0.1, **settings), device)
+    np.testing.assert_allclose(w, sgd_reference(W0, GRADS, lr=0.1, **settings), rtol=1e-12)
+
+
+@pytest.mark.parametrize("settings", [
+    {}, {"weight_decay": 0.1}, {"betas": (0.8, 0.99), "eps": 1e-3},
+])
+def test_adam_matches_the_update_equations(settings, device):
+    w = run(lambda ps: optim.Adam(ps, lr=0.01, **settings), device)
+    np.testing.assert_allclose(w, adam_reference(W0, GRADS, lr=0.01, **settings), rtol=1e-12)
+
+
+@pytest.mark.parametrize("settings", [{}, {"weight_decay": 0.5}])
+def test_adamw_matches_the_update_equations(settings, device):
+    w = run(lambda ps: optim.AdamW(ps, lr=0.01, **settings), device)
+    expected = adam_reference(W0, GRADS, lr=0.01, decoupled=True,
+                              weight_decay=settings.get("weight_decay", 0.01))
+    np.testing.assert_allclose(w, expected, rtol=1e-12)
+
+
+def test_sgd_momentum_by_hand():
+    # g = 1 twice, lr 0.1, momentum 0.9: b = 1 then 0.9 + 1 = 1.9; w = 1 - 0.1 - 0.19
+    w = run(lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9), "cpu",
+            grads=[np.ones((1,)), np.ones((1,))], w0=np.ones((1,)))
+    np.testing.assert_allclose(w, [0.71], rtol=1e-12)
+
+
+def test_adam_first_step_is_lr_times_the_sign():
+    g = np.array([[3.0, -0.02, 1e3]])
+    w = run(lambda ps: optim.Adam(ps, lr=0.1), "cpu", grads=[g], w0=np.zeros((1, 3)))
+    np.testing.assert_allclose(w, -0.1 * np.sign(g), rtol=1e-5)
+
+
+def test_adamw_decay_is_decoupled_from_the_gradient_scale():
+    # with a zero gradient Adam's step is 0, so AdamW only shrinks w by lr·λ per step ...
+    w0 = np.array([2.0, -4.0])
+    zero = [np.zeros(2)] * 3
+    w = run(lambda ps: optim.AdamW(ps, lr=0.1, weight_decay=0.5), "cpu", grads=zero, w0=w0)
+    np.testing.assert_allclose(w, w0 * (1 - 0.1 * 0.5) ** 3, rtol=1e-12)
+    # ... while Adam's L2 term goes through the normalisation: about lr per step, any w
+    w = run(lambda ps: optim.Adam(ps, lr=0.1, weight_decay=0.5), "cpu", grads=zero[:1], w0=w0)
+    np.testing.assert_allclose(w, w0 - 0.1 * np.sign(w0), rtol=1e-6)
+
+
+@pytest.mark.parametrize("make", [
+    lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.1),
+    lambda ps: optim.Adam(ps, weight_decay=0.1),
+    lambda ps: optim.AdamW(ps),
+], ids=["sgd", "adam", "adamw"])
+def test_step_leaves_grads_alone_and_keeps_the_dtype(make, device):
+    a = nn.Parameter(tinyffn.randn(2, 3, device=device))
+    b = nn.Parameter(tinyffn.randn(2, 3, device=device))
+    shared = tinyffn.randn(2, 3, device=device)
+    a.grad = b.grad = shared                                  # two parameters, one gradient array
+    array, values = shared.data, shared.numpy()
+    a0, b0 = a.numpy(), b.numpy()
+    opt = make([a, b])
+    opt.step()
+    opt.step()
+    assert a.grad.data is array
+    np.testing.assert_array_equal(shared.numpy(), values)
+    assert dtype_name(a.dtype) == "float32" and a.device == device
+    # both moved, and by the same amounts as each would alone
+    alone = nn.Parameter(tinyffn.tensor(a0, device=device))
+    alone.grad = tinyffn.tensor(values, device=device)
+    opt_alone = make([alone])
+    opt_alone.step()
+    opt_alone.step()
+    np.testing.assert_allclose(a.numpy(), alone.numpy(), rtol=1e-6)
+    assert not np.array_equal(b.numpy(), b0)
+
+
+def test_zero_grad_forgets_gradients():
+    ffn = nn.FFN(2)
+    opt = optim.SGD(ffn.parameters(), lr=0.1)
+    ffn(tinyffn.randn(3, 2)).sum().backward()
+    opt.zero_grad()
+    assert all(p.grad is None for p in ffn.parameters())
+
+
+def test_optimizer_errors():
+    with pytest.raises(ValueError, match="SGD: got an empty parameter list"):
+        optim.SGD([], lr=0.1)
+    p = nn.Parameter(tinyffn.zeros(2))
+    with pytest.raises(ValueError, match="SGD: lr must be >= 0, got -1"):
+        optim.SGD([p], lr=-1)
+    with pytest.raises(ValueError, match=r"Adam: betas must be two numbers in \[0, 1\)"):
+        optim.Adam([p], betas=(0.9, 1.0))
+    with pytest.raises(TypeError, match="AdamW: parameter 0 is not a tensor that requires grad"):
+        optim.AdamW([tinyffn.zeros(2)])
+    opt = optim.SGD([p], lr=0.1)
+    p.grad = tinyffn.zeros(3)
+    with pytest.raises(RuntimeError, match=r"SGD.step: parameter 0 has shape \(2,\) but its grad "
+                                           r"has shape \(3,\)"):
+        opt.step()
+
+
+def test_a_float32_model_stays_float32_on_float64_data():
+    ffn = nn.FFN(2)
+    opt = optim.Adam(ffn.parameters())
+    x = tinyffn.randn(4, 2, dtype="float64")                 # the data is float64 ...
+    loss = ((ffn(x) - x) ** 2).mean()
+    assert dtype_name(loss.dtype) == "float64"
+    loss.backward()
+    opt.step()
+    for p in ffn.parameters():                               # ... the parameters stay float32
+        assert dtype_name(p.grad.dtype) == "float32" and dtype_name(p.dtype) == "float32"

@@ -1,0 +1,281 @@
+"""Composed ops: linear, the activations, softmax and the losses, built from primitives.
+
+Nothing here has a hand-written backward. Each function is a few lines of Tensor
+arithmetic, so its gradient follows from the primitives' (:mod:`tinyffn.ops`), the graph
+shows how it decomposes (GELU is a small subgraph of mul, div, add and erf nodes), and
+gradcheck tests it end to end.
+
+Each composed function runs its body inside ``autograd.scope("function", name)``: every
+op it records carries that tag, so the graph drawer can fold the subgraph into one box
+labelled ``gelu``, ``linear``, ... Functions that are a single primitive already
+(``relu``, ``sigmoid``, ``tanh``, ``erf``) are one node and need no tag.
+
+Shapes follow the seed chapter: ``T`` positions, model width ``d``, hidden width ``d_ff``;
+``...`` stands for any number of leading axes.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from . import autograd
+from .backend import dtype_name
+from .tensor import Tensor, arange
+
+SQRT_2 = math.sqrt(2.0)
+SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+GELU_TANH_COEFF = 0.044715  # GPT-2's cubic term, fitted so that the tanh form tracks x·Φ(x)
+
+GELU_APPROXIMATIONS = ("none", "tanh")
+REDUCTIONS = ("mean", "sum", "none")
+
+
+# ----------------------------------------------------------------------------- linear
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """y = x W^T + b: the affine map of ``nn.Linear``, applied to every row of x.
+
+    The weight is stored (out, in), as in the seed (W1 is d_ff x d) and in PyTorch, so one
+    position computes y_t = W x_t + b.
+
+    Derivatives (gy = dL/dy):  dL/dx = gy W,  dL/dW = gy^T x (summed over leading axes),
+    dL/db = gy summed over leading axes; the matmul, transpose, add and broadcast
+    primitives produce exactly these.
+
+    Shapes: x (..., in), weight (out, in), bias (out,) -> y (..., out).
+    """
+    _check_tensor("linear", "x", x)
+    _check_tensor("linear", "weight", weight)
+    if weight.ndim != 2:
+        raise ValueError(f"linear: weight must be a matrix (out_features, in_features), got "
+                         f"shape {weight.shape}")
+    out_features, in_features = weight.shape
+    if x.ndim == 0 or x.shape[-1] != in_features:
+        raise ValueError(
+            f"linear: input of shape {x.shape} does not fit weight of shape {weight.shape}: "
+            f"the last axis of the input must be in_features={in_features}; pass an input "
+            f"of shape (..., {in_features}), or a weight whose second axis matches the input")
+    if bias is not None:
+        _check_tensor("linear", "bias", bias)
+        if bias.shape != (out_features,):
+            raise ValueError(f"linear: bias must have shape (out_features,) = ({out_features},) "
+                             f"to match weight of shape {weight.shape}, got {bias.shape}")
+    with autograd.scope("function", "linear"):
+        y = x @ weight.T                                   # (..., in) @ (in, out) -> (..., out)
+        if bias is not None:
+            y = y + bias                                   # (out,) broadcast over leading axes
+        return y
+
+
+# ----------------------------------------------------------------------------- activations
+def relu(x: Tensor) -> Tensor:
+    """ReLU(x) = max(x, 0).    d/dx = 1 for x > 0, else 0.    Shape preserved (a primitive)."""
+    _check_tensor("relu", "x", x)
+    return x.relu()
+
+
+def sigmoid(x: Tensor) -> Tensor:
+    """sigmoid(x) = 1 / (1 + exp(-x)).    d/dx = sigmoid(x) (1 - sigmoid(x)).    (A primitive.)"""
+    _check_tensor("sigmoid", "x", x)
+    return x.sigmoid()
+
+
+def tanh(x: Tensor) -> Tensor:
+    """tanh(x).    d/dx = 1 - tanh(x)^2.    Shape preserved (a primitive)."""
+    _check_tensor("tanh", "x", x)
+    return x.tanh()
+
+
+def erf(x: Tensor) -> Tensor:
+    """erf(x) = 2/sqrt(pi) ∫_0^x exp(-t^2) dt.    d/dx = 2/sqrt(pi) exp(-x^2).    (A primitive.)"""
+    _check_tensor("erf", "x", x)
+    return x.erf()
+
+
+def gelu(x: Tensor, approximate: str = "none") -> Tensor:
+    """GELU(x) = x Φ(x), Φ the standard normal CDF (Hendrycks & Gimpel 2016).
+
+    ``approximate="none"`` (exact, BERT): Φ(x) = (1 + erf(x / sqrt(2))) / 2, so
+
+        GELU(x)  = x (1 + erf(x / sqrt 2)) / 2
+        GELU'(x) = Φ(x) + x φ(x),    φ(x) = exp(-x^2 / 2) / sqrt(2 pi).
+
+    ``approximate="tanh"`` (GPT-2): Φ(x) ≈ (1 + tanh(u)) / 2 with
+    u = sqrt(2/pi) (x + 0.044715 x^3), so
+
+        GELU(x)  ≈ x (1 + tanh(u)) / 2
+        GELU'(x) ≈ (1 + tanh(u)) / 2 + x (1 - tanh(u)^2) sqrt(2/pi) (1 + 3·0.044715 x^2) / 2.
+
+    The two forms differ by less than 1e-3 everywhere. Shape preserved.
+    """
+    _check_tensor("gelu", "x", x)
+    if approximate not in GELU_APPROXIMATIONS:
+        raise ValueError(f"gelu: unknown approximate={approximate!r}; use 'none' (exact, "
+                         "through erf) or 'tanh' (GPT-2's approximation)")
+    with autograd.scope("function", "gelu"):
+        if approximate == "none":
+            phi = 0.5 * (1 + (x / SQRT_2).erf())           # Φ(x), the normal CDF
+        else:
+            u = SQRT_2_OVER_PI * (x + GELU_TANH_COEFF * x ** 3)
+            phi = 0.5 * (1 + u.tanh())                     # ≈ Φ(x)
+        return x * phi
+
+
+def swish(x: Tensor, beta: float | Tensor = 1.0) -> Tensor:
+    """Swish(x) = x sigmoid(beta x) (Ramachandran et al. 2017); beta = 1 is SiLU.
+
+        Swish'(x) = s + beta x s (1 - s),    s = sigmoid(beta x).
+
+    ``beta`` is a number, or a Tensor to learn it (it then receives a gradient,
+    dSwish/dbeta = x^2 s (1 - s)). Shape preserved.
+    """
+    _check_tensor("swish", "x", x)
+    with autograd.scope("function", "swish"):
+        return x * (beta * x).sigmoid()
+
+
+def silu(x: Tensor) -> Tensor:
+    """SiLU(x) = x sigmoid(x), Swish with beta = 1 (the "Swi" of SwiGLU).
+
+        SiLU'(x) = s (1 + x (1 - s)),    s = sigmoid(x).    Shape preserved.
+    """
+    _check_tensor("silu", "x", x)
+    with autograd.scope("function", "silu"):
+        return x * x.sigmoid()
+
+
+# ----------------------------------------------------------------------------- softmax
+def softmax(x: Tensor, axis: int = -1) -> Tensor:
+    """softmax(x)_i = exp(x_i) / sum_j exp(x_j) along ``axis``.
+
+    Stable for large logits: softmax(x - c) = softmax(x) for any constant c, so we
+    subtract c = max_j x_j and every exp is at most 1. Because the result does not depend
+    on c, c needs no gradient: it is taken detached, a constant for the graph.
+
+    Jacobian: dy_i/dx_j = y_i (δ_ij - y_j), so gx = y (gy - sum_j gy_j y_j).
+    Shape preserved; entries along ``axis`` are positive and sum to 1.
+    """
+    _check_tensor("softmax", "x", x)
+    axis = _check_axis("softmax", x, axis)
+    with autograd.scope("function", "softmax"):
+        z = x - x.max(axis=axis, keepdims=True).detach()   # shift so max(z) = 0
+        e = z.exp()
+        return e / e.sum(axis=axis, keepdims=True)
+
+
+def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
+    """log softmax(x)_i = x_i - log sum_j exp(x_j) along ``axis``, computed stably.
+
+    With c = max_j x_j (detached, as in :func:`softmax`): x_i - c - log sum_j exp(x_j - c).
+    Unlike log(softmax(x)), this never takes the log of an underflowed 0.
+
+    Jacobian: dy_i/dx_j = δ_ij - softmax(x)_j, so gx = gy - softmax(x) sum_j gy_j.
+    Shape preserved.
+    """
+    _check_tensor("log_softmax", "x", x)
+    axis = _check_axis("log_softmax", x, axis)
+    with autograd.scope("function", "log_softmax"):
+        z = x - x.max(axis=axis, keepdims=True).detach()   # shift so max(z) = 0
+        return z - z.exp().sum(axis=axis, keepdims=True).log()
+
+
+# ----------------------------------------------------------------------------- losses
+def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
+    """Mean squared error: L = mean_i (input_i - target_i)^2.
+
+    dL/dinput_i = 2 (input_i - target_i) / n (``"mean"``, n elements), without the 1/n for
+    ``"sum"``; ``"none"`` returns the elementwise squares. ``target`` is a Tensor or array
+    of the same shape as ``input`` (broadcasting is refused: it usually hides a bug).
+    Shapes: input (...), target (...) -> () for "mean"/"sum", (...) for "none".
+    """
+    _check_tensor("mse_loss", "input", input)
+    _check_reduction("mse_loss", reduction)
+    if not isinstance(target, Tensor):
+        target = Tensor(input.backend.asarray(target, input.dtype), _backend=input.backend)
+    if target.shape != input.shape:
+        raise ValueError(f"mse_loss: input has shape {input.shape} but target has shape "
+                         f"{target.shape}; they must be equal (reshape the target, e.g. a "
+                         f"(T,) target for a (T, 1) prediction needs .reshape(T, 1))")
+    with autograd.scope("function", "mse_loss"):
+        squared = (input - target) ** 2
+        return _reduce(squared, reduction)
+
+
+def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean") -> Tensor:
+    """Cross-entropy of integer class targets: L = mean_n -log softmax(logits_n)[targets_n].
+
+    Computed as -log_softmax(logits) picked at the target class (stable for large
+    logits). The class axis is the last one.
+
+    dL/dlogits_n = (softmax(logits_n) - onehot(targets_n)) / N for ``"mean"`` over N rows.
+
+    Shapes: logits (..., C), targets (...) integers in [0, C) (a Tensor, array or list)
+    -> () for "mean"/"sum", (...) for "none".
+    """
+    _check_tensor("cross_entropy", "logits", logits)
+    _check_reduction("cross_entropy", reduction)
+    if logits.ndim == 0:
+        raise ValueError("cross_entropy: logits must have a class axis, shape (..., C); got a "
+                         "0-d tensor")
+    t = _class_targets(logits, targets)
+    C = logits.shape[-1]
+    lead_shape = logits.shape[:-1]
+    N = math.prod(lead_shape)
+    with autograd.scope("function", "cross_entropy"):
+        logp = log_softmax(logits.reshape(N, C), axis=-1)          # (..., C) -> (N, C)
+        rows = arange(N, device=logits.device)
+        picked = logp[rows, t.reshape(N)]                          # (N,): log p of the target
+        nll = -picked.reshape(lead_shape) if reduction == "none" else -picked
+        return _reduce(nll, reduction)
+
+
+# ----------------------------------------------------------------------------- helpers
+def _check_tensor(op: str, name: str, value: Any) -> None:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{op}: {name} must be a Tensor, got {type(value).__name__}; wrap "
+                        f"arrays with tinyffn.tensor(...)")
+
+
+def _check_axis(op: str, x: Tensor, axis: int) -> int:
+    if not isinstance(axis, int) or not -max(x.ndim, 1) <= axis < max(x.ndim, 1):
+        raise ValueError(f"{op}: axis {axis!r} is out of range for an input of shape "
+                         f"{x.shape}; use an integer in [{-x.ndim}, {x.ndim - 1}]")
+    return axis
+
+
+def _check_reduction(op: str, reduction: str) -> None:
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"{op}: unknown reduction={reduction!r}; use one of "
+                         f"{', '.join(repr(r) for r in REDUCTIONS)}")
+
+
+def _reduce(x: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return x.mean()
+    if reduction == "sum":
+        return x.sum()
+    return x
+
+
+def _class_targets(logits: Tensor, targets: Any) -> Tensor:
+    """``targets`` as an integer Tensor on the logits' device, checked against the logits."""
+    be = logits.backend
+    if isinstance(targets, Tensor):
+        if targets.backend is not be:
+            raise ValueError(f"cross_entropy: targets are on {targets.device} but logits on "
+                             f"{logits.device}; move them with .to('{logits.device}')")
+    else:
+        targets = Tensor(be.asarray(targets), _backend=be)
+    C = logits.shape[-1]
+    if not be.xp.isdtype(targets.dtype, "integral"):
+        raise TypeError(f"cross_entropy: targets must be integer class indices in [0, {C}), "
+                        f"got dtype {dtype_name(targets.dtype)}; for one-hot or soft targets write "
+                        f"-(p * log_softmax(logits)).sum(axis=-1).mean()")
+    if targets.shape != logits.shape[:-1]:
+        raise ValueError(f"cross_entropy: logits of shape {logits.shape} need targets of shape "
+                         f"{logits.shape[:-1]} (one class index per row), got {targets.shape}")
+    if targets.numel() and (bool(be.xp.any(targets.data < 0))
+                            or bool(be.xp.any(targets.data >= C))):
+        low, high = targets.numpy().min(), targets.numpy().max()
+        raise ValueError(f"cross_entropy: targets must lie in [0, {C}) for {C} classes (logits "
+                         f"of shape {logits.shape}), got values from {low} to {high}")
+    return targets

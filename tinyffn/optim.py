@@ -1,0 +1,167 @@
+"""Optimizers: turn the gradients left in ``p.grad`` into parameter updates.
+
+Usage, as in PyTorch::
+
+    opt = tinyffn.optim.Adam(model.parameters(), lr=1e-3)
+    for x, y in batches:
+        opt.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+
+Each optimizer writes one ``update(w, g, state, xp)`` in the notation of PyTorch's
+documentation: w = θ_{t-1} the parameter's array, g its gradient, ``state`` the
+optimizer's memory for this parameter (momentum, moment estimates), ``xp`` the
+parameter's array namespace. The update works on raw arrays, so nothing it computes is
+recorded in any graph, and it builds new arrays: ``p.grad`` is never modified (gradients
+of different parameters may share memory) and ``p.data`` is replaced, not overwritten.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from .tensor import Tensor
+
+
+class Optimizer:
+    """Holds the parameters and one state dict per parameter; ``step`` applies ``update``.
+
+    A parameter whose ``.grad`` is None (it took no part in the loss) is skipped.
+    """
+
+    def __init__(self, params: Iterable[Tensor], lr: float):
+        name = type(self).__name__
+        self.params = list(params)
+        if not self.params:
+            raise ValueError(f"{name}: got an empty parameter list; pass model.parameters() "
+                             "(a generator is consumed once: create it for this optimizer)")
+        for i, p in enumerate(self.params):
+            if not isinstance(p, Tensor) or not p.requires_grad:
+                raise TypeError(f"{name}: parameter {i} is not a tensor that requires grad "
+                                f"(got {type(p).__name__}); pass model.parameters()")
+        _check_non_negative(name, "lr", lr)
+        self.lr = lr
+        self.state: list[dict] = [{} for _ in self.params]
+
+    def zero_grad(self) -> None:
+        """Forget every parameter's gradient (``.grad = None``), before the next backward."""
+        for p in self.params:
+            p.grad = None
+
+    def step(self) -> None:
+        """Update every parameter that has a gradient: ``p.data = update(p.data, p.grad.data)``."""
+        for i, (p, state) in enumerate(zip(self.params, self.state)):
+            if p.grad is None:
+                continue
+            if p.grad.shape != p.shape:
+                raise RuntimeError(f"{type(self).__name__}.step: parameter {i} has shape "
+                                   f"{p.shape} but its grad has shape {p.grad.shape}")
+            p.data = self.update(p.data, p.grad.data, state, p.backend.xp)
+
+    def update(self, w: Any, g: Any, state: dict, xp: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must define update(w, g, state, xp)")
+
+    def __repr__(self) -> str:
+        settings = ", ".join(f"{k}={v}" for k, v in vars(self).items()
+                             if k not in ("params", "state"))
+        return f"{type(self).__name__}({settings})"
+
+
+def _check_non_negative(owner: str, name: str, value: float) -> None:
+    if not value >= 0:
+        raise ValueError(f"{owner}: {name} must be >= 0, got {value}")
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent with optional momentum and L2 weight decay.
+
+    With learning rate γ, momentum μ, weight decay λ (PyTorch's ``SGD``, dampening 0)::
+
+        g   ← g + λ θ_{t-1}                     (if λ ≠ 0)
+        b_t ← g               at the first step
+        b_t ← μ b_{t-1} + g   afterwards        (if μ ≠ 0; then g ← b_t)
+        θ_t ← θ_{t-1} - γ g
+    """
+
+    def __init__(self, params: Iterable[Tensor], lr: float, momentum: float = 0.0,
+                 weight_decay: float = 0.0):
+        super().__init__(params, lr)
+        _check_non_negative("SGD", "momentum", momentum)
+        _check_non_negative("SGD", "weight_decay", weight_decay)
+        self.momentum = momentum
+        self.weight_decay = weight_decay
+
+    def update(self, w, g, state, xp):
+        if self.weight_decay:
+            g = g + self.weight_decay * w
+        if self.momentum:
+            if "momentum_buffer" in state:                  # b_t = μ b_{t-1} + g, else b_1 = g
+                g = self.momentum * state["momentum_buffer"] + g
+            state["momentum_buffer"] = g
+        return w - self.lr * g
+
+
+class Adam(Optimizer):
+    """Adam (Kingma & Ba 2015), with weight decay as an L2 term added to the gradient.
+
+    With learning rate γ, betas (β1, β2), eps ε, weight decay λ (PyTorch's ``Adam``)::
+
+        g   ← g + λ θ_{t-1}                     (if λ ≠ 0)
+        m_t = β1 m_{t-1} + (1 - β1) g           first moment, m_0 = 0
+        v_t = β2 v_{t-1} + (1 - β2) g²          second moment, v_0 = 0
+        m̂_t = m_t / (1 - β1^t),  v̂_t = v_t / (1 - β2^t)     bias corrections
+        θ_t = θ_{t-1} - γ m̂_t / (sqrt(v̂_t) + ε)
+
+    The first step moves every entry by about γ in the direction of -sign(g).
+    """
+
+    def __init__(self, params: Iterable[Tensor], lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0.0):
+        super().__init__(params, lr)
+        name = type(self).__name__
+        if len(betas) != 2 or not all(0.0 <= beta < 1.0 for beta in betas):
+            raise ValueError(f"{name}: betas must be two numbers in [0, 1), got {betas}")
+        _check_non_negative(name, "eps", eps)
+        _check_non_negative(name, "weight_decay", weight_decay)
+        self.betas = tuple(betas)
+        self.eps = eps
+        self.weight_decay = weight_decay
+
+    def update(self, w, g, state, xp):
+        if self.weight_decay:
+            g = g + self.weight_decay * w
+        return self.adam_step(w, g, state, xp)
+
+    def adam_step(self, w, g, state, xp):
+        """The moment updates and the bias-corrected step, shared by Adam and AdamW."""
+        beta1, beta2 = self.betas
+        if not state:
+            state.update(step=0, m=xp.zeros_like(w), v=xp.zeros_like(w))
+        state["step"] += 1
+        t = state["step"]
+        m = state["m"] = beta1 * state["m"] + (1 - beta1) * g
+        v = state["v"] = beta2 * state["v"] + (1 - beta2) * (g * g)
+        m_hat = m / (1 - beta1 ** t)
+        v_hat = v / (1 - beta2 ** t)
+        return w - self.lr * m_hat / (xp.sqrt(v_hat) + self.eps)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (Loshchilov & Hutter 2019), PyTorch's ``AdamW``::
+
+        θ ← θ_{t-1} - γ λ θ_{t-1}               decay the weights directly ...
+        then Adam's step on θ with the unchanged gradient g (no λ θ added to g).
+
+    Unlike Adam's L2 term, the decay is not rescaled by 1/sqrt(v̂), so every weight
+    shrinks by the same fraction γλ per step. Default λ = 0.01 as in PyTorch.
+    """
+
+    def __init__(self, params: Iterable[Tensor], lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0.01):
+        super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay)
+
+    def update(self, w, g, state, xp):
+        w = w - self.lr * self.weight_decay * w
+        return self.adam_step(w, g, state, xp)
