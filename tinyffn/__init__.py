@@ -11,6 +11,11 @@ from .autograd import (AnomalyError, BackwardStep, Context, Function, detect_ano
 from .backend import DeviceError, cuda_available
 from .flops import FlopCounter
 from .gradcheck import GradcheckError, gradcheck
+# the FFN family, built on the engine above: composed ops, modules, optimizers, counts
+from . import functional, nn, optim, accounting
+# seeing the engine work: graph drawings and a step-by-step backward
+from .graphviz import draw_graph, to_dot
+from .stepper import backward_steps
 
 __version__ = "0.1.0"
 
@@ -19,4 +24,6 @@ __all__ = [
     "Function", "Context", "no_grad", "enable_grad", "is_grad_enabled", "detect_anomaly",
     "AnomalyError", "grad", "iter_backward", "BackwardStep",
     "gradcheck", "GradcheckError", "FlopCounter", "cuda_available", "DeviceError", "ops",
+    "functional", "nn", "optim", "accounting",
+    "draw_graph", "to_dot", "backward_steps",
 ]

@@ -247,11 +247,13 @@ def _check_finite(ctx: Context, y: Any, what: str) -> None:
 
 
 # ----------------------------------------------------------------------------- the walk
-def topological_order(root: "_tensor.Tensor") -> list:
+def topological_order(root: "_tensor.Tensor", every_input: bool = False) -> list:
     """Tensors of ``root``'s graph that require grad, inputs before the ops that use them.
 
     Iterative depth-first search with an explicit stack; parents are visited in the order
-    of the op's inputs, so the order is the same on every run.
+    of the op's inputs, so the order is the same on every run. With ``every_input`` the
+    inputs that need no gradient (data, constants such as the 2 in ``x * 2``) are included
+    too: backward skips them, the graph drawer shows them.
     """
     order, visited = [], set()
     stack = [(root, False)]
@@ -266,7 +268,7 @@ def topological_order(root: "_tensor.Tensor") -> list:
         stack.append((t, True))
         if t.grad_fn is not None:
             for parent in reversed(t.grad_fn.inputs):
-                if parent.requires_grad and id(parent) not in visited:
+                if (every_input or parent.requires_grad) and id(parent) not in visited:
                     stack.append((parent, False))
     return order
 
@@ -294,6 +296,10 @@ class BackwardStep:
     @property
     def inputs(self) -> tuple:
         return self.tensor.grad_fn.inputs
+
+    @property
+    def input_shapes(self) -> tuple:
+        return tuple(tuple(t.shape) for t in self.inputs)
 
 
 def iter_backward(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
@@ -343,6 +349,10 @@ def _call_backward(ctx: Context, gy: Any) -> tuple:
     if len(grads) != len(ctx.inputs):
         raise RuntimeError(f"{name}.backward returned {len(grads)} gradients for "
                            f"{len(ctx.inputs)} inputs; return one per input (None where unused)")
+    # An op may mix dtypes (float64 data @ float32 weight); as in PyTorch, each gradient
+    # takes its input's dtype, so a float32 parameter never receives a float64 .grad.
+    grads = tuple(g if g is None or not t.requires_grad or g.dtype == t.dtype
+                  else ctx.xp.astype(g, t.dtype) for t, g in zip(ctx.inputs, grads))
     for i, (t, g) in enumerate(zip(ctx.inputs, grads)):
         if g is None or not t.requires_grad:
             continue

@@ -22,11 +22,20 @@ def sum_to_shape(xp: Any, g: Any, shape: tuple) -> Any:
     shape = tuple(shape)
     if tuple(g.shape) == shape:
         return g
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
-                                      if n == 1 and g.shape[lead + i] != 1)
+    axes = broadcast_axes(shape, g.shape)
     g = xp.sum(g, axis=axes, keepdims=True)            # (1,..,1, *shape with 1s kept)
     return xp.reshape(g, shape)                        # shape
+
+
+def broadcast_axes(shape: tuple, target_shape: tuple) -> tuple:
+    """The axes of ``target_shape`` that broadcasting ``shape`` to it added or stretched.
+
+    ``sum_to_shape`` sums over exactly these; the graph drawer names them on the edge.
+    Example: (d,) -> (B, T, d) gives (0, 1); (T, 1) -> (T, d) gives (1,).
+    """
+    lead = len(target_shape) - len(shape)
+    return tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
+                                      if n == 1 and target_shape[lead + i] != 1)
 
 
 class Reshape(Function):

@@ -1,0 +1,90 @@
+"""python -m tinyffn: the graph and step commands."""
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from tinyffn.__main__ import COMMANDS, main
+
+needs_renderer = pytest.mark.skipif(not any(shutil.which(p) for p in ("dot", "graphviz-pure")),
+                                    reason="no dot or graphviz-pure on PATH")
+
+
+def test_commands_are_listed():
+    assert list(COMMANDS) == ["graph", "step"]
+
+
+def test_graph_prints_dot_text(capsys):
+    assert main(["graph", "--activation", "gelu", "--d-model", "4"]) == 0
+    dot = capsys.readouterr().out
+    assert dot.startswith("digraph {") and dot.endswith("}\n")
+    assert 'label="erf"' in dot and 'label="act: GELU"' in dot
+    assert 'label="w1.weight\\n(16, 4)"' in dot            # d_ff = 4 d
+
+
+def test_graph_options_reach_the_drawing(capsys):
+    assert main(["graph", "--gated", "--depth", "1"]) == 0
+    dot = capsys.readouterr().out
+    assert dot.count("box3d") == 4                          # w1, act, w3, w2
+    assert main(["graph", "--no-expand", "--rankdir", "LR"]) == 0
+    dot = capsys.readouterr().out
+    assert "rankdir=LR" in dot and dot.count("peripheries=2") == 2    # two linears
+    assert main(["graph", "--show-grads"]) == 0
+    dot = capsys.readouterr().out
+    assert "Σ over axes (0,)" in dot and "grad " in dot and "L = ½ Σ y²" in dot
+
+
+def test_graph_refuses_an_activation_the_block_lacks(capsys):
+    assert main(["graph", "--gated", "--activation", "relu"]) == 2
+    assert "swish or gelu" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(["graph", "--d-model", "0"])
+    assert exit_.value.code == 2 and "integer >= 1" in capsys.readouterr().err
+
+
+@needs_renderer
+def test_graph_writes_svg(tmp_path, capsys):
+    out = tmp_path / "ffn.svg"
+    assert main(["graph", "--gated", "--activation", "gelu", "--out", str(out)]) == 0
+    assert ET.parse(out).getroot().tag.endswith("svg")
+
+
+def test_graph_without_renderer_says_how_to_install(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert main(["graph", "--out", str(tmp_path / "ffn.svg")]) == 1
+    assert "apt-get install graphviz" in capsys.readouterr().err
+    assert main(["step", "--frames", str(tmp_path / "frames")]) == 1
+    assert capsys.readouterr().out == ""                    # failed before printing anything
+
+
+def test_step_prints_the_walk(capsys):
+    assert main(["step"]) == 0
+    out = capsys.readouterr().out
+    assert "h = W1 x + b1 = [1.0, 0.0, 1.0, -1.0],  a = relu(h) = [1.0, 0.0, 1.0, 0.0]" in out
+    assert "y = W2 a + b2 = [2.0, 0.0],  loss L = ½ Σ y² = 2." in out
+    assert out.count("\nstep ") == 10
+    assert "  w1.weight  [[2.0, 0.0], [0.0, 0.0], [2.0, 0.0], [0.0, 0.0]]" in out
+    assert "gives the same gradients: yes" in out
+
+
+@needs_renderer
+def test_step_writes_one_frame_per_step(tmp_path, capsys):
+    assert main(["step", "--frames", str(tmp_path)]) == 0
+    frames = sorted(tmp_path.glob("*.svg"))
+    assert [f.name for f in frames][:3] == ["step_00_div.svg", "step_01_sum.svg",
+                                           "step_02_pow.svg"]
+    assert len(frames) == 10
+    for frame in frames:
+        assert ET.parse(frame).getroot().tag.endswith("svg")
+
+
+def test_module_runs_as_a_program():
+    result = subprocess.run([sys.executable, "-m", "tinyffn", "step"], capture_output=True,
+                            text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "step 9: transpose" in result.stdout
+    bad = subprocess.run([sys.executable, "-m", "tinyffn"], capture_output=True, text=True,
+                         check=False)
+    assert bad.returncode == 2 and "graph" in bad.stderr

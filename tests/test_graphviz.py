@@ -1,0 +1,302 @@
+"""The graph drawer: DOT structure, names, clusters, folding, stability, rendering."""
+import os
+import pathlib
+import re
+import shutil
+import sys
+import xml.etree.ElementTree as ET
+from collections import Counter
+
+import pytest
+
+import tinyffn
+from tinyffn import autograd, nn
+from tinyffn.graphviz import (INSTALL_HELP, RendererNotFoundError, draw_graph, find_renderer,
+                              graph_names, render, to_dot)
+
+HAS_RENDERER = any(shutil.which(p) for p in ("dot", "graphviz-pure"))
+needs_renderer = pytest.mark.skipif(not HAS_RENDERER, reason="no dot or graphviz-pure on PATH")
+
+NODE = re.compile(r'^\t*(n\d+) \[label="((?:[^"\\]|\\.)*)" (.*)\]$')
+EDGE = re.compile(r'^\t(n\d+) -> (n\d+)(?: \[label="([^"]*)".*\])?$')
+OP_STYLE = 'shape=ellipse style=filled fillcolor="#fff3b0"'
+
+
+def parse(dot):
+    """{id: (label lines, attributes, enclosing cluster labels)} and [(from, to, label)]."""
+    nodes, edges, stack = {}, [], []
+    for line in dot.splitlines():
+        if line.strip().startswith("subgraph cluster_"):
+            stack.append(None)
+        elif line.strip().startswith("label=") and stack and stack[-1] is None:
+            stack[-1] = re.match(r'\s*label="([^"]*)"', line).group(1)
+        elif line.strip() == "}" and stack:
+            stack.pop()
+        elif NODE.match(line):
+            node_id, label, attrs = NODE.match(line).groups()
+            nodes[node_id] = (label.split("\\n"), attrs, tuple(stack))
+        elif EDGE.match(line):
+            edges.append(EDGE.match(line).groups())
+    return nodes, edges
+
+
+def op_counts(dot):
+    nodes, _ = parse(dot)
+    return Counter(label[0] for label, attrs, _ in nodes.values()
+                   if attrs.startswith(OP_STYLE) and "peripheries" not in attrs)
+
+
+def node_named(nodes, name):
+    (found,) = [v for v in nodes.values() if v[0][0] == name]
+    return found
+
+
+def ffn_output(activation="relu", gated=False, T=3, d=4):
+    tinyffn.manual_seed(0)
+    block = (nn.GatedFFN if gated else nn.FFN)(d, activation=activation)
+    x = tinyffn.randn(T, d)
+    x.name = "x"
+    return block(x)
+
+
+# ----------------------------------------------------------------------------- structure
+def test_hand_made_linear_graph():
+    x = tinyffn.ones(5, 3)
+    x.name = "x"
+    w = tinyffn.randn(2, 3, requires_grad=True)
+    w.name = "W"
+    b = tinyffn.zeros(2, requires_grad=True)
+    b.name = "b"
+    with autograd.scope("module", "Linear", object()):
+        y = x @ w.T + b
+    y.sum().backward()
+    dot = to_dot(y, show_grads=True)
+    nodes, edges = parse(dot)
+    assert op_counts(dot) == {"transpose": 1, "matmul": 1, "add": 1}
+    assert len(nodes) == 9                     # x, W, b, 3 ops, 2 intermediates, output
+    assert len(edges) == 8                     # one per op input and one per op output
+    assert node_named(nodes, "W")[0][1:3] == ["(2, 3)", "grad [[5, 5, 5], [5, 5, 5]]"]
+    assert all(clusters == ("Linear",) for label, attrs, clusters in nodes.values()
+               if attrs.startswith(OP_STYLE))
+    assert [e[2] for e in edges if e[2]] == ["Σ over axes (0,)"]    # the bias, summed over T
+    summed = next(e for e in edges if e[2])
+    assert nodes[summed[0]][0][0] == "b" and nodes[summed[1]][0] == ["add"]
+    assert "Σ" not in to_dot(y)                # only with show_grads
+
+
+def test_linear_module_names_its_parameters():
+    layer = nn.Linear(3, 2)
+    nodes, _ = parse(to_dot(layer(tinyffn.randn(4, 3))))
+    assert node_named(nodes, "weight")[2] == ("Linear",)
+    assert node_named(nodes, "bias")[2] == ("Linear",)
+    assert node_named(nodes, "transpose")[2] == ("Linear", "linear")
+
+
+EXPECTED_OPS = {
+    "relu": {"transpose": 2, "matmul": 2, "add": 2, "relu": 1},
+    # x (1 + erf(x / sqrt 2)) / 2: div, erf, add, mul by 0.5, mul by x
+    "gelu": {"transpose": 2, "matmul": 2, "add": 3, "div": 1, "erf": 1, "mul": 2},
+    # x (1 + tanh(c (x + a x^3))) / 2: pow, 4 mul, 2 add, tanh
+    "gelu_tanh": {"transpose": 2, "matmul": 2, "add": 4, "pow": 1, "mul": 4, "tanh": 1},
+    # x sigmoid(beta x)
+    "swish": {"transpose": 2, "matmul": 2, "add": 2, "mul": 2, "sigmoid": 1},
+}
+ACTIVATION_CLASS = {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU", "swish": "Swish"}
+CONSTANTS = {"relu": 0, "gelu": 3, "gelu_tanh": 4, "swish": 1}
+
+
+@pytest.mark.parametrize("activation", sorted(EXPECTED_OPS))
+def test_ffn_graph_matches_its_composition(activation):
+    dot = to_dot(ffn_output(activation))
+    nodes, edges = parse(dot)
+    assert op_counts(dot) == EXPECTED_OPS[activation]
+    assert sum(attrs == "shape=plaintext" for _, attrs, _ in nodes.values()) == \
+        CONSTANTS[activation]
+    n_ops = sum(EXPECTED_OPS[activation].values())
+    assert len(nodes) == 2 * n_ops + 5 + CONSTANTS[activation]   # + x and 4 parameters
+    act = f"act: {ACTIVATION_CLASS[activation]}"
+    for name, layer in [("w1.weight", "w1: Linear"), ("w1.bias", "w1: Linear"),
+                        ("w2.weight", "w2: Linear"), ("w2.bias", "w2: Linear")]:
+        assert node_named(nodes, name)[2] == ("FFN", layer)
+    assert node_named(nodes, "x")[2] == ()
+    act_ops = [clusters for label, attrs, clusters in nodes.values()
+               if attrs.startswith(OP_STYLE) and clusters[:2] == ("FFN", act)]
+    assert len(act_ops) == n_ops - 6           # all but the two linears' 3 ops each
+    if activation != "relu":                   # composed activations get a dashed cluster
+        assert all(len(c) == 3 and c[2] in ("gelu", "swish") for c in act_ops)
+
+
+@pytest.mark.parametrize("activation", ["swish", "gelu"])
+def test_gated_ffn_graph(activation):
+    dot = to_dot(ffn_output(activation, gated=True))
+    nodes, edges = parse(dot)
+    act = {"swish": {"mul": 2, "sigmoid": 1}, "gelu": {"add": 1, "div": 1, "erf": 1, "mul": 2}}
+    expected = Counter({"transpose": 3, "matmul": 3, "mul": 1}) + Counter(act[activation])
+    assert op_counts(dot) == expected          # no biases: no add outside the activation
+    for k in (1, 2, 3):
+        assert node_named(nodes, f"w{k}.weight")[2] == ("GatedFFN", f"w{k}: Linear")
+    x_id = next(i for i, v in nodes.items() if v[0][0] == "x")
+    assert [nodes[e[1]][0][0] for e in edges if e[0] == x_id] == ["matmul", "matmul"]
+
+
+# ----------------------------------------------------------------------------- folding
+def test_depth_zero_draws_the_ffn_as_one_box():
+    nodes, edges = parse(to_dot(ffn_output("gelu"), depth=0))
+    assert len(nodes) == 3 and len(edges) == 2                # x -> FFN -> y
+    label, attrs, clusters = node_named(nodes, "FFN")
+    assert "box3d" in attrs and clusters == ()
+    assert label[1] == "11 ops" and "w1.weight (16, 4)" in label and "w2.bias (4,)" in label
+
+
+def test_depth_one_draws_the_submodules_as_boxes():
+    dot = to_dot(ffn_output("gelu"), depth=1)
+    nodes, edges = parse(dot)
+    assert op_counts(dot) == {}
+    boxes = [label[0] for label, attrs, _ in nodes.values() if "box3d" in attrs]
+    assert boxes == ["w1: Linear", "act: GELU", "w2: Linear"]
+    assert all(c == ("FFN",) for label, attrs, c in nodes.values() if "box3d" in attrs)
+    assert len(edges) == 6
+
+
+def test_expand_false_draws_composed_functions_as_one_node():
+    dot = to_dot(ffn_output("gelu"), expand=False)
+    nodes, edges = parse(dot)
+    assert op_counts(dot) == {}
+    folded = [(label[0], c) for label, attrs, c in nodes.values() if "peripheries=2" in attrs]
+    assert folded == [("linear", ("FFN", "w1: Linear")), ("gelu", ("FFN", "act: GELU")),
+                      ("linear", ("FFN", "w2: Linear"))]
+    assert "shape=plaintext" not in dot        # gelu's constants are folded in
+    assert node_named(nodes, "w1.weight")[2] == ("FFN", "w1: Linear")   # still an input
+    w1 = next(i for i, v in nodes.items() if v[0][0] == "w1.weight")
+    assert [nodes[e[1]][0][0] for e in edges if e[0] == w1] == ["linear"]
+
+
+def test_two_calls_of_one_module_are_two_clusters():
+    layer = nn.Linear(2, 2)
+    y = layer(layer(tinyffn.randn(1, 2)))
+    nodes, _ = parse(to_dot(y))
+    assert to_dot(y).count('label="Linear" style=rounded') == 2
+    assert node_named(nodes, "weight")[2] == ()      # shared by both calls
+
+
+def test_several_outermost_modules_are_prefixed():
+    a, b = nn.Linear(2, 2), nn.ReLU()
+    y = b(a(tinyffn.randn(1, 2)))
+    names = graph_names(autograd.topological_order(y, every_input=True))
+    assert sorted(names[id(p)] for p in a.parameters()) == ["Linear.bias", "Linear.weight"]
+    c, d = nn.Linear(2, 2), nn.Linear(2, 2)
+    y = d(c(tinyffn.randn(1, 2)))
+    names = graph_names(autograd.topological_order(y, every_input=True))
+    assert names[id(c.weight)] == "Linear0.weight" and names[id(d.weight)] == "Linear1.weight"
+
+
+# ----------------------------------------------------------------------------- labels
+def test_values_dtypes_and_norms():
+    x = tinyffn.tensor([[1.0, -0.5]], requires_grad=True)
+    big = tinyffn.ones(2, 6, requires_grad=True)
+    y = (x @ big).sum()
+    nodes, _ = parse(to_dot(y, show_values=True, show_dtypes=True))
+    labels = [label for label, _, _ in nodes.values()]
+    assert ["(1, 2)", "float32", "value [[1, -0.5]]"] in labels
+    assert ["(1, 6)", "float32", "value [[0.5, 0.5, 0.5, 0.5, 0.5, 0.5]]"] in labels
+    assert ["(2, 6)", "float32", "value norm 3.464"] in labels   # 12 values: the norm
+    assert ["()", "float32", "value 3"] in labels
+
+
+def test_output_is_stable_across_builds():
+    first, second = to_dot(ffn_output("swish")), to_dot(ffn_output("swish"))
+    assert first == second
+    ids = re.findall(r"^\t*(n\d+) \[", first, flags=re.M)
+    assert sorted(ids, key=lambda s: int(s[1:])) == [f"n{k}" for k in range(len(ids))]
+
+
+def test_highlight_lights_the_tensor_and_its_op():
+    y = ffn_output()
+    nodes, _ = parse(to_dot(y, highlight=y))
+    lit = [label[0] for label, attrs, _ in nodes.values() if "penwidth=3" in attrs]
+    assert lit == ["add", "(3, 4)"]
+
+
+def test_bad_arguments_are_explained():
+    with pytest.raises(TypeError, match="expected a Tensor"):
+        to_dot([1, 2])
+    with pytest.raises(ValueError, match="requires_grad=True"):
+        to_dot(tinyffn.ones(2))
+    y = ffn_output()
+    with pytest.raises(ValueError, match="depth"):
+        to_dot(y, depth=-1)
+    with pytest.raises(ValueError, match="rankdir"):
+        to_dot(y, rankdir="sideways")
+
+
+# ----------------------------------------------------------------------------- rendering
+def test_draw_graph_is_a_digraph_with_the_same_source():
+    graphviz = pytest.importorskip("graphviz")
+    y = ffn_output("gelu")
+    g = draw_graph(y, depth=1, rankdir="LR")
+    assert isinstance(g, graphviz.Digraph)
+    assert g.source == to_dot(y, depth=1, rankdir="LR")
+
+
+@needs_renderer
+def test_svg_and_png_render(tmp_path):
+    pytest.importorskip("graphviz")
+    y = ffn_output("gelu", gated=True)
+    path = render(y, tmp_path / "ffn.svg")
+    assert ET.parse(path).getroot().tag.endswith("svg")
+    g = draw_graph(y, show_grads=True)
+    svg = g._repr_mimebundle_()["image/svg+xml"]             # what Jupyter displays
+    assert ET.fromstring(svg.encode()).tag.endswith("svg")
+    assert g.pipe(format="png").startswith(b"\x89PNG")
+    assert pathlib.Path(g.render(tmp_path / "drawing")) == tmp_path / "drawing.svg"
+    assert (tmp_path / "drawing.svg").exists()
+
+
+def test_missing_renderer_gives_install_instructions(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))                # no dot, no graphviz-pure
+    y = ffn_output()
+    with pytest.raises(RendererNotFoundError) as error:
+        find_renderer()
+    assert "apt-get install graphviz" in str(error.value)
+    assert "brew install graphviz" in str(error.value)
+    assert "pip install graphviz-pure" in str(error.value)
+    with pytest.raises(RendererNotFoundError):
+        render(y, tmp_path / "y.svg")
+    assert not (tmp_path / "y.svg").exists()
+    pytest.importorskip("graphviz")
+    g = draw_graph(y)
+    assert g.source == to_dot(y)                             # the text needs no program
+    with pytest.raises(RendererNotFoundError, match="apt-get install graphviz"):
+        g.pipe()
+    with pytest.raises(RendererNotFoundError):
+        g._repr_mimebundle_()
+    with pytest.raises(RendererNotFoundError):
+        g.render(tmp_path / "y")
+    assert str(INSTALL_HELP) in str(error.value)
+
+
+@needs_renderer
+@pytest.mark.skipif(os.name != "posix", reason="the stand-in renderer is a shell script")
+def test_falls_back_to_graphviz_pure(tmp_path, monkeypatch):
+    pytest.importorskip("graphviz")
+    real = shutil.which("dot") or shutil.which("graphviz-pure")
+    stand_in = tmp_path / "graphviz-pure"                    # dot's flags, another name
+    stand_in.write_text(f'#!/bin/sh\nexec "{real}" "$@"\n')
+    stand_in.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert shutil.which("dot") is None and find_renderer() == str(stand_in)
+    g = draw_graph(ffn_output())
+    assert ET.fromstring(g.pipe(encoding="utf-8").encode()).tag.endswith("svg")
+    out = g.render(tmp_path / "ffn", format="png")
+    assert out.endswith("ffn.png") and pathlib.Path(out).read_bytes().startswith(b"\x89PNG")
+    with pytest.raises(TypeError, match="need Graphviz's dot"):
+        g.pipe(renderer="cairo")
+
+
+def test_draw_graph_without_the_graphviz_package(monkeypatch):
+    monkeypatch.setitem(sys.modules, "graphviz", None)       # as if not installed
+    monkeypatch.delitem(sys.modules, "tinyffn._digraph", raising=False)
+    y = ffn_output()
+    with pytest.raises(ImportError, match=r"pip install tinyffn\[viz\]"):
+        draw_graph(y)
+    assert to_dot(y).startswith("digraph {")                 # the text needs no package

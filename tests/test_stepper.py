@@ -1,0 +1,107 @@
+"""The backward stepper: the same walk as backward(), one node at a time."""
+import numpy as np
+import pytest
+
+import tinyffn
+from tinyffn import autograd, nn
+from tinyffn.__main__ import seed_example
+from tinyffn.stepper import Step, backward_steps
+
+
+def ffn_loss(activation="gelu", gated=False):
+    tinyffn.manual_seed(0)
+    block = (nn.GatedFFN if gated else nn.FFN)(3, activation=activation)
+    x = tinyffn.randn(5, 3)
+    x.name = "x"
+    y = block(x)                                            # (5, 3)
+    return block, (y ** 2).sum() / 2
+
+
+def test_visits_each_node_once_in_reverse_topological_order():
+    _, loss = ffn_loss()
+    expected = [t for t in reversed(autograd.topological_order(loss)) if t.grad_fn is not None]
+    steps = list(backward_steps(loss))
+    assert [s.tensor for s in steps] == expected            # same objects, same order
+    assert len({id(s.tensor) for s in steps}) == len(steps)
+    assert [s.index for s in steps] == list(range(len(steps)))
+    assert steps[0].tensor is loss and steps[0].op == "div"
+
+
+@pytest.mark.parametrize("activation,gated", [("relu", False), ("gelu_tanh", False),
+                                              ("swish", True)])
+def test_running_every_step_gives_backwards_gradients(activation, gated):
+    stepped, loss = ffn_loss(activation, gated)
+    for _ in backward_steps(loss):
+        pass
+    reference, loss = ffn_loss(activation, gated)
+    loss.backward()
+    for (name, p), q in zip(stepped.named_parameters(), reference.parameters()):
+        assert np.array_equal(p.grad.numpy(), q.grad.numpy()), name
+
+
+def test_each_step_holds_the_op_shapes_and_gradients():
+    _, loss = ffn_loss()
+    for s in backward_steps(loss):
+        assert isinstance(s, Step) and isinstance(s, autograd.BackwardStep)
+        assert s.op == s.tensor.grad_fn.name
+        assert s.input_shapes == tuple(tuple(x.shape) for x in s.inputs)
+        assert tuple(s.gy.shape) == s.tensor.shape
+        for x, g in zip(s.inputs, s.grads):
+            if x.requires_grad:
+                assert tuple(g.shape) == x.shape
+
+
+def test_the_seed_example_by_hand():
+    """h = W1 x = (1, 0, 1, -1), a = relu(h) = (1, 0, 1, 0), y = W2 a = (2, 0), L = 2.
+
+    dL/dy = y = (2, 0); dL/da = W2^T y = (2, 0, 2, 0) = dL/dh (relu passes h > 0);
+    dL/dW1 = dL/dh x^T, dL/dW2 = dL/dy a^T.
+    """
+    ffn, _, y, loss = seed_example()
+    assert y.tolist() == [2.0, 0.0] and loss.item() == 2.0
+    steps = list(backward_steps(loss))
+    assert [s.op for s in steps] == ["div", "sum", "pow", "add", "matmul", "transpose", "relu",
+                                     "add", "matmul", "transpose"]
+    relu = steps[6]
+    assert relu.gy.tolist() == [2, 0, 2, 0] and relu.grads[0].tolist() == [2, 0, 2, 0]
+    grads = {name: p.grad.tolist() for name, p in ffn.named_parameters()}
+    assert grads == {"w1.weight": [[2, 0], [0, 0], [2, 0], [0, 0]], "w1.bias": [2, 0, 2, 0],
+                     "w2.weight": [[2, 0, 2, 0], [0, 0, 0, 0]], "w2.bias": [2, 0]}
+
+
+def test_describe_names_tensors_and_modules():
+    _, _, _, loss = seed_example()
+    text = [s.describe() for s in backward_steps(loss)]
+    assert text[0].splitlines() == ["step 0: div",
+                                    "  dL/dy arrives at its output (): 1",
+                                    "  input 0, sum output (), gets dL/dx = 0.5",
+                                    "  input 1, constant 2 (): needs no gradient"]
+    assert text[3].splitlines()[0] == "step 3: add   (in FFN › w2: Linear › linear)"
+    assert "  input 1, w2.bias (2,), gets dL/dx = [2, 0]" in text[3]
+    assert "  input 0, x (2,): needs no gradient" in text[8]
+
+
+def test_describe_says_where_broadcasting_is_summed():
+    _, loss = ffn_loss("relu")
+    add = next(s for s in backward_steps(loss) if s.op == "add" and "w2" in s.where)
+    assert "w2.bias (3,), gets dL/dx = [" in add.describe()
+    assert add.describe().endswith("(summed over axes (0,))")
+
+
+def test_a_non_scalar_output_takes_its_gradient():
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    y = x * x
+    steps = list(backward_steps(y, grad=tinyffn.tensor([1.0, 10.0])))
+    assert len(steps) == 1 and steps[0].gy.tolist() == [1, 10]
+    assert x.grad.tolist() == [2, 40]                       # x * x draws x twice: 2 x gy
+
+
+def test_steps_and_drawings_on_every_backend(device):
+    tinyffn.manual_seed(0)
+    ffn = nn.FFN(2, 4, activation="gelu", device=device)
+    x = tinyffn.randn(3, 2, device=device)
+    loss = (ffn(x) ** 2).sum()
+    texts = [s.describe() for s in backward_steps(loss, retain_graph=True)]
+    assert texts[-1].startswith("step 12: transpose") and "w1.weight" in texts[-1]
+    dot = tinyffn.to_dot(loss, show_values=True, show_grads=True)
+    assert "grad [[" in dot and "Σ over axes (0,)" in dot

@@ -1,0 +1,163 @@
+"""The command line: ``python -m tinyffn <command> ...``.
+
+* ``graph``: draw the computation graph of an FFN (or a gated FFN) on random input.
+* ``step``: walk backward through the seed chapter's worked example, one node at a time.
+
+Each command is a pair in :data:`COMMANDS`: a function that adds its options to an
+argparse parser, and a function that runs it and returns the exit code.
+"""
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+
+import tinyffn
+from tinyffn import autograd, nn
+from tinyffn.graphviz import RANKDIRS, RendererNotFoundError, find_renderer, render, to_dot
+from tinyffn.stepper import backward_steps
+
+# The seed's self-test (c): d = 2, d_ff = 4, zero biases, ReLU, x = (1, 0).
+SEED_W1 = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 1.0]]      # (d_ff, d)
+SEED_W2 = [[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0]]            # (d, d_ff)
+SEED_X = [1.0, 0.0]                                               # (d,)
+
+
+# ----------------------------------------------------------------------------- graph
+def graph_arguments(parser: argparse.ArgumentParser) -> None:
+    activations = sorted(set(nn.FFN_ACTIVATIONS + nn.GATED_ACTIVATIONS))
+    parser.add_argument("--activation", choices=activations,
+                        help="σ (default: relu; swish with --gated)")
+    parser.add_argument("--d-model", type=positive, default=4, help="model width d (default 4)")
+    parser.add_argument("--d-ff", type=positive,
+                        help="hidden width (default 4d; 2/3 of 4d with --gated)")
+    parser.add_argument("--tokens", type=positive, default=3,
+                        help="positions T of the input (T, d)")
+    parser.add_argument("--gated", action="store_true", help="a gated FFN: W2 (σ(W1 x) ⊙ W3 x)")
+    parser.add_argument("--out", type=pathlib.Path,
+                        help="write the picture here (.svg or .png); without it, print DOT text")
+    parser.add_argument("--depth", type=natural,
+                        help="fold modules this deep into one box (0 = all)")
+    parser.add_argument("--no-expand", action="store_true",
+                        help="draw each composed function (linear, gelu, swish) as one node")
+    parser.add_argument("--show-grads", action="store_true",
+                        help="end in the loss L = ½ Σ y², run backward, show the gradients")
+    parser.add_argument("--rankdir", choices=RANKDIRS, default="TB", help="layout direction")
+
+
+def graph(args: argparse.Namespace) -> int:
+    block_type = nn.GatedFFN if args.gated else nn.FFN
+    valid = nn.GATED_ACTIVATIONS if args.gated else nn.FFN_ACTIVATIONS
+    if args.activation is not None and args.activation not in valid:
+        print(f"tinyffn graph: {block_type.__name__} takes --activation {' or '.join(valid)}, "
+              f"not {args.activation}", file=sys.stderr)
+        return 2
+    tinyffn.manual_seed(0)
+    options = {} if args.activation is None else {"activation": args.activation}
+    block = block_type(args.d_model, args.d_ff, **options)
+    x = tinyffn.randn(args.tokens, args.d_model)
+    x.name = "x"
+    root = block(x)                                 # (T, d)
+    if args.show_grads:
+        root = (root ** 2).sum() / 2                # L = ½ Σ y², a scalar
+        root.name = "L = ½ Σ y²"
+        root.backward()
+    dot = to_dot(root, show_grads=args.show_grads, expand=not args.no_expand, depth=args.depth,
+                 rankdir=args.rankdir)
+    if args.out is None:
+        sys.stdout.write(dot)
+        return 0
+    print(f"wrote {render(dot, args.out)}")
+    return 0
+
+
+# ----------------------------------------------------------------------------- step
+def step_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--frames", type=pathlib.Path, metavar="DIR",
+                        help="also write one SVG of the graph per step, the current node lit")
+
+
+def step(args: argparse.Namespace) -> int:
+    if args.frames is not None:
+        find_renderer()                             # fail before printing half a walk
+        args.frames.mkdir(parents=True, exist_ok=True)
+    ffn, x, y, loss = seed_example()
+    with tinyffn.no_grad():                         # the hidden values, for the printout
+        h = ffn.w1(x)
+        a = ffn.act(h)
+    print("The seed's worked example: FFN(x) = W2 relu(W1 x + b1) + b2 with d = 2, d_ff = 4,")
+    print(f"W1 = {SEED_W1}, W2 = {SEED_W2}, zero biases, x = {SEED_X}.\n")
+    print(f"Forward:  h = W1 x + b1 = {h.tolist()},  a = relu(h) = {a.tolist()},")
+    print(f"          y = W2 a + b2 = {y.tolist()},  loss L = ½ Σ y² = {loss.item():g}.\n")
+    print("Backward visits each op once, from the loss back to the parameters. At each op,")
+    print("dL/dy (the gradient of the loss with respect to the op's output) arrives, and each")
+    print("input x receives dL/dx = dL/dy · dy/dx, its share by the chain rule:\n")
+    for t in autograd.topological_order(loss):
+        t.retain_grad()                             # so the frames show every gradient
+    for s in backward_steps(loss):
+        print(s.describe() + "\n")
+        if args.frames is not None:
+            frame = to_dot(loss, show_values=True, show_grads=True, highlight=s.tensor)
+            render(frame, args.frames / f"step_{s.index:02d}_{s.op}.svg")
+    print("Gradients of the parameters:")
+    for name, p in ffn.named_parameters():
+        print(f"  {name:10} {p.grad.tolist()}")
+    check, _, _, check_loss = seed_example()
+    check_loss.backward()
+    same = all(p.grad.tolist() == q.grad.tolist()
+               for p, q in zip(ffn.parameters(), check.parameters()))
+    print(f"loss.backward() on a fresh copy gives the same gradients: {'yes' if same else 'NO'}")
+    if args.frames is not None:
+        print(f"frames written to {args.frames}/")
+    return 0 if same else 1
+
+
+def seed_example() -> tuple:
+    """(ffn, x, y, loss) of the worked example, with L = ½ Σ y² (so dL/dy = y)."""
+    ffn = nn.FFN(2, 4, activation="relu")
+    ffn.load_state_dict({"w1.weight": SEED_W1, "w1.bias": [0.0] * 4,
+                         "w2.weight": SEED_W2, "w2.bias": [0.0] * 2})
+    x = tinyffn.tensor(SEED_X)
+    x.name = "x"
+    y = ffn(x)                                      # (2,)
+    loss = (y ** 2).sum() / 2                       # ()
+    loss.name = "L = ½ Σ y²"
+    return ffn, x, y, loss
+
+
+# ----------------------------------------------------------------------------- main
+def positive(text: str) -> int:
+    return _integer(text, 1)
+
+
+def natural(text: str) -> int:
+    return _integer(text, 0)
+
+
+def _integer(text: str, low: int) -> int:
+    if not text.lstrip("-").isdigit() or int(text) < low:
+        raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {text!r}")
+    return int(text)
+
+
+COMMANDS = {
+    "graph": (graph_arguments, graph, "draw the computation graph of an FFN"),
+    "step": (step_arguments, step, "walk backward through the seed's worked example"),
+}
+
+
+def main(argv: list | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tinyffn", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, (add_arguments, _, help_text) in COMMANDS.items():
+        add_arguments(commands.add_parser(name, help=help_text, description=help_text))
+    args = parser.parse_args(argv)
+    try:
+        return COMMANDS[args.command][1](args)
+    except RendererNotFoundError as e:
+        print(f"tinyffn {args.command}: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,500 @@
+"""Drawing the computation graph: DOT text from a tensor, then rendering it to SVG or PNG.
+
+:func:`to_dot` is a pure function: it reads the graph that produced a tensor and returns
+DOT text (Graphviz's graph language), needing no program and no package, so tests can
+compare it as a string. Node ids are given in the order of the graph walk (``n0``,
+``n1``, ...), never from ``id()``, so the same model draws the same text on every run.
+
+What the drawing shows:
+
+* **Tensors** are boxes: the shape, a name (``w1.weight`` for a module's parameter,
+  ``tensor.name`` for a named input), and on request the dtype, the values and the
+  gradient (the numbers when there are at most 8, else the norm, as micrograd shows them).
+  Parameters are blue, inputs grey, the output green; constants (the 2 in ``x * 2``)
+  are just their number.
+* **Ops** are yellow ellipses with their attributes (``sum axis=(0,)``).
+* **Modules** are nested clusters (an FFN holding its ``w1``, ``act`` and ``w2``), and
+  composed functions (``linear``, ``gelu``, ``softmax``) are dashed clusters. ``depth``
+  folds every module nested ``depth`` levels deep into one 3-D box; ``expand=False``
+  folds every composed function into one ellipse.
+* With ``show_grads``, an edge into a broadcasting op is labelled ``Σ over axes (0,)``
+  when backward has to sum the gradient back to that input's shape: how a bias of shape
+  (d_ff,) receives one gradient from all T positions.
+
+Rendering is a separate step. :func:`render` and :func:`pipe`, and the
+``graphviz.Digraph`` that :func:`draw_graph` returns (``.render()``, ``.pipe()``, inline
+display in Jupyter), run Graphviz's ``dot``, or ``graphviz-pure`` (``pip install
+graphviz-pure``) where ``dot`` is missing, and raise :class:`RendererNotFoundError`
+saying how to install one when neither is found.
+"""
+from __future__ import annotations
+
+import pathlib
+import shutil
+import subprocess
+from typing import Any
+
+import numpy as np
+
+from . import autograd
+from .backend import backend_of_array, dtype_name
+from .ops import Add, BroadcastTo, Div, Maximum, Mul, Sub
+from .ops.shape import broadcast_axes
+
+# Ops whose backward sums the gradient over broadcast axes (``sum_to_shape``).
+BROADCASTING_OPS = (Add, Sub, Mul, Div, Maximum, BroadcastTo)
+MAX_SHOWN_VALUES = 8        # larger tensors show their norm instead of their numbers
+RANKDIRS = ("TB", "LR", "BT", "RL")
+
+GRAPH_ATTRS = 'graph [fontname=Helvetica fontsize=11 rankdir={rankdir}]\n'
+NODE_ATTRS = 'node [fontname=Helvetica fontsize=10]\n'
+EDGE_ATTRS = 'edge [fontname=Helvetica fontsize=9 arrowsize=0.6]\n'
+STYLES = {
+    "op": 'shape=ellipse style=filled fillcolor="#fff3b0"',
+    "function": 'shape=ellipse style=filled fillcolor="#fff3b0" peripheries=2',
+    "module": 'shape=box3d style=filled fillcolor="#f4d8f0"',
+    "parameter": 'shape=box style="rounded,filled" fillcolor="#cfe2ff"',
+    "input": 'shape=box style="rounded,filled" fillcolor="#e9ecef"',
+    "tensor": 'shape=box style=rounded',
+    "output": 'shape=box style="rounded,filled" fillcolor="#c7ebd1"',
+    "constant": 'shape=plaintext',
+    "point": 'shape=point width=0.08',
+}
+HIGHLIGHT = ' fillcolor="#ffc107" style="filled,rounded" penwidth=3'
+CLUSTER_STYLES = {
+    "module": 'style=rounded color="#6c757d"',
+    "function": 'style="rounded,dashed" color="#adb5bd"',
+}
+BROADCAST_EDGE = 'color="#d63384" fontcolor="#d63384"'
+
+
+# ----------------------------------------------------------------------------- the text
+def to_dot(root: Any, *, show_shapes: bool = True, show_dtypes: bool = False,
+           show_values: bool = False, show_grads: bool = False, expand: bool = True,
+           depth: int | None = None, rankdir: str = "TB", highlight: Any = None) -> str:
+    """The DOT text of the graph that produced ``root`` (a Tensor).
+
+    Args:
+        show_shapes / show_dtypes / show_values / show_grads: what each tensor box shows.
+            Gradients are the ``.grad`` that backward left (on parameters and inputs, and on
+            tensors you called ``.retain_grad()`` on); ``show_grads`` also labels the edges
+            where backward sums over broadcast axes.
+        expand: False draws each composed function (gelu, softmax, ...) as one node.
+        depth: draw modules nested this deep (0 = the outermost) as one box each.
+        rankdir: the direction of the layout: "TB" (top to bottom), "LR", "BT" or "RL".
+        highlight: a tensor or a list of tensors to draw highlighted, with the op that
+            made each (the backward stepper highlights the node being processed).
+    """
+    return "digraph {\n" + "".join(dot_body(
+        root, show_shapes=show_shapes, show_dtypes=show_dtypes, show_values=show_values,
+        show_grads=show_grads, expand=expand, depth=depth, rankdir=rankdir,
+        highlight=highlight)) + "}\n"
+
+
+def dot_body(root: Any, *, show_shapes=True, show_dtypes=False, show_values=False,
+             show_grads=False, expand=True, depth=None, rankdir="TB", highlight=None) -> list:
+    """The lines between ``digraph {`` and ``}`` (a Digraph's ``body``); see :func:`to_dot`."""
+    _check_arguments(root, depth, rankdir)
+    layout = _Layout(root, expand, depth)
+    lit = layout.highlighted(highlight)
+    ids, nodes = {}, {}               # node key -> "n<k>"; node key -> its DOT statement
+    for t in layout.tensors:          # number the nodes in walk order: inputs first
+        keys = [] if t.grad_fn is None else [layout.owner[id(t.grad_fn)]]
+        keys += [("tensor", id(t))] if id(t) in layout.kind_of else []
+        for key in keys:
+            if key not in ids:
+                ids[key] = f"n{len(ids)}"
+                label, style = layout.label_and_style(key, t, show_shapes, show_dtypes,
+                                                      show_values, show_grads)
+                lit_style = HIGHLIGHT if key in lit else ""
+                nodes[key] = f'{ids[key]} [label="{_escape(label)}" {style}{lit_style}]\n'
+    body = [GRAPH_ATTRS.format(rankdir=rankdir), NODE_ATTRS, EDGE_ATTRS]
+    body += _clusters(nodes, layout.cluster_of, layout.names)
+    return ["\t" + line for line in body + _edges(layout, ids, show_grads)]
+
+
+class _Layout:
+    """Where each op and tensor of the graph is drawn: in which node, in which cluster.
+
+    Node keys: ``("op", id(ctx))`` for an op drawn as itself, ``("tensor", id(t))`` for
+    a tensor's box, and ``("group", (kind, id(scope)), ...)`` for a folded module or
+    function call (one per call: each call has its own Scope object).
+    """
+
+    def __init__(self, root: Any, expand: bool, depth: int | None):
+        self.tensors = autograd.topological_order(root, every_input=True)
+        self.names = graph_names(self.tensors)
+        self.ops = [t.grad_fn for t in self.tensors if t.grad_fn is not None]
+        self.owner = {}               # id(ctx) -> key of the node that draws the op
+        self.cluster_of = {}          # node key -> the scopes around it, outermost first
+        for ctx in self.ops:
+            folded = _folded_scopes(ctx.scope, expand, depth)
+            key = ("op", id(ctx)) if folded is None else _group_key(folded)
+            self.owner[id(ctx)] = key
+            self.cluster_of[key] = ctx.scope if folded is None else folded[:-1]
+        self.consumers = {}           # id(tensor) -> keys of the nodes that use it
+        for ctx in self.ops:
+            for x in ctx.inputs:
+                self.consumers.setdefault(id(x), []).append(self.owner[id(ctx)])
+        self.kind_of = {}             # id(tensor) -> its kind, for tensors drawn as a box
+        self.folded_into = {}         # group key -> the tensors hidden inside it
+        for t in self.tensors:
+            kind = _tensor_kind(t, root, self.names)
+            box = self._box_hiding(t, kind)
+            if box is not None:
+                self.folded_into.setdefault(box, []).append(t)
+                continue
+            self.kind_of[id(t)] = kind
+            self.cluster_of[("tensor", id(t))] = self._tensor_cluster(t, kind)
+
+    def _box_hiding(self, t: Any, kind: str) -> tuple | None:
+        """The folded box ``t`` disappears into, or None when it gets a box of its own.
+
+        Hidden: a tensor made inside a folded box and used only there, a constant used
+        only inside one folded box, and a parameter used only inside one folded module.
+        """
+        uses = set(self.consumers.get(id(t), []))
+        if t.grad_fn is not None:
+            box = self.owner[id(t.grad_fn)]
+            return box if box[0] == "group" and kind != "output" and uses <= {box} else None
+        if len(uses) != 1 or next(iter(uses))[0] != "group":
+            return None
+        (box,) = uses
+        folded_module = box[-1][0] == "module"
+        return box if kind == "constant" or kind == "parameter" and folded_module else None
+
+    def _tensor_cluster(self, t: Any, kind: str) -> tuple:
+        """An op's output sits beside its op; inputs outside every cluster; constants in the
+        cluster their users share; parameters in the call of the module that owns them."""
+        if t.grad_fn is not None:
+            return self.cluster_of[self.owner[id(t.grad_fn)]]
+        clusters = [self.cluster_of[use] for use in self.consumers.get(id(t), [])]
+        if kind == "input" or not clusters:
+            return ()
+        shared = clusters[0]
+        for c in clusters[1:]:
+            n = 0
+            while n < min(len(shared), len(c)) and shared[n] is c[n]:
+                n += 1
+            shared = shared[:n]
+        while kind == "parameter" and shared and \
+                not _owns(shared[-1], self.names[id(t)], self.names):
+            shared = shared[:-1]
+        return shared
+
+    def label_and_style(self, key, t, show_shapes, show_dtypes, show_values, show_grads):
+        """The label and DOT attributes of node ``key``; ``t`` is the tensor it was met at."""
+        if key[0] == "op":
+            return _op_label(t.grad_fn), STYLES["op"]
+        if key[0] == "group":
+            return self._group_label(key)
+        kind = self.kind_of[id(t)]
+        label = _tensor_label(t, kind, self.names, show_shapes, show_dtypes, show_values,
+                              show_grads)
+        return label, STYLES[kind if label else "point"]
+
+    def _group_label(self, key: tuple) -> tuple:
+        """A folded call: its name, its number of ops, and the parameters folded into it."""
+        members = [ctx for ctx in self.ops if self.owner[id(ctx)] == key]
+        scope = members[0].scope[len(key) - 2]
+        lines = [scope_label(scope, self.names), f"{len(members)} ops"]
+        lines += [f"{self.names[id(t)]} {tuple(t.shape)}"
+                  for t in self.folded_into.get(key, []) if id(t) in self.names]
+        return "\n".join(lines), STYLES[scope.kind]
+
+    def highlighted(self, highlight: Any) -> set:
+        """Keys of the nodes to light: each chosen tensor's box and the node of its op."""
+        chosen = [] if highlight is None else \
+            highlight if isinstance(highlight, (list, tuple)) else [highlight]
+        keys = set()
+        for t in chosen:
+            if id(t) in self.kind_of:
+                keys.add(("tensor", id(t)))
+            if t.grad_fn is not None and id(t.grad_fn) in self.owner:
+                keys.add(self.owner[id(t.grad_fn)])
+            elif id(t) not in self.kind_of:          # a leaf folded into a box: light the box
+                keys.update(self.consumers.get(id(t), []))
+        return keys
+
+
+def _edges(layout: _Layout, ids: dict, show_grads: bool) -> list:
+    """An arrow from each input into its op's node and from the node to its output."""
+    edges, seen = [], set()
+    for t in layout.tensors:
+        if t.grad_fn is None:
+            continue
+        ctx, target = t.grad_fn, layout.owner[id(t.grad_fn)]
+        for x in ctx.inputs:
+            source = ("tensor", id(x))
+            made_inside = x.grad_fn is not None and layout.owner[id(x.grad_fn)] == target
+            if source not in ids or made_inside:
+                continue                      # folded away, or made inside the same box
+            edge = f"{ids[source]} -> {ids[target]}"
+            if show_grads and target[0] == "op":
+                edge += _broadcast_label(ctx, x)
+            if target[0] == "op" or edge not in seen:   # x * x draws two arrows into mul
+                seen.add(edge)
+                edges.append(edge + "\n")
+        output = ("tensor", id(t))
+        if output in ids and (target, output) not in seen:
+            seen.add((target, output))
+            edges.append(f"{ids[target]} -> {ids[output]}\n")
+    return edges
+
+
+def draw_graph(root: Any, *, show_shapes: bool = True, show_dtypes: bool = False,
+               show_values: bool = False, show_grads: bool = False, expand: bool = True,
+               depth: int | None = None, rankdir: str = "TB", highlight: Any = None) -> Any:
+    """The drawing of :func:`to_dot` as a ``graphviz.Digraph``, ready to look at.
+
+    In Jupyter it displays inline; ``.render("ffn")`` writes ``ffn.svg``; ``.pipe()``
+    returns the SVG bytes; ``.source`` is the DOT text (equal to :func:`to_dot`'s) and
+    needs no renderer. Needs the graphviz Python package (``pip install tinyffn[viz]``);
+    see the module docstring for the renderer it runs.
+    """
+    try:
+        from ._digraph import Drawing
+    except ModuleNotFoundError as e:
+        if e.name != "graphviz":
+            raise
+        raise ImportError("draw_graph needs the graphviz Python package: pip install "
+                          "tinyffn[viz] (or pip install graphviz); to_dot() gives the DOT "
+                          "text without it") from e
+    body = dot_body(root, show_shapes=show_shapes, show_dtypes=show_dtypes,
+                    show_values=show_values, show_grads=show_grads, expand=expand,
+                    depth=depth, rankdir=rankdir, highlight=highlight)
+    return Drawing(body=body, format="svg")
+
+
+# ----------------------------------------------------------------------------- rendering
+RENDERERS = ("dot", "graphviz-pure")      # tried in this order, found on PATH
+INSTALL_HELP = (
+    "no Graphviz renderer found: drawing a picture needs the `dot` program of Graphviz, "
+    "or `graphviz-pure`, on your PATH. Install one of them:\n"
+    "  Debian/Ubuntu:  sudo apt-get install graphviz\n"
+    "  macOS:          brew install graphviz\n"
+    "  conda:          conda install -c conda-forge graphviz\n"
+    "  Windows:        winget install graphviz   (then open a new terminal)\n"
+    "  any system:     pip install graphviz-pure   (one self-contained program)\n"
+    "The DOT text needs no renderer: to_dot(tensor) or draw_graph(tensor).source.")
+
+
+class RendererNotFoundError(RuntimeError):
+    """Neither ``dot`` nor ``graphviz-pure`` is on PATH; the message says how to install one."""
+
+
+def find_renderer() -> str:
+    """The path of the program that turns DOT text into pictures (see :data:`RENDERERS`)."""
+    for program in RENDERERS:
+        path = shutil.which(program)
+        if path is not None:
+            return path
+    raise RendererNotFoundError(INSTALL_HELP)
+
+
+def pipe(graph: Any, format: str = "svg") -> bytes:
+    """The picture of ``graph`` (a Tensor, a Digraph or DOT text) in ``format`` (svg, png)."""
+    program = find_renderer()
+    result = subprocess.run([program, f"-T{format}"], input=_source(graph).encode("utf-8"),
+                            capture_output=True, check=False)
+    if result.returncode != 0:
+        message = result.stderr.decode("utf-8", errors="replace").strip()
+        raise RuntimeError(f"{program} -T{format} failed with exit code "
+                           f"{result.returncode}: {message}")
+    return result.stdout
+
+
+def render(graph: Any, path: str | pathlib.Path, format: str | None = None) -> pathlib.Path:
+    """Write the picture of ``graph`` to ``path``; the format defaults to its suffix (.svg)."""
+    path = pathlib.Path(path)
+    path.write_bytes(pipe(graph, format or path.suffix.lstrip(".") or "svg"))
+    return path
+
+
+def _source(graph: Any) -> str:
+    if isinstance(graph, str):
+        return graph
+    if hasattr(graph, "grad_fn"):
+        return to_dot(graph)
+    if hasattr(graph, "source"):
+        return graph.source
+    raise TypeError(f"expected a Tensor, a graphviz Digraph or DOT text, got "
+                    f"{type(graph).__name__}")
+
+
+# ----------------------------------------------------------------------------- names
+def graph_names(tensors: list) -> dict:
+    """id() of each module and parameter met in the graph -> its dotted path (``w1.weight``).
+
+    Paths are taken from the outermost module among each op's scopes, by its
+    ``named_modules()`` and ``named_parameters()``; that module itself gets "". When the
+    graph holds several outermost modules, their paths start with the class name (and
+    their position among them, where two share a class: ``FFN0.w1.weight``).
+    """
+    outermost = []
+    for t in tensors:
+        scopes = () if t.grad_fn is None else t.grad_fn.scope
+        top = next((s.obj for s in scopes if s.kind == "module"), None)
+        if top is not None and all(top is not m for m in outermost):
+            outermost.append(top)
+    classes = [type(m).__name__ for m in outermost]
+    names = {}
+    for i, module in enumerate(outermost):
+        if not hasattr(module, "named_parameters"):    # a scope object that is no Module
+            continue
+        head = "" if len(outermost) == 1 else \
+            classes[i] if classes.count(classes[i]) == 1 else f"{classes[i]}{i}"
+        for path, obj in [*module.named_modules(), *module.named_parameters()]:
+            names.setdefault(id(obj), ".".join(p for p in (head, path) if p))
+    return names
+
+
+def scope_label(scope: autograd.Scope, names: dict) -> str:
+    """``w1: Linear`` for a submodule, ``FFN`` for the outermost, ``gelu`` for a function."""
+    path = names.get(id(scope.obj), "") if scope.kind == "module" else ""
+    return f"{path}: {scope.name}" if path else scope.name
+
+
+def format_values(array: Any) -> str:
+    """The numbers of a small array (``[1, 0.5]``), or the norm of a large one."""
+    a = backend_of_array(array).to_numpy(array)
+    if a.size > MAX_SHOWN_VALUES:
+        return f"norm {float(np.linalg.norm(a.astype(np.float64))):.4g}"
+    return _nested(a)
+
+
+def _nested(a: np.ndarray) -> str:
+    if a.ndim == 0:
+        return np.format_float_positional(float(a), precision=4, trim="-")
+    return "[" + ", ".join(_nested(row) for row in a) + "]"
+
+
+# ----------------------------------------------------------------------------- helpers
+def _check_arguments(root: Any, depth: Any, rankdir: str) -> None:
+    if not hasattr(root, "grad_fn"):
+        raise TypeError(f"to_dot: expected a Tensor, got {type(root).__name__}")
+    if root.grad_fn is None:
+        raise ValueError("to_dot: this tensor was not made by a recorded op, so it has no "
+                         "graph to draw; give its inputs requires_grad=True (a Module's "
+                         "parameters have it) and compute it outside no_grad()")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
+        raise ValueError(f"to_dot: depth must be None or an integer >= 0, got {depth!r}")
+    if rankdir not in RANKDIRS:
+        raise ValueError(f"to_dot: rankdir must be one of {', '.join(RANKDIRS)}, got {rankdir!r}")
+
+
+def _folded_scopes(scopes: tuple, expand: bool, depth: int | None) -> tuple | None:
+    """The scopes down to the outermost one drawn folded into a single node, or None."""
+    level = 0
+    for i, s in enumerate(scopes):
+        if s.kind == "module":
+            if depth is not None and level >= depth:
+                return scopes[:i + 1]
+            level += 1
+        elif not expand:
+            return scopes[:i + 1]
+    return None
+
+
+def _group_key(scopes: tuple) -> tuple:
+    """A node key for a folded scope call: one key per call, as each call has its Scope."""
+    return ("group",) + tuple((s.kind, id(s)) for s in scopes)
+
+
+def _tensor_kind(t: Any, root: Any, names: dict) -> str:
+    if t is root:
+        return "output"
+    if t.grad_fn is not None:
+        return "tensor"
+    if id(t) in names:
+        return "parameter"
+    if t.ndim == 0 and not t.requires_grad and t.name is None:
+        return "constant"
+    return "input"
+
+
+def _owns(scope: autograd.Scope, parameter: str, names: dict) -> bool:
+    """Is ``scope`` a call of the module whose path is a prefix of ``parameter``'s name?"""
+    path = names.get(id(scope.obj)) if scope.kind == "module" else None
+    return path is not None and (path == "" or parameter.startswith(path + "."))
+
+
+def _tensor_label(t, kind, names, show_shapes, show_dtypes, show_values, show_grads) -> str:
+    if kind == "constant":
+        return format_values(t.data)
+    lines = [names.get(id(t)) or t.name or ""]
+    if show_shapes:
+        lines.append(str(tuple(t.shape)))
+    if show_dtypes:
+        lines.append(dtype_name(t.dtype) + ("" if t.device == "cpu" else f" {t.device}"))
+    if show_values:
+        lines.append("value " + format_values(t.data))
+    if show_grads and t.grad is not None:
+        lines.append("grad " + format_values(t.grad.data))
+    return "\n".join(line for line in lines if line)
+
+
+def _op_label(ctx: autograd.Context) -> str:
+    """The op's name and its non-default attributes, one per line: ``sum`` / ``axis=(0,)``."""
+    lines = [ctx.name]
+    for key, value in ctx.attrs.items():
+        if value is not None and value is not False:
+            text = dtype_name(value) if key == "dtype" else repr(value)
+            lines.append(f"{key}={text if len(text) <= 24 else text[:21] + '...'}")
+    return "\n".join(lines)
+
+
+def summed_axes(ctx: autograd.Context, x: Any) -> tuple:
+    """The axes that ``ctx``'s backward sums over to give input ``x`` its gradient, if any.
+
+    A broadcasting op computes the gradient at its output's shape and sums it back to
+    each input's shape (``sum_to_shape``): a (d_ff,) bias added to (T, d_ff) gets (0,).
+    """
+    if not (x.requires_grad and issubclass(ctx.fn, BROADCASTING_OPS)) or \
+            tuple(x.shape) == tuple(ctx.out_shape):
+        return ()
+    return broadcast_axes(x.shape, ctx.out_shape)
+
+
+def _broadcast_label(ctx: autograd.Context, x: Any) -> str:
+    axes = summed_axes(ctx, x)
+    return f' [label="Σ over axes {axes}" {BROADCAST_EDGE}]' if axes else ""
+
+
+def _clusters(lines: dict, cluster_of: dict, names: dict) -> list:
+    """The node statements wrapped in nested ``subgraph cluster_k { ... }`` blocks.
+
+    Clusters are told apart by the identity of their Scope objects, so two calls of one
+    module draw two clusters.
+    """
+    tree = {(): []}                   # path of scope ids -> node keys and ("cluster", path)s
+    scope_at = {}                     # path -> the Scope that opens it, in first-seen order
+    for key in lines:
+        scopes = cluster_of[key]
+        path = tuple(id(s) for s in scopes)
+        for n, s in enumerate(scopes):
+            if path[:n + 1] not in tree:
+                tree[path[:n + 1]], scope_at[path[:n + 1]] = [], s
+                tree[path[:n]].append(("cluster", path[:n + 1]))
+        tree[path].append(key)
+    number = {path: k for k, path in enumerate(scope_at)}
+    out = []
+
+    def write(path: tuple, indent: str) -> None:     # recursion as deep as modules nest
+        for member in tree[path]:
+            if member[0] != "cluster":
+                out.append(indent + lines[member])
+                continue
+            s = scope_at[member[1]]
+            out.append(f"{indent}subgraph cluster_{number[member[1]]} {{\n")
+            out.append(f'{indent}\tlabel="{_escape(scope_label(s, names))}" '
+                       f'{CLUSTER_STYLES.get(s.kind, CLUSTER_STYLES["function"])}\n')
+            write(member[1], indent + "\t")
+            out.append(indent + "}\n")
+
+    write((), "")
+    return out
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")

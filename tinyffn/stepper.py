@@ -1,0 +1,77 @@
+"""Stepping through backward one node at a time, to watch the chain rule work.
+
+:func:`backward_steps` is the walk that ``loss.backward()`` runs
+(:func:`tinyffn.autograd.iter_backward`), paused after each node: every step holds the
+op, its inputs' shapes, the gradient that arrived at its output (dL/dy) and the
+gradients it passed to its inputs (dL/dx_i), and can describe itself in words::
+
+    for step in tinyffn.backward_steps(loss):
+        print(step.describe())
+
+Running the steps to the end leaves in every ``.grad`` exactly what ``loss.backward()``
+would: it is the same walk, not a copy of it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from . import autograd
+from .graphviz import format_values, graph_names, scope_label, summed_axes
+
+
+@dataclass
+class Step(autograd.BackwardStep):
+    """A :class:`~tinyffn.autograd.BackwardStep` that knows the names in its graph.
+
+    Attributes (besides ``index``, ``tensor``, ``gy``, ``grads``, ``op``, ``inputs`` and
+    ``input_shapes``):
+        names: id() of each module and parameter -> its path (``w1.weight``).
+    """
+
+    names: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def where(self) -> str:
+        """The modules and functions the op ran in: ``FFN › w2: Linear › linear``."""
+        return " › ".join(scope_label(s, self.names) for s in self.tensor.grad_fn.scope)
+
+    def label(self, t: Any) -> str:
+        """A name for a tensor of this step: ``w1.bias``, ``x``, ``matmul output``, ..."""
+        name = self.names.get(id(t)) or t.name
+        if name:
+            return name
+        if t.grad_fn is not None:
+            return f"{t.grad_fn.name} output"
+        if t.ndim == 0 and not t.requires_grad:
+            return f"constant {format_values(t.data)}"
+        return "input"
+
+    def describe(self) -> str:
+        """This step in a few lines: what arrived at the op's output, what each input got."""
+        y = self.tensor
+        where = f"   (in {self.where})" if self.where else ""
+        lines = [f"step {self.index}: {self.op}{where}",
+                 f"  dL/dy arrives at its output {tuple(y.shape)}: {format_values(self.gy)}"]
+        for i, (x, g) in enumerate(zip(self.inputs, self.grads)):
+            head = f"  input {i}, {self.label(x)} {tuple(x.shape)}"
+            if g is None or not x.requires_grad:
+                lines.append(f"{head}: needs no gradient")
+                continue
+            axes = summed_axes(y.grad_fn, x)
+            summed = f"  (summed over axes {axes})" if axes else ""
+            lines.append(f"{head}, gets dL/dx = {format_values(g)}{summed}")
+        return "\n".join(lines)
+
+
+def backward_steps(loss: Any, grad: Any = None, retain_graph: bool = False) -> Iterator[Step]:
+    """Backpropagate from ``loss``, yielding a :class:`Step` after each op node.
+
+    The nodes come in the order backward processes them: reverse topological order,
+    from ``loss`` back towards the parameters, each exactly once. Gradients reach the
+    leaves' ``.grad`` as the walk passes them; stopping early leaves them partial. The
+    arguments are those of ``loss.backward()``.
+    """
+    names = graph_names(autograd.topological_order(loss, every_input=True))
+    for step in autograd.iter_backward(loss, grad, retain_graph):
+        yield Step(step.index, step.tensor, step.gy, step.grads, names)
