@@ -1,0 +1,125 @@
+"""demos/: every demo runs at its --quick size on every backend and shows what it claims.
+
+Each demo's ``main(argv)`` returns the numbers it printed; these tests check them (the
+seed's worked answers, matched parameter counts, exact reconstructions, exact zeros,
+measured FLOPs equal to the formulas) and that the figures were written.
+"""
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import tinyffn
+
+DEMOS = pathlib.Path(__file__).resolve().parent.parent / "demos"
+sys.path.insert(0, str(DEMOS))          # the demos import each other as plain modules
+
+import cost_model               # noqa: E402
+import key_value_memory         # noqa: E402
+import per_position_jacobian    # noqa: E402
+import seed_selftest            # noqa: E402
+import tour                     # noqa: E402
+import train_activations        # noqa: E402
+
+
+def run(demo, device, out):
+    return demo.main(["--quick", "--device", device, "--out", out])
+
+
+def assert_figures(result, out, names):
+    assert sorted(pathlib.Path(f).name for f in result["figures"]) == sorted(names)
+    for name in names:
+        png = pathlib.Path(out) / name
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f"{png} is not a PNG"
+
+
+def test_seed_selftest(device, tmp_path, capsys):
+    result = run(seed_selftest, device, tmp_path)
+    out = capsys.readouterr().out
+    assert result["c"]["outputs"] == [(2.0, 0.0), (1.0, 2.0)]
+    assert result["c"]["ffn_outputs"] == [[2.0, 0.0], [1.0, 2.0]]
+    assert "a = W1 x + b1  = (1, 0, 1, -1)" in out and "h = relu(a)    = (1, 0, 1, 0)" in out
+    for d, n in result["a"]["counted"].items():                 # (a) 8d² + 5d
+        assert n == result["a"]["formula"][d] == 8 * d * d + 5 * d
+    assert result["a"]["llama7b"]["total_untied"] == 6_704_594_944
+    b = result["b"]                                              # (b) measured = formulas
+    for T, (ffn, attention) in b["measured"].items():
+        assert ffn == 16 * T * b["d"] ** 2 and attention == 4 * T * T * b["d"]
+    assert b["measured"][b["crossover_small"]][0] == b["measured"][b["crossover_small"]][1]
+    assert b["llama_ffn"] == 8 * b["llama_attention"] and b["llama_crossover"] == 16_384
+    e = result["e"]                                              # (e) 1.5x, not 3x
+    assert e["ratio_same_d_ff"] == 1.5 and e["expand_ratio"] == 2.0
+    assert e["gated_rule"] == e["plain"] and e["llama_d_ff"] == 11008
+    assert "'triples'" in out and "6.57e9" in out                # the seed's wording is flagged
+
+
+def test_train_activations_needs_the_nonlinearity(device, tmp_path):
+    result = run(train_activations, device, tmp_path)
+    runs = result["results"]
+    assert list(runs) == ["ReLU", "GELU", "Swish", "SwiGLU", "linear (no σ)"]
+    counts = [r["params"] for r in runs.values()]
+    assert max(counts) / min(counts) < 1.03                      # matched parameter counts
+    linear = runs.pop("linear (no σ)")
+    for name, r in runs.items():
+        assert r["loss"] < linear["loss"], name
+        assert r["train_acc"] > linear["train_acc"], name
+    assert_figures(result, tmp_path, ["loss_curves.png", "decision_regions.png"])
+
+
+def test_key_value_memory_is_a_sum_over_units(device, tmp_path):
+    result = run(key_value_memory, device, tmp_path)
+    assert result["reconstruction_error"] < 1e-5
+    assert result["hand_reconstruction_error"] < 1e-5
+    assert result["hand_recall_error"] < 1e-9                    # the hand-written memory is exact
+    assert result["recall_error"] < 0.05 and result["loss"] < 1e-4
+    assert 0 < result["units"]["mean_active"] < 1
+    assert_figures(result, tmp_path, ["unit_firing.png"])
+
+
+def test_per_position_jacobian(device, tmp_path):
+    result = run(per_position_jacobian, device, tmp_path)
+    assert result["ffn_off_block_norm"] == 0.0
+    assert result["attention_off_block_norm"] > 0.1 * result["attention_norm"]
+    assert result["ffn_norm"] > 0 and result["ffn_diagonal_block_error"] < 1e-12
+    assert_figures(result, tmp_path, ["jacobians.png"])
+
+
+def test_cost_model(device, tmp_path):
+    result = run(cost_model, device, tmp_path)
+    d = result["d"]
+    assert result["matches"]
+    for row in result["rows"]:
+        T = row["T"]
+        assert row["ffn"] == row["ffn_formula"] == 16 * T * d * d
+        assert row["attention"] == row["attention_formula"] == 4 * T * T * d
+        assert row["attention_with_projections"] == 4 * T * T * d + 8 * T * d * d
+    assert result["crossover"] == 4 * d and result["crossover_with_projections"] == 2 * d
+    assert_figures(result, tmp_path, ["flops_vs_T.png"])
+
+
+def test_tour_runs_all_five_and_lists_the_figures(tmp_path, capsys):
+    results = tour.main(["--quick", "--out", tmp_path])
+    out = capsys.readouterr().out
+    assert list(results) == [demo.NAME for demo in tour.DEMOS]
+    assert all(r["seconds"] > 0 for r in results.values())
+    figures = sorted(tmp_path.rglob("*.png"))
+    assert len(figures) == 5
+    for figure in figures:
+        assert str(figure.relative_to(tmp_path)) in out       # the summary says where each went
+    assert "FFN((1, 0)) = (2, 0), FFN((0, 1)) = (1, 2)" in out
+
+
+def test_a_demo_runs_as_a_script(tmp_path):
+    done = subprocess.run([sys.executable, str(DEMOS / "seed_selftest.py"), "--quick",
+                           "--out", str(tmp_path)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "Both agree with the chapter: FFN((1, 0)) = (2, 0), FFN((0, 1)) = (1, 2)." in done.stdout
+
+
+@pytest.mark.skipif(tinyffn.cuda_available(), reason="needs a machine without a usable GPU")
+def test_an_unusable_device_is_one_line_not_a_traceback(tmp_path):
+    done = subprocess.run([sys.executable, str(DEMOS / "cost_model.py"), "--device", "cuda",
+                           "--out", str(tmp_path)], capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    assert done.stderr.startswith("cost_model.py: device 'cuda'") and "Traceback" not in done.stderr
