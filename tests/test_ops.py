@@ -152,6 +152,18 @@ CASES = {
         Case("repeat", [normal(4, 2), np.array([1, 1, 3]), np.array([0, 0, 1])],
              lambda x, i, j: x[i, j], lambda x, i, j: x[i, j], grad_inputs=(0,)),
     ],
+    ops.GELU: [
+        Case("exact", [normal(3, 4) * 2], lambda x: ops.GELU.apply(x, approximate="none"),
+             lambda x: 0.5 * x * (1 + special.erf(x / np.sqrt(2)))),
+        Case("tanh", [normal(3, 4) * 2], lambda x: ops.GELU.apply(x, approximate="tanh"),
+             lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))),
+    ],
+    ops.Swish: [
+        Case("silu", [normal(3, 4) * 2], lambda x: ops.Swish.apply(x, beta=1.0),
+             lambda x: x * special.expit(x)),
+        Case("beta", [normal(5) * 2], lambda x: ops.Swish.apply(x, beta=1.7),
+             lambda x: x * special.expit(1.7 * x)),
+    ],
 }
 
 ALL_CASES = [pytest.param(op, case, id=f"{op.op_name()}-{case.label}")

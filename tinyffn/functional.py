@@ -19,6 +19,7 @@ import math
 from typing import Any
 
 from . import autograd
+from .ops import activations as fused_ops
 from .backend import dtype_name
 from .tensor import Tensor, arange
 
@@ -74,7 +75,10 @@ def relu(x: Tensor) -> Tensor:
 
 
 def sigmoid(x: Tensor) -> Tensor:
-    """sigmoid(x) = 1 / (1 + exp(-x)).    d/dx = sigmoid(x) (1 - sigmoid(x)).    (A primitive.)"""
+    """sigmoid(x) = 1 / (1 + exp(-x)).    d/dx = sigmoid(x) (1 - sigmoid(x)).
+
+    Shape preserved (a primitive).
+    """
     _check_tensor("sigmoid", "x", x)
     return x.sigmoid()
 
@@ -86,12 +90,15 @@ def tanh(x: Tensor) -> Tensor:
 
 
 def erf(x: Tensor) -> Tensor:
-    """erf(x) = 2/sqrt(pi) ∫_0^x exp(-t^2) dt.    d/dx = 2/sqrt(pi) exp(-x^2).    (A primitive.)"""
+    """erf(x) = 2/sqrt(pi) ∫_0^x exp(-t^2) dt.    d/dx = 2/sqrt(pi) exp(-x^2).
+
+    Shape preserved (a primitive).
+    """
     _check_tensor("erf", "x", x)
     return x.erf()
 
 
-def gelu(x: Tensor, approximate: str = "none") -> Tensor:
+def gelu(x: Tensor, approximate: str = "none", fused: bool = False) -> Tensor:
     """GELU(x) = x Φ(x), Φ the standard normal CDF (Hendrycks & Gimpel 2016).
 
     ``approximate="none"`` (exact, BERT): Φ(x) = (1 + erf(x / sqrt(2))) / 2, so
@@ -106,11 +113,17 @@ def gelu(x: Tensor, approximate: str = "none") -> Tensor:
         GELU'(x) ≈ (1 + tanh(u)) / 2 + x (1 - tanh(u)^2) sqrt(2/pi) (1 + 3·0.044715 x^2) / 2.
 
     The two forms differ by less than 1e-3 everywhere. Shape preserved.
+
+    ``fused=True`` computes the same function as one node with this closed-form
+    derivative (:class:`tinyffn.ops.activations.GELU`): faster, but the graph no longer
+    shows how GELU decomposes.
     """
     _check_tensor("gelu", "x", x)
     if approximate not in GELU_APPROXIMATIONS:
         raise ValueError(f"gelu: unknown approximate={approximate!r}; use 'none' (exact, "
                          "through erf) or 'tanh' (GPT-2's approximation)")
+    if fused:
+        return fused_ops.GELU.apply(x, approximate=approximate)
     with autograd.scope("function", "gelu"):
         if approximate == "none":
             phi = 0.5 * (1 + (x / SQRT_2).erf())           # Φ(x), the normal CDF
@@ -120,25 +133,33 @@ def gelu(x: Tensor, approximate: str = "none") -> Tensor:
         return x * phi
 
 
-def swish(x: Tensor, beta: float | Tensor = 1.0) -> Tensor:
+def swish(x: Tensor, beta: float | Tensor = 1.0, fused: bool = False) -> Tensor:
     """Swish(x) = x sigmoid(beta x) (Ramachandran et al. 2017); beta = 1 is SiLU.
 
         Swish'(x) = s + beta x s (1 - s),    s = sigmoid(beta x).
 
     ``beta`` is a number, or a Tensor to learn it (it then receives a gradient,
-    dSwish/dbeta = x^2 s (1 - s)). Shape preserved.
+    dSwish/dbeta = x^2 s (1 - s)). Shape preserved. ``fused=True``: one node with this
+    closed-form derivative (:class:`tinyffn.ops.activations.Swish`), for speed.
     """
     _check_tensor("swish", "x", x)
+    if fused:
+        if isinstance(beta, Tensor):
+            raise TypeError("swish: fused=True takes a constant beta; a learned (Tensor) beta "
+                            "needs the composed form, fused=False")
+        return fused_ops.Swish.apply(x, beta=float(beta))
     with autograd.scope("function", "swish"):
         return x * (beta * x).sigmoid()
 
 
-def silu(x: Tensor) -> Tensor:
+def silu(x: Tensor, fused: bool = False) -> Tensor:
     """SiLU(x) = x sigmoid(x), Swish with beta = 1 (the "Swi" of SwiGLU).
 
         SiLU'(x) = s (1 + x (1 - s)),    s = sigmoid(x).    Shape preserved.
     """
     _check_tensor("silu", "x", x)
+    if fused:
+        return fused_ops.Swish.apply(x, beta=1.0)
     with autograd.scope("function", "silu"):
         return x * x.sigmoid()
 

@@ -225,7 +225,8 @@ def _array_like(p: Parameter, value: Any) -> Any:
 
 # ----------------------------------------------------------------------------- containers
 class Sequential(Module):
-    """Apply modules one after another: ``Sequential(Linear(2, 8), ReLU(), Linear(8, 1))``.
+    """y = f_n(... f_2(f_1(x))): apply modules one after another, as in
+    ``Sequential(Linear(2, 8), ReLU(), Linear(8, 1))``, whose shapes chain (..., 2) -> (..., 1).
 
     The submodules are named "0", "1", ... as in PyTorch (state_dict keys ``0.weight``).
     """
@@ -297,62 +298,75 @@ def _check_size(owner: str, name: str, n: Any) -> None:
 
 
 class ReLU(Module):
-    """max(x, 0), elementwise (:func:`tinyffn.functional.relu`)."""
+    """y = max(x, 0), elementwise (:func:`tinyffn.functional.relu`).    Shape preserved."""
 
     def forward(self, x: Tensor) -> Tensor:
         return F.relu(x)
 
 
 class GELU(Module):
-    """x Φ(x), exact or with GPT-2's tanh approximation (:func:`tinyffn.functional.gelu`)."""
+    """y = x Φ(x), exact or with GPT-2's tanh approximation (:func:`tinyffn.functional.gelu`).
 
-    def __init__(self, approximate: str = "none"):
+    Elementwise: shape preserved.
+    """
+
+    def __init__(self, approximate: str = "none", fused: bool = False):
         super().__init__()
         if approximate not in F.GELU_APPROXIMATIONS:
             raise ValueError(f"GELU: unknown approximate={approximate!r}; use 'none' (exact, "
                              "through erf) or 'tanh' (GPT-2's approximation)")
-        self.approximate = approximate
+        self.approximate, self.fused = approximate, fused
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.gelu(x, approximate=self.approximate)
+        return F.gelu(x, approximate=self.approximate, fused=self.fused)
 
     def extra_repr(self) -> str:
-        return f"approximate={self.approximate!r}"
+        return f"approximate={self.approximate!r}" + (", fused=True" if self.fused else "")
 
 
 class Swish(Module):
-    """x sigmoid(beta x), elementwise (:func:`tinyffn.functional.swish`); beta = 1 is SiLU."""
+    """y = x sigmoid(beta x), elementwise (:func:`tinyffn.functional.swish`); beta = 1 is SiLU.
 
-    def __init__(self, beta: float = 1.0):
+    Shape preserved.
+    """
+
+    def __init__(self, beta: float = 1.0, fused: bool = False):
         super().__init__()
-        self.beta = beta
+        self.beta, self.fused = beta, fused
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.swish(x, beta=self.beta)
+        return F.swish(x, beta=self.beta, fused=self.fused)
 
     def extra_repr(self) -> str:
-        return f"beta={self.beta}"
+        return f"beta={self.beta}" + (", fused=True" if self.fused else "")
 
 
 class SiLU(Module):
-    """x sigmoid(x), elementwise (:func:`tinyffn.functional.silu`)."""
+    """y = x sigmoid(x), elementwise (:func:`tinyffn.functional.silu`).    Shape preserved."""
+
+    def __init__(self, fused: bool = False):
+        super().__init__()
+        self.fused = fused
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.silu(x)
+        return F.silu(x, fused=self.fused)
+
+    def extra_repr(self) -> str:
+        return "fused=True" if self.fused else ""
 
 
-def _activation(owner: str, name: str, valid: tuple) -> Module:
-    """The activation module called ``name``, one of ``valid``."""
+def _activation(owner: str, name: str, valid: tuple, fused: bool = False) -> Module:
+    """The activation module called ``name``, one of ``valid`` (``fused``: one-node form)."""
     if name not in valid:
         raise ValueError(f"{owner}: unknown activation {name!r}; choose one of "
                          f"{', '.join(repr(v) for v in valid)}")
     if name == "relu":
         return ReLU()
     if name == "gelu":
-        return GELU()
+        return GELU(fused=fused)
     if name == "gelu_tanh":
-        return GELU(approximate="tanh")
-    return Swish()
+        return GELU(approximate="tanh", fused=fused)
+    return Swish(fused=fused)
 
 
 def _check_width(owner: str, x: Any, d_model: int) -> None:
@@ -373,17 +387,19 @@ class FFN(Module):
     (8d² + 5d at d_ff = 4d) and its forward costs 4·T·d·d_ff FLOPs in matmuls (16·T·d²).
 
     ``activation``: "relu" (AIAYN), "gelu" (BERT, exact), "gelu_tanh" (GPT-2), "swish"
-    (SiLU). Shapes: x (..., d_model) -> y (..., d_model); the same weights act on every
-    position and no position sees another.
+    (SiLU). ``fused=True`` uses the one-node GELU/Swish (:mod:`tinyffn.ops.activations`):
+    faster, same numbers, less to see in the graph. Shapes: x (..., d_model) -> y
+    (..., d_model); the same weights act on every position and no position sees another.
     """
 
     def __init__(self, d_model: int, d_ff: int | None = None, activation: str = "relu",
-                 bias: bool = True, dtype: Any = None, device: Any = None):
+                 bias: bool = True, dtype: Any = None, device: Any = None,
+                 fused: bool = False):
         super().__init__()
         _check_size("FFN", "d_model", d_model)
         d_ff = 4 * d_model if d_ff is None else d_ff
         _check_size("FFN", "d_ff", d_ff)
-        act = _activation("FFN", activation, FFN_ACTIVATIONS)
+        act = _activation("FFN", activation, FFN_ACTIVATIONS, fused)
         self.d_model, self.d_ff, self.activation = d_model, d_ff, activation
         self.w1 = Linear(d_model, d_ff, bias=bias, dtype=dtype, device=device)
         self.act = act
@@ -414,20 +430,20 @@ class GatedFFN(Module):
     and ordered as in LLaMA's code, so state_dict keys match) and ``act``:
     W1, W3 (d_ff, d) expand, W2 (d, d_ff) contracts. ``d_ff`` defaults to
     :func:`gated_d_ff` (d_model, multiple_of), which keeps 3·d·d_ff near the plain FFN's
-    8d². Biases are off by default, as in LLaMA.
+    8d². Biases are off by default, as in LLaMA. ``fused=True``: one-node activation.
 
     Shapes: x (..., d_model) -> y (..., d_model), position-wise.
     """
 
     def __init__(self, d_model: int, d_ff: int | None = None, activation: str = "swish",
                  bias: bool = False, multiple_of: int = 1, dtype: Any = None,
-                 device: Any = None):
+                 device: Any = None, fused: bool = False):
         super().__init__()
         _check_size("GatedFFN", "d_model", d_model)
         _check_size("GatedFFN", "multiple_of", multiple_of)
         d_ff = gated_d_ff(d_model, multiple_of) if d_ff is None else d_ff
         _check_size("GatedFFN", "d_ff", d_ff)
-        act = _activation("GatedFFN", activation, GATED_ACTIVATIONS)
+        act = _activation("GatedFFN", activation, GATED_ACTIVATIONS, fused)
         self.d_model, self.d_ff, self.activation = d_model, d_ff, activation
         self.w1 = Linear(d_model, d_ff, bias=bias, dtype=dtype, device=device)
         self.w2 = Linear(d_ff, d_model, bias=bias, dtype=dtype, device=device)

@@ -5,6 +5,7 @@ gradient follows from theirs. ``PRIMITIVES`` is the registry the test suite read
 op listed here is gradchecked, and a Function subclass defined in this package but
 missing from the list fails the suite.
 """
+from .activations import GELU, Swish
 from .elementwise import (Add, Cast, Div, Erf, Exp, Log, Maximum, Mul, Neg, Pow, ReLU, Sigmoid,
                           Sub, Tanh)
 from .linalg import MatMul
@@ -22,6 +23,8 @@ PRIMITIVES = (
     MatMul,
     # shape
     Reshape, Transpose, BroadcastTo, GetItem,
+    # fused activations: the one-node alternatives to the composed forms (fused=True)
+    GELU, Swish,
 )
 
 __all__ = [f.__name__ for f in PRIMITIVES] + ["PRIMITIVES", "sum_to_shape"]

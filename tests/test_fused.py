@@ -1,0 +1,58 @@
+"""The fused activations equal the composed ones, value for value and gradient for gradient."""
+import numpy as np
+import pytest
+
+import tinyffn
+from tinyffn import functional as F
+from tinyffn import nn
+
+ACTIVATIONS = [
+    ("gelu", lambda x, fused: F.gelu(x, fused=fused)),
+    ("gelu_tanh", lambda x, fused: F.gelu(x, approximate="tanh", fused=fused)),
+    ("swish", lambda x, fused: F.swish(x, beta=1.3, fused=fused)),
+    ("silu", lambda x, fused: F.silu(x, fused=fused)),
+]
+
+
+@pytest.mark.parametrize("name, act", ACTIVATIONS, ids=[a[0] for a in ACTIVATIONS])
+def test_fused_equals_composed(name, act, device):
+    values = np.linspace(-6, 6, 49).reshape(7, 7)
+    grads = []
+    for fused in (False, True):
+        x = tinyffn.tensor(values, dtype="float64", device=device, requires_grad=True)
+        y = act(x, fused)
+        y.backward(tinyffn.tensor(values[::-1], dtype="float64", device=device))
+        grads.append((y.numpy(), x.grad.numpy()))
+    np.testing.assert_allclose(grads[1][0], grads[0][0], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(grads[1][1], grads[0][1], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("activation", ["gelu", "gelu_tanh", "swish"])
+def test_fused_ffn_matches_and_draws_one_activation_node(activation):
+    tinyffn.manual_seed(1)
+    composed = nn.FFN(4, activation=activation, dtype="float64")
+    fused = nn.FFN(4, activation=activation, dtype="float64", fused=True)
+    fused.load_state_dict(composed.state_dict())
+    x = tinyffn.randn(3, 4, dtype="float64", requires_grad=True)
+    np.testing.assert_allclose(fused(x).numpy(), composed(x).numpy(), rtol=1e-12)
+    assert tinyffn.gradcheck(lambda x: fused(x), [x])
+    ops = [t.grad_fn.name for t in tinyffn.autograd.topological_order(fused(x))
+           if t.grad_fn is not None]
+    assert ops == ["transpose", "matmul", "add", activation.split("_")[0], "transpose",
+                   "matmul", "add"]
+    assert "erf" not in ops and "sigmoid" not in ops
+
+
+def test_fused_swish_refuses_a_learned_beta():
+    with pytest.raises(TypeError, match="fused=True takes a constant beta"):
+        F.swish(tinyffn.randn(3), beta=tinyffn.tensor(1.0, requires_grad=True), fused=True)
+
+
+def test_fused_gated_ffn_matches():
+    tinyffn.manual_seed(2)
+    composed = nn.GatedFFN(8, activation="swish", dtype="float64")
+    fused = nn.GatedFFN(8, activation="swish", dtype="float64", fused=True)
+    fused.load_state_dict(composed.state_dict())
+    x = tinyffn.randn(2, 5, 8, dtype="float64")
+    np.testing.assert_allclose(fused(x).numpy(), composed(x).numpy(), rtol=1e-12)
+    assert "fused=True" in repr(fused)
