@@ -79,6 +79,7 @@ def enable_grad() -> Iterator[None]:
 
 
 def is_grad_enabled() -> bool:
+    """True unless inside :func:`no_grad` (then ops record no graph)."""
     return STATE.grad_enabled
 
 

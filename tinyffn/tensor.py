@@ -357,22 +357,31 @@ def _filled(values: np.ndarray, dtype, device, requires_grad) -> Tensor:
 
 
 def zeros(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
+    """A leaf tensor of the given shape filled with 0 (float32 unless ``dtype`` says otherwise).
+
+    ``zeros(2, 3)`` and ``zeros((2, 3))`` both give shape (2, 3).
+    """
     return _filled(np.zeros(_shape_arg(shape, "zeros")), dtype, device, requires_grad)
 
 
 def ones(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
+    """A leaf tensor of the given shape filled with 1 (float32 unless ``dtype`` says otherwise)."""
     return _filled(np.ones(_shape_arg(shape, "ones")), dtype, device, requires_grad)
 
 
 def randn(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
-    """Standard normal samples N(0, 1) (see :func:`manual_seed`)."""
+    """A leaf tensor of the given shape of standard normal samples N(0, 1).
+
+    Drawn from the generator :func:`manual_seed` seeds.
+    """
     return _filled(_rng.standard_normal(_shape_arg(shape, "randn")), dtype, device, requires_grad)
 
 
 def rand(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
-    """Uniform samples on [0, 1) (see :func:`manual_seed`)."""
+    """A leaf tensor of the given shape of uniform samples on [0, 1) (see :func:`manual_seed`)."""
     return _filled(_rng.random(_shape_arg(shape, "rand")), dtype, device, requires_grad)
 
 
 def arange(n: int, dtype="int64", device="cpu") -> Tensor:
+    """The integers 0, 1, ..., n - 1, shape (n,), int64 by default (row indices, class targets)."""
     return _filled(np.arange(n), dtype, device, False)
