@@ -1,0 +1,106 @@
+"""Moving tensors and models between devices, and parity with the CPU.
+
+The "other" device is CuPy on a machine with a GPU; everywhere, it is also the strict
+array-API backend, so these paths run (and stay honest) on a CPU-only machine too.
+"""
+import numpy as np
+import pytest
+
+import tinyffn
+from tinyffn import nn
+
+OTHER = [
+    "strict",
+    pytest.param("cuda", marks=[pytest.mark.cuda, pytest.mark.skipif(
+        not tinyffn.cuda_available(), reason="CuPy with a usable GPU is not available")]),
+]
+
+MODELS = {
+    "ffn-relu": lambda: nn.FFN(16, activation="relu"),
+    "ffn-gelu": lambda: nn.FFN(16, activation="gelu"),
+    "ffn-gelu-tanh": lambda: nn.FFN(16, activation="gelu_tanh"),
+    "ffn-swish": lambda: nn.FFN(16, activation="swish"),
+    "ffn-gelu-fused": lambda: nn.FFN(16, activation="gelu", fused=True),
+    "swiglu": lambda: nn.GatedFFN(16, activation="swish"),
+    "geglu": lambda: nn.GatedFFN(16, activation="gelu"),
+}
+
+
+@pytest.mark.parametrize("other", OTHER)
+def test_tensor_round_trip(other):
+    x = tinyffn.randn(3, 4, requires_grad=True)
+    there = x.to(other)
+    assert there.device == other and there.requires_grad and there.is_leaf
+    back = there.to("cpu")
+    np.testing.assert_array_equal(back.numpy(), x.numpy())
+    assert back.device == "cpu"
+
+
+@pytest.mark.parametrize("other", OTHER)
+def test_mixing_devices_raises_naming_both(other):
+    a, b = tinyffn.randn(2, 3), tinyffn.randn(3, 2, device=other)
+    with pytest.raises(tinyffn.DeviceError, match=f"matmul: inputs are on different devices "
+                                                  f"\\(cpu and {other}\\)"):
+        a @ b
+    model = nn.FFN(3)
+    with pytest.raises(tinyffn.DeviceError, match="different devices"):
+        model(tinyffn.randn(2, 3, device=other))
+
+
+@pytest.mark.parametrize("other", OTHER)
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_model_parity_with_cpu(name, other):
+    """Same weights, same input: outputs and all gradients agree within float32 tolerance."""
+    tinyffn.manual_seed(5)
+    model = MODELS[name]()
+    x_cpu = tinyffn.randn(2, 7, 16, requires_grad=True)
+    gy = tinyffn.randn(2, 7, 16)
+    y_cpu = model(x_cpu)
+    y_cpu.backward(gy)
+    cpu_grads = {k: p.grad.numpy() for k, p in model.named_parameters()}
+
+    model.zero_grad()
+    model.to(other)
+    assert all(p.device == other for p in model.parameters())
+    x = x_cpu.detach().to(other).requires_grad_()
+    y = model(x)
+    y.backward(gy.to(other))
+    np.testing.assert_allclose(y.numpy(), y_cpu.numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(x.grad.numpy(), x_cpu.grad.numpy(), rtol=1e-4, atol=1e-5)
+    for k, p in model.named_parameters():
+        np.testing.assert_allclose(p.grad.numpy(), cpu_grads[k], rtol=1e-4, atol=1e-4,
+                                   err_msg=f"gradient of {k}")
+
+    model.to("cpu")
+    assert all(p.device == "cpu" for p in model.parameters())
+    np.testing.assert_allclose(model(x_cpu).numpy(), y_cpu.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("other", OTHER)
+def test_gradcheck_of_whole_ffn_in_float64_on_device(other):
+    tinyffn.manual_seed(6)
+    model = nn.FFN(3, activation="gelu", dtype="float64", device=other)
+    x = tinyffn.randn(2, 3, dtype="float64", device=other, requires_grad=True)
+    params = list(model.parameters())
+
+    def f(x, *ps):
+        return model(x)
+
+    assert tinyffn.gradcheck(f, [x, *params])
+
+
+@pytest.mark.parametrize("other", OTHER)
+def test_training_step_on_device(other):
+    tinyffn.manual_seed(7)
+    model = nn.FFN(4, device=other)
+    opt = tinyffn.optim.Adam(model.parameters(), lr=1e-2)
+    x = tinyffn.randn(8, 4, device=other)
+    losses = []
+    for _ in range(20):
+        opt.zero_grad()
+        loss = tinyffn.functional.mse_loss(model(x), x)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    assert losses[-1] < 0.5 * losses[0]
+    assert all(p.device == other for p in model.parameters())
