@@ -1,0 +1,110 @@
+"""The benchmark harness runs end to end (benchmarks/run.py --quick), so it never rots.
+
+Timings are never asserted: they depend on the machine and on whatever else it is doing.
+What is asserted is that every section ran, that the JSON holds every row, and that the
+numbers are finite and positive. The harness itself checks tinyffn's gradients against
+the hand-written step (and PyTorch's) before timing, so this test also fails on a wrong
+FFN gradient.
+"""
+import dataclasses
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+import tinyffn
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the repository root
+from benchmarks import memory, reference, run  # noqa: E402
+from benchmarks.reference import ACTIVATIONS  # noqa: E402
+
+
+def positive(value) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value) and value > 0
+
+
+@pytest.fixture(scope="module")
+def quick_results(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "out.json"
+    status = run.main(["--quick", "--json", str(out)])
+    assert status == 0
+    return json.loads(out.read_text())
+
+
+def test_every_section_is_reported(quick_results):
+    assert set(run.SECTIONS) <= set(quick_results)
+    info = quick_results["machine"]
+    assert info["cores"] >= 1 and info["cpu"]
+    assert {"python", "numpy", "scipy", "tinyffn"} <= set(info["versions"])
+    assert info["threads"]
+
+
+def test_ffn_rows_cover_every_activation_and_size(quick_results):
+    rows = quick_results["ffn"]
+    assert {(r["activation"], r["T"], r["d"]) for r in rows} == {
+        (a, T, d) for a in ACTIVATIONS for T, d in run.QUICK.ffn_sizes}
+    for r in rows:
+        assert positive(r["gemm_flops"]) and r["noise"] >= 1
+        assert {"gemm", "tinyffn", "handwritten"} <= set(r["ms"])
+        for key in ("ms", "min_ms", "ratios", "min_ratios"):
+            assert all(positive(v) for v in r[key].values())
+        assert all(len(ts) == r["repeats"][name] >= 1 for name, ts in r["times_ms"].items())
+        assert all(f >= 0 for f in r["page_faults"].values())
+
+
+def test_overhead_chain_and_memory_numbers_are_sane(quick_results):
+    overhead = quick_results["overhead"]
+    assert overhead["n_ops"] == run.QUICK.overhead_ops
+    assert all(positive(v) for v in overhead["tinyffn"].values())
+    chain = quick_results["chain"]
+    assert positive(chain["tinyffn"]["build_s"]) and positive(chain["tinyffn"]["backward_s"])
+    for row in quick_results["memory"]:
+        assert positive(row["minimum_bytes"])
+        # the measured peak holds at least the parameters, gradients, inputs and output
+        assert row["peak_bytes"]["tinyffn"] >= row["minimum_bytes"] / 2
+        assert positive(row["ratio"]["tinyffn"]) and positive(row["ratio"]["handwritten"])
+
+
+def test_a_configuration_can_be_timed_in_a_fresh_process():
+    """The default run times each configuration in new processes; check that path too."""
+    cfg = dataclasses.replace(run.QUICK, fresh_processes=True)
+    row = run.bench_ffn_config("relu", 8, 4, run.open_device("cpu", with_torch=False), cfg)
+    assert set(row["ms"]) == {"gemm", "tinyffn", "handwritten"}
+    assert all(positive(v) for v in row["ms"].values())
+
+
+def test_sections_can_be_chosen(tmp_path):
+    out = tmp_path / "out.json"
+    assert run.main(["--quick", "--sections", "overhead", "--json", str(out)]) == 0
+    results = json.loads(out.read_text())
+    assert "overhead" in results and "ffn" not in results and "memory" not in results
+
+
+def test_analytic_minimum_counts_every_array():
+    T, d, d_ff = 3, 2, 8
+    params = 2 * d * d_ff + d_ff + d
+    arrays = 2 * params + 4 * T * d + 2 * T * d_ff      # + grads; x, gx, gy, y; a, h
+    assert memory.analytic_minimum_bytes(T, d, d_ff) == 4 * arrays
+
+
+@pytest.mark.skipif(tinyffn.cuda_available(), reason="this machine has a usable GPU")
+def test_cuda_without_a_gpu_exits_with_tinyffns_message(capsys):
+    assert run.main(["--quick", "--device", "cuda"]) != 0
+    err = capsys.readouterr().err
+    assert "error: device 'cuda'" in err
+
+
+def test_a_wrong_gradient_stops_the_benchmark(monkeypatch):
+    """The pre-timing check catches a 1% error in one gradient and names it."""
+    right = reference.handwritten_step
+
+    def off_by_one_percent(*args, **kwargs):
+        y, g = right(*args, **kwargs)
+        g["w1.bias"] = g["w1.bias"] * 1.01
+        return y, g
+
+    monkeypatch.setattr(reference, "handwritten_step", off_by_one_percent)
+    with pytest.raises(run.WrongResultError, match="w1.bias"):
+        run.check_gradients("relu", 8, 4, run.open_device("cpu"))
