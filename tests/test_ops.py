@@ -152,6 +152,12 @@ CASES = {
         Case("repeat", [normal(4, 2), np.array([1, 1, 3]), np.array([0, 0, 1])],
              lambda x, i, j: x[i, j], lambda x, i, j: x[i, j], grad_inputs=(0,)),
     ],
+    ops.Linear: [
+        Case("bias", [normal(3, 4), normal(5, 4), normal(5)],
+             lambda x, w, b: ops.Linear.apply(x, w, b), lambda x, w, b: x @ w.T + b),
+        Case("no-bias-batched", [normal(2, 3, 4), normal(5, 4)],
+             lambda x, w: ops.Linear.apply(x, w), lambda x, w: x @ w.T),
+    ],
     ops.GELU: [
         Case("exact", [normal(3, 4) * 2], lambda x: ops.GELU.apply(x, approximate="none"),
              lambda x: 0.5 * x * (1 + special.erf(x / np.sqrt(2)))),

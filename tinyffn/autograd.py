@@ -144,7 +144,7 @@ class Context:
     def __init__(self, fn, inputs, backend, attrs):
         self.fn = fn
         self.inputs = inputs
-        self.needs_input_grad = tuple(t.requires_grad for t in inputs)
+        self.needs_input_grad = tuple([t.requires_grad for t in inputs])
         self.backend = backend
         self.xp = backend.xp
         self.scope = STATE.scope
@@ -343,30 +343,34 @@ def iter_backward(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool =
 
 
 def _call_backward(ctx: Context, gy: Any) -> tuple:
+    """Run one node's backward and check what it returns: one gradient per input, each of
+    its input's shape. An op may mix dtypes (float64 data @ float32 weight); as in PyTorch,
+    each gradient is cast to its input's dtype, so a float32 parameter never receives a
+    float64 ``.grad``."""
     grads = ctx.fn.backward(ctx, gy)
     if not isinstance(grads, tuple):
         grads = (grads,)
-    name = ctx.fn.op_name()
-    if len(grads) != len(ctx.inputs):
-        raise RuntimeError(f"{name}.backward returned {len(grads)} gradients for "
-                           f"{len(ctx.inputs)} inputs; return one per input (None where unused)")
-    # An op may mix dtypes (float64 data @ float32 weight); as in PyTorch, each gradient
-    # takes its input's dtype, so a float32 parameter never receives a float64 .grad.
-    grads = tuple(g if g is None or not t.requires_grad or g.dtype == t.dtype
-                  else ctx.xp.astype(g, t.dtype) for t, g in zip(ctx.inputs, grads))
-    for i, (t, g) in enumerate(zip(ctx.inputs, grads)):
-        if g is None or not t.requires_grad:
-            continue
-        if g.shape != t.data.shape:
-            raise RuntimeError(f"{name}.backward: gradient of input {i} has shape "
-                               f"{tuple(g.shape)} but the input has shape {tuple(t.shape)}")
-        if STATE.anomaly:
-            _check_finite(ctx, g, f"backward produced (gradient of input {i})")
+    inputs = ctx.inputs
+    if len(grads) != len(inputs):
+        raise RuntimeError(f"{ctx.fn.op_name()}.backward returned {len(grads)} gradients for "
+                           f"{len(inputs)} inputs; return one per input (None where unused)")
+    checked = []
+    for i, (t, g) in enumerate(zip(inputs, grads)):
+        if g is not None and t.requires_grad:
+            if g.shape != t.data.shape:
+                raise RuntimeError(
+                    f"{ctx.fn.op_name()}.backward: gradient of input {i} has shape "
+                    f"{tuple(g.shape)} but the input has shape {tuple(t.shape)}")
+            if g.dtype != t.data.dtype:
+                g = ctx.xp.astype(g, t.data.dtype)
+            if STATE.anomaly:
+                _check_finite(ctx, g, f"backward produced (gradient of input {i})")
+        checked.append(g)
     if STATE.flop_counters:
         n = ctx.fn.flops(ctx, _ShapeOnly(ctx.out_shape)) * sum(ctx.needs_input_grad)
         for counter in STATE.flop_counters:
-            counter.add(name, "backward", n)
-    return grads
+            counter.add(ctx.fn.op_name(), "backward", n)
+    return tuple(checked)
 
 
 class _ShapeOnly:

@@ -19,7 +19,9 @@ import math
 from typing import Any
 
 from . import autograd
-from .ops import activations as fused_ops
+from .ops.activations import GELU as FusedGELU
+from .ops.activations import Swish as FusedSwish
+from .ops.linalg import Linear as FusedLinear
 from .backend import dtype_name
 from .tensor import Tensor, arange
 
@@ -32,7 +34,7 @@ REDUCTIONS = ("mean", "sum", "none")
 
 
 # ----------------------------------------------------------------------------- linear
-def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None, fused: bool = False) -> Tensor:
     """y = x W^T + b: the affine map of ``nn.Linear``, applied to every row of x.
 
     The weight is stored (out, in), as in the seed (W1 is d_ff x d) and in PyTorch, so one
@@ -43,6 +45,8 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     primitives produce exactly these.
 
     Shapes: x (..., in), weight (out, in), bias (out,) -> y (..., out).
+    ``fused=True``: the same map as one node with its backward written out
+    (:class:`tinyffn.ops.linalg.Linear`), for speed and memory.
     """
     _check_tensor("linear", "x", x)
     _check_tensor("linear", "weight", weight)
@@ -60,6 +64,9 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         if bias.shape != (out_features,):
             raise ValueError(f"linear: bias must have shape (out_features,) = ({out_features},) "
                              f"to match weight of shape {weight.shape}, got {bias.shape}")
+    if fused:       # one node, same numbers (tinyffn.ops.linalg.Linear)
+        args = (x, weight) if bias is None else (x, weight, bias)
+        return FusedLinear.apply(*args)
     with autograd.scope("function", "linear"):
         y = x @ weight.T                                   # (..., in) @ (in, out) -> (..., out)
         if bias is not None:
@@ -123,7 +130,7 @@ def gelu(x: Tensor, approximate: str = "none", fused: bool = False) -> Tensor:
         raise ValueError(f"gelu: unknown approximate={approximate!r}; use 'none' (exact, "
                          "through erf) or 'tanh' (GPT-2's approximation)")
     if fused:
-        return fused_ops.GELU.apply(x, approximate=approximate)
+        return FusedGELU.apply(x, approximate=approximate)
     with autograd.scope("function", "gelu"):
         if approximate == "none":
             phi = 0.5 * (1 + (x / SQRT_2).erf())           # Φ(x), the normal CDF
@@ -147,7 +154,7 @@ def swish(x: Tensor, beta: float | Tensor = 1.0, fused: bool = False) -> Tensor:
         if isinstance(beta, Tensor):
             raise TypeError("swish: fused=True takes a constant beta; a learned (Tensor) beta "
                             "needs the composed form, fused=False")
-        return fused_ops.Swish.apply(x, beta=float(beta))
+        return FusedSwish.apply(x, beta=float(beta))
     with autograd.scope("function", "swish"):
         return x * (beta * x).sigmoid()
 
@@ -159,7 +166,7 @@ def silu(x: Tensor, fused: bool = False) -> Tensor:
     """
     _check_tensor("silu", "x", x)
     if fused:
-        return fused_ops.Swish.apply(x, beta=1.0)
+        return FusedSwish.apply(x, beta=1.0)
     with autograd.scope("function", "silu"):
         return x * x.sigmoid()
 

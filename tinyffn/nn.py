@@ -265,26 +265,28 @@ class Linear(Module):
     W first and then b, so a seed gives the same layer on every device (though not the
     same numbers as PyTorch, whose generator differs).
 
-    Shapes: x (..., in_features) -> y (..., out_features).
+    ``fused=True`` runs it as one node (:class:`tinyffn.ops.linalg.Linear`) instead of
+    transpose, matmul and add. Shapes: x (..., in_features) -> y (..., out_features).
     """
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True,
-                 dtype: Any = None, device: Any = None):
+                 dtype: Any = None, device: Any = None, fused: bool = False):
         super().__init__()
         _check_size("Linear", "in_features", in_features)
         _check_size("Linear", "out_features", out_features)
         self.in_features = in_features
         self.out_features = out_features
+        self.fused = fused
         bound = 1 / math.sqrt(in_features)
         self.weight = Parameter(_uniform((out_features, in_features), bound, dtype, device))
         self.bias = Parameter(_uniform((out_features,), bound, dtype, device)) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.linear(x, self.weight, self.bias)
+        return F.linear(x, self.weight, self.bias, fused=self.fused)
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
-                f"bias={self.bias is not None}")
+                f"bias={self.bias is not None}" + (", fused=True" if self.fused else ""))
 
 
 def _uniform(shape: tuple, bound: float, dtype: Any, device: Any) -> Tensor:
@@ -387,8 +389,9 @@ class FFN(Module):
     (8d² + 5d at d_ff = 4d) and its forward costs 4·T·d·d_ff FLOPs in matmuls (16·T·d²).
 
     ``activation``: "relu" (AIAYN), "gelu" (BERT, exact), "gelu_tanh" (GPT-2), "swish"
-    (SiLU). ``fused=True`` uses the one-node GELU/Swish (:mod:`tinyffn.ops.activations`):
-    faster, same numbers, less to see in the graph. Shapes: x (..., d_model) -> y
+    (SiLU). ``fused=True`` runs each Linear and the GELU/Swish as one node each
+    (:mod:`tinyffn.ops.linalg`, :mod:`tinyffn.ops.activations`): faster, less memory,
+    the same numbers, less to see in the graph. Shapes: x (..., d_model) -> y
     (..., d_model); the same weights act on every position and no position sees another.
     """
 
@@ -401,9 +404,9 @@ class FFN(Module):
         _check_size("FFN", "d_ff", d_ff)
         act = _activation("FFN", activation, FFN_ACTIVATIONS, fused)
         self.d_model, self.d_ff, self.activation = d_model, d_ff, activation
-        self.w1 = Linear(d_model, d_ff, bias=bias, dtype=dtype, device=device)
+        self.w1 = Linear(d_model, d_ff, bias=bias, dtype=dtype, device=device, fused=fused)
         self.act = act
-        self.w2 = Linear(d_ff, d_model, bias=bias, dtype=dtype, device=device)
+        self.w2 = Linear(d_ff, d_model, bias=bias, dtype=dtype, device=device, fused=fused)
 
     def forward(self, x: Tensor) -> Tensor:
         _check_width("FFN", x, self.d_model)
@@ -430,7 +433,8 @@ class GatedFFN(Module):
     and ordered as in LLaMA's code, so state_dict keys match) and ``act``:
     W1, W3 (d_ff, d) expand, W2 (d, d_ff) contracts. ``d_ff`` defaults to
     :func:`gated_d_ff` (d_model, multiple_of), which keeps 3·d·d_ff near the plain FFN's
-    8d². Biases are off by default, as in LLaMA. ``fused=True``: one-node activation.
+    8d². Biases are off by default, as in LLaMA. ``fused=True``: one-node Linears and
+    activation.
 
     Shapes: x (..., d_model) -> y (..., d_model), position-wise.
     """
@@ -445,9 +449,9 @@ class GatedFFN(Module):
         _check_size("GatedFFN", "d_ff", d_ff)
         act = _activation("GatedFFN", activation, GATED_ACTIVATIONS, fused)
         self.d_model, self.d_ff, self.activation = d_model, d_ff, activation
-        self.w1 = Linear(d_model, d_ff, bias=bias, dtype=dtype, device=device)
-        self.w2 = Linear(d_ff, d_model, bias=bias, dtype=dtype, device=device)
-        self.w3 = Linear(d_model, d_ff, bias=bias, dtype=dtype, device=device)
+        self.w1 = Linear(d_model, d_ff, bias=bias, dtype=dtype, device=device, fused=fused)
+        self.w2 = Linear(d_ff, d_model, bias=bias, dtype=dtype, device=device, fused=fused)
+        self.w3 = Linear(d_model, d_ff, bias=bias, dtype=dtype, device=device, fused=fused)
         self.act = act
 
     def forward(self, x: Tensor) -> Tensor:

@@ -282,9 +282,12 @@ def as_tensors(args: tuple, op: str) -> tuple:
     Python numbers and arrays become constant tensors on the device of the first tensor
     argument, with its dtype when both are floating point (so ``x * 2`` stays float32).
     """
-    if all(isinstance(a, Tensor) for a in args):   # the common case, kept fast
-        return args
-    first = next((a for a in args if isinstance(a, Tensor)), None)
+    for a in args:
+        if not isinstance(a, Tensor):
+            break
+    else:
+        return args                                 # the common case, kept fast
+    first = next(filter(lambda a: isinstance(a, Tensor), args), None)
     if first is None:
         raise TypeError(f"{op}: needs at least one Tensor argument, got "
                         f"{', '.join(type(a).__name__ for a in args)}")

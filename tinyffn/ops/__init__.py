@@ -8,7 +8,7 @@ missing from the list fails the suite.
 from .activations import GELU, Swish
 from .elementwise import (Add, Cast, Div, Erf, Exp, Log, Maximum, Mul, Neg, Pow, ReLU, Sigmoid,
                           Sub, Tanh)
-from .linalg import MatMul
+from .linalg import Linear, MatMul
 from .reduce import Max, Mean, Sum
 from .shape import BroadcastTo, GetItem, Reshape, Transpose, sum_to_shape
 
@@ -23,8 +23,8 @@ PRIMITIVES = (
     MatMul,
     # shape
     Reshape, Transpose, BroadcastTo, GetItem,
-    # fused activations: the one-node alternatives to the composed forms (fused=True)
-    GELU, Swish,
+    # fused ops: one-node alternatives to composed forms, selected with fused=True
+    Linear, GELU, Swish,
 )
 
 __all__ = [f.__name__ for f in PRIMITIVES] + ["PRIMITIVES", "sum_to_shape"]

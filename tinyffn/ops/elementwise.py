@@ -36,7 +36,9 @@ class Add(Function):
     @staticmethod
     def backward(ctx: Context, gy):
         x, w = ctx.inputs
-        return sum_to_shape(ctx.xp, gy, x.shape), sum_to_shape(ctx.xp, gy, w.shape)
+        gx = sum_to_shape(ctx.xp, gy, x.shape) if ctx.needs_input_grad[0] else None
+        gw = sum_to_shape(ctx.xp, gy, w.shape) if ctx.needs_input_grad[1] else None
+        return gx, gw
 
 
 class Sub(Function):
@@ -52,8 +54,9 @@ class Sub(Function):
     @staticmethod
     def backward(ctx: Context, gy):
         x, w = ctx.inputs
+        gx = sum_to_shape(ctx.xp, gy, x.shape) if ctx.needs_input_grad[0] else None
         gw = -sum_to_shape(ctx.xp, gy, w.shape) if ctx.needs_input_grad[1] else None
-        return sum_to_shape(ctx.xp, gy, x.shape), gw
+        return gx, gw
 
 
 class Mul(Function):
@@ -114,13 +117,30 @@ class Pow(Function):
     @staticmethod
     def forward(ctx: Context, x, p):
         ctx.save_for_backward(x)
-        return x ** p
+        return _power(ctx.xp, x, p)
 
     @staticmethod
     def backward(ctx: Context, gy):
         (x,) = ctx.saved_tensors
         p = ctx.attrs["p"]
-        return gy * (p * x ** (p - 1))
+        return gy * (p * _power(ctx.xp, x, p - 1))
+
+
+def _power(xp, x, p):
+    """x ** p, with the common small powers written as products (same values).
+
+    NumPy's float32 ``power`` is a generic powf call per element: for x ** 3 it is about
+    300 times slower than x * x * x, which the tanh form of GELU would otherwise pay.
+    """
+    if p == 1:
+        return x
+    if p == 2:
+        return x * x
+    if p == 3:
+        return x * x * x
+    if p == 0.5:
+        return xp.sqrt(x)
+    return x ** p
 
 
 class Exp(Function):
@@ -215,7 +235,7 @@ class ReLU(Function):
     @staticmethod
     def backward(ctx: Context, gy):
         (y,) = ctx.saved_tensors
-        return gy * ctx.xp.astype(y > 0, gy.dtype)
+        return ctx.xp.where(y > 0, gy, 0.0)         # gy where x > 0 (y > 0 iff x > 0)
 
 
 class Maximum(Function):

@@ -70,3 +70,51 @@ class MatMul(Function):
         """2·m·n·k per matrix product, times the number of products in the batch."""
         k = ctx.inputs[0].shape[-1]
         return 2 * k * math.prod(y.shape)
+
+
+class Linear(Function):
+    """y = x @ w^T + b in one node: the fused form of ``functional.linear`` (``fused=True``).
+
+    Shapes: x (..., in), w (out, in), b (out,) -> y (..., out). With x flattened to
+    X (N, in) and gy to G (N, out), N the number of positions:
+
+        dL/dx = gy @ w                      (..., out) @ (out, in) -> (..., in)
+        dL/dw = G^T @ X                     (out, N) @ (N, in)    -> (out, in)
+        dL/db = sum of G over positions     (out,)
+
+    The same numbers as the composed transpose, matmul and add; one node instead of three,
+    the bias added in place, and no (..., out) intermediate kept alive by the graph.
+    Call as ``Linear.apply(x, w)`` or ``Linear.apply(x, w, b)``.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, x, w, *b):
+        xp = ctx.xp
+        if x.shape[-1] != w.shape[1]:
+            raise ValueError(f"linear: input of shape {tuple(x.shape)} does not fit weight of "
+                             f"shape {tuple(w.shape)}; the last axis must be {w.shape[1]}")
+        ctx.save_for_backward(x, w)
+        y = xp.matmul(x, xp.matrix_transpose(w))               # (..., out)
+        if b:
+            y += b[0]                                          # in place: y is ours
+        return y
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        x, w = ctx.saved_tensors
+        xp = ctx.xp
+        need_x, need_w = ctx.needs_input_grad[:2]
+        gx = xp.matmul(gy, w) if need_x else None              # (..., in)
+        gy2 = xp.reshape(gy, (-1, w.shape[0]))                 # (N, out)
+        gw = xp.matmul(xp.matrix_transpose(gy2), xp.reshape(x, (-1, w.shape[1]))) \
+            if need_w else None                                # (out, in)
+        if len(ctx.inputs) == 2:
+            return gx, gw
+        gb = xp.sum(gy2, axis=0) if ctx.needs_input_grad[2] else None   # (out,)
+        return gx, gw, gb
+
+    @staticmethod
+    def flops(ctx, y):
+        """2·N·in·out for the product (the bias add, N·out, is counted too)."""
+        return 2 * ctx.inputs[0].shape[-1] * math.prod(y.shape) + \
+            (math.prod(y.shape) if len(ctx.inputs) == 3 else 0)
