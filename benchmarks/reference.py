@@ -31,7 +31,14 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish", "swiglu")
+ACTIVATIONS = ("relu", "relu+fused", "gelu", "gelu+fused", "gelu_tanh", "swish", "swish+fused",
+               "swiglu", "swiglu+fused")
+FUSED = "+fused"    # the same step with tinyffn's fused ops (nn.FFN(..., fused=True))
+
+
+def base_activation(activation: str) -> str:
+    """The function computed: "gelu+fused" computes "gelu" (only tinyffn's graph differs)."""
+    return activation.removesuffix(FUSED)
 
 SQRT_2 = math.sqrt(2.0)
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -40,7 +47,7 @@ GELU_TANH_COEFF = 0.044715
 
 
 def is_gated(activation: str) -> bool:
-    return activation == "swiglu"
+    return base_activation(activation) == "swiglu"
 
 
 def gemm_flops(T: int, d: int, d_ff: int, activation: str) -> int:
@@ -140,6 +147,7 @@ def activation_backward(name: str, gh: Any, a: Any, saved: Any, xp: Any) -> Any:
 def handwritten_step(p: dict, x: Any, gy: Any, activation: str, xp: Any,
                      erf: Callable) -> tuple:
     """One training step by hand: returns (y, grads), grads keyed like ``p`` plus ``"x"``."""
+    activation = base_activation(activation)
     if is_gated(activation):
         return _handwritten_gated_step(p, x, gy, xp, erf)
     W1, b1, W2, b2 = p["w1.weight"], p["w1.bias"], p["w2.weight"], p["w2.bias"]
@@ -184,6 +192,7 @@ def make_torch_step(torch: Any, p: dict, x: Any, gy: Any, activation: str,
     y; afterwards ``leaves[name].grad`` holds each gradient.
     """
     F = torch.nn.functional
+    activation = base_activation(activation)
     dev = "cuda" if device == "cuda" else "cpu"
     leaves = {name: torch.tensor(v, device=dev, requires_grad=True)
               for name, v in {**p, "x": x}.items()}

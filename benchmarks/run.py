@@ -9,7 +9,8 @@ Usage::
 Sections (each a function below, each printing one table):
 
 1. ``ffn``: one FFN training step (forward, then backward to all parameter gradients and
-   dL/dx), float32, for ReLU, exact GELU, tanh GELU, Swish and SwiGLU, against (a) its
+   dL/dx), float32, for ReLU, exact GELU, tanh GELU, Swish and SwiGLU (rows marked
+   ``+fused`` use ``fused=True``: one-node Linears and activations), against (a) its
    matrix products alone, (b) the same step written by hand with NumPy (CuPy on a GPU)
    and (c) PyTorch when installed. Before anything is timed, the gradients of all three
    are checked against each other: a benchmark of a wrong computation is worthless.
@@ -179,10 +180,13 @@ class FFNProblem:
     @classmethod
     def build(cls, activation: str, T: int, d: int, device: str, seed: int = 0) -> "FFNProblem":
         tinyffn.manual_seed(seed)
+        fused = activation != reference.base_activation(activation)
         if reference.is_gated(activation):
-            ffn = nn.GatedFFN(d, ffn_width(activation, d), activation="swish", device=device)
+            ffn = nn.GatedFFN(d, ffn_width(activation, d), activation="swish", device=device,
+                              fused=fused)
         else:
-            ffn = nn.FFN(d, ffn_width(activation, d), activation=activation, device=device)
+            ffn = nn.FFN(d, ffn_width(activation, d), device=device, fused=fused,
+                         activation=reference.base_activation(activation))
         x = tinyffn.randn(T, d, requires_grad=True, device=device)
         gy = tinyffn.randn(T, d, device=device)                      # a fixed random dL/dy
         return cls(activation, ffn, x, gy)
@@ -363,7 +367,7 @@ def print_ffn_row(row: dict, dev: Device, stat: str, header: bool) -> None:
     ratios = row["ratios"] if stat == "median" else row["min_ratios"]
     long = {"gemm": "GEMMs", "tinyffn": "tinyffn", "handwritten": dev.hand_label, "torch": "torch"}
     short = {**long, "gemm": "GEMM", "tinyffn": "tiny"}                 # for the ratio headers
-    cols = [("activation", 10, row["activation"]), ("T", 5, row["T"]), ("d", 5, row["d"]),
+    cols = [("activation", 12, row["activation"]), ("T", 5, row["T"]), ("d", 5, row["d"]),
             ("d_ff", 5, row["d_ff"]), ("reps", 4, row["repeats"]["tinyffn"]),
             ("noise", 5, f"{row['noise']:.2f}"), ("faults", 6, f"{row['page_faults']['tinyffn']:.0f}")]
     for name in long:
