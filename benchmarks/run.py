@@ -526,20 +526,24 @@ def bench_memory(dev: Device, cfg: Settings) -> list:
     print("\n4. Peak memory of one ReLU FFN training step (CPU; MB = 2**20 bytes)")
     print("   peak = parameters + x + gy + the most allocated during the step "
           "(tracemalloc; torch: its profiler's allocation events)")
-    print(f"{'T':>5}{'d':>6}{'minimum MB':>12}{'tinyffn MB':>12}{'ratio':>7}{'numpy MB':>10}"
-          f"{'ratio':>7}" + (f"{'torch MB':>10}{'ratio':>7}" if cpu.torch is not None else ""))
+    print(f"{'T':>5}{'d':>6}{'minimum MB':>12}{'tinyffn MB':>12}{'ratio':>7}{'+fused MB':>11}"
+          f"{'ratio':>7}{'numpy MB':>10}{'ratio':>7}"
+          + (f"{'torch MB':>10}{'ratio':>7}" if cpu.torch is not None else ""))
     rows = []
     for T, d in cfg.memory_sizes:
         problem = FFNProblem.build("relu", T, d, "cpu")
         before = sum(a.nbytes for a in problem.params.values()) \
             + problem.x.data.nbytes + problem.gy.data.nbytes
         minimum = memory.analytic_minimum_bytes(T, d, problem.d_ff)
+        fused = FFNProblem.build("relu+fused", T, d, "cpu")     # same seed, same values
         peaks = {}
-        for name, fn in (("tinyffn", problem.step), ("handwritten", handwritten_candidate(problem, cpu))):
+        for name, fn, owner in (("tinyffn", problem.step, problem),
+                                ("tinyffn+fused", fused.step, fused),
+                                ("handwritten", handwritten_candidate(problem, cpu), problem)):
             fn()                                # a first, unmeasured run fills caches
-            problem.clear_grads()
+            owner.clear_grads()
             peaks[name] = before + memory.traced_peak_bytes(fn)
-            problem.clear_grads()
+            owner.clear_grads()
         if cpu.torch is not None:
             step, leaves = torch_candidate(problem, cpu)
             step()
@@ -551,7 +555,8 @@ def bench_memory(dev: Device, cfg: Settings) -> list:
                      "minimum_bytes": minimum, "peak_bytes": peaks,
                      "ratio": {k: None if v is None else v / minimum for k, v in peaks.items()}})
         cells = [f"{T:>5}{d:>6}{minimum / MB:>12.2f}"]
-        for name, width in (("tinyffn", 12), ("handwritten", 10), ("torch", 10)):
+        for name, width in (("tinyffn", 12), ("tinyffn+fused", 11), ("handwritten", 10),
+                            ("torch", 10)):
             if name in peaks:
                 v = peaks[name]
                 cells.append(f"{'n/a':>{width}}{'':>7}" if v is None
