@@ -216,9 +216,9 @@ class Function:
 
     @classmethod
     def apply(cls, *args: Any, **attrs: Any) -> "_tensor.Tensor":
-        inputs = _tensor.as_tensors(args, cls.op_name())
+        inputs = _tensor.as_tensors(args, cls)
         backend = inputs[0].backend
-        for t in inputs[1:]:
+        for t in inputs:
             if t.backend is not backend:
                 raise _backend.DeviceError(
                     f"{cls.op_name()}: inputs are on different devices ({inputs[0].device} and "

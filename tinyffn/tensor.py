@@ -276,8 +276,8 @@ def _shape_arg(shape: tuple, what: str) -> tuple:
     return tuple(int(n) for n in shape)
 
 
-def as_tensors(args: tuple, op: str) -> tuple:
-    """The positional arguments of an op as tensors on one backend.
+def as_tensors(args: tuple, fn: Any) -> tuple:
+    """The positional arguments of an op (the Function ``fn``) as tensors on one backend.
 
     Python numbers and arrays become constant tensors on the device of the first tensor
     argument, with its dtype when both are floating point (so ``x * 2`` stays float32).
@@ -287,25 +287,25 @@ def as_tensors(args: tuple, op: str) -> tuple:
             break
     else:
         return args                                 # the common case, kept fast
-    first = next(filter(lambda a: isinstance(a, Tensor), args), None)
+    first = next((a for a in args if isinstance(a, Tensor)), None)
     if first is None:
-        raise TypeError(f"{op}: needs at least one Tensor argument, got "
+        raise TypeError(f"{fn.op_name()}: needs at least one Tensor argument, got "
                         f"{', '.join(type(a).__name__ for a in args)}")
-    be = first.backend
+    be, dtype = first.backend, first.data.dtype
     out = []
     for a in args:
         if isinstance(a, Tensor):
             out.append(a)
         elif isinstance(a, (int, float)) and not isinstance(a, bool):
-            floating = be.is_floating(first.dtype)
-            dtype = first.dtype if floating or isinstance(a, int) else be.dtype(DEFAULT_FLOAT)
+            if isinstance(a, float) and not _is_floating(be, dtype):
+                dtype = be.dtype(DEFAULT_FLOAT)     # int tensor * 0.5: a float32 constant
             out.append(Tensor._wrap(be.xp.asarray(a, dtype=dtype), be))
         else:
             try:
                 out.append(Tensor._wrap(be.asarray(a), be))
             except (TypeError, ValueError) as e:
-                raise TypeError(f"{op}: cannot use an argument of type {type(a).__name__} "
-                                f"({e})") from e
+                raise TypeError(f"{fn.op_name()}: cannot use an argument of type "
+                                f"{type(a).__name__} ({e})") from e
     return tuple(out)
 
 
