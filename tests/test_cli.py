@@ -36,6 +36,23 @@ def test_graph_options_reach_the_drawing(capsys):
     assert "Σ over axes (0,)" in dot and "grad " in dot and "L = ½ Σ y²" in dot
 
 
+def test_graph_fused_draws_one_node_per_linear_and_activation(capsys):
+    assert main(["graph", "--fused", "--activation", "gelu"]) == 0
+    dot = capsys.readouterr().out
+    assert dot.count('label="linear"') == 2 and dot.count('label="gelu\\napproximate=') == 1
+    assert 'label="matmul"' not in dot and 'label="erf"' not in dot
+
+
+def test_step_into_a_closed_pipe_exits_quietly():
+    # `python -m tinyffn step | head -1`: no BrokenPipeError traceback
+    step = subprocess.Popen([sys.executable, "-m", "tinyffn", "step"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    step.stdout.readline()
+    step.stdout.close()
+    _, err = step.communicate(timeout=60)
+    assert b"Traceback" not in err
+
+
 def test_graph_refuses_an_activation_the_block_lacks(capsys):
     assert main(["graph", "--gated", "--activation", "relu"]) == 2
     assert "swish or gelu" in capsys.readouterr().err

@@ -9,6 +9,7 @@ argparse parser, and a function that runs it and returns the exit code.
 from __future__ import annotations
 
 import argparse
+import os
 import pathlib
 import sys
 
@@ -43,6 +44,8 @@ def graph_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--show-grads", action="store_true",
                         help="end in the loss L = ½ Σ y², run backward, show the gradients")
     parser.add_argument("--rankdir", choices=RANKDIRS, default="TB", help="layout direction")
+    parser.add_argument("--fused", action="store_true",
+                        help="the fast form: each Linear and the activation as one node")
 
 
 def graph(args: argparse.Namespace) -> int:
@@ -54,7 +57,7 @@ def graph(args: argparse.Namespace) -> int:
         return 2
     tinyffn.manual_seed(0)
     options = {} if args.activation is None else {"activation": args.activation}
-    block = block_type(args.d_model, args.d_ff, **options)
+    block = block_type(args.d_model, args.d_ff, fused=args.fused, **options)
     x = tinyffn.randn(args.tokens, args.d_model)
     x.name = "x"
     root = block(x)                                 # (T, d)
@@ -156,6 +159,11 @@ def main(argv: list | None = None) -> int:
         return COMMANDS[args.command][1](args)
     except RendererNotFoundError as e:
         print(f"tinyffn {args.command}: {e}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        # `python -m tinyffn step | head`: the reader left. Point stdout at /dev/null so
+        # the flush at exit does not raise again (the recipe of Python's signal docs).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
 
 
