@@ -35,6 +35,7 @@ step through it; ``backward()`` simply runs it to the end.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import math
 from dataclasses import dataclass
@@ -342,6 +343,12 @@ def iter_backward(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool =
         step += 1
 
 
+def run_to_end(steps: Iterator[BackwardStep]) -> None:
+    """Run a backward walk, dropping each step as soon as it is made: a step holds the
+    gradients of its node, which would otherwise stay alive while the next node runs."""
+    collections.deque(steps, maxlen=0)
+
+
 def _call_backward(ctx: Context, gy: Any) -> tuple:
     """Run one node's backward and check what it returns: one gradient per input, each of
     its input's shape. An op may mix dtypes (float64 data @ float32 weight); as in PyTorch,
@@ -407,8 +414,7 @@ def grad(output: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_outp
     """
     inputs = tuple(inputs)
     captured = {id(t): None for t in inputs}
-    for _ in iter_backward(output, grad_output, retain_graph, capture=captured):
-        pass
+    run_to_end(iter_backward(output, grad_output, retain_graph, capture=captured))
     out = []
     for t in inputs:
         g = captured[id(t)]

@@ -154,8 +154,7 @@ class Tensor:
         ``grad`` is dL/d(self): required unless ``self`` has one element (then 1). Without
         ``retain_graph`` the arrays saved for backward are freed as the walk passes them.
         """
-        for _ in autograd.iter_backward(self, grad, retain_graph):
-            pass
+        autograd.run_to_end(autograd.iter_backward(self, grad, retain_graph))
 
     def retain_grad(self) -> None:
         """Keep ``.grad`` for this non-leaf tensor too (leaves always keep theirs)."""

@@ -235,10 +235,12 @@ class ReLU(Function):
     @staticmethod
     def backward(ctx: Context, gy):
         (y,) = ctx.saved_tensors
-        # gy where x > 0 (y > 0 iff x > 0). A multiplication by the 0/1 mask, not
-        # xp.where: NumPy's where is ~10x slower here on random signs (2 ms vs 0.15 ms
-        # for 512 x 1024 float32)
-        return gy * ctx.xp.astype(y > 0, gy.dtype)
+        # gy where x > 0 (y > 0 iff x > 0): the 0/1 mask, multiplied by gy in place so the
+        # mask's buffer becomes the result (one (T, d_ff) array, not two). Not xp.where:
+        # NumPy's where is ~10x slower here on random signs (2 ms vs 0.15 ms, 512 x 1024).
+        gx = ctx.xp.astype(y > 0, gy.dtype)
+        gx *= gy
+        return gx
 
 
 class Maximum(Function):
