@@ -79,8 +79,8 @@ def test_graph_without_renderer_says_how_to_install(tmp_path, monkeypatch, capsy
 def test_step_prints_the_walk(capsys):
     assert main(["step"]) == 0
     out = capsys.readouterr().out
-    assert "h = W1 x + b1 = [1.0, 0.0, 1.0, -1.0],  a = relu(h) = [1.0, 0.0, 1.0, 0.0]" in out
-    assert "y = W2 a + b2 = [2.0, 0.0],  loss L = ½ Σ y² = 2." in out
+    assert "a = W1 x + b1 = [1.0, 0.0, 1.0, -1.0],  h = relu(a) = [1.0, 0.0, 1.0, 0.0]" in out
+    assert "y = W2 h + b2 = [2.0, 0.0],  loss L = ½ Σ y² = 2." in out
     assert out.count("\nstep ") == 10
     assert "  w1.weight  [[2.0, 0.0], [0.0, 0.0], [2.0, 0.0], [0.0, 0.0]]" in out
     assert "gives the same gradients: yes" in out

@@ -52,7 +52,7 @@ def test_each_step_holds_the_op_shapes_and_gradients():
 
 
 def test_the_seed_example_by_hand():
-    """h = W1 x = (1, 0, 1, -1), a = relu(h) = (1, 0, 1, 0), y = W2 a = (2, 0), L = 2.
+    """a = W1 x = (1, 0, 1, -1), h = relu(a) = (1, 0, 1, 0), y = W2 h = (2, 0), L = 2.
 
     dL/dy = y = (2, 0); dL/da = W2^T y = (2, 0, 2, 0) = dL/dh (relu passes h > 0);
     dL/dW1 = dL/dh x^T, dL/dW2 = dL/dy a^T.
