@@ -45,11 +45,9 @@ class Tensor:
     def __init__(self, data: Any, requires_grad: bool = False, *, _backend: Any = None,
                  _ctx: Any = None, name: str | None = None):
         self.data = data
-        self.backend = _backend if _backend is not None else _backend_of(data)
-        if requires_grad and not _is_floating(self.backend, data.dtype):
-            raise TypeError(f"only floating-point tensors can require gradients, but this one has "
-                            f"dtype {backends.dtype_name(data.dtype)}; create it with "
-                            "dtype='float32' or 'float64'")
+        self.backend = _backend if _backend is not None else backends.backend_of_array(data)
+        if requires_grad:
+            _check_can_require_grad(self.backend, data.dtype)
         self.requires_grad = requires_grad
         self.grad = None
         self.grad_fn = _ctx
@@ -167,9 +165,8 @@ class Tensor:
             self.grad = Tensor(self.grad.data + g, _backend=self.backend)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
-        if requires_grad and not _is_floating(self.backend, self.dtype):
-            raise TypeError(f"only floating-point tensors can require gradients, not "
-                            f"{backends.dtype_name(self.dtype)}")
+        if requires_grad:
+            _check_can_require_grad(self.backend, self.dtype)
         self.requires_grad = requires_grad
         return self
 
@@ -245,12 +242,11 @@ class Tensor:
 
 
 # ----------------------------------------------------------------------------- helpers
-def _backend_of(data: Any) -> Any:
-    return backends.backend_of_array(data)
-
-
-def _is_floating(be: Any, dtype: Any) -> bool:
-    return be.is_floating(dtype)
+def _check_can_require_grad(be: Any, dtype: Any) -> None:
+    if not be.is_floating(dtype):
+        raise TypeError(f"only floating-point tensors can require gradients, but this one has "
+                        f"dtype {backends.dtype_name(dtype)}; create it with dtype='float32' "
+                        "or 'float64'")
 
 
 def _axes(axis: Any, ndim: int) -> tuple | None:
@@ -296,7 +292,7 @@ def as_tensors(args: tuple, fn: Any) -> tuple:
         if isinstance(a, Tensor):
             out.append(a)
         elif isinstance(a, (int, float)) and not isinstance(a, bool):
-            if isinstance(a, float) and not _is_floating(be, dtype):
+            if isinstance(a, float) and not be.is_floating(dtype):
                 dtype = be.dtype(DEFAULT_FLOAT)     # int tensor * 0.5: a float32 constant
             out.append(Tensor._wrap(be.xp.asarray(a, dtype=dtype), be))
         else:
