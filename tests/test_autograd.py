@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tinyffn
-from tinyffn.autograd import topological_order
+from tinyffn.autograd import Context, topological_order
 
 
 def test_gradients_accumulate_over_paths_and_calls():
@@ -42,15 +42,14 @@ def test_topological_order_is_deterministic_and_parents_first():
         w = tinyffn.randn(3, requires_grad=True)
         return ((x * w).exp() + x).sum()
 
-    names = [[t.grad_fn.name if t.grad_fn else "leaf" for t in topological_order(build())]
+    names = [[v.name if isinstance(v, Context) else "leaf" for v in topological_order(build())]
              for _ in range(2)]
     assert names[0] == names[1] == ["leaf", "leaf", "mul", "exp", "add", "sum"]
     order = topological_order(build())
-    position = {id(t): i for i, t in enumerate(order)}
-    for t in order:
-        for parent in (t.grad_fn.inputs if t.grad_fn else ()):
-            if parent.requires_grad:
-                assert position[id(parent)] < position[id(t)]
+    position = {id(v): i for i, v in enumerate(order)}
+    for v in order:
+        for parent in (v.parents if isinstance(v, Context) else ()):
+            assert position[id(parent)] < position[id(v)]
 
 
 def test_intermediate_grads_not_kept_unless_asked():
@@ -86,7 +85,7 @@ def test_backward_frees_saved_arrays():
     h = x.exp()
     y = (h * x).sum()
     y.backward()
-    assert h.grad_fn._saved == () and y.grad_fn.inputs[0].grad_fn._saved == ()
+    assert h.grad_fn._saved == () and y.grad_fn.parents[0]._saved == ()
 
 
 def test_graph_is_freed_without_the_cycle_collector():
@@ -134,6 +133,49 @@ def test_grad_function_leaves_dot_grad_alone():
     np.testing.assert_allclose(gx.numpy(), [3.0, 12.0])
     np.testing.assert_array_equal(gu.numpy(), [0.0])
     assert x.grad is None
+
+
+def test_grad_of_an_intermediate_tensor():
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    h = x * x
+    gh, gx = tinyffn.grad((h * 3.0).sum(), [h, x])        # dL/dh = 3, dL/dx = 6x
+    np.testing.assert_allclose(gh.numpy(), [3.0, 3.0])
+    np.testing.assert_allclose(gx.numpy(), [6.0, 12.0])
+
+
+def test_the_graph_does_not_keep_intermediate_results():
+    """A node keeps its inputs' shapes, not the inputs: x @ w.T, which the add does not
+    save, is freed once nothing else holds it, and backward is unchanged (NumPy by hand)."""
+    tinyffn.manual_seed(0)
+    x = tinyffn.randn(3, 2)
+    w = tinyffn.randn(4, 2, requires_grad=True)
+    b = tinyffn.randn(4, requires_grad=True)
+    a = x @ w.T
+    alive = weakref.ref(a)
+    loss = ((a + b).relu() * 2.0).sum()
+    del a
+    assert alive() is None
+    add = loss.grad_fn.parents[0].parents[0].parents[0]        # sum <- mul <- relu <- add
+    assert add.name == "add" and add.output is None
+    assert [tuple(s) for s in add.input_shapes] == [(3, 4), (4,)]
+    loss.backward()
+    pre = x.numpy() @ w.numpy().T + b.numpy()
+    open_ = (pre > 0) * 2.0                                  # dL/d(pre-activation)
+    np.testing.assert_allclose(b.grad.numpy(), open_.sum(0), rtol=1e-6)
+    np.testing.assert_allclose(w.grad.numpy(), open_.T @ x.numpy(), rtol=1e-6)
+
+
+def test_keep_intermediates_holds_every_op_output_in_order():
+    x = tinyffn.tensor([1.0, -2.0], requires_grad=True)
+    with tinyffn.keep_intermediates(retain_grad=True) as kept:
+        loss = (x.exp() * x).sum()
+    assert [t.grad_fn.name for t in kept] == ["exp", "mul", "sum"] and kept[-1] is loss
+    assert all(t.grad_fn.output is t for t in kept)
+    loss.backward()
+    np.testing.assert_allclose(kept[0].grad.numpy(), [1.0, -2.0])     # dL/d(exp x) = x
+    np.testing.assert_allclose(kept[1].grad.numpy(), [1.0, 1.0])
+    y = x * 2.0                                              # outside the block: not kept
+    assert len(kept) == 3 and y.grad_fn.output is y
 
 
 def test_backward_steps_reproduce_backward():

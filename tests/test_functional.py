@@ -8,7 +8,7 @@ import pytest
 import numpy_reference as ref
 import tinyffn
 from tinyffn import functional as F
-from tinyffn.autograd import Scope
+from tinyffn.autograd import Context, Scope
 from tinyffn.backend import dtype_name
 from tinyffn.ops import PRIMITIVES
 
@@ -29,15 +29,15 @@ def as_tensor(array, device, requires_grad=False):
 
 
 def graph_nodes(y):
-    """Every op context in y's graph, found by walking grad_fn.inputs."""
-    nodes, stack, seen = [], [y], set()
+    """Every op context in y's graph, found by walking grad_fn.parents."""
+    nodes, stack, seen = [], [y.grad_fn], set()
     while stack:
-        t = stack.pop()
-        if t.grad_fn is None or id(t) in seen:
+        v = stack.pop()
+        if not isinstance(v, Context) or id(v) in seen:
             continue
-        seen.add(id(t))
-        nodes.append(t.grad_fn)
-        stack.extend(t.grad_fn.inputs)
+        seen.add(id(v))
+        nodes.append(v)
+        stack.extend(v.parents)
     return nodes
 
 

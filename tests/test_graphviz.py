@@ -194,13 +194,29 @@ def test_several_outermost_modules_are_prefixed():
 def test_values_dtypes_and_norms():
     x = tinyffn.tensor([[1.0, -0.5]], requires_grad=True)
     big = tinyffn.ones(2, 6, requires_grad=True)
-    y = (x @ big).sum()
+    h = x @ big                                 # held: its box shows its values
+    y = h.sum()
     nodes, _ = parse(to_dot(y, show_values=True, show_dtypes=True))
     labels = [label for label, _, _ in nodes.values()]
     assert ["(1, 2)", "float32", "value [[1, -0.5]]"] in labels
     assert ["(1, 6)", "float32", "value [[0.5, 0.5, 0.5, 0.5, 0.5, 0.5]]"] in labels
     assert ["(2, 6)", "float32", "value norm 3.464"] in labels   # 12 values: the norm
     assert ["()", "float32", "value 3"] in labels
+
+
+def test_an_intermediate_nobody_holds_is_freed_and_drawn_without_values():
+    x = tinyffn.tensor([[1.0, -0.5]], requires_grad=True)
+    y = (x @ tinyffn.ones(2, 6)).sum()          # the matmul's output is no longer held
+    labels = [label for label, _, _ in parse(to_dot(y, show_values=True))[0].values()]
+    assert ["(1, 6)", "value freed"] in labels
+    with tinyffn.autograd.keep_intermediates(retain_grad=True) as kept:
+        y = (x @ tinyffn.ones(2, 6)).sum()
+    assert [t.shape for t in kept] == [(1, 6), ()]
+    y.backward()
+    labels = [label for label, _, _ in parse(to_dot(y, show_values=True, show_grads=True))[0]
+              .values()]
+    assert ["(1, 6)", "value [[0.5, 0.5, 0.5, 0.5, 0.5, 0.5]]", "grad [[1, 1, 1, 1, 1, 1]]"] \
+        in labels
 
 
 def test_output_is_stable_across_builds():

@@ -126,9 +126,9 @@ def test_call_records_the_module_scope_on_every_op():
     # the last op is w2's bias add, inside linear, inside w2, inside the FFN
     assert y.grad_fn.scope == (Scope("module", "FFN", ffn), Scope("module", "Linear", ffn.w2),
                                Scope("function", "linear"))
-    relu_out = y.grad_fn.inputs[0].grad_fn.inputs[0]           # add <- matmul <- relu
-    assert relu_out.grad_fn.name == "relu"
-    assert relu_out.grad_fn.scope == (Scope("module", "FFN", ffn), Scope("module", "ReLU", ffn.act))
+    relu = y.grad_fn.parents[0].parents[0]                    # add <- matmul <- relu
+    assert relu.name == "relu"
+    assert relu.scope == (Scope("module", "FFN", ffn), Scope("module", "ReLU", ffn.act))
 
 
 def test_module_to_moves_parameters_in_place(device):

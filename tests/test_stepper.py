@@ -19,12 +19,13 @@ def ffn_loss(activation="gelu", gated=False):
 
 def test_visits_each_node_once_in_reverse_topological_order():
     _, loss = ffn_loss()
-    expected = [t for t in reversed(autograd.topological_order(loss)) if t.grad_fn is not None]
+    expected = [v for v in reversed(autograd.topological_order(loss))
+                if isinstance(v, autograd.Context)]
     steps = list(backward_steps(loss))
-    assert [s.tensor for s in steps] == expected            # same objects, same order
-    assert len({id(s.tensor) for s in steps}) == len(steps)
+    assert [s.node for s in steps] == expected              # same objects, same order
+    assert len({id(s.node) for s in steps}) == len(steps)
     assert [s.index for s in steps] == list(range(len(steps)))
-    assert steps[0].tensor is loss and steps[0].op == "div"
+    assert steps[0].node is loss.grad_fn and steps[0].tensor is loss and steps[0].op == "div"
 
 
 @pytest.mark.parametrize("activation,gated", [("relu", False), ("gelu_tanh", False),
@@ -43,12 +44,14 @@ def test_each_step_holds_the_op_shapes_and_gradients():
     _, loss = ffn_loss()
     for s in backward_steps(loss):
         assert isinstance(s, Step) and isinstance(s, autograd.BackwardStep)
-        assert s.op == s.tensor.grad_fn.name
-        assert s.input_shapes == tuple(tuple(x.shape) for x in s.inputs)
-        assert tuple(s.gy.shape) == s.tensor.shape
-        for x, g in zip(s.inputs, s.grads):
-            if x.requires_grad:
-                assert tuple(g.shape) == x.shape
+        assert s.op == s.node.name
+        assert s.input_shapes == tuple(                   # each parent's own shape
+            tuple(x.out_shape) if isinstance(x, autograd.Context) else x.shape for x in s.parents)
+        assert tuple(s.gy.shape) == tuple(s.node.out_shape)
+        for shape, needed, g in zip(s.input_shapes, s.node.needs_input_grad, s.grads):
+            assert (g is not None) == needed
+            if needed:
+                assert tuple(g.shape) == shape
 
 
 def test_the_seed_example_by_hand():

@@ -7,7 +7,8 @@ Start reading at :mod:`tinyffn.tensor` (the Tensor), then :mod:`tinyffn.autograd
 from .tensor import (Tensor, arange, manual_seed, ones, rand, randn, tensor, zeros)
 from . import ops
 from .autograd import (AnomalyError, BackwardStep, Context, Function, detect_anomaly,
-                       enable_grad, grad, is_grad_enabled, iter_backward, no_grad)
+                       enable_grad, grad, is_grad_enabled, iter_backward, keep_intermediates,
+                       no_grad)
 from .backend import DeviceError, cuda_available
 from .flops import FlopCounter
 from .gradcheck import GradcheckError, gradcheck
@@ -22,7 +23,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Tensor", "tensor", "zeros", "ones", "randn", "rand", "arange", "manual_seed",
     "Function", "Context", "no_grad", "enable_grad", "is_grad_enabled", "detect_anomaly",
-    "AnomalyError", "grad", "iter_backward", "BackwardStep",
+    "AnomalyError", "keep_intermediates", "grad", "iter_backward", "BackwardStep",
     "gradcheck", "GradcheckError", "FlopCounter", "cuda_available", "DeviceError", "ops",
     "functional", "nn", "optim", "accounting",
     "draw_graph", "to_dot", "backward_steps",

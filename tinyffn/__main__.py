@@ -84,7 +84,9 @@ def step(args: argparse.Namespace) -> int:
     if args.frames is not None:
         find_renderer()                             # fail before printing half a walk
         args.frames.mkdir(parents=True, exist_ok=True)
-    ffn, x, y, loss = seed_example()
+    # `kept` holds every intermediate tensor, and so its value and .grad, for the frames
+    with autograd.keep_intermediates(retain_grad=True) as kept:  # noqa: F841
+        ffn, x, y, loss = seed_example()
     with tinyffn.no_grad():                         # the hidden values, for the printout
         a = ffn.w1(x)                               # pre-activation, (d_ff,)
         h = ffn.act(a)                              # hidden activation, (d_ff,)
@@ -95,12 +97,10 @@ def step(args: argparse.Namespace) -> int:
     print("Backward visits each op once, from the loss back to the parameters. At each op,")
     print("dL/dy (the gradient of the loss with respect to the op's output) arrives, and each")
     print("input x receives dL/dx = dL/dy · dy/dx, its share by the chain rule:\n")
-    for t in autograd.topological_order(loss):
-        t.retain_grad()                             # so the frames show every gradient
     for s in backward_steps(loss):
         print(s.describe() + "\n")
         if args.frames is not None:
-            frame = to_dot(loss, show_values=True, show_grads=True, highlight=s.tensor)
+            frame = to_dot(loss, show_values=True, show_grads=True, highlight=s.node)
             render(frame, args.frames / f"step_{s.index:02d}_{s.op}.svg")
     print("Gradients of the parameters:")
     for name, p in ffn.named_parameters():

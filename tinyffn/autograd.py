@@ -19,15 +19,25 @@ methods side by side::
 
 ``Exp.apply(t)`` unwraps the tensor ``t`` to its array, runs ``forward``, and wraps the
 result in a new tensor ``y``. If any input requires a gradient, ``y`` keeps the context
-(``y.grad_fn``), and the context keeps the input tensors (``ctx.inputs``): that chain of
-references *is* the graph. Nothing points back from an input to its consumers, so the
-graph holds no reference cycles and is freed by reference counting alone.
+(``y.grad_fn``): the graph's *node* for this op call. A node links to its parents, one
+per input (``ctx.parents``): the node that made that input, or the input tensor itself
+when it is a leaf (a parameter, the data, a constant). That chain of references *is*
+the graph, as ``grad_fn.next_functions`` is in PyTorch.
+
+The graph links node to node, not tensor to tensor, and that matters for memory: an
+intermediate result such as ``x @ W1.T`` is kept only by the variable that names it,
+so once the forward pass moves on it is freed, unless its consumer saved it for
+backward (``ctx.save_for_backward``). A node remembers just its inputs' shapes and
+dtypes, and keeps a weak reference to its output (``ctx.output``), which is the
+output tensor while anyone still holds it, else None. Nothing points back from an input
+to its consumers, so the graph holds no reference cycles and is freed by reference
+counting alone.
 
 How backward walks it
 ---------------------
 ``loss.backward()`` (1) orders the graph topologically with an explicit stack, no
-recursion, so a 100,000-op chain is fine, (2) visits the nodes from ``loss`` back to the
-leaves, calling each ``backward`` with the gradient accumulated for its output, (3) adds
+recursion, so a 100,000-op chain is fine, (2) visits the nodes from ``loss.grad_fn`` back to
+the leaves, calling each ``backward`` with the gradient accumulated for its output, (3) adds
 the gradients returned for each input into a running total, freeing each total as soon
 as it has been consumed, and (4) stores the totals of leaf tensors in ``.grad``.
 :func:`iter_backward` is that walk as a generator, one step per node, so a learner can
@@ -38,6 +48,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import math
+import weakref
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
@@ -53,6 +64,7 @@ class _State:
         self.anomaly = False
         self.scope: tuple = ()          # enclosing module / composed-function calls
         self.flop_counters: list = []   # active FlopCounters, innermost last
+        self.kept: list | None = None   # where keep_intermediates() collects op outputs
 
 
 STATE = _State()
@@ -97,6 +109,28 @@ def detect_anomaly() -> Iterator[None]:
         STATE.anomaly = previous
 
 
+@contextlib.contextmanager
+def keep_intermediates(retain_grad: bool = False) -> Iterator[list]:
+    """Keep every tensor that a recorded op makes inside the block, to look at later.
+
+    The graph does not keep intermediate results (see the module docstring), so after
+    ``y = ffn(x)`` the pre-activation inside the FFN is gone. Inside this block each op
+    output is appended to the list it yields, in the order made, and stays alive as long
+    as the list does (so bind it: ``with keep_intermediates() as kept:``): a drawing then
+    shows its values, and with ``retain_grad=True`` its ``.grad`` after backward. It
+    costs the memory the graph normally saves.
+    """
+    previous, kept = STATE.kept, []
+    STATE.kept = kept
+    try:
+        yield kept
+    finally:
+        STATE.kept = previous
+    if retain_grad:
+        for t in kept:
+            t.retain_grad()
+
+
 class AnomalyError(FloatingPointError):
     """A NaN or inf produced inside :func:`detect_anomaly`."""
 
@@ -131,25 +165,33 @@ class Context:
 
     Attributes:
         fn: the Function subclass.
-        inputs: the input tensors, in forward order (the node's parents).
+        parents: one per input, in forward order: the node (Context) that made the input,
+            or the input tensor itself when it has no ``grad_fn`` (a leaf).
+        input_shapes / input_dtypes: the inputs' shapes and dtypes (the inputs themselves
+            are not kept; see the module docstring).
         needs_input_grad: one bool per input: does backward have to produce its gradient?
+        out_shape / out_dtype: the shape and dtype of the output.
         xp: the array namespace of the inputs (``numpy``, CuPy's, ...).
         backend: the :class:`tinyffn.backend.Backend` (for ``erf``, ``index_add``).
         scope: the enclosing modules / composed functions, outermost first.
         attrs: the non-tensor keyword arguments of the call (``axis=0``, ``p=2``, ...).
     """
 
-    __slots__ = ("fn", "inputs", "needs_input_grad", "xp", "backend", "scope", "attrs",
-                 "out_shape", "_saved", "_freed", "__dict__")
+    __slots__ = ("fn", "parents", "input_shapes", "input_dtypes", "needs_input_grad", "xp",
+                 "backend", "scope", "attrs", "out_shape", "out_dtype", "_output", "_saved",
+                 "_freed", "__dict__")
 
     def __init__(self, fn, inputs, backend, attrs):
         self.fn = fn
-        self.inputs = inputs
+        self.parents = tuple([t if t.grad_fn is None else t.grad_fn for t in inputs])
+        self.input_shapes = tuple([t.data.shape for t in inputs])
+        self.input_dtypes = tuple([t.data.dtype for t in inputs])
         self.needs_input_grad = tuple([t.requires_grad for t in inputs])
         self.backend = backend
         self.xp = backend.xp
         self.scope = STATE.scope
         self.attrs = attrs
+        self._output = None
         self._saved = ()
         self._freed = False
 
@@ -173,12 +215,22 @@ class Context:
         self._freed = True
 
     @property
+    def output(self) -> "_tensor.Tensor | None":
+        """The tensor this op produced, while something outside the graph still holds it."""
+        return None if self._output is None else self._output()
+
+    @property
     def name(self) -> str:
         return self.fn.op_name()
 
     def __repr__(self) -> str:
-        shapes = ", ".join(str(tuple(t.shape)) for t in self.inputs)
+        shapes = ", ".join(str(tuple(shape)) for shape in self.input_shapes)
         return f"<{self.fn.__name__}Backward inputs=({shapes})>"
+
+
+def node_of(t: "_tensor.Tensor") -> "Context | _tensor.Tensor":
+    """The graph vertex standing for tensor ``t``: the op node that made it, else ``t``."""
+    return t if t.grad_fn is None else t.grad_fn
 
 
 class Function:
@@ -229,7 +281,7 @@ class Function:
         y = cls.forward(ctx, *[t.data for t in inputs], **attrs)
         if not isinstance(y, backend.array_type):  # NumPy reductions return scalars
             y = backend.xp.asarray(y)
-        ctx.out_shape = y.shape
+        ctx.out_shape, ctx.out_dtype = y.shape, y.dtype
         if STATE.anomaly:
             _check_finite(ctx, y, "forward produced")
         if STATE.flop_counters:
@@ -237,40 +289,46 @@ class Function:
             for counter in STATE.flop_counters:
                 counter.add(cls.op_name(), "forward", n)
         if STATE.grad_enabled and any(ctx.needs_input_grad):
-            return _tensor.Tensor._wrap(y, backend, True, ctx)
+            out = _tensor.Tensor._wrap(y, backend, True, ctx)
+            ctx._output = weakref.ref(out)
+            if STATE.kept is not None:
+                STATE.kept.append(out)
+            return out
         return _tensor.Tensor._wrap(y, backend)
 
 
 def _check_finite(ctx: Context, y: Any, what: str) -> None:
     xp = ctx.xp
     if not bool(xp.all(xp.isfinite(y))):
-        shapes = ", ".join(str(tuple(t.shape)) for t in ctx.inputs)
+        shapes = ", ".join(str(tuple(shape)) for shape in ctx.input_shapes)
         raise AnomalyError(f"{ctx.fn.op_name()}: {what} NaN or inf (input shapes {shapes})")
 
 
 # ----------------------------------------------------------------------------- the walk
 def topological_order(root: "_tensor.Tensor", every_input: bool = False) -> list:
-    """Tensors of ``root``'s graph that require grad, inputs before the ops that use them.
+    """The vertices of ``root``'s graph, each after every vertex it depends on.
 
-    Iterative depth-first search with an explicit stack; parents are visited in the order
-    of the op's inputs, so the order is the same on every run. With ``every_input`` the
-    inputs that need no gradient (data, constants such as the 2 in ``x * 2``) are included
-    too: backward skips them, the graph drawer shows them.
+    A vertex is an op node (a :class:`Context`) or a leaf tensor (see :func:`node_of`);
+    the last one stands for ``root``. Iterative depth-first search with an explicit stack;
+    parents are visited in the order of the op's inputs, so the order is the same on every
+    run. Only vertices that require grad are included, unless ``every_input``: then the
+    leaves that need no gradient (data, constants such as the 2 in ``x * 2``) are too:
+    backward skips them, the graph drawer shows them.
     """
     order, visited = [], set()
-    stack = [(root, False)]
+    stack = [(node_of(root), False)]
     while stack:
-        t, children_done = stack.pop()
-        if children_done:
-            order.append(t)
+        v, parents_done = stack.pop()
+        if parents_done:
+            order.append(v)
             continue
-        if id(t) in visited:
+        if id(v) in visited:
             continue
-        visited.add(id(t))
-        stack.append((t, True))
-        if t.grad_fn is not None:
-            for parent in reversed(t.grad_fn.inputs):
-                if (every_input or parent.requires_grad) and id(parent) not in visited:
+        visited.add(id(v))
+        stack.append((v, True))
+        if isinstance(v, Context):
+            for parent, needs_grad in zip(reversed(v.parents), reversed(v.needs_input_grad)):
+                if (every_input or needs_grad) and id(parent) not in visited:
                     stack.append((parent, False))
     return order
 
@@ -280,66 +338,73 @@ class BackwardStep:
     """One node of the backward walk (see :func:`iter_backward`).
 
     Attributes:
-        index: 0 for the first node processed (the root), 1 for the next, ...
-        tensor: the op's output tensor (``tensor.grad_fn`` is the node).
-        gy: the gradient arriving at the output, dL/dy (an array).
+        index: 0 for the first node processed (the root's), 1 for the next, ...
+        node: the op's :class:`Context`.
+        gy: the gradient arriving at the op's output, dL/dy (an array).
         grads: one array (or None) per input: what the op passes back, dL/dx_i.
     """
 
     index: int
-    tensor: Any
+    node: Context
     gy: Any
     grads: tuple
 
     @property
     def op(self) -> str:
-        return self.tensor.grad_fn.name
+        return self.node.name
 
     @property
-    def inputs(self) -> tuple:
-        return self.tensor.grad_fn.inputs
+    def tensor(self) -> "_tensor.Tensor | None":
+        """The op's output tensor, if anything outside the graph still holds it."""
+        return self.node.output
+
+    @property
+    def parents(self) -> tuple:
+        return self.node.parents
 
     @property
     def input_shapes(self) -> tuple:
-        return tuple(tuple(t.shape) for t in self.inputs)
+        return tuple(tuple(shape) for shape in self.node.input_shapes)
 
 
 def iter_backward(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
                   capture: dict | None = None) -> Iterator[BackwardStep]:
-    """Backpropagate from ``root``, yielding a :class:`BackwardStep` after each node.
+    """Backpropagate from ``root``, yielding a :class:`BackwardStep` after each op node.
 
-    Gradients reaching leaf tensors are accumulated into their ``.grad``. If ``capture`` is
-    given (a dict whose keys are ``id()`` of tensors) the gradient of each of those tensors
-    is stored under its key instead, and no ``.grad`` is touched (see :func:`grad`). Each running
-    total is dropped once its node has consumed it, so only the gradients still needed are
-    alive at any time. Unless ``retain_graph``, each node's saved arrays are freed after use.
+    Gradients reaching leaf tensors are accumulated into their ``.grad`` (and into the
+    ``.grad`` of a non-leaf output that called ``retain_grad()``, if it is still alive).
+    If ``capture`` is given (a dict whose keys are ``id()`` of graph vertices, see
+    :func:`node_of`) the gradient of each of those vertices is stored under its key
+    instead, and no ``.grad`` is touched (see :func:`grad`). Each running total is dropped
+    once its node has consumed it, so only the gradients still needed are alive at any
+    time. Unless ``retain_graph``, each node's saved arrays are freed after use.
     """
     gy = _root_grad(root, grad)
     order = topological_order(root)
-    totals = {id(root): gy}          # id(tensor) -> dL/dtensor summed over its consumers
+    totals = {id(order[-1]): gy}     # id(vertex) -> dL/d(its tensor) summed over consumers
     step = 0
-    for t in reversed(order):
-        g = totals.pop(id(t), None)
-        if g is None:                # no path from root reaches t through differentiable ops
+    for v in reversed(order):
+        g = totals.pop(id(v), None)
+        if g is None:                # no path from root reaches v through differentiable ops
             continue
-        if capture is not None and id(t) in capture:
-            capture[id(t)] = g
-        ctx = t.grad_fn
-        if ctx is None:
+        if capture is not None and id(v) in capture:
+            capture[id(v)] = g
+        if not isinstance(v, Context):           # a leaf tensor
             if capture is None:
-                t._accumulate_grad(g)
+                v._accumulate_grad(g)
             continue
-        if capture is None and t._retains_grad:
-            t._accumulate_grad(g)
-        grads = _call_backward(ctx, g)
-        for parent, g_parent in zip(ctx.inputs, grads):
-            if g_parent is None or not parent.requires_grad:
-                continue
-            key = id(parent)
-            totals[key] = g_parent if key not in totals else totals[key] + g_parent
+        if capture is None:
+            out = v.output
+            if out is not None and out._retains_grad:
+                out._accumulate_grad(g)
+        grads = _call_backward(v, g)
+        for parent, g_parent in zip(v.parents, grads):
+            if g_parent is not None:
+                key = id(parent)
+                totals[key] = g_parent if key not in totals else totals[key] + g_parent
         if not retain_graph:
-            ctx.release()
-        yield BackwardStep(step, t, g, grads)
+            v.release()
+        yield BackwardStep(step, v, g, grads)
         step += 1
 
 
@@ -351,25 +416,27 @@ def run_to_end(steps: Iterator[BackwardStep]) -> None:
 
 def _call_backward(ctx: Context, gy: Any) -> tuple:
     """Run one node's backward and check what it returns: one gradient per input, each of
-    its input's shape. An op may mix dtypes (float64 data @ float32 weight); as in PyTorch,
-    each gradient is cast to its input's dtype, so a float32 parameter never receives a
-    float64 ``.grad``."""
+    its input's shape, None where ``needs_input_grad`` is False. An op may mix dtypes
+    (float64 data @ float32 weight); as in PyTorch, each gradient is cast to its input's
+    dtype, so a float32 parameter never receives a float64 ``.grad``."""
     grads = ctx.fn.backward(ctx, gy)
     if not isinstance(grads, tuple):
         grads = (grads,)
-    inputs = ctx.inputs
-    if len(grads) != len(inputs):
+    shapes = ctx.input_shapes
+    if len(grads) != len(shapes):
         raise RuntimeError(f"{ctx.fn.op_name()}.backward returned {len(grads)} gradients for "
-                           f"{len(inputs)} inputs; return one per input (None where unused)")
+                           f"{len(shapes)} inputs; return one per input (None where unused)")
     checked = []
-    for i, (t, g) in enumerate(zip(inputs, grads)):
-        if g is not None and t.requires_grad:
-            if g.shape != t.data.shape:
+    for i, (g, needed) in enumerate(zip(grads, ctx.needs_input_grad)):
+        if g is not None and not needed:
+            g = None                 # computed anyway by a lazy backward: drop it
+        if g is not None:
+            if g.shape != shapes[i]:
                 raise RuntimeError(
                     f"{ctx.fn.op_name()}.backward: gradient of input {i} has shape "
-                    f"{tuple(g.shape)} but the input has shape {tuple(t.shape)}")
-            if g.dtype != t.data.dtype:
-                g = ctx.xp.astype(g, t.data.dtype)
+                    f"{tuple(g.shape)} but the input has shape {tuple(shapes[i])}")
+            if g.dtype != ctx.input_dtypes[i]:
+                g = ctx.xp.astype(g, ctx.input_dtypes[i])
             if STATE.anomaly:
                 _check_finite(ctx, g, f"backward produced (gradient of input {i})")
         checked.append(g)
@@ -413,11 +480,11 @@ def grad(output: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_outp
     An input that ``output`` does not depend on gets a zero gradient.
     """
     inputs = tuple(inputs)
-    captured = {id(t): None for t in inputs}
+    captured = {id(node_of(t)): None for t in inputs}
     run_to_end(iter_backward(output, grad_output, retain_graph, capture=captured))
     out = []
     for t in inputs:
-        g = captured[id(t)]
+        g = captured[id(node_of(t))]
         if g is None:
             g = t.backend.xp.zeros(t.shape, dtype=t.data.dtype)
         out.append(_tensor.Tensor(g, _backend=t.backend))

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from . import autograd
+from .autograd import Context
 from .backend import backend_of_array, dtype_name
 from .ops import Add, BroadcastTo, Div, Maximum, Mul, Sub
 from .ops.shape import broadcast_axes
@@ -98,13 +99,13 @@ def dot_body(root: Any, *, show_shapes=True, show_dtypes=False, show_values=Fals
     layout = _Layout(root, expand, depth)
     lit = layout.highlighted(highlight)
     ids, nodes = {}, {}               # node key -> "n<k>"; node key -> its DOT statement
-    for t in layout.tensors:          # number the nodes in walk order: inputs first
-        keys = [] if t.grad_fn is None else [layout.owner[id(t.grad_fn)]]
-        keys += [("tensor", id(t))] if id(t) in layout.kind_of else []
+    for v in layout.vertices:         # number the nodes in walk order: inputs first
+        keys = [layout.owner[id(v)]] if isinstance(v, Context) else []
+        keys += [("tensor", id(v))] if id(v) in layout.kind_of else []
         for key in keys:
             if key not in ids:
                 ids[key] = f"n{len(ids)}"
-                label, style = layout.label_and_style(key, t, show_shapes, show_dtypes,
+                label, style = layout.label_and_style(key, v, show_shapes, show_dtypes,
                                                       show_values, show_grads)
                 lit_style = HIGHLIGHT if key in lit else ""
                 nodes[key] = f'{ids[key]} [label="{_escape(label)}" {style}{lit_style}]\n'
@@ -116,15 +117,17 @@ def dot_body(root: Any, *, show_shapes=True, show_dtypes=False, show_values=Fals
 class _Layout:
     """Where each op and tensor of the graph is drawn: in which node, in which cluster.
 
-    Node keys: ``("op", id(ctx))`` for an op drawn as itself, ``("tensor", id(t))`` for
-    a tensor's box, and ``("group", (kind, id(scope)), ...)`` for a folded module or
-    function call (one per call: each call has its own Scope object).
+    The graph's vertices (:func:`tinyffn.autograd.topological_order`) are op nodes and
+    leaf tensors; an op node is drawn as its op and its output's box. Node keys:
+    ``("op", id(ctx))`` for an op drawn as itself, ``("tensor", id(v))`` for the box of a
+    leaf or of an op's output, and ``("group", (kind, id(scope)), ...)`` for a folded
+    module or function call (one per call: each call has its own Scope object).
     """
 
     def __init__(self, root: Any, expand: bool, depth: int | None):
-        self.tensors = autograd.topological_order(root, every_input=True)
-        self.names = graph_names(self.tensors)
-        self.ops = [t.grad_fn for t in self.tensors if t.grad_fn is not None]
+        self.vertices = autograd.topological_order(root, every_input=True)
+        self.names = graph_names(self.vertices)
+        self.ops = [v for v in self.vertices if isinstance(v, Context)]
         self.owner = {}               # id(ctx) -> key of the node that draws the op
         self.cluster_of = {}          # node key -> the scopes around it, outermost first
         for ctx in self.ops:
@@ -132,20 +135,20 @@ class _Layout:
             key = ("op", id(ctx)) if folded is None else _group_key(folded)
             self.owner[id(ctx)] = key
             self.cluster_of[key] = ctx.scope if folded is None else folded[:-1]
-        self.consumers = {}           # id(tensor) -> keys of the nodes that use it
+        self.consumers = {}           # id(vertex) -> keys of the nodes that use its tensor
         for ctx in self.ops:
-            for x in ctx.inputs:
-                self.consumers.setdefault(id(x), []).append(self.owner[id(ctx)])
-        self.kind_of = {}             # id(tensor) -> its kind, for tensors drawn as a box
-        self.folded_into = {}         # group key -> the tensors hidden inside it
-        for t in self.tensors:
-            kind = _tensor_kind(t, root, self.names)
-            box = self._box_hiding(t, kind)
+            for parent in ctx.parents:
+                self.consumers.setdefault(id(parent), []).append(self.owner[id(ctx)])
+        self.kind_of = {}             # id(vertex) -> its kind, for tensors drawn as a box
+        self.folded_into = {}         # group key -> the vertices hidden inside it
+        for v in self.vertices:
+            kind = _tensor_kind(v, self.vertices[-1], self.names)
+            box = self._box_hiding(v, kind)
             if box is not None:
-                self.folded_into.setdefault(box, []).append(t)
+                self.folded_into.setdefault(box, []).append(v)
                 continue
-            self.kind_of[id(t)] = kind
-            self.cluster_of[("tensor", id(t))] = self._tensor_cluster(t, kind)
+            self.kind_of[id(v)] = kind
+            self.cluster_of[("tensor", id(v))] = self._tensor_cluster(v, kind)
 
     def _box_hiding(self, t: Any, kind: str) -> tuple | None:
         """The folded box ``t`` disappears into, or None when it gets a box of its own.
@@ -154,8 +157,8 @@ class _Layout:
         only inside one folded box, and a parameter used only inside one folded module.
         """
         uses = set(self.consumers.get(id(t), []))
-        if t.grad_fn is not None:
-            box = self.owner[id(t.grad_fn)]
+        if isinstance(t, Context):
+            box = self.owner[id(t)]
             return box if box[0] == "group" and kind != "output" and uses <= {box} else None
         if len(uses) != 1 or next(iter(uses))[0] != "group":
             return None
@@ -166,8 +169,8 @@ class _Layout:
     def _tensor_cluster(self, t: Any, kind: str) -> tuple:
         """An op's output sits beside its op; inputs outside every cluster; constants in the
         cluster their users share; parameters in the call of the module that owns them."""
-        if t.grad_fn is not None:
-            return self.cluster_of[self.owner[id(t.grad_fn)]]
+        if isinstance(t, Context):
+            return self.cluster_of[self.owner[id(t)]]
         clusters = [self.cluster_of[use] for use in self.consumers.get(id(t), [])]
         if kind == "input" or not clusters:
             return ()
@@ -183,9 +186,9 @@ class _Layout:
         return shared
 
     def label_and_style(self, key, t, show_shapes, show_dtypes, show_values, show_grads):
-        """The label and DOT attributes of node ``key``; ``t`` is the tensor it was met at."""
+        """The label and DOT attributes of node ``key``; ``t`` is the vertex it was met at."""
         if key[0] == "op":
-            return _op_label(t.grad_fn), STYLES["op"]
+            return _op_label(t), STYLES["op"]
         if key[0] == "group":
             return self._group_label(key)
         kind = self.kind_of[id(t)]
@@ -198,44 +201,46 @@ class _Layout:
         members = [ctx for ctx in self.ops if self.owner[id(ctx)] == key]
         scope = members[0].scope[len(key) - 2]
         lines = [scope_label(scope, self.names), f"{len(members)} ops"]
-        lines += [f"{self.names[id(t)]} {tuple(t.shape)}"
+        lines += [f"{self.names[id(t)]} {tuple(t.shape)}"         # parameters: leaves
                   for t in self.folded_into.get(key, []) if id(t) in self.names]
         return "\n".join(lines), STYLES[scope.kind]
 
     def highlighted(self, highlight: Any) -> set:
-        """Keys of the nodes to light: each chosen tensor's box and the node of its op."""
+        """Keys of the nodes to light: each chosen tensor's box and the node of its op.
+
+        A chosen op node (a Context, such as a backward step's ``node``) stands for its output.
+        """
         chosen = [] if highlight is None else \
             highlight if isinstance(highlight, (list, tuple)) else [highlight]
         keys = set()
         for t in chosen:
-            if id(t) in self.kind_of:
-                keys.add(("tensor", id(t)))
-            if t.grad_fn is not None and id(t.grad_fn) in self.owner:
-                keys.add(self.owner[id(t.grad_fn)])
-            elif id(t) not in self.kind_of:          # a leaf folded into a box: light the box
-                keys.update(self.consumers.get(id(t), []))
+            v = t if isinstance(t, Context) else autograd.node_of(t)
+            if id(v) in self.kind_of:
+                keys.add(("tensor", id(v)))
+            if id(v) in self.owner:
+                keys.add(self.owner[id(v)])
+            elif id(v) not in self.kind_of:          # a leaf folded into a box: light the box
+                keys.update(self.consumers.get(id(v), []))
         return keys
 
 
 def _edges(layout: _Layout, ids: dict, show_grads: bool) -> list:
     """An arrow from each input into its op's node and from the node to its output."""
     edges, seen = [], set()
-    for t in layout.tensors:
-        if t.grad_fn is None:
-            continue
-        ctx, target = t.grad_fn, layout.owner[id(t.grad_fn)]
-        for x in ctx.inputs:
+    for ctx in layout.ops:
+        target = layout.owner[id(ctx)]
+        for i, x in enumerate(ctx.parents):
             source = ("tensor", id(x))
-            made_inside = x.grad_fn is not None and layout.owner[id(x.grad_fn)] == target
+            made_inside = isinstance(x, Context) and layout.owner[id(x)] == target
             if source not in ids or made_inside:
                 continue                      # folded away, or made inside the same box
             edge = f"{ids[source]} -> {ids[target]}"
             if show_grads and target[0] == "op":
-                edge += _broadcast_label(ctx, x)
+                edge += _broadcast_label(ctx, i)
             if target[0] == "op" or edge not in seen:   # x * x draws two arrows into mul
                 seen.add(edge)
                 edges.append(edge + "\n")
-        output = ("tensor", id(t))
+        output = ("tensor", id(ctx))
         if output in ids and (target, output) not in seen:
             seen.add((target, output))
             edges.append(f"{ids[target]} -> {ids[output]}\n")
@@ -323,7 +328,7 @@ def _source(graph: Any) -> str:
 
 
 # ----------------------------------------------------------------------------- names
-def graph_names(tensors: list) -> dict:
+def graph_names(vertices: list) -> dict:
     """id() of each module and parameter met in the graph -> its dotted path (``w1.weight``).
 
     Paths are taken from the outermost module among each op's scopes, by its
@@ -332,8 +337,8 @@ def graph_names(tensors: list) -> dict:
     their position among them, where two share a class: ``FFN0.w1.weight``).
     """
     outermost = []
-    for t in tensors:
-        scopes = () if t.grad_fn is None else t.grad_fn.scope
+    for v in vertices:
+        scopes = v.scope if isinstance(v, Context) else ()
         top = next((s.obj for s in scopes if s.kind == "module"), None)
         if top is not None and all(top is not m for m in outermost):
             outermost.append(top)
@@ -402,9 +407,10 @@ def _group_key(scopes: tuple) -> tuple:
 
 
 def _tensor_kind(t: Any, root: Any, names: dict) -> str:
+    """What the box of vertex ``t`` shows: the output, an intermediate, or a kind of leaf."""
     if t is root:
         return "output"
-    if t.grad_fn is not None:
+    if isinstance(t, Context):
         return "tensor"
     if id(t) in names:
         return "parameter"
@@ -419,22 +425,30 @@ def _owns(scope: autograd.Scope, parameter: str, names: dict) -> bool:
     return path is not None and (path == "" or parameter.startswith(path + "."))
 
 
-def _tensor_label(t, kind, names, show_shapes, show_dtypes, show_values, show_grads) -> str:
+def _tensor_label(v, kind, names, show_shapes, show_dtypes, show_values, show_grads) -> str:
+    """The box of vertex ``v``: a leaf tensor, or an op node standing for its output.
+
+    An op's output that nobody holds any more was freed (the graph keeps only what
+    backward needs), so its box shows the shape and dtype the node recorded, and no values.
+    """
     if kind == "constant":
-        return format_values(t.data)
-    lines = [names.get(id(t)) or t.name or ""]
+        return format_values(v.data)
+    t = v.output if isinstance(v, Context) else v          # None: an output already freed
+    shape, dtype = (v.out_shape, v.out_dtype) if isinstance(v, Context) else (v.shape, v.dtype)
+    lines = [names.get(id(v)) or (t.name if t is not None else None) or ""]
     if show_shapes:
-        lines.append(str(tuple(t.shape)))
+        lines.append(str(tuple(shape)))
     if show_dtypes:
-        lines.append(dtype_name(t.dtype) + ("" if t.device == "cpu" else f" {t.device}"))
+        device = v.backend.device
+        lines.append(dtype_name(dtype) + ("" if device == "cpu" else f" {device}"))
     if show_values:
-        lines.append("value " + format_values(t.data))
-    if show_grads and t.grad is not None:
+        lines.append("value freed" if t is None else "value " + format_values(t.data))
+    if show_grads and t is not None and t.grad is not None:
         lines.append("grad " + format_values(t.grad.data))
     return "\n".join(line for line in lines if line)
 
 
-def _op_label(ctx: autograd.Context) -> str:
+def _op_label(ctx: Context) -> str:
     """The op's name and its non-default attributes, one per line: ``sum`` / ``axis=(0,)``."""
     lines = [ctx.name]
     for key, value in ctx.attrs.items():
@@ -444,20 +458,21 @@ def _op_label(ctx: autograd.Context) -> str:
     return "\n".join(lines)
 
 
-def summed_axes(ctx: autograd.Context, x: Any) -> tuple:
-    """The axes that ``ctx``'s backward sums over to give input ``x`` its gradient, if any.
+def summed_axes(ctx: Context, i: int) -> tuple:
+    """The axes that ``ctx``'s backward sums over to give its input ``i`` a gradient, if any.
 
     A broadcasting op computes the gradient at its output's shape and sums it back to
     each input's shape (``sum_to_shape``): a (d_ff,) bias added to (T, d_ff) gets (0,).
     """
-    if not (x.requires_grad and issubclass(ctx.fn, BROADCASTING_OPS)) or \
-            tuple(x.shape) == tuple(ctx.out_shape):
+    shape = tuple(ctx.input_shapes[i])
+    if not (ctx.needs_input_grad[i] and issubclass(ctx.fn, BROADCASTING_OPS)) or \
+            shape == tuple(ctx.out_shape):
         return ()
-    return broadcast_axes(x.shape, ctx.out_shape)
+    return broadcast_axes(shape, ctx.out_shape)
 
 
-def _broadcast_label(ctx: autograd.Context, x: Any) -> str:
-    axes = summed_axes(ctx, x)
+def _broadcast_label(ctx: Context, i: int) -> str:
+    axes = summed_axes(ctx, i)
     return f' [label="Σ over axes {axes}" {BROADCAST_EDGE}]' if axes else ""
 
 

@@ -24,8 +24,8 @@ from .graphviz import format_values, graph_names, scope_label, summed_axes
 class Step(autograd.BackwardStep):
     """A :class:`~tinyffn.autograd.BackwardStep` that knows the names in its graph.
 
-    Attributes (besides ``index``, ``tensor``, ``gy``, ``grads``, ``op``, ``inputs`` and
-    ``input_shapes``):
+    Attributes (besides ``index``, ``node``, ``gy``, ``grads``, ``op``, ``tensor``,
+    ``parents`` and ``input_shapes``):
         names: id() of each module and parameter -> its path (``w1.weight``).
     """
 
@@ -34,31 +34,33 @@ class Step(autograd.BackwardStep):
     @property
     def where(self) -> str:
         """The modules and functions the op ran in: ``FFN › w2: Linear › linear``."""
-        return " › ".join(scope_label(s, self.names) for s in self.tensor.grad_fn.scope)
+        return " › ".join(scope_label(s, self.names) for s in self.node.scope)
 
-    def label(self, t: Any) -> str:
-        """A name for a tensor of this step: ``w1.bias``, ``x``, ``matmul output``, ..."""
-        name = self.names.get(id(t)) or t.name
+    def label(self, parent: Any) -> str:
+        """A name for an input of this step (one of ``parents``): ``w1.bias``, ``x``,
+        ``matmul output``, ..."""
+        if isinstance(parent, autograd.Context):
+            out = parent.output
+            return (out.name if out is not None else None) or f"{parent.name} output"
+        name = self.names.get(id(parent)) or parent.name
         if name:
             return name
-        if t.grad_fn is not None:
-            return f"{t.grad_fn.name} output"
-        if t.ndim == 0 and not t.requires_grad:
-            return f"constant {format_values(t.data)}"
+        if parent.ndim == 0 and not parent.requires_grad:
+            return f"constant {format_values(parent.data)}"
         return "input"
 
     def describe(self) -> str:
         """This step in a few lines: what arrived at the op's output, what each input got."""
-        y = self.tensor
+        node = self.node
         where = f"   (in {self.where})" if self.where else ""
         lines = [f"step {self.index}: {self.op}{where}",
-                 f"  dL/dy arrives at its output {tuple(y.shape)}: {format_values(self.gy)}"]
-        for i, (x, g) in enumerate(zip(self.inputs, self.grads)):
-            head = f"  input {i}, {self.label(x)} {tuple(x.shape)}"
-            if g is None or not x.requires_grad:
+                 f"  dL/dy arrives at its output {tuple(node.out_shape)}: {format_values(self.gy)}"]
+        for i, (x, g) in enumerate(zip(self.parents, self.grads)):
+            head = f"  input {i}, {self.label(x)} {self.input_shapes[i]}"
+            if g is None:
                 lines.append(f"{head}: needs no gradient")
                 continue
-            axes = summed_axes(y.grad_fn, x)
+            axes = summed_axes(node, i)
             summed = f"  (summed over axes {axes})" if axes else ""
             lines.append(f"{head}, gets dL/dx = {format_values(g)}{summed}")
         return "\n".join(lines)
@@ -74,4 +76,4 @@ def backward_steps(loss: Any, grad: Any = None, retain_graph: bool = False) -> I
     """
     names = graph_names(autograd.topological_order(loss, every_input=True))
     for step in autograd.iter_backward(loss, grad, retain_graph):
-        yield Step(step.index, step.tensor, step.gy, step.grads, names)
+        yield Step(step.index, step.node, step.gy, step.grads, names)

@@ -132,14 +132,13 @@ def ffn_grads(out: pathlib.Path) -> None:
 def backward_step(out: pathlib.Path) -> None:
     """One frame of `python -m tinyffn step --frames`: the seed example at the relu node."""
     ffn, x = seed_ffn()
-    y = ffn(x)
-    loss = (y ** 2).sum() / 2
+    with tinyffn.autograd.keep_intermediates(retain_grad=True) as kept:  # hold every value
+        y = ffn(x)
+        loss = (y ** 2).sum() / 2
     loss.name = "L = ½ Σ y²"
-    for t in tinyffn.autograd.topological_order(loss):
-        t.retain_grad()
     for step in tinyffn.backward_steps(loss):
         if step.op == "relu":
-            frame = to_dot(loss, show_values=True, show_grads=True, highlight=step.tensor)
+            frame = to_dot(loss, show_values=True, show_grads=True, highlight=step.node)
             render(frame, out / "backward_step.svg")
             break
 

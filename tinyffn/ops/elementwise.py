@@ -35,9 +35,9 @@ class Add(Function):
 
     @staticmethod
     def backward(ctx: Context, gy):
-        x, w = ctx.inputs
-        gx = sum_to_shape(ctx.xp, gy, x.shape) if ctx.needs_input_grad[0] else None
-        gw = sum_to_shape(ctx.xp, gy, w.shape) if ctx.needs_input_grad[1] else None
+        x_shape, w_shape = ctx.input_shapes
+        gx = sum_to_shape(ctx.xp, gy, x_shape) if ctx.needs_input_grad[0] else None
+        gw = sum_to_shape(ctx.xp, gy, w_shape) if ctx.needs_input_grad[1] else None
         return gx, gw
 
 
@@ -53,9 +53,9 @@ class Sub(Function):
 
     @staticmethod
     def backward(ctx: Context, gy):
-        x, w = ctx.inputs
-        gx = sum_to_shape(ctx.xp, gy, x.shape) if ctx.needs_input_grad[0] else None
-        gw = -sum_to_shape(ctx.xp, gy, w.shape) if ctx.needs_input_grad[1] else None
+        x_shape, w_shape = ctx.input_shapes
+        gx = sum_to_shape(ctx.xp, gy, x_shape) if ctx.needs_input_grad[0] else None
+        gw = -sum_to_shape(ctx.xp, gy, w_shape) if ctx.needs_input_grad[1] else None
         return gx, gw
 
 
@@ -93,7 +93,7 @@ class Div(Function):
     @staticmethod
     def backward(ctx: Context, gy):
         w, y = ctx.saved_tensors
-        x_shape, w_shape = ctx.inputs[0].shape, ctx.inputs[1].shape
+        x_shape, w_shape = ctx.input_shapes
         gx = gy / w
         gw = sum_to_shape(ctx.xp, -gx * y, w_shape) if ctx.needs_input_grad[1] else None
         return sum_to_shape(ctx.xp, gx, x_shape), gw
@@ -277,7 +277,7 @@ class Cast(Function):
 
     @staticmethod
     def backward(ctx: Context, gy):
-        return ctx.xp.astype(gy, ctx.inputs[0].dtype)
+        return ctx.xp.astype(gy, ctx.input_dtypes[0])
 
     @staticmethod
     def flops(ctx, y):

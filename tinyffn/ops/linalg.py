@@ -68,7 +68,7 @@ class MatMul(Function):
     @staticmethod
     def flops(ctx, y):
         """2·m·n·k per matrix product, times the number of products in the batch."""
-        k = ctx.inputs[0].shape[-1]
+        k = ctx.input_shapes[0][-1]
         return 2 * k * math.prod(y.shape)
 
 
@@ -108,7 +108,7 @@ class Linear(Function):
         gy2 = xp.reshape(gy, (-1, w.shape[0]))                 # (N, out)
         gw = xp.matmul(xp.matrix_transpose(gy2), xp.reshape(x, (-1, w.shape[1]))) \
             if need_w else None                                # (out, in)
-        if len(ctx.inputs) == 2:
+        if len(ctx.input_shapes) == 2:
             return gx, gw
         gb = xp.sum(gy2, axis=0) if ctx.needs_input_grad[2] else None   # (out,)
         return gx, gw, gb
@@ -116,5 +116,5 @@ class Linear(Function):
     @staticmethod
     def flops(ctx, y):
         """2·N·in·out for the product (the bias add, N·out, is counted too)."""
-        return 2 * ctx.inputs[0].shape[-1] * math.prod(y.shape) + \
-            (math.prod(y.shape) if len(ctx.inputs) == 3 else 0)
+        return 2 * ctx.input_shapes[0][-1] * math.prod(y.shape) + \
+            (math.prod(y.shape) if len(ctx.input_shapes) == 3 else 0)

@@ -35,13 +35,13 @@ class Sum(Function):
 
     @staticmethod
     def backward(ctx: Context, gy):
-        x_shape = ctx.inputs[0].shape
+        x_shape = ctx.input_shapes[0]
         gy = ctx.xp.reshape(gy, _kept_shape(x_shape, ctx.attrs["axis"]))
         return ctx.xp.broadcast_to(gy, x_shape)
 
     @staticmethod
     def flops(ctx, y):
-        return ctx.inputs[0].numel()
+        return math.prod(ctx.input_shapes[0])
 
 
 class Mean(Function):
@@ -53,13 +53,13 @@ class Mean(Function):
 
     @staticmethod
     def backward(ctx: Context, gy):
-        x_shape, axis = ctx.inputs[0].shape, ctx.attrs["axis"]
+        x_shape, axis = ctx.input_shapes[0], ctx.attrs["axis"]
         gy = ctx.xp.reshape(gy / _count(x_shape, axis), _kept_shape(x_shape, axis))
         return ctx.xp.broadcast_to(gy, x_shape)
 
     @staticmethod
     def flops(ctx, y):
-        return ctx.inputs[0].numel()
+        return math.prod(ctx.input_shapes[0])
 
 
 class Max(Function):
@@ -88,7 +88,7 @@ class Max(Function):
 
     @staticmethod
     def flops(ctx, y):
-        return ctx.inputs[0].numel()
+        return math.prod(ctx.input_shapes[0])
 
 
 def _kept_shape_removed(x_shape: tuple, axis: tuple | None) -> tuple:

@@ -99,7 +99,7 @@ class BroadcastTo(Function):
 
     @staticmethod
     def backward(ctx: Context, gy):
-        return sum_to_shape(ctx.xp, gy, ctx.inputs[0].shape)
+        return sum_to_shape(ctx.xp, gy, ctx.input_shapes[0])
 
     @staticmethod
     def flops(ctx, y):
@@ -144,8 +144,7 @@ class GetItem(Function):
 
     @staticmethod
     def backward(ctx: Context, gy):
-        x = ctx.inputs[0]
-        gx = ctx.xp.zeros(x.shape, dtype=gy.dtype)
+        gx = ctx.xp.zeros(ctx.input_shapes[0], dtype=gy.dtype)
         ctx.backend.index_add(gx, ctx.attrs["key"], gy)
         return gx
 
