@@ -219,6 +219,17 @@ def test_an_intermediate_nobody_holds_is_freed_and_drawn_without_values():
         in labels
 
 
+def test_a_constant_is_drawn_once_per_use_though_the_engine_shares_it():
+    x = tinyffn.tensor([1.0, -0.5], requires_grad=True)
+    a, b = x * 2, x.exp() * 2
+    assert a.grad_fn.parents[1] is b.grad_fn.parents[1]     # one shared tensor
+    nodes, edges = parse(to_dot(a + b))
+    twos = [n for n, (label, attrs, _) in nodes.items() if label == ["2"]]
+    assert len(twos) == 2 and all("plaintext" in nodes[n][1] for n in twos)
+    targets = {target for source, target, _ in edges if source in twos}
+    assert [nodes[t][0] for t in targets] == [["mul"], ["mul"]]
+
+
 def test_output_is_stable_across_builds():
     first, second = to_dot(ffn_output("swish")), to_dot(ffn_output("swish"))
     assert first == second

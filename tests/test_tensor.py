@@ -45,6 +45,29 @@ def test_python_scalars_keep_float32():
         assert y.dtype == np.float32
 
 
+def _constant_of(x, number):
+    """The constant tensor an op makes of ``number`` next to ``x``."""
+    from tinyffn.ops import Mul
+    from tinyffn.tensor import as_tensors
+    return as_tensors((x, number), Mul)[1]
+
+
+def test_numbers_become_constants_shared_per_value_dtype_and_sign():
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    two = [(x * 2).grad_fn.parents[1] for _ in range(2)]
+    assert two[0] is two[1] and two[0].item() == 2.0       # one constant, made once
+    x64 = x.double()
+    assert (x64 * 2).grad_fn.parents[1] is not two[0]      # another dtype, another one
+    assert (x64 * 2).grad_fn.parents[1].dtype == np.float64
+    assert (x * 2.0).grad_fn.parents[1] is not two[0]      # 2.0 is a float, 2 an int
+    ints = tinyffn.tensor([1, 2])
+    assert _constant_of(ints, 0.5).dtype == np.float32       # int tensor * 0.5: float32 0.5
+    assert _constant_of(ints, 2).dtype == np.int64
+    with np.errstate(divide="ignore"):                      # -0.0 == 0.0, yet 1/-0 = -inf
+        assert (1 / (x * 0.0)).tolist() == [np.inf, np.inf]
+        assert (1 / (x * -0.0)).tolist() == [-np.inf, -np.inf]
+
+
 def test_repr_shows_values_and_grad_fn():
     x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
     assert repr(x) == "tensor([1., 2.], requires_grad=True)"

@@ -40,8 +40,9 @@ recursion, so a 100,000-op chain is fine, (2) visits the nodes from ``loss.grad_
 the leaves, calling each ``backward`` with the gradient accumulated for its output, (3) adds
 the gradients returned for each input into a running total, freeing each total as soon
 as it has been consumed, and (4) stores the totals of leaf tensors in ``.grad``.
-:func:`iter_backward` is that walk as a generator, one step per node, so a learner can
-step through it; ``backward()`` simply runs it to the end.
+:func:`walk` is that loop, written as a generator that pauses after each node;
+``backward()`` runs it to the end, and :func:`iter_backward` hands each pause to a
+learner as a :class:`BackwardStep`, so stepping through it runs the very same code.
 """
 from __future__ import annotations
 
@@ -167,8 +168,8 @@ class Context:
         fn: the Function subclass.
         parents: one per input, in forward order: the node (Context) that made the input,
             or the input tensor itself when it has no ``grad_fn`` (a leaf).
-        input_shapes / input_dtypes: the inputs' shapes and dtypes (the inputs themselves
-            are not kept; see the module docstring).
+        input_shapes / input_dtypes: the inputs' shapes and dtypes, read from the parents
+            (the inputs themselves are not kept; see the module docstring).
         needs_input_grad: one bool per input: does backward have to produce its gradient?
         out_shape / out_dtype: the shape and dtype of the output.
         xp: the array namespace of the inputs (``numpy``, CuPy's, ...).
@@ -177,16 +178,16 @@ class Context:
         attrs: the non-tensor keyword arguments of the call (``axis=0``, ``p=2``, ...).
     """
 
-    __slots__ = ("fn", "parents", "input_shapes", "input_dtypes", "needs_input_grad", "xp",
-                 "backend", "scope", "attrs", "out_shape", "out_dtype", "_output", "_saved",
-                 "_freed", "__dict__")
+    __slots__ = ("fn", "parents", "needs_input_grad", "xp", "backend", "scope", "attrs",
+                 "out_shape", "out_dtype", "_output", "_saved", "_freed", "__dict__")
 
     def __init__(self, fn, inputs, backend, attrs):
         self.fn = fn
-        self.parents = tuple([t if t.grad_fn is None else t.grad_fn for t in inputs])
-        self.input_shapes = tuple([t.data.shape for t in inputs])
-        self.input_dtypes = tuple([t.data.dtype for t in inputs])
-        self.needs_input_grad = tuple([t.requires_grad for t in inputs])
+        parents, needs = [], []
+        for t in inputs:             # a loop, not two comprehensions: this runs for every op
+            parents.append(t if t.grad_fn is None else t.grad_fn)
+            needs.append(t.requires_grad)
+        self.parents, self.needs_input_grad = tuple(parents), tuple(needs)
         self.backend = backend
         self.xp = backend.xp
         self.scope = STATE.scope
@@ -213,6 +214,18 @@ class Context:
     def release(self) -> None:
         self._saved = ()
         self._freed = True
+
+    @property
+    def input_shapes(self) -> tuple:
+        """The inputs' shapes: a parent node's ``out_shape``, a leaf's own shape."""
+        return tuple([p.out_shape if isinstance(p, Context) else p.data.shape
+                      for p in self.parents])
+
+    @property
+    def input_dtypes(self) -> tuple:
+        """The inputs' dtypes: a parent node's ``out_dtype``, a leaf's own dtype."""
+        return tuple([p.out_dtype if isinstance(p, Context) else p.data.dtype
+                      for p in self.parents])
 
     @property
     def output(self) -> "_tensor.Tensor | None":
@@ -269,14 +282,8 @@ class Function:
 
     @classmethod
     def apply(cls, *args: Any, **attrs: Any) -> "_tensor.Tensor":
-        inputs = _tensor.as_tensors(args, cls)
+        inputs = _tensor.as_tensors(args, cls)      # numbers become constants; one device
         backend = inputs[0].backend
-        for t in inputs:
-            if t.backend is not backend:
-                raise _backend.DeviceError(
-                    f"{cls.op_name()}: inputs are on different devices ({inputs[0].device} and "
-                    f"{t.device}); move them to one device with .to(device) first"
-                )
         ctx = Context(cls, inputs, backend, attrs)
         y = cls.forward(ctx, *[t.data for t in inputs], **attrs)
         if not isinstance(y, backend.array_type):  # NumPy reductions return scalars
@@ -288,7 +295,7 @@ class Function:
             n = cls.flops(ctx, y)
             for counter in STATE.flop_counters:
                 counter.add(cls.op_name(), "forward", n)
-        if STATE.grad_enabled and any(ctx.needs_input_grad):
+        if STATE.grad_enabled and True in ctx.needs_input_grad:
             out = _tensor.Tensor._wrap(y, backend, True, ctx)
             ctx._output = weakref.ref(out)
             if STATE.kept is not None:
@@ -379,10 +386,26 @@ def iter_backward(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool =
     once its node has consumed it, so only the gradients still needed are alive at any
     time. Unless ``retain_graph``, each node's saved arrays are freed after use.
     """
+    for index, (node, gy, grads) in enumerate(walk(root, grad, retain_graph, capture)):
+        yield BackwardStep(index, node, gy, grads)
+
+
+def backward(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False) -> None:
+    """``root.backward(grad, retain_graph)``: the walk of :func:`iter_backward`, run to the end."""
+    run_to_end(walk(root, grad, retain_graph))
+
+
+def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
+         capture: dict | None = None) -> Iterator[tuple]:
+    """The backward walk itself, yielding ``(node, gy, grads)`` after each op node.
+
+    :func:`iter_backward` dresses each step as a :class:`BackwardStep`; :func:`backward`
+    and :func:`grad` run it to the end, making no step objects. The arguments are
+    :func:`iter_backward`'s.
+    """
     gy = _root_grad(root, grad)
     order = topological_order(root)
     totals = {id(order[-1]): gy}     # id(vertex) -> dL/d(its tensor) summed over consumers
-    step = 0
     for v in reversed(order):
         g = totals.pop(id(v), None)
         if g is None:                # no path from root reaches v through differentiable ops
@@ -404,11 +427,10 @@ def iter_backward(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool =
                 totals[key] = g_parent if key not in totals else totals[key] + g_parent
         if not retain_graph:
             v.release()
-        yield BackwardStep(step, v, g, grads)
-        step += 1
+        yield v, g, grads
 
 
-def run_to_end(steps: Iterator[BackwardStep]) -> None:
+def run_to_end(steps: Iterator) -> None:
     """Run a backward walk, dropping each step as soon as it is made: a step holds the
     gradients of its node, which would otherwise stay alive while the next node runs."""
     collections.deque(steps, maxlen=0)
@@ -422,21 +444,24 @@ def _call_backward(ctx: Context, gy: Any) -> tuple:
     grads = ctx.fn.backward(ctx, gy)
     if not isinstance(grads, tuple):
         grads = (grads,)
-    shapes = ctx.input_shapes
-    if len(grads) != len(shapes):
+    if len(grads) != len(ctx.parents):
         raise RuntimeError(f"{ctx.fn.op_name()}.backward returned {len(grads)} gradients for "
-                           f"{len(shapes)} inputs; return one per input (None where unused)")
+                           f"{len(ctx.parents)} inputs; return one per input (None where unused)")
     checked = []
-    for i, (g, needed) in enumerate(zip(grads, ctx.needs_input_grad)):
+    for i, (g, needed, parent) in enumerate(zip(grads, ctx.needs_input_grad, ctx.parents)):
         if g is not None and not needed:
             g = None                 # computed anyway by a lazy backward: drop it
         if g is not None:
-            if g.shape != shapes[i]:
+            if isinstance(parent, Context):          # the input's shape and dtype
+                shape, dtype = parent.out_shape, parent.out_dtype
+            else:
+                shape, dtype = parent.data.shape, parent.data.dtype
+            if g.shape != shape:
                 raise RuntimeError(
                     f"{ctx.fn.op_name()}.backward: gradient of input {i} has shape "
-                    f"{tuple(g.shape)} but the input has shape {tuple(shapes[i])}")
-            if g.dtype != ctx.input_dtypes[i]:
-                g = ctx.xp.astype(g, ctx.input_dtypes[i])
+                    f"{tuple(g.shape)} but the input has shape {tuple(shape)}")
+            if g.dtype != dtype:
+                g = ctx.xp.astype(g, dtype)
             if STATE.anomaly:
                 _check_finite(ctx, g, f"backward produced (gradient of input {i})")
         checked.append(g)
@@ -481,7 +506,7 @@ def grad(output: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_outp
     """
     inputs = tuple(inputs)
     captured = {id(node_of(t)): None for t in inputs}
-    run_to_end(iter_backward(output, grad_output, retain_graph, capture=captured))
+    run_to_end(walk(output, grad_output, retain_graph, capture=captured))
     out = []
     for t in inputs:
         g = captured[id(node_of(t))]

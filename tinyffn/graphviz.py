@@ -100,7 +100,7 @@ def dot_body(root: Any, *, show_shapes=True, show_dtypes=False, show_values=Fals
     lit = layout.highlighted(highlight)
     ids, nodes = {}, {}               # node key -> "n<k>"; node key -> its DOT statement
     for v in layout.vertices:         # number the nodes in walk order: inputs first
-        keys = [layout.owner[id(v)]] if isinstance(v, Context) else []
+        keys = [*layout.constants_of(v), layout.owner[id(v)]] if isinstance(v, Context) else []
         keys += [("tensor", id(v))] if id(v) in layout.kind_of else []
         for key in keys:
             if key not in ids:
@@ -120,8 +120,10 @@ class _Layout:
     The graph's vertices (:func:`tinyffn.autograd.topological_order`) are op nodes and
     leaf tensors; an op node is drawn as its op and its output's box. Node keys:
     ``("op", id(ctx))`` for an op drawn as itself, ``("tensor", id(v))`` for the box of a
-    leaf or of an op's output, and ``("group", (kind, id(scope)), ...)`` for a folded
-    module or function call (one per call: each call has its own Scope object).
+    leaf or of an op's output, ``("constant", id(ctx), i)`` for a constant, drawn once per
+    use (input ``i`` of op ``ctx``: the engine shares one tensor per number, see
+    :func:`tinyffn.tensor.as_tensors`), and ``("group", (kind, id(scope)), ...)`` for a
+    folded module or function call (one per call: each call has its own Scope object).
     """
 
     def __init__(self, root: Any, expand: bool, depth: int | None):
@@ -141,8 +143,17 @@ class _Layout:
                 self.consumers.setdefault(id(parent), []).append(self.owner[id(ctx)])
         self.kind_of = {}             # id(vertex) -> its kind, for tensors drawn as a box
         self.folded_into = {}         # group key -> the vertices hidden inside it
+        self.constants = {}           # ("constant", id(ctx), i) -> the constant it draws
+        for ctx in self.ops:
+            for i, x in enumerate(ctx.parents):
+                key, owner = ("constant", id(ctx), i), self.owner[id(ctx)]
+                if _tensor_kind(x, None, self.names) == "constant" and owner[0] != "group":
+                    self.constants[key] = x               # (in a folded box: hidden)
+                    self.cluster_of[key] = self.cluster_of[owner]
         for v in self.vertices:
             kind = _tensor_kind(v, self.vertices[-1], self.names)
+            if kind == "constant":
+                continue              # drawn once per use, above
             box = self._box_hiding(v, kind)
             if box is not None:
                 self.folded_into.setdefault(box, []).append(v)
@@ -150,11 +161,21 @@ class _Layout:
             self.kind_of[id(v)] = kind
             self.cluster_of[("tensor", id(v))] = self._tensor_cluster(v, kind)
 
+    def constants_of(self, ctx: Context) -> list:
+        """The keys of the constants drawn as inputs of op ``ctx``, in input order."""
+        return [key for key in (("constant", id(ctx), i) for i in range(len(ctx.parents)))
+                if key in self.constants]
+
+    def source(self, ctx: Context, i: int) -> tuple:
+        """The key of the node drawing input ``i`` of op ``ctx`` (if it is drawn at all)."""
+        key = ("constant", id(ctx), i)
+        return key if key in self.constants else ("tensor", id(ctx.parents[i]))
+
     def _box_hiding(self, t: Any, kind: str) -> tuple | None:
         """The folded box ``t`` disappears into, or None when it gets a box of its own.
 
-        Hidden: a tensor made inside a folded box and used only there, a constant used
-        only inside one folded box, and a parameter used only inside one folded module.
+        Hidden: a tensor made inside a folded box and used only there, and a parameter
+        used only inside one folded module.
         """
         uses = set(self.consumers.get(id(t), []))
         if isinstance(t, Context):
@@ -163,12 +184,11 @@ class _Layout:
         if len(uses) != 1 or next(iter(uses))[0] != "group":
             return None
         (box,) = uses
-        folded_module = box[-1][0] == "module"
-        return box if kind == "constant" or kind == "parameter" and folded_module else None
+        return box if kind == "parameter" and box[-1][0] == "module" else None
 
     def _tensor_cluster(self, t: Any, kind: str) -> tuple:
-        """An op's output sits beside its op; inputs outside every cluster; constants in the
-        cluster their users share; parameters in the call of the module that owns them."""
+        """An op's output sits beside its op; inputs outside every cluster; parameters in
+        the innermost call their users share of the module that owns them."""
         if isinstance(t, Context):
             return self.cluster_of[self.owner[id(t)]]
         clusters = [self.cluster_of[use] for use in self.consumers.get(id(t), [])]
@@ -187,6 +207,8 @@ class _Layout:
 
     def label_and_style(self, key, t, show_shapes, show_dtypes, show_values, show_grads):
         """The label and DOT attributes of node ``key``; ``t`` is the vertex it was met at."""
+        if key[0] == "constant":
+            return format_values(self.constants[key].data), STYLES["constant"]
         if key[0] == "op":
             return _op_label(t), STYLES["op"]
         if key[0] == "group":
@@ -230,7 +252,7 @@ def _edges(layout: _Layout, ids: dict, show_grads: bool) -> list:
     for ctx in layout.ops:
         target = layout.owner[id(ctx)]
         for i, x in enumerate(ctx.parents):
-            source = ("tensor", id(x))
+            source = layout.source(ctx, i)
             made_inside = isinstance(x, Context) and layout.owner[id(x)] == target
             if source not in ids or made_inside:
                 continue                      # folded away, or made inside the same box
@@ -431,8 +453,6 @@ def _tensor_label(v, kind, names, show_shapes, show_dtypes, show_values, show_gr
     An op's output that nobody holds any more was freed (the graph keeps only what
     backward needs), so its box shows the shape and dtype the node recorded, and no values.
     """
-    if kind == "constant":
-        return format_values(v.data)
     t = v.output if isinstance(v, Context) else v          # None: an output already freed
     shape, dtype = (v.out_shape, v.out_dtype) if isinstance(v, Context) else (v.shape, v.dtype)
     lines = [names.get(id(v)) or (t.name if t is not None else None) or ""]

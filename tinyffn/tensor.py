@@ -152,7 +152,7 @@ class Tensor:
         ``grad`` is dL/d(self): required unless ``self`` has one element (then 1). Without
         ``retain_graph`` the arrays saved for backward are freed as the walk passes them.
         """
-        autograd.run_to_end(autograd.iter_backward(self, grad, retain_graph))
+        autograd.backward(self, grad, retain_graph)
 
     def retain_grad(self) -> None:
         """Keep ``.grad`` for this non-leaf tensor too (leaves always keep theirs)."""
@@ -276,32 +276,69 @@ def as_tensors(args: tuple, fn: Any) -> tuple:
 
     Python numbers and arrays become constant tensors on the device of the first tensor
     argument, with its dtype when both are floating point (so ``x * 2`` stays float32).
+    A number becomes a tensor once per (value, dtype, device), shared by every op that
+    uses it (see :func:`_number`). Raises :class:`~tinyffn.backend.DeviceError` when the
+    tensors are on two devices.
     """
+    first, all_tensors = None, True
     for a in args:
         if not isinstance(a, Tensor):
-            break
-    else:
-        return args                                 # the common case, kept fast
-    first = next((a for a in args if isinstance(a, Tensor)), None)
+            all_tensors = False
+        elif first is None:
+            first = a
+        elif a.backend is not first.backend:
+            raise _device_error(fn, first, a)
     if first is None:
         raise TypeError(f"{fn.op_name()}: needs at least one Tensor argument, got "
                         f"{', '.join(type(a).__name__ for a in args)}")
+    if all_tensors:
+        return args                                 # the common case, kept fast
     be, dtype = first.backend, first.data.dtype
-    out = []
-    for a in args:
-        if isinstance(a, Tensor):
-            out.append(a)
-        elif isinstance(a, (int, float)) and not isinstance(a, bool):
-            if isinstance(a, float) and not be.is_floating(dtype):
-                dtype = be.dtype(DEFAULT_FLOAT)     # int tensor * 0.5: a float32 constant
-            out.append(Tensor._wrap(be.xp.asarray(a, dtype=dtype), be))
-        else:
-            try:
-                out.append(Tensor._wrap(be.asarray(a), be))
-            except (TypeError, ValueError) as e:
-                raise TypeError(f"{fn.op_name()}: cannot use an argument of type "
-                                f"{type(a).__name__} ({e})") from e
-    return tuple(out)
+    return tuple([a if isinstance(a, Tensor) else _constant(a, be, dtype, fn) for a in args])
+
+
+def _constant(a: Any, be: Any, dtype: Any, fn: Any) -> Tensor:
+    """A number or array argument of op ``fn`` as a constant tensor on backend ``be``."""
+    if isinstance(a, (int, float)) and not isinstance(a, bool):
+        return _number(a, be, dtype)
+    try:
+        return Tensor._wrap(be.asarray(a), be)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{fn.op_name()}: cannot use an argument of type "
+                        f"{type(a).__name__} ({e})") from e
+
+
+_NUMBERS: dict = {}     # (type, value, dtype, device) -> its constant tensor
+MAX_NUMBERS = 4096      # emptied when full: a bound, should a loop make ever new numbers
+
+
+def _number(a: int | float, be: Any, dtype: Any) -> Tensor:
+    """The constant tensor of the Python number ``a`` next to a tensor of ``dtype``.
+
+    Made once per (type, value, dtype, device) and then shared, since the 2 in ``x * 2``
+    inside a loop is the same constant every time: that saves making (and keeping in the
+    graph) a new 0-d array per op. Constants are never modified by any op. A float zero
+    is not shared, because ``-0.0 == 0.0`` would make the two one key. The graph drawer
+    draws a constant once per use, so sharing never shows.
+    """
+    key = (type(a), a, dtype, be.device)
+    t = _NUMBERS.get(key)
+    if t is not None:
+        return t
+    if isinstance(a, float) and not be.is_floating(dtype):
+        dtype = be.dtype(DEFAULT_FLOAT)             # int tensor * 0.5: a float32 constant
+    t = Tensor._wrap(be.xp.asarray(a, dtype=dtype), be)
+    if a != 0 or isinstance(a, int):
+        if len(_NUMBERS) >= MAX_NUMBERS:
+            _NUMBERS.clear()
+        _NUMBERS[key] = t
+    return t
+
+
+def _device_error(fn: Any, first: Tensor, other: Tensor) -> backends.DeviceError:
+    return backends.DeviceError(
+        f"{fn.op_name()}: inputs are on different devices ({first.device} and "
+        f"{other.device}); move them to one device with .to(device) first")
 
 
 # ----------------------------------------------------------------------------- creation
