@@ -49,6 +49,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import math
+import types
 import weakref
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
@@ -161,6 +162,9 @@ def scope(kind: str, name: str, obj: Any = None) -> Iterator[None]:
 
 
 # ----------------------------------------------------------------------------- Function
+NO_ATTRS = types.MappingProxyType({})   # the attrs of every call without keyword arguments
+
+
 class Context:
     """What one op call remembers for its backward: the graph node.
 
@@ -191,7 +195,7 @@ class Context:
         self.backend = backend
         self.xp = backend.xp
         self.scope = STATE.scope
-        self.attrs = attrs
+        self.attrs = attrs or NO_ATTRS  # most ops have none: share one empty mapping
         self._output = None
         self._saved = ()
         self._freed = False
