@@ -1,8 +1,9 @@
-"""The backend module: device names, dtype names, the malloc setting."""
+"""The backend module: device names, dtype names, the malloc setting, the float32 erf."""
 import platform
 
 import numpy as np
 import pytest
+from scipy import special
 
 from tinyffn import backend
 
@@ -28,3 +29,35 @@ def test_keep_freed_memory_respects_the_switch(monkeypatch):
     monkeypatch.delenv("TINYFFN_KEEP_FREED_MEMORY")
     on_glibc = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
     assert backend.keep_freed_memory() is on_glibc
+
+
+def _ulps(got, exact):
+    """|got - exact| in units of float32's spacing at |exact| (both as float64)."""
+    spacing = np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64)
+    return np.abs(got.astype(np.float64) - exact) / spacing
+
+
+def test_float32_erf_is_within_two_ulp_of_the_true_value():
+    """Against SciPy's float64 erf, over [-6, 6] (many blocks) and tiny magnitudes."""
+    tiny = np.float32(10.0) ** np.arange(-30, 0, 0.05, dtype=np.float32)
+    x = np.concatenate([np.linspace(-6, 6, 300_001, dtype=np.float32), tiny, -tiny])
+    assert x.size > 4 * backend.ERF_BLOCK
+    got = backend.erf_float32(x)
+    assert got.dtype == np.float32
+    assert _ulps(got, special.erf(x.astype(np.float64))).max() <= 2.0
+
+
+def test_float32_erf_special_values_and_layouts():
+    special_values = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e30, -1e30], np.float32)
+    got = backend.erf_float32(special_values)
+    assert np.isnan(got[0]) and got[1:].tolist() == [1.0, -1.0, 0.0, -0.0, 1.0, -1.0]
+    assert np.signbit(got[4])
+    x = np.random.default_rng(0).standard_normal((300, 200)).astype(np.float32)
+    np.testing.assert_array_equal(backend.erf_float32(x.T), backend.erf_float32(x).T)
+    assert backend.erf_float32(np.float32(0.5)).shape == ()
+    assert backend.erf_float32(np.zeros((0, 3), np.float32)).shape == (0, 3)
+
+
+def test_cpu_erf_uses_scipy_for_float64():
+    x = np.linspace(-3, 3, 101)
+    np.testing.assert_array_equal(backend.get_backend("cpu").erf(x), special.erf(x))

@@ -116,9 +116,58 @@ def keep_freed_memory() -> bool:
         bool(libc.mallopt(m_trim_threshold, (1 << 31) - 1))
 
 
-def _numpy_backend() -> Backend:
+# The float32 erf: x P(x^2) / Q(x^2) on x clamped to [-4, 4] (beyond, erf is ±1 in float32),
+# with the coefficients of Eigen's fast float32 erf. SciPy's float32 erf costs about 15 ns
+# per element here, most of an exact-GELU FFN step's time outside the matrix products.
+ERF_P = (-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
+         -5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03,
+         -1.60960333262415e-02)                            # odd numerator, x^13 ... x^1
+ERF_Q = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
+         -7.37332916720468e-03, -1.42647390514189e-02)      # even denominator, x^8 ... x^0
+ERF_BLOCK = 1 << 15     # elements per block: four float64 buffers of it stay in L2 cache
+
+
+def erf_float32(x: np.ndarray) -> np.ndarray:
+    """erf of a float32 array, within 2 units in the last place of the true value.
+
+    The rational approximation above, evaluated in float64 (in float32 its rounding errors
+    reach 7 ulp) one block at a time, in place in four reused buffers, so that its twenty
+    passes run from cache instead of memory: about 3x faster than ``scipy.special.erf``
+    on float32 (2048 x 2048: 20 ms against 63 ms). Measured against SciPy's float64 erf
+    on 2 million points: at most 1.6 ulp (9.5e-8). NaN stays NaN, erf(±inf) = ±1.
+    """
+    out = np.empty(x.shape, dtype=np.float32)
+    flat_x, flat_out = np.ravel(x), out.reshape(-1)
+    n = flat_x.size
+    xc, x2, p, q = (np.empty(min(n, ERF_BLOCK)) for _ in range(4))
+    for start in range(0, n, ERF_BLOCK):
+        m = min(ERF_BLOCK, n - start)
+        xs, x2s, ps, qs = xc[:m], x2[:m], p[:m], q[:m]
+        np.clip(flat_x[start:start + m], -4.0, 4.0, out=xs)
+        np.multiply(xs, xs, out=x2s)
+        np.multiply(x2s, ERF_P[0], out=ps)              # Horner's rule, in place
+        for c in ERF_P[1:-1]:
+            ps += c
+            ps *= x2s
+        ps += ERF_P[-1]
+        ps *= xs
+        np.multiply(x2s, ERF_Q[0], out=qs)
+        for c in ERF_Q[1:-1]:
+            qs += c
+            qs *= x2s
+        qs += ERF_Q[-1]
+        np.divide(ps, qs, out=flat_out[start:start + m])
+    return out
+
+
+def _numpy_erf(x: np.ndarray) -> np.ndarray:
+    """erf for NumPy arrays: :func:`erf_float32` for float32, SciPy's erf for the rest."""
     from scipy import special
 
+    return erf_float32(x) if x.dtype == np.float32 else special.erf(x)
+
+
+def _numpy_backend() -> Backend:
     keep_freed_memory()
 
     def index_add(gx, key, gy):
@@ -128,7 +177,7 @@ def _numpy_backend() -> Backend:
         device="cpu",
         xp=np,
         array_type=np.ndarray,
-        erf=special.erf,
+        erf=_numpy_erf,
         index_add=index_add,
         to_numpy=lambda x: np.array(x, copy=True),
         from_numpy=np.asarray,
@@ -176,8 +225,6 @@ def _strict_backend() -> Backend:
             "device 'strict' is the test-only array-API backend: "
             "`pip install tinyffn[test]` installs array-api-strict"
         ) from e
-    from scipy import special
-
     # array_api_strict has no erf and no scatter-add: go through NumPy. This keeps the op
     # code honest (it only sees the standard namespace) while these two helpers, which
     # CuPy provides natively, stay correct.
@@ -185,7 +232,7 @@ def _strict_backend() -> Backend:
         return np.asarray(x, copy=True)
 
     def erf(x):
-        return xp.asarray(special.erf(np.asarray(x)))
+        return xp.asarray(_numpy_erf(np.asarray(x)))
 
     def index_add(gx, key, gy):
         key = tuple(np.asarray(k) if hasattr(k, "__array_namespace__") else k for k in key)
