@@ -86,7 +86,7 @@ def worked_example(device: str) -> dict:
     if outputs != EXPECTED or both.numpy().tolist() != EXPECTED:
         raise RuntimeError(f"self-test (c): expected {EXPECTED}, got {outputs} step by step "
                            f"and {both.numpy().tolist()} from nn.FFN")
-    print(f"Both agree with the chapter: FFN((1, 0)) = (2, 0), FFN((0, 1)) = (1, 2).")
+    print("Both agree with the chapter: FFN((1, 0)) = (2, 0), FFN((0, 1)) = (1, 2).")
     return {"outputs": [tuple(y) for y in outputs], "ffn_outputs": both.numpy().tolist()}
 
 

@@ -1,5 +1,4 @@
 """gradcheck itself: it must pass correct backwards and catch wrong ones."""
-import warnings
 
 import numpy as np
 import pytest

@@ -85,7 +85,7 @@ def step(args: argparse.Namespace) -> int:
         find_renderer()                             # fail before printing half a walk
         args.frames.mkdir(parents=True, exist_ok=True)
     # `kept` holds every intermediate tensor, and so its value and .grad, for the frames
-    with autograd.keep_intermediates(retain_grad=True) as kept:  # noqa: F841
+    with autograd.keep_intermediates(retain_grad=True) as kept:
         ffn, x, y, loss = seed_example()
     with tinyffn.no_grad():                         # the hidden values, for the printout
         a = ffn.w1(x)                               # pre-activation, (d_ff,)
@@ -112,6 +112,7 @@ def step(args: argparse.Namespace) -> int:
     print(f"loss.backward() on a fresh copy gives the same gradients: {'yes' if same else 'NO'}")
     if args.frames is not None:
         print(f"frames written to {args.frames}/")
+    del kept                                        # held until the last frame was drawn
     return 0 if same else 1
 
 

@@ -27,9 +27,9 @@ the graph, as ``grad_fn.next_functions`` is in PyTorch.
 The graph links node to node, not tensor to tensor, and that matters for memory: an
 intermediate result such as ``x @ W1.T`` is kept only by the variable that names it,
 so once the forward pass moves on it is freed, unless its consumer saved it for
-backward (``ctx.save_for_backward``). A node remembers just its inputs' shapes and
-dtypes, and keeps a weak reference to its output (``ctx.output``), which is the
-output tensor while anyone still holds it, else None. Nothing points back from an input
+backward (``ctx.save_for_backward``). A node does not keep its inputs (their shapes
+and dtypes it reads off its parents), and it keeps only a weak reference to its output
+(``ctx.output``): the output tensor while anyone still holds it, else None. Nothing points back from an input
 to its consumers, so the graph holds no reference cycles and is freed by reference
 counting alone.
 
@@ -54,7 +54,6 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
-from . import backend as _backend
 from . import tensor as _tensor  # Tensor is defined there; used at call time only
 
 

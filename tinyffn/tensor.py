@@ -10,7 +10,7 @@ reads as the table of contents of the engine.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 

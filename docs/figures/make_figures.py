@@ -141,6 +141,7 @@ def backward_step(out: pathlib.Path) -> None:
             frame = to_dot(loss, show_values=True, show_grads=True, highlight=step.node)
             render(frame, out / "backward_step.svg")
             break
+    del kept                                        # held until the frame was drawn
 
 
 # ----------------------------------------------------------------------------- plots
