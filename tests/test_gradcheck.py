@@ -25,21 +25,9 @@ class OffByFactor(tinyffn.Function):
         return 1.1 * gy * y
 
 
-class ForgetsGy(tinyffn.Function):
-    """sin-free example: y = x^2 whose backward forgets to multiply by gy."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
-
-    @staticmethod
-    def backward(ctx, gy):
-        (x,) = ctx.saved_tensors
-        return 2 * x + 0 * gy
-
-
 class Square(tinyffn.Function):
+    """y = x^2, dy/dx = 2x: a correct op."""
+
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
@@ -49,6 +37,15 @@ class Square(tinyffn.Function):
     def backward(ctx, gy):
         (x,) = ctx.saved_tensors
         return 2 * x * gy
+
+
+class ForgetsGy(Square):
+    """The same y = x^2, with a backward that forgets to multiply by gy."""
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        return 2 * x + 0 * gy
 
 
 def test_correct_backward_passes():
