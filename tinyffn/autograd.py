@@ -220,15 +220,13 @@ class Context:
 
     @property
     def input_shapes(self) -> tuple:
-        """The inputs' shapes: a parent node's ``out_shape``, a leaf's own shape."""
-        return tuple([p.out_shape if isinstance(p, Context) else p.data.shape
-                      for p in self.parents])
+        """The inputs' shapes, read off the parents (see :func:`shape_and_dtype`)."""
+        return tuple([shape_and_dtype(p)[0] for p in self.parents])
 
     @property
     def input_dtypes(self) -> tuple:
-        """The inputs' dtypes: a parent node's ``out_dtype``, a leaf's own dtype."""
-        return tuple([p.out_dtype if isinstance(p, Context) else p.data.dtype
-                      for p in self.parents])
+        """The inputs' dtypes, read off the parents (see :func:`shape_and_dtype`)."""
+        return tuple([shape_and_dtype(p)[1] for p in self.parents])
 
     @property
     def output(self) -> "_tensor.Tensor | None":
@@ -247,6 +245,12 @@ class Context:
 def node_of(t: "_tensor.Tensor") -> "Context | _tensor.Tensor":
     """The graph vertex standing for tensor ``t``: the op node that made it, else ``t``."""
     return t if t.grad_fn is None else t.grad_fn
+
+
+def shape_and_dtype(v: "Context | _tensor.Tensor") -> tuple:
+    """(shape, dtype) of the tensor graph vertex ``v`` stands for: an op node's output (which
+    the node recorded, as the tensor may be gone), or a leaf tensor itself."""
+    return (v.out_shape, v.out_dtype) if isinstance(v, Context) else (v.data.shape, v.data.dtype)
 
 
 class Function:
@@ -455,10 +459,7 @@ def _call_backward(ctx: Context, gy: Any) -> tuple:
         if g is not None and not needed:
             g = None                 # computed anyway by a lazy backward: drop it
         if g is not None:
-            if isinstance(parent, Context):          # the input's shape and dtype
-                shape, dtype = parent.out_shape, parent.out_dtype
-            else:
-                shape, dtype = parent.data.shape, parent.data.dtype
+            shape, dtype = shape_and_dtype(parent)
             if g.shape != shape:
                 raise RuntimeError(
                     f"{ctx.fn.op_name()}.backward: gradient of input {i} has shape "

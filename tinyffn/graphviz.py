@@ -454,7 +454,7 @@ def _tensor_label(v, kind, names, show_shapes, show_dtypes, show_values, show_gr
     backward needs), so its box shows the shape and dtype the node recorded, and no values.
     """
     t = v.output if isinstance(v, Context) else v          # None: an output already freed
-    shape, dtype = (v.out_shape, v.out_dtype) if isinstance(v, Context) else (v.shape, v.dtype)
+    shape, dtype = autograd.shape_and_dtype(v)
     lines = [names.get(id(v)) or (t.name if t is not None else None) or ""]
     if show_shapes:
         lines.append(str(tuple(shape)))
