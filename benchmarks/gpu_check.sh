@@ -3,28 +3,54 @@
 #   1. the whole test suite, with the GPU tests enabled (they run whenever CuPy sees a GPU),
 #   2. every demo with --device cuda at its default size,
 #   3. the GPU benchmark (FFN steps up to (T, d) = (8192, 4096), TFLOP/s, against PyTorch CUDA).
-# Everything it prints goes to one folder: logs, the benchmark JSON, the demos' figures.
+# Everything it prints goes to one folder: logs, the benchmark JSON, the demos' figures, and
+# summary.txt, one line per stage.
 #
-#   bash benchmarks/gpu_check.sh [OUT_DIR]          (default: out/gpu_check)
+#   bash benchmarks/gpu_check.sh [--rehearse] [OUT_DIR]     (default: out/gpu_check)
+#
+# --rehearse runs the same three stages on a CPU-only machine, to check this script before
+# GPU time is spent on it (the test suite does): stage 1 runs only the GPU-marked tests
+# (they skip), stage 2 the demos on the strict array-API backend with --quick, stage 3 the
+# benchmark on the CPU with --quick. It proves the plumbing, not the GPU.
+#
+# Time: the whole check must end within GPU_CHECK_SECONDS (default 480). Each stage gets at
+# most what is left of it, so a stage that hangs is stopped and the later ones still run
+# and report; a stopped stage counts as failed (exit 124 in summary.txt).
 #
 # Packages: CuPy, NumPy, SciPy, pytest, hypothesis, matplotlib and tqdm are expected on the
-# machine. array-api-compat (CuPy's array-API namespace), array-api-strict and graphviz are
-# pure-Python wheels: if a folder .whl/ holds them (benchmarks/fetch_gpu_wheels.sh fetches
-# them on a machine with a package index), they are installed from it first.
+# machine; pytest-xdist, if there, runs the tests in parallel (CuPy compiles each new
+# kernel on first use, and a fresh machine has none cached). array-api-compat (CuPy's
+# array-API namespace), array-api-strict and graphviz are pure-Python wheels: if a folder
+# .whl/ holds them (benchmarks/fetch_gpu_wheels.sh fetches them on a machine with a package
+# index), they are installed from it first.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+rehearse=0
+if [ "${1:-}" = "--rehearse" ]; then rehearse=1; shift; fi
 out="${1:-out/gpu_check}"
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1 MPLBACKEND=Agg
 py="${PYTHON:-python3}"
+start=$(date +%s)
+deadline=$(( start + ${GPU_CHECK_SECONDS:-480} ))
 
-if compgen -G ".whl/*.whl" >/dev/null; then
+left() {    # seconds until the deadline, never below 1
+    local s=$(( deadline - $(date +%s) ))
+    echo $(( s > 1 ? s : 1 ))
+}
+
+if [ "$rehearse" -eq 0 ] && compgen -G ".whl/*.whl" >/dev/null; then
     "$py" -m pip install -q --no-index --no-deps --no-compile --target /tmp/tinyffn-site .whl/*.whl \
         && export PYTHONPATH="/tmp/tinyffn-site:${PYTHONPATH:-}"
 fi
 export PYTHONPATH="$PWD:${PYTHONPATH:-}"
 
-"$py" - <<'PY' 2>&1 | tee "$out/device.txt"
+if [ "$rehearse" -eq 1 ]; then
+    device=strict bench_device=cpu quick=(--quick) select=(-m cuda)
+    echo "rehearsal on the CPU: no GPU is used" | tee "$out/device.txt"
+else
+    device=cuda bench_device=cuda quick=() select=()
+    "$py" - <<'PY' 2>&1 | tee "$out/device.txt"
 import tinyffn
 if not tinyffn.cuda_available():
     tinyffn.zeros(1, device="cuda")          # raises the DeviceError that says why
@@ -33,26 +59,36 @@ props = cupy.cuda.runtime.getDeviceProperties(0)
 print("GPU:", props["name"].decode(), "| CuPy", cupy.__version__, "| CUDA runtime",
       cupy.cuda.runtime.runtimeGetVersion())
 PY
-[ "${PIPESTATUS[0]}" -eq 0 ] || { echo "no usable GPU: stopping" >&2; exit 1; }
+    [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "no usable GPU: stopping" >&2; exit 1; }
+fi
+
+workers=()
+if "$py" -c "import xdist" 2>/dev/null; then
+    workers=(-n "${GPU_CHECK_WORKERS:-8}")
+fi
 
 status=0
-start=$(date +%s)
 echo "== 1/3 tests (GPU tests enabled)" | tee "$out/summary.txt"
-"$py" -m pytest -q -p no:cacheprovider tests 2>&1 | tee "$out/tests.log"
+t0=$(date +%s)
+timeout "$(left)" "$py" -m pytest -q -p no:cacheprovider "${workers[@]}" "${select[@]}" tests \
+    2>&1 | tee "$out/tests.log"
 rc=${PIPESTATUS[0]}; [ "$rc" -eq 0 ] || status=1
-tail -n 1 "$out/tests.log" | tee -a "$out/summary.txt"
+echo "tests: exit $rc, $(( $(date +%s) - t0 )) s: $(tail -n 1 "$out/tests.log")" | tee -a "$out/summary.txt"
 
-echo "== 2/3 demos on cuda" | tee -a "$out/summary.txt"
+echo "== 2/3 demos on $device" | tee -a "$out/summary.txt"
 for demo in seed_selftest train_activations key_value_memory per_position_jacobian cost_model; do
     t0=$(date +%s)
-    "$py" "demos/$demo.py" --device cuda --out "$out/demos/$demo" > "$out/demo_$demo.log" 2>&1
+    timeout "$(left)" "$py" "demos/$demo.py" --device "$device" "${quick[@]}" \
+        --out "$out/demos/$demo" > "$out/demo_$demo.log" 2>&1
     rc=$?; [ "$rc" -eq 0 ] || status=1
     echo "$demo: exit $rc, $(( $(date +%s) - t0 )) s" | tee -a "$out/summary.txt"
 done
 
-echo "== 3/3 benchmark on cuda" | tee -a "$out/summary.txt"
-"$py" benchmarks/run.py --device cuda --json "$out/bench_cuda.json" 2>&1 | tee "$out/bench_cuda.txt"
+echo "== 3/3 benchmark on $bench_device" | tee -a "$out/summary.txt"
+t0=$(date +%s)
+timeout "$(left)" "$py" benchmarks/run.py --device "$bench_device" "${quick[@]}" \
+    --json "$out/bench_$bench_device.json" 2>&1 | tee "$out/bench_$bench_device.txt"
 rc=${PIPESTATUS[0]}; [ "$rc" -eq 0 ] || status=1
-echo "benchmark: exit $rc" | tee -a "$out/summary.txt"
+echo "benchmark: exit $rc, $(( $(date +%s) - t0 )) s" | tee -a "$out/summary.txt"
 echo "total: $(( $(date +%s) - start )) s, status $status" | tee -a "$out/summary.txt"
 exit "$status"

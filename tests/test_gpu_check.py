@@ -1,0 +1,74 @@
+"""benchmarks/gpu_check.sh, the one-go GPU check, works before GPU time is spent on it.
+
+A GPU machine is lent rarely and briefly, so the script must not fail there on plumbing:
+a wrong path, a demo option, a missing log. ``--rehearse`` runs its three stages on the
+CPU (GPU-marked tests, which skip; the demos on the strict array-API backend; the quick
+benchmark); these tests run that rehearsal, and check the two ways the real run stops
+early: no usable GPU, and the time limit.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tinyffn
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPT = REPO / "benchmarks" / "gpu_check.sh"
+DEMOS = ("seed_selftest", "train_activations", "key_value_memory", "per_position_jacobian",
+         "cost_model")
+FIGURES = {"train_activations": "loss_curves.png", "key_value_memory": "unit_firing.png",
+           "per_position_jacobian": "jacobians.png", "cost_model": "flops_vs_T.png"}
+
+
+def gpu_check(*args, **env) -> subprocess.CompletedProcess:
+    """Run the script with this interpreter, tests in one process, extra environment."""
+    environment = {**os.environ, "PYTHON": sys.executable, "GPU_CHECK_WORKERS": "0", **env}
+    return subprocess.run(["bash", str(SCRIPT), *map(str, args)], cwd=REPO, env=environment,
+                          capture_output=True, text=True, timeout=240)
+
+
+def summary_lines(out: Path) -> dict:
+    """summary.txt's "name: exit N, ..." lines as {name: N}."""
+    lines = (out / "summary.txt").read_text().splitlines()
+    exits = {}
+    for line in lines:
+        name, sep, rest = line.partition(": exit ")
+        if sep:
+            exits[name] = int(rest.split(",")[0])
+    return exits
+
+
+def test_rehearsal_runs_every_stage_and_writes_one_folder(tmp_path):
+    out = tmp_path / "check"
+    done = gpu_check("--rehearse", out)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert summary_lines(out) == {"tests": 0, "benchmark": 0, **{d: 0 for d in DEMOS}}
+    assert (out / "summary.txt").read_text().splitlines()[-1].endswith("status 0")
+    assert "skipped" in (out / "tests.log").read_text().splitlines()[-1]
+    for demo in DEMOS:
+        assert (out / f"demo_{demo}.log").read_text().strip(), f"{demo} printed nothing"
+    for demo, figure in FIGURES.items():
+        assert (out / "demos" / demo / figure).stat().st_size > 0
+    results = json.loads((out / "bench_cpu.json").read_text())
+    assert results["quick"] and results["ffn"] and results["memory"]
+
+
+@pytest.mark.skipif(tinyffn.cuda_available(), reason="this machine has a usable GPU")
+def test_without_a_gpu_it_stops_at_once_and_says_why(tmp_path):
+    done = gpu_check(tmp_path)
+    assert done.returncode == 1
+    assert "no usable GPU: stopping" in done.stderr
+    assert "DeviceError: device 'cuda'" in (tmp_path / "device.txt").read_text()
+    assert not (tmp_path / "summary.txt").exists()
+
+
+def test_a_stage_past_the_time_limit_is_stopped_and_counted_failed(tmp_path):
+    done = gpu_check("--rehearse", tmp_path, GPU_CHECK_SECONDS="1")
+    assert done.returncode == 1
+    exits = summary_lines(tmp_path)
+    assert exits["benchmark"] == 124                   # `timeout` stopped it
+    assert (tmp_path / "summary.txt").read_text().splitlines()[-1].endswith("status 1")
