@@ -58,6 +58,14 @@ def test_float32_erf_special_values_and_layouts():
     assert backend.erf_float32(np.zeros((0, 3), np.float32)).shape == (0, 3)
 
 
+def test_cpu_erf_keeps_float16():
+    """SciPy's erf has no float16 loop and answers in float64; the backend rounds back."""
+    x = np.linspace(-3, 3, 101, dtype=np.float16)
+    got = backend.get_backend("cpu").erf(x)
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got, special.erf(x.astype(np.float64)).astype(np.float16))
+
+
 def test_cpu_erf_uses_scipy_for_float64():
     x = np.linspace(-3, 3, 101)
     np.testing.assert_array_equal(backend.get_backend("cpu").erf(x), special.erf(x))

@@ -229,18 +229,20 @@ def test_backward_matches_finite_differences(op, case, device):
     assert tinyffn.gradcheck(case.fn, inputs, **(case.tolerance or {}))
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
 @pytest.mark.parametrize("op, case", ALL_CASES)
-def test_float32_stays_float32(op, case):
+def test_float_dtype_is_kept(op, case, dtype):
+    """float32 in, float32 out and float32 gradients (float16 likewise): no float64 creeps in."""
     if op is ops.Cast:
         pytest.skip("cast changes the dtype by design")
-    inputs = _tensors(case, "cpu", dtype="float32")
+    inputs = _tensors(case, "cpu", dtype=dtype)
     y = case.fn(*inputs)
-    assert y.dtype == np.float32
+    assert y.dtype == np.dtype(dtype)
     if y.requires_grad:
         y.sum().backward()
         for t in inputs:
             if t.requires_grad:
-                assert t.grad.dtype == np.float32
+                assert t.grad.dtype == np.dtype(dtype)
 
 
 def _ops_in_graph(y):

@@ -45,7 +45,8 @@ class Backend:
         device: the device name tensors report (``"cpu"``, ``"cuda"``, ``"strict"``).
         xp: the array-API namespace op code computes with.
         array_type: the class of arrays this backend owns.
-        erf: elementwise error function, ``erf(x) = 2/sqrt(pi) * int_0^x exp(-t^2) dt``.
+        erf: elementwise error function, ``erf(x) = 2/sqrt(pi) * int_0^x exp(-t^2) dt``,
+            in the dtype of a floating-point x.
         index_add: ``index_add(gx, key, gy)`` adds ``gy`` into ``gx[key]`` in place,
             accumulating repeated indices (``numpy.add.at`` semantics).
         to_numpy: a NumPy copy of an array of this backend.
@@ -161,10 +162,18 @@ def erf_float32(x: np.ndarray) -> np.ndarray:
 
 
 def _numpy_erf(x: np.ndarray) -> np.ndarray:
-    """erf for NumPy arrays: :func:`erf_float32` for float32, SciPy's erf for the rest."""
+    """erf for NumPy arrays, in x's float dtype.
+
+    float32: :func:`erf_float32`; float16: the same, rounded to float16 (SciPy has no
+    float16 erf and would answer in float64); everything else: SciPy's erf.
+    """
     from scipy import special
 
-    return erf_float32(x) if x.dtype == np.float32 else special.erf(x)
+    if x.dtype == np.float32:
+        return erf_float32(x)
+    if x.dtype == np.float16:
+        return erf_float32(x.astype(np.float32)).astype(np.float16)
+    return special.erf(x)
 
 
 def _numpy_backend() -> Backend:
@@ -206,11 +215,15 @@ def _cupy_backend() -> Backend:
     def index_add(gx, key, gy):
         cupyx.scatter_add(gx, key, gy)
 
+    def erf(x):
+        y = cupy_special.erf(x)                 # float16 comes back as float32: round it
+        return y.astype(x.dtype) if x.dtype == cupy.float16 else y
+
     return Backend(
         device="cuda",
         xp=xp,
         array_type=cupy.ndarray,
-        erf=cupy_special.erf,
+        erf=erf,
         index_add=index_add,
         to_numpy=cupy.asnumpy,
         from_numpy=cupy.asarray,
