@@ -8,6 +8,7 @@ import pytest
 import numpy_reference as ref
 import tinyffn
 from tinyffn import functional as F
+from tinyffn import nn
 from tinyffn.autograd import Context, Scope
 from tinyffn.backend import dtype_name
 from tinyffn.ops import PRIMITIVES
@@ -204,6 +205,20 @@ def test_linear_errors_name_the_shapes():
         F.linear(tinyffn.randn(2, 3), w, tinyffn.randn(3))
     with pytest.raises(ValueError, match=r"linear: weight must be a matrix"):
         F.linear(tinyffn.randn(2, 3), tinyffn.randn(3))
+
+
+@pytest.mark.parametrize("fused", [False, True])
+def test_linear_refuses_integer_input_and_allows_mixed_floats(fused):
+    """Token ids fed to a layer: NumPy would silently compute int64 @ float32 in float64."""
+    w = tinyffn.randn(4, 3)
+    with pytest.raises(TypeError, match=r"linear: input has dtype int64, but a layer computes "
+                                        r"in floating point \(weight: float32\).*x\.to\("
+                                        r"dtype='float32'\).*embeddings"):
+        F.linear(tinyffn.tensor([[1, 2, 3]]), w, fused=fused)
+    with pytest.raises(TypeError, match="linear: input has dtype int64"):
+        nn.FFN(3)(tinyffn.tensor([[1, 2, 3]]))
+    y = F.linear(tinyffn.randn(2, 3, dtype="float64"), w, fused=fused)   # promoted, as NumPy
+    assert dtype_name(y.dtype) == "float64"
 
 
 # ----------------------------------------------------------------------------- losses

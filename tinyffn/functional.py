@@ -64,6 +64,7 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None, fused: bool = 
         if bias.shape != (out_features,):
             raise ValueError(f"linear: bias must have shape (out_features,) = ({out_features},) "
                              f"to match weight of shape {weight.shape}, got {bias.shape}")
+    _check_floating_input(x, weight)
     if fused:       # one node, same numbers (tinyffn.ops.linalg.Linear)
         args = (x, weight) if bias is None else (x, weight, bias)
         return FusedLinear.apply(*args)
@@ -261,6 +262,18 @@ def _check_tensor(op: str, name: str, value: Any) -> None:
     if not isinstance(value, Tensor):
         raise TypeError(f"{op}: {name} must be a Tensor, got {type(value).__name__}; wrap "
                         f"arrays with tinyffn.tensor(...)")
+
+
+def _check_floating_input(x: Tensor, weight: Tensor) -> None:
+    """An integer input to a layer is refused (PyTorch refuses it too): NumPy would run
+    int64 @ float32 in float64, and integers here are usually token ids, which need an
+    embedding first. Mixed float dtypes are allowed (each gradient comes back in its
+    input's dtype; see autograd.backward)."""
+    if not x.backend.is_floating(x.dtype):
+        raise TypeError(f"linear: input has dtype {dtype_name(x.dtype)}, but a layer computes "
+                        f"in floating point (weight: {dtype_name(weight.dtype)}); cast the input "
+                        f"with x.to(dtype={dtype_name(weight.dtype)!r}), or, for token ids, "
+                        "look up embeddings first")
 
 
 def _check_axis(op: str, x: Tensor, axis: int) -> int:
