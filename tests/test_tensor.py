@@ -158,3 +158,42 @@ def test_tensor_exponent_and_bool_index_are_refused():
         x ** x
     with pytest.raises(TypeError, match="boolean masks are not supported"):
         x[x > 0]
+
+
+def test_numpy_operands_on_the_left_give_tensors_in_the_graph():
+    """Without __array_ufunc__ = None, NumPy would build an object array of 0-d tensors."""
+    x = tinyffn.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    w = np.array([2.0, 3.0, 4.0], dtype=np.float32)
+    y = w * x + np.float32(1.0)
+    assert isinstance(y, tinyffn.Tensor) and y.dtype == np.float32
+    np.testing.assert_array_equal(y.numpy(), [3.0, -5.0, 13.0])
+    (np.ones(3, dtype=np.float32) - y).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), -w)
+    assert isinstance(np.zeros(3) < x, tinyffn.Tensor)
+
+
+def test_python_conversions_follow_pytorch():
+    x = tinyffn.tensor([0.5, -1.5])
+    assert float(x.sum()) == -1.0 and int(x[1]) == -1
+    assert bool(x[0]) and not bool(x.sum() > 0)
+    with pytest.raises(ValueError, match=r"bool\(\): the truth value of a tensor with 2 "
+                                         r"elements \(shape \(2,\)\) is ambiguous"):
+        if x > 0:
+            pass
+    with pytest.raises(ValueError, match="item"):
+        float(x)
+    a = np.asarray(x)
+    assert a.dtype == np.float32 and a.tolist() == [0.5, -1.5]
+    assert np.asarray(x, dtype=np.float64).dtype == np.float64
+    with pytest.raises(TypeError, match=r"tensor on 'strict' to a NumPy array implicitly; "
+                                        r"call \.numpy\(\)"):
+        np.asarray(x.to("strict"))
+
+
+def test_number_to_the_power_of_a_tensor(device):
+    x = tinyffn.tensor([-1.0, 0.0, 2.5], dtype="float64", requires_grad=True, device=device)
+    np.testing.assert_allclose((3 ** x).numpy(), 3.0 ** np.array([-1.0, 0.0, 2.5]), rtol=1e-14)
+    assert tinyffn.gradcheck(lambda t: 0.5 ** t, [x])
+    for base in (0, -2.0, True, "2"):
+        with pytest.raises(TypeError, match="base \\*\\* tensor needs a positive Python number"):
+            base ** x

@@ -120,6 +120,31 @@ class Tensor:
     def tolist(self) -> Any:
         return self.numpy().tolist()
 
+    def __bool__(self) -> bool:
+        """``if t:`` for a one-element tensor; ambiguous, so an error, for more elements."""
+        if self.numel() != 1:
+            raise ValueError(f"bool(): the truth value of a tensor with {self.numel()} elements "
+                             f"(shape {self.shape}) is ambiguous; reduce it first, e.g. "
+                             "(x > 0).max() for 'any', or compare a one-element tensor")
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    # NumPy operands defer to the Tensor: np_array + t calls t.__radd__ and records the op,
+    # instead of NumPy building an object array of 0-d tensors.
+    __array_ufunc__ = None
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """``np.asarray(t)`` for a CPU tensor (matplotlib uses it); elsewhere, say .numpy()."""
+        if self.device != "cpu":
+            raise TypeError(f"cannot convert a tensor on {self.device!r} to a NumPy array "
+                            "implicitly; call .numpy(), which copies it to the CPU")
+        return np.array(self.data, dtype=dtype, copy=True if copy else None)
+
     def to(self, device: Any = None, dtype: Any = None) -> "Tensor":
         """This tensor on another device and/or with another dtype.
 
@@ -188,6 +213,13 @@ class Tensor:
             raise TypeError("pow: the exponent must be a Python number (x ** 2.0); a tensor "
                             "exponent is not supported, write exp(p * log(x)) instead")
         return E.Pow.apply(self, p=p)
+
+    def __rpow__(self, base):
+        """``base ** t`` for a positive number: exp(t · ln base), recorded as mul and exp."""
+        if isinstance(base, bool) or not isinstance(base, (int, float)) or not base > 0:
+            raise TypeError(f"pow: base ** tensor needs a positive Python number as the base, "
+                            f"got {base!r}; for other bases write exp(t * log(base)) yourself")
+        return (self * math.log(base)).exp()
 
     # -- elementwise functions -------------------------------------------------------------
     def exp(self): return E.Exp.apply(self)
