@@ -123,3 +123,15 @@ def test_an_unusable_device_is_one_line_not_a_traceback(tmp_path):
                            "--out", str(tmp_path)], capture_output=True, text=True, check=False)
     assert done.returncode == 2
     assert done.stderr.startswith("cost_model.py: device 'cuda'") and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("demo, option", [(cost_model, "--d"), (train_activations, "--steps"),
+                                          (key_value_memory, "--steps")])
+@pytest.mark.parametrize("value", ["0", "-5", "2.5"])
+def test_sizes_must_be_whole_numbers_from_one(demo, option, value, tmp_path, capsys):
+    """`--steps 0` once meant the default, and `--steps -5` crashed mid-run."""
+    with pytest.raises(SystemExit) as stop:
+        demo.main(["--quick", option, value, "--out", tmp_path])
+    assert stop.value.code == 2
+    assert f"argument {option}: expected a whole number >= 1, got '{value}'" in \
+        capsys.readouterr().err
