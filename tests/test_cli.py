@@ -105,3 +105,26 @@ def test_module_runs_as_a_program():
     bad = subprocess.run([sys.executable, "-m", "tinyffn"], capture_output=True, text=True,
                          check=False)
     assert bad.returncode == 2 and "graph" in bad.stderr
+
+
+def test_graph_out_dot_writes_the_text_without_a_renderer(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PATH", "")                         # no dot, no graphviz-pure
+    assert main(["graph", "--out", str(tmp_path / "new" / "ffn.dot")]) == 0
+    assert capsys.readouterr().out == f"wrote {tmp_path / 'new' / 'ffn.dot'}\n"
+    assert main(["graph"]) == 0
+    assert (tmp_path / "new" / "ffn.dot").read_text() == capsys.readouterr().out
+
+
+@needs_renderer
+def test_graph_out_creates_missing_folders(tmp_path):
+    path = tmp_path / "a" / "b" / "ffn.svg"
+    assert main(["graph", "--out", str(path)]) == 0
+    assert ET.parse(path).getroot().tag.endswith("svg")
+
+
+def test_graph_out_with_an_unknown_suffix_is_refused_before_drawing(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["graph", "--out", str(tmp_path / "ffn.xyz")])
+    assert stop.value.code == 2
+    assert "does not end in one of .svg, .png, .pdf, .dot, .gv" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())

@@ -35,8 +35,9 @@ def graph_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tokens", type=positive, default=3,
                         help="positions T of the input (T, d)")
     parser.add_argument("--gated", action="store_true", help="a gated FFN: W2 (σ(W1 x) ⊙ W3 x)")
-    parser.add_argument("--out", type=pathlib.Path,
-                        help="write the picture here (.svg or .png); without it, print DOT text")
+    parser.add_argument("--out", type=picture_path,
+                        help="write the picture here (.svg, .png or .pdf; .dot for the DOT "
+                             "text); without it, print the DOT text")
     parser.add_argument("--depth", type=natural,
                         help="fold modules this deep into one box (0 = all)")
     parser.add_argument("--no-expand", action="store_true",
@@ -136,6 +137,18 @@ def positive(text: str) -> int:
 
 def natural(text: str) -> int:
     return _integer(text, 0)
+
+
+PICTURE_SUFFIXES = (".svg", ".png", ".pdf", ".dot", ".gv")
+
+
+def picture_path(text: str) -> pathlib.Path:
+    path = pathlib.Path(text)
+    if path.suffix.lower() not in PICTURE_SUFFIXES:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} does not end in one of {', '.join(PICTURE_SUFFIXES)}; the suffix "
+            "chooses the format")
+    return path
 
 
 def _integer(text: str, low: int) -> int:

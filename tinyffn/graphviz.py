@@ -295,6 +295,7 @@ def draw_graph(root: Any, *, show_shapes: bool = True, show_dtypes: bool = False
 
 # ----------------------------------------------------------------------------- rendering
 RENDERERS = ("dot", "graphviz-pure")      # tried in this order, found on PATH
+TEXT_FORMATS = ("dot", "gv")              # render() writes the DOT text for these
 INSTALL_HELP = (
     "no Graphviz renderer found: drawing a picture needs the `dot` program of Graphviz, "
     "or `graphviz-pure`, on your PATH. Install one of them:\n"
@@ -332,9 +333,16 @@ def pipe(graph: Any, format: str = "svg") -> bytes:
 
 
 def render(graph: Any, path: str | pathlib.Path, format: str | None = None) -> pathlib.Path:
-    """Write the picture of ``graph`` to ``path``; the format defaults to its suffix (.svg)."""
+    """Write the picture of ``graph`` to ``path``; the format defaults to its suffix (.svg).
+
+    Folders missing on the way to ``path`` are created. A ``.dot`` or ``.gv`` path gets the
+    DOT text itself, which needs no renderer.
+    """
     path = pathlib.Path(path)
-    path.write_bytes(pipe(graph, format or path.suffix.lstrip(".") or "svg"))
+    format = format or path.suffix.lstrip(".").lower() or "svg"
+    picture = _source(graph).encode("utf-8") if format in TEXT_FORMATS else pipe(graph, format)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(picture)
     return path
 
 
