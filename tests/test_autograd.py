@@ -135,6 +135,17 @@ def test_grad_function_leaves_dot_grad_alone():
     assert x.grad is None
 
 
+def test_grad_takes_one_tensor_and_names_its_own_argument():
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    (gx,) = tinyffn.grad((x * x).sum(), x)                 # one Tensor, as in PyTorch
+    np.testing.assert_allclose(gx.numpy(), [2.0, 4.0])
+    with pytest.raises(RuntimeError, match=r"grad: the output has shape \(2,\).*pass "
+                                           r"grad_output=<tensor of that shape>"):
+        tinyffn.grad(x * x, [x])
+    (gx,) = tinyffn.grad(x * x, [x], grad_output=tinyffn.tensor([1.0, 0.5]))
+    np.testing.assert_allclose(gx.numpy(), [2.0, 2.0])
+
+
 def test_grad_of_an_intermediate_tensor():
     x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
     h = x * x

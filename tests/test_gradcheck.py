@@ -50,6 +50,7 @@ class ForgetsGy(Square):
 
 def test_correct_backward_passes():
     assert tinyffn.gradcheck(Square.apply, [_x(3, 2)])
+    assert tinyffn.gradcheck(Square.apply, _x(3, 2))        # one Tensor, as in PyTorch
 
 
 def test_planted_wrong_backward_raises_with_location():

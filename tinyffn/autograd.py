@@ -506,9 +506,15 @@ def grad(output: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_outp
          retain_graph: bool = False) -> tuple:
     """dL/d(input) for each input, as tensors, without touching any ``.grad`` (``torch.autograd.grad``).
 
-    An input that ``output`` does not depend on gets a zero gradient.
+    ``inputs`` is a sequence of tensors, or one Tensor (the result is still a tuple).
+    ``grad_output`` is dL/d(output), needed unless ``output`` has one element. An input that
+    ``output`` does not depend on gets a zero gradient.
     """
-    inputs = tuple(inputs)
+    inputs = (inputs,) if isinstance(inputs, _tensor.Tensor) else tuple(inputs)
+    if grad_output is None and math.prod(output.shape) != 1:
+        raise RuntimeError(f"grad: the output has shape {output.shape}, so dL/d(output) cannot "
+                           "be implied; pass grad_output=<tensor of that shape>, or reduce "
+                           "the output first (e.g. .sum())")
     captured = {id(node_of(t)): None for t in inputs}
     run_to_end(walk(output, grad_output, retain_graph, capture=captured))
     out = []

@@ -34,7 +34,8 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Any], eps: float = 1e-
 
     Args:
         fn: takes the inputs (positionally) and returns one Tensor.
-        inputs: tensors (those with ``requires_grad`` are checked) and any other arguments.
+        inputs: tensors (those with ``requires_grad`` are checked) and any other arguments;
+            a single Tensor stands for a one-element tuple, as in PyTorch.
         eps: the finite-difference step.
         atol, rtol: the tolerance, ``|analytical - numerical| <= atol + rtol * |numerical|``.
         seed: seeds the random cotangent scales.
@@ -43,7 +44,7 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Any], eps: float = 1e-
         GradcheckError: naming the input, the output and input elements, both values and
             the tolerance, at the first entry that disagrees.
     """
-    inputs = tuple(inputs)
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     checked = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
     if not checked:
         raise ValueError("gradcheck: no input requires grad; create the inputs to check "
