@@ -54,6 +54,7 @@ from benchmarks import machine, memory, reference, timing
 from benchmarks.reference import ACTIVATIONS
 from benchmarks.timing import Candidate
 from tinyffn import nn
+from tinyffn.__main__ import positive
 
 SECTIONS = ("ffn", "overhead", "chain", "memory")
 RATIOS = (("tinyffn", "gemm"), ("handwritten", "gemm"), ("torch", "gemm"), ("tinyffn", "torch"))
@@ -574,7 +575,7 @@ def parse_args(argv: list | None) -> argparse.Namespace:
     parser.add_argument("--json", metavar="PATH", help="also write every result to this file")
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes, 1-2 repeats: checks the harness, times mean nothing")
-    parser.add_argument("--threads", type=int, metavar="N",
+    parser.add_argument("--threads", type=positive, metavar="N",
                         help="cap BLAS, OpenMP and PyTorch at N threads (default: their own "
                              "choice); 1 gives steadier times on a busy machine")
     parser.add_argument("--stat", choices=("median", "min"), default="median",

@@ -56,13 +56,6 @@ def parse_args(name: str, description: str, argv: list | None = None,
     return args
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number >= 1 (``--steps 0`` or ``--d -4`` is an error)."""
-    if not text.strip().isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return int(text)
-
-
 def run_script(main: Callable[[list | None], dict]) -> None:
     """The ``if __name__ == "__main__"`` of every demo: run, and turn a device problem into
     one line on stderr and exit status 2 instead of a traceback."""

@@ -28,17 +28,17 @@ import numpy as np
 import tinyffn
 from tinyffn import accounting as A
 from tinyffn import nn
+from tinyffn.__main__ import positive    # the CLI's argparse type: an integer >= 1
 
 from _attention import SelfAttention, attention_core
-from _common import (header, parse_args, plt, positive_int, run_script, save_figure, shown,
-                     table)
+from _common import header, parse_args, plt, run_script, save_figure, shown, table
 
 NAME = "cost_model"
 SEED = 0
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--d", type=positive_int, help="model width d (default 64; 8 with --quick); "
+    parser.add_argument("--d", type=positive, help="model width d (default 64; 8 with --quick); "
                         "T runs over powers of 2 up to 1024 (128 quick), plus 2d and 4d")
 
 

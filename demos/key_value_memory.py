@@ -30,9 +30,9 @@ import numpy as np
 import tinyffn
 from tinyffn import functional as F
 from tinyffn import nn
+from tinyffn.__main__ import positive    # the CLI's argparse type: an integer >= 1
 
-from _common import (fit, header, parse_args, plt, positive_int, run_script, save_figure,
-                     shown, table)
+from _common import fit, header, parse_args, plt, run_script, save_figure, shown, table
 
 NAME = "key_value_memory"
 DTYPE = "float64"        # so the unit-by-unit sum agrees with the forward pass to ~1e-15
@@ -41,7 +41,7 @@ SEED = 0
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--steps", type=positive_int, help="training steps (default 3000; 300 quick)")
+    parser.add_argument("--steps", type=positive, help="training steps (default 3000; 300 quick)")
 
 
 def main(argv: list | None = None) -> dict:

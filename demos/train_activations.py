@@ -26,9 +26,9 @@ import tinyffn
 from tinyffn import accounting as A
 from tinyffn import functional as F
 from tinyffn import nn
+from tinyffn.__main__ import positive    # the CLI's argparse type: an integer >= 1
 
-from _common import (fit, header, parse_args, plt, positive_int, run_script, save_figure,
-                     shown, table)
+from _common import fit, header, parse_args, plt, run_script, save_figure, shown, table
 
 NAME = "train_activations"
 D = 2                   # model width: a point in the plane; also the number of classes
@@ -39,7 +39,7 @@ SEED = 0
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--steps", type=positive_int, help="training steps (default 2000; 250 quick)")
+    parser.add_argument("--steps", type=positive, help="training steps (default 2000; 250 quick)")
 
 
 def main(argv: list | None = None) -> dict:

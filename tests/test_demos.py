@@ -133,5 +133,5 @@ def test_sizes_must_be_whole_numbers_from_one(demo, option, value, tmp_path, cap
     with pytest.raises(SystemExit) as stop:
         demo.main(["--quick", option, value, "--out", tmp_path])
     assert stop.value.code == 2
-    assert f"argument {option}: expected a whole number >= 1, got '{value}'" in \
+    assert f"argument {option}: expected an integer >= 1, got '{value}'" in \
         capsys.readouterr().err
