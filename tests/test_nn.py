@@ -82,6 +82,45 @@ def test_shared_parameters_are_listed_once():
     assert [name for name, _ in model.named_modules()] == ["", "0", "1"]
 
 
+def test_module_list_registers_a_stack_of_blocks():
+    class Stack(nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.blocks = nn.ModuleList(nn.FFN(2) for _ in range(n))
+
+        def forward(self, x):
+            for block in self.blocks:
+                x = x + block(x)                            # residual, as in a transformer
+            return x
+
+    model = Stack(3)
+    assert len(model.blocks) == 3 and model.blocks[-1] is list(model.blocks)[2]
+    names = [name for name, _ in model.named_parameters()]
+    assert len(names) == 12 and names[:2] == ["blocks.0.w1.weight", "blocks.0.w1.bias"]
+    x = tinyffn.randn(4, 2)
+    model(x).sum().backward()
+    assert all(p.grad is not None for p in model.parameters())
+    assert model.blocks.append(nn.Linear(2, 2)) is model.blocks and len(model.blocks) == 4
+    with pytest.raises(TypeError, match="ModuleList: item 4 is a function, not a Module"):
+        model.blocks.append(lambda x: x)
+    with pytest.raises(TypeError, match="ModuleList is a container, not a layer"):
+        model.blocks(x)
+
+
+@pytest.mark.parametrize("container", [list, tuple, lambda ms: dict(enumerate(ms))])
+def test_modules_in_a_plain_container_are_refused_not_silently_lost(container):
+    """PyTorch silently drops them from parameters(): an optimizer would never train them."""
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.blocks = container([nn.FFN(2), nn.FFN(2)])
+
+    with pytest.raises(TypeError, match=r"Model\.blocks: modules or parameters inside a "
+                                        r"(list|tuple|dict) are not registered.*"
+                                        r"nn\.ModuleList"):
+        Model()
+
+
 def test_repr_reads_like_pytorch():
     assert repr(nn.FFN(2, activation="gelu_tanh")) == (
         "FFN(\n"

@@ -17,7 +17,7 @@ Everything is composed from :mod:`tinyffn.functional`; no module has its own bac
 from __future__ import annotations
 
 import math
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from . import autograd
 from . import functional as F
@@ -69,6 +69,14 @@ class Module:
         elif isinstance(value, Module):
             for path, p in value.named_parameters():
                 p.name = f"{name}.{path}"
+        elif isinstance(value, (list, tuple, dict)) and any(
+                isinstance(v, (Module, Parameter))
+                for v in (value.values() if isinstance(value, dict) else value)):
+            raise TypeError(
+                f"{type(self).__name__}.{name}: modules or parameters inside a "
+                f"{type(value).__name__} are not registered, so parameters(), state_dict() "
+                f"and optimizers would never see them; use nn.ModuleList([...]) (or "
+                "nn.Sequential) for modules, and one attribute per Parameter")
         super().__setattr__(name, value)
 
     # -- running ---------------------------------------------------------------------------
@@ -224,34 +232,57 @@ def _array_like(p: Parameter, value: Any) -> Any:
 
 
 # ----------------------------------------------------------------------------- containers
-class Sequential(Module):
+class _Container(Module):
+    """Submodules held in order and named "0", "1", ... as in PyTorch (state_dict keys
+    ``0.weight``); indexed, counted and iterated like a list."""
+
+    def __init__(self, modules: Iterable[Module] = ()):
+        super().__init__()
+        for module in modules:
+            self.append(module)
+
+    def append(self, module: Module) -> "_Container":
+        """Add ``module`` at the end (named by its position); returns self."""
+        if not isinstance(module, Module):
+            raise TypeError(f"{type(self).__name__}: item {len(self)} is a "
+                            f"{type(module).__name__}, not a Module; wrap functions in a "
+                            "Module subclass")
+        setattr(self, str(len(self)), module)
+        return self
+
+    def __getitem__(self, i: int) -> Module:
+        return list(self.children())[i]
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self.children())
+
+    def __iter__(self) -> Iterator[Module]:
+        return self.children()
+
+
+class Sequential(_Container):
     """y = f_n(... f_2(f_1(x))): apply modules one after another, as in
     ``Sequential(Linear(2, 8), ReLU(), Linear(8, 1))``, whose shapes chain (..., 2) -> (..., 1).
-
-    The submodules are named "0", "1", ... as in PyTorch (state_dict keys ``0.weight``).
     """
 
     def __init__(self, *modules: Module):
-        super().__init__()
-        for i, module in enumerate(modules):
-            if not isinstance(module, Module):
-                raise TypeError(f"Sequential: argument {i} is a {type(module).__name__}, not a "
-                                "Module; wrap functions in a Module subclass")
-            setattr(self, str(i), module)
+        super().__init__(modules)
 
     def forward(self, x: Tensor) -> Tensor:
         for module in self.children():
             x = module(x)
         return x
 
-    def __getitem__(self, i: int) -> Module:
-        return list(self.children())[i]
 
-    def __len__(self) -> int:
-        return len(list(self.children()))
+class ModuleList(_Container):
+    """A list of submodules that registers them, as ``torch.nn.ModuleList``: a stack of
+    blocks is ``self.blocks = ModuleList(FFN(d) for _ in range(n))``, looped over in the
+    owner's forward. A plain list would hide their parameters from ``parameters()``, so a
+    Module refuses one."""
 
-    def __iter__(self) -> Iterator[Module]:
-        return self.children()
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("ModuleList is a container, not a layer: loop over it in the "
+                        "owner's forward (for block in self.blocks: x = block(x))")
 
 
 # ----------------------------------------------------------------------------- layers
