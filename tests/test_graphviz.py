@@ -254,6 +254,8 @@ def test_bad_arguments_are_explained():
         to_dot(y, depth=-1)
     with pytest.raises(ValueError, match="rankdir"):
         to_dot(y, rankdir="sideways")
+    with pytest.raises(TypeError, match="highlight takes tensors or op nodes .* got int"):
+        to_dot(y, highlight=[y, 5])
 
 
 # ----------------------------------------------------------------------------- rendering

@@ -236,6 +236,9 @@ class _Layout:
             highlight if isinstance(highlight, (list, tuple)) else [highlight]
         keys = set()
         for t in chosen:
+            if not isinstance(t, Context) and not hasattr(t, "grad_fn"):
+                raise TypeError(f"to_dot: highlight takes tensors or op nodes (a backward "
+                                f"step's .node), got {type(t).__name__}")
             v = t if isinstance(t, Context) else autograd.node_of(t)
             if id(v) in self.kind_of:
                 keys.add(("tensor", id(v)))
