@@ -14,8 +14,8 @@
 # benchmark on the CPU with --quick. It proves the plumbing, not the GPU.
 #
 # Time: the whole check must end within GPU_CHECK_SECONDS (default 480). Each stage gets at
-# most what is left of it, so a stage that hangs is stopped and the later ones still run
-# and report; a stopped stage counts as failed (exit 124 in summary.txt).
+# most what is left of it: a stage that runs past the limit is stopped, the stages after it
+# are not started, and summary.txt says which (exit 124: stopped or not started).
 #
 # Packages: CuPy, NumPy, SciPy, pytest, hypothesis, matplotlib and tqdm are expected on the
 # machine; pytest-xdist, if there, runs the tests in parallel (CuPy compiles each new
@@ -33,10 +33,30 @@ export PYTHONUNBUFFERED=1 MPLBACKEND=Agg
 py="${PYTHON:-python3}"
 start=$(date +%s)
 deadline=$(( start + ${GPU_CHECK_SECONDS:-480} ))
+status=0
 
-left() {    # seconds until the deadline, never below 1
-    local s=$(( deadline - $(date +%s) ))
-    echo $(( s > 1 ? s : 1 ))
+# stage NAME LOG SHOW COMMAND...: run COMMAND with what is left of the time limit, its
+# output to LOG (and to the terminal too if SHOW is 1); add "NAME: exit N, T s" to
+# summary.txt. With no time left the stage does not start and counts as stopped (124).
+stage() {
+    local name=$1 log=$2 show=$3 t0 left rc
+    shift 3
+    t0=$(date +%s)
+    left=$(( deadline - t0 ))
+    if [ "$left" -le 0 ]; then
+        echo "$name: exit 124, not started: the time limit is spent" | tee -a "$out/summary.txt"
+        status=1
+        return
+    fi
+    if [ "$show" -eq 1 ]; then
+        timeout "$left" "$@" 2>&1 | tee "$log"
+        rc=${PIPESTATUS[0]}
+    else
+        timeout "$left" "$@" > "$log" 2>&1
+        rc=$?
+    fi
+    [ "$rc" -eq 0 ] || status=1
+    echo "$name: exit $rc, $(( $(date +%s) - t0 )) s" | tee -a "$out/summary.txt"
 }
 
 if [ "$rehearse" -eq 0 ] && compgen -G ".whl/*.whl" >/dev/null; then
@@ -67,28 +87,18 @@ if "$py" -c "import xdist" 2>/dev/null; then
     workers=(-n "${GPU_CHECK_WORKERS:-8}")
 fi
 
-status=0
 echo "== 1/3 tests (GPU tests enabled)" | tee "$out/summary.txt"
-t0=$(date +%s)
-timeout "$(left)" "$py" -m pytest -q -p no:cacheprovider "${workers[@]}" "${select[@]}" tests \
-    2>&1 | tee "$out/tests.log"
-rc=${PIPESTATUS[0]}; [ "$rc" -eq 0 ] || status=1
-echo "tests: exit $rc, $(( $(date +%s) - t0 )) s: $(tail -n 1 "$out/tests.log")" | tee -a "$out/summary.txt"
+stage tests "$out/tests.log" 1 "$py" -m pytest -q -p no:cacheprovider "${workers[@]}" "${select[@]}" tests
+[ -f "$out/tests.log" ] && echo "   $(tail -n 1 "$out/tests.log")" | tee -a "$out/summary.txt"
 
 echo "== 2/3 demos on $device" | tee -a "$out/summary.txt"
 for demo in seed_selftest train_activations key_value_memory per_position_jacobian cost_model; do
-    t0=$(date +%s)
-    timeout "$(left)" "$py" "demos/$demo.py" --device "$device" "${quick[@]}" \
-        --out "$out/demos/$demo" > "$out/demo_$demo.log" 2>&1
-    rc=$?; [ "$rc" -eq 0 ] || status=1
-    echo "$demo: exit $rc, $(( $(date +%s) - t0 )) s" | tee -a "$out/summary.txt"
+    stage "$demo" "$out/demo_$demo.log" 0 \
+        "$py" "demos/$demo.py" --device "$device" "${quick[@]}" --out "$out/demos/$demo"
 done
 
 echo "== 3/3 benchmark on $bench_device" | tee -a "$out/summary.txt"
-t0=$(date +%s)
-timeout "$(left)" "$py" benchmarks/run.py --device "$bench_device" "${quick[@]}" \
-    --json "$out/bench_$bench_device.json" 2>&1 | tee "$out/bench_$bench_device.txt"
-rc=${PIPESTATUS[0]}; [ "$rc" -eq 0 ] || status=1
-echo "benchmark: exit $rc, $(( $(date +%s) - t0 )) s" | tee -a "$out/summary.txt"
+stage benchmark "$out/bench_$bench_device.txt" 1 \
+    "$py" benchmarks/run.py --device "$bench_device" "${quick[@]}" --json "$out/bench_$bench_device.json"
 echo "total: $(( $(date +%s) - start )) s, status $status" | tee -a "$out/summary.txt"
 exit "$status"
