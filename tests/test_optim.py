@@ -145,6 +145,10 @@ def test_optimizer_errors():
         optim.Adam([p], betas=(0.9, 1.0))
     with pytest.raises(TypeError, match="AdamW: parameter 0 is not a tensor that requires grad"):
         optim.AdamW([tinyffn.zeros(2)])
+    q = nn.Parameter(tinyffn.zeros(2))
+    with pytest.raises(ValueError, match="SGD: parameter 2 is parameter 0 again; pass each "
+                                         "parameter once"):
+        optim.SGD([p, q, p], lr=0.1)                    # step() would move p twice
     opt = optim.SGD([p], lr=0.1)
     p.grad = tinyffn.zeros(3)
     with pytest.raises(RuntimeError, match=r"SGD.step: parameter 0 has shape \(2,\) but its grad "

@@ -35,10 +35,16 @@ class Optimizer:
         if not self.params:
             raise ValueError(f"{name}: got an empty parameter list; pass model.parameters() "
                              "(a generator is consumed once: create it for this optimizer)")
+        first = {}
         for i, p in enumerate(self.params):
             if not isinstance(p, Tensor) or not p.requires_grad:
                 raise TypeError(f"{name}: parameter {i} is not a tensor that requires grad "
                                 f"(got {type(p).__name__}); pass model.parameters()")
+            if id(p) in first:                  # step() would update it twice
+                raise ValueError(f"{name}: parameter {i} is parameter {first[id(p)]} again; "
+                                 "pass each parameter once (model.parameters() lists a "
+                                 "shared one once)")
+            first[id(p)] = i
         _check_non_negative(name, "lr", lr)
         self.lr = lr
         self.state: list[dict] = [{} for _ in self.params]
