@@ -197,3 +197,17 @@ def test_number_to_the_power_of_a_tensor(device):
     for base in (0, -2.0, True, "2"):
         with pytest.raises(TypeError, match="base \\*\\* tensor needs a positive Python number"):
             base ** x
+
+
+@pytest.mark.parametrize("make", [tinyffn.randn, tinyffn.rand])
+def test_random_samples_refuse_a_non_float_dtype(make):
+    """randn(3, dtype="int64") once truncated its samples to (mostly) zeros."""
+    tinyffn.manual_seed(1)
+    for dtype in ("int64", "bool", "complex64"):
+        with pytest.raises(TypeError, match=f"{make.__name__}: samples need a floating dtype "
+                                            f"\\(float16, float32 or float64\\), got {dtype}"):
+            make(3, dtype=dtype)
+    after_errors = make(3).numpy()
+    tinyffn.manual_seed(1)
+    np.testing.assert_array_equal(make(3).numpy(), after_errors)   # no draw was spent
+    assert make(2, dtype="float16").dtype == np.float16

@@ -441,12 +441,23 @@ def randn(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
 
     Drawn from the generator :func:`manual_seed` seeds.
     """
-    return _filled(_rng.standard_normal(_shape_arg(shape, "randn")), dtype, device, requires_grad)
+    shape = _shape_arg(shape, "randn")
+    _check_sample_dtype("randn", dtype, device)
+    return _filled(_rng.standard_normal(shape), dtype, device, requires_grad)
 
 
 def rand(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
     """A leaf tensor of the given shape of uniform samples on [0, 1) (see :func:`manual_seed`)."""
-    return _filled(_rng.random(_shape_arg(shape, "rand")), dtype, device, requires_grad)
+    shape = _shape_arg(shape, "rand")
+    _check_sample_dtype("rand", dtype, device)
+    return _filled(_rng.random(shape), dtype, device, requires_grad)
+
+
+def _check_sample_dtype(name: str, dtype: Any, device: Any) -> None:
+    """Random samples are real numbers: an integer dtype would truncate N(0, 1) to mostly 0."""
+    if dtype is not None and not backends.get_backend(device).is_floating(dtype):
+        raise TypeError(f"{name}: samples need a floating dtype (float16, float32 or float64), "
+                        f"got {backends.dtype_name(dtype)}; cast afterwards if you need another")
 
 
 def arange(n: int, dtype="int64", device="cpu") -> Tensor:
