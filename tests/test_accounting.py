@@ -1,6 +1,7 @@
 """tinyffn.accounting: the seed's formulas, and the same numbers measured on real modules."""
 import math
 
+import numpy as np
 import pytest
 
 import tinyffn
@@ -110,3 +111,24 @@ def test_backward_matches_the_measured_forward_with_a_real_loss():
     with tinyffn.FlopCounter() as counter:
         ffn(x).sum().backward()
     assert counter.backward["matmul"] == 2 * counter.forward["matmul"] == 2 * A.ffn_flops(T, d)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: A.ffn_params(-2),                       # once 22
+    lambda: A.ffn_params(2.5),                      # once 62.5
+    lambda: A.ffn_flops(-1, 4),                     # once -256
+    lambda: A.ffn_params(4, d_ff=0),
+    lambda: A.gated_ffn_flops(8, True),
+    lambda: A.attention_flops(0, 4),
+    lambda: A.crossover_T(0),
+    lambda: A.transformer_params(8, 2, V=-3),
+])
+def test_formulas_refuse_sizes_that_are_no_positive_integers(call):
+    with pytest.raises(ValueError, match=r"\w+: \w+ must be a positive integer, got "):
+        call()
+
+
+def test_numpy_integers_are_sizes_too():
+    assert A.ffn_params(np.int64(4)) == 8 * 16 + 5 * 4
+    assert A.transformer_params(8, 2) == 2 * 12 * 64          # V = 0: no embedding
+    assert A.count_parameters(nn.FFN(np.int64(4))) == A.ffn_params(4)

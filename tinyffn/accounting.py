@@ -18,12 +18,20 @@ from __future__ import annotations
 
 from . import autograd
 from .flops import FlopCounter
-from .nn import Module, gated_d_ff
+from .nn import Module, _check_size, gated_d_ff
 from .tensor import Tensor
 
 LLAMA_7B = {"d": 4096, "L": 32, "V": 32000, "T": 2048, "multiple_of": 256}
 """LLaMA-7B's sizes: width d, layers L, vocabulary V (SentencePiece, 32,000 tokens),
 training context T, and the rounding of its SwiGLU width (d_ff = 11008)."""
+
+
+def _check_sizes(owner: str, **sizes: int | None) -> None:
+    """Every size a positive integer (a d_ff of None means its default): ffn_params(-2)
+    would otherwise be 22, and ffn_flops(-1, 4) negative."""
+    for name, n in sizes.items():
+        if n is not None or name != "d_ff":
+            _check_size(owner, name, n)
 
 
 # ----------------------------------------------------------------------------- parameters
@@ -32,6 +40,7 @@ def ffn_params(d: int, d_ff: int | None = None, bias: bool = True) -> int:
 
     At d_ff = 4d: 8d² + 5d with biases, 8d² without (seed §4, self-test (a)).
     """
+    _check_sizes("ffn_params", d=d, d_ff=d_ff)
     d_ff = 4 * d if d_ff is None else d_ff
     return 2 * d * d_ff + ((d_ff + d) if bias else 0)
 
@@ -44,12 +53,14 @@ def gated_ffn_params(d: int, d_ff: int | None = None, bias: bool = False,
     matrices instead of one); the default d_ff = 2/3·4d (:func:`tinyffn.nn.gated_d_ff`)
     brings it back to about 8d².
     """
+    _check_sizes("gated_ffn_params", d=d, d_ff=d_ff)
     d_ff = gated_d_ff(d, multiple_of) if d_ff is None else d_ff
     return 3 * d * d_ff + ((2 * d_ff + d) if bias else 0)
 
 
 def attention_params(d: int) -> int:
     """The four projections W_Q, W_K, W_V, W_O of multi-head attention, each d × d: 4d²."""
+    _check_sizes("attention_params", d=d)
     return 4 * d * d
 
 
@@ -64,6 +75,7 @@ def transformer_params(d: int, L: int, V: int = 0, tied_embeddings: bool = True)
     With ``tied_embeddings`` the output projection reuses the embedding matrix (V·d once);
     untied it is a second V × d matrix (2·V·d).
     """
+    _check_sizes("transformer_params", d=d, L=L, **({"V": V} if V != 0 else {}))   # V = 0: none
     return L * block_params(d) + (1 if tied_embeddings else 2) * V * d
 
 
@@ -71,6 +83,7 @@ def llama_params(d: int, L: int, V: int, multiple_of: int = 256) -> int:
     """The exact count of a LLaMA model: per layer attention 4d², SwiGLU 3·d·d_ff and two
     RMSNorm weights (2d); then a final RMSNorm (d), the embedding and an untied output
     projection (2·V·d). LLaMA-7B: 6,738,415,616, the "7B"."""
+    _check_sizes("llama_params", d=d, L=L, V=V)
     per_layer = attention_params(d) + gated_ffn_params(d, multiple_of=multiple_of) + 2 * d
     return L * per_layer + d + 2 * V * d
 
@@ -99,6 +112,7 @@ def llama7b_totals() -> dict:
 def ffn_flops(T: int, d: int, d_ff: int | None = None) -> int:
     """Forward matmul FLOPs of the plain FFN over T positions: two products of
     2·T·d·d_ff each, 4·T·d·d_ff = 16·T·d² at d_ff = 4d (seed §5)."""
+    _check_sizes("ffn_flops", T=T, d=d, d_ff=d_ff)
     d_ff = 4 * d if d_ff is None else d_ff
     return 4 * T * d * d_ff
 
@@ -106,6 +120,7 @@ def ffn_flops(T: int, d: int, d_ff: int | None = None) -> int:
 def gated_ffn_flops(T: int, d: int, d_ff: int | None = None, multiple_of: int = 1) -> int:
     """Forward matmul FLOPs of the gated FFN: three products, 6·T·d·d_ff (≈ 16·T·d² at the
     default d_ff ≈ 8d/3). The gate's elementwise product is not a matmul and not counted."""
+    _check_sizes("gated_ffn_flops", T=T, d=d, d_ff=d_ff)
     d_ff = gated_d_ff(d, multiple_of) if d_ff is None else d_ff
     return 6 * T * d * d_ff
 
@@ -117,6 +132,7 @@ def attention_flops(T: int, d: int, projections: bool = False) -> int:
     (2·T·T·d) and the mixing A V (2·T·T·d). With ``projections`` the four d × d
     projections are added (4 · 2·T·d² = 8·T·d²).
     """
+    _check_sizes("attention_flops", T=T, d=d)
     return 4 * T * T * d + (8 * T * d * d if projections else 0)
 
 
@@ -126,6 +142,7 @@ def crossover_T(d: int, d_ff: int | None = None) -> int:
     Solving gives T = d_ff: 4d for the standard FFN (16,384 for LLaMA-7B's d = 4096).
     Below it the FFN dominates, above it attention does (seed §5).
     """
+    _check_sizes("crossover_T", d=d, d_ff=d_ff)
     return 4 * d if d_ff is None else d_ff
 
 

@@ -17,6 +17,7 @@ Everything is composed from :mod:`tinyffn.functional`; no module has its own bac
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, Iterable, Iterator
 
 from . import autograd
@@ -326,7 +327,8 @@ def _uniform(shape: tuple, bound: float, dtype: Any, device: Any) -> Tensor:
 
 
 def _check_size(owner: str, name: str, n: Any) -> None:
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+    """A width or count: a positive integer (NumPy's integers too), never a bool or float."""
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise ValueError(f"{owner}: {name} must be a positive integer, got {n!r}")
 
 
