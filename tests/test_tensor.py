@@ -211,3 +211,12 @@ def test_random_samples_refuse_a_non_float_dtype(make):
     tinyffn.manual_seed(1)
     np.testing.assert_array_equal(make(3).numpy(), after_errors)   # no draw was spent
     assert make(2, dtype="float16").dtype == np.float16
+
+
+def test_the_engine_constructor_points_lists_to_tensor():
+    """Tensor(data) takes backend arrays; its error once offered 'a list' as the fix."""
+    with pytest.raises(tinyffn.DeviceError, match=r"type list \(from builtins\); pass a NumPy "
+                                                  r"or CuPy array, or build the tensor with "
+                                                  r"tinyffn\.tensor\(\.\.\.\)"):
+        tinyffn.Tensor([1.0, 2.0])
+    assert tinyffn.Tensor(np.zeros(2)).shape == (2,)

@@ -297,7 +297,8 @@ def backend_of_array(x: Any) -> Backend:
     name = {"cupy": "cuda", "array_api_strict": "strict"}.get(package)
     if name is None:
         raise DeviceError(f"tinyffn cannot hold an array of type {type(x).__name__} "
-                          f"(from {package}); pass a NumPy array, a CuPy array or a list")
+                          f"(from {package}); pass a NumPy or CuPy array, or build the "
+                          "tensor with tinyffn.tensor(...), which also takes lists and numbers")
     return _backend(name)
 
 
