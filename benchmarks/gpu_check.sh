@@ -75,9 +75,10 @@ import tinyffn
 if not tinyffn.cuda_available():
     tinyffn.zeros(1, device="cuda")          # raises the DeviceError that says why
 import cupy
-props = cupy.cuda.runtime.getDeviceProperties(0)
-print("GPU:", props["name"].decode(), "| CuPy", cupy.__version__, "| CUDA runtime",
-      cupy.cuda.runtime.runtimeGetVersion())
+from benchmarks import machine
+gpu = machine.gpu_info()
+print(f"GPU: {gpu['name']} | CuPy {gpu['cupy']} | CUDA runtime "
+      f"{cupy.cuda.runtime.runtimeGetVersion()} | CuPy TF32 {'on' if gpu['cupy_tf32'] else 'off'}")
 PY
     [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "no usable GPU: stopping" >&2; exit 1; }
 fi
