@@ -8,10 +8,10 @@
 #
 #   bash benchmarks/gpu_check.sh [--rehearse] [OUT_DIR]     (default: out/gpu_check)
 #
-# --rehearse runs the same three stages on a CPU-only machine, to check this script before
-# GPU time is spent on it (the test suite does): stage 1 runs only the GPU-marked tests
-# (they skip), stage 2 the demos on the strict array-API backend with --quick, stage 3 the
-# benchmark on the CPU with --quick. It proves the plumbing, not the GPU.
+# --rehearse runs the same three stages on the CPU, to check this script before GPU time is
+# spent on it (the test suite does, on any machine): any GPU is hidden, stage 1 runs only
+# the GPU-marked tests (they skip), stage 2 the demos on the strict array-API backend with
+# --quick, stage 3 the benchmark on the CPU with --quick. It proves the plumbing, not the GPU.
 #
 # Time: the whole check must end within GPU_CHECK_SECONDS (default 480). Each stage gets at
 # most what is left of it: a stage that runs past the limit is stopped, the stages after it
@@ -67,6 +67,7 @@ export PYTHONPATH="$PWD:${PYTHONPATH:-}"
 
 if [ "$rehearse" -eq 1 ]; then
     device=strict bench_device=cpu quick=(--quick) select=(-m cuda)
+    export CUDA_VISIBLE_DEVICES=""          # hide any GPU: the GPU tests skip here too
     echo "rehearsal on the CPU: no GPU is used" | tee "$out/device.txt"
 else
     device=cuda bench_device=cuda quick=() select=()
