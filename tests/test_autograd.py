@@ -249,6 +249,37 @@ def test_backward_returning_wrong_number_or_shape_raises():
         BadShape.apply(x).sum().backward()
 
 
+def test_forward_returning_no_array_names_the_op():
+    class GivesTensor(tinyffn.Function):     # Tensor arithmetic inside forward
+        @staticmethod
+        def forward(ctx, x):
+            return tinyffn.tensor([1.0])
+
+    class GivesList(tinyffn.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return [1.0, 2.0]
+
+    x = tinyffn.randn(2, requires_grad=True)
+    with pytest.raises(TypeError, match=r"givestensor\.forward returned a Tensor; .*\(return "
+                                        r"y\.data"):
+        GivesTensor.apply(x)
+    with pytest.raises(TypeError, match=r"giveslist\.forward returned a list; it must return "
+                                        r"one array"):
+        GivesList.apply(x)
+    assert x.sum().grad_fn is not None                     # a NumPy scalar is still fine
+
+
+def test_integer_results_start_no_graph():
+    """Casting to int64 once passed gradients straight through the truncation."""
+    x = tinyffn.tensor([1.5, 2.5], requires_grad=True)
+    n = x.to(dtype="int64")
+    assert not n.requires_grad and n.grad_fn is None
+    (n.to(dtype="float32") * x).sum().backward()           # d/dx (floor(x) · x) = floor(x)
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 2.0])
+    assert not (x > 2).requires_grad
+
+
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning",
                             "ignore:divide by zero:RuntimeWarning")
 def test_detect_anomaly_names_op_and_shapes():

@@ -293,8 +293,8 @@ class Function:
         backend = inputs[0].backend
         ctx = Context(cls, inputs, backend, attrs)
         y = cls.forward(ctx, *[t.data for t in inputs], **attrs)
-        if not isinstance(y, backend.array_type):  # NumPy reductions return scalars
-            y = backend.xp.asarray(y)
+        if not isinstance(y, backend.array_type):
+            y = _forward_array(cls, y, backend)
         ctx.out_shape, ctx.out_dtype = y.shape, y.dtype
         if STATE.anomaly:
             _check_finite(ctx, y, "forward produced")
@@ -302,13 +302,27 @@ class Function:
             n = cls.flops(ctx, y)
             for counter in STATE.flop_counters:
                 counter.add(cls.op_name(), "forward", n)
-        if STATE.grad_enabled and True in ctx.needs_input_grad:
+        # an integer or boolean result has no derivative: it starts no graph, as in PyTorch
+        if STATE.grad_enabled and True in ctx.needs_input_grad and y.dtype in backend.float_dtypes:
             out = _tensor.Tensor._wrap(y, backend, True, ctx)
             ctx._output = weakref.ref(out)
             if STATE.kept is not None:
                 STATE.kept.append(out)
             return out
         return _tensor.Tensor._wrap(y, backend)
+
+
+def _forward_array(fn: type, y: Any, backend: Any) -> Any:
+    """``fn.forward``'s result as an array of ``backend``: NumPy's reductions return a
+    NumPy scalar, which becomes a 0-d array. Anything else is a mistake in the op."""
+    if isinstance(y, _tensor.Tensor):
+        raise TypeError(f"{fn.op_name()}.forward returned a Tensor; forward computes on the "
+                        "raw arrays it is given, with ctx.xp, and returns an array (return "
+                        "y.data, or move the Tensor arithmetic out of forward)")
+    if not (hasattr(y, "dtype") and hasattr(y, "shape")):
+        raise TypeError(f"{fn.op_name()}.forward returned a {type(y).__name__}; it must "
+                        "return one array (ctx.xp.asarray(...) makes one)")
+    return backend.xp.asarray(y)
 
 
 def _check_finite(ctx: Context, y: Any, what: str) -> None:

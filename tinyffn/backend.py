@@ -73,6 +73,14 @@ class Backend:
         """True for real floating dtypes (float16/32/64) of this backend."""
         return dtype_name(dtype) in _FLOAT_NAMES
 
+    @functools.cached_property
+    def float_dtypes(self) -> frozenset:
+        """This backend's real floating dtype objects: ``y.dtype in be.float_dtypes`` is
+        :meth:`is_floating` for an array's own dtype, at the cost of one hash (every op
+        asks it). The strict backend has no float16, as the array API standard has none."""
+        return frozenset(self.dtype(name) for name in _FLOAT_NAMES
+                         if self.device != "strict" or hasattr(self.xp, name))
+
     def dtype(self, dtype: Any) -> Any:
         """This backend's dtype for a NumPy dtype, a dtype name, or a dtype of this backend."""
         return getattr(self.xp, dtype_name(dtype)) if self.device == "strict" else np.dtype(dtype)

@@ -269,7 +269,11 @@ class Maximum(Function):
 
 
 class Cast(Function):
-    """y = x converted to another floating dtype.    dy/dx = 1 (gx cast back to x's dtype)."""
+    """y = x converted to another dtype.    dy/dx = 1 (gx cast back to x's dtype).
+
+    To an integer or bool dtype the result starts no graph (``Function.apply`` records no
+    node for a non-float result): truncation has no useful derivative.
+    """
 
     @staticmethod
     def forward(ctx: Context, x, dtype):
