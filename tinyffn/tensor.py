@@ -139,11 +139,15 @@ class Tensor:
     __array_ufunc__ = None
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        """``np.asarray(t)`` for a CPU tensor (matplotlib uses it); elsewhere, say .numpy()."""
+        """``np.asarray(t)`` for a CPU tensor (matplotlib uses it); elsewhere, say .numpy().
+
+        As in PyTorch it shares the tensor's memory unless NumPy asks for a copy (or another
+        dtype); ``numpy()`` always copies.
+        """
         if self.device != "cpu":
             raise TypeError(f"cannot convert a tensor on {self.device!r} to a NumPy array "
                             "implicitly; call .numpy(), which copies it to the CPU")
-        return np.array(self.data, dtype=dtype, copy=True if copy else None)
+        return np.array(self.data, dtype=dtype, copy=copy)
 
     def to(self, device: Any = None, dtype: Any = None) -> "Tensor":
         """This tensor on another device and/or with another dtype.
