@@ -21,7 +21,8 @@ Sections (each a function below, each printing one table):
    (the walk is iterative, so it must neither crash nor crawl).
 4. ``memory``: the peak memory of one FFN step against the least it could be.
 
-On ``--device cuda`` the FFN section adds (T, d) = (8192, 4096) and prints TFLOP/s.
+On ``--device cuda`` the FFN section adds (T, d) = (8192, 4096), prints TFLOP/s, and ends
+with tinyffn's throughput as a fraction of PyTorch's at that size (issue 6's GPU target).
 ``--quick`` runs tiny sizes with one or two repeats, to check that the harness works
 (the test suite runs it); its times mean nothing. ``--json`` writes every number.
 
@@ -353,7 +354,24 @@ def bench_ffn(dev: Device, cfg: Settings) -> list:
         for activation in ACTIVATIONS:
             rows.append(bench_ffn_config(activation, T, d, dev, cfg))
             print_ffn_row(rows[-1], dev, cfg.stat, header=len(rows) == 1)
+    if dev.name == "cuda":
+        print_throughput_against_torch(rows, cfg)
     return rows
+
+
+def print_throughput_against_torch(rows: list, cfg: Settings) -> None:
+    """Issue 6's GPU target, read off the table: at the largest size, tinyffn's steps per
+    second as a fraction of PyTorch's (torch ms / tinyffn ms; the target is >= 0.8)."""
+    T, d = max(((r["T"], r["d"]) for r in rows), key=lambda s: s[0] * s[1])
+    key = "ms" if cfg.stat == "median" else "min_ms"
+    print(f"\n   throughput against PyTorch at (T, d) = ({T}, {d}), torch ms / tinyffn ms "
+          "(issue 6's target: >= 0.8):")
+    for r in rows:
+        if (r["T"], r["d"]) == (T, d) and "torch" in r[key]:
+            ms = r[key]
+            tflops = r["gemm_flops"] / (ms["tinyffn"] * 1e-3) / 1e12
+            print(f"   {r['activation']:<12} {ms['torch'] / ms['tinyffn']:.2f}   "
+                  f"(tinyffn: {tflops:.3g} TFLOP/s, the step's matmul FLOPs over its time)")
 
 
 def print_ffn_row(row: dict, dev: Device, stat: str, header: bool) -> None:

@@ -123,3 +123,23 @@ def test_a_training_step_holds_at_most_a_quarter_over_the_minimum(activation):
     problem.clear_grads()
     peak = before + memory.traced_peak_bytes(problem.step)
     assert peak <= 1.25 * memory.analytic_minimum_bytes(T, d, problem.d_ff)
+
+
+def test_gpu_throughput_summary_reads_the_largest_size(capsys):
+    """Printed only on --device cuda, so checked here on made-up rows: the ratio is
+    torch ms / tinyffn ms at the largest (T, d), and TFLOP/s is matmul FLOPs / step time."""
+    def row(activation, T, d, tiny_ms, torch_ms):
+        return {"activation": activation, "T": T, "d": d, "gemm_flops": 6.0e12,
+                "ms": {"tinyffn": tiny_ms, "torch": torch_ms},
+                "min_ms": {"tinyffn": tiny_ms / 2, "torch": torch_ms}}
+
+    rows = [row("relu", 64, 64, 1.0, 0.5), row("relu", 8192, 4096, 120.0, 108.0),
+            row("gelu", 8192, 4096, 150.0, 105.0)]
+    run.print_throughput_against_torch(rows, run.DEFAULT)
+    out = capsys.readouterr().out
+    assert "(T, d) = (8192, 4096)" in out and ">= 0.8" in out
+    assert "relu         0.90   (tinyffn: 50 TFLOP/s" in out
+    assert "gelu         0.70   (tinyffn: 40 TFLOP/s" in out
+    assert out.count("TFLOP/s") == 2                        # the (64, 64) row is left out
+    run.print_throughput_against_torch(rows, dataclasses.replace(run.DEFAULT, stat="min"))
+    assert "relu         1.80" in capsys.readouterr().out     # the fastest rounds instead
