@@ -82,6 +82,14 @@ def test_comparisons_and_argmax_are_not_differentiable():
 
 
 # ---------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("data, kind", [(None, "NoneType"), ("abc", "str"), ([1.0, None], "NoneType"),
+                                        (np.array(["x"]), "str")])
+def test_data_that_is_no_numbers_is_refused(data, kind):
+    """A string once became a '<U3' tensor."""
+    with pytest.raises(TypeError, match=f"tensor\\(\\): data must be numbers, not {kind}"):
+        tinyffn.tensor(data)
+
+
 def test_ragged_list_is_refused():
     with pytest.raises(ValueError, match="rectangular"):
         tinyffn.tensor([[1.0, 2.0], [3.0]])

@@ -413,9 +413,10 @@ def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: boo
     except ValueError as e:
         raise ValueError(f"tensor(): cannot make an array from this data ({e}); nested lists "
                          "must be rectangular, every row of the same length") from e
-    if array.dtype == object:
-        raise TypeError("tensor(): data must be numbers, not "
-                        f"{type(np.ravel(array)[0]).__name__}")
+    if array.dtype.kind not in "biufc":             # bool, int, uint, float, complex
+        example = next((v for v in np.ravel(array).tolist()
+                        if not isinstance(v, (bool, int, float, complex))), np.ravel(array)[0])
+        raise TypeError(f"tensor(): data must be numbers, not {type(example).__name__}")
     if dtype is None and array.dtype == np.float64 and not isinstance(data, np.ndarray):
         array = array.astype(DEFAULT_FLOAT)
     return Tensor(be.from_numpy(array), requires_grad=requires_grad, _backend=be)
