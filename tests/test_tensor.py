@@ -154,7 +154,8 @@ def test_backward_without_requires_grad():
 def test_item_on_many_elements_and_bad_axes():
     with pytest.raises(ValueError, match="only one-element tensors"):
         tinyffn.randn(3).item()
-    with pytest.raises(ValueError, match="axis 2 is out of range for a tensor with 2 dimensions"):
+    with pytest.raises(ValueError, match="sum: axis 2 is out of range for a tensor with 2 "
+                                         "dimensions"):
         tinyffn.randn(2, 2).sum(axis=2)
     with pytest.raises(ValueError, match="not a permutation"):
         tinyffn.randn(2, 3).transpose(0, 0)
@@ -228,3 +229,17 @@ def test_the_engine_constructor_points_lists_to_tensor():
                                                   r"tinyffn\.tensor\(\.\.\.\)"):
         tinyffn.Tensor([1.0, 2.0])
     assert tinyffn.Tensor(np.zeros(2)).shape == (2,)
+
+
+def test_axes_must_be_distinct_integers():
+    """axis=True once summed over axis 1; axis=1.5 failed inside Python's tuple()."""
+    x = tinyffn.randn(2, 3)
+    for axis in (True, 1.5, "0", (0, 1.0)):
+        with pytest.raises(TypeError, match="axis must be None, an int or a tuple of ints"):
+            x.sum(axis=axis)
+    with pytest.raises(ValueError, match=r"mean: axis \(1, -1\) names the same axis twice"):
+        x.mean(axis=(1, -1))
+    assert x.max(axis=[np.int64(0)]).shape == (3,)
+    for n in (-1, 2.5, True):
+        with pytest.raises(TypeError, match="arange: n must be an integer >= 0"):
+            tinyffn.arange(n)

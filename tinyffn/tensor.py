@@ -235,9 +235,9 @@ class Tensor:
     def maximum(self, other): return E.Maximum.apply(self, other)
 
     # -- reductions ----------------------------------------------------------------------
-    def sum(self, axis=None, keepdims=False): return R.Sum.apply(self, axis=_axes(axis, self.ndim), keepdims=keepdims)
-    def mean(self, axis=None, keepdims=False): return R.Mean.apply(self, axis=_axes(axis, self.ndim), keepdims=keepdims)
-    def max(self, axis=None, keepdims=False): return R.Max.apply(self, axis=_axes(axis, self.ndim), keepdims=keepdims)
+    def sum(self, axis=None, keepdims=False): return R.Sum.apply(self, axis=_axes(axis, self.ndim, "sum"), keepdims=keepdims)
+    def mean(self, axis=None, keepdims=False): return R.Mean.apply(self, axis=_axes(axis, self.ndim, "mean"), keepdims=keepdims)
+    def max(self, axis=None, keepdims=False): return R.Max.apply(self, axis=_axes(axis, self.ndim, "max"), keepdims=keepdims)
 
     def argmax(self, axis: int | None = None) -> "Tensor":
         """Indices of the maxima (not differentiable), as in ``numpy.argmax``."""
@@ -285,17 +285,26 @@ def _check_can_require_grad(be: Any, dtype: Any) -> None:
                         "or 'float64'")
 
 
-def _axes(axis: Any, ndim: int) -> tuple | None:
+def _axes(axis: Any, ndim: int, op: str) -> tuple | None:
     """None, an int or a sequence of ints -> None or a sorted tuple of non-negative axes."""
     if axis is None:
         return None
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = (axis,) if _is_int(axis) else tuple(axis) if isinstance(axis, (tuple, list)) else None
+    if axes is None or not all(_is_int(a) for a in axes):
+        raise TypeError(f"{op}: axis must be None, an int or a tuple of ints, got {axis!r}")
     out = []
     for a in axes:
         if not -ndim <= a < max(ndim, 1):
-            raise ValueError(f"axis {a} is out of range for a tensor with {ndim} dimensions")
-        out.append(a % max(ndim, 1))
+            raise ValueError(f"{op}: axis {a} is out of range for a tensor with {ndim} dimensions")
+        out.append(int(a) % max(ndim, 1))
+    if len(set(out)) != len(out):
+        raise ValueError(f"{op}: axis {axis!r} names the same axis twice")
     return tuple(sorted(out))
+
+
+def _is_int(a: Any) -> bool:
+    """A Python or NumPy integer, but not a bool (``axis=True`` is a mistake, not axis 1)."""
+    return isinstance(a, (int, np.integer)) and not isinstance(a, bool)
 
 
 def _shape_arg(shape: tuple, what: str) -> tuple:
@@ -467,4 +476,6 @@ def _check_sample_dtype(name: str, dtype: Any, device: Any) -> None:
 
 def arange(n: int, dtype="int64", device="cpu") -> Tensor:
     """The integers 0, 1, ..., n - 1, shape (n,), int64 by default (row indices, class targets)."""
+    if not _is_int(n) or n < 0:
+        raise TypeError(f"arange: n must be an integer >= 0, got {n!r}")
     return _filled(np.arange(n), dtype, device, False)
