@@ -172,6 +172,8 @@ def test_softmax_gradient_does_not_depend_on_the_shift():
 def test_softmax_rejects_a_bad_axis():
     with pytest.raises(ValueError, match=r"softmax: axis 2 is out of range .* shape \(3, 4\)"):
         F.softmax(tinyffn.randn(3, 4), axis=2)
+    with pytest.raises(ValueError, match=r"log_softmax: axis True is out of range"):
+        F.log_softmax(tinyffn.randn(3, 4), axis=True)        # not axis 1
 
 
 # ----------------------------------------------------------------------------- linear

@@ -277,7 +277,8 @@ def _check_floating_input(x: Tensor, weight: Tensor) -> None:
 
 
 def _check_axis(op: str, x: Tensor, axis: int) -> int:
-    if not isinstance(axis, int) or not -max(x.ndim, 1) <= axis < max(x.ndim, 1):
+    if isinstance(axis, bool) or not isinstance(axis, int) \
+            or not -max(x.ndim, 1) <= axis < max(x.ndim, 1):
         raise ValueError(f"{op}: axis {axis!r} is out of range for an input of shape "
                          f"{x.shape}; use an integer in [{-x.ndim}, {x.ndim - 1}]")
     return axis
