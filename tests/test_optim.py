@@ -145,6 +145,14 @@ def test_optimizer_errors():
         optim.Adam([p], betas=(0.9, 1.0))
     with pytest.raises(TypeError, match="AdamW: parameter 0 is not a tensor that requires grad"):
         optim.AdamW([tinyffn.zeros(2)])
+    with pytest.raises(TypeError, match=r"SGD: lr must be a number, got Tensor; pass "
+                                        r"lr\.item\(\)"):
+        optim.SGD([p], lr=tinyffn.tensor(0.1))          # p.data became a Tensor
+    with pytest.raises(TypeError, match="Adam: eps must be a number, got str"):
+        optim.Adam([p], eps="1e-8")
+    with pytest.raises(ValueError, match=r"AdamW: betas must be two numbers in \[0, 1\)"):
+        optim.AdamW([p], betas="ab")
+    assert type(optim.SGD([p], lr=np.float64(0.1)).lr) is float   # keeps float32 weights
     q = nn.Parameter(tinyffn.zeros(2))
     with pytest.raises(ValueError, match="SGD: parameter 2 is parameter 0 again; pass each "
                                          "parameter once"):

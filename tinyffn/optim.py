@@ -18,6 +18,7 @@ of different parameters may share memory) and ``p.data`` is replaced, not overwr
 """
 from __future__ import annotations
 
+import numbers
 from typing import Any, Iterable
 
 from .tensor import Tensor
@@ -45,8 +46,7 @@ class Optimizer:
                                  "pass each parameter once (model.parameters() lists a "
                                  "shared one once)")
             first[id(p)] = i
-        _check_non_negative(name, "lr", lr)
-        self.lr = lr
+        self.lr = _non_negative(name, "lr", lr)
         self.state: list[dict] = [{} for _ in self.params]
 
     def zero_grad(self) -> None:
@@ -73,9 +73,15 @@ class Optimizer:
         return f"{type(self).__name__}({settings})"
 
 
-def _check_non_negative(owner: str, name: str, value: float) -> None:
+def _non_negative(owner: str, name: str, value: Any) -> float:
+    """A hyperparameter as a Python float >= 0. A Tensor learning rate would turn every
+    parameter's data into a Tensor; a NumPy float64 one could promote float32 weights."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{owner}: {name} must be a number, got {type(value).__name__}"
+                        + ("; pass lr.item()" if isinstance(value, Tensor) else ""))
     if not value >= 0:
         raise ValueError(f"{owner}: {name} must be >= 0, got {value}")
+    return float(value)
 
 
 class SGD(Optimizer):
@@ -92,10 +98,8 @@ class SGD(Optimizer):
     def __init__(self, params: Iterable[Tensor], lr: float, momentum: float = 0.0,
                  weight_decay: float = 0.0):
         super().__init__(params, lr)
-        _check_non_negative("SGD", "momentum", momentum)
-        _check_non_negative("SGD", "weight_decay", weight_decay)
-        self.momentum = momentum
-        self.weight_decay = weight_decay
+        self.momentum = _non_negative("SGD", "momentum", momentum)
+        self.weight_decay = _non_negative("SGD", "weight_decay", weight_decay)
 
     def update(self, w, g, state, xp):
         if self.weight_decay:
@@ -126,13 +130,12 @@ class Adam(Optimizer):
                  weight_decay: float = 0.0):
         super().__init__(params, lr)
         name = type(self).__name__
-        if len(betas) != 2 or not all(0.0 <= beta < 1.0 for beta in betas):
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2 or not all(
+                _non_negative(name, "beta", beta) < 1.0 for beta in betas):
             raise ValueError(f"{name}: betas must be two numbers in [0, 1), got {betas}")
-        _check_non_negative(name, "eps", eps)
-        _check_non_negative(name, "weight_decay", weight_decay)
-        self.betas = tuple(betas)
-        self.eps = eps
-        self.weight_decay = weight_decay
+        self.betas = tuple(float(beta) for beta in betas)
+        self.eps = _non_negative(name, "eps", eps)
+        self.weight_decay = _non_negative(name, "weight_decay", weight_decay)
 
     def update(self, w, g, state, xp):
         if self.weight_decay:
