@@ -243,3 +243,10 @@ def test_axes_must_be_distinct_integers():
     for n in (-1, 2.5, True):
         with pytest.raises(TypeError, match="arange: n must be an integer >= 0"):
             tinyffn.arange(n)
+
+
+def test_shapes_are_integers_not_bools():
+    """zeros(True) once made shape (1,): bool is an int subclass in Python."""
+    with pytest.raises(TypeError, match=r"zeros: expected integers, got \(True,\)"):
+        tinyffn.zeros(True)
+    assert tinyffn.zeros(np.int64(2), 3).shape == (2, 3)

@@ -15,7 +15,8 @@ import sys
 
 import tinyffn
 from tinyffn import autograd, nn
-from tinyffn.graphviz import RANKDIRS, RendererNotFoundError, find_renderer, render, to_dot
+from tinyffn.graphviz import (RANKDIRS, TEXT_FORMATS, RendererNotFoundError, find_renderer,
+                              render, to_dot)
 from tinyffn.stepper import backward_steps
 
 # The seed's self-test (c): d = 2, d_ff = 4, zero biases, ReLU, x = (1, 0).
@@ -139,7 +140,7 @@ def natural(text: str) -> int:
     return _integer(text, 0)
 
 
-PICTURE_SUFFIXES = (".svg", ".png", ".pdf", ".dot", ".gv")
+PICTURE_SUFFIXES = (".svg", ".png", ".pdf") + tuple("." + f for f in TEXT_FORMATS)
 
 
 def picture_path(text: str) -> pathlib.Path:

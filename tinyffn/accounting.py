@@ -26,12 +26,13 @@ LLAMA_7B = {"d": 4096, "L": 32, "V": 32000, "T": 2048, "multiple_of": 256}
 training context T, and the rounding of its SwiGLU width (d_ff = 11008)."""
 
 
-def _check_sizes(owner: str, **sizes: int | None) -> None:
-    """Every size a positive integer (a d_ff of None means its default): ffn_params(-2)
-    would otherwise be 22, and ffn_flops(-1, 4) negative."""
+def _check_sizes(owner: str, d_ff: int | None = None, **sizes: int) -> None:
+    """Every size a positive integer, and d_ff too unless it is None (its default):
+    ffn_params(-2) would otherwise be 22, and ffn_flops(-1, 4) negative."""
     for name, n in sizes.items():
-        if n is not None or name != "d_ff":
-            _check_size(owner, name, n)
+        _check_size(owner, name, n)
+    if d_ff is not None:
+        _check_size(owner, "d_ff", d_ff)
 
 
 # ----------------------------------------------------------------------------- parameters
@@ -75,7 +76,9 @@ def transformer_params(d: int, L: int, V: int = 0, tied_embeddings: bool = True)
     With ``tied_embeddings`` the output projection reuses the embedding matrix (V·d once);
     untied it is a second V × d matrix (2·V·d).
     """
-    _check_sizes("transformer_params", d=d, L=L, **({"V": V} if V != 0 else {}))   # V = 0: none
+    _check_sizes("transformer_params", d=d, L=L)
+    if V != 0:                                              # 0: no embedding counted
+        _check_size("transformer_params", "V", V)
     return L * block_params(d) + (1 if tied_embeddings else 2) * V * d
 
 

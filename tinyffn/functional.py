@@ -23,7 +23,7 @@ from .ops.activations import GELU as FusedGELU
 from .ops.activations import Swish as FusedSwish
 from .ops.linalg import Linear as FusedLinear
 from .backend import dtype_name
-from .tensor import Tensor, arange
+from .tensor import Tensor, _is_int, arange
 
 SQRT_2 = math.sqrt(2.0)
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -277,8 +277,7 @@ def _check_floating_input(x: Tensor, weight: Tensor) -> None:
 
 
 def _check_axis(op: str, x: Tensor, axis: int) -> int:
-    if isinstance(axis, bool) or not isinstance(axis, int) \
-            or not -max(x.ndim, 1) <= axis < max(x.ndim, 1):
+    if not _is_int(axis) or not -max(x.ndim, 1) <= axis < max(x.ndim, 1):
         raise ValueError(f"{op}: axis {axis!r} is out of range for an input of shape "
                          f"{x.shape}; use an integer in [{-x.ndim}, {x.ndim - 1}]")
     return axis

@@ -17,13 +17,12 @@ Everything is composed from :mod:`tinyffn.functional`; no module has its own bac
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any, Iterable, Iterator
 
 from . import autograd
 from . import functional as F
 from .backend import dtype_name, get_backend
-from .tensor import DEFAULT_FLOAT, Tensor, generator, tensor
+from .tensor import DEFAULT_FLOAT, Tensor, _is_int, generator, tensor
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
@@ -328,7 +327,7 @@ def _uniform(shape: tuple, bound: float, dtype: Any, device: Any) -> Tensor:
 
 def _check_size(owner: str, name: str, n: Any) -> None:
     """A width or count: a positive integer (NumPy's integers too), never a bool or float."""
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+    if not _is_int(n) or n < 1:
         raise ValueError(f"{owner}: {name} must be a positive integer, got {n!r}")
 
 

@@ -311,7 +311,7 @@ def _shape_arg(shape: tuple, what: str) -> tuple:
     """Accept f(2, 3) and f((2, 3)) alike."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    if not all(isinstance(n, (int, np.integer)) for n in shape):
+    if not all(_is_int(n) for n in shape):
         raise TypeError(f"{what}: expected integers, got {shape}")
     return tuple(int(n) for n in shape)
 
