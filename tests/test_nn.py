@@ -75,11 +75,51 @@ def test_parameter_names_follow_pytorch():
     assert [p.name for p in model.parameters()] == [n for n, _ in model.named_parameters()]
 
 
-def test_shared_parameters_are_listed_once():
+def test_shared_parameters_are_listed_once_but_saved_under_every_path():
     layer = nn.Linear(2, 2)
     model = nn.Sequential(layer, nn.ReLU(), layer)
     assert len(list(model.parameters())) == 2
     assert [name for name, _ in model.named_modules()] == ["", "0", "1"]
+    assert [name for name, _ in model.named_modules(remove_duplicate=False)] == ["", "0", "1", "2"]
+    # state_dict keys are PyTorch's: a shared layer is saved once per path
+    assert list(model.state_dict()) == ["0.weight", "0.bias", "2.weight", "2.bias"]
+    model.load_state_dict(model.state_dict())
+    torch = pytest.importorskip("torch")
+    t_layer = torch.nn.Linear(2, 2)
+    t_model = torch.nn.Sequential(t_layer, torch.nn.ReLU(), t_layer)
+    assert list(t_model.state_dict()) == list(model.state_dict())
+    model.load_state_dict({k: v.detach().numpy() for k, v in t_model.state_dict().items()})
+    np.testing.assert_array_equal(model[2].weight.numpy(), t_layer.weight.detach().numpy())
+
+
+def test_a_module_that_contains_itself_is_refused():
+    model = nn.Sequential(nn.Linear(2, 2))
+    model.append(model)
+    with pytest.raises(ValueError, match="Sequential: module '1' contains itself"):
+        model.state_dict()
+
+
+def test_assignments_that_would_lose_a_parameter_or_module_are_refused():
+    lin = nn.Linear(2, 2)
+    with pytest.raises(TypeError, match=r"cannot assign a value of type Tensor to Linear\.weight, "
+                                        r"which holds a Parameter: .*nn\.Parameter\(t\)"):
+        lin.weight = lin.weight * 2                     # PyTorch refuses this too
+    assert [name for name, _ in lin.named_parameters()] == ["weight", "bias"]
+    lin.weight = nn.Parameter(lin.weight * 2)           # a new Parameter is fine ...
+    lin.bias = None                                     # ... and so is None
+    assert [name for name, _ in lin.named_parameters()] == ["weight"]
+    ffn = nn.FFN(2)
+    with pytest.raises(TypeError, match="to FFN.w2, which holds a Module: .* a Module or None"):
+        ffn.w2 = 3
+
+    class Forgetful(nn.Module):
+        def __init__(self):
+            self.lin = nn.Linear(2, 2)                  # no super().__init__() first
+
+    with pytest.raises(AttributeError, match=r"cannot assign Linear 'lin' before "
+                                             r"Module\.__init__\(\) has run: call "
+                                             r"super\(\)\.__init__\(\) first in Forgetful"):
+        Forgetful()
 
 
 def test_module_list_registers_a_stack_of_blocks():
@@ -151,6 +191,8 @@ def test_zero_grad_train_and_eval():
     assert not any(m.training for m in ffn.modules())
     ffn.train()
     assert all(m.training for m in ffn.modules())
+    with pytest.raises(TypeError, match="FFN.train: mode must be True or False, got 'no'"):
+        ffn.train("no")                                 # a non-empty string is truthy
 
 
 def test_parameter_must_be_floating_point():
@@ -239,6 +281,18 @@ def test_load_state_dict_errors():
                                            r"shape \(4, 2\), the model has \(8, 2\)"):
         ffn.load_state_dict(wrong)
     np.testing.assert_array_equal(ffn.w1.bias.numpy(), before)    # nothing was loaded
+    with pytest.raises(TypeError, match="FFN.load_state_dict: expected a dict of name -> values "
+                                        r"\(as state_dict\(\) returns\), got list"):
+        ffn.load_state_dict(list(ffn.state_dict().items()))
+    for bad, kind in [(None, "NoneType"), ("abc", "str"), ([[1.0], [1.0, 2.0]], "list")]:
+        state = ffn.state_dict()
+        state["w1.bias"] = bad
+        with pytest.raises(RuntimeError, match=rf"w1\.bias: {kind} is not an array of numbers"):
+            ffn.load_state_dict(state)
+    # only missing or unexpected keys suggest strict=False; it cannot mend a bad shape
+    with pytest.raises(RuntimeError) as e:
+        ffn.load_state_dict(wrong, strict=False)
+    assert "strict=False" not in str(e.value)
 
 
 # ----------------------------------------------------------------------------- FFN
@@ -351,6 +405,10 @@ def test_ffn_defaults_and_sizes():
     assert nn.GatedFFN(6, multiple_of=5).d_ff == 20
     assert nn.gated_d_ff(4096, multiple_of=256) == 11008               # LLaMA-7B
     assert nn.GatedFFN(6, d_ff=7).w3.weight.shape == (7, 6)
+    assert nn.gated_d_ff(2) == 5                        # ⌊16 / 3⌋ = 5, LLaMA's int(), not 6
+    with pytest.raises(ValueError, match="GatedFFN: got both d_ff=20 and multiple_of=16; "
+                                         "multiple_of only rounds the default width"):
+        nn.GatedFFN(8, d_ff=20, multiple_of=16)
 
 
 def test_unknown_activation_lists_the_valid_ones():

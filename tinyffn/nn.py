@@ -17,6 +17,7 @@ Everything is composed from :mod:`tinyffn.functional`; no module has its own bac
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any, Iterable, Iterator
 
 from . import autograd
@@ -62,6 +63,7 @@ class Module:
         self.training = True
 
     def __setattr__(self, name: str, value: Any) -> None:
+        _check_assignment(self, name, value)
         # Name parameters by their path from here; the outermost assignment, made last
         # because modules are built inside out, leaves the full path (``w1.weight``).
         if isinstance(value, Parameter):
@@ -89,6 +91,9 @@ class Module:
 
     def train(self, mode: bool = True) -> "Module":
         """Set ``training`` on this module and every submodule; returns self."""
+        if not isinstance(mode, bool):
+            raise TypeError(f"{type(self).__name__}.train: mode must be True or False, got "
+                            f"{mode!r}; use .eval() for evaluation mode")
         for module in self.modules():
             module.training = mode
         return self
@@ -108,17 +113,23 @@ class Module:
         for _, module in self.named_children():
             yield module
 
-    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, "Module"]]:
+    def named_modules(self, prefix: str = "", remove_duplicate: bool = True
+                      ) -> Iterator[tuple[str, "Module"]]:
         """(dotted path, module) for this module (path ``prefix``, "" by default) and every
-        submodule, depth first in assignment order; a module reached twice is listed once."""
-        stack, seen = [(prefix, self)], set()
+        submodule, depth first in assignment order. A module reached twice (shared) is
+        listed once, unless ``remove_duplicate=False``: then once per path, as
+        ``state_dict`` needs."""
+        stack, seen = [(prefix, self, ())], set()
         while stack:
-            path, module = stack.pop()
-            if id(module) in seen:
+            path, module, ancestors = stack.pop()
+            if id(module) in ancestors:
+                raise ValueError(f"{type(self).__name__}: module {path!r} contains itself; "
+                                 "a module tree cannot have cycles")
+            if remove_duplicate and id(module) in seen:
                 continue
             seen.add(id(module))
             yield path, module
-            children = [(f"{path}.{name}" if path else name, child)
+            children = [(f"{path}.{name}" if path else name, child, ancestors + (id(module),))
                         for name, child in module.named_children()]
             stack.extend(reversed(children))
 
@@ -126,12 +137,15 @@ class Module:
         for _, module in self.named_modules():
             yield module
 
-    def named_parameters(self) -> Iterator[tuple[str, Parameter]]:
-        """(dotted name, parameter): ``w1.weight``, ``w1.bias``, ...; a shared parameter once."""
+    def named_parameters(self, prefix: str = "", remove_duplicate: bool = True
+                         ) -> Iterator[tuple[str, Parameter]]:
+        """(dotted name, parameter): ``w1.weight``, ``w1.bias``, ...; a shared parameter
+        once, unless ``remove_duplicate=False`` (then once per path, as in ``state_dict``)."""
         seen = set()
-        for path, module in self.named_modules():
+        for path, module in self.named_modules(prefix, remove_duplicate):
             for name, value in vars(module).items():
-                if isinstance(value, Parameter) and id(value) not in seen:
+                if isinstance(value, Parameter) and (
+                        not remove_duplicate or id(value) not in seen):
                     seen.add(id(value))
                     yield (f"{path}.{name}" if path else name), value
 
@@ -148,39 +162,53 @@ class Module:
     def state_dict(self) -> dict[str, Tensor]:
         """A snapshot of the parameters: dotted name -> a copy of the values.
 
-        The copies do not change when training goes on (PyTorch's state_dict shares
-        memory with the parameters instead; here a saved state stays saved).
+        A shared parameter appears under every path that reaches it, as in PyTorch, so
+        keys carry over between the two. The copies do not change when training goes on
+        (PyTorch's state_dict shares memory with the parameters instead; here a saved
+        state stays saved).
         """
         return {name: Tensor(p.backend.xp.asarray(p.data, copy=True), _backend=p.backend)
-                for name, p in self.named_parameters()}
+                for name, p in self.named_parameters(remove_duplicate=False)}
 
-    def load_state_dict(self, state_dict: dict, strict: bool = True) -> tuple[list, list]:
+    def load_state_dict(self, state_dict: Mapping, strict: bool = True) -> tuple[list, list]:
         """Copy values into the parameters, by name; returns (missing keys, unexpected keys).
 
-        Values may be Tensors on any device or arrays; they are copied to each parameter's
-        device and dtype. Raises RuntimeError listing every missing or unexpected key
-        (unless ``strict=False``) and every shape mismatch (always), changing nothing.
+        Values may be Tensors on any device, arrays or nested lists; they are copied to
+        each parameter's device and dtype. Raises, changing nothing, on every missing or
+        unexpected key (unless ``strict=False``) and on any value that does not fit its
+        parameter (always).
         """
-        params = dict(self.named_parameters())
+        owner = f"{type(self).__name__}.load_state_dict"
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"{owner}: expected a dict of name -> values (as state_dict() "
+                            f"returns), got {type(state_dict).__name__}")
+        params = dict(self.named_parameters(remove_duplicate=False))
         missing = [name for name in params if name not in state_dict]
         unexpected = [name for name in state_dict if name not in params]
         arrays, problems = {}, []
         for name, p in params.items():
             if name in state_dict:
-                arrays[name] = _array_like(p, state_dict[name])
+                try:
+                    arrays[name] = _array_like(p, state_dict[name])
+                except (TypeError, ValueError) as e:
+                    problems.append(f"{name}: {type(state_dict[name]).__name__} is not an "
+                                    f"array of numbers ({e})")
+                    continue
                 if tuple(arrays[name].shape) != p.shape:
                     problems.append(f"size mismatch for {name}: the checkpoint has shape "
                                     f"{tuple(arrays[name].shape)}, the model has {p.shape}")
+        keys = (strict and missing) or (strict and unexpected)
         if strict and missing:
             problems.append("missing key(s): " + ", ".join(missing))
         if strict and unexpected:
             problems.append("unexpected key(s): " + ", ".join(unexpected))
         if problems:
             raise RuntimeError(
-                f"load_state_dict: the state does not fit this {type(self).__name__}:\n  "
+                f"{owner}: the state does not fit this {type(self).__name__}:\n  "
                 + "\n  ".join(problems) + "\n  (its keys are: " + ", ".join(params) + "; "
                 "a state saved from a model built differently, e.g. another d_model or "
-                "bias=False, does not fit; pass strict=False to skip missing/unexpected keys)")
+                "bias=False, does not fit"
+                + ("; pass strict=False to skip missing/unexpected keys)" if keys else ")"))
         for name, array in arrays.items():
             params[name].data = array
         return missing, unexpected
@@ -216,6 +244,23 @@ class Module:
         return f"{type(self).__name__}(\n  " + "\n  ".join(extra + lines) + "\n)"
 
 
+def _check_assignment(module: Module, name: str, value: Any) -> None:
+    """Refuse the assignments that would silently unregister a parameter or submodule."""
+    if isinstance(value, (Module, Parameter)) and "training" not in vars(module):
+        raise AttributeError(
+            f"cannot assign {type(value).__name__} {name!r} before Module.__init__() has run: "
+            f"call super().__init__() first in {type(module).__name__}.__init__")
+    old = vars(module).get(name)
+    for kind, fix in ((Parameter, "a Parameter (nn.Parameter(t)) or None, or set the "
+                                  "values in place with .data = ..."),
+                      (Module, "a Module or None")):
+        if isinstance(old, kind) and value is not None and not isinstance(value, kind):
+            raise TypeError(
+                f"cannot assign a value of type {type(value).__name__} to "
+                f"{type(module).__name__}.{name}, which holds a {kind.__name__}: "
+                f"parameters(), state_dict() and optimizers would lose it; assign {fix}")
+
+
 def _converted(t: Tensor, target: Any, dtype: Any) -> Any:
     """t's array on backend ``target``, cast to ``dtype`` if given (a new array)."""
     data = t.data if target is t.backend else target.from_numpy(t.numpy())
@@ -228,6 +273,8 @@ def _array_like(p: Parameter, value: Any) -> Any:
     """``value`` (a Tensor, array or nested list) as a fresh array on p's device, in p's dtype."""
     if isinstance(value, Tensor):
         value = value.data if value.backend is p.backend else value.numpy()
+    elif value is None or isinstance(value, (str, bytes)):
+        raise TypeError("expected a Tensor, an array or a nested list")
     return p.backend.xp.asarray(p.backend.asarray(value, p.dtype), copy=True)
 
 
@@ -447,9 +494,9 @@ class FFN(Module):
 
 
 def gated_d_ff(d_model: int, multiple_of: int = 1) -> int:
-    """LLaMA's hidden width for a gated FFN: 2/3 of 4·d, rounded up to a multiple_of.
+    """LLaMA's hidden width for a gated FFN: ⌊(2/3)·4d⌋, rounded up to a multiple_of.
 
-    Three matrices of d × d_ff cost 3·d·d_ff parameters; d_ff = (2/3)·4d makes that 8d²,
+    The floor comes first, as in LLaMA's ``int(2 * hidden_dim / 3)``. Three matrices of d × d_ff cost 3·d·d_ff parameters; d_ff = (2/3)·4d makes that 8d²,
     the plain FFN's count. LLaMA-7B: d = 4096, multiple_of = 256 -> 11008.
     """
     _check_size("gated_d_ff", "d_model", d_model)
@@ -477,6 +524,9 @@ class GatedFFN(Module):
         super().__init__()
         _check_size("GatedFFN", "d_model", d_model)
         _check_size("GatedFFN", "multiple_of", multiple_of)
+        if d_ff is not None and multiple_of != 1:
+            raise ValueError(f"GatedFFN: got both d_ff={d_ff} and multiple_of={multiple_of}; "
+                             "multiple_of only rounds the default width, so pass one of them")
         d_ff = gated_d_ff(d_model, multiple_of) if d_ff is None else d_ff
         _check_size("GatedFFN", "d_ff", d_ff)
         act = _activation("GatedFFN", activation, GATED_ACTIVATIONS, fused)
