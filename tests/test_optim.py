@@ -24,55 +24,84 @@ def run(make_optimizer, device, grads=GRADS, w0=W0):
     return p.numpy()
 
 
-def sgd_reference(w, grads, lr, momentum=0.0, weight_decay=0.0):
+def sgd_reference(w, grads, lr, momentum=0.0, dampening=0.0, weight_decay=0.0,
+                  nesterov=False, maximize=False):
     b = None
     for g in grads:
-        g = g + weight_decay * w
+        g = (-g if maximize else g) + weight_decay * w
         if momentum:
-            b = g if b is None else momentum * b + g
-            g = b
+            b = g if b is None else momentum * b + (1 - dampening) * g
+            g = g + momentum * b if nesterov else b
         w = w - lr * g
     return w
 
 
 def adam_reference(w, grads, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
-                   decoupled=False):
+                   decoupled=False, amsgrad=False, maximize=False):
     beta1, beta2 = betas
-    m, v = np.zeros_like(w), np.zeros_like(w)
+    m, v, v_max = np.zeros_like(w), np.zeros_like(w), np.zeros_like(w)
     for t, g in enumerate(grads, start=1):
+        g = -g if maximize else g
         if decoupled:
             w = w - lr * weight_decay * w
         else:
             g = g + weight_decay * w
         m = beta1 * m + (1 - beta1) * g
         v = beta2 * v + (1 - beta2) * g ** 2
-        m_hat, v_hat = m / (1 - beta1 ** t), v / (1 - beta2 ** t)
+        v_max = np.maximum(v_max, v)
+        m_hat, v_hat = m / (1 - beta1 ** t), (v_max if amsgrad else v) / (1 - beta2 ** t)
         w = w - lr * m_hat / (np.sqrt(v_hat) + eps)
     return w
 
 
-@pytest.mark.parametrize("settings", [
+SGD_SETTINGS = [
     {}, {"momentum": 0.9}, {"weight_decay": 0.1}, {"momentum": 0.5, "weight_decay": 0.01},
-])
+    {"momentum": 0.9, "dampening": 0.3}, {"momentum": 0.9, "nesterov": True},
+    {"momentum": 0.5, "maximize": True, "weight_decay": 0.1},
+]
+ADAM_SETTINGS = [
+    {}, {"weight_decay": 0.1}, {"betas": (0.8, 0.99), "eps": 1e-3}, {"amsgrad": True},
+    {"maximize": True, "weight_decay": 0.1},
+]
+
+
+@pytest.mark.parametrize("settings", SGD_SETTINGS)
 def test_sgd_matches_the_update_equations(settings, device):
     w = run(lambda ps: optim.SGD(ps, lr=0.1, **settings), device)
     np.testing.assert_allclose(w, sgd_reference(W0, GRADS, lr=0.1, **settings), rtol=1e-12)
 
 
-@pytest.mark.parametrize("settings", [
-    {}, {"weight_decay": 0.1}, {"betas": (0.8, 0.99), "eps": 1e-3},
-])
+@pytest.mark.parametrize("settings", ADAM_SETTINGS)
 def test_adam_matches_the_update_equations(settings, device):
     w = run(lambda ps: optim.Adam(ps, lr=0.01, **settings), device)
     np.testing.assert_allclose(w, adam_reference(W0, GRADS, lr=0.01, **settings), rtol=1e-12)
 
 
-@pytest.mark.parametrize("settings", [{}, {"weight_decay": 0.5}])
+@pytest.mark.parametrize("settings", [{}, {"weight_decay": 0.5}, {"amsgrad": True},
+                                      {"maximize": True}])
 def test_adamw_matches_the_update_equations(settings, device):
     w = run(lambda ps: optim.AdamW(ps, lr=0.01, **settings), device)
     expected = adam_reference(W0, GRADS, lr=0.01, decoupled=True,
-                              weight_decay=settings.get("weight_decay", 0.01))
+                              **{"weight_decay": 0.01, **settings})
     np.testing.assert_allclose(w, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name, settings", [
+    *[("SGD", {"lr": 0.1, **s}) for s in SGD_SETTINGS],
+    *[("Adam", {"lr": 0.01, **s}) for s in ADAM_SETTINGS],
+    ("AdamW", {"lr": 0.01}), ("AdamW", {"lr": 0.01, "amsgrad": True, "maximize": True}),
+])
+def test_optimizers_match_pytorch(name, settings):
+    """Eight steps on the same gradients, against torch.optim itself (skipped without it)."""
+    torch = pytest.importorskip("torch")
+    grads = [np.random.default_rng(10 + i).normal(size=W0.shape) for i in range(8)]
+    w = run(lambda ps: getattr(optim, name)(ps, **settings), "cpu", grads=grads)
+    p = torch.nn.Parameter(torch.tensor(W0))
+    opt = getattr(torch.optim, name)([p], **settings)
+    for g in grads:
+        p.grad = torch.tensor(g)
+        opt.step()
+    np.testing.assert_allclose(w, p.detach().numpy(), rtol=1e-10, atol=1e-14)
 
 
 def test_sgd_momentum_by_hand():
@@ -131,8 +160,43 @@ def test_zero_grad_forgets_gradients():
     ffn = nn.FFN(2)
     opt = optim.SGD(ffn.parameters(), lr=0.1)
     ffn(tinyffn.randn(3, 2)).sum().backward()
+    grads = [p.grad for p in ffn.parameters()]
+    opt.zero_grad(set_to_none=False)                   # fresh zeros; the old grads untouched
+    for p, g in zip(ffn.parameters(), grads):
+        np.testing.assert_array_equal(p.grad.numpy(), np.zeros(p.shape, np.float32))
+        assert p.grad is not g and np.any(g.numpy() != 0)
     opt.zero_grad()
     assert all(p.grad is None for p in ffn.parameters())
+
+
+def test_a_mismatched_grad_or_stale_state_is_refused_not_promoted():
+    p = nn.Parameter(tinyffn.zeros(2))                 # float32
+    p.grad = tinyffn.ones(2, dtype="float64")
+    with pytest.raises(RuntimeError, match=r"SGD.step: parameter 0 is float32 of shape \(2,\) "
+                                           r"on cpu but its grad is float64"):
+        optim.SGD([p], lr=0.1).step()
+    assert dtype_name(p.dtype) == "float32"
+    # state made in float64, then the model moved to float32: NumPy would promote it back
+    for make in (lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9), optim.Adam, optim.AdamW):
+        lin = nn.Linear(3, 2, dtype="float64")
+        opt = make(lin.parameters())
+        lin(tinyffn.ones(3, dtype="float64")).sum().backward()
+        opt.step()
+        lin.to(dtype="float32")
+        opt.zero_grad()
+        lin(tinyffn.ones(3)).sum().backward()
+        with pytest.raises(RuntimeError, match=r"parameter 0 is now float32 .* state \('\w+'\) "
+                                               r"was made for float64 .* create the optimizer "
+                                               r"after model.to"):
+            opt.step()
+        assert dtype_name(lin.weight.dtype) == "float32"
+
+
+def test_a_0d_parameter_stays_an_array():
+    p = nn.Parameter(tinyffn.tensor(2.0))
+    (p * p).backward()
+    optim.SGD([p], lr=0.25).step()                     # 2 - 0.25 · 4 = 1
+    assert p.data.shape == () and hasattr(p.data, "ndim") and p.item() == 1.0
 
 
 def test_optimizer_errors():
@@ -154,13 +218,18 @@ def test_optimizer_errors():
         optim.AdamW([p], betas="ab")
     assert type(optim.SGD([p], lr=np.float64(0.1)).lr) is float   # keeps float32 weights
     q = nn.Parameter(tinyffn.zeros(2))
+    with pytest.raises(ValueError, match="SGD: nesterov=True needs momentum > 0 and "
+                                         "dampening = 0"):
+        optim.SGD([p], nesterov=True)
+    with pytest.raises(TypeError, match="Adam: amsgrad must be True or False, got 'yes'"):
+        optim.Adam([p], amsgrad="yes")
     with pytest.raises(ValueError, match="SGD: parameter 2 is parameter 0 again; pass each "
                                          "parameter once"):
         optim.SGD([p, q, p], lr=0.1)                    # step() would move p twice
     opt = optim.SGD([p], lr=0.1)
     p.grad = tinyffn.zeros(3)
-    with pytest.raises(RuntimeError, match=r"SGD.step: parameter 0 has shape \(2,\) but its grad "
-                                           r"has shape \(3,\)"):
+    with pytest.raises(RuntimeError, match=r"SGD.step: parameter 0 is float32 of shape \(2,\) on "
+                                           r"cpu but its grad is float32 of shape \(3,\)"):
         opt.step()
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numbers
 from typing import Any, Iterable
 
+from .backend import dtype_name
 from .tensor import Tensor
 
 
@@ -49,20 +50,39 @@ class Optimizer:
         self.lr = _non_negative(name, "lr", lr)
         self.state: list[dict] = [{} for _ in self.params]
 
-    def zero_grad(self) -> None:
-        """Forget every parameter's gradient (``.grad = None``), before the next backward."""
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget every parameter's gradient before the next backward: ``.grad = None``
+        (PyTorch's default), or, with ``set_to_none=False``, a fresh array of zeros."""
         for p in self.params:
-            p.grad = None
+            if p.grad is not None and not set_to_none:
+                p.grad = Tensor(p.backend.xp.zeros_like(p.grad.data), _backend=p.backend)
+            else:
+                p.grad = None
 
     def step(self) -> None:
         """Update every parameter that has a gradient: ``p.data = update(p.data, p.grad.data)``."""
         for i, (p, state) in enumerate(zip(self.params, self.state)):
             if p.grad is None:
                 continue
-            if p.grad.shape != p.shape:
-                raise RuntimeError(f"{type(self).__name__}.step: parameter {i} has shape "
-                                   f"{p.shape} but its grad has shape {p.grad.shape}")
-            p.data = self.update(p.data, p.grad.data, state, p.backend.xp)
+            self._check_fits(i, p, state)
+            p.data = p.backend.xp.asarray(self.update(p.data, p.grad.data, state, p.backend.xp))
+
+    def _check_fits(self, i: int, p: Tensor, state: dict) -> None:
+        """The gradient and the saved state must match the parameter's shape, dtype and
+        device: NumPy would otherwise promote a float32 parameter to float64 in silence."""
+        name = f"{type(self).__name__}.step"
+        g = p.grad
+        if g.shape != p.shape or g.dtype != p.dtype or g.backend is not p.backend:
+            raise RuntimeError(f"{name}: parameter {i} is {_describe(p)} but its grad is "
+                               f"{_describe(g)}; a gradient must match its parameter")
+        for key, value in state.items():
+            if hasattr(value, "dtype") and (type(value) is not type(p.data)
+                                            or value.dtype != p.dtype):
+                raise RuntimeError(
+                    f"{name}: parameter {i} is now {_describe(p)}, but this optimizer's "
+                    f"state ({key!r}) was made for {dtype_name(value.dtype)} "
+                    f"{type(value).__module__} arrays; create the optimizer after "
+                    "model.to(...), or a new one after moving the model")
 
     def update(self, w: Any, g: Any, state: dict, xp: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must define update(w, g, state, xp)")
@@ -71,6 +91,16 @@ class Optimizer:
         settings = ", ".join(f"{k}={v}" for k, v in vars(self).items()
                              if k not in ("params", "state"))
         return f"{type(self).__name__}({settings})"
+
+
+def _describe(t: Tensor) -> str:
+    return f"{dtype_name(t.dtype)} of shape {t.shape} on {t.device}"
+
+
+def _flag(owner: str, name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{owner}: {name} must be True or False, got {value!r}")
+    return value
 
 
 def _non_negative(owner: str, name: str, value: Any) -> float:
@@ -87,27 +117,41 @@ def _non_negative(owner: str, name: str, value: Any) -> float:
 class SGD(Optimizer):
     """Stochastic gradient descent with optional momentum and L2 weight decay.
 
-    With learning rate γ, momentum μ, weight decay λ (PyTorch's ``SGD``, dampening 0)::
+    With learning rate γ, momentum μ, dampening τ, weight decay λ (PyTorch's ``SGD``)::
 
+        g   ← -g                                (if maximize: ascend instead)
         g   ← g + λ θ_{t-1}                     (if λ ≠ 0)
-        b_t ← g               at the first step
-        b_t ← μ b_{t-1} + g   afterwards        (if μ ≠ 0; then g ← b_t)
+        b_t ← g                                 at the first step      } if μ ≠ 0
+        b_t ← μ b_{t-1} + (1 - τ) g             afterwards             }
+        g   ← g + μ b_t  if nesterov,  else g ← b_t                    }
         θ_t ← θ_{t-1} - γ g
     """
 
-    def __init__(self, params: Iterable[Tensor], lr: float, momentum: float = 0.0,
-                 weight_decay: float = 0.0):
+    def __init__(self, params: Iterable[Tensor], lr: float = 1e-3, momentum: float = 0.0,
+                 dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False,
+                 maximize: bool = False):
         super().__init__(params, lr)
         self.momentum = _non_negative("SGD", "momentum", momentum)
+        self.dampening = _non_negative("SGD", "dampening", dampening)
         self.weight_decay = _non_negative("SGD", "weight_decay", weight_decay)
+        self.nesterov = _flag("SGD", "nesterov", nesterov)
+        self.maximize = _flag("SGD", "maximize", maximize)
+        if nesterov and (not self.momentum or self.dampening):
+            raise ValueError("SGD: nesterov=True needs momentum > 0 and dampening = 0, got "
+                             f"momentum={momentum}, dampening={dampening}")
 
     def update(self, w, g, state, xp):
+        if self.maximize:
+            g = -g
         if self.weight_decay:
             g = g + self.weight_decay * w
         if self.momentum:
-            if "momentum_buffer" in state:                  # b_t = μ b_{t-1} + g, else b_1 = g
-                g = self.momentum * state["momentum_buffer"] + g
-            state["momentum_buffer"] = g
+            if "momentum_buffer" in state:          # b_t = μ b_{t-1} + (1 - τ) g, b_1 = g
+                b = self.momentum * state["momentum_buffer"] + (1 - self.dampening) * g
+            else:
+                b = g
+            state["momentum_buffer"] = b
+            g = g + self.momentum * b if self.nesterov else b
         return w - self.lr * g
 
 
@@ -116,9 +160,11 @@ class Adam(Optimizer):
 
     With learning rate γ, betas (β1, β2), eps ε, weight decay λ (PyTorch's ``Adam``)::
 
+        g   ← -g                                (if maximize: ascend instead)
         g   ← g + λ θ_{t-1}                     (if λ ≠ 0)
         m_t = β1 m_{t-1} + (1 - β1) g           first moment, m_0 = 0
         v_t = β2 v_{t-1} + (1 - β2) g²          second moment, v_0 = 0
+        v_t ← max(v_max, v_t), kept as v_max    (if amsgrad: the denominator never shrinks)
         m̂_t = m_t / (1 - β1^t),  v̂_t = v_t / (1 - β2^t)     bias corrections
         θ_t = θ_{t-1} - γ m̂_t / (sqrt(v̂_t) + ε)
 
@@ -127,7 +173,7 @@ class Adam(Optimizer):
 
     def __init__(self, params: Iterable[Tensor], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0):
+                 weight_decay: float = 0.0, amsgrad: bool = False, maximize: bool = False):
         super().__init__(params, lr)
         name = type(self).__name__
         if not isinstance(betas, (tuple, list)) or len(betas) != 2 or not all(
@@ -136,8 +182,12 @@ class Adam(Optimizer):
         self.betas = tuple(float(beta) for beta in betas)
         self.eps = _non_negative(name, "eps", eps)
         self.weight_decay = _non_negative(name, "weight_decay", weight_decay)
+        self.amsgrad = _flag(name, "amsgrad", amsgrad)
+        self.maximize = _flag(name, "maximize", maximize)
 
     def update(self, w, g, state, xp):
+        if self.maximize:
+            g = -g
         if self.weight_decay:
             g = g + self.weight_decay * w
         return self.adam_step(w, g, state, xp)
@@ -151,6 +201,8 @@ class Adam(Optimizer):
         t = state["step"]
         m = state["m"] = beta1 * state["m"] + (1 - beta1) * g
         v = state["v"] = beta2 * state["v"] + (1 - beta2) * (g * g)
+        if self.amsgrad:
+            v = state["v_max"] = v if t == 1 else xp.maximum(state["v_max"], v)
         m_hat = m / (1 - beta1 ** t)
         v_hat = v / (1 - beta2 ** t)
         return w - self.lr * m_hat / (xp.sqrt(v_hat) + self.eps)
@@ -168,9 +220,10 @@ class AdamW(Adam):
 
     def __init__(self, params: Iterable[Tensor], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.01):
-        super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay)
+                 weight_decay: float = 0.01, amsgrad: bool = False, maximize: bool = False):
+        super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                         amsgrad=amsgrad, maximize=maximize)
 
     def update(self, w, g, state, xp):
         w = w - self.lr * self.weight_decay * w
-        return self.adam_step(w, g, state, xp)
+        return self.adam_step(w, -g if self.maximize else g, state, xp)
