@@ -248,3 +248,10 @@ def test_float_dtype_is_kept(op, case, dtype):
 def _ops_in_graph(y):
     from tinyffn.autograd import Context, topological_order
     return {v.name for v in topological_order(y) if isinstance(v, Context)}
+
+
+def test_pow_zero_has_zero_gradient_at_zero(device):
+    """d/dx x**0 = 0 everywhere, as in PyTorch; 0 * x**-1 made it NaN at x = 0."""
+    x = tinyffn.tensor([0.0, -2.0, 3.0], dtype="float64", device=device, requires_grad=True)
+    (x ** 0).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0, 0.0])

@@ -112,7 +112,11 @@ class Neg(Function):
 
 
 class Pow(Function):
-    """y = x ** p for a constant number p.    dy/dx = p * x ** (p - 1)."""
+    """y = x ** p for a constant number p.    dy/dx = p * x ** (p - 1);  0 for p = 0.
+
+    For p = 0, y = 1 is constant and dy/dx = 0 everywhere, also at x = 0 where the
+    formula would give 0 * 0 ** -1 = 0 * inf = NaN (PyTorch also returns 0).
+    """
 
     @staticmethod
     def forward(ctx: Context, x, p):
@@ -123,6 +127,8 @@ class Pow(Function):
     def backward(ctx: Context, gy):
         (x,) = ctx.saved_tensors
         p = ctx.attrs["p"]
+        if p == 0:
+            return ctx.xp.zeros_like(gy)
         return gy * (p * _power(ctx.xp, x, p - 1))
 
 
