@@ -255,3 +255,17 @@ def test_pow_zero_has_zero_gradient_at_zero(device):
     x = tinyffn.tensor([0.0, -2.0, 3.0], dtype="float64", device=device, requires_grad=True)
     (x ** 0).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0, 0.0])
+
+
+def test_relu_passes_the_gradient_at_nan_as_torch():
+    """PyTorch's relu backward zeroes gy only where x <= 0, so a NaN input gets gy (and the
+    NaN is not hidden); at x = 0 exactly the gradient stays 0."""
+    torch = pytest.importorskip("torch")
+    values = np.array([np.nan, 1.5, -1.0, 0.0, -0.0])
+    gy = np.array([2.0, 3.0, 4.0, 5.0, 6.0])
+    x = tinyffn.tensor(values, dtype="float64", requires_grad=True)
+    x.relu().backward(tinyffn.tensor(gy, dtype="float64"))
+    xt = torch.tensor(values, requires_grad=True)
+    torch.relu(xt).backward(torch.tensor(gy))
+    np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy())
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 3.0, 0.0, 0.0, 0.0])
