@@ -269,3 +269,16 @@ def test_relu_passes_the_gradient_at_nan_as_torch():
     torch.relu(xt).backward(torch.tensor(gy))
     np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy())
     np.testing.assert_array_equal(x.grad.numpy(), [2.0, 3.0, 0.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("op", [ops.Add, ops.Sub, ops.Mul, ops.Div, ops.Maximum])
+def test_binary_backward_skips_an_unneeded_gradient(op):
+    """Each binary op computes only the gradients ``needs_input_grad`` asks for."""
+    from types import SimpleNamespace
+    x, w, gy = positive(3, 4), positive(3, 4), normal(3, 4)
+    for needs in [(False, True), (True, False)]:
+        ctx = SimpleNamespace(xp=np, needs_input_grad=needs, input_shapes=((3, 4), (3, 4)))
+        ctx.save_for_backward = lambda *a, ctx=ctx: setattr(ctx, "saved_tensors", a)
+        op.forward(ctx, x, w)
+        grads = op.backward(ctx, gy)
+        assert [g is not None for g in grads] == list(needs)

@@ -94,9 +94,10 @@ class Div(Function):
     def backward(ctx: Context, gy):
         w, y = ctx.saved_tensors
         x_shape, w_shape = ctx.input_shapes
-        gx = gy / w
+        gx = gy / w                                  # gw needs it too: -gy y / w = -gx y
         gw = sum_to_shape(ctx.xp, -gx * y, w_shape) if ctx.needs_input_grad[1] else None
-        return sum_to_shape(ctx.xp, gx, x_shape), gw
+        gx = sum_to_shape(ctx.xp, gx, x_shape) if ctx.needs_input_grad[0] else None
+        return gx, gw
 
 
 class Neg(Function):
