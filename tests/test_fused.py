@@ -78,3 +78,13 @@ def test_fused_linear_equals_composed(bias, device):
 def test_fused_linear_shape_error():
     with pytest.raises(ValueError, match=r"linear: input of shape \(2, 3\) does not fit weight"):
         F.linear(tinyffn.randn(2, 3), tinyffn.randn(4, 5), fused=True)
+
+
+@pytest.mark.parametrize("dtype, lowest", [("float32", -80.0), ("float64", -700.0)])
+def test_fused_swish_keeps_relative_precision_for_negative_x(dtype, lowest, device):
+    """x sigmoid(x) ~ x exp(x) for x << 0; the tanh form of sigmoid cancelled it to 0."""
+    from scipy import special
+    values = np.linspace(lowest, 30.0, 401).astype(dtype)
+    y = F.silu(tinyffn.tensor(values, device=device), fused=True).numpy()
+    x64 = values.astype(np.float64)
+    np.testing.assert_allclose(y, x64 * special.expit(x64), rtol=4 * np.finfo(dtype).eps, atol=0)

@@ -250,6 +250,33 @@ def _ops_in_graph(y):
     return {v.name for v in topological_order(y) if isinstance(v, Context)}
 
 
+# ------------------------------------------------------------------ regressions, one per bug
+@pytest.mark.parametrize("dtype, lowest", [("float32", -80.0), ("float64", -700.0)])
+def test_sigmoid_keeps_relative_precision_for_negative_x(dtype, lowest, device):
+    """sigmoid(x) ~ exp(x) for x << 0: the tanh form 0.5 (1 + tanh(x/2)) cancelled to 0
+    below x = -17 in float32 (-37 in float64). Checked to a few ulp against SciPy's expit,
+    on inputs that stay above the dtype's smallest normal number."""
+    values = np.linspace(lowest, 30.0, 401).astype(dtype)
+    y = tinyffn.tensor(values, device=device).sigmoid().numpy()
+    expected = special.expit(values.astype(np.float64))
+    np.testing.assert_allclose(y, expected, rtol=4 * np.finfo(dtype).eps, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_log_sigmoid_of_large_negative_x_matches_torch(dtype, device):
+    torch = pytest.importorskip("torch")
+    values = np.array([-50.0, -20.0, -5.0, 0.0, 5.0])
+    x = tinyffn.tensor(values, dtype=dtype, device=device, requires_grad=True)
+    y = x.sigmoid().log()
+    y.sum().backward()
+    xt = torch.tensor(values, dtype=getattr(torch, dtype), requires_grad=True)
+    yt = xt.sigmoid().log()
+    yt.sum().backward()
+    rtol = 4 * np.finfo(dtype).eps
+    np.testing.assert_allclose(y.numpy(), yt.detach().numpy(), rtol=rtol)
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=rtol)
+
+
 def test_pow_zero_has_zero_gradient_at_zero(device):
     """d/dx x**0 = 0 everywhere, as in PyTorch; 0 * x**-1 made it NaN at x = 0."""
     x = tinyffn.tensor([0.0, -2.0, 3.0], dtype="float64", device=device, requires_grad=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 from ..autograd import Context, Function
+from .elementwise import stable_sigmoid
 
 SQRT_2 = math.sqrt(2.0)
 INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -84,15 +85,13 @@ class GELU(Function):
 class Swish(Function):
     """y = x sigmoid(β x) for a constant β, in one node (β = 1: SiLU).
 
-    dy/dx = s + β x s (1 - s),  s = sigmoid(β x).
+    dy/dx = s + β x s (1 - s),  s = sigmoid(β x), computed by
+    :func:`~tinyffn.ops.elementwise.stable_sigmoid` as the Sigmoid op does.
     """
 
     @staticmethod
     def forward(ctx: Context, x, beta):
-        s = x * (0.5 * beta)
-        s = ctx.xp.tanh(s)
-        s += 1
-        s *= 0.5                                           # sigmoid(βx) = (1 + tanh(βx/2)) / 2
+        s = stable_sigmoid(ctx.xp, x if beta == 1 else x * beta)   # sigmoid(βx)
         ctx.save_for_backward(x, s)
         return x * s
 
