@@ -132,3 +132,17 @@ def test_numpy_integers_are_sizes_too():
     assert A.ffn_params(np.int64(4)) == 8 * 16 + 5 * 4
     assert A.transformer_params(8, 2) == 2 * 12 * 64          # V = 0: no embedding
     assert A.count_parameters(nn.FFN(np.int64(4))) == A.ffn_params(4)
+
+
+def test_fused_and_composed_ffns_count_the_same_products():
+    """The fused Linear's bias gradient (a sum, N·out) was once charged as a matrix product:
+    its backward came out 1.5 × the composed FFN's."""
+    T, d = 4, 8
+    x = tinyffn.randn(T, d, requires_grad=True)
+    plain = A.measure_training_flops(nn.FFN(d), x)
+    fused = A.measure_training_flops(nn.FFN(d, fused=True), x)
+    bias_adds = T * 4 * d + T * d                           # b1 over (T, 4d), b2 over (T, d)
+    assert fused.forward["linear"] == plain.forward["matmul"] + bias_adds
+    # backward: both products of each layer, plus one sum per bias gradient
+    assert fused.backward["linear"] == plain.backward["matmul"] + bias_adds
+    assert plain.backward["matmul"] == 2 * A.ffn_flops(T, d)

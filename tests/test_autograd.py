@@ -270,6 +270,40 @@ def test_forward_returning_no_array_names_the_op():
     assert x.sum().grad_fn is not None                     # a NumPy scalar is still fine
 
 
+@pytest.mark.parametrize("gradient, kind", [(2.0, "float"), ([1.0, 1.0], "list"),
+                                             (tinyffn.ones(2), "Tensor")])
+def test_backward_returning_no_array_names_the_op(gradient, kind):
+    """A float failed deep in the engine; a Tensor ended up nested inside .grad."""
+    class Bad(tinyffn.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, gy):
+            return gradient
+
+    x = tinyffn.randn(2, requires_grad=True)
+    with pytest.raises(TypeError, match=rf"bad\.backward returned a {kind} as the gradient of "
+                                        r"input 0; return one array per input"):
+        Bad.apply(x).sum().backward()
+
+
+def test_a_numpy_scalar_gradient_becomes_an_array():
+    class Scalar(tinyffn.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, gy):
+            return gy.sum() * 2                        # NumPy: a float64 scalar, no array
+
+    x = tinyffn.tensor(1.0, dtype="float64", requires_grad=True)
+    Scalar.apply(x).backward()
+    assert x.grad.data.shape == () and x.grad.item() == 2.0
+
+
 def test_integer_results_start_no_graph():
     """Casting to int64 once passed gradients straight through the truncation."""
     x = tinyffn.tensor([1.5, 2.5], requires_grad=True)

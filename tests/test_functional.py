@@ -308,3 +308,27 @@ def test_cross_entropy_errors():
         F.cross_entropy(logits, [0, 1])
     with pytest.raises(TypeError, match=r"cross_entropy: targets must be integer class indices"):
         F.cross_entropy(logits, [0.0, 1.0, 2.0])
+
+
+@pytest.mark.parametrize("shape_x, shape_w", [((2, 0), (3, 0)), ((0, 3), (2, 3)),
+                                              ((4, 3), (0, 3))])
+def test_fused_linear_handles_empty_axes_as_the_composed_form(shape_x, shape_w):
+    """reshape(gy, (-1, out)) is ambiguous when a size is 0: the backward once crashed."""
+    grads = []
+    for fused in (False, True):
+        x = tinyffn.ones(*shape_x, requires_grad=True)
+        w = tinyffn.ones(*shape_w, requires_grad=True)
+        b = tinyffn.ones(shape_w[0], requires_grad=True)
+        F.linear(x, w, b, fused=fused).sum().backward()
+        grads.append([t.grad.numpy() for t in (x, w, b)])
+    for composed, fused in zip(*grads):
+        np.testing.assert_array_equal(fused, composed)
+
+
+def test_fused_linear_widens_to_a_float64_bias_as_the_composed_form():
+    x, w = tinyffn.randn(3, 3), tinyffn.randn(2, 3)
+    b = tinyffn.tensor([0.1, 1e-9], dtype="float64")       # 1e-9 is lost in float32 + 1
+    composed = F.linear(x, w, b)
+    fused = F.linear(x, w, b, fused=True)
+    assert dtype_name(fused.dtype) == dtype_name(composed.dtype) == "float64"
+    np.testing.assert_array_equal(fused.numpy(), composed.numpy())

@@ -88,3 +88,36 @@ def test_fused_swish_keeps_relative_precision_for_negative_x(dtype, lowest, devi
     y = F.silu(tinyffn.tensor(values, device=device), fused=True).numpy()
     x64 = values.astype(np.float64)
     np.testing.assert_allclose(y, x64 * special.expit(x64), rtol=4 * np.finfo(dtype).eps, atol=0)
+
+
+HALF_VALUES = [-65504.0, -1e4, -1000.0, -300.0, -257.0, -256.0, -10.0, -3.0, -1.0, -0.25, 0.0,
+               0.25, 1.0, 3.0, 10.0, 256.0, 257.0, 300.0, 1000.0, 1e4, 65504.0]
+
+
+@pytest.mark.parametrize("ours, theirs", [
+    pytest.param(lambda x: F.gelu(x, fused=True), lambda t, x: t.nn.functional.gelu(x),
+                 id="gelu"),
+    pytest.param(lambda x: F.gelu(x, approximate="tanh", fused=True),
+                 lambda t, x: t.nn.functional.gelu(x, approximate="tanh"), id="gelu_tanh"),
+    pytest.param(lambda x: F.silu(x, fused=True), lambda t, x: t.nn.functional.silu(x),
+                 id="silu"),
+    pytest.param(lambda x: F.swish(x, beta=1.7, fused=True),
+                 lambda t, x: x * t.sigmoid(1.7 * x), id="swish"),
+])
+def test_fused_float16_matches_torch_float32(ours, theirs):
+    """float16 in, float16 out, values and gradients those of PyTorch's float32 rounded to
+    float16, out to |x| = 65504: no inf * 0 = NaN where x² overflows float16 (|x| > 256)."""
+    torch = pytest.importorskip("torch")
+    values = np.array(HALF_VALUES, dtype=np.float16)
+    x = tinyffn.tensor(values, requires_grad=True)
+    y = ours(x)
+    y.backward(tinyffn.ones(*values.shape, dtype="float16"))
+    assert y.dtype == np.float16 and x.grad.dtype == np.float16
+    xt = torch.tensor(values.astype(np.float32), requires_grad=True)
+    yt = theirs(torch, xt)
+    yt.backward(torch.ones_like(yt))
+    expected_y = yt.detach().numpy().astype(np.float16)
+    expected_gx = xt.grad.numpy().astype(np.float16)
+    np.testing.assert_allclose(y.numpy().astype(np.float32), expected_y, rtol=2e-3, atol=1e-4)
+    np.testing.assert_allclose(x.grad.numpy().astype(np.float32), expected_gx, rtol=2e-3,
+                               atol=1e-4)

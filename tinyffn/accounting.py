@@ -158,7 +158,8 @@ def count_parameters(module: Module) -> int:
 def measure_forward_flops(module: Module, x: Tensor) -> FlopCounter:
     """Run ``module(x)`` once (without recording a graph) under a FlopCounter; returns it.
 
-    ``counter.forward["matmul"]`` is what :func:`ffn_flops` predicts.
+    ``counter.forward["matmul"]`` is what :func:`ffn_flops` predicts. A ``fused=True``
+    module counts each layer under ``"linear"``: its products plus its bias adds.
     """
     with autograd.no_grad(), FlopCounter() as counter:
         module(x)

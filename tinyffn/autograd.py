@@ -181,6 +181,8 @@ class Context:
         attrs: the non-tensor keyword arguments of the call (``axis=0``, ``p=2``, ...).
     """
 
+    # slots for what the engine sets on every node (cheaper to make, one per op); the
+    # __dict__ is for a user's Function, which may stash anything on ctx (ctx.mask = ...)
     __slots__ = ("fn", "parents", "needs_input_grad", "xp", "backend", "scope", "attrs",
                  "out_shape", "out_dtype", "_output", "_saved", "_freed", "__dict__")
 
@@ -264,7 +266,9 @@ class Function:
       each of its input's shape, or None where ``ctx.needs_input_grad`` is False.
 
     and optionally ``flops(ctx, y) -> int``, the forward's floating-point operation count
-    for :class:`tinyffn.FlopCounter` (default: one per output element).
+    for :class:`tinyffn.FlopCounter` (default: one per output element), and
+    ``backward_flops(ctx)``, the backward's (default: the forward's once per input that
+    needs a gradient).
 
     Call ``MyOp.apply(*tensors, **attrs)``. Python numbers and arrays among the positional
     arguments become constant tensors on the first tensor's device and dtype.
@@ -281,6 +285,13 @@ class Function:
     @staticmethod
     def flops(ctx: Context, y: Any) -> int:
         return math.prod(y.shape)
+
+    @classmethod
+    def backward_flops(cls, ctx: Context) -> int:
+        """Exact for matmul, whose two gradients are products of the forward's size, and
+        the right order for elementwise ops; an op whose gradients cost differently (the
+        fused Linear's bias gradient is a sum) says so by overriding this."""
+        return cls.flops(ctx, _ShapeOnly(ctx.out_shape)) * sum(ctx.needs_input_grad)
 
     @classmethod
     def op_name(cls) -> str:
@@ -323,6 +334,16 @@ def _forward_array(fn: type, y: Any, backend: Any) -> Any:
         raise TypeError(f"{fn.op_name()}.forward returned a {type(y).__name__}; it must "
                         "return one array (ctx.xp.asarray(...) makes one)")
     return backend.xp.asarray(y)
+
+
+def _backward_array(ctx: Context, i: int, g: Any) -> Any:
+    """A gradient that is not an array of the backend: NumPy's 0-d results are scalars,
+    which become 0-d arrays; anything else is a mistake in the op's backward."""
+    if isinstance(g, _tensor.Tensor) or not (hasattr(g, "dtype") and hasattr(g, "shape")):
+        raise TypeError(f"{ctx.fn.op_name()}.backward returned a {type(g).__name__} as the "
+                        f"gradient of input {i}; return one array per input, computed from gy "
+                        "with ctx.xp (None where no gradient is needed)")
+    return ctx.xp.asarray(g)
 
 
 def _check_finite(ctx: Context, y: Any, what: str) -> None:
@@ -428,27 +449,27 @@ def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
     order = topological_order(root)
     totals = {id(order[-1]): gy}     # id(vertex) -> dL/d(its tensor) summed over consumers
     for v in reversed(order):
-        g = totals.pop(id(v), None)
-        if g is None:                # no path from root reaches v through differentiable ops
+        gy = totals.pop(id(v), None)     # dL/d(v's tensor), complete: every consumer is done
+        if gy is None:               # no path from root reaches v through differentiable ops
             continue
         if capture is not None and id(v) in capture:
-            capture[id(v)] = g
+            capture[id(v)] = gy
         if not isinstance(v, Context):           # a leaf tensor
             if capture is None:
-                v._accumulate_grad(g)
+                v._accumulate_grad(gy)
             continue
         if capture is None:
             out = v.output
             if out is not None and out._retains_grad:
-                out._accumulate_grad(g)
-        grads = _call_backward(v, g)
-        for parent, g_parent in zip(v.parents, grads):
-            if g_parent is not None:
+                out._accumulate_grad(gy)
+        grads = _call_backward(v, gy)
+        for parent, gx in zip(v.parents, grads):
+            if gx is not None:
                 key = id(parent)
-                totals[key] = g_parent if key not in totals else totals[key] + g_parent
+                totals[key] = gx if key not in totals else totals[key] + gx
         if not retain_graph:
             v.release()
-        yield v, g, grads
+        yield v, gy, grads
 
 
 def run_to_end(steps: Iterator) -> None:
@@ -473,6 +494,8 @@ def _call_backward(ctx: Context, gy: Any) -> tuple:
         if g is not None and not needed:
             g = None                 # computed anyway by a lazy backward: drop it
         if g is not None:
+            if not isinstance(g, ctx.backend.array_type):
+                g = _backward_array(ctx, i, g)
             shape, dtype = shape_and_dtype(parent)
             if g.shape != shape:
                 raise RuntimeError(
@@ -484,7 +507,7 @@ def _call_backward(ctx: Context, gy: Any) -> tuple:
                 _check_finite(ctx, g, f"backward produced (gradient of input {i})")
         checked.append(g)
     if STATE.flop_counters:
-        n = ctx.fn.flops(ctx, _ShapeOnly(ctx.out_shape)) * sum(ctx.needs_input_grad)
+        n = ctx.fn.backward_flops(ctx)
         for counter in STATE.flop_counters:
             counter.add(ctx.fn.op_name(), "backward", n)
     return tuple(checked)

@@ -8,6 +8,11 @@ result. The ops below compute the same functions in one node, with the derivativ
 written out, reusing their temporaries in place. Select them with ``fused=True``
 (``functional.gelu(x, fused=True)``, ``nn.FFN(..., fused=True)``); the tests check they
 equal the composed forms and pass gradcheck like every primitive.
+
+A float16 input is computed in float32 and the result rounded back to float16, as
+PyTorch does (its "opmath" type): float16 overflows above 65504, so x² is inf for
+|x| > 256, and the tanh-GELU derivative's (1 + 3·0.044715 x²)(t² - 1) became inf · 0 =
+NaN there; float32 also keeps the small values near the left tail accurate.
 """
 from __future__ import annotations
 
@@ -22,6 +27,20 @@ SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 GELU_TANH_COEFF = 0.044715
 
 
+def _opmath(xp, x):
+    """x in the dtype to compute in: float32 for a float16 x (PyTorch's "opmath"), else x.
+
+    The strict backend has no float16, hence the getattr.
+    """
+    half = getattr(xp, "float16", None)
+    return xp.astype(x, xp.float32) if half is not None and x.dtype == half else x
+
+
+def _rounded(xp, y, dtype):
+    """y in the input's dtype: float32 back to float16 after :func:`_opmath`, else y."""
+    return y if y.dtype == dtype else xp.astype(y, dtype)
+
+
 class GELU(Function):
     """y = x Φ(x), Φ the standard normal CDF, in one node.
 
@@ -34,6 +53,7 @@ class GELU(Function):
     @staticmethod
     def forward(ctx: Context, x, approximate):
         xp = ctx.xp
+        dtype, x = x.dtype, _opmath(xp, x)                 # float16 runs in float32
         if approximate == "none":
             phi = ctx.backend.erf(x * (1 / SQRT_2))        # erf(x/√2)
         else:
@@ -46,7 +66,7 @@ class GELU(Function):
         phi += 1
         phi *= 0.5                                         # Φ(x)
         ctx.save_for_backward(x, phi)
-        return x * phi
+        return _rounded(xp, x * phi, dtype)
 
     @staticmethod
     def backward(ctx: Context, gy):
@@ -71,7 +91,7 @@ class GELU(Function):
         dphi *= x
         dphi += phi                                        # dy/dx = Φ + x dΦ/dx
         dphi *= gy
-        return dphi
+        return _rounded(xp, dphi, gy.dtype)
 
     @classmethod
     def op_name(cls) -> str:
@@ -91,9 +111,11 @@ class Swish(Function):
 
     @staticmethod
     def forward(ctx: Context, x, beta):
-        s = stable_sigmoid(ctx.xp, x if beta == 1 else x * beta)   # sigmoid(βx)
+        xp = ctx.xp
+        dtype, x = x.dtype, _opmath(xp, x)                 # float16 runs in float32
+        s = stable_sigmoid(xp, x if beta == 1 else x * beta)   # sigmoid(βx)
         ctx.save_for_backward(x, s)
-        return x * s
+        return _rounded(xp, x * s, dtype)
 
     @staticmethod
     def backward(ctx: Context, gy):
@@ -106,7 +128,7 @@ class Swish(Function):
             g *= beta                                      # β x s (1 - s)
         g += s
         g *= gy
-        return g
+        return _rounded(ctx.xp, g, gy.dtype)
 
     @classmethod
     def op_name(cls) -> str:

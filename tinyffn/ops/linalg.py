@@ -95,8 +95,10 @@ class Linear(Function):
                              f"shape {tuple(w.shape)}; the last axis must be {w.shape[1]}")
         ctx.save_for_backward(x, w)
         y = xp.matmul(x, xp.matrix_transpose(w))               # (..., out)
-        if b:
+        if b and xp.result_type(y, b[0]) == y.dtype:
             y += b[0]                                          # in place: y is ours
+        elif b:
+            y = y + b[0]                                       # a wider bias widens y
         return y
 
     @staticmethod
@@ -104,11 +106,12 @@ class Linear(Function):
         x, w = ctx.saved_tensors
         xp = ctx.xp
         need_x, need_w = ctx.needs_input_grad[:2]
+        n = math.prod(gy.shape[:-1])                           # N positions, 0 allowed
         gx = xp.matmul(gy, w) if need_x else None              # (..., in)
-        gy2 = xp.reshape(gy, (-1, w.shape[0]))                 # (N, out)
-        gw = xp.matmul(xp.matrix_transpose(gy2), xp.reshape(x, (-1, w.shape[1]))) \
+        gy2 = xp.reshape(gy, (n, w.shape[0]))                  # (N, out)
+        gw = xp.matmul(xp.matrix_transpose(gy2), xp.reshape(x, (n, w.shape[1]))) \
             if need_w else None                                # (out, in)
-        if len(ctx.input_shapes) == 2:
+        if len(ctx.parents) == 2:
             return gx, gw
         gb = xp.sum(gy2, axis=0) if ctx.needs_input_grad[2] else None   # (out,)
         return gx, gw, gb
@@ -117,4 +120,12 @@ class Linear(Function):
     def flops(ctx, y):
         """2·N·in·out for the product (the bias add, N·out, is counted too)."""
         return 2 * ctx.input_shapes[0][-1] * math.prod(y.shape) + \
-            (math.prod(y.shape) if len(ctx.input_shapes) == 3 else 0)
+            (math.prod(y.shape) if len(ctx.parents) == 3 else 0)
+
+    @classmethod
+    def backward_flops(cls, ctx):
+        """2·N·in·out for each of dL/dx and dL/dw that is needed, N·out for dL/db."""
+        product = 2 * ctx.input_shapes[0][-1] * math.prod(ctx.out_shape)
+        needs = ctx.needs_input_grad
+        return product * (needs[0] + needs[1]) + \
+            (math.prod(ctx.out_shape) if len(needs) == 3 and needs[2] else 0)
