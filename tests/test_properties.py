@@ -82,7 +82,7 @@ def test_shape_ops_round_trip(shape, data):
     x = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
     axes = tuple(data.draw(st.permutations(range(len(shape)))))
     t = tinyffn.tensor(x, requires_grad=True)
-    y = t.transpose(*axes).reshape(-1)
+    y = t.permute(*axes).reshape(-1)
     np.testing.assert_array_equal(y.numpy(), x.transpose(axes).reshape(-1))
     g = np.arange(y.shape[0], dtype=np.float64)
     y.backward(tinyffn.tensor(g))

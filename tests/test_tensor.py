@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import tinyffn
+from tinyffn.backend import dtype_name
 
 
 def test_creation_dtypes_follow_pytorch():
@@ -157,13 +158,17 @@ def test_item_on_many_elements_and_bad_axes():
     with pytest.raises(ValueError, match="sum: axis 2 is out of range for a tensor with 2 "
                                          "dimensions"):
         tinyffn.randn(2, 2).sum(axis=2)
-    with pytest.raises(ValueError, match="not a permutation"):
+    with pytest.raises(ValueError, match=r"transpose: axes \(0, 0\) name the same axis twice"):
         tinyffn.randn(2, 3).transpose(0, 0)
+    with pytest.raises(ValueError, match="not a permutation"):
+        tinyffn.randn(2, 3, 4).permute(1, 0)
+    with pytest.raises(ValueError, match="sum: a 0-d tensor takes axis 0 or -1"):
+        tinyffn.tensor(2.0).sum(axis=1)
 
 
 def test_tensor_exponent_and_bool_index_are_refused():
     x = tinyffn.randn(3)
-    with pytest.raises(TypeError, match="exponent must be a Python number"):
+    with pytest.raises(TypeError, match="pow: the exponent must be a number .*, got Tensor"):
         x ** x
     with pytest.raises(TypeError, match="boolean masks are not supported"):
         x[x > 0]
@@ -237,7 +242,7 @@ def test_axes_must_be_distinct_integers():
     for axis in (True, 1.5, "0", (0, 1.0)):
         with pytest.raises(TypeError, match="axis must be None, an int or a tuple of ints"):
             x.sum(axis=axis)
-    with pytest.raises(ValueError, match=r"mean: axis \(1, -1\) names the same axis twice"):
+    with pytest.raises(ValueError, match=r"mean: axes \(1, -1\) name the same axis twice"):
         x.mean(axis=(1, -1))
     assert x.max(axis=[np.int64(0)]).shape == (3,)
     for n in (-1, 2.5, True):
@@ -250,3 +255,118 @@ def test_shapes_are_integers_not_bools():
     with pytest.raises(TypeError, match=r"zeros: expected integers, got \(True,\)"):
         tinyffn.zeros(True)
     assert tinyffn.zeros(np.int64(2), 3).shape == (2, 3)
+
+
+def test_in_place_update_inside_no_grad_keeps_the_parameter():
+    """``p -= lr * p.grad`` once rebound the loop variable only: the model never trained."""
+    lin = tinyffn.nn.Linear(3, 1)
+    x, target = tinyffn.randn(8, 3), tinyffn.randn(8, 1)
+    losses = []
+    for _ in range(3):
+        lin.zero_grad()
+        loss = ((lin(x) - target) ** 2).mean()
+        loss.backward()
+        losses.append(loss.item())
+        with tinyffn.no_grad():
+            for p in lin.parameters():
+                p -= 0.1 * p.grad
+    assert losses[2] < losses[1] < losses[0]
+    assert [type(p) for p in lin.parameters()] == [tinyffn.nn.Parameter] * 2
+    # the values, by hand: x -= y, += , *=, /= on a tensor that needs no gradient
+    a = tinyffn.tensor([1.0, 2.0])
+    same = a
+    a += 1
+    a *= 3
+    a -= tinyffn.tensor([1.0, 1.0])
+    a /= 2
+    assert a is same and a.tolist() == [2.5, 4.0]
+
+
+def test_in_place_where_a_gradient_is_needed_or_the_shape_would_change_is_refused():
+    w = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"x -= y: x or y requires grad, and tinyffn does not "
+                                           r"record in-place ops; .*no_grad"):
+        w -= 1
+    c = tinyffn.zeros(2)
+    with pytest.raises(RuntimeError, match="x \\+= y: x or y requires grad"):
+        c += w                                          # c would depend on w
+    with pytest.raises(RuntimeError, match=r"x \+= y: the result has shape \(3, 2\) .* x has "
+                                           r"shape \(2,\)"):
+        c += tinyffn.ones(3, 2)
+    with pytest.raises(RuntimeError, match="dtype float64, but x has shape .* dtype int64"):
+        i = tinyffn.tensor([1, 2])
+        i *= 0.5
+    # arrays a graph saved keep their values: backward still sees the forward's w
+    x = tinyffn.tensor([3.0, 4.0], requires_grad=True)
+    w = tinyffn.tensor([1.0, 2.0])
+    y = (x * w).sum()
+    w += 10
+    y.backward()
+    assert x.grad.tolist() == [1.0, 2.0]
+
+
+def test_transpose_swaps_two_axes_as_pytorch_and_permute_reorders():
+    m = np.arange(6.0).reshape(2, 3)
+    t = tinyffn.tensor(m)
+    # transpose(0, 1) of a matrix once returned it unchanged (NumPy's identity permutation)
+    np.testing.assert_array_equal(t.transpose(0, 1).numpy(), m.T)
+    np.testing.assert_array_equal(t.transpose(-2, -1).numpy(), m.T)
+    x = np.arange(24.0).reshape(2, 3, 4)
+    np.testing.assert_array_equal(tinyffn.tensor(x).transpose(0, 2).numpy(), np.swapaxes(x, 0, 2))
+    np.testing.assert_array_equal(tinyffn.tensor(x).transpose(1, 2, 0).numpy(),
+                                  x.transpose(1, 2, 0))
+    np.testing.assert_array_equal(tinyffn.tensor(x).permute(2, 0, 1).numpy(),
+                                  x.transpose(2, 0, 1))
+    assert tinyffn.gradcheck(lambda a: a.transpose(-1, 0), [tinyffn.randn(2, 3, 4,
+                                                                       dtype="float64",
+                                                                       requires_grad=True)])
+
+
+def test_numpy_numbers_keep_the_tensor_dtype():
+    """np.float64(1.5) and 0-d arrays once turned a float32 graph into float64."""
+    x = tinyffn.rand(3) + 0.5                           # positive, so x ** 1.5 is real
+    for y in (x ** np.float64(1.5), x * np.array(2.0), x * np.int64(2), x + np.float64(1)):
+        assert dtype_name(y.dtype) == "float32"
+    np.testing.assert_allclose((x * np.array(2.0)).numpy(), 2 * x.numpy())
+    assert dtype_name((x * np.ones(3)).dtype) == "float64"     # an array with axes promotes
+    with pytest.raises(TypeError, match="pow: the exponent must be a number .*, got ndarray"):
+        x ** np.array([1.0, 2.0, 3.0])
+    with pytest.raises(TypeError, match="add: cannot use an argument of type str"):
+        x + "a"
+    with pytest.raises(OverflowError, match="too large for int64"):
+        tinyffn.tensor(2 ** 70)
+
+
+def test_a_0d_tensor_reduces_over_axis_0_or_minus_1_as_pytorch():
+    s = tinyffn.tensor(3.0, requires_grad=True)
+    for op in ("sum", "mean", "max"):
+        for axis in (0, -1, (0,)):
+            assert getattr(s, op)(axis=axis).item() == 3.0
+    assert tinyffn.functional.softmax(s).item() == 1.0
+
+
+def test_iterating_a_tensor_walks_its_first_axis():
+    x = tinyffn.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    rows = list(x)
+    assert [r.tolist() for r in rows] == [[1.0, 2.0], [3.0, 4.0]]
+    sum(r.sum() for r in rows).backward()
+    assert x.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    with pytest.raises(TypeError, match="iteration over a 0-d tensor"):
+        list(tinyffn.tensor(1.0))
+
+
+def test_each_leaf_owns_its_gradient_array():
+    """The two inputs of an add once received one array: scaling a.grad in place scaled b's."""
+    a = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    b = tinyffn.tensor([3.0, 4.0], requires_grad=True)
+    ((a + b) * 2).sum().backward()
+    a.grad.data *= 0.5                                  # e.g. hand-written gradient clipping
+    assert a.grad.tolist() == [1.0, 1.0] and b.grad.tolist() == [2.0, 2.0]
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    x.sum().backward()                                  # once a read-only broadcast view
+    x.grad.data[0] = 5.0
+    g = tinyffn.tensor([1.0, 1.0])
+    x.grad = None
+    x.backward(g)                                       # once g's own array
+    g.data[0] = 100.0
+    assert x.grad.tolist() == [1.0, 1.0]

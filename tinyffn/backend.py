@@ -310,6 +310,16 @@ def backend_of_array(x: Any) -> Backend:
     return _backend(name)
 
 
+def numpy_or_native(data: Any) -> Any:
+    """``data`` unchanged, unless it is an array of another library tinyffn knows (CuPy,
+    array_api_strict): then a NumPy copy of it, for :func:`tinyffn.tensor` to read."""
+    if isinstance(data, (np.ndarray, np.generic)):
+        return data
+    if hasattr(data, "__array_namespace__") or type(data).__module__.split(".")[0] == "cupy":
+        return backend_of_array(data).to_numpy(data)
+    return data
+
+
 def _is_loaded(name: str) -> bool:
     try:
         _backend(name)

@@ -2,7 +2,7 @@
 
 A tensor wraps one array of its backend (``.data``: NumPy on ``"cpu"``, CuPy on
 ``"cuda"``). Tensors that require a gradient and were produced by an op remember that op
-in ``.grad_fn`` (a :class:`tinyffn.autograd.Context`); following ``grad_fn.inputs`` back
+in ``.grad_fn`` (a :class:`tinyffn.autograd.Context`); following ``grad_fn.parents`` back
 from a result visits its whole computation graph. Operators (``+ - * / ** @``) and the
 methods below call the primitives in :mod:`tinyffn.ops`; each is one line, so this file
 reads as the table of contents of the engine.
@@ -10,6 +10,7 @@ reads as the table of contents of the engine.
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,7 @@ class Tensor:
     Attributes:
         data: the backend array (``numpy.ndarray`` on the CPU, ``cupy.ndarray`` on the GPU).
         grad: after ``backward()``, a Tensor holding dL/d(self) for leaf tensors, else None.
-            Treat it as read-only: it may share memory with the gradient of another leaf.
+            Its array is the leaf's own: writing into it changes no other gradient.
         requires_grad: whether ops on this tensor are recorded for backward.
         grad_fn: the op context that produced this tensor (None for leaves).
         name: an optional label shown in graphs (parameters get their module path).
@@ -91,6 +92,12 @@ class Tensor:
         if self.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
         return self.shape[0]
+
+    def __iter__(self):
+        """The slices ``self[0], self[1], ...`` along the first axis, each recorded as an op."""
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(len(self)))
 
     def __repr__(self) -> str:
         body = np.array2string(self.numpy(), separator=", ", prefix="tensor(")
@@ -189,7 +196,9 @@ class Tensor:
 
     def _accumulate_grad(self, g: Any) -> None:
         if self.grad is None:
-            self.grad = Tensor(g, _backend=self.backend)
+            # a copy: g may be a gradient another leaf also receives (the two inputs of an
+            # add get the same array), a read-only broadcast view, or the caller's own array
+            self.grad = Tensor(self.backend.xp.asarray(g, copy=True), _backend=self.backend)
         else:
             self.grad = Tensor(self.grad.data + g, _backend=self.backend)
 
@@ -213,10 +222,42 @@ class Tensor:
     def __rmatmul__(self, other): return L.MatMul.apply(other, self)
 
     def __pow__(self, p):
-        if isinstance(p, Tensor):
-            raise TypeError("pow: the exponent must be a Python number (x ** 2.0); a tensor "
-                            "exponent is not supported, write exp(p * log(x)) instead")
-        return E.Pow.apply(self, p=p)
+        if isinstance(p, bool) or not isinstance(p, numbers.Real):
+            raise TypeError(f"pow: the exponent must be a number (x ** 2.0), got "
+                            f"{type(p).__name__}; for a tensor or array exponent write "
+                            "exp(p * log(x)) instead")
+        # NumPy's float64(1.5) would make the result float64: use the plain Python number
+        return E.Pow.apply(self, p=int(p) if isinstance(p, numbers.Integral) else float(p))
+
+    # -- in place: x -= lr * g inside no_grad(), as in a hand-written PyTorch update loop ----
+    def __iadd__(self, other): return self._in_place(E.Add, other, "+=")
+    def __isub__(self, other): return self._in_place(E.Sub, other, "-=")
+    def __imul__(self, other): return self._in_place(E.Mul, other, "*=")
+    def __itruediv__(self, other): return self._in_place(E.Div, other, "/=")
+
+    def _in_place(self, fn: Any, other: Any, symbol: str) -> "Tensor":
+        """``x op= y``: x stays the same object (a Parameter stays registered) and its
+        ``data`` becomes the array of ``x op y``, of x's shape and dtype.
+
+        The new values go into a new array, not into x's old one, so arrays that a graph
+        saved for backward keep their values; a ``detach()`` of x keeps the old values too.
+        Recording this in a graph would need in-place ops, which tinyffn does not have, so
+        when a gradient would be needed it is an error, as PyTorch's is for a leaf.
+        """
+        if autograd.STATE.grad_enabled and (
+                self.requires_grad or isinstance(other, Tensor) and other.requires_grad):
+            raise RuntimeError(
+                f"x {symbol} y: x or y requires grad, and tinyffn does not record in-place "
+                f"ops; update parameters inside `with tinyffn.no_grad():` (or with "
+                f"tinyffn.optim), or write x = x {symbol[0]} y for a new tensor in the graph")
+        y = fn.apply(self, other)
+        if y.shape != self.shape or y.dtype != self.dtype:
+            raise RuntimeError(
+                f"x {symbol} y: the result has shape {y.shape} and dtype "
+                f"{backends.dtype_name(y.dtype)}, but x has shape {self.shape} and dtype "
+                f"{backends.dtype_name(self.dtype)}; in place, x cannot change either")
+        self.data = y.data
+        return self
 
     def __rpow__(self, base):
         """``base ** t`` for a positive number: exp(t · ln base), recorded as mul and exp."""
@@ -248,9 +289,21 @@ class Tensor:
         return S.Reshape.apply(self, shape=_shape_arg(shape, "reshape"))
 
     def transpose(self, *axes):
-        """Permute the axes (reversed when none are given), as ``numpy.transpose``."""
-        axes = _shape_arg(axes, "transpose") if axes else tuple(reversed(range(self.ndim)))
+        """Reverse the axes (none given, as ``.T``), swap two (``transpose(-2, -1)``, as
+        ``torch.transpose``) or apply a full permutation of three or more (as NumPy)."""
+        if not axes:
+            return S.Transpose.apply(self, axes=tuple(reversed(range(self.ndim))))
+        axes = _axis_list(_shape_arg(axes, "transpose"), self.ndim, "transpose")
+        if len(axes) == 2:                          # torch.transpose(x, dim0, dim1)
+            perm = list(range(self.ndim))
+            perm[axes[0]], perm[axes[1]] = perm[axes[1]], perm[axes[0]]
+            axes = tuple(perm)
         return S.Transpose.apply(self, axes=axes)
+
+    def permute(self, *axes):
+        """Reorder the axes: ``y.shape[i] = x.shape[axes[i]]`` (``torch.permute``)."""
+        return S.Transpose.apply(
+            self, axes=_axis_list(_shape_arg(axes, "permute"), self.ndim, "permute"))
 
     @property
     def T(self):
@@ -286,20 +339,33 @@ def _check_can_require_grad(be: Any, dtype: Any) -> None:
 
 
 def _axes(axis: Any, ndim: int, op: str) -> tuple | None:
-    """None, an int or a sequence of ints -> None or a sorted tuple of non-negative axes."""
+    """None, an int or a sequence of ints -> None or a sorted tuple of non-negative axes.
+
+    A 0-d tensor takes axis 0 or -1, as in PyTorch, and has nothing to reduce.
+    """
     if axis is None:
         return None
     axes = (axis,) if _is_int(axis) else tuple(axis) if isinstance(axis, (tuple, list)) else None
     if axes is None or not all(_is_int(a) for a in axes):
         raise TypeError(f"{op}: axis must be None, an int or a tuple of ints, got {axis!r}")
+    if ndim == 0:
+        if not all(a in (0, -1) for a in axes):
+            raise ValueError(f"{op}: a 0-d tensor takes axis 0 or -1 (there is nothing to "
+                             f"reduce), got {axis!r}")
+        return ()
+    return tuple(sorted(_axis_list(axes, ndim, op)))
+
+
+def _axis_list(axes: tuple, ndim: int, op: str) -> tuple:
+    """Axes in [-ndim, ndim) -> the same axes in [0, ndim), each named once."""
     out = []
     for a in axes:
-        if not -ndim <= a < max(ndim, 1):
+        if not -ndim <= a < ndim:
             raise ValueError(f"{op}: axis {a} is out of range for a tensor with {ndim} dimensions")
-        out.append(int(a) % max(ndim, 1))
+        out.append(int(a) % ndim)
     if len(set(out)) != len(out):
-        raise ValueError(f"{op}: axis {axis!r} names the same axis twice")
-    return tuple(sorted(out))
+        raise ValueError(f"{op}: axes {axes!r} name the same axis twice")
+    return tuple(out)
 
 
 def _is_int(a: Any) -> bool:
@@ -343,9 +409,18 @@ def as_tensors(args: tuple, fn: Any) -> tuple:
 
 
 def _constant(a: Any, be: Any, dtype: Any, fn: Any) -> Tensor:
-    """A number or array argument of op ``fn`` as a constant tensor on backend ``be``."""
+    """A number or array argument of op ``fn`` as a constant tensor on backend ``be``.
+
+    A number, NumPy's included (``np.float64(2)``, a 0-d array), takes the tensor's dtype,
+    as in PyTorch: only arrays with axes take part in NumPy's type promotion.
+    """
+    if getattr(a, "ndim", None) == 0 and getattr(getattr(a, "dtype", None), "kind", "") in "iuf":
+        a = a.item()                                # a NumPy scalar or 0-d NumPy array
     if isinstance(a, (int, float)) and not isinstance(a, bool):
         return _number(a, be, dtype)
+    if a is None or isinstance(a, (str, bytes)):
+        raise TypeError(f"{fn.op_name()}: cannot use an argument of type {type(a).__name__}; "
+                        "pass a Tensor, a number or an array of numbers")
     try:
         return Tensor._wrap(be.asarray(a), be)
     except (TypeError, ValueError) as e:
@@ -372,6 +447,7 @@ def _number(a: int | float, be: Any, dtype: Any) -> Tensor:
         return t
     if isinstance(a, float) and not be.is_floating(dtype):
         dtype = be.dtype(DEFAULT_FLOAT)             # int tensor * 0.5: a float32 constant
+        #                                             (NumPy then makes int64 * it float64)
     t = Tensor._wrap(be.xp.asarray(a, dtype=dtype), be)
     if a != 0 or isinstance(a, int):
         if len(_NUMBERS) >= MAX_NUMBERS:
@@ -414,15 +490,17 @@ def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: boo
     be = backends.get_backend(device)
     if isinstance(data, Tensor):
         data = data.numpy()
-    elif not isinstance(data, np.ndarray) and hasattr(data, "__array_namespace__") \
-            or type(data).__module__.split(".")[0] == "cupy":
-        data = backends.backend_of_array(data).to_numpy(data)
+    else:
+        data = backends.numpy_or_native(data)       # a CuPy array: copied to NumPy first
     try:
         array = np.array(data, dtype=None if dtype is None else np.dtype(backends.dtype_name(dtype)))
     except ValueError as e:
         raise ValueError(f"tensor(): cannot make an array from this data ({e}); nested lists "
                          "must be rectangular, every row of the same length") from e
     if array.dtype.kind not in "biufc":             # bool, int, uint, float, complex
+        if any(isinstance(v, int) for v in np.ravel(array).tolist()):
+            raise OverflowError("tensor(): an integer is too large for int64; pass it as a "
+                                "float (e.g. 2.0 ** 70) if that is what you mean")
         example = next((v for v in np.ravel(array).tolist()
                         if not isinstance(v, (bool, int, float, complex))), np.ravel(array)[0])
         raise TypeError(f"tensor(): data must be numbers, not {type(example).__name__}")
