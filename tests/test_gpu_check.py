@@ -74,5 +74,8 @@ def test_past_the_time_limit_a_stage_is_stopped_and_the_rest_not_started(tmp_pat
     exits = summary_lines(tmp_path)
     assert exits["tests"] == 124                # collecting the suite alone takes over 1 s
     assert exits == {"tests": 124, "benchmark": 124, **{d: 124 for d in DEMOS}}
-    assert summary.count("not started: the time limit is spent") == len(DEMOS) + 1
+    # the clock counts whole seconds: a run that starts late in one may find the second
+    # spent before the tests begin, and then they are not started either
+    assert summary.count("not started: the time limit is spent") in (len(DEMOS) + 1,
+                                                                      len(DEMOS) + 2)
     assert summary.splitlines()[-1].endswith("status 1")
