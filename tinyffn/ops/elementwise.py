@@ -260,7 +260,11 @@ class Erf(Function):
 
 
 class ReLU(Function):
-    """y = max(x, 0).    dy/dx = 1 where x > 0, else 0 (0 at the kink x = 0, as PyTorch)."""
+    """y = max(x, 0).    dy/dx = 0 where x <= 0, else 1 (0 at the kink x = 0, as PyTorch).
+
+    A NaN input gives y = NaN and passes gy back, as PyTorch does (it zeroes gy only
+    where x <= 0), so the NaN is not hidden from the layers below.
+    """
 
     @staticmethod
     def forward(ctx: Context, x):
