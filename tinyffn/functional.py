@@ -20,14 +20,11 @@ from typing import Any
 
 from . import autograd
 from .ops.activations import GELU as FusedGELU
+from .ops.activations import GELU_TANH_COEFF, SQRT_2, SQRT_2_OVER_PI
 from .ops.activations import Swish as FusedSwish
 from .ops.linalg import Linear as FusedLinear
 from .backend import dtype_name
 from .tensor import Tensor, _is_int, arange
-
-SQRT_2 = math.sqrt(2.0)
-SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
-GELU_TANH_COEFF = 0.044715  # GPT-2's cubic term, fitted so that the tanh form tracks x·Φ(x)
 
 GELU_APPROXIMATIONS = ("none", "tanh")
 REDUCTIONS = ("mean", "sum", "none")
@@ -127,9 +124,7 @@ def gelu(x: Tensor, approximate: str = "none", fused: bool = False) -> Tensor:
     shows how GELU decomposes.
     """
     _check_tensor("gelu", "x", x)
-    if approximate not in GELU_APPROXIMATIONS:
-        raise ValueError(f"gelu: unknown approximate={approximate!r}; use 'none' (exact, "
-                         "through erf) or 'tanh' (GPT-2's approximation)")
+    _check_approximate("gelu", approximate)
     if fused:
         return FusedGELU.apply(x, approximate=approximate)
     with autograd.scope("function", "gelu"):
@@ -139,6 +134,13 @@ def gelu(x: Tensor, approximate: str = "none", fused: bool = False) -> Tensor:
             u = SQRT_2_OVER_PI * (x + GELU_TANH_COEFF * x ** 3)
             phi = 0.5 * (1 + u.tanh())                     # ≈ Φ(x)
         return x * phi
+
+
+def _check_approximate(owner: str, approximate: Any) -> None:
+    """GELU's ``approximate`` must be "none" or "tanh" (checked by gelu and nn.GELU)."""
+    if approximate not in GELU_APPROXIMATIONS:
+        raise ValueError(f"{owner}: unknown approximate={approximate!r}; use 'none' (exact, "
+                         "through erf) or 'tanh' (GPT-2's approximation)")
 
 
 def swish(x: Tensor, beta: float | Tensor = 1.0, fused: bool = False) -> Tensor:

@@ -393,9 +393,7 @@ class GELU(Module):
 
     def __init__(self, approximate: str = "none", fused: bool = False):
         super().__init__()
-        if approximate not in F.GELU_APPROXIMATIONS:
-            raise ValueError(f"GELU: unknown approximate={approximate!r}; use 'none' (exact, "
-                             "through erf) or 'tanh' (GPT-2's approximation)")
+        F._check_approximate("GELU", approximate)
         self.approximate, self.fused = approximate, fused
 
     def forward(self, x: Tensor) -> Tensor:
