@@ -284,6 +284,22 @@ def test_pow_zero_has_zero_gradient_at_zero(device):
     np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0, 0.0])
 
 
+def test_max_over_a_nonempty_axis_of_an_empty_tensor(device):
+    """Like torch.amax: reducing the size-3 axis of a (0, 3) tensor gives shape (0,)."""
+    x = tinyffn.zeros(0, 3, device=device, requires_grad=True)
+    y = x.max(axis=1)
+    assert y.shape == (0,)
+    assert x.max(axis=1, keepdims=True).shape == (0, 1)
+    y.sum().backward()
+    assert x.grad.shape == (0, 3)
+
+
+@pytest.mark.parametrize("axis", [None, 0, (0, 1)])
+def test_max_refuses_an_empty_reduction(axis):
+    with pytest.raises(ValueError, match=r"max: .*shape \(0, 3\)"):
+        tinyffn.zeros(0, 3).max(axis=axis)
+
+
 def test_relu_passes_the_gradient_at_nan_as_torch():
     """PyTorch's relu backward zeroes gy only where x <= 0, so a NaN input gets gy (and the
     NaN is not hidden); at x = 0 exactly the gradient stays 0."""

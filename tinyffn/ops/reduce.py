@@ -68,12 +68,17 @@ class Max(Function):
     dy/dx_i = 1 for the element that is the maximum, 0 for the others; when several
     elements tie for the maximum they share the gradient equally (mask / count), so the
     total passed back always equals gy.
+
+    A maximum over no elements is undefined, so an empty reduced axis is an error; other
+    axes may be empty (the max over axis 1 of a (0, 3) tensor has shape (0,), as in PyTorch).
     """
 
     @staticmethod
     def forward(ctx: Context, x, axis, keepdims):
-        if x.ndim and 0 in x.shape:
-            raise ValueError(f"max: cannot reduce an empty tensor of shape {tuple(x.shape)}")
+        if _count(x.shape, axis) == 0:
+            raise ValueError(f"max: axis={axis} of a tensor of shape {tuple(x.shape)} holds "
+                             "no elements, and a maximum needs at least one; reduce over "
+                             "non-empty axes only")
         y = ctx.xp.max(x, axis=axis, keepdims=True)
         ctx.save_for_backward(x, y)
         return y if keepdims else ctx.xp.reshape(y, _kept_shape_removed(x.shape, axis))
