@@ -18,9 +18,21 @@ def _kept_shape(x_shape: tuple, axis: tuple | None) -> tuple:
     return tuple(1 if i in axis else n for i, n in enumerate(x_shape))
 
 
+def _reduced_shape(x_shape: tuple, axis: tuple | None) -> tuple:
+    """x's shape without the reduced axes: the shape of the result without keepdims."""
+    if axis is None:
+        return ()
+    return tuple(n for i, n in enumerate(x_shape) if i not in axis)
+
+
 def _count(x_shape: tuple, axis: tuple | None) -> int:
     """How many elements each output element reduces over."""
     return math.prod(x_shape) if axis is None else math.prod(x_shape[i] for i in axis)
+
+
+def _one_flop_per_input(ctx, y) -> int:
+    """A reduction's cost: one add (or comparison) per element of x."""
+    return math.prod(ctx.input_shapes[0])
 
 
 class Sum(Function):
@@ -36,12 +48,10 @@ class Sum(Function):
     @staticmethod
     def backward(ctx: Context, gy):
         x_shape = ctx.input_shapes[0]
-        gy = ctx.xp.reshape(gy, _kept_shape(x_shape, ctx.attrs["axis"]))
+        gy = ctx.xp.reshape(gy, _kept_shape(x_shape, ctx.attrs["axis"]))  # x.shape, 1 on axis
         return ctx.xp.broadcast_to(gy, x_shape)
 
-    @staticmethod
-    def flops(ctx, y):
-        return math.prod(ctx.input_shapes[0])
+    flops = staticmethod(_one_flop_per_input)
 
 
 class Mean(Function):
@@ -54,12 +64,11 @@ class Mean(Function):
     @staticmethod
     def backward(ctx: Context, gy):
         x_shape, axis = ctx.input_shapes[0], ctx.attrs["axis"]
-        gy = ctx.xp.reshape(gy / _count(x_shape, axis), _kept_shape(x_shape, axis))
+        gy = gy / _count(x_shape, axis)
+        gy = ctx.xp.reshape(gy, _kept_shape(x_shape, axis))            # x.shape, 1 on axis
         return ctx.xp.broadcast_to(gy, x_shape)
 
-    @staticmethod
-    def flops(ctx, y):
-        return math.prod(ctx.input_shapes[0])
+    flops = staticmethod(_one_flop_per_input)
 
 
 class Max(Function):
@@ -81,7 +90,9 @@ class Max(Function):
                              "non-empty axes only")
         y = ctx.xp.max(x, axis=axis, keepdims=True)
         ctx.save_for_backward(x, y)
-        return y if keepdims else ctx.xp.reshape(y, _kept_shape_removed(x.shape, axis))
+        if keepdims:
+            return y
+        return ctx.xp.reshape(y, _reduced_shape(x.shape, axis))    # x.shape without axis
 
     @staticmethod
     def backward(ctx: Context, gy):
@@ -89,15 +100,6 @@ class Max(Function):
         xp = ctx.xp
         mask = xp.astype(x == y, gy.dtype)                     # x's shape, 1 at the maxima
         share = mask / xp.sum(mask, axis=ctx.attrs["axis"], keepdims=True)
-        return share * xp.reshape(gy, y.shape)
+        return share * xp.reshape(gy, y.shape)                 # gy: x.shape, 1 on axis
 
-    @staticmethod
-    def flops(ctx, y):
-        return math.prod(ctx.input_shapes[0])
-
-
-def _kept_shape_removed(x_shape: tuple, axis: tuple | None) -> tuple:
-    """x's shape without the reduced axes: the shape of the result without keepdims."""
-    if axis is None:
-        return ()
-    return tuple(n for i, n in enumerate(x_shape) if i not in axis)
+    flops = staticmethod(_one_flop_per_input)
