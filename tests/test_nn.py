@@ -141,6 +141,12 @@ def test_module_list_registers_a_stack_of_blocks():
     model(x).sum().backward()
     assert all(p.grad is not None for p in model.parameters())
     assert model.blocks.append(nn.Linear(2, 2)) is model.blocks and len(model.blocks) == 4
+    head = model.blocks[:2]                             # a slice is a ModuleList, as in torch
+    assert type(head) is nn.ModuleList and list(head) == list(model.blocks)[:2]
+    seq = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+    first = seq[:2]
+    assert type(first) is nn.Sequential and first(x).shape == (4, 3)
+    assert first[0] is seq[0] and seq[-1].out_features == 1
     with pytest.raises(TypeError, match="ModuleList: item 4 is a function, not a Module"):
         model.blocks.append(lambda x: x)
     with pytest.raises(TypeError, match="ModuleList is a container, not a layer"):

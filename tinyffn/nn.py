@@ -297,8 +297,15 @@ class _Container(Module):
         setattr(self, str(len(self)), module)
         return self
 
-    def __getitem__(self, i: int) -> Module:
-        return list(self.children())[i]
+    def __getitem__(self, i: int | slice) -> Module:
+        """The i-th module, or for a slice a container of the same kind holding those
+        modules (``model[:2]``, the first two layers, as in PyTorch)."""
+        children = list(self.children())
+        return self._of(children[i]) if isinstance(i, slice) else children[i]
+
+    @classmethod
+    def _of(cls, modules: list) -> "_Container":
+        return cls(modules)
 
     def __len__(self) -> int:
         return sum(1 for _ in self.children())
@@ -314,6 +321,10 @@ class Sequential(_Container):
 
     def __init__(self, *modules: Module):
         super().__init__(modules)
+
+    @classmethod
+    def _of(cls, modules: list) -> "Sequential":
+        return cls(*modules)
 
     def forward(self, x: Tensor) -> Tensor:
         for module in self.children():
