@@ -314,6 +314,34 @@ def test_relu_passes_the_gradient_at_nan_as_torch():
     np.testing.assert_array_equal(x.grad.numpy(), [2.0, 3.0, 0.0, 0.0, 0.0])
 
 
+def test_reshape_error_names_the_op_and_shapes(device):
+    x = tinyffn.randn(2, 3, device=device)
+    with pytest.raises(ValueError, match=r"reshape: cannot reshape a tensor of shape \(2, 3\) "
+                                         r"\(6 elements\) into shape \(4, 4\)") as info:
+        x.reshape(4, 4)
+    assert info.value.__cause__ is not None
+
+
+def test_getitem_out_of_range_names_the_op_and_shape(device):
+    x = tinyffn.randn(2, 3, device=device)
+    with pytest.raises(IndexError, match=r"getitem: .*tensor of shape \(2, 3\)") as info:
+        x[5]
+    assert info.value.__cause__ is not None
+
+
+@pytest.mark.parametrize("shape", [(4,), (2, 3)])
+def test_an_empty_list_is_an_empty_integer_index(shape, device):
+    """x[[]] selects nothing along axis 0, as in NumPy and PyTorch: shape (0, ...). (The
+    strict backend takes an index array only with one index per axis: 1-D there.)"""
+    if device == "strict" and len(shape) > 1:
+        pytest.skip("the array API standard has no x[i] for an index array i and 2-D x")
+    x = tinyffn.randn(*shape, device=device, requires_grad=True)
+    y = x[[]]
+    assert y.shape == (0,) + shape[1:]
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.zeros(shape))
+
+
 @pytest.mark.parametrize("op", [ops.Add, ops.Sub, ops.Mul, ops.Div, ops.Maximum])
 def test_binary_backward_skips_an_unneeded_gradient(op):
     """Each binary op computes only the gradients ``needs_input_grad`` asks for."""

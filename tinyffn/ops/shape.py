@@ -6,6 +6,7 @@ permutation, a broadcast by a sum over the repeated axes, an index by a scatter-
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..autograd import Context, Function
@@ -47,7 +48,13 @@ class Reshape(Function):
     @staticmethod
     def forward(ctx: Context, x, shape):
         ctx.save_for_backward(x.shape)
-        return ctx.xp.reshape(x, shape)
+        try:
+            return ctx.xp.reshape(x, shape)
+        except ValueError as e:
+            raise ValueError(f"reshape: cannot reshape a tensor of shape {tuple(x.shape)} "
+                             f"({math.prod(x.shape)} elements) into shape {tuple(shape)}; the "
+                             "new shape must hold as many elements, and at most one of its "
+                             "axes may be -1 (inferred)") from e
 
     @staticmethod
     def backward(ctx: Context, gy):
@@ -120,7 +127,8 @@ def normalize_key(key: Any, x: Any) -> tuple:
                 raise ValueError(f"getitem: index on {k.device} but tensor on {x.device}")
             k = k.data
         elif isinstance(k, (list, tuple)):
-            k = x.backend.asarray(k)
+            # [] would become a float64 array; like NumPy's x[[]], it is an empty int index
+            k = x.backend.asarray(k, dtype=None if len(k) else "int64")
         if hasattr(k, "dtype") and not x.backend.xp.isdtype(k.dtype, "integral"):
             raise TypeError("getitem: index arrays must be integers (boolean masks are not "
                             "supported; use a multiplication by a 0/1 mask instead)")
@@ -140,7 +148,13 @@ class GetItem(Function):
 
     @staticmethod
     def forward(ctx: Context, x, key):
-        return x[key]
+        try:
+            return x[key]
+        except IndexError as e:
+            raise IndexError(f"getitem: cannot index a tensor of shape {tuple(x.shape)} with "
+                             f"[{_key_text(key)}]: {str(e).rstrip('.')}. An index into an "
+                             "axis of size n must lie in [-n, n), and there can be at most one "
+                             "index per axis") from e
 
     @staticmethod
     def backward(ctx: Context, gy):
@@ -155,3 +169,19 @@ class GetItem(Function):
     @classmethod
     def op_name(cls) -> str:
         return "getitem"
+
+
+def _key_text(key: tuple) -> str:
+    """A normalized key as it would be written inside x[...], index arrays by their shape."""
+    def one(k):
+        if k is Ellipsis:
+            return "..."
+        if isinstance(k, slice):
+            text = f"{'' if k.start is None else k.start}:{'' if k.stop is None else k.stop}"
+            return text if k.step is None else f"{text}:{k.step}"
+        if hasattr(k, "shape"):
+            return f"<index array of shape {tuple(k.shape)}>"
+        return repr(k)
+    if len(key) > 1 and key[-1] is Ellipsis:
+        key = key[:-1]                  # the ... that normalize_key appended: x[5], not x[5, ...]
+    return ", ".join(one(k) for k in key)
