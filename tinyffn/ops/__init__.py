@@ -1,9 +1,12 @@
-"""The primitives: the only ops with a hand-written backward.
+"""The ops with a hand-written backward: the primitives, and three fused alternatives.
 
-Everything else in tinyffn (linear, GELU, softmax, the FFN) is composed of these, so its
-gradient follows from theirs. ``PRIMITIVES`` is the registry the test suite reads: every
-op listed here is gradchecked, and a Function subclass defined in this package but
-missing from the list fails the suite.
+Everything else in tinyffn (linear, GELU, Swish, softmax, the FFN) is composed of the
+primitives, so its gradient follows from theirs. The fused ``Linear``, ``GELU`` and
+``Swish`` are the exception, by choice: explicit one-node alternatives to the composed
+``functional.linear``, ``gelu`` and ``swish``, selected with ``fused=True``, each tested
+against its composed form (STYLE rule 5). ``PRIMITIVES`` is the registry the test suite
+reads, fused ops included: every op listed here is gradchecked, and a Function subclass
+defined in this package but missing from the list fails the suite.
 """
 from .activations import GELU, Swish
 from .elementwise import (Add, Cast, Div, Erf, Exp, Log, Maximum, Mul, Neg, Pow, ReLU, Sigmoid,
