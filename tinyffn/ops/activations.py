@@ -21,10 +21,11 @@ import math
 from ..autograd import Context, Function
 from .elementwise import stable_sigmoid
 
+# The GELU constants; tinyffn.functional's composed GELU uses the same ones.
 SQRT_2 = math.sqrt(2.0)
 INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
-GELU_TANH_COEFF = 0.044715
+GELU_TANH_COEFF = 0.044715  # GPT-2's cubic term, fitted so that the tanh form tracks x·Φ(x)
 
 
 def _opmath(xp, x):
