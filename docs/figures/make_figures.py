@@ -5,7 +5,8 @@ by FlopCounter, the hidden units of a trained FFN).
     python docs/figures/make_figures.py [--out DIR] [--only NAME ...]
 
 Writes into docs/figures/ by default (commit the results); tests/test_docs.py runs it
-into a temporary folder and checks it writes exactly the files committed here. Graphs are
+into a temporary folder and checks it writes exactly the files committed here, the graphs
+with the same nodes, edges and labels and the plots at the same size. Graphs are
 SVG, rendered by Graphviz's ``dot`` (or graphviz-pure); plots are PNG, by matplotlib.
 Everything is seeded, so a rerun redraws the same pictures.
 """
