@@ -1,4 +1,5 @@
-"""The documentation cannot rot: every code block in README.md and docs/*.md is run here.
+"""The documentation cannot rot: every code block in README.md and docs/*.md is run or
+checked here.
 
 Conventions (docs/index.md, "How the examples are tested", says the same for writers):
 
