@@ -478,6 +478,9 @@ def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
         if not retain_graph:
             v.release()
         yield v, gy, grads
+        # drop this step's references: totals holds every gradient still needed, so each
+        # array is freed once its last consumer has run (a leaf's grad, once copied)
+        gy = grads = gx = None
 
 
 def run_to_end(steps: Iterator) -> None:
