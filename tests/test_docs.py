@@ -20,9 +20,10 @@ Conventions (docs/index.md, "How the examples are tested", says the same for wri
 * A plain ``` fence (no language) is illustrative text and is not run; any other
   language fails, so a typo cannot hide a block from the tests.
 
-Besides the blocks: every relative link resolves, docs/index.md links every page,
+Besides the blocks: every relative link resolves (an ``#anchor`` to a heading), docs/index.md links every page,
 docs/api.md lists every public name with its real signature, docs/derivatives.md has one
-row per registered primitive, the README and docs/source_map.md list every source file,
+row per registered primitive, the README and docs/source_map.md list every source file (the source map also every test,
+demo and benchmark),
 and docs/figures/make_figures.py writes exactly the figures that are committed, drawing the
 same graphs (nodes, edges and labels; not the same bytes, as ``dot`` versions differ).
 """
@@ -327,6 +328,29 @@ def test_relative_links_resolve(page):
         assert path.exists(), f"{page_id(page)} links to {target}, which does not exist"
 
 
+def heading_anchor(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(page: Path) -> set:
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+    return {heading_anchor(m.group(1)) for m in re.finditer(r"^#+ (.*)$", text, flags=re.M)}
+
+
+@pytest.mark.parametrize("page", ALL_PAGES, ids=page_id)
+def test_anchors_name_a_heading(page):
+    for target in links(page):
+        if re.match(r"[a-z]+:", target) or "#" not in target:
+            continue
+        path, anchor = target.split("#", 1)
+        linked = (page.parent / path).resolve() if path else page
+        if linked.suffix == ".md" and linked.exists():
+            assert anchor in anchors(linked), (
+                f"{page_id(page)} links to {target}, but {linked.name} has no heading "
+                f"with that anchor (it has {sorted(anchors(linked))})")
+
+
 def test_index_links_every_page():
     linked = {Path(t.split("#")[0]).name for t in links(DOCS / "index.md")}
     missing = [p.name for p in PAGES if p.name != "index.md" and p.name not in linked]
@@ -465,10 +489,17 @@ def source_files() -> list[str]:
     return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tinyffn").rglob("*.py"))
 
 
+def other_files() -> list[str]:
+    """The tests, demos and benchmarks, which docs/source_map.md lists as well."""
+    return sorted(str(p.relative_to(ROOT)) for folder in ("tests", "demos", "benchmarks")
+                  for p in (ROOT / folder).iterdir() if p.suffix in (".py", ".sh"))
+
+
 @pytest.mark.parametrize("page", [ROOT / "README.md", DOCS / "source_map.md"], ids=page_id)
 def test_file_maps_list_every_source_file(page):
     text = page.read_text(encoding="utf-8")
-    missing = [f for f in source_files() if f"`{f}`" not in text]
+    files = source_files() + (other_files() if page.name == "source_map.md" else [])
+    missing = [f for f in files if f"`{f}`" not in text]
     if page.name == "README.md":       # the README's table may name tinyffn/ops/ as a whole
         missing = [f for f in missing if not (f.startswith("tinyffn/ops/") and
                                               "`tinyffn/ops/`" in text)]
