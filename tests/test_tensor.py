@@ -370,3 +370,15 @@ def test_each_leaf_owns_its_gradient_array():
     x.backward(g)                                       # once g's own array
     g.data[0] = 100.0
     assert x.grad.tolist() == [1.0, 1.0]
+
+
+def test_unsupported_float_dtypes_and_a_dtype_passed_as_device_are_named():
+    x = tinyffn.randn(2, requires_grad=True)
+    for dtype in ("float128", "complex64"):             # once: a silent copy with no graph
+        with pytest.raises(TypeError, match=f"to: tinyffn computes in float16, float32 or "
+                                            f"float64, not {dtype}"):
+            x.to(dtype=dtype)
+    assert dtype_name(x.to(dtype="int64").dtype) == "int64"     # no graph, as in PyTorch
+    with pytest.raises(tinyffn.DeviceError, match=r"unknown device 'float64'; .*float64 is a "
+                                                  r"dtype: pass dtype='float64'"):
+        tinyffn.nn.Linear(2, 2).to("float64")

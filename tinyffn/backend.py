@@ -283,7 +283,13 @@ def normalize_device(device: Any) -> str:
             raise DeviceError(f"device {device!r}: tinyffn uses one GPU; pass 'cuda' or 'cuda:0'")
         name = "cuda"
     if name not in _FACTORIES:
-        raise DeviceError(f"unknown device {device!r}; choose one of {', '.join(DEVICES)}")
+        hint = ""
+        try:
+            hint = f" ({np.dtype(name).name} is a dtype: pass dtype={name!r})"
+        except TypeError:
+            pass
+        raise DeviceError(f"unknown device {device!r}; choose one of {', '.join(DEVICES)}"
+                          + hint)
     return name
 
 

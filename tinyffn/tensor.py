@@ -168,6 +168,10 @@ class Tensor:
             out = Tensor(target.from_numpy(self.numpy()), requires_grad=self.requires_grad,
                          _backend=target, name=self.name)
         if dtype is not None and backends.dtype_name(dtype) != backends.dtype_name(out.dtype):
+            if np.dtype(backends.dtype_name(dtype)).kind in "fc" and \
+                    not out.backend.is_floating(dtype):
+                raise TypeError(f"to: tinyffn computes in float16, float32 or float64, not "
+                                f"{backends.dtype_name(dtype)}")
             out = E.Cast.apply(out, dtype=out.backend.dtype(dtype))
         return out
 
