@@ -21,7 +21,8 @@ Conventions (docs/index.md, "How the examples are tested", says the same for wri
   language fails, so a typo cannot hide a block from the tests.
 
 Besides the blocks: every relative link resolves (an ``#anchor`` to a heading), docs/index.md links every page,
-docs/api.md lists every public name with its real signature, docs/derivatives.md has one
+docs/api.md lists every public name with its real signature (and any other signature it
+gives is the real one too), docs/derivatives.md has one
 row per registered primitive, the README and docs/source_map.md list every source file (the source map also every test,
 demo and benchmark),
 and docs/figures/make_figures.py writes exactly the figures that are committed, drawing the
@@ -361,7 +362,8 @@ def test_index_links_every_page():
 
 # ----------------------------------------------------------------------------- api.md
 API_MODULES = ("tinyffn.functional", "tinyffn.nn", "tinyffn.optim", "tinyffn.accounting",
-               "tinyffn.graphviz")          # and tinyffn.ops, whose names are its __all__
+               "tinyffn.graphviz", "tinyffn.autograd", "tinyffn.stepper")
+# and tinyffn.ops, whose names are its __all__
 
 
 def defined_names(module_name: str) -> list[str]:
@@ -429,6 +431,18 @@ def test_api_reference_lists_every_public_name():
                                     "(the signature must be the code's, without annotations)")
 
 
+def test_every_signature_in_the_api_reference_is_the_codes():
+    """Also in the sections that list only some names of a module (``(in part)``): a row
+    that starts with ``name(...)`` must give the code's signature."""
+    for section, text in api_sections().items():
+        owner = resolve(section)
+        for m in re.finditer(r"^\| `([A-Za-z_]\w*)(\([^`]*\))`", text, flags=re.M):
+            written, obj = m.group(1) + m.group(2), getattr(owner, m.group(1))
+            assert written == signature_text(obj), (
+                f"docs/api.md, section {section}: `{written}`, but the code has "
+                f"`{signature_text(obj)}`")
+
+
 def resolve(dotted: str):
     """``tinyffn.nn.Module`` -> the class; ``tinyffn.nn`` -> the module."""
     parts = dotted.split(".")
@@ -450,13 +464,14 @@ def test_api_reference_names_nothing_that_is_gone():
             assert hasattr(owner, m.group(1)), f"docs/api.md: {section} has no {m.group(1)}"
 
 
-CLASS_SECTIONS = ("tinyffn.Tensor", "tinyffn.nn.Module")
+CLASS_SECTIONS = {"tinyffn.Tensor": "tinyffn.Tensor", "tinyffn.nn.Module": "tinyffn.nn.Module",
+                  "tinyffn": "tinyffn.BackwardStep", "tinyffn.stepper": "tinyffn.stepper.Step"}
 
 
-@pytest.mark.parametrize("section", CLASS_SECTIONS)
-def test_class_sections_list_every_public_member(section):
+@pytest.mark.parametrize("section, cls", CLASS_SECTIONS.items())
+def test_class_sections_list_every_public_member(section, cls):
     text = api_sections()[section]
-    cls = resolve(section)
+    cls = resolve(cls)
     members = [n for n in vars(cls) if not n.startswith("_")]
     missing = [n for n in members if not re.search(rf"`{n}\b", text)]
     assert not missing, f"docs/api.md, section {section}: missing {missing}"
