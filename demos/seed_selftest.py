@@ -61,6 +61,7 @@ def worked_example(device: str) -> dict:
     w2 = tinyffn.tensor(W2, device=device)                     # (2, 4)
     b1 = tinyffn.zeros(4, device=device)
     b2 = tinyffn.zeros(2, device=device)
+    print("hidden units 0 to 3, counted from 0 as in W1[i, :] and W2[:, i]")
     print(f"W1 rows (detectors) = {W1}\nW2 columns (contributions) = "
           f"{[list(c) for c in zip(*W2)]}")
     outputs = []
@@ -69,7 +70,7 @@ def worked_example(device: str) -> dict:
         a = w1 @ x + b1                                        # (4, 2) @ (2,) -> (4,)
         h = a.relu()                                           # (4,)
         y = w2 @ h + b2                                        # (2, 4) @ (4,) -> (2,)
-        off = [str(i + 1) for i, v in enumerate(a.numpy()) if v <= 0]
+        off = [str(i) for i, v in enumerate(a.numpy()) if v <= 0]   # from 0, as W2[:, i]
         print(f"\nx = {vector(x)}")
         print(f"  a = W1 x + b1  = {vector(a)}   one score per hidden unit")
         print(f"  h = relu(a)    = {vector(h)}   unit{'s' * (len(off) > 1)} "

@@ -40,6 +40,8 @@ def test_seed_selftest(device, tmp_path, capsys):
     assert result["c"]["outputs"] == [(2.0, 0.0), (1.0, 2.0)]
     assert result["c"]["ffn_outputs"] == [[2.0, 0.0], [1.0, 2.0]]
     assert "a = W1 x + b1  = (1, 0, 1, -1)" in out and "h = relu(a)    = (1, 0, 1, 0)" in out
+    # units counted from 0, as the docs count them (ffn.md: "units 0 and 2 fire")
+    assert "units 1 and 3 off" in out and "unit 0 off" in out
     for d, n in result["a"]["counted"].items():                 # (a) 8d² + 5d
         assert n == result["a"]["formula"][d] == 8 * d * d + 5 * d
     assert result["a"]["llama7b"]["total_untied"] == 6_704_594_944
