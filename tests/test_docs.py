@@ -14,7 +14,8 @@ Conventions (docs/index.md, "How the examples are tested", says the same for wri
   is run in a temporary directory (a following ```text block is its expected output;
   a command that writes a picture is skipped where no renderer is installed);
   ``pip install`` must name extras that setup.cfg defines; ``python <script>.py`` must
-  name a script that exists and options that it mentions; ``python -m pytest`` must name
+  name a script that exists and options that it mentions, and so must ``bash <script>.sh``
+  (with the variables set before it); ``python -m pytest`` must name
   test files and markers that exist. README's first two blocks are the set-up commands:
   the second is compared with .ci/run's. Any other command fails until a rule is added.
 * A plain ``` fence (no language) is illustrative text and is not run; any other
@@ -225,6 +226,8 @@ def _check_bash(block: Block, tmp_path: Path) -> str:
             _check_pytest(words[3:], where)
         elif words[0] == "python" and len(words) > 1 and words[1].endswith(".py"):
             _check_script(words[1], words[2:], where)
+        elif re.fullmatch(r"(\w+=\S*\s+)*bash\s+\S+\.sh\b.*", command):
+            _check_shell_script(words, where)
         elif words[0] in SYSTEM_INSTALLERS:
             pass                                       # the OS's package manager: not run
         else:
@@ -278,6 +281,23 @@ def _check_script(script: str, args: list, where: str) -> None:
             option = a.split("=")[0]
             assert f'"{option}"' in source or f"'{option}'" in source, (
                 f"{where}: {script} (and its helpers) define no option {option}")
+
+
+def _check_shell_script(words: list, where: str) -> None:
+    """``[NAME=value ...] bash script.sh [args]``: the script exists, reads each variable
+    set before it, and mentions each ``--option`` given. Not run: the one such script,
+    benchmarks/gpu_check.sh, needs a GPU (tests/test_gpu_check.py rehearses it)."""
+    i = words.index("bash")
+    script, args = words[i + 1], words[i + 2:]
+    path = ROOT / script
+    assert path.is_file(), f"{where}: {script} does not exist"
+    source = path.read_text(encoding="utf-8")
+    for assignment in words[:i]:
+        name = assignment.split("=")[0]
+        assert re.search(rf"\$\{{?{name}\b", source), f"{where}: {script} reads no variable {name}"
+    for a in args:
+        if a.startswith("--"):
+            assert a.split("=")[0] in source, f"{where}: {script} defines no option {a}"
 
 
 def test_readme_starts_with_the_two_setup_commands():
@@ -640,6 +660,9 @@ def test_the_checker_catches_broken_examples(tmp_path):
     ("python demos/no_such_demo.py", "does not exist"),
     ("python demos/tour.py --no-such-option", "define no option --no-such-option"),
     ("python -m pytest tests/test_nothing.py", "does not exist"),
+    ("bash benchmarks/no_such_check.sh", "does not exist"),
+    ("bash benchmarks/gpu_check.sh --no-such-option", "defines no option --no-such-option"),
+    ("NO_SUCH_VARIABLE=1 bash benchmarks/gpu_check.sh", "reads no variable NO_SUCH_VARIABLE"),
 ])
 def test_the_checker_refuses_bad_commands(tmp_path, command, message):
     block = code_blocks(write_page(tmp_path, f"```bash\n{command}\n```\n"))[0]
