@@ -210,7 +210,8 @@ def _cupy_backend() -> Backend:
     except ImportError as e:
         raise DeviceError(
             "device 'cuda' needs CuPy: install tinyffn with the extra matching your CUDA "
-            "toolkit, `pip install tinyffn[cuda12]` or `pip install tinyffn[cuda13]` "
+            "toolkit, from the repository: `pip install -e \".[cuda12]\"` or "
+            "`pip install -e \".[cuda13]\"` "
             f"(import failed: {e})"
         ) from e
     try:
