@@ -108,7 +108,7 @@ def test_unknown_device():
 
 @pytest.mark.skipif(tinyffn.cuda_available(), reason="this machine has a GPU")
 def test_cuda_without_cupy_says_which_extra_to_install():
-    with pytest.raises(tinyffn.DeviceError, match=r"tinyffn\[cuda12\].*tinyffn\[cuda13\]|no GPU"):
+    with pytest.raises(tinyffn.DeviceError, match=r"pip install -e \"\.\[cuda12\]\".*\[cuda13\]|no GPU"):
         tinyffn.zeros(2, device="cuda")
 
 
