@@ -3,8 +3,10 @@
 Start reading at :mod:`tinyffn.tensor` (the Tensor), then :mod:`tinyffn.autograd`
 (Function and the backward walk), then :mod:`tinyffn.ops` (the primitives).
 """
-# tensor first: it imports autograd and the ops, which refer back to tensor at call time.
-from .tensor import (Tensor, arange, manual_seed, ones, rand, randn, tensor, zeros)
+# creation and tensor first: tensor imports autograd and the ops, which refer back to it
+# at call time.
+from .creation import arange, manual_seed, ones, rand, randn, tensor, zeros
+from .tensor import Tensor
 from . import ops
 from .autograd import (AnomalyError, BackwardStep, Context, Function, detect_anomaly,
                        enable_grad, grad, is_grad_enabled, iter_backward, keep_intermediates,

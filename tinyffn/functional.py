@@ -24,7 +24,8 @@ from .ops.activations import GELU_TANH_COEFF, SQRT_2, SQRT_2_OVER_PI
 from .ops.activations import Swish as FusedSwish
 from .ops.linalg import Linear as FusedLinear
 from .backend import dtype_name
-from .tensor import Tensor, _is_int, arange
+from .creation import arange
+from .tensor import Tensor, _is_int
 
 GELU_APPROXIMATIONS = ("none", "tanh")
 REDUCTIONS = ("mean", "sum", "none")

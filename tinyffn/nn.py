@@ -23,7 +23,8 @@ from typing import Any, Iterable, Iterator
 from . import autograd
 from . import functional as F
 from .backend import dtype_name, get_backend
-from .tensor import DEFAULT_FLOAT, Tensor, _is_int, generator, tensor
+from .creation import generator, tensor
+from .tensor import DEFAULT_FLOAT, Tensor, _is_int
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
@@ -350,7 +351,7 @@ class Linear(Module):
     Initialised as PyTorch does: ``kaiming_uniform_(W, a=sqrt(5))`` has gain
     sqrt(2 / (1 + a^2)) = sqrt(1/3) and bound sqrt(3) · gain / sqrt(in) = 1/sqrt(in), so
     W ~ U(-1/sqrt(in), 1/sqrt(in)), and b ~ U(-1/sqrt(in), 1/sqrt(in)). The numbers are
-    drawn from :func:`tinyffn.tensor.generator` (seed with :func:`tinyffn.manual_seed`),
+    drawn from :func:`tinyffn.creation.generator` (seed with :func:`tinyffn.manual_seed`),
     W first and then b, so a seed gives the same layer on every device (though not the
     same numbers as PyTorch, whose generator differs).
 

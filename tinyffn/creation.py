@@ -1,0 +1,110 @@
+"""Making tensors: from data (``tensor``), filled (``zeros``, ``ones``), random (``randn``,
+``rand``, seeded by ``manual_seed``) and ``arange``, as PyTorch's factory functions.
+
+Every function here returns a new leaf :class:`~tinyffn.tensor.Tensor`. Values are made
+with NumPy on the CPU and then moved to the requested device, so a seed gives the same
+numbers on every backend.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import backend as backends
+from .tensor import DEFAULT_FLOAT, Tensor, _is_int, _shape_arg
+
+_rng = np.random.default_rng(0)
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the generator behind :func:`randn` and :func:`rand` (and the nn initialisers).
+
+    Random numbers are drawn with NumPy on the CPU and then moved to the device, so a
+    seed gives the same values on every backend.
+    """
+    global _rng
+    _rng = np.random.default_rng(seed)
+
+
+def generator() -> np.random.Generator:
+    """The generator seeded by :func:`manual_seed`."""
+    return _rng
+
+
+def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: bool = False) -> Tensor:
+    """A new leaf tensor holding a copy of ``data`` (a number, nested list or array).
+
+    Floating-point Python data becomes float32 unless ``dtype`` says otherwise; NumPy arrays
+    keep their dtype; integers become int64.
+    """
+    be = backends.get_backend(device)
+    if isinstance(data, Tensor):
+        data = data.numpy()
+    else:
+        data = backends.numpy_or_native(data)       # a CuPy array: copied to NumPy first
+    try:
+        array = np.array(data, dtype=None if dtype is None else np.dtype(backends.dtype_name(dtype)))
+    except ValueError as e:
+        raise ValueError(f"tensor(): cannot make an array from this data ({e}); nested lists "
+                         "must be rectangular, every row of the same length") from e
+    if array.dtype.kind not in "biufc":             # bool, int, uint, float, complex
+        if any(isinstance(v, int) for v in np.ravel(array).tolist()):
+            raise OverflowError("tensor(): an integer is too large for int64; pass it as a "
+                                "float (e.g. 2.0 ** 70) if that is what you mean")
+        example = next((v for v in np.ravel(array).tolist()
+                        if not isinstance(v, (bool, int, float, complex))), np.ravel(array)[0])
+        raise TypeError(f"tensor(): data must be numbers, not {type(example).__name__}")
+    if dtype is None and array.dtype == np.float64 and not isinstance(data, np.ndarray):
+        array = array.astype(DEFAULT_FLOAT)
+    return Tensor(be.from_numpy(array), requires_grad=requires_grad, _backend=be)
+
+
+def _filled(values: np.ndarray, dtype, device, requires_grad) -> Tensor:
+    be = backends.get_backend(device)
+    array = values.astype(backends.dtype_name(dtype or DEFAULT_FLOAT), copy=False)
+    return Tensor(be.from_numpy(array), requires_grad=requires_grad, _backend=be)
+
+
+def zeros(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
+    """A leaf tensor of the given shape filled with 0 (float32 unless ``dtype`` says otherwise).
+
+    ``zeros(2, 3)`` and ``zeros((2, 3))`` both give shape (2, 3).
+    """
+    return _filled(np.zeros(_shape_arg(shape, "zeros")), dtype, device, requires_grad)
+
+
+def ones(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
+    """A leaf tensor of the given shape filled with 1 (float32 unless ``dtype`` says otherwise)."""
+    return _filled(np.ones(_shape_arg(shape, "ones")), dtype, device, requires_grad)
+
+
+def randn(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
+    """A leaf tensor of the given shape of standard normal samples N(0, 1).
+
+    Drawn from the generator :func:`manual_seed` seeds.
+    """
+    shape = _shape_arg(shape, "randn")
+    _check_sample_dtype("randn", dtype, device)
+    return _filled(_rng.standard_normal(shape), dtype, device, requires_grad)
+
+
+def rand(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
+    """A leaf tensor of the given shape of uniform samples on [0, 1) (see :func:`manual_seed`)."""
+    shape = _shape_arg(shape, "rand")
+    _check_sample_dtype("rand", dtype, device)
+    return _filled(_rng.random(shape), dtype, device, requires_grad)
+
+
+def _check_sample_dtype(name: str, dtype: Any, device: Any) -> None:
+    """Random samples are real numbers: an integer dtype would truncate N(0, 1) to mostly 0."""
+    if dtype is not None and not backends.get_backend(device).is_floating(dtype):
+        raise TypeError(f"{name}: samples need a floating dtype (float16, float32 or float64), "
+                        f"got {backends.dtype_name(dtype)}; cast afterwards if you need another")
+
+
+def arange(n: int, dtype="int64", device="cpu") -> Tensor:
+    """The integers 0, 1, ..., n - 1, shape (n,), int64 by default (row indices, class targets)."""
+    if not _is_int(n) or n < 0:
+        raise TypeError(f"arange: n must be an integer >= 0, got {n!r}")
+    return _filled(np.arange(n), dtype, device, False)
