@@ -1,0 +1,334 @@
+"""``Module`` and ``Parameter``: the bookkeeping under every layer, as ``torch.nn.Module``.
+
+A :class:`Module` is an object whose attributes are its :class:`Parameter` s and its
+submodules; ``named_parameters()`` walks them and names each by its attribute path
+(``w1.weight``), the names PyTorch gives the same structure, so ``state_dict()`` keys
+match. Calling a module runs ``forward`` inside ``autograd.scope("module", ...)``: every
+op it records remembers which module instance ran it, which is how the graph drawer
+groups an FFN's graph into ``w1``, ``act`` and ``w2`` boxes. ``Sequential`` and
+``ModuleList`` hold submodules in order. The layers built on this are in :mod:`tinyffn.nn`,
+which is where to import all of these from (``nn.Module``, ``nn.Parameter``).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Iterable, Iterator
+
+from . import autograd
+from .backend import dtype_name, get_backend
+from .tensor import Tensor
+
+FLOAT_DTYPES = ("float16", "float32", "float64")
+
+
+class Parameter(Tensor):
+    """A tensor a module learns: always a leaf with ``requires_grad=True``.
+
+    Assigning one to a module attribute registers it (``self.weight = Parameter(...)``);
+    ``named_parameters()`` then finds it, and its ``name`` is set to its attribute path
+    within the outermost module it was assigned into (``w1.weight``), for graph labels.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, data: Tensor | Any):
+        """``data``: a floating-point Tensor (its array is shared, not copied) or an array."""
+        if isinstance(data, Tensor):
+            super().__init__(data.data, requires_grad=True, _backend=data.backend)
+        else:
+            super().__init__(data, requires_grad=True)
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+
+class Module:
+    """Base class of layers and models, as ``torch.nn.Module``.
+
+    Subclasses call ``super().__init__()``, assign parameters and submodules as attributes,
+    and define ``forward``. Attributes are found in assignment order, so parameters are
+    listed (and saved) in the order the constructor creates them.
+    """
+
+    def __init__(self) -> None:
+        self.training = True
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        _check_assignment(self, name, value)
+        # Name parameters by their path from here; the outermost assignment, made last
+        # because modules are built inside out, leaves the full path (``w1.weight``).
+        if isinstance(value, Parameter):
+            value.name = name
+        elif isinstance(value, Module):
+            for path, p in value.named_parameters():
+                p.name = f"{name}.{path}"
+        elif isinstance(value, (list, tuple, dict)) and any(
+                isinstance(v, (Module, Parameter))
+                for v in (value.values() if isinstance(value, dict) else value)):
+            raise TypeError(
+                f"{type(self).__name__}.{name}: modules or parameters inside a "
+                f"{type(value).__name__} are not registered, so parameters(), state_dict() "
+                f"and optimizers would never see them; use nn.ModuleList([...]) (or "
+                "nn.Sequential) for modules, and one attribute per Parameter")
+        super().__setattr__(name, value)
+
+    # -- running ---------------------------------------------------------------------------
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must define forward(self, x)")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        with autograd.scope("module", type(self).__name__, self):
+            return self.forward(*args, **kwargs)
+
+    def train(self, mode: bool = True) -> "Module":
+        """Set ``training`` on this module and every submodule; returns self."""
+        if not isinstance(mode, bool):
+            raise TypeError(f"{type(self).__name__}.train: mode must be True or False, got "
+                            f"{mode!r}; use .eval() for evaluation mode")
+        for module in self.modules():
+            module.training = mode
+        return self
+
+    def eval(self) -> "Module":
+        """``train(False)``: evaluation mode (no module here behaves differently yet)."""
+        return self.train(False)
+
+    # -- the tree --------------------------------------------------------------------------
+    def named_children(self) -> Iterator[tuple[str, "Module"]]:
+        """(attribute name, submodule) for the direct submodules, in assignment order."""
+        for name, value in vars(self).items():
+            if isinstance(value, Module):
+                yield name, value
+
+    def children(self) -> Iterator["Module"]:
+        for _, module in self.named_children():
+            yield module
+
+    def named_modules(self, prefix: str = "", remove_duplicate: bool = True
+                      ) -> Iterator[tuple[str, "Module"]]:
+        """(dotted path, module) for this module (path ``prefix``, "" by default) and every
+        submodule, depth first in assignment order. A module reached twice (shared) is
+        listed once, unless ``remove_duplicate=False``: then once per path, as
+        ``state_dict`` needs."""
+        stack, seen = [(prefix, self, ())], set()
+        while stack:
+            path, module, ancestors = stack.pop()
+            if id(module) in ancestors:
+                raise ValueError(f"{type(self).__name__}: module {path!r} contains itself; "
+                                 "a module tree cannot have cycles")
+            if remove_duplicate and id(module) in seen:
+                continue
+            seen.add(id(module))
+            yield path, module
+            children = [(f"{path}.{name}" if path else name, child, ancestors + (id(module),))
+                        for name, child in module.named_children()]
+            stack.extend(reversed(children))
+
+    def modules(self) -> Iterator["Module"]:
+        for _, module in self.named_modules():
+            yield module
+
+    def named_parameters(self, prefix: str = "", remove_duplicate: bool = True
+                         ) -> Iterator[tuple[str, Parameter]]:
+        """(dotted name, parameter): ``w1.weight``, ``w1.bias``, ...; a shared parameter
+        once, unless ``remove_duplicate=False`` (then once per path, as in ``state_dict``)."""
+        seen = set()
+        for path, module in self.named_modules(prefix, remove_duplicate):
+            for name, value in vars(module).items():
+                if isinstance(value, Parameter) and (
+                        not remove_duplicate or id(value) not in seen):
+                    seen.add(id(value))
+                    yield (f"{path}.{name}" if path else name), value
+
+    def parameters(self) -> Iterator[Parameter]:
+        for _, p in self.named_parameters():
+            yield p
+
+    def zero_grad(self) -> None:
+        """Forget every parameter's gradient (set ``.grad`` to None, as PyTorch does)."""
+        for p in self.parameters():
+            p.grad = None
+
+    # -- saving and loading ----------------------------------------------------------------
+    def state_dict(self) -> dict[str, Tensor]:
+        """A snapshot of the parameters: dotted name -> a copy of the values.
+
+        A shared parameter appears under every path that reaches it, as in PyTorch, so
+        keys carry over between the two. The copies do not change when training goes on
+        (PyTorch's state_dict shares memory with the parameters instead; here a saved
+        state stays saved).
+        """
+        return {name: Tensor(p.backend.xp.asarray(p.data, copy=True), _backend=p.backend)
+                for name, p in self.named_parameters(remove_duplicate=False)}
+
+    def load_state_dict(self, state_dict: Mapping, strict: bool = True) -> tuple[list, list]:
+        """Copy values into the parameters, by name; returns (missing keys, unexpected keys).
+
+        Values may be Tensors on any device, arrays or nested lists; they are copied to
+        each parameter's device and dtype. Raises, changing nothing, on every missing or
+        unexpected key (unless ``strict=False``) and on any value that does not fit its
+        parameter (always).
+        """
+        owner = f"{type(self).__name__}.load_state_dict"
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"{owner}: expected a dict of name -> values (as state_dict() "
+                            f"returns), got {type(state_dict).__name__}")
+        params = dict(self.named_parameters(remove_duplicate=False))
+        missing = [name for name in params if name not in state_dict]
+        unexpected = [name for name in state_dict if name not in params]
+        arrays, problems = {}, []
+        for name, p in params.items():
+            if name in state_dict:
+                try:
+                    arrays[name] = _array_like(p, state_dict[name])
+                except (TypeError, ValueError) as e:
+                    problems.append(f"{name}: {type(state_dict[name]).__name__} is not an "
+                                    f"array of numbers ({e})")
+                    continue
+                if tuple(arrays[name].shape) != p.shape:
+                    problems.append(f"size mismatch for {name}: the checkpoint has shape "
+                                    f"{tuple(arrays[name].shape)}, the model has {p.shape}")
+        keys = (strict and missing) or (strict and unexpected)
+        if strict and missing:
+            problems.append("missing key(s): " + ", ".join(missing))
+        if strict and unexpected:
+            problems.append("unexpected key(s): " + ", ".join(unexpected))
+        if problems:
+            raise RuntimeError(
+                f"{owner}: the state does not fit this {type(self).__name__}:\n  "
+                + "\n  ".join(problems) + "\n  (its keys are: " + ", ".join(params) + "; "
+                "a state saved from a model built differently, e.g. another d_model or "
+                "bias=False, does not fit"
+                + ("; pass strict=False to skip missing/unexpected keys)" if keys else ")"))
+        for name, array in arrays.items():
+            params[name].data = array
+        return missing, unexpected
+
+    # -- devices and dtypes ----------------------------------------------------------------
+    def to(self, device: Any = None, dtype: Any = None) -> "Module":
+        """Move every parameter (and its gradient) to ``device`` and/or cast it to ``dtype``,
+        in place: the Parameter objects stay the same, so an optimizer built on them still
+        holds them. Returns self. Build optimizers after moving: their state is not moved.
+        """
+        if dtype is not None and dtype_name(dtype) not in FLOAT_DTYPES:
+            raise TypeError(f"{type(self).__name__}.to: parameters must stay floating point; "
+                            f"got dtype {dtype_name(dtype)}, use one of {', '.join(FLOAT_DTYPES)}")
+        for p in self.parameters():
+            target = p.backend if device is None else get_backend(device)
+            p.data = _converted(p, target, dtype)
+            if p.grad is not None:
+                p.grad = Tensor(_converted(p.grad, target, dtype), _backend=target)
+            p.backend = target
+        return self
+
+    # -- printing --------------------------------------------------------------------------
+    def extra_repr(self) -> str:
+        """The settings shown inside this module's parentheses (override in subclasses)."""
+        return ""
+
+    def __repr__(self) -> str:
+        lines = [f"({name}): " + repr(child).replace("\n", "\n  ")
+                 for name, child in self.named_children()]
+        if not lines:
+            return f"{type(self).__name__}({self.extra_repr()})"
+        extra = [self.extra_repr()] if self.extra_repr() else []
+        return f"{type(self).__name__}(\n  " + "\n  ".join(extra + lines) + "\n)"
+
+
+def _check_assignment(module: Module, name: str, value: Any) -> None:
+    """Refuse the assignments that would silently unregister a parameter or submodule."""
+    if isinstance(value, (Module, Parameter)) and "training" not in vars(module):
+        raise AttributeError(
+            f"cannot assign {type(value).__name__} {name!r} before Module.__init__() has run: "
+            f"call super().__init__() first in {type(module).__name__}.__init__")
+    old = vars(module).get(name)
+    for kind, fix in ((Parameter, "a Parameter (nn.Parameter(t)) or None, or set the "
+                                  "values in place with .data = ..."),
+                      (Module, "a Module or None")):
+        if isinstance(old, kind) and value is not None and not isinstance(value, kind):
+            raise TypeError(
+                f"cannot assign a value of type {type(value).__name__} to "
+                f"{type(module).__name__}.{name}, which holds a {kind.__name__}: "
+                f"parameters(), state_dict() and optimizers would lose it; assign {fix}")
+
+
+def _converted(t: Tensor, target: Any, dtype: Any) -> Any:
+    """t's array on backend ``target``, cast to ``dtype`` if given (a new array)."""
+    data = t.data if target is t.backend else target.from_numpy(t.numpy())
+    if dtype is not None:
+        data = target.xp.astype(data, target.dtype(dtype))
+    return data
+
+
+def _array_like(p: Parameter, value: Any) -> Any:
+    """``value`` (a Tensor, array or nested list) as a fresh array on p's device, in p's dtype."""
+    if isinstance(value, Tensor):
+        value = value.data if value.backend is p.backend else value.numpy()
+    elif value is None or isinstance(value, (str, bytes)):
+        raise TypeError("expected a Tensor, an array or a nested list")
+    return p.backend.xp.asarray(p.backend.asarray(value, p.dtype), copy=True)
+
+
+# ----------------------------------------------------------------------------- containers
+class _Container(Module):
+    """Submodules held in order and named "0", "1", ... as in PyTorch (state_dict keys
+    ``0.weight``); indexed, counted and iterated like a list."""
+
+    def __init__(self, modules: Iterable[Module] = ()):
+        super().__init__()
+        for module in modules:
+            self.append(module)
+
+    def append(self, module: Module) -> "_Container":
+        """Add ``module`` at the end (named by its position); returns self."""
+        if not isinstance(module, Module):
+            raise TypeError(f"{type(self).__name__}: item {len(self)} is a "
+                            f"{type(module).__name__}, not a Module; wrap functions in a "
+                            "Module subclass")
+        setattr(self, str(len(self)), module)
+        return self
+
+    def __getitem__(self, i: int | slice) -> Module:
+        """The i-th module, or for a slice a container of the same kind holding those
+        modules (``model[:2]``, the first two layers, as in PyTorch)."""
+        children = list(self.children())
+        return self._of(children[i]) if isinstance(i, slice) else children[i]
+
+    @classmethod
+    def _of(cls, modules: list) -> "_Container":
+        return cls(modules)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self.children())
+
+    def __iter__(self) -> Iterator[Module]:
+        return self.children()
+
+
+class Sequential(_Container):
+    """y = f_n(... f_2(f_1(x))): apply modules one after another, as in
+    ``Sequential(Linear(2, 8), ReLU(), Linear(8, 1))``, whose shapes chain (..., 2) -> (..., 1).
+    """
+
+    def __init__(self, *modules: Module):
+        super().__init__(modules)
+
+    @classmethod
+    def _of(cls, modules: list) -> "Sequential":
+        return cls(*modules)
+
+    def forward(self, x: Tensor) -> Tensor:
+        for module in self.children():
+            x = module(x)
+        return x
+
+
+class ModuleList(_Container):
+    """A list of submodules that registers them, as ``torch.nn.ModuleList``: a stack of
+    blocks is ``self.blocks = ModuleList(FFN(d) for _ in range(n))``, looped over in the
+    owner's forward. A plain list would hide their parameters from ``parameters()``, so a
+    Module refuses one."""
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("ModuleList is a container, not a layer: loop over it in the "
+                        "owner's forward (for block in self.blocks: x = block(x))")
