@@ -293,7 +293,7 @@ def test_in_place_where_a_gradient_is_needed_or_the_shape_would_change_is_refuse
     with pytest.raises(RuntimeError, match=r"x \+= y: the result has shape \(3, 2\) .* x has "
                                            r"shape \(2,\)"):
         c += tinyffn.ones(3, 2)
-    with pytest.raises(RuntimeError, match="dtype float64, but x has shape .* dtype int64"):
+    with pytest.raises(RuntimeError, match="dtype float32, but x has shape .* dtype int64"):
         i = tinyffn.tensor([1, 2])
         i *= 0.5
     # arrays a graph saved keep their values: backward still sees the forward's w
@@ -382,3 +382,17 @@ def test_unsupported_float_dtypes_and_a_dtype_passed_as_device_are_named():
     with pytest.raises(tinyffn.DeviceError, match=r"unknown device 'float64'; .*float64 is a "
                                                   r"dtype: pass dtype='float64'"):
         tinyffn.nn.Linear(2, 2).to("float64")
+
+
+def test_integers_meet_floats_in_the_floats_dtype_as_in_pytorch():
+    """NumPy computes int64 with float32 in float64; the graph downstream became float64."""
+    x = tinyffn.randn(3, requires_grad=True)
+    i = tinyffn.tensor([1, 2, 3])
+    for y in (x + i, i * x, (i > 1) * x, i * 0.5, x * np.int64(2),
+              tinyffn.functional.mse_loss(x, i)):
+        assert dtype_name(y.dtype) == "float32"
+    np.testing.assert_allclose((x * i).numpy(), x.numpy() * np.array([1.0, 2.0, 3.0]))
+    (x * i).sum().backward()
+    assert x.grad.tolist() == [1.0, 2.0, 3.0]
+    assert dtype_name((x.double() + i).dtype) == "float64"   # the float's own width
+    assert dtype_name((i + i).dtype) == "int64" and dtype_name((i * 2).dtype) == "int64"

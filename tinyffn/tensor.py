@@ -392,8 +392,9 @@ def as_tensors(args: tuple, fn: Any) -> tuple:
     Python numbers and arrays become constant tensors on the device of the first tensor
     argument, with its dtype when both are floating point (so ``x * 2`` stays float32).
     A number becomes a tensor once per (value, dtype, device), shared by every op that
-    uses it (see :func:`_number`). Raises :class:`~tinyffn.backend.DeviceError` when the
-    tensors are on two devices.
+    uses it (see :func:`_number`). Integer and bool inputs next to floating ones take the
+    floats' dtype (see :func:`_promote_integers`). Raises
+    :class:`~tinyffn.backend.DeviceError` when the tensors are on two devices.
     """
     first, all_tensors = None, True
     for a in args:
@@ -406,10 +407,26 @@ def as_tensors(args: tuple, fn: Any) -> tuple:
     if first is None:
         raise TypeError(f"{fn.op_name()}: needs at least one Tensor argument, got "
                         f"{', '.join(type(a).__name__ for a in args)}")
-    if all_tensors:
+    if not all_tensors:
+        be, dtype = first.backend, first.data.dtype
+        args = tuple([a if isinstance(a, Tensor) else _constant(a, be, dtype, fn) for a in args])
+    if len(args) == 2 and args[0].data.dtype is args[1].data.dtype:
         return args                                 # the common case, kept fast
-    be, dtype = first.backend, first.data.dtype
-    return tuple([a if isinstance(a, Tensor) else _constant(a, be, dtype, fn) for a in args])
+    return _promote_integers(args, first.backend)
+
+
+def _promote_integers(args: tuple, be: Any) -> tuple:
+    """PyTorch's rule across kinds: integer and bool tensors meet floating ones in the
+    floats' dtype, so an int64 tensor times a float32 one is float32. (NumPy would compute
+    in float64, and the whole graph downstream with it.) Floats of two widths still meet
+    in the wider one, as in both libraries."""
+    floats = [a.data.dtype for a in args if a.data.dtype in be.float_dtypes]
+    if not floats or len(floats) == len(args):
+        return args
+    target = be.xp.result_type(*floats)
+    return tuple(a if a.data.dtype in be.float_dtypes
+                 or not be.xp.isdtype(a.data.dtype, ("integral", "bool"))
+                 else Tensor._wrap(be.xp.astype(a.data, target), be) for a in args)
 
 
 def _constant(a: Any, be: Any, dtype: Any, fn: Any) -> Tensor:
@@ -418,10 +435,10 @@ def _constant(a: Any, be: Any, dtype: Any, fn: Any) -> Tensor:
     A number, NumPy's included (``np.float64(2)``, a 0-d array), takes the tensor's dtype,
     as in PyTorch: only arrays with axes take part in NumPy's type promotion.
     """
-    if getattr(a, "ndim", None) == 0 and getattr(getattr(a, "dtype", None), "kind", "") in "iuf":
-        a = a.item()                                # a NumPy scalar or 0-d NumPy array
     if isinstance(a, (int, float)) and not isinstance(a, bool):
         return _number(a, be, dtype)
+    if getattr(a, "ndim", None) == 0 and getattr(getattr(a, "dtype", None), "kind", "") in "iuf":
+        return _number(a.item(), be, dtype)         # a NumPy scalar or 0-d NumPy array
     if a is None or isinstance(a, (str, bytes)):
         raise TypeError(f"{fn.op_name()}: cannot use an argument of type {type(a).__name__}; "
                         "pass a Tensor, a number or an array of numbers")
@@ -450,8 +467,8 @@ def _number(a: int | float, be: Any, dtype: Any) -> Tensor:
     if t is not None:
         return t
     if isinstance(a, float) and not be.is_floating(dtype):
-        dtype = be.dtype(DEFAULT_FLOAT)             # int tensor * 0.5: a float32 constant
-        #                                             (NumPy then makes int64 * it float64)
+        dtype = be.dtype(DEFAULT_FLOAT)             # int tensor * 0.5: a float32 constant,
+        #                                             and the int tensor is cast to float32
     t = Tensor._wrap(be.xp.asarray(a, dtype=dtype), be)
     if a != 0 or isinstance(a, int):
         if len(_NUMBERS) >= MAX_NUMBERS:
