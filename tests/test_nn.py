@@ -93,9 +93,9 @@ def test_shared_parameters_are_listed_once_but_saved_under_every_path():
 
 
 def test_a_module_that_contains_itself_is_refused():
-    model = nn.Sequential(nn.Linear(2, 2))
-    model.append(model)
-    with pytest.raises(ValueError, match="Sequential: module '1' contains itself"):
+    model = nn.FFN(2)
+    model.loop = model                                  # append() refuses this outright
+    with pytest.raises(ValueError, match="FFN: module 'loop' contains itself"):
         model.state_dict()
 
 
@@ -452,3 +452,13 @@ def test_ffn_learns_a_function_that_needs_the_nonlinearity(make):
         loss.backward()
         opt.step()
     assert loss.item() < 0.02
+
+
+def test_containers_refuse_cycles_and_slices_keep_parameter_labels():
+    inner = nn.Sequential(nn.Linear(2, 2))
+    outer = nn.Sequential(inner)
+    with pytest.raises(ValueError, match="Sequential: item 1 contains this Sequential"):
+        inner.append(outer)
+    seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 2))
+    seq[1:]
+    assert seq[2].weight.name == "2.weight"             # not renamed by the slice

@@ -243,3 +243,31 @@ def test_a_float32_model_stays_float32_on_float64_data():
     opt.step()
     for p in ffn.parameters():                               # ... the parameters stay float32
         assert dtype_name(p.grad.dtype) == "float32" and dtype_name(p.dtype) == "float32"
+
+
+@pytest.mark.parametrize("make", [lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9),
+                                  lambda ps: optim.Adam(ps, lr=0.1)], ids=["sgd", "adam"])
+def test_a_0d_parameter_trains_for_many_steps(make):
+    """NumPy's 0-d results are scalars: the state check once refused them at step 2."""
+    p = nn.Parameter(tinyffn.tensor(2.0))
+    opt = make([p])
+    for _ in range(5):
+        opt.zero_grad()
+        (p * p).backward()
+        opt.step()
+    assert abs(p.item()) < 2.0 and p.data.shape == ()
+
+
+def test_a_learning_rate_set_later_is_checked_and_kept_a_python_float():
+    """A schedule's np.float64 learning rate once made float32 weights float64."""
+    p = nn.Parameter(tinyffn.ones(2))
+    opt = optim.SGD([p], lr=0.1)
+    opt.lr = np.float64(0.05)
+    assert type(opt.lr) is float
+    p.grad = tinyffn.ones(2)
+    opt.step()
+    assert dtype_name(p.dtype) == "float32"
+    np.testing.assert_allclose(p.numpy(), [0.95, 0.95], rtol=1e-7)
+    with pytest.raises(ValueError, match="SGD: lr must be >= 0, got -1"):
+        opt.lr = -1
+    assert repr(opt).startswith("SGD(lr=0.05, momentum=0.0")

@@ -158,8 +158,8 @@ def test_item_on_many_elements_and_bad_axes():
     with pytest.raises(ValueError, match="sum: axis 2 is out of range for a tensor with 2 "
                                          "dimensions"):
         tinyffn.randn(2, 2).sum(axis=2)
-    with pytest.raises(ValueError, match=r"transpose: axes \(0, 0\) name the same axis twice"):
-        tinyffn.randn(2, 3).transpose(0, 0)
+    with pytest.raises(ValueError, match=r"permute: axes \(0, 0\) name the same axis twice"):
+        tinyffn.randn(2, 3).permute(0, 0)
     with pytest.raises(ValueError, match="not a permutation"):
         tinyffn.randn(2, 3, 4).permute(1, 0)
     with pytest.raises(ValueError, match="sum: a 0-d tensor takes axis 0 or -1"):
@@ -396,3 +396,60 @@ def test_integers_meet_floats_in_the_floats_dtype_as_in_pytorch():
     assert x.grad.tolist() == [1.0, 2.0, 3.0]
     assert dtype_name((x.double() + i).dtype) == "float64"   # the float's own width
     assert dtype_name((i + i).dtype) == "int64" and dtype_name((i * 2).dtype) == "int64"
+
+
+def test_a_bool_tensor_meets_numbers_as_in_pytorch():
+    """mask + 2 once built the constant 2 as a bool (True): the sum was [True, True]."""
+    mask = tinyffn.tensor([True, False])
+    assert (mask + 2).tolist() == [3, 2] and dtype_name((mask + 2).dtype) == "int64"
+    assert (mask * 5).tolist() == [5, 0]
+    assert (mask * 0.5).tolist() == [0.5, 0.0] and dtype_name((mask * 0.5).dtype) == "float32"
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_integer_division_gives_float32(device):
+    i = tinyffn.tensor([1, 2, 3], device=device)
+    for y in (i / 2, i / i, 1 / i):
+        assert dtype_name(y.dtype) == "float32"
+    np.testing.assert_allclose((i / 2).numpy(), [0.5, 1.0, 1.5])
+
+
+def test_in_place_edge_cases():
+    x = tinyffn.zeros(3)
+    x += np.ones(3)                                     # a float64 array: x stays float32
+    assert dtype_name(x.dtype) == "float32" and x.tolist() == [1.0, 1.0, 1.0]
+    # the shared constants of the graph (the 3 in x * 3) cannot be changed through a graph
+    y = tinyffn.tensor([1.0, 1.0], requires_grad=True) * 3
+    three = y.grad_fn.parents[1]
+    with pytest.raises(RuntimeError, match="x is a shared constant of the graph"):
+        three += 1
+    assert (tinyffn.tensor([1.0]) * 3).item() == 3.0
+
+
+def test_transpose_of_one_axis_with_itself_changes_nothing():
+    x = tinyffn.randn(2, 3)
+    assert x.transpose(1, 1).shape == (2, 3) and x.transpose(-1, 1).shape == (2, 3)
+    assert tinyffn.randn(3).transpose(0, -1).shape == (3,)
+    assert tinyffn.tensor(1.0).transpose(0, -1).shape == ()
+    with pytest.raises(ValueError, match="transpose: axis 2 is out of range"):
+        x.transpose(0, 2)
+
+
+def test_tensors_and_modules_deep_copy_and_pickle():
+    import copy
+    import pickle
+    ffn = tinyffn.nn.FFN(2)
+    twin = copy.deepcopy(ffn)
+    twin.w1.weight.data[0, 0] = 99.0                    # an independent copy ...
+    assert ffn.w1.weight.data[0, 0] != 99.0
+    x = tinyffn.randn(3, 2)
+    assert twin.w2.weight.backend is ffn.w2.weight.backend     # ... on the same device
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(ffn))(x).numpy(), ffn(x).numpy())
+
+
+def test_autograd_grad_returns_arrays_of_its_own():
+    a = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    b = tinyffn.tensor([3.0, 4.0], requires_grad=True)
+    ga, gb = tinyffn.grad((a + b).sum(), [a, b])
+    ga.data *= 2                                        # once: read-only, or shared with gb
+    assert gb.tolist() == [1.0, 1.0]

@@ -570,5 +570,7 @@ def grad(output: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_outp
         g = captured[id(node_of(t))]
         if g is None:
             g = t.backend.xp.zeros(t.shape, dtype=t.data.dtype)
+        else:                        # its own array, as a leaf's .grad (see _accumulate_grad)
+            g = t.backend.xp.asarray(g, copy=True)
         out.append(_tensor.Tensor(g, _backend=t.backend))
     return tuple(out)

@@ -61,6 +61,11 @@ class Backend:
     to_numpy: Callable[[Any], np.ndarray]
     from_numpy: Callable[[np.ndarray], Any]
 
+    def __reduce__(self):
+        """Pickled (and deep-copied) as its device name: the copy is this same backend, so
+        a copied tensor still counts as being on this device."""
+        return (get_backend, (self.device,))
+
     def asarray(self, data: Any, dtype: Any = None) -> Any:
         """``data`` (a NumPy array, nested list or scalar) as an array of this backend."""
         if isinstance(data, self.array_type):

@@ -285,6 +285,9 @@ class _Container(Module):
             raise TypeError(f"{type(self).__name__}: item {len(self)} is a "
                             f"{type(module).__name__}, not a Module; wrap functions in a "
                             "Module subclass")
+        if any(m is self for m in module.modules()):
+            raise ValueError(f"{type(self).__name__}: item {len(self)} contains this "
+                             f"{type(self).__name__}; a module tree cannot have cycles")
         setattr(self, str(len(self)), module)
         return self
 
@@ -292,7 +295,13 @@ class _Container(Module):
         """The i-th module, or for a slice a container of the same kind holding those
         modules (``model[:2]``, the first two layers, as in PyTorch)."""
         children = list(self.children())
-        return self._of(children[i]) if isinstance(i, slice) else children[i]
+        if not isinstance(i, slice):
+            return children[i]
+        names = [(p, p.name) for p in self.parameters()]
+        part = self._of(children[i])
+        for p, name in names:                       # graph labels keep the full model's paths
+            p.name = name
+        return part
 
     @classmethod
     def _of(cls, modules: list) -> "_Container":

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numbers
 from typing import Any, Iterable
 
-from .backend import dtype_name
+from .backend import backend_of_array, dtype_name
 from .tensor import Tensor
 
 
@@ -47,8 +47,19 @@ class Optimizer:
                                  "pass each parameter once (model.parameters() lists a "
                                  "shared one once)")
             first[id(p)] = i
-        self.lr = _non_negative(name, "lr", lr)
+        self.lr = lr
         self.state: list[dict] = [{} for _ in self.params]
+
+    @property
+    def lr(self) -> float:
+        """The learning rate γ; a schedule may set it between steps (``opt.lr = 0.5 * opt.lr``)."""
+        return self._lr
+
+    @lr.setter
+    def lr(self, value: Any) -> None:
+        # checked and made a Python float on every change: a NumPy float64 from a schedule
+        # would otherwise turn float32 weights into float64
+        self._lr = _non_negative(type(self).__name__, "lr", value)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget every parameter's gradient before the next backward: ``.grad = None``
@@ -76,19 +87,19 @@ class Optimizer:
             raise RuntimeError(f"{name}: parameter {i} is {_describe(p)} but its grad is "
                                f"{_describe(g)}; a gradient must match its parameter")
         for key, value in state.items():
-            if hasattr(value, "dtype") and (type(value) is not type(p.data)
-                                            or value.dtype != p.dtype):
+            if hasattr(value, "dtype") and (value.dtype != p.dtype
+                                            or backend_of_array(value) is not p.backend):
                 raise RuntimeError(
                     f"{name}: parameter {i} is now {_describe(p)}, but this optimizer's "
-                    f"state ({key!r}) was made for {dtype_name(value.dtype)} "
-                    f"{type(value).__module__} arrays; create the optimizer after "
+                    f"state ({key!r}) was made for {dtype_name(value.dtype)} on "
+                    f"{backend_of_array(value).device}; create the optimizer after "
                     "model.to(...), or a new one after moving the model")
 
     def update(self, w: Any, g: Any, state: dict, xp: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must define update(w, g, state, xp)")
 
     def __repr__(self) -> str:
-        settings = ", ".join(f"{k}={v}" for k, v in vars(self).items()
+        settings = ", ".join(f"{k.lstrip('_')}={v}" for k, v in vars(self).items()
                              if k not in ("params", "state"))
         return f"{type(self).__name__}({settings})"
 

@@ -244,10 +244,15 @@ class Tensor:
         ``data`` becomes the array of ``x op y``, of x's shape and dtype.
 
         The new values go into a new array, not into x's old one, so arrays that a graph
-        saved for backward keep their values; a ``detach()`` of x keeps the old values too.
+        saved for backward keep their values (PyTorch would refuse that backward instead);
+        views of x (``x[0]``) and a ``detach()`` of x keep the old values too. A float x
+        keeps its dtype (x += a float64 array); an integer x cannot become float.
         Recording this in a graph would need in-place ops, which tinyffn does not have, so
         when a gradient would be needed it is an error, as PyTorch's is for a leaf.
         """
+        if any(t is self for t in _NUMBERS.values()):
+            raise RuntimeError(f"x {symbol} y: x is a shared constant of the graph (the 2 in "
+                               "x * 2); it cannot change")
         if autograd.STATE.grad_enabled and (
                 self.requires_grad or isinstance(other, Tensor) and other.requires_grad):
             raise RuntimeError(
@@ -255,6 +260,9 @@ class Tensor:
                 f"ops; update parameters inside `with tinyffn.no_grad():` (or with "
                 f"tinyffn.optim), or write x = x {symbol[0]} y for a new tensor in the graph")
         y = fn.apply(self, other)
+        if y.dtype != self.dtype and self.backend.is_floating(self.dtype) and \
+                self.backend.is_floating(y.dtype):
+            y = y.to(dtype=self.dtype)              # x += float64 array: x stays float32
         if y.shape != self.shape or y.dtype != self.dtype:
             raise RuntimeError(
                 f"x {symbol} y: the result has shape {y.shape} and dtype "
@@ -297,12 +305,14 @@ class Tensor:
         ``torch.transpose``) or apply a full permutation of three or more (as NumPy)."""
         if not axes:
             return S.Transpose.apply(self, axes=tuple(reversed(range(self.ndim))))
-        axes = _axis_list(_shape_arg(axes, "transpose"), self.ndim, "transpose")
+        axes = _shape_arg(axes, "transpose")
         if len(axes) == 2:                          # torch.transpose(x, dim0, dim1)
+            a, b = (_axis_list((d,), max(self.ndim, 1), "transpose")[0] for d in axes)
             perm = list(range(self.ndim))
-            perm[axes[0]], perm[axes[1]] = perm[axes[1]], perm[axes[0]]
-            axes = tuple(perm)
-        return S.Transpose.apply(self, axes=axes)
+            if a != b:                              # the same axis twice: nothing moves
+                perm[a], perm[b] = perm[b], perm[a]
+            return S.Transpose.apply(self, axes=tuple(perm))
+        return S.Transpose.apply(self, axes=_axis_list(axes, self.ndim, "transpose"))
 
     def permute(self, *axes):
         """Reorder the axes: ``y.shape[i] = x.shape[axes[i]]`` (``torch.permute``)."""
@@ -469,6 +479,8 @@ def _number(a: int | float, be: Any, dtype: Any) -> Tensor:
     if isinstance(a, float) and not be.is_floating(dtype):
         dtype = be.dtype(DEFAULT_FLOAT)             # int tensor * 0.5: a float32 constant,
         #                                             and the int tensor is cast to float32
+    elif isinstance(a, int) and be.xp.isdtype(dtype, "bool"):
+        dtype = be.dtype("int64")                   # mask + 2 counts: 3, not True
     t = Tensor._wrap(be.xp.asarray(a, dtype=dtype), be)
     if a != 0 or isinstance(a, int):
         if len(_NUMBERS) >= MAX_NUMBERS:

@@ -83,6 +83,11 @@ class Div(Function):
 
     @staticmethod
     def forward(ctx: Context, x, w):
+        xp = ctx.xp
+        if not (xp.isdtype(x.dtype, "real floating") or xp.isdtype(w.dtype, "real floating")):
+            # integers divide into floats: float32, PyTorch's default (NumPy would give
+            # float64, and the array API standard does not define / on integers)
+            x, w = xp.astype(x, xp.float32), xp.astype(w, xp.float32)
         try:
             y = x / w
         except ValueError as e:
