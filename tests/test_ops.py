@@ -348,7 +348,8 @@ def test_binary_backward_skips_an_unneeded_gradient(op):
     from types import SimpleNamespace
     x, w, gy = positive(3, 4), positive(3, 4), normal(3, 4)
     for needs in [(False, True), (True, False)]:
-        ctx = SimpleNamespace(xp=np, needs_input_grad=needs, input_shapes=((3, 4), (3, 4)))
+        ctx = SimpleNamespace(xp=np, backend=tinyffn.backend.get_backend("cpu"),
+                              needs_input_grad=needs, input_shapes=((3, 4), (3, 4)))
         ctx.save_for_backward = lambda *a, ctx=ctx: setattr(ctx, "saved_tensors", a)
         op.forward(ctx, x, w)
         grads = op.backward(ctx, gy)

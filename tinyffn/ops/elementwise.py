@@ -83,8 +83,8 @@ class Div(Function):
 
     @staticmethod
     def forward(ctx: Context, x, w):
-        xp = ctx.xp
-        if not (xp.isdtype(x.dtype, "real floating") or xp.isdtype(w.dtype, "real floating")):
+        xp, floats = ctx.xp, ctx.backend.float_dtypes      # (a set lookup: xp.isdtype costs ~1 µs)
+        if x.dtype not in floats and w.dtype not in floats:
             # integers divide into floats: float32, PyTorch's default (NumPy would give
             # float64, and the array API standard does not define / on integers)
             x, w = xp.astype(x, xp.float32), xp.astype(w, xp.float32)
