@@ -420,8 +420,8 @@ def as_tensors(args: tuple, fn: Any) -> tuple:
     if not all_tensors:
         be, dtype = first.backend, first.data.dtype
         args = tuple([a if isinstance(a, Tensor) else _constant(a, be, dtype, fn) for a in args])
-    if len(args) == 2 and args[0].data.dtype is args[1].data.dtype:
-        return args                                 # the common case, kept fast
+    if len(args) == 1 or len(args) == 2 and args[0].data.dtype is args[1].data.dtype:
+        return args                                 # the common cases, kept fast
     return _promote_integers(args, first.backend)
 
 
