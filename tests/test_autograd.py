@@ -270,37 +270,26 @@ def test_forward_returning_no_array_names_the_op():
     assert x.sum().grad_fn is not None                     # a NumPy scalar is still fine
 
 
+def doubling(backward):
+    """A Function computing 2x, with the given backward (to test what the engine accepts)."""
+    return type("Doubling", (tinyffn.Function,), {
+        "forward": staticmethod(lambda ctx, x: x * 2), "backward": staticmethod(backward)})
+
+
 @pytest.mark.parametrize("gradient, kind", [(2.0, "float"), ([1.0, 1.0], "list"),
                                              (tinyffn.ones(2), "Tensor")])
 def test_backward_returning_no_array_names_the_op(gradient, kind):
     """A float failed deep in the engine; a Tensor ended up nested inside .grad."""
-    class Bad(tinyffn.Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x * 2
-
-        @staticmethod
-        def backward(ctx, gy):
-            return gradient
-
     x = tinyffn.randn(2, requires_grad=True)
-    with pytest.raises(TypeError, match=rf"bad\.backward returned a {kind} as the gradient of "
-                                        r"input 0; return one array per input"):
-        Bad.apply(x).sum().backward()
+    with pytest.raises(TypeError, match=rf"doubling\.backward returned a {kind} as the "
+                                        r"gradient of input 0; return one array per input"):
+        doubling(lambda ctx, gy: gradient).apply(x).sum().backward()
 
 
 def test_a_numpy_scalar_gradient_becomes_an_array():
-    class Scalar(tinyffn.Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x * 2
-
-        @staticmethod
-        def backward(ctx, gy):
-            return gy.sum() * 2                        # NumPy: a float64 scalar, no array
-
     x = tinyffn.tensor(1.0, dtype="float64", requires_grad=True)
-    Scalar.apply(x).backward()
+    # NumPy's gy.sum() is a float64 scalar, not an array
+    doubling(lambda ctx, gy: gy.sum() * 2).apply(x).backward()
     assert x.grad.data.shape == () and x.grad.item() == 2.0
 
 
