@@ -1,16 +1,17 @@
 """tinyffn: a from-scratch autograd engine for learning how a transformer's FFN computes and learns.
 
 Start reading at :mod:`tinyffn.tensor` (the Tensor), then :mod:`tinyffn.autograd`
-(Function and the backward walk), then :mod:`tinyffn.ops` (the primitives).
+(Function and the backward walk; its switches, such as no_grad, are in
+:mod:`tinyffn.grad_mode`), then :mod:`tinyffn.ops` (the primitives).
 """
 # creation and tensor first: tensor imports autograd and the ops, which refer back to it
 # at call time.
 from .creation import arange, manual_seed, ones, rand, randn, tensor, zeros
 from .tensor import Tensor
 from . import ops
-from .autograd import (AnomalyError, BackwardStep, Context, Function, detect_anomaly,
-                       enable_grad, grad, is_grad_enabled, iter_backward, keep_intermediates,
-                       no_grad)
+from .autograd import BackwardStep, Context, Function, grad, iter_backward
+from .grad_mode import (AnomalyError, detect_anomaly, enable_grad, is_grad_enabled,
+                        keep_intermediates, no_grad)
 from .backend import DeviceError, cuda_available
 from .flops import FlopCounter
 from .gradcheck import GradcheckError, gradcheck

@@ -14,7 +14,7 @@ import pathlib
 import sys
 
 import tinyffn
-from tinyffn import autograd, nn
+from tinyffn import grad_mode, nn
 from tinyffn.graphviz import (RANKDIRS, TEXT_FORMATS, RendererNotFoundError, find_renderer,
                               render, to_dot)
 from tinyffn.stepper import backward_steps
@@ -87,7 +87,7 @@ def step(args: argparse.Namespace) -> int:
         find_renderer()                             # fail before printing half a walk
         args.frames.mkdir(parents=True, exist_ok=True)
     # `kept` holds every intermediate tensor, and so its value and .grad, for the frames
-    with autograd.keep_intermediates(retain_grad=True) as kept:
+    with grad_mode.keep_intermediates(retain_grad=True) as kept:
         ffn, x, y, loss = seed_example()
     with tinyffn.no_grad():                         # the hidden values, for the printout
         a = ffn.w1(x)                               # pre-activation, (d_ff,)

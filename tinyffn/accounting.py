@@ -16,7 +16,7 @@ Measured: :func:`count_parameters` counts a module's parameter entries,
 """
 from __future__ import annotations
 
-from . import autograd
+from . import autograd, grad_mode
 from .flops import FlopCounter
 from .nn import Module, _check_size, gated_d_ff
 from .tensor import Tensor
@@ -161,7 +161,7 @@ def measure_forward_flops(module: Module, x: Tensor) -> FlopCounter:
     ``counter.forward["matmul"]`` is what :func:`ffn_flops` predicts. A ``fused=True``
     module counts each layer under ``"linear"``: its products plus its bias adds.
     """
-    with autograd.no_grad(), FlopCounter() as counter:
+    with grad_mode.no_grad(), FlopCounter() as counter:
         module(x)
     return counter
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .autograd import STATE
+from .grad_mode import STATE
 
 
 class FlopCounter:

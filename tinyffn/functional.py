@@ -5,7 +5,7 @@ arithmetic, so its gradient follows from the primitives' (:mod:`tinyffn.ops`), t
 shows how it decomposes (GELU is a small subgraph of mul, div, add and erf nodes), and
 gradcheck tests it end to end.
 
-Each composed function runs its body inside ``autograd.scope("function", name)``: every
+Each composed function runs its body inside ``grad_mode.scope("function", name)``: every
 op it records carries that tag, so the graph drawer can fold the subgraph into one box
 labelled ``gelu``, ``linear``, ... Functions that are a single primitive already
 (``relu``, ``sigmoid``, ``tanh``, ``erf``) are one node and need no tag.
@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from . import autograd
+from . import grad_mode
 from .ops.activations import GELU as FusedGELU
 from .ops.activations import GELU_TANH_COEFF, SQRT_2, SQRT_2_OVER_PI
 from .ops.activations import Swish as FusedSwish
@@ -66,7 +66,7 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None, fused: bool = 
     if fused:       # one node, same numbers (tinyffn.ops.linalg.Linear)
         args = (x, weight) if bias is None else (x, weight, bias)
         return FusedLinear.apply(*args)
-    with autograd.scope("function", "linear"):
+    with grad_mode.scope("function", "linear"):
         y = x @ weight.T                                   # (..., in) @ (in, out) -> (..., out)
         if bias is not None:
             y = y + bias                                   # (out,) broadcast over leading axes
@@ -128,7 +128,7 @@ def gelu(x: Tensor, approximate: str = "none", fused: bool = False) -> Tensor:
     _check_approximate("gelu", approximate)
     if fused:
         return FusedGELU.apply(x, approximate=approximate)
-    with autograd.scope("function", "gelu"):
+    with grad_mode.scope("function", "gelu"):
         if approximate == "none":
             phi = 0.5 * (1 + (x / SQRT_2).erf())           # Φ(x), the normal CDF
         else:
@@ -159,7 +159,7 @@ def swish(x: Tensor, beta: float | Tensor = 1.0, fused: bool = False) -> Tensor:
             raise TypeError("swish: fused=True takes a constant beta; a learned (Tensor) beta "
                             "needs the composed form, fused=False")
         return FusedSwish.apply(x, beta=float(beta))
-    with autograd.scope("function", "swish"):
+    with grad_mode.scope("function", "swish"):
         return x * (beta * x).sigmoid()
 
 
@@ -171,7 +171,7 @@ def silu(x: Tensor, fused: bool = False) -> Tensor:
     _check_tensor("silu", "x", x)
     if fused:
         return FusedSwish.apply(x, beta=1.0)
-    with autograd.scope("function", "silu"):
+    with grad_mode.scope("function", "silu"):
         return x * x.sigmoid()
 
 
@@ -188,7 +188,7 @@ def softmax(x: Tensor, axis: int = -1) -> Tensor:
     """
     _check_tensor("softmax", "x", x)
     axis = _check_axis("softmax", x, axis)
-    with autograd.scope("function", "softmax"):
+    with grad_mode.scope("function", "softmax"):
         z = x - x.max(axis=axis, keepdims=True).detach()   # shift so max(z) = 0
         e = z.exp()
         return e / e.sum(axis=axis, keepdims=True)
@@ -205,7 +205,7 @@ def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
     """
     _check_tensor("log_softmax", "x", x)
     axis = _check_axis("log_softmax", x, axis)
-    with autograd.scope("function", "log_softmax"):
+    with grad_mode.scope("function", "log_softmax"):
         z = x - x.max(axis=axis, keepdims=True).detach()   # shift so max(z) = 0
         return z - z.exp().sum(axis=axis, keepdims=True).log()
 
@@ -227,7 +227,7 @@ def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
         raise ValueError(f"mse_loss: input has shape {input.shape} but target has shape "
                          f"{target.shape}; they must be equal (reshape the target, e.g. a "
                          f"(T,) target for a (T, 1) prediction needs .reshape(T, 1))")
-    with autograd.scope("function", "mse_loss"):
+    with grad_mode.scope("function", "mse_loss"):
         squared = (input - target) ** 2
         return _reduce(squared, reduction)
 
@@ -252,7 +252,7 @@ def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean") -> Tens
     C = logits.shape[-1]
     lead_shape = logits.shape[:-1]
     N = math.prod(lead_shape)
-    with autograd.scope("function", "cross_entropy"):
+    with grad_mode.scope("function", "cross_entropy"):
         logp = log_softmax(logits.reshape(N, C), axis=-1)          # (..., C) -> (N, C)
         rows = arange(N, device=logits.device)
         picked = logp[rows, t.reshape(N)]                          # (N,): log p of the target

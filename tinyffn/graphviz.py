@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from . import autograd
+from . import autograd, grad_mode
 from .autograd import Context
 from .backend import backend_of_array, dtype_name
 from .ops import Add, BroadcastTo, Div, Maximum, Mul, Sub
@@ -387,7 +387,7 @@ def graph_names(vertices: list) -> dict:
     return names
 
 
-def scope_label(scope: autograd.Scope, names: dict) -> str:
+def scope_label(scope: grad_mode.Scope, names: dict) -> str:
     """``w1: Linear`` for a submodule, ``FFN`` for the outermost, ``gelu`` for a function."""
     path = names.get(id(scope.obj), "") if scope.kind == "module" else ""
     return f"{path}: {scope.name}" if path else scope.name
@@ -452,7 +452,7 @@ def _tensor_kind(t: Any, root: Any, names: dict) -> str:
     return "input"
 
 
-def _owns(scope: autograd.Scope, parameter: str, names: dict) -> bool:
+def _owns(scope: grad_mode.Scope, parameter: str, names: dict) -> bool:
     """Is ``scope`` a call of the module whose path is a prefix of ``parameter``'s name?"""
     path = names.get(id(scope.obj)) if scope.kind == "module" else None
     return path is not None and (path == "" or parameter.startswith(path + "."))

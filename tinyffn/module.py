@@ -3,7 +3,7 @@
 A :class:`Module` is an object whose attributes are its :class:`Parameter` s and its
 submodules; ``named_parameters()`` walks them and names each by its attribute path
 (``w1.weight``), the names PyTorch gives the same structure, so ``state_dict()`` keys
-match. Calling a module runs ``forward`` inside ``autograd.scope("module", ...)``: every
+match. Calling a module runs ``forward`` inside ``grad_mode.scope("module", ...)``: every
 op it records remembers which module instance ran it, which is how the graph drawer
 groups an FFN's graph into ``w1``, ``act`` and ``w2`` boxes. ``Sequential`` and
 ``ModuleList`` hold submodules in order. The layers built on this are in :mod:`tinyffn.nn`,
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Iterable, Iterator
 
-from . import autograd
+from . import grad_mode
 from .backend import dtype_name, get_backend
 from .tensor import Tensor
 
@@ -77,7 +77,7 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} must define forward(self, x)")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        with autograd.scope("module", type(self).__name__, self):
+        with grad_mode.scope("module", type(self).__name__, self):
             return self.forward(*args, **kwargs)
 
     def train(self, mode: bool = True) -> "Module":

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import autograd
+from . import autograd, grad_mode
 from . import backend as backends
 from .ops import elementwise as E
 from .ops import linalg as L
@@ -253,7 +253,7 @@ class Tensor:
         if any(t is self for t in _NUMBERS.values()):
             raise RuntimeError(f"x {symbol} y: x is a shared constant of the graph (the 2 in "
                                "x * 2); it cannot change")
-        if autograd.STATE.grad_enabled and (
+        if grad_mode.STATE.grad_enabled and (
                 self.requires_grad or isinstance(other, Tensor) and other.requires_grad):
             raise RuntimeError(
                 f"x {symbol} y: x or y requires grad, and tinyffn does not record in-place "

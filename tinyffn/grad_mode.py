@@ -1,0 +1,125 @@
+"""Grad mode and the other switches every op reads, with the context managers that set them.
+
+``no_grad()`` stops recording graphs (for evaluation and updates), ``detect_anomaly()``
+checks every result for NaN and inf, ``keep_intermediates()`` keeps op outputs to look
+at later, and ``scope()`` tags ops with the module or composed function they ran in, which
+drawings turn into frames. Each one sets a field of :data:`STATE` for the length of a
+``with`` block; :meth:`tinyffn.autograd.Function.apply` reads them on every op call.
+PyTorch keeps the same things in ``torch.autograd.grad_mode`` and ``torch.autograd.anomaly_mode``.
+"""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+
+class _State:
+    """Process-wide switches. One instance; read on every op, so kept as plain attributes.
+
+    Unlike PyTorch's grad mode these are shared by all threads: ``no_grad()`` in one thread
+    stops recording in every thread. A ``threading.local`` would cost about 30 ns per read,
+    a few percent of a small op's time; tinyffn runs one training loop per process.
+    """
+
+    def __init__(self):
+        self.grad_enabled = True
+        self.anomaly = False
+        self.scope: tuple = ()          # enclosing module / composed-function calls
+        self.flop_counters: list = []   # active FlopCounters, innermost last
+        self.kept: list | None = None   # where keep_intermediates() collects op outputs
+
+
+STATE = _State()
+
+
+# ----------------------------------------------------------------------------- modes
+@contextlib.contextmanager
+def no_grad() -> Iterator[None]:
+    """Run ops without recording a graph (as ``torch.no_grad``): for evaluation and updates.
+
+    It holds for the whole process, every thread, not only the calling thread (see _State).
+    """
+    previous, STATE.grad_enabled = STATE.grad_enabled, False
+    try:
+        yield
+    finally:
+        STATE.grad_enabled = previous
+
+
+@contextlib.contextmanager
+def enable_grad() -> Iterator[None]:
+    """Record a graph again inside a :func:`no_grad` block."""
+    previous, STATE.grad_enabled = STATE.grad_enabled, True
+    try:
+        yield
+    finally:
+        STATE.grad_enabled = previous
+
+
+def is_grad_enabled() -> bool:
+    """True unless inside :func:`no_grad` (then ops record no graph)."""
+    return STATE.grad_enabled
+
+
+@contextlib.contextmanager
+def detect_anomaly() -> Iterator[None]:
+    """Raise :class:`AnomalyError` as soon as a forward or backward produces NaN or inf.
+
+    Slower (every result is scanned); use it to find *where* a NaN first appears.
+    """
+    previous, STATE.anomaly = STATE.anomaly, True
+    try:
+        yield
+    finally:
+        STATE.anomaly = previous
+
+
+@contextlib.contextmanager
+def keep_intermediates(retain_grad: bool = False) -> Iterator[list]:
+    """Keep every tensor that a recorded op makes inside the block, to look at later.
+
+    The graph does not keep intermediate results (see the module docstring), so after
+    ``y = ffn(x)`` the pre-activation inside the FFN is gone. Inside this block each op
+    output is appended to the list it yields, in the order made, and stays alive as long
+    as the list does (so bind it: ``with keep_intermediates() as kept:``): a drawing then
+    shows its values, and with ``retain_grad=True`` its ``.grad`` after backward. It
+    costs the memory the graph normally saves.
+    """
+    previous, kept = STATE.kept, []
+    STATE.kept = kept
+    try:
+        yield kept
+    finally:
+        STATE.kept = previous
+    if retain_grad:
+        for t in kept:
+            t.retain_grad()
+
+
+class AnomalyError(FloatingPointError):
+    """A NaN or inf produced inside :func:`detect_anomaly`."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """One enclosing call recorded on every op it runs: a module or a composed function.
+
+    ``kind`` is ``"module"`` (``obj`` is the Module) or ``"function"`` (a composed op such
+    as ``gelu``; ``obj`` is None). The graph drawer turns scopes into clusters.
+    """
+
+    kind: str
+    name: str
+    obj: Any = None
+
+
+@contextlib.contextmanager
+def scope(kind: str, name: str, obj: Any = None) -> Iterator[None]:
+    """Tag every op run inside with ``Scope(kind, name, obj)`` (see :class:`Scope`)."""
+    previous = STATE.scope
+    STATE.scope = previous + (Scope(kind, name, obj),)
+    try:
+        yield
+    finally:
+        STATE.scope = previous
