@@ -102,3 +102,59 @@ def test_gradcheck_runs_on_every_backend(device):
     assert tinyffn.gradcheck(lambda x: (x.sigmoid() * x).sum(axis=1), [x])
     with pytest.raises(tinyffn.GradcheckError):
         tinyffn.gradcheck(OffByFactor.apply, [x])
+
+
+class NanBackward(Square):
+    """y = x^2 with a backward that returns NaN: NaN must count as a disagreement."""
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        return gy * x * float("nan")
+
+
+def test_nan_from_backward_is_a_disagreement():
+    # |nan - num| <= tol is False, but so is |nan - num| > tol: the check must fail on NaN
+    with pytest.raises(tinyffn.GradcheckError, match="is nan by backward"):
+        tinyffn.gradcheck(NanBackward.apply, [_x(3)])
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered")
+def test_nan_finite_differences_are_a_disagreement():
+    # sqrt at 1e-7 with eps = 1e-6 steps outside the domain: the numerical side is NaN,
+    # and a backward that returns 0 there must not pass
+    x = tinyffn.tensor([1e-7, 1.0], dtype="float64", requires_grad=True)
+    with pytest.raises(tinyffn.GradcheckError, match="is 0 by backward but nan"):
+        tinyffn.gradcheck(lambda x: (x ** 0.5) * 0 + x.detach() ** 0.5, [x])
+    with pytest.raises(tinyffn.GradcheckError, match="but nan by finite differences"):
+        tinyffn.gradcheck(lambda x: x ** 0.5, [x])
+
+
+@pytest.mark.parametrize("kwargs", [{"eps": 0.0}, {"eps": -1e-6}, {"eps": float("nan")},
+                                    {"atol": -1.0}, {"rtol": float("inf")}])
+def test_bad_tolerances_are_refused(kwargs):
+    with pytest.raises(ValueError, match=f"gradcheck: {next(iter(kwargs))} must be"):
+        tinyffn.gradcheck(Square.apply, [_x(2)], **kwargs)
+
+
+def test_gradcheck_builds_its_graph_even_inside_no_grad():
+    with tinyffn.no_grad():
+        assert tinyffn.gradcheck(Square.apply, [_x(3)])
+        with pytest.raises(tinyffn.GradcheckError):
+            tinyffn.gradcheck(OffByFactor.apply, [_x(3)])
+
+
+def test_raise_exception_false_returns_false():
+    assert tinyffn.gradcheck(OffByFactor.apply, [_x(2)], raise_exception=False) is False
+    assert tinyffn.gradcheck(Square.apply, [_x(2)], raise_exception=False) is True
+
+
+def test_each_output_of_a_tuple_is_checked():
+    x, w = _x(2, 3), _x(3)
+    assert tinyffn.gradcheck(lambda x, w: (Square.apply(x), (x * w).sum(axis=1)), [x, w])
+    # the bug sits in the second output only; the message names that output and its entry
+    with pytest.raises(tinyffn.GradcheckError,
+                       match=r"input 0 .*: d output 1\(0, 0\) / d input\(0, 0\)"):
+        tinyffn.gradcheck(lambda x, w: (Square.apply(x), OffByFactor.apply(x)), [x, w])
+    with pytest.raises(TypeError, match="a Tensor or a tuple of Tensors, got tuple of Tensor, float"):
+        tinyffn.gradcheck(lambda x: (x, 1.0), [x])

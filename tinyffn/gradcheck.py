@@ -1,15 +1,21 @@
 """Checking a backward against finite differences, the way ``torch.autograd.gradcheck`` does.
 
-For f: inputs -> y, the Jacobian J[o, j] = dy_o / dx_j is computed twice:
+For f: inputs -> outputs, the Jacobian J[o, j] = dy_o / dx_j is computed twice:
 
-* numerically, by central differences in float64:
+* numerically, by central differences:
   J_num[:, j] = (f(x + eps e_j) - f(x - eps e_j)) / (2 eps), each entry of x restored
-  right after it is perturbed;
+  right after it is perturbed. The inputs are perturbed in their own dtype (as PyTorch
+  does), so check float64 inputs: with eps = 1e-6, float32 has too few digits, and
+  gradcheck warns. The differences are taken in float64.
 * analytically, by one backward per output element o, with the cotangent r_o e_o for a
   random r_o (not 1), then dividing by r_o: a backward that forgets to multiply by the
   incoming gradient ``gy`` is off by the factor r_o and fails.
 
-The two must agree within ``|J - J_num| <= atol + rtol |J_num|`` at every entry.
+The two must agree within ``|J - J_num| <= atol + rtol |J_num|`` at every entry. A NaN on
+either side is a disagreement, as in ``torch.allclose``: a backward that returns NaN
+fails, and so does a function whose finite differences are NaN (a step of eps leaving its
+domain: check it at a point further inside). A function returning several tensors (a
+tuple or list) is checked output by output.
 """
 from __future__ import annotations
 
@@ -19,7 +25,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from . import autograd
+from . import autograd, grad_mode
 from .backend import dtype_name
 from .tensor import Tensor
 
@@ -28,22 +34,31 @@ class GradcheckError(AssertionError):
     """The analytical and numerical Jacobians disagree (the message says where)."""
 
 
-def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Any], eps: float = 1e-6,
-              atol: float = 1e-5, rtol: float = 1e-3, seed: int = 0) -> bool:
+def gradcheck(fn: Callable[..., Any], inputs: Sequence[Any], eps: float = 1e-6,
+              atol: float = 1e-5, rtol: float = 1e-3, seed: int = 0,
+              raise_exception: bool = True) -> bool:
     """True if ``fn``'s backward matches finite differences at ``inputs``; else raises.
 
     Args:
-        fn: takes the inputs (positionally) and returns one Tensor.
+        fn: takes the inputs (positionally) and returns a Tensor, or a tuple or list of
+            Tensors (each output is checked).
         inputs: tensors (those with ``requires_grad`` are checked) and any other arguments;
             a single Tensor stands for a one-element tuple, as in PyTorch.
-        eps: the finite-difference step.
+        eps: the finite-difference step (> 0).
         atol, rtol: the tolerance, ``|analytical - numerical| <= atol + rtol * |numerical|``.
         seed: seeds the random cotangent scales.
+        raise_exception: if False, return False instead of raising GradcheckError.
 
     Raises:
-        GradcheckError: naming the input, the output and input elements, both values and
-            the tolerance, at the first entry that disagrees.
+        GradcheckError: naming the output and input, the output and input elements, both
+            values and the tolerance, at the first entry that disagrees.
     """
+    for name, value, smallest in (("eps", eps, "> 0"), ("atol", atol, ">= 0"),
+                                  ("rtol", rtol, ">= 0")):
+        if not (isinstance(value, (int, float)) and math.isfinite(value)
+                and (value > 0 if name == "eps" else value >= 0)):
+            raise ValueError(f"gradcheck: {name} must be a finite number {smallest}, "
+                             f"got {value!r}")
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     checked = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
     if not checked:
@@ -56,50 +71,67 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Any], eps: float = 1e-
                           "precision", stacklevel=2)
     analytical = _analytical_jacobians(fn, inputs, checked, np.random.default_rng(seed))
     numerical = _numerical_jacobians(fn, inputs, checked, eps)
-    y_shape = tuple(_output(fn, inputs).shape)
+    with grad_mode.no_grad():
+        shapes = [tuple(y.shape) for y in _outputs(fn, inputs)]
+    starts = np.cumsum([0] + [math.prod(shape) for shape in shapes])
     for i, ana, num in zip(checked, analytical, numerical):
-        bad = np.abs(ana - num) > atol + rtol * np.abs(num)
-        if bad.any():
-            o, j = map(int, np.argwhere(bad)[0])
-            out_index = np.unravel_index(o, y_shape) if y_shape else ()
-            in_index = np.unravel_index(j, inputs[i].shape) if inputs[i].shape else ()
-            raise GradcheckError(
-                f"gradcheck failed for input {i} (shape {inputs[i].shape}): "
-                f"d output{tuple(map(int, out_index))} / d input{tuple(map(int, in_index))} is "
-                f"{ana[o, j]:.8g} by backward but {num[o, j]:.8g} by finite differences "
-                f"(tolerance {atol} + {rtol} * |numerical|); {int(bad.sum())} of {bad.size} "
-                "Jacobian entries disagree")
+        ok = np.abs(ana - num) <= atol + rtol * np.abs(num)     # False where either is NaN
+        if ok.all():
+            continue
+        if not raise_exception:
+            return False
+        o, j = map(int, np.argwhere(~ok)[0])
+        k = int(np.searchsorted(starts, o, side="right")) - 1   # the output entry o is in
+        out_index = np.unravel_index(o - starts[k], shapes[k]) if shapes[k] else ()
+        in_index = np.unravel_index(j, inputs[i].shape) if inputs[i].shape else ()
+        output = "output" if len(shapes) == 1 else f"output {k}"
+        raise GradcheckError(
+            f"gradcheck failed for input {i} (shape {inputs[i].shape}): "
+            f"d {output}{tuple(map(int, out_index))} / d input{tuple(map(int, in_index))} is "
+            f"{ana[o, j]:.8g} by backward but {num[o, j]:.8g} by finite differences "
+            f"(tolerance {atol} + {rtol} * |numerical|); {int((~ok).sum())} of {ok.size} "
+            "Jacobian entries disagree")
     return True
 
 
-def _output(fn: Callable[..., Tensor], inputs: tuple) -> Tensor:
+def _outputs(fn: Callable[..., Any], inputs: tuple) -> tuple:
+    """fn's outputs, always as a tuple of Tensors."""
     y = fn(*inputs)
-    if not isinstance(y, Tensor):
-        raise TypeError(f"gradcheck: fn must return a Tensor, got {type(y).__name__}")
-    return y
+    ys = tuple(y) if isinstance(y, (tuple, list)) else (y,)
+    if not ys or not all(isinstance(t, Tensor) for t in ys):
+        raise TypeError(f"gradcheck: fn must return a Tensor or a tuple of Tensors, got "
+                        f"{type(y).__name__}"
+                        + (f" of {', '.join(type(t).__name__ for t in ys)}"
+                           if isinstance(y, (tuple, list)) else ""))
+    return ys
 
 
 def _analytical_jacobians(fn, inputs, checked, rng) -> list:
-    y = _output(fn, inputs)
-    n_out = y.numel()
-    jacobians = [np.zeros((n_out, inputs[i].numel())) for i in checked]
-    if not y.requires_grad:             # y does not depend on any input: J = 0
-        return jacobians
-    for o in range(n_out):
-        r = rng.uniform(0.5, 2.0) * rng.choice([-1.0, 1.0])
-        cotangent = np.zeros(y.numel())
-        cotangent[o] = r
-        cotangent = Tensor(y.backend.asarray(cotangent.reshape(y.shape), y.dtype),
-                           _backend=y.backend)
-        grads = autograd.grad(y, [inputs[i] for i in checked], cotangent, retain_graph=True)
-        for jac, g in zip(jacobians, grads):
-            jac[o, :] = g.numpy().ravel() / r
-    return jacobians
+    """J[o, j] by backward: one autograd.grad per output entry, with a random cotangent."""
+    with grad_mode.enable_grad():               # a graph is needed, even inside no_grad()
+        ys = _outputs(fn, inputs)
+    rows = []                                   # one (n_inputs_checked,) list per output entry
+    for y in ys:
+        for o in range(y.numel()):
+            if not y.requires_grad:             # y depends on no checked input: J = 0
+                rows.append([np.zeros(inputs[i].numel()) for i in checked])
+                continue
+            r = rng.uniform(0.5, 2.0) * rng.choice([-1.0, 1.0])
+            cotangent = np.zeros(y.numel())
+            cotangent[o] = r
+            cotangent = Tensor(y.backend.asarray(cotangent.reshape(y.shape), y.dtype),
+                               _backend=y.backend)
+            grads = autograd.grad(y, [inputs[i] for i in checked], cotangent, retain_graph=True)
+            rows.append([g.numpy().astype(np.float64).ravel() / r for g in grads])
+    n_out = len(rows)
+    return [np.stack([row[c] for row in rows]) if n_out else
+            np.zeros((0, inputs[i].numel())) for c, i in enumerate(checked)]
 
 
 def _numerical_jacobians(fn, inputs, checked, eps) -> list:
+    """J[o, j] by central differences, perturbing one input entry j at a time."""
     jacobians = []
-    with autograd.no_grad():
+    with grad_mode.no_grad():
         for i in checked:
             t = inputs[i]
             original = t.data
@@ -112,11 +144,12 @@ def _numerical_jacobians(fn, inputs, checked, eps) -> list:
                         shifted = base.copy()
                         shifted.flat[j] += step
                         t.data = t.backend.from_numpy(shifted)
-                        f.append(_output(fn, inputs).numpy().astype(np.float64).ravel())
+                        f.append(np.concatenate([y.numpy().astype(np.float64).ravel()
+                                                 for y in _outputs(fn, inputs)]))
                         t.data = original        # restore the entry before the next one
                     columns.append((f[0] - f[1]) / (2 * eps))
             finally:
                 t.data = original
-            n_out = columns[0].size if columns else math.prod(_output(fn, inputs).shape)
+            n_out = columns[0].size if columns else sum(y.numel() for y in _outputs(fn, inputs))
             jacobians.append(np.stack(columns, axis=1) if columns else np.zeros((n_out, 0)))
     return jacobians
