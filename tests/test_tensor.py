@@ -453,3 +453,74 @@ def test_autograd_grad_returns_arrays_of_its_own():
     ga, gb = tinyffn.grad((a + b).sum(), [a, b])
     ga.data *= 2                                        # once: read-only, or shared with gb
     assert gb.tolist() == [1.0, 1.0]
+
+
+def test_a_0d_tensor_counts_like_a_number_within_its_kind_as_in_pytorch():
+    """A 0-d float64 tensor once made a float32 graph float64 (NumPy's rule)."""
+    x = tinyffn.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    s = tinyffn.tensor(0.5, dtype="float64", requires_grad=True)
+    y = x * s
+    assert dtype_name(y.dtype) == "float32" and y.tolist() == [0.5, 1.0, 1.5]
+    y.sum().backward()
+    # d(sum x s)/ds = sum x, in s's own dtype; d/dx = s
+    assert dtype_name(s.grad.dtype) == "float64" and s.grad.item() == 6.0
+    assert x.grad.tolist() == [0.5, 0.5, 0.5]
+    i32 = tinyffn.tensor(np.array([1, 2], dtype=np.int32))
+    half = tinyffn.tensor([1.0, 2.0], dtype="float16")
+    cases = [
+        (half * tinyffn.tensor(2.0), "float16"),                    # 0-d float32: weak
+        (i32 + tinyffn.tensor(2), "int32"),                         # 0-d int64: weak
+        (i32 * tinyffn.tensor(0.5, dtype="float64"), "float64"),    # a higher kind decides
+        (tinyffn.tensor(1.0, dtype="float16") + tinyffn.tensor(2.0, dtype="float64"), "float64"),
+        (x + x.double(), "float64"),                                # two tensors with axes
+    ]
+    for y, expected in cases:
+        assert dtype_name(y.dtype) == expected
+
+
+def test_a_list_operand_is_read_as_tinyffn_tensor_reads_it():
+    """A list of Python floats was a float64 array, and made the result float64."""
+    x = tinyffn.tensor([1.0, 2.0, 3.0])
+    y = x * [0.5, 1.0, 2.0]
+    assert dtype_name(y.dtype) == "float32" and y.tolist() == [0.5, 2.0, 6.0]
+    assert dtype_name((tinyffn.tensor([1.0], dtype="float16") + [1.0, 2.0]).dtype) == "float32"
+    assert dtype_name((tinyffn.tensor([1, 2]) + [1, 2]).dtype) == "int64"
+
+
+def test_numpy_scalars_keep_their_dtype_in_tensor_as_in_pytorch():
+    assert dtype_name(tinyffn.tensor(np.float64(0.7)).dtype) == "float64"
+    assert dtype_name(tinyffn.tensor(np.float32(0.7)).dtype) == "float32"
+    assert dtype_name(tinyffn.tensor(0.7).dtype) == "float32"
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_float_valued_ops_on_integers_compute_in_float32(device):
+    """NumPy computed exp of an int tensor in float64 (of a bool one in float16)."""
+    F = tinyffn.functional
+    i = tinyffn.tensor([1, 2, 3], device=device)
+    v = np.array([1.0, 2.0, 3.0])
+    erf = np.vectorize(__import__("math").erf)
+    expected = {
+        "exp": (lambda t: t.exp(), np.exp(v)), "log": (lambda t: t.log(), np.log(v)),
+        "tanh": (lambda t: t.tanh(), np.tanh(v)),
+        "sigmoid": (lambda t: t.sigmoid(), 1 / (1 + np.exp(-v))),
+        "erf": (lambda t: t.erf(), erf(v)), "sqrt": (lambda t: t ** 0.5, np.sqrt(v)),
+        "pow 2.0": (lambda t: t ** 2.0, v ** 2), "mean": (lambda t: t.mean(), v.mean()),
+        "fused gelu": (lambda t: F.gelu(t, fused=True), v * (1 + erf(v / np.sqrt(2))) / 2),
+        "fused swish": (lambda t: F.swish(t, fused=True), v / (1 + np.exp(-v))),
+    }
+    for name, (op, want) in expected.items():
+        y = op(i)
+        assert dtype_name(y.dtype) == "float32", name
+        np.testing.assert_allclose(y.numpy(), want, rtol=1e-6, err_msg=name)
+    assert dtype_name((i ** 2).dtype) == "int64"                # an integer power stays integer
+    mask = tinyffn.tensor([True, False], device=device)
+    assert dtype_name(mask.exp().dtype) == "float32"
+    np.testing.assert_allclose(mask.sigmoid().numpy(), [1 / (1 + np.exp(-1)), 0.5], rtol=1e-6)
+
+
+def test_a_named_integer_input_keeps_its_name_in_the_drawing():
+    h = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    m = tinyffn.tensor([1, 0])
+    m.name = "mask"
+    assert "mask" in tinyffn.to_dot((h * m).sum())

@@ -36,7 +36,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: boo
     """A new leaf tensor holding a copy of ``data`` (a number, nested list or array).
 
     Floating-point Python data becomes float32 unless ``dtype`` says otherwise; NumPy arrays
-    keep their dtype; integers become int64.
+    and NumPy scalars (``np.float64(0.5)``) keep their dtype; integers become int64.
     """
     be = backends.get_backend(device)
     if isinstance(data, Tensor):
@@ -55,7 +55,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: boo
         example = next((v for v in np.ravel(array).tolist()
                         if not isinstance(v, (bool, int, float, complex))), np.ravel(array)[0])
         raise TypeError(f"tensor(): data must be numbers, not {type(example).__name__}")
-    if dtype is None and array.dtype == np.float64 and not isinstance(data, np.ndarray):
+    if dtype is None and array.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic)):
         array = array.astype(DEFAULT_FLOAT)
     return Tensor(be.from_numpy(array), requires_grad=requires_grad, _backend=be)
 

@@ -402,8 +402,8 @@ def as_tensors(args: tuple, fn: Any) -> tuple:
     Python numbers and arrays become constant tensors on the device of the first tensor
     argument, with its dtype when both are floating point (so ``x * 2`` stays float32).
     A number becomes a tensor once per (value, dtype, device), shared by every op that
-    uses it (see :func:`_number`). Integer and bool inputs next to floating ones take the
-    floats' dtype (see :func:`_promote_integers`). Raises
+    uses it (see :func:`_number`). Tensors of different dtypes meet by PyTorch's rules
+    (see :func:`_promote`). Raises
     :class:`~tinyffn.backend.DeviceError` when the tensors are on two devices.
     """
     first, all_tensors = None, True
@@ -422,28 +422,55 @@ def as_tensors(args: tuple, fn: Any) -> tuple:
         args = tuple([a if isinstance(a, Tensor) else _constant(a, be, dtype, fn) for a in args])
     if len(args) == 1 or len(args) == 2 and args[0].data.dtype is args[1].data.dtype:
         return args                                 # the common cases, kept fast
-    return _promote_integers(args, first.backend)
+    return _promote(args, first.backend)
 
 
-def _promote_integers(args: tuple, be: Any) -> tuple:
-    """PyTorch's rule across kinds: integer and bool tensors meet floating ones in the
-    floats' dtype, so an int64 tensor times a float32 one is float32. (NumPy would compute
-    in float64, and the whole graph downstream with it.) Floats of two widths still meet
-    in the wider one, as in both libraries."""
-    floats = [a.data.dtype for a in args if a.data.dtype in be.float_dtypes]
-    if not floats or len(floats) == len(args):
+def _promote(args: tuple, be: Any) -> tuple:
+    """Tensors of different dtypes, brought to PyTorch's result dtype. NumPy's rules
+    differ in two places, and either would carry float64 into a float32 graph:
+
+    1. Kind: bool < integer < floating; the result has the highest kind among the
+       inputs. An int64 tensor times a float32 one is float32 (NumPy: float64).
+    2. Width: the widest dtype of that kind among the tensors *with axes*; a 0-d tensor
+       decides only when no tensor with axes has that kind. A 0-d float64 tensor times a
+       float32 matrix is float32, as a Python float would leave it (NumPy: float64);
+       a 0-d float64 times an int matrix is float64.
+
+    An input of a lower kind, or a wider 0-d one, is cast here: in the graph (``cast``)
+    if it needs a gradient. A narrower input of the result's kind is left to the op, which
+    widens it as it computes (float32 + float64 is float64, in both libraries).
+    """
+    if all(a.data.dtype == args[0].data.dtype for a in args):
         return args
-    target = be.xp.result_type(*floats)
-    return tuple(a if a.data.dtype in be.float_dtypes
-                 or not be.xp.isdtype(a.data.dtype, ("integral", "bool"))
-                 else Tensor._wrap(be.xp.astype(a.data, target), be) for a in args)
+    kinds = [_kind(a.data.dtype, be) for a in args]
+    top = max(kinds)
+    deciding = ([a.data.dtype for a, k in zip(args, kinds) if k == top and a.ndim]
+                or [a.data.dtype for a, k in zip(args, kinds) if k == top])
+    target = be.xp.result_type(*deciding)
+    out = []
+    for a, k in zip(args, kinds):
+        if a.data.dtype == target or k == top and be.xp.result_type(a.data.dtype, target) == target:
+            out.append(a)
+        elif a.requires_grad:
+            out.append(E.Cast.apply(a, dtype=target))
+        else:
+            cast = Tensor._wrap(be.xp.astype(a.data, target), be)
+            cast.name = a.name                      # a drawing still calls it ``mask``
+            out.append(cast)
+    return tuple(out)
+
+
+def _kind(dtype: Any, be: Any) -> int:
+    """0 for bool, 1 for integers, 2 for floats: the order of PyTorch's type categories."""
+    return 2 if dtype in be.float_dtypes else 0 if be.xp.isdtype(dtype, "bool") else 1
 
 
 def _constant(a: Any, be: Any, dtype: Any, fn: Any) -> Tensor:
     """A number or array argument of op ``fn`` as a constant tensor on backend ``be``.
 
     A number, NumPy's included (``np.float64(2)``, a 0-d array), takes the tensor's dtype,
-    as in PyTorch: only arrays with axes take part in NumPy's type promotion.
+    as in PyTorch. An array with axes keeps its dtype and takes part in the promotion; a
+    list is read as :func:`tinyffn.tensor` reads it, Python floats as float32.
     """
     if isinstance(a, (int, float)) and not isinstance(a, bool):
         return _number(a, be, dtype)
@@ -453,6 +480,9 @@ def _constant(a: Any, be: Any, dtype: Any, fn: Any) -> Tensor:
         raise TypeError(f"{fn.op_name()}: cannot use an argument of type {type(a).__name__}; "
                         "pass a Tensor, a number or an array of numbers")
     try:
+        if isinstance(a, (list, tuple)):
+            a = np.asarray(a)
+            a = a.astype(DEFAULT_FLOAT) if a.dtype == np.float64 else a
         return Tensor._wrap(be.asarray(a), be)
     except (TypeError, ValueError) as e:
         raise TypeError(f"{fn.op_name()}: cannot use an argument of type "

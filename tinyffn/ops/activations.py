@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from ..autograd import Context, Function
-from .elementwise import stable_sigmoid
+from .elementwise import as_float, stable_sigmoid
 
 # The GELU constants; tinyffn.functional's composed GELU uses the same ones.
 SQRT_2 = math.sqrt(2.0)
@@ -53,7 +53,7 @@ class GELU(Function):
 
     @staticmethod
     def forward(ctx: Context, x, approximate):
-        xp = ctx.xp
+        xp, x = ctx.xp, as_float(ctx, x)                   # an integer x gives float32
         dtype, x = x.dtype, _opmath(xp, x)                 # float16 runs in float32
         if approximate == "none":
             phi = ctx.backend.erf(x * (1 / SQRT_2))        # erf(x/√2)
@@ -112,7 +112,7 @@ class Swish(Function):
 
     @staticmethod
     def forward(ctx: Context, x, beta):
-        xp = ctx.xp
+        xp, x = ctx.xp, as_float(ctx, x)                   # an integer x gives float32
         dtype, x = x.dtype, _opmath(xp, x)                 # float16 runs in float32
         s = stable_sigmoid(xp, x if beta == 1 else x * beta)   # sigmoid(βx)
         ctx.save_for_backward(x, s)

@@ -18,6 +18,16 @@ from .shape import sum_to_shape
 SQRT_PI = math.sqrt(math.pi)
 
 
+def as_float(ctx: Context, x):
+    """x, or an integer or bool x in float32, PyTorch's default float dtype.
+
+    For the ops whose result is not an integer (x / w, exp, log, tanh, sigmoid, erf,
+    x ** 0.5, mean, the fused activations): NumPy would compute an integer x in float64,
+    and a bool x in float16, and carry that dtype into the graph downstream.
+    """
+    return x if x.dtype in ctx.backend.float_dtypes else ctx.xp.astype(x, ctx.xp.float32)
+
+
 def _broadcast_error(op: str, x, w) -> ValueError:
     return ValueError(f"{op}: shapes {tuple(x.shape)} and {tuple(w.shape)} cannot be "
                       "broadcast together; each trailing axis must match or be 1")
@@ -83,11 +93,11 @@ class Div(Function):
 
     @staticmethod
     def forward(ctx: Context, x, w):
-        xp, floats = ctx.xp, ctx.backend.float_dtypes      # (a set lookup: xp.isdtype costs ~1 µs)
+        floats = ctx.backend.float_dtypes
         if x.dtype not in floats and w.dtype not in floats:
-            # integers divide into floats: float32, PyTorch's default (NumPy would give
-            # float64, and the array API standard does not define / on integers)
-            x, w = xp.astype(x, xp.float32), xp.astype(w, xp.float32)
+            # integers divide into float32 (the array API standard does not define / on
+            # integers); as_tensors already gave an integer next to a float the float's dtype
+            x, w = as_float(ctx, x), as_float(ctx, w)
         try:
             y = x / w
         except ValueError as e:
@@ -126,6 +136,8 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx: Context, x, p):
+        if isinstance(p, float):
+            x = as_float(ctx, x)            # int ** 2.0 is float (as in PyTorch), int ** 2 int
         ctx.save_for_backward(x)
         return _power(ctx.xp, x, p)
 
@@ -160,7 +172,7 @@ class Exp(Function):
 
     @staticmethod
     def forward(ctx: Context, x):
-        y = ctx.xp.exp(x)
+        y = ctx.xp.exp(as_float(ctx, x))
         ctx.save_for_backward(y)
         return y
 
@@ -175,6 +187,7 @@ class Log(Function):
 
     @staticmethod
     def forward(ctx: Context, x):
+        x = as_float(ctx, x)
         ctx.save_for_backward(x)
         return ctx.xp.log(x)
 
@@ -189,7 +202,7 @@ class Tanh(Function):
 
     @staticmethod
     def forward(ctx: Context, x):
-        y = ctx.xp.tanh(x)
+        y = ctx.xp.tanh(as_float(ctx, x))
         ctx.save_for_backward(y)
         return y
 
@@ -232,7 +245,7 @@ class Sigmoid(Function):
 
     @staticmethod
     def forward(ctx: Context, x):
-        y = stable_sigmoid(ctx.xp, x)
+        y = stable_sigmoid(ctx.xp, as_float(ctx, x))
         ctx.save_for_backward(y)
         return y
 
@@ -255,6 +268,7 @@ class Erf(Function):
 
     @staticmethod
     def forward(ctx: Context, x):
+        x = as_float(ctx, x)
         ctx.save_for_backward(x)
         return ctx.backend.erf(x)
 

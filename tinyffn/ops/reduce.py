@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from ..autograd import Context, Function
+from .elementwise import as_float
 
 
 def _kept_shape(x_shape: tuple, axis: tuple | None) -> tuple:
@@ -59,7 +60,7 @@ class Mean(Function):
 
     @staticmethod
     def forward(ctx: Context, x, axis, keepdims):
-        return ctx.xp.mean(x, axis=axis, keepdims=keepdims)
+        return ctx.xp.mean(as_float(ctx, x), axis=axis, keepdims=keepdims)
 
     @staticmethod
     def backward(ctx: Context, gy):
