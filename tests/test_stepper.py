@@ -40,6 +40,23 @@ def test_running_every_step_gives_backwards_gradients(activation, gated):
         assert np.array_equal(p.grad.numpy(), q.grad.numpy()), name
 
 
+def test_every_grad_is_complete_when_the_last_step_arrives():
+    """The earliest leaves (w1.weight) once got their .grad only after the last step, when
+    the walk was resumed once more and stopped: a learner at the last step saw None."""
+    stepped, loss = ffn_loss()
+    n_steps = sum(isinstance(v, autograd.Context) for v in autograd.topological_order(loss))
+    steps = backward_steps(loss)
+    for _ in range(n_steps):
+        step = next(steps)                                  # the last step, not yet exhausted
+    reference, reference_loss = ffn_loss()
+    reference_loss.backward()
+    for (name, p), q in zip(stepped.named_parameters(), reference.parameters()):
+        assert p.grad is not None, f"{name} has no grad at step {step.index}"
+        assert np.array_equal(p.grad.numpy(), q.grad.numpy()), name
+    with pytest.raises(StopIteration):
+        next(steps)
+
+
 def test_each_step_holds_the_op_shapes_and_gradients():
     _, loss = ffn_loss()
     for s in backward_steps(loss):

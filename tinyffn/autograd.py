@@ -352,11 +352,13 @@ def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
 
     :func:`iter_backward` dresses each step as a :class:`BackwardStep`; :func:`backward`
     and :func:`grad` run it to the end, making no step objects. The arguments are
-    :func:`iter_backward`'s.
+    :func:`iter_backward`'s. A step is handed out once the leaves that come right after
+    its node are stored, so when the last step arrives every ``.grad`` is complete.
     """
     gy = _root_grad(root, grad)
     order = topological_order(root)
     totals = {id(order[-1]): gy}     # id(vertex) -> dL/d(its tensor) summed over consumers
+    step = None                      # the last op node's (node, gy, grads), not yet handed out
     for v in reversed(order):
         gy = totals.pop(id(v), None)     # dL/d(v's tensor), complete: every consumer is done
         if gy is None:               # no path from root reaches v through differentiable ops
@@ -367,6 +369,10 @@ def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
             if capture is None:
                 v._accumulate_grad(gy)
             continue
+        if step is not None:
+            yield step
+            step = None          # drop the step's references: totals holds every gradient
+            #                      still needed, so each array is freed after its last use
         if capture is None:
             out = v.output
             if out is not None and out._retains_grad:
@@ -378,10 +384,10 @@ def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
                 totals[key] = gx if key not in totals else totals[key] + gx
         if not retain_graph:
             v.release()
-        yield v, gy, grads
-        # drop this step's references: totals holds every gradient still needed, so each
-        # array is freed once its last consumer has run (a leaf's grad, once copied)
+        step = (v, gy, grads)
         gy = grads = gx = None
+    if step is not None:
+        yield step
 
 
 def run_to_end(steps: Iterator) -> None:
