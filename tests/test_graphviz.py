@@ -7,6 +7,7 @@ import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
 
+import numpy as np
 import pytest
 
 import tinyffn
@@ -190,6 +191,36 @@ def test_several_outermost_modules_are_prefixed():
     assert names[id(c.weight)] == "Linear0.weight" and names[id(d.weight)] == "Linear1.weight"
 
 
+def test_a_submodule_also_called_on_its_own_keeps_its_path():
+    """ffn.w1(x) before ffn(x) once made w1 an outermost module: 'Linear0.weight'."""
+    f = nn.FFN(2, 4)
+    x = tinyffn.randn(3, 2)
+    y = (f.w2(f.act(f.w1(x))) + f(x)).sum()
+    names = graph_names(autograd.topological_order(y, every_input=True))
+    assert names[id(f.w1.weight)] == "w1.weight" and names[id(f.w2.bias)] == "w2.bias"
+    assert "Linear0" not in to_dot(y)
+
+
+def test_sums_over_positions_are_labelled_for_fused_linear_and_batched_matmul():
+    labels = {}
+    for fused in (False, True):
+        f = nn.FFN(2, 4, fused=fused)
+        loss = (f(tinyffn.randn(5, 3, 2)) ** 2).sum()
+        _, edges = parse(to_dot(loss, show_grads=True))
+        labels[fused] = sorted(label for _, _, label in edges if label)
+    # each bias is summed over the batch and position axes, each weight over the batch
+    # axis (its gradient is one matrix product per batch entry), fused or not
+    assert labels[True] == labels[False] == ["Σ over axes (0, 1)"] * 2 + ["Σ over axes (0,)"] * 2
+    w = tinyffn.randn(2, 4, requires_grad=True)
+    x = tinyffn.randn(5, 3, 2, requires_grad=True)
+    v = tinyffn.randn(2, requires_grad=True)
+    for y, source in (((x @ w).sum(), w), ((v @ tinyffn.randn(5, 2, 4)).sum(), v)):
+        nodes, edges = parse(to_dot(y, show_grads=True))
+        (summed,) = [(a, label) for a, _, label in edges if label]
+        assert summed[1] == "Σ over axes (0,)"          # the batch axis of 5
+        assert nodes[summed[0]][0][0] == f"{tuple(source.shape)}"
+
+
 # ----------------------------------------------------------------------------- labels
 def test_values_dtypes_and_norms():
     x = tinyffn.tensor([[1.0, -0.5]], requires_grad=True)
@@ -202,6 +233,18 @@ def test_values_dtypes_and_norms():
     assert ["(1, 6)", "float32", "value [[0.5, 0.5, 0.5, 0.5, 0.5, 0.5]]"] in labels
     assert ["(2, 6)", "float32", "value norm 3.464"] in labels   # 12 values: the norm
     assert ["()", "float32", "value 3"] in labels
+
+
+def test_small_values_keep_four_significant_digits():
+    """Four decimal places drew a gradient of 2e-05 as 0: 'no gradient', the wrong lesson."""
+    from tinyffn.graphviz import format_values
+    assert format_values(np.array([1.5e-4, 4.9e-5, -3e-6])) == "[0.00015, 4.9e-05, -3e-06]"
+    assert format_values(np.array([[1.0, -0.5]])) == "[[1, -0.5]]"
+    assert format_values(np.array(123456.0)) == "1.235e+05"
+    w = tinyffn.tensor([1e-5, 3e-6], requires_grad=True)
+    loss = (w * w).sum()
+    loss.backward(retain_graph=True)
+    assert "grad [2e-05, 6e-06]" in to_dot(loss, show_grads=True)
 
 
 def test_an_intermediate_nobody_holds_is_freed_and_drawn_without_values():
@@ -302,6 +345,10 @@ def test_missing_renderer_gives_install_instructions(tmp_path, monkeypatch):
     with pytest.raises(RendererNotFoundError):
         g.render(tmp_path / "y")
     assert str(INSTALL_HELP) in str(error.value)
+    # the DOT text itself needs no renderer, through every door
+    assert g.pipe(format="dot") == to_dot(y).encode()
+    assert pathlib.Path(g.render(tmp_path / "z", format="dot")).read_text() == to_dot(y)
+    assert render(y, tmp_path / "y.gv").read_text() == to_dot(y)
 
 
 @needs_renderer
@@ -320,6 +367,9 @@ def test_falls_back_to_graphviz_pure(tmp_path, monkeypatch):
     assert out.endswith("ffn.png") and pathlib.Path(out).read_bytes().startswith(b"\x89PNG")
     with pytest.raises(TypeError, match="need Graphviz's dot"):
         g.pipe(renderer="cairo")
+    # view() passes quiet=False, quiet_view=False to render(): they must not be refused
+    out = g.render(tmp_path / "quiet", format="svg", quiet=False, quiet_view=False)
+    assert ET.fromstring(pathlib.Path(out).read_bytes()).tag.endswith("svg")
 
 
 def test_draw_graph_without_the_graphviz_package(monkeypatch):

@@ -39,11 +39,12 @@ import numpy as np
 from . import autograd, grad_mode
 from .autograd import Context
 from .backend import backend_of_array, dtype_name
-from .ops import Add, BroadcastTo, Div, Maximum, Mul, Sub
+from .ops import Add, BroadcastTo, Div, Linear, MatMul, Maximum, Mul, Sub
 from .ops.shape import broadcast_axes
 
-# Ops whose backward sums the gradient over broadcast axes (``sum_to_shape``).
-BROADCASTING_OPS = (Add, Sub, Mul, Div, Maximum, BroadcastTo)
+# Ops whose backward sums the gradient over broadcast axes (``sum_to_shape``); MatMul
+# over broadcast batch axes, and the fused Linear its bias over positions, see summed_axes.
+BROADCASTING_OPS = (Add, Sub, Mul, Div, Maximum, BroadcastTo, MatMul, Linear)
 MAX_SHOWN_VALUES = 8        # larger tensors show their norm instead of their numbers
 RANKDIRS = ("TB", "LR", "BT", "RL")
 
@@ -132,11 +133,14 @@ class _Layout:
         self.ops = [v for v in self.vertices if isinstance(v, Context)]
         self.owner = {}               # id(ctx) -> key of the node that draws the op
         self.cluster_of = {}          # node key -> the scopes around it, outermost first
+        self.members = {}             # group key -> the op nodes folded into it
         for ctx in self.ops:
             folded = _folded_scopes(ctx.scope, expand, depth)
             key = ("op", id(ctx)) if folded is None else _group_key(folded)
             self.owner[id(ctx)] = key
             self.cluster_of[key] = ctx.scope if folded is None else folded[:-1]
+            if folded is not None:
+                self.members.setdefault(key, []).append(ctx)
         self.consumers = {}           # id(vertex) -> keys of the nodes that use its tensor
         for ctx in self.ops:
             for parent in ctx.parents:
@@ -220,7 +224,7 @@ class _Layout:
 
     def _group_label(self, key: tuple) -> tuple:
         """A folded call: its name, its number of ops, and the parameters folded into it."""
-        members = [ctx for ctx in self.ops if self.owner[id(ctx)] == key]
+        members = self.members[key]
         scope = members[0].scope[len(key) - 2]
         lines = [scope_label(scope, self.names), f"{len(members)} ops"]
         lines += [f"{self.names[id(t)]} {tuple(t.shape)}"         # parameters: leaves
@@ -324,7 +328,12 @@ def find_renderer() -> str:
 
 
 def pipe(graph: Any, format: str = "svg") -> bytes:
-    """The picture of ``graph`` (a Tensor, a Digraph or DOT text) in ``format`` (svg, png)."""
+    """The picture of ``graph`` (a Tensor, a Digraph or DOT text) in ``format`` (svg, png).
+
+    For ``"dot"`` or ``"gv"``, the DOT text itself, which needs no renderer.
+    """
+    if format in TEXT_FORMATS:
+        return _source(graph).encode("utf-8")
     program = find_renderer()
     result = subprocess.run([program, f"-T{format}"], input=_source(graph).encode("utf-8"),
                             capture_output=True, check=False)
@@ -343,7 +352,7 @@ def render(graph: Any, path: str | pathlib.Path, format: str | None = None) -> p
     """
     path = pathlib.Path(path)
     format = format or path.suffix.lstrip(".").lower() or "svg"
-    picture = _source(graph).encode("utf-8") if format in TEXT_FORMATS else pipe(graph, format)
+    picture = pipe(graph, format)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(picture)
     return path
@@ -365,16 +374,21 @@ def graph_names(vertices: list) -> dict:
     """id() of each module and parameter met in the graph -> its dotted path (``w1.weight``).
 
     Paths are taken from the outermost module among each op's scopes, by its
-    ``named_modules()`` and ``named_parameters()``; that module itself gets "". When the
-    graph holds several outermost modules, their paths start with the class name (and
-    their position among them, where two share a class: ``FFN0.w1.weight``).
+    ``named_modules()`` and ``named_parameters()``; that module itself gets "". A module
+    also called on its own (``ffn.w1(x)`` beside ``ffn(x)``) keeps its path in the one
+    that holds it (``w1``). When the graph holds several outermost modules, their paths
+    start with the class name (and their position among them, where two share a class:
+    ``FFN0.w1.weight``).
     """
-    outermost = []
+    tops = []
     for v in vertices:
         scopes = v.scope if isinstance(v, Context) else ()
         top = next((s.obj for s in scopes if s.kind == "module"), None)
-        if top is not None and all(top is not m for m in outermost):
-            outermost.append(top)
+        if top is not None and all(top is not m for m in tops):
+            tops.append(top)
+    inside = {id(sub) for m in tops if hasattr(m, "named_modules")
+              for path, sub in m.named_modules() if path}
+    outermost = [m for m in tops if id(m) not in inside]
     classes = [type(m).__name__ for m in outermost]
     names = {}
     for i, module in enumerate(outermost):
@@ -403,7 +417,7 @@ def format_values(array: Any) -> str:
 
 def _nested(a: np.ndarray) -> str:
     if a.ndim == 0:
-        return np.format_float_positional(float(a), precision=4, trim="-")
+        return f"{float(a):.4g}"        # 4 significant digits: a gradient of 2e-05 is not 0
     return "[" + ", ".join(_nested(row) for row in a) + "]"
 
 
@@ -494,12 +508,18 @@ def summed_axes(ctx: Context, i: int) -> tuple:
 
     A broadcasting op computes the gradient at its output's shape and sums it back to
     each input's shape (``sum_to_shape``): a (d_ff,) bias added to (T, d_ff) gets (0,).
+    A matmul sums over the batch axes its input was broadcast along ((B, T, d) @ (d, n):
+    the weight's gradient over axis 0); the fused Linear sums as the composed one does.
     """
-    shape = tuple(ctx.input_shapes[i])
-    if not (ctx.needs_input_grad[i] and issubclass(ctx.fn, BROADCASTING_OPS)) or \
-            shape == tuple(ctx.out_shape):
+    if not (ctx.needs_input_grad[i] and issubclass(ctx.fn, BROADCASTING_OPS)):
         return ()
-    return broadcast_axes(shape, ctx.out_shape)
+    own, out = tuple(ctx.input_shapes[i]), tuple(ctx.out_shape)
+    if ctx.fn is MatMul:                # compare batch axes: out less its matrix axes
+        n_matrix_axes = sum(len(s) > 1 for s in ctx.input_shapes)
+        own, out = own[:-2], out[:len(out) - n_matrix_axes]
+    elif ctx.fn is Linear and i < 2:    # as x @ w.T: the weight is summed over batch axes
+        own, out = (own, own) if i == 0 else ((), out[:-2])
+    return () if own == out else broadcast_axes(own, out)
 
 
 def _broadcast_label(ctx: Context, i: int) -> str:
