@@ -32,19 +32,22 @@ class Drawing(graphviz.Digraph):
         if shutil.which("dot") is not None:
             return super().render(filename, directory=directory, view=view, cleanup=cleanup,
                                   format=format, outfile=outfile, **options)
+        quiet_view = options.pop("quiet_view", False)     # view() passes both, as False
+        options.pop("quiet", None)                  # (the renderer's stderr is captured)
         _refuse_options("render", options)
-        drawing.find_renderer()                     # fail before writing anything
+        format = format or self.format
+        if format not in drawing.TEXT_FORMATS:
+            drawing.find_renderer()                 # fail before writing anything
         if filename is None and outfile is not None:
             filename = pathlib.Path(outfile).with_suffix(".gv")
         source_path = pathlib.Path(self.save(filename, directory=directory))
         if outfile is None:
-            format = format or self.format
             outfile = source_path.with_name(f"{source_path.name}.{format}")
         out = drawing.render(self.source, outfile, format)
         if cleanup:
             source_path.unlink()
         if view:
-            graphviz.view(out)
+            graphviz.view(out, quiet=quiet_view)
         return str(out)
 
 
