@@ -44,7 +44,7 @@ def parse_args(name: str, description: str, argv: list | None = None,
     parser = argparse.ArgumentParser(prog=f"python demos/{name}.py", description=description)
     parser.add_argument("--device", choices=DEVICES, default="cpu",
                         help="where the model and the data live (default: cpu)")
-    parser.add_argument("--out", type=pathlib.Path, default=REPO / "out" / name,
+    parser.add_argument("--out", type=folder, default=REPO / "out" / name,
                         help=f"folder for the figures (default: out/{name}/)")
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes that run in seconds (what the tests use)")
@@ -52,8 +52,18 @@ def parse_args(name: str, description: str, argv: list | None = None,
         add_arguments(parser)
     args = parser.parse_args(None if argv is None else [str(a) for a in argv])
     tinyffn.zeros(1, device=args.device)        # fails here, with how to fix it, if unusable
-    args.out.mkdir(parents=True, exist_ok=True)
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:                        # a file of that name, no permission, ...
+        parser.error(f"--out {args.out}: cannot make this folder ({e.strerror})")
     return args
+
+
+def folder(text: str) -> pathlib.Path:
+    """An --out folder; an empty one is refused (it would mean the current folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("give a folder name (default: out/<demo>/)")
+    return pathlib.Path(text)
 
 
 def run_script(main: Callable[[list | None], dict]) -> None:
@@ -64,6 +74,10 @@ def run_script(main: Callable[[list | None], dict]) -> None:
     except tinyffn.DeviceError as e:
         print(f"{pathlib.Path(sys.argv[0]).name}: {e}", file=sys.stderr)
         sys.exit(2)
+    except MemoryError as e:
+        print(f"{pathlib.Path(sys.argv[0]).name}: not enough memory ({e}); choose smaller "
+              "sizes", file=sys.stderr)
+        sys.exit(1)
 
 
 # ----------------------------------------------------------------------------- printing

@@ -128,3 +128,23 @@ def test_graph_out_with_an_unknown_suffix_is_refused_before_drawing(tmp_path, ca
     assert stop.value.code == 2
     assert "does not end in one of .svg, .png, .pdf, .dot, .gv" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+def test_an_unwritable_out_or_frames_path_is_one_line_not_a_traceback(tmp_path, capsys):
+    folder = tmp_path / "ffn.svg"
+    folder.mkdir()
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("")
+    assert main(["graph", "--out", str(folder)]) == 1
+    assert capsys.readouterr().err.startswith("tinyffn graph: cannot write there: [Errno 21]")
+    assert main(["step", "--frames", str(a_file)]) == 1
+    assert "tinyffn step: cannot write there: [Errno 17] File exists" in capsys.readouterr().err
+
+
+def test_sizes_too_large_for_memory_are_one_line(monkeypatch, capsys):
+    def no_memory(*args, **kwargs):
+        raise MemoryError("Unable to allocate 298. GiB for an array")
+    monkeypatch.setattr("tinyffn.nn.FFN.__init__", no_memory)
+    assert main(["graph", "--d-model", "100000"]) == 1
+    assert capsys.readouterr().err == ("tinyffn graph: not enough memory (Unable to allocate "
+                                       "298. GiB for an array); choose smaller sizes\n")

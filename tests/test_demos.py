@@ -137,3 +137,19 @@ def test_sizes_must_be_whole_numbers_from_one(demo, option, value, tmp_path, cap
     assert stop.value.code == 2
     assert f"argument {option}: expected an integer >= 1, got '{value}'" in \
         capsys.readouterr().err
+
+
+@pytest.mark.parametrize("out", ["", "a_file", "a_file/sub"])
+def test_an_unusable_out_folder_is_a_usage_error_not_a_traceback(out, tmp_path, capsys,
+                                                                monkeypatch):
+    """--out naming a file once gave a FileExistsError traceback; --out '' wrote figures
+    into the current folder."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a_file").write_text("not a folder")
+    with pytest.raises(SystemExit) as stop:
+        cost_model.main(["--quick", "--out", out])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --out: give a folder name" in err if out == "" else \
+        f"--out {out}: cannot make this folder" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]   # nothing written

@@ -175,10 +175,17 @@ def main(argv: list | None = None) -> int:
     except RendererNotFoundError as e:
         print(f"tinyffn {args.command}: {e}", file=sys.stderr)
         return 1
+    except MemoryError as e:                        # --d-model 100000: a 298 GiB weight
+        print(f"tinyffn {args.command}: not enough memory ({e}); choose smaller sizes",
+              file=sys.stderr)
+        return 1
     except BrokenPipeError:
         # `python -m tinyffn step | head`: the reader left. Point stdout at /dev/null so
         # the flush at exit does not raise again (the recipe of Python's signal docs).
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except OSError as e:                            # --out names a folder, --frames a file
+        print(f"tinyffn {args.command}: cannot write there: {e}", file=sys.stderr)
         return 1
 
 
