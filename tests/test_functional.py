@@ -332,3 +332,21 @@ def test_fused_linear_widens_to_a_float64_bias_as_the_composed_form():
     fused = F.linear(x, w, b, fused=True)
     assert dtype_name(fused.dtype) == dtype_name(composed.dtype) == "float64"
     np.testing.assert_array_equal(fused.numpy(), composed.numpy())
+
+
+def test_softmax_takes_pytorchs_dim_keyword():
+    x = tinyffn.randn(3, 4)
+    for f in (F.softmax, F.log_softmax):
+        np.testing.assert_array_equal(f(x, dim=0).numpy(), f(x, axis=0).numpy())
+        np.testing.assert_array_equal(f(x, dim=-1).numpy(), f(x).numpy())
+        with pytest.raises(TypeError, match="pass axis or dim .*, not both"):
+            f(x, axis=0, dim=1)
+
+
+def test_cross_entropy_with_pytorch_layout_logits_says_where_the_classes_go():
+    logits = tinyffn.randn(2, 5, 3)                 # (N, C, d) as PyTorch lays them out
+    with pytest.raises(ValueError, match=r"PyTorch takes them on axis 1: for \(N, C, \.\.\.\) "
+                                         r"logits pass logits.permute\(0, 2, 1\)"):
+        F.cross_entropy(logits, [[0, 1, 2], [3, 4, 0]])
+    loss = F.cross_entropy(logits.permute(0, 2, 1), [[0, 1, 2], [3, 4, 0]])
+    assert loss.shape == ()

@@ -462,3 +462,26 @@ def test_containers_refuse_cycles_and_slices_keep_parameter_labels():
     seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 2))
     seq[1:]
     assert seq[2].weight.name == "2.weight"             # not renamed by the slice
+
+
+def test_module_arguments_sit_where_pytorch_puts_them():
+    """named_parameters('', False) meant remove_duplicate=False, where PyTorch's second
+    argument is recurse; nn.SiLU(True) meant fused, where PyTorch's is inplace."""
+    ffn = nn.FFN(2)
+    assert list(ffn.named_parameters("", False)) == []          # the FFN owns none itself
+    assert [n for n, _ in ffn.w1.named_parameters("w1", False)] == ["w1.weight", "w1.bias"]
+    assert list(ffn.parameters(recurse=False)) == [] and len(list(ffn.parameters())) == 4
+    for make in (lambda: nn.SiLU(True), lambda: nn.GELU("none", True),
+                 lambda: nn.Swish(1.0, True), lambda: nn.Linear(2, 3, True, "cpu")):
+        with pytest.raises(TypeError, match="positional argument"):
+            make()
+    assert nn.Linear(2, 3, device="cpu", dtype="float64").weight.dtype == np.float64
+
+
+def test_module_zero_grad_can_fill_zeros_as_pytorch():
+    lin = nn.Linear(2, 3)
+    (lin(tinyffn.randn(4, 2)) ** 2).sum().backward()
+    lin.zero_grad(set_to_none=False)
+    assert all(p.grad is not None and not p.grad.numpy().any() for p in lin.parameters())
+    lin.zero_grad()
+    assert all(p.grad is None for p in lin.parameters())

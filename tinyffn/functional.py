@@ -176,7 +176,7 @@ def silu(x: Tensor, fused: bool = False) -> Tensor:
 
 
 # ----------------------------------------------------------------------------- softmax
-def softmax(x: Tensor, axis: int = -1) -> Tensor:
+def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
     """softmax(x)_i = exp(x_i) / sum_j exp(x_j) along ``axis``.
 
     Stable for large logits: softmax(x - c) = softmax(x) for any constant c, so we
@@ -184,27 +184,28 @@ def softmax(x: Tensor, axis: int = -1) -> Tensor:
     on c, c needs no gradient: it is taken detached, a constant for the graph.
 
     Jacobian: dy_i/dx_j = y_i (δ_ij - y_j), so gx = y (gy - sum_j gy_j y_j).
-    Shape preserved; entries along ``axis`` are positive and sum to 1.
+    Shape preserved; entries along ``axis`` are positive and sum to 1. ``dim`` is
+    PyTorch's name for ``axis``.
     """
     _check_tensor("softmax", "x", x)
-    axis = _check_axis("softmax", x, axis)
+    axis = _check_axis("softmax", x, _axis_or_dim("softmax", axis, dim))
     with grad_mode.scope("function", "softmax"):
         z = x - x.max(axis=axis, keepdims=True).detach()   # shift so max(z) = 0
         e = z.exp()
         return e / e.sum(axis=axis, keepdims=True)
 
 
-def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
+def log_softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
     """log softmax(x)_i = x_i - log sum_j exp(x_j) along ``axis``, computed stably.
 
     With c = max_j x_j (detached, as in :func:`softmax`): x_i - c - log sum_j exp(x_j - c).
     Unlike log(softmax(x)), this never takes the log of an underflowed 0.
 
     Jacobian: dy_i/dx_j = δ_ij - softmax(x)_j, so gx = gy - softmax(x) sum_j gy_j.
-    Shape preserved.
+    Shape preserved. ``dim`` is PyTorch's name for ``axis``.
     """
     _check_tensor("log_softmax", "x", x)
-    axis = _check_axis("log_softmax", x, axis)
+    axis = _check_axis("log_softmax", x, _axis_or_dim("log_softmax", axis, dim))
     with grad_mode.scope("function", "log_softmax"):
         z = x - x.max(axis=axis, keepdims=True).detach()   # shift so max(z) = 0
         return z - z.exp().sum(axis=axis, keepdims=True).log()
@@ -286,6 +287,15 @@ def _check_axis(op: str, x: Tensor, axis: int) -> int:
     return axis
 
 
+def _axis_or_dim(op: str, axis: int, dim: int | None) -> int:
+    """``dim`` (PyTorch's keyword) if given, else ``axis``; both given is an error."""
+    if dim is None:
+        return axis
+    if axis != -1:
+        raise TypeError(f"{op}: pass axis or dim (the same thing), not both")
+    return dim
+
+
 def _check_reduction(op: str, reduction: str) -> None:
     if reduction not in REDUCTIONS:
         raise ValueError(f"{op}: unknown reduction={reduction!r}; use one of "
@@ -315,8 +325,14 @@ def _class_targets(logits: Tensor, targets: Any) -> Tensor:
                         f"got dtype {dtype_name(targets.dtype)}; for one-hot or soft targets write "
                         f"-(p * log_softmax(logits)).sum(axis=-1).mean()")
     if targets.shape != logits.shape[:-1]:
+        hint = ""
+        if logits.ndim > 2 and targets.shape == logits.shape[:1] + logits.shape[2:]:
+            order = ", ".join(map(str, [0, *range(2, logits.ndim), 1]))
+            hint = (f"; tinyffn takes the classes on the last axis, where PyTorch takes "
+                    f"them on axis 1: for (N, C, ...) logits pass logits.permute({order})")
         raise ValueError(f"cross_entropy: logits of shape {logits.shape} need targets of shape "
-                         f"{logits.shape[:-1]} (one class index per row), got {targets.shape}")
+                         f"{logits.shape[:-1]} (one class index per row), got {targets.shape}"
+                         + hint)
     if targets.numel() and (bool(be.xp.any(targets.data < 0))
                             or bool(be.xp.any(targets.data >= C))):
         low, high = targets.numpy().min(), targets.numpy().max()

@@ -128,26 +128,27 @@ class Module:
         for _, module in self.named_modules():
             yield module
 
-    def named_parameters(self, prefix: str = "", remove_duplicate: bool = True
-                         ) -> Iterator[tuple[str, Parameter]]:
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
         """(dotted name, parameter): ``w1.weight``, ``w1.bias``, ...; a shared parameter
-        once, unless ``remove_duplicate=False`` (then once per path, as in ``state_dict``)."""
+        once, unless ``remove_duplicate=False`` (then once per path, as in ``state_dict``).
+        With ``recurse=False``, only this module's own parameters (PyTorch's arguments)."""
         seen = set()
-        for path, module in self.named_modules(prefix, remove_duplicate):
+        modules = self.named_modules(prefix, remove_duplicate) if recurse else [(prefix, self)]
+        for path, module in modules:
             for name, value in vars(module).items():
                 if isinstance(value, Parameter) and (
                         not remove_duplicate or id(value) not in seen):
                     seen.add(id(value))
                     yield (f"{path}.{name}" if path else name), value
 
-    def parameters(self) -> Iterator[Parameter]:
-        for _, p in self.named_parameters():
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        for _, p in self.named_parameters(recurse=recurse):
             yield p
 
-    def zero_grad(self) -> None:
-        """Forget every parameter's gradient (set ``.grad`` to None, as PyTorch does)."""
-        for p in self.parameters():
-            p.grad = None
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget every parameter's gradient (see :func:`zero_grads`)."""
+        zero_grads(self.parameters(), set_to_none)
 
     # -- saving and loading ----------------------------------------------------------------
     def state_dict(self) -> dict[str, Tensor]:
@@ -341,3 +342,13 @@ class ModuleList(_Container):
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError("ModuleList is a container, not a layer: loop over it in the "
                         "owner's forward (for block in self.blocks: x = block(x))")
+
+
+def zero_grads(params: Iterable[Tensor], set_to_none: bool = True) -> None:
+    """Forget each parameter's gradient before the next backward: ``.grad = None``
+    (PyTorch's default), or, with ``set_to_none=False``, a fresh array of zeros."""
+    for p in params:
+        if p.grad is not None and not set_to_none:
+            p.grad = Tensor(p.backend.xp.zeros_like(p.grad.data), _backend=p.backend)
+        else:
+            p.grad = None

@@ -46,8 +46,8 @@ class Linear(Module):
     transpose, matmul and add. Shapes: x (..., in_features) -> y (..., out_features).
     """
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True,
-                 dtype: Any = None, device: Any = None, fused: bool = False):
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, *,
+                 device: Any = None, dtype: Any = None, fused: bool = False):
         super().__init__()
         _check_size("Linear", "in_features", in_features)
         _check_size("Linear", "out_features", out_features)
@@ -90,7 +90,7 @@ class GELU(Module):
     Elementwise: shape preserved.
     """
 
-    def __init__(self, approximate: str = "none", fused: bool = False):
+    def __init__(self, approximate: str = "none", *, fused: bool = False):
         super().__init__()
         F._check_approximate("GELU", approximate)
         self.approximate, self.fused = approximate, fused
@@ -108,7 +108,7 @@ class Swish(Module):
     Shape preserved.
     """
 
-    def __init__(self, beta: float = 1.0, fused: bool = False):
+    def __init__(self, beta: float = 1.0, *, fused: bool = False):
         super().__init__()
         self.beta, self.fused = beta, fused
 
@@ -122,7 +122,7 @@ class Swish(Module):
 class SiLU(Module):
     """y = x sigmoid(x), elementwise (:func:`tinyffn.functional.silu`).    Shape preserved."""
 
-    def __init__(self, fused: bool = False):
+    def __init__(self, *, fused: bool = False):
         super().__init__()
         self.fused = fused
 

@@ -22,6 +22,7 @@ import numbers
 from typing import Any, Iterable
 
 from .backend import backend_of_array, dtype_name
+from .module import zero_grads
 from .tensor import Tensor
 
 
@@ -62,13 +63,8 @@ class Optimizer:
         self._lr = _non_negative(type(self).__name__, "lr", value)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        """Forget every parameter's gradient before the next backward: ``.grad = None``
-        (PyTorch's default), or, with ``set_to_none=False``, a fresh array of zeros."""
-        for p in self.params:
-            if p.grad is not None and not set_to_none:
-                p.grad = Tensor(p.backend.xp.zeros_like(p.grad.data), _backend=p.backend)
-            else:
-                p.grad = None
+        """Forget every parameter's gradient (see :func:`tinyffn.module.zero_grads`)."""
+        zero_grads(self.params, set_to_none)
 
     def step(self) -> None:
         """Update every parameter that has a gradient: ``p.data = update(p.data, p.grad.data)``."""
