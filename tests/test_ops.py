@@ -329,6 +329,21 @@ def test_getitem_out_of_range_names_the_op_and_shape(device):
     assert info.value.__cause__ is not None
 
 
+def test_an_index_array_out_of_range_raises_on_every_backend(device):
+    """CuPy wraps an out-of-range index array around (row 5 of 3 would be row 2) where
+    NumPy raises; tinyffn checks it itself, so every backend raises the same error."""
+    x = tinyffn.randn(3, device=device, requires_grad=True)
+    for key, bad in (([5], 5), ([0, -4], -4)):
+        with pytest.raises(IndexError, match=f"getitem: index {bad} is out of range for axis 0 "
+                                             r"of size 3 in a tensor of shape \(3,\)"):
+            x[key]
+    if device != "strict":                  # (the standard has one index array per axis)
+        m = tinyffn.randn(3, 4, device=device)
+        with pytest.raises(IndexError, match="index 4 is out of range for axis 1 of size 4"):
+            m[[0, 1], [1, 4]]
+    assert x[[2, -3]].shape == (2,)         # in range, both signs
+
+
 @pytest.mark.parametrize("shape", [(4,), (2, 3)])
 def test_an_empty_list_is_an_empty_integer_index(shape, device):
     """x[[]] selects nothing along axis 0, as in NumPy and PyTorch: shape (0, ...). (The

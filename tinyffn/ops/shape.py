@@ -148,6 +148,7 @@ class GetItem(Function):
 
     @staticmethod
     def forward(ctx: Context, x, key):
+        _check_index_arrays(ctx.xp, x, key)
         try:
             return x[key]
         except IndexError as e:
@@ -169,6 +170,29 @@ class GetItem(Function):
     @classmethod
     def op_name(cls) -> str:
         return "getitem"
+
+
+def _check_index_arrays(xp, x, key: tuple) -> None:
+    """Raise for an index array reaching outside its axis, on every backend alike.
+
+    NumPy raises, but CuPy wraps such an index around (``x[[5]]`` of 3 rows would be row
+    2), and the backward would add into that row: a wrong answer with no error.
+    """
+    axis = 0
+    for position, k in enumerate(key):
+        if k is Ellipsis:               # it stands for the axes the keys after it leave
+            axis = x.ndim - sum(j is not None for j in key[position + 1:])
+            continue
+        if k is None or axis >= x.ndim:
+            axis += k is not None
+            continue
+        n = x.shape[axis]
+        if hasattr(k, "dtype") and math.prod(k.shape) and bool(xp.any((k < -n) | (k >= n))):
+            bad = int(xp.max(k)) if bool(xp.any(k >= n)) else int(xp.min(k))
+            raise IndexError(f"getitem: index {bad} is out of range for axis {axis} of size "
+                             f"{n} in a tensor of shape {tuple(x.shape)}; an index into an "
+                             f"axis of size n must lie in [-n, n)")
+        axis += 1
 
 
 def _key_text(key: tuple) -> str:
