@@ -23,6 +23,12 @@
 # array-API namespace), array-api-strict and graphviz are pure-Python wheels: if a folder
 # .whl/ holds them (benchmarks/fetch_gpu_wheels.sh fetches them on a machine with a package
 # index), they are installed from it first.
+#
+# With this project's device tool: fetch the wheels here first (bash
+# benchmarks/fetch_gpu_wheels.sh), then run with carry [".whl"] and timeout_s 540:
+#   GPU_CHECK_SECONDS=450 bash benchmarks/gpu_check.sh /tmp/gc; s=$?;
+#   tar czf $OUT/gpu_check.tgz -C /tmp gc; cp /tmp/gc/summary.txt /tmp/gc/bench_cuda.txt $OUT/; exit $s
+# (the folder is tarred because only a few files, two folders deep, come back from $OUT).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 rehearse=0
@@ -80,6 +86,17 @@ from benchmarks import machine
 gpu = machine.gpu_info()
 print(f"GPU: {gpu['name']} | CuPy {gpu['cupy']} | CUDA runtime "
       f"{cupy.cuda.runtime.runtimeGetVersion()} | CuPy TF32 {'on' if gpu['cupy_tf32'] else 'off'}")
+# a GPU is visible; can CuPy also compile kernels (NVRTC), multiply (cuBLAS), erf, scatter?
+m = tinyffn.nn.FFN(8, activation="gelu", device="cuda")
+x = tinyffn.randn(4, 8, device="cuda", requires_grad=True)
+m(x)[[0, 1]].sum().backward()
+print(f"a GELU FFN forward and backward on the GPU: sum of dL/dx = {x.grad.sum().item():.6g}")
+try:
+    import torch
+    print(f"torch {torch.__version__}: CUDA {'available' if torch.cuda.is_available() else 'NOT available: no PyTorch column'}"
+          f" | matmul precision {gpu.get('torch_fp32_precision', '?')}")
+except ImportError:
+    print("torch not installed: the benchmark has no PyTorch column")
 PY
     [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "no usable GPU: stopping" >&2; exit 1; }
 fi

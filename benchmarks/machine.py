@@ -138,7 +138,15 @@ def gpu_info(torch: Any = None) -> dict:
         "cupy_tf32": os.environ.get("CUPY_TF32", "0") != "0",
     }
     if torch is not None:
-        info["torch_allow_tf32"] = bool(torch.backends.cuda.matmul.allow_tf32)
+        matmul = torch.backends.cuda.matmul
+        if hasattr(matmul, "fp32_precision"):       # torch >= 2.9; allow_tf32 deprecated
+            precision = matmul.fp32_precision       # "none": the global setting decides
+            if precision == "none":
+                precision = getattr(torch.backends, "fp32_precision", "none")
+            info["torch_fp32_precision"] = precision
+            info["torch_allow_tf32"] = precision == "tf32"
+        else:
+            info["torch_allow_tf32"] = bool(matmul.allow_tf32)
     return info
 
 

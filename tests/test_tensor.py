@@ -406,7 +406,6 @@ def test_a_bool_tensor_meets_numbers_as_in_pytorch():
     assert (mask * 0.5).tolist() == [0.5, 0.0] and dtype_name((mask * 0.5).dtype) == "float32"
 
 
-@pytest.mark.parametrize("device", ["cpu", "strict"])
 def test_integer_division_gives_float32(device):
     i = tinyffn.tensor([1, 2, 3], device=device)
     for y in (i / 2, i / i, 1 / i):
@@ -493,7 +492,6 @@ def test_numpy_scalars_keep_their_dtype_in_tensor_as_in_pytorch():
     assert dtype_name(tinyffn.tensor(0.7).dtype) == "float32"
 
 
-@pytest.mark.parametrize("device", ["cpu", "strict"])
 def test_float_valued_ops_on_integers_compute_in_float32(device):
     """NumPy computed exp of an int tensor in float64 (of a bool one in float16)."""
     F = tinyffn.functional

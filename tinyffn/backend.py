@@ -213,9 +213,11 @@ def _cupy_backend() -> Backend:
         import cupyx.scipy.special as cupy_special
         from array_api_compat import cupy as xp
     except ImportError as e:
+        missing = "array-api-compat (CuPy's array-API namespace)" \
+            if getattr(e, "name", "") == "array_api_compat" else "CuPy"
         raise DeviceError(
-            "device 'cuda' needs CuPy: install tinyffn with the extra matching your CUDA "
-            "toolkit, from the repository: `pip install -e \".[cuda12]\"` or "
+            f"device 'cuda' needs {missing}: install tinyffn with the extra matching your "
+            "CUDA toolkit, from the repository: `pip install -e \".[cuda12]\"` or "
             "`pip install -e \".[cuda13]\"` "
             f"(import failed: {e})"
         ) from e
@@ -230,7 +232,7 @@ def _cupy_backend() -> Backend:
         cupyx.scatter_add(gx, key, gy)
 
     def erf(x):
-        y = cupy_special.erf(x)                 # float16 comes back as float32: round it
+        y = cupy_special.erf(x)                 # float16 comes back wider: round it back
         return y.astype(x.dtype) if x.dtype == cupy.float16 else y
 
     return Backend(
