@@ -2,7 +2,8 @@
 
 * ``cpu``: NumPy.
 * ``strict``: array-api-strict on the CPU, which rejects any call outside the array API
-  standard, so NumPy-only code in an op fails here even on a machine without a GPU.
+  standard, so NumPy-only code in an op fails here even on a machine without a GPU. For
+  the tests it also refuses ``np.asarray(array)``, as CuPy does (see below).
 * ``cuda``: CuPy; skipped unless a GPU is usable (enable on a GPU machine, nothing to set).
 """
 import pytest
@@ -15,6 +16,29 @@ DEVICES = [
     pytest.param("cuda", marks=[pytest.mark.cuda, pytest.mark.skipif(
         not tinyffn.cuda_available(), reason="CuPy with a usable GPU is not available")]),
 ]
+
+
+def _refuse_implicit_numpy_conversion():
+    """CuPy raises TypeError on ``np.asarray(gpu_array)``: a copy to the host must be asked
+    for (``.numpy()``). array_api_strict lets it through on the CPU, so code that works on
+    the strict backend could still fail on a GPU. For the test session, its arrays refuse
+    it too (``__array__`` and, which NumPy tries first on Python 3.12, ``__buffer__``);
+    tinyffn's own crossings use DLPack (``np.from_dlpack``), which both libraries allow."""
+    try:
+        from array_api_strict._array_object import Array
+    except ImportError:
+        return
+
+    def refuse(self, *args, **kwargs):
+        raise TypeError("implicit conversion of an array_api_strict array to NumPy; CuPy "
+                        "refuses this for GPU arrays: convert explicitly (Tensor.numpy(), "
+                        "Backend.to_numpy)")
+    Array.__array__ = refuse
+    if hasattr(Array, "__buffer__"):
+        Array.__buffer__ = refuse
+
+
+_refuse_implicit_numpy_conversion()
 
 
 @pytest.fixture(params=DEVICES)

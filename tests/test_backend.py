@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from scipy import special
 
+import tinyffn
 from tinyffn import backend
 
 
@@ -69,3 +70,17 @@ def test_cpu_erf_keeps_float16():
 def test_cpu_erf_uses_scipy_for_float64():
     x = np.linspace(-3, 3, 101)
     np.testing.assert_array_equal(backend.get_backend("cpu").erf(x), special.erf(x))
+
+
+def test_strict_arrays_refuse_implicit_numpy_conversion_as_cupy_does():
+    """The suite makes array_api_strict refuse np.asarray, as CuPy does for GPU arrays,
+    so a hidden host copy in op code fails on the CPU too; explicit copies still work."""
+    x = tinyffn.randn(3, device="strict", requires_grad=True)
+    with pytest.raises(TypeError, match="implicit conversion"):
+        np.asarray(x.data)
+    np.testing.assert_array_equal(x.numpy(), x.to("cpu").numpy())
+    y = (tinyffn.functional.gelu(x) * x[[0, 1, 1]]).sum()    # erf and index_add cross over
+    y.backward()
+    reference = tinyffn.tensor(x.numpy(), requires_grad=True)
+    (tinyffn.functional.gelu(reference) * reference[[0, 1, 1]]).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), reference.grad.numpy(), rtol=1e-6)

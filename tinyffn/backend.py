@@ -256,17 +256,19 @@ def _strict_backend() -> Backend:
         ) from e
     # array_api_strict has no erf and no scatter-add: go through NumPy. This keeps the op
     # code honest (it only sees the standard namespace) while these two helpers, which
-    # CuPy provides natively, stay correct.
+    # CuPy provides natively, stay correct. Arrays cross to NumPy by DLPack, the
+    # standard's interchange, never np.asarray: CuPy refuses that implicit conversion, and
+    # the test suite makes array_api_strict refuse it too (tests/conftest.py).
     def to_numpy(x):
-        return np.asarray(x, copy=True)
+        return np.from_dlpack(x).copy()
 
     def erf(x):
-        return xp.asarray(_numpy_erf(np.asarray(x)))
+        return xp.asarray(_numpy_erf(np.from_dlpack(x)))
 
     def index_add(gx, key, gy):
-        key = tuple(np.asarray(k) if hasattr(k, "__array_namespace__") else k for k in key)
-        g = np.asarray(gx, copy=True)
-        np.add.at(g, key, np.asarray(gy))
+        key = tuple(np.from_dlpack(k) if hasattr(k, "__array_namespace__") else k for k in key)
+        g = np.from_dlpack(gx).copy()
+        np.add.at(g, key, np.from_dlpack(gy))
         gx[...] = xp.asarray(g)
 
     return Backend(
