@@ -15,8 +15,8 @@ import sys
 
 import tinyffn
 from tinyffn import grad_mode, nn
-from tinyffn.graphviz import (RANKDIRS, TEXT_FORMATS, RendererNotFoundError, find_renderer,
-                              render, to_dot)
+from tinyffn.graphviz import RANKDIRS, to_dot
+from tinyffn.rendering import TEXT_FORMATS, RendererNotFoundError, find_renderer, render
 from tinyffn.stepper import backward_steps
 
 # The seed's self-test (c): d = 2, d_ff = 4, zero biases, ReLU, x = (1, 0).

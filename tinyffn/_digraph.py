@@ -3,7 +3,7 @@
 It is graphviz's Digraph (``.source``, ``.render()``, ``.pipe()``, and inline display in
 Jupyter, whose ``_repr_mimebundle_`` calls ``.pipe()``), with one change: where
 Graphviz's ``dot`` is missing, it renders with ``graphviz-pure`` if that is installed,
-and otherwise raises :class:`tinyffn.graphviz.RendererNotFoundError`, which says how to
+and otherwise raises :class:`tinyffn.rendering.RendererNotFoundError`, which says how to
 install a renderer. This module is imported only by ``draw_graph``, so ``import
 tinyffn`` works without the graphviz package.
 """
@@ -14,7 +14,7 @@ import shutil
 
 import graphviz
 
-from . import graphviz as drawing
+from . import rendering
 
 
 class Drawing(graphviz.Digraph):
@@ -24,7 +24,7 @@ class Drawing(graphviz.Digraph):
         if shutil.which("dot") is not None:
             return super().pipe(format, encoding=encoding, **options)
         _refuse_options("pipe", options)
-        data = drawing.pipe(self.source, format or self.format)
+        data = rendering.pipe(self.source, format or self.format)
         return data if encoding is None else data.decode(encoding)
 
     def render(self, filename=None, directory=None, view=False, cleanup=False, format=None,
@@ -36,14 +36,14 @@ class Drawing(graphviz.Digraph):
         options.pop("quiet", None)                  # (the renderer's stderr is captured)
         _refuse_options("render", options)
         format = format or self.format
-        if format not in drawing.TEXT_FORMATS:
-            drawing.find_renderer()                 # fail before writing anything
+        if format not in rendering.TEXT_FORMATS:
+            rendering.find_renderer()                 # fail before writing anything
         if filename is None and outfile is not None:
             filename = pathlib.Path(outfile).with_suffix(".gv")
         source_path = pathlib.Path(self.save(filename, directory=directory))
         if outfile is None:
             outfile = source_path.with_name(f"{source_path.name}.{format}")
-        out = drawing.render(self.source, outfile, format)
+        out = rendering.render(self.source, outfile, format)
         if cleanup:
             source_path.unlink()
         if view:
@@ -55,4 +55,4 @@ def _refuse_options(method: str, options: dict) -> None:
     if options:
         raise TypeError(f"{method}(): the options {', '.join(options)} need Graphviz's "
                         "dot, which is not installed (graphviz-pure renders only the basic "
-                        "format/filename/outfile call):\n" + drawing.INSTALL_HELP)
+                        "format/filename/outfile call):\n" + rendering.INSTALL_HELP)

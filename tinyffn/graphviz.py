@@ -21,17 +21,14 @@ What the drawing shows:
   when backward has to sum the gradient back to that input's shape: how a bias of shape
   (d_ff,) receives one gradient from all T positions.
 
-Rendering is a separate step. :func:`render` and :func:`pipe`, and the
-``graphviz.Digraph`` that :func:`draw_graph` returns (``.render()``, ``.pipe()``, inline
-display in Jupyter), run Graphviz's ``dot``, or ``graphviz-pure`` (``pip install
-graphviz-pure``) where ``dot`` is missing, and raise :class:`RendererNotFoundError`
+Rendering is a separate step, in :mod:`tinyffn.rendering`: :func:`render` and
+:func:`pipe` (also offered here), and the ``graphviz.Digraph`` that :func:`draw_graph`
+returns (``.render()``, ``.pipe()``, inline display in Jupyter), run Graphviz's ``dot``,
+or ``graphviz-pure`` where ``dot`` is missing, and raise :class:`RendererNotFoundError`
 saying how to install one when neither is found.
 """
 from __future__ import annotations
 
-import pathlib
-import shutil
-import subprocess
 from typing import Any
 
 import numpy as np
@@ -41,6 +38,16 @@ from .autograd import Context
 from .backend import backend_of_array, dtype_name
 from .ops import Add, BroadcastTo, Div, Linear, MatMul, Maximum, Mul, Sub
 from .ops.shape import broadcast_axes
+from .rendering import (INSTALL_HELP, RENDERERS, TEXT_FORMATS, RendererNotFoundError,
+                        find_renderer, pipe, render)
+
+__all__ = [
+    "to_dot", "dot_body", "draw_graph", "graph_names", "scope_label", "format_values",
+    "summed_axes", "BROADCASTING_OPS", "MAX_SHOWN_VALUES", "RANKDIRS",
+    # rendering, defined in rendering.py
+    "INSTALL_HELP", "RENDERERS", "TEXT_FORMATS", "RendererNotFoundError", "find_renderer",
+    "pipe", "render",
+]
 
 # Ops whose backward sums the gradient over broadcast axes (``sum_to_shape``); MatMul
 # over broadcast batch axes, and the fused Linear its bias over positions, see summed_axes.
@@ -298,75 +305,6 @@ def draw_graph(root: Any, *, show_shapes: bool = True, show_dtypes: bool = False
                     show_values=show_values, show_grads=show_grads, expand=expand,
                     depth=depth, rankdir=rankdir, highlight=highlight)
     return Drawing(body=body, format="svg")
-
-
-# ----------------------------------------------------------------------------- rendering
-RENDERERS = ("dot", "graphviz-pure")      # tried in this order, found on PATH
-TEXT_FORMATS = ("dot", "gv")              # render() writes the DOT text for these
-INSTALL_HELP = (
-    "no Graphviz renderer found: drawing a picture needs the `dot` program of Graphviz, "
-    "or `graphviz-pure`, on your PATH. Install one of them:\n"
-    "  Debian/Ubuntu:  sudo apt-get install graphviz\n"
-    "  macOS:          brew install graphviz\n"
-    "  conda:          conda install -c conda-forge graphviz\n"
-    "  Windows:        winget install graphviz   (then open a new terminal)\n"
-    "  any system:     pip install graphviz-pure   (one self-contained program)\n"
-    "The DOT text needs no renderer: to_dot(tensor) or draw_graph(tensor).source.")
-
-
-class RendererNotFoundError(RuntimeError):
-    """Neither ``dot`` nor ``graphviz-pure`` is on PATH; the message says how to install one."""
-
-
-def find_renderer() -> str:
-    """The path of the program that turns DOT text into pictures (see :data:`RENDERERS`)."""
-    for program in RENDERERS:
-        path = shutil.which(program)
-        if path is not None:
-            return path
-    raise RendererNotFoundError(INSTALL_HELP)
-
-
-def pipe(graph: Any, format: str = "svg") -> bytes:
-    """The picture of ``graph`` (a Tensor, a Digraph or DOT text) in ``format`` (svg, png).
-
-    For ``"dot"`` or ``"gv"``, the DOT text itself, which needs no renderer.
-    """
-    if format in TEXT_FORMATS:
-        return _source(graph).encode("utf-8")
-    program = find_renderer()
-    result = subprocess.run([program, f"-T{format}"], input=_source(graph).encode("utf-8"),
-                            capture_output=True, check=False)
-    if result.returncode != 0:
-        message = result.stderr.decode("utf-8", errors="replace").strip()
-        raise RuntimeError(f"{program} -T{format} failed with exit code "
-                           f"{result.returncode}: {message}")
-    return result.stdout
-
-
-def render(graph: Any, path: str | pathlib.Path, format: str | None = None) -> pathlib.Path:
-    """Write the picture of ``graph`` to ``path``; the format defaults to its suffix (.svg).
-
-    Folders missing on the way to ``path`` are created. A ``.dot`` or ``.gv`` path gets the
-    DOT text itself, which needs no renderer.
-    """
-    path = pathlib.Path(path)
-    format = format or path.suffix.lstrip(".").lower() or "svg"
-    picture = pipe(graph, format)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(picture)
-    return path
-
-
-def _source(graph: Any) -> str:
-    if isinstance(graph, str):
-        return graph
-    if hasattr(graph, "grad_fn"):
-        return to_dot(graph)
-    if hasattr(graph, "source"):
-        return graph.source
-    raise TypeError(f"expected a Tensor, a graphviz Digraph or DOT text, got "
-                    f"{type(graph).__name__}")
 
 
 # ----------------------------------------------------------------------------- names
