@@ -35,26 +35,27 @@ STATE = _State()
 
 # ----------------------------------------------------------------------------- modes
 @contextlib.contextmanager
-def no_grad() -> Iterator[None]:
+def _switched(field: str, value: Any) -> Iterator[None]:
+    """``STATE.<field> = value`` for the length of a ``with`` block, then as it was."""
+    previous = getattr(STATE, field)
+    setattr(STATE, field, value)
+    try:
+        yield
+    finally:
+        setattr(STATE, field, previous)
+
+
+def no_grad() -> contextlib.AbstractContextManager:
     """Run ops without recording a graph (as ``torch.no_grad``): for evaluation and updates.
 
     It holds for the whole process, every thread, not only the calling thread (see _State).
     """
-    previous, STATE.grad_enabled = STATE.grad_enabled, False
-    try:
-        yield
-    finally:
-        STATE.grad_enabled = previous
+    return _switched("grad_enabled", False)
 
 
-@contextlib.contextmanager
-def enable_grad() -> Iterator[None]:
+def enable_grad() -> contextlib.AbstractContextManager:
     """Record a graph again inside a :func:`no_grad` block."""
-    previous, STATE.grad_enabled = STATE.grad_enabled, True
-    try:
-        yield
-    finally:
-        STATE.grad_enabled = previous
+    return _switched("grad_enabled", True)
 
 
 def is_grad_enabled() -> bool:
@@ -62,17 +63,12 @@ def is_grad_enabled() -> bool:
     return STATE.grad_enabled
 
 
-@contextlib.contextmanager
-def detect_anomaly() -> Iterator[None]:
+def detect_anomaly() -> contextlib.AbstractContextManager:
     """Raise :class:`AnomalyError` as soon as a forward or backward produces NaN or inf.
 
     Slower (every result is scanned); use it to find *where* a NaN first appears.
     """
-    previous, STATE.anomaly = STATE.anomaly, True
-    try:
-        yield
-    finally:
-        STATE.anomaly = previous
+    return _switched("anomaly", True)
 
 
 @contextlib.contextmanager
