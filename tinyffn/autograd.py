@@ -335,9 +335,12 @@ def iter_backward(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool =
     :func:`node_of`) the gradient of each of those vertices is stored under its key
     instead, and no ``.grad`` is touched (see :func:`grad`). Each running total is dropped
     once its node has consumed it, so only the gradients still needed are alive at any
-    time. Unless ``retain_graph``, each node's saved arrays are freed after use.
+    time. Unless ``retain_graph``, each node's saved arrays are freed after use. A step
+    arrives once the leaves right after its node are stored, so at the last step every
+    ``.grad`` is complete.
     """
-    for index, (node, gy, grads) in enumerate(walk(root, grad, retain_graph, capture)):
+    steps = walk(root, grad, retain_graph, capture, hold_steps=True)
+    for index, (node, gy, grads) in enumerate(steps):
         yield BackwardStep(index, node, gy, grads)
 
 
@@ -347,13 +350,20 @@ def backward(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = Fals
 
 
 def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
-         capture: dict | None = None) -> Iterator[tuple]:
+         capture: dict | None = None, hold_steps: bool = False) -> Iterator[tuple]:
     """The backward walk itself, yielding ``(node, gy, grads)`` after each op node.
 
     :func:`iter_backward` dresses each step as a :class:`BackwardStep`; :func:`backward`
     and :func:`grad` run it to the end, making no step objects. The arguments are
-    :func:`iter_backward`'s. A step is handed out once the leaves that come right after
-    its node are stored, so when the last step arrives every ``.grad`` is complete.
+    :func:`iter_backward`'s, and ``hold_steps``:
+
+    * False (``backward``, ``grad``): each step is handed out as soon as its node has run.
+      The leaves after the last node are stored once the walk is resumed past it.
+    * True (``iter_backward``, for a learner): a step is held until the leaves right after
+      its node are stored, so when the last step arrives every ``.grad`` is complete. A
+      held step keeps its node's gradients alive while those leaves copy theirs, which
+      would raise the peak memory of a plain ``backward()`` (by a third for one Linear
+      whose input needs a gradient), hence not the default.
     """
     gy = _root_grad(root, grad)
     order = topological_order(root)
@@ -369,10 +379,9 @@ def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
             if capture is None:
                 v._accumulate_grad(gy)
             continue
-        if step is not None:
+        if step is not None:     # (only with hold_steps)
             yield step
-            step = None          # drop the step's references: totals holds every gradient
-            #                      still needed, so each array is freed after its last use
+            step = None
         if capture is None:
             out = v.output
             if out is not None and out._retains_grad:
@@ -384,7 +393,12 @@ def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
                 totals[key] = gx if key not in totals else totals[key] + gx
         if not retain_graph:
             v.release()
-        step = (v, gy, grads)
+        if hold_steps:
+            step = (v, gy, grads)
+        else:
+            yield v, gy, grads
+        # drop this step's references: totals holds every gradient still needed, so each
+        # array is freed once its last consumer has run (a leaf's grad, once copied)
         gy = grads = gx = None
     if step is not None:
         yield step
