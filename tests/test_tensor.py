@@ -522,3 +522,12 @@ def test_a_named_integer_input_keeps_its_name_in_the_drawing():
     m = tinyffn.tensor([1, 0])
     m.name = "mask"
     assert "mask" in tinyffn.to_dot((h * m).sum())
+
+
+def test_complex_operands_are_refused_not_cast_to_real():
+    """Ranked below float, a complex operand was cast to float: x * 1j gave zeros."""
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    for make in (lambda: x * 1j, lambda: x + np.array([1j, 1j]),
+                 lambda: tinyffn.tensor([1, 2]) * (2 + 3j)):
+        with pytest.raises(TypeError, match="float, integer and bool tensors, not complex128"):
+            make()

@@ -461,8 +461,19 @@ def _promote(args: tuple, be: Any) -> tuple:
 
 
 def _kind(dtype: Any, be: Any) -> int:
-    """0 for bool, 1 for integers, 2 for floats: the order of PyTorch's type categories."""
-    return 2 if dtype in be.float_dtypes else 0 if be.xp.isdtype(dtype, "bool") else 1
+    """0 for bool, 1 for integers, 2 for floats: the order of PyTorch's type categories.
+
+    Anything else (complex) is refused: ranked below float, it would be cast to float and
+    lose its imaginary part without a word.
+    """
+    if dtype in be.float_dtypes:
+        return 2
+    if be.xp.isdtype(dtype, "bool"):
+        return 0
+    if be.xp.isdtype(dtype, "integral"):
+        return 1
+    raise TypeError(f"tinyffn computes with float, integer and bool tensors, not "
+                    f"{backends.dtype_name(dtype)}")
 
 
 def _constant(a: Any, be: Any, dtype: Any, fn: Any) -> Tensor:
