@@ -369,3 +369,13 @@ def test_binary_backward_skips_an_unneeded_gradient(op):
         op.forward(ctx, x, w)
         grads = op.backward(ctx, gy)
         assert [g is not None for g in grads] == list(needs)
+
+
+def test_true_and_none_in_an_index_add_an_axis_and_take_none(device):
+    """x[True, [2]] is x[None, [2]] in NumPy; the bounds check once counted True as an axis."""
+    if device == "strict":
+        pytest.skip("the array API standard has no bool or None scalars in keys with arrays")
+    x = tinyffn.tensor(np.arange(6.0).reshape(3, 2), device=device)
+    np.testing.assert_array_equal(x[True, [2]].numpy(), np.arange(6.0).reshape(3, 2)[True, [2]])
+    with pytest.raises(IndexError, match="index 3 is out of range for axis 0 of size 3"):
+        x[None, [3]]

@@ -178,13 +178,16 @@ def _check_index_arrays(xp, x, key: tuple) -> None:
     NumPy raises, but CuPy wraps such an index around (``x[[5]]`` of 3 rows would be row
     2), and the backward would add into that row: a wrong answer with no error.
     """
+    def new_axis(k):                    # None, True and False add an axis of length 1
+        return k is None or isinstance(k, bool)
+
     axis = 0
     for position, k in enumerate(key):
         if k is Ellipsis:               # it stands for the axes the keys after it leave
-            axis = x.ndim - sum(j is not None for j in key[position + 1:])
+            axis = x.ndim - sum(not new_axis(j) for j in key[position + 1:])
             continue
-        if k is None or axis >= x.ndim:
-            axis += k is not None
+        if new_axis(k) or axis >= x.ndim:
+            axis += not new_axis(k)
             continue
         n = x.shape[axis]
         if hasattr(k, "dtype") and math.prod(k.shape) and bool(xp.any((k < -n) | (k >= n))):
