@@ -240,7 +240,8 @@ def test_small_values_keep_four_significant_digits():
     from tinyffn.graphviz import format_values
     assert format_values(np.array([1.5e-4, 4.9e-5, -3e-6])) == "[0.00015, 4.9e-05, -3e-06]"
     assert format_values(np.array([[1.0, -0.5]])) == "[[1, -0.5]]"
-    assert format_values(np.array(123456.0)) == "1.235e+05"
+    assert format_values(np.array(123456.5)) == "1.235e+05"
+    assert format_values(np.array([12345.0, 3.0, -0.0])) == "[12345, 3, 0]"   # integers: exact
     w = tinyffn.tensor([1e-5, 3e-6], requires_grad=True)
     loss = (w * w).sum()
     loss.backward(retain_graph=True)
@@ -349,6 +350,7 @@ def test_missing_renderer_gives_install_instructions(tmp_path, monkeypatch):
     assert g.pipe(format="dot") == to_dot(y).encode()
     assert pathlib.Path(g.render(tmp_path / "z", format="dot")).read_text() == to_dot(y)
     assert render(y, tmp_path / "y.gv").read_text() == to_dot(y)
+    assert pathlib.Path(g.render(outfile=tmp_path / "o.dot")).read_text() == to_dot(y)
 
 
 @needs_renderer

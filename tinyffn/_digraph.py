@@ -35,6 +35,8 @@ class Drawing(graphviz.Digraph):
         quiet_view = options.pop("quiet_view", False)     # view() passes both, as False
         options.pop("quiet", None)                  # (the renderer's stderr is captured)
         _refuse_options("render", options)
+        if format is None and outfile is not None:  # as graphviz: the suffix says
+            format = pathlib.Path(outfile).suffix.lstrip(".").lower() or None
         format = format or self.format
         if format not in rendering.TEXT_FORMATS:
             rendering.find_renderer()                 # fail before writing anything

@@ -355,7 +355,10 @@ def format_values(array: Any) -> str:
 
 def _nested(a: np.ndarray) -> str:
     if a.ndim == 0:
-        return f"{float(a):.4g}"        # 4 significant digits: a gradient of 2e-05 is not 0
+        v = float(a)
+        if v.is_integer() and abs(v) < 1e15:
+            return str(int(v))          # a count or an integer value: every digit
+        return f"{v:.4g}"               # 4 significant digits: a gradient of 2e-05 is not 0
     return "[" + ", ".join(_nested(row) for row in a) + "]"
 
 
