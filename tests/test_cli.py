@@ -58,7 +58,7 @@ def test_graph_refuses_an_activation_the_block_lacks(capsys):
     assert "swish or gelu" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exit_:
         main(["graph", "--d-model", "0"])
-    assert exit_.value.code == 2 and "integer >= 1" in capsys.readouterr().err
+    assert exit_.value.code == 2 and "integer from 1 to 2147483647" in capsys.readouterr().err
 
 
 @needs_renderer
@@ -148,3 +148,10 @@ def test_sizes_too_large_for_memory_are_one_line(monkeypatch, capsys):
     assert main(["graph", "--d-model", "100000"]) == 1
     assert capsys.readouterr().err == ("tinyffn graph: not enough memory (Unable to allocate "
                                        "298. GiB for an array); choose smaller sizes\n")
+
+
+def test_a_size_numpy_cannot_describe_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["graph", "--d-model", str(10 ** 20)])
+    assert stop.value.code == 2
+    assert "expected an integer from 1 to 2147483647" in capsys.readouterr().err

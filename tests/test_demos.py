@@ -135,7 +135,7 @@ def test_sizes_must_be_whole_numbers_from_one(demo, option, value, tmp_path, cap
     with pytest.raises(SystemExit) as stop:
         demo.main(["--quick", option, value, "--out", tmp_path])
     assert stop.value.code == 2
-    assert f"argument {option}: expected an integer >= 1, got '{value}'" in \
+    assert f"argument {option}: expected an integer from 1 to 2147483647, got '{value}'" in \
         capsys.readouterr().err
 
 

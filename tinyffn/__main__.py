@@ -152,9 +152,13 @@ def picture_path(text: str) -> pathlib.Path:
     return path
 
 
+MAX_SIZE = 2 ** 31 - 1      # beyond it NumPy cannot even describe the array
+
+
 def _integer(text: str, low: int) -> int:
-    if not text.lstrip("-").isdigit() or int(text) < low:
-        raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {text!r}")
+    if not text.lstrip("-").isdigit() or not low <= int(text) <= MAX_SIZE:
+        raise argparse.ArgumentTypeError(f"expected an integer from {low} to {MAX_SIZE}, "
+                                         f"got {text!r}")
     return int(text)
 
 
