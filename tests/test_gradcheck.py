@@ -131,7 +131,7 @@ def test_nan_finite_differences_are_a_disagreement():
 
 
 @pytest.mark.parametrize("kwargs", [{"eps": 0.0}, {"eps": -1e-6}, {"eps": float("nan")},
-                                    {"atol": -1.0}, {"rtol": float("inf")}])
+                                    {"eps": True}, {"atol": -1.0}, {"rtol": float("inf")}])
 def test_bad_tolerances_are_refused(kwargs):
     with pytest.raises(ValueError, match=f"gradcheck: {next(iter(kwargs))} must be"):
         tinyffn.gradcheck(Square.apply, [_x(2)], **kwargs)
@@ -158,3 +158,7 @@ def test_each_output_of_a_tuple_is_checked():
         tinyffn.gradcheck(lambda x, w: (Square.apply(x), OffByFactor.apply(x)), [x, w])
     with pytest.raises(TypeError, match="a Tensor or a tuple of Tensors, got tuple of Tensor, float"):
         tinyffn.gradcheck(lambda x: (x, 1.0), [x])
+
+
+def test_numpy_numbers_are_fine_tolerances():
+    assert tinyffn.gradcheck(Square.apply, [_x(2)], eps=np.float32(1e-6), atol=np.float64(1e-5))

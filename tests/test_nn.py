@@ -481,7 +481,9 @@ def test_module_arguments_sit_where_pytorch_puts_them():
 def test_module_zero_grad_can_fill_zeros_as_pytorch():
     lin = nn.Linear(2, 3)
     (lin(tinyffn.randn(4, 2)) ** 2).sum().backward()
+    held = lin.weight.grad
     lin.zero_grad(set_to_none=False)
     assert all(p.grad is not None and not p.grad.numpy().any() for p in lin.parameters())
+    assert lin.weight.grad is held               # zeroed in place, as PyTorch does
     lin.zero_grad()
     assert all(p.grad is None for p in lin.parameters())

@@ -20,6 +20,7 @@ tuple or list) is checked output by output.
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from typing import Any, Callable, Sequence
 
@@ -55,7 +56,8 @@ def gradcheck(fn: Callable[..., Any], inputs: Sequence[Any], eps: float = 1e-6,
     """
     for name, value, smallest in (("eps", eps, "> 0"), ("atol", atol, ">= 0"),
                                   ("rtol", rtol, ">= 0")):
-        if not (isinstance(value, (int, float)) and math.isfinite(value)
+        if not (isinstance(value, numbers.Real) and not isinstance(value, bool)
+                and math.isfinite(value)
                 and (value > 0 if name == "eps" else value >= 0)):
             raise ValueError(f"gradcheck: {name} must be a finite number {smallest}, "
                              f"got {value!r}")

@@ -346,9 +346,10 @@ class ModuleList(_Container):
 
 def zero_grads(params: Iterable[Tensor], set_to_none: bool = True) -> None:
     """Forget each parameter's gradient before the next backward: ``.grad = None``
-    (PyTorch's default), or, with ``set_to_none=False``, a fresh array of zeros."""
+    (PyTorch's default), or, with ``set_to_none=False``, zeros written into the gradient
+    in place (each leaf owns its gradient array), as PyTorch does."""
     for p in params:
         if p.grad is not None and not set_to_none:
-            p.grad = Tensor(p.backend.xp.zeros_like(p.grad.data), _backend=p.backend)
+            p.grad.data[...] = 0
         else:
             p.grad = None
