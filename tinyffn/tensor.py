@@ -422,10 +422,10 @@ def as_tensors(args: tuple, fn: Any) -> tuple:
         args = tuple([a if isinstance(a, Tensor) else _constant(a, be, dtype, fn) for a in args])
     if len(args) == 1 or len(args) == 2 and args[0].data.dtype is args[1].data.dtype:
         return args                                 # the common cases, kept fast
-    return _promote(args, first.backend)
+    return _promote(args, first.backend, fn)
 
 
-def _promote(args: tuple, be: Any) -> tuple:
+def _promote(args: tuple, be: Any, fn: Any) -> tuple:
     """Tensors of different dtypes, brought to PyTorch's result dtype. NumPy's rules
     differ in two places, and either would carry float64 into a float32 graph:
 
@@ -442,7 +442,7 @@ def _promote(args: tuple, be: Any) -> tuple:
     """
     if all(a.data.dtype == args[0].data.dtype for a in args):
         return args
-    kinds = [_kind(a.data.dtype, be) for a in args]
+    kinds = [_kind(a.data.dtype, be, fn) for a in args]
     top = max(kinds)
     deciding = ([a.data.dtype for a, k in zip(args, kinds) if k == top and a.ndim]
                 or [a.data.dtype for a, k in zip(args, kinds) if k == top])
@@ -460,7 +460,7 @@ def _promote(args: tuple, be: Any) -> tuple:
     return tuple(out)
 
 
-def _kind(dtype: Any, be: Any) -> int:
+def _kind(dtype: Any, be: Any, fn: Any) -> int:
     """0 for bool, 1 for integers, 2 for floats: the order of PyTorch's type categories.
 
     Anything else (complex) is refused: ranked below float, it would be cast to float and
@@ -472,8 +472,8 @@ def _kind(dtype: Any, be: Any) -> int:
         return 0
     if be.xp.isdtype(dtype, "integral"):
         return 1
-    raise TypeError(f"tinyffn computes with float, integer and bool tensors, not "
-                    f"{backends.dtype_name(dtype)}")
+    raise TypeError(f"{fn.op_name()}: tinyffn computes with float, integer and bool "
+                    f"tensors, not {backends.dtype_name(dtype)}")
 
 
 def _constant(a: Any, be: Any, dtype: Any, fn: Any) -> Tensor:
