@@ -146,3 +146,15 @@ def test_fused_and_composed_ffns_count_the_same_products():
     # backward: both products of each layer, plus one sum per bias gradient
     assert fused.backward["linear"] == plain.backward["matmul"] + bias_adds
     assert plain.backward["matmul"] == 2 * A.ffn_flops(T, d)
+
+
+def test_a_fused_linear_charges_only_the_gradients_it_computes():
+    """With data that needs no gradient, W1's layer skips dL/dx: 2·T·d·4d fewer FLOPs. The
+    fused Linear's backward_flops once charged both products whatever was needed."""
+    T, d = 4, 8
+    x = tinyffn.randn(T, d)                                 # data: no gradient
+    plain = A.measure_training_flops(nn.FFN(d), x)
+    fused = A.measure_training_flops(nn.FFN(d, fused=True), x)
+    bias_adds = T * 4 * d + T * d
+    assert plain.backward["matmul"] == 2 * A.ffn_flops(T, d) - 2 * T * d * 4 * d
+    assert fused.backward["linear"] == plain.backward["matmul"] + bias_adds

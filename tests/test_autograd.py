@@ -348,3 +348,17 @@ def test_backward_frees_each_raw_leaf_gradient_once_it_is_copied():
     peak = tracemalloc.get_traced_memory()[1] - start
     tracemalloc.stop()
     assert peak <= 3.5 * n * 4, f"peak {peak / (n * 4):.2f} arrays of n float32"
+
+
+def test_each_gradient_comes_back_in_its_inputs_dtype():
+    """float64 data @ a float32 weight computes in float64; the weight's gradient is cast
+    back to float32, as in PyTorch, so an optimizer never widens the weight."""
+    x = tinyffn.randn(4, 3, dtype="float64")
+    w = tinyffn.randn(3, 2, requires_grad=True)                 # float32
+    b = tinyffn.randn(2, dtype="float64", requires_grad=True)
+    y = x @ w + b
+    assert y.dtype == np.float64
+    y.sum().backward()
+    assert w.grad.dtype == np.float32 and b.grad.dtype == np.float64
+    np.testing.assert_allclose(w.grad.numpy(), x.numpy().sum(axis=0)[:, None].repeat(2, 1),
+                               rtol=1e-6)

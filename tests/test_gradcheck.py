@@ -162,3 +162,40 @@ def test_each_output_of_a_tuple_is_checked():
 
 def test_numpy_numbers_are_fine_tolerances():
     assert tinyffn.gradcheck(Square.apply, [_x(2)], eps=np.float32(1e-6), atol=np.float64(1e-5))
+
+
+class UnderByFactor(OffByFactor):
+    """exp with a backward 10% too small: a one-sided comparison would let it pass."""
+
+    @staticmethod
+    def backward(ctx, gy):
+        (y,) = ctx.saved_tensors
+        return 0.9 * gy * y
+
+
+class ZeroBackward(OffByFactor):
+    @staticmethod
+    def backward(ctx, gy):
+        return 0 * gy
+
+
+@pytest.mark.parametrize("wrong", [UnderByFactor, ZeroBackward])
+def test_a_backward_too_small_is_caught_too(wrong):
+    with pytest.raises(tinyffn.GradcheckError, match="by backward but"):
+        tinyffn.gradcheck(wrong.apply, [_x(2, 3)])
+
+
+def test_inputs_are_restored_when_fn_raises_midway():
+    x = _x(3)
+    before = x.numpy()
+    calls = []
+
+    def fails_on_the_third_call(x):
+        calls.append(1)
+        if len(calls) == 3:
+            raise RuntimeError("planted")
+        return x * 2.0
+
+    with pytest.raises(RuntimeError, match="planted"):
+        tinyffn.gradcheck(fails_on_the_third_call, [x])
+    np.testing.assert_array_equal(x.numpy(), before)

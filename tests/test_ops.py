@@ -379,3 +379,27 @@ def test_true_and_none_in_an_index_add_an_axis_and_take_none(device):
     np.testing.assert_array_equal(x[True, [2]].numpy(), np.arange(6.0).reshape(3, 2)[True, [2]])
     with pytest.raises(IndexError, match="index 3 is out of range for axis 0 of size 3"):
         x[None, [3]]
+
+
+def test_max_and_maximum_split_the_gradient_at_ties_as_pytorch(device):
+    """The op tests keep their points apart on purpose, so nothing checked the tie rule;
+    these are PyTorch's gradients (torch.amax, torch.maximum), written out."""
+    x = tinyffn.tensor([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]], device=device, requires_grad=True)
+    x.max(axis=1).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[0, 0.5, 0.5], [0.5, 0.5, 0]])
+    a = tinyffn.tensor([1.0, 2.0], device=device, requires_grad=True)
+    b = tinyffn.tensor([1.0, 3.0], device=device, requires_grad=True)
+    a.maximum(b).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [0.5, 0.0])
+    np.testing.assert_array_equal(b.grad.numpy(), [0.5, 1.0])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sigmoid_and_fused_swish_do_not_overflow_far_out(dtype, device):
+    """exp(-x) overflows for x < -88 in float32: the naive 1 / (1 + exp(-x)) warns there
+    (its value still rounds right), the stable split never computes it."""
+    x = tinyffn.tensor([-1000.0, 0.0, 1000.0], dtype=dtype, device=device)
+    with np.errstate(over="raise", invalid="raise", divide="raise"):   # underflow to 0 is fine
+        np.testing.assert_array_equal(x.sigmoid().numpy(), [0.0, 0.5, 1.0])
+        np.testing.assert_array_equal(tinyffn.functional.swish(x, fused=True).numpy(),
+                                      [-0.0, 0.0, 1000.0])
