@@ -130,7 +130,7 @@ class _Layout:
     ``("op", id(ctx))`` for an op drawn as itself, ``("tensor", id(v))`` for the box of a
     leaf or of an op's output, ``("constant", id(ctx), i)`` for a constant, drawn once per
     use (input ``i`` of op ``ctx``: the engine shares one tensor per number, see
-    :func:`tinyffn.tensor.as_tensors`), and ``("group", (kind, id(scope)), ...)`` for a
+    :func:`tinyffn.promotion.as_tensors`), and ``("group", (kind, id(scope)), ...)`` for a
     folded module or function call (one per call: each call has its own Scope object).
     """
 

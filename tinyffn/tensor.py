@@ -250,7 +250,7 @@ class Tensor:
         Recording this in a graph would need in-place ops, which tinyffn does not have, so
         when a gradient would be needed it is an error, as PyTorch's is for a leaf.
         """
-        if any(t is self for t in _NUMBERS.values()):
+        if is_shared_constant(self):
             raise RuntimeError(f"x {symbol} y: x is a shared constant of the graph (the 2 in "
                                "x * 2); it cannot change")
         if grad_mode.STATE.grad_enabled and (
@@ -396,141 +396,10 @@ def _shape_arg(shape: tuple, what: str) -> tuple:
     return tuple(int(n) for n in shape)
 
 
-def as_tensors(args: tuple, fn: Any) -> tuple:
-    """The positional arguments of an op (the Function ``fn``) as tensors on one backend.
+# ----------------------------------------------------------------------------- arguments
+# How an op's arguments become tensors (numbers, arrays and lists as constants; PyTorch's
+# dtype promotion; one device) is promotion.py's subject. It makes Tensors, so it is
+# imported here, once the class above exists; autograd calls it as tensor.as_tensors.
+from .promotion import as_tensors, is_shared_constant  # noqa: E402
 
-    Python numbers and arrays become constant tensors on the device of the first tensor
-    argument, with its dtype when both are floating point (so ``x * 2`` stays float32).
-    A number becomes a tensor once per (value, dtype, device), shared by every op that
-    uses it (see :func:`_number`). Tensors of different dtypes meet by PyTorch's rules
-    (see :func:`_promote`). Raises
-    :class:`~tinyffn.backend.DeviceError` when the tensors are on two devices.
-    """
-    first, all_tensors = None, True
-    for a in args:
-        if not isinstance(a, Tensor):
-            all_tensors = False
-        elif first is None:
-            first = a
-        elif a.backend is not first.backend:
-            raise _device_error(fn, first, a)
-    if first is None:
-        raise TypeError(f"{fn.op_name()}: needs at least one Tensor argument, got "
-                        f"{', '.join(type(a).__name__ for a in args)}")
-    if not all_tensors:
-        be, dtype = first.backend, first.data.dtype
-        args = tuple([a if isinstance(a, Tensor) else _constant(a, be, dtype, fn) for a in args])
-    if len(args) == 1 or len(args) == 2 and args[0].data.dtype is args[1].data.dtype:
-        return args                                 # the common cases, kept fast
-    return _promote(args, first.backend, fn)
-
-
-def _promote(args: tuple, be: Any, fn: Any) -> tuple:
-    """Tensors of different dtypes, brought to PyTorch's result dtype. NumPy's rules
-    differ in two places, and either would carry float64 into a float32 graph:
-
-    1. Kind: bool < integer < floating; the result has the highest kind among the
-       inputs. An int64 tensor times a float32 one is float32 (NumPy: float64).
-    2. Width: the widest dtype of that kind among the tensors *with axes*; a 0-d tensor
-       decides only when no tensor with axes has that kind. A 0-d float64 tensor times a
-       float32 matrix is float32, as a Python float would leave it (NumPy: float64);
-       a 0-d float64 times an int matrix is float64.
-
-    An input of a lower kind, or a wider 0-d one, is cast here: in the graph (``cast``)
-    if it needs a gradient. A narrower input of the result's kind is left to the op, which
-    widens it as it computes (float32 + float64 is float64, in both libraries).
-    """
-    if all(a.data.dtype == args[0].data.dtype for a in args):
-        return args
-    kinds = [_kind(a.data.dtype, be, fn) for a in args]
-    top = max(kinds)
-    deciding = ([a.data.dtype for a, k in zip(args, kinds) if k == top and a.ndim]
-                or [a.data.dtype for a, k in zip(args, kinds) if k == top])
-    target = be.xp.result_type(*deciding)
-    out = []
-    for a, k in zip(args, kinds):
-        if a.data.dtype == target or k == top and be.xp.result_type(a.data.dtype, target) == target:
-            out.append(a)
-        elif a.requires_grad:
-            out.append(E.Cast.apply(a, dtype=target))
-        else:
-            cast = Tensor._wrap(be.xp.astype(a.data, target), be)
-            cast.name = a.name                      # a drawing still calls it ``mask``
-            out.append(cast)
-    return tuple(out)
-
-
-def _kind(dtype: Any, be: Any, fn: Any) -> int:
-    """0 for bool, 1 for integers, 2 for floats: the order of PyTorch's type categories.
-
-    Anything else (complex) is refused: ranked below float, it would be cast to float and
-    lose its imaginary part without a word.
-    """
-    if dtype in be.float_dtypes:
-        return 2
-    if be.xp.isdtype(dtype, "bool"):
-        return 0
-    if be.xp.isdtype(dtype, "integral"):
-        return 1
-    raise TypeError(f"{fn.op_name()}: tinyffn computes with float, integer and bool "
-                    f"tensors, not {backends.dtype_name(dtype)}")
-
-
-def _constant(a: Any, be: Any, dtype: Any, fn: Any) -> Tensor:
-    """A number or array argument of op ``fn`` as a constant tensor on backend ``be``.
-
-    A number, NumPy's included (``np.float64(2)``, a 0-d array), takes the tensor's dtype,
-    as in PyTorch. An array with axes keeps its dtype and takes part in the promotion; a
-    list is read as :func:`tinyffn.tensor` reads it, Python floats as float32.
-    """
-    if isinstance(a, (int, float)) and not isinstance(a, bool):
-        return _number(a, be, dtype)
-    if getattr(a, "ndim", None) == 0 and getattr(getattr(a, "dtype", None), "kind", "") in "iuf":
-        return _number(a.item(), be, dtype)         # a NumPy scalar or 0-d NumPy array
-    if a is None or isinstance(a, (str, bytes)):
-        raise TypeError(f"{fn.op_name()}: cannot use an argument of type {type(a).__name__}; "
-                        "pass a Tensor, a number or an array of numbers")
-    try:
-        if isinstance(a, (list, tuple)):
-            a = np.asarray(a)
-            a = a.astype(DEFAULT_FLOAT) if a.dtype == np.float64 else a
-        return Tensor._wrap(be.asarray(a), be)
-    except (TypeError, ValueError) as e:
-        raise TypeError(f"{fn.op_name()}: cannot use an argument of type "
-                        f"{type(a).__name__} ({e})") from e
-
-
-_NUMBERS: dict = {}     # (type, value, dtype, device) -> its constant tensor
-MAX_NUMBERS = 4096      # emptied when full: a bound, should a loop make ever new numbers
-
-
-def _number(a: int | float, be: Any, dtype: Any) -> Tensor:
-    """The constant tensor of the Python number ``a`` next to a tensor of ``dtype``.
-
-    Made once per (type, value, dtype, device) and then shared, since the 2 in ``x * 2``
-    inside a loop is the same constant every time: that saves making (and keeping in the
-    graph) a new 0-d array per op. Constants are never modified by any op. A float zero
-    is not shared, because ``-0.0 == 0.0`` would make the two one key. The graph drawer
-    draws a constant once per use, so sharing never shows.
-    """
-    key = (type(a), a, dtype, be.device)
-    t = _NUMBERS.get(key)
-    if t is not None:
-        return t
-    if isinstance(a, float) and not be.is_floating(dtype):
-        dtype = be.dtype(DEFAULT_FLOAT)             # int tensor * 0.5: a float32 constant,
-        #                                             and the int tensor is cast to float32
-    elif isinstance(a, int) and be.xp.isdtype(dtype, "bool"):
-        dtype = be.dtype("int64")                   # mask + 2 counts: 3, not True
-    t = Tensor._wrap(be.xp.asarray(a, dtype=dtype), be)
-    if a != 0 or isinstance(a, int):
-        if len(_NUMBERS) >= MAX_NUMBERS:
-            _NUMBERS.clear()
-        _NUMBERS[key] = t
-    return t
-
-
-def _device_error(fn: Any, first: Tensor, other: Tensor) -> backends.DeviceError:
-    return backends.DeviceError(
-        f"{fn.op_name()}: inputs are on different devices ({first.device} and "
-        f"{other.device}); move them to one device with .to(device) first")
+__all__ = ["Tensor", "DEFAULT_FLOAT", "as_tensors"]
