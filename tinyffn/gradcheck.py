@@ -112,22 +112,21 @@ def _analytical_jacobians(fn, inputs, checked, rng) -> list:
     """J[o, j] by backward: one autograd.grad per output entry, with a random cotangent."""
     with grad_mode.enable_grad():               # a graph is needed, even inside no_grad()
         ys = _outputs(fn, inputs)
-    rows = []                                   # one (n_inputs_checked,) list per output entry
+    blocks = [[] for _ in checked]              # per checked input: one block of rows per y
     for y in ys:
-        for o in range(y.numel()):
-            if not y.requires_grad:             # y depends on no checked input: J = 0
-                rows.append([np.zeros(inputs[i].numel()) for i in checked])
-                continue
+        jacobians = [np.zeros((y.numel(), inputs[i].numel())) for i in checked]
+        for o in range(y.numel() if y.requires_grad else 0):    # else y depends on no input
             r = rng.uniform(0.5, 2.0) * rng.choice([-1.0, 1.0])
             cotangent = np.zeros(y.numel())
             cotangent[o] = r
             cotangent = Tensor(y.backend.asarray(cotangent.reshape(y.shape), y.dtype),
                                _backend=y.backend)
             grads = autograd.grad(y, [inputs[i] for i in checked], cotangent, retain_graph=True)
-            rows.append([g.numpy().astype(np.float64).ravel() / r for g in grads])
-    n_out = len(rows)
-    return [np.stack([row[c] for row in rows]) if n_out else
-            np.zeros((0, inputs[i].numel())) for c, i in enumerate(checked)]
+            for jacobian, g in zip(jacobians, grads):
+                jacobian[o] = g.numpy().astype(np.float64).ravel() / r
+        for block, jacobian in zip(blocks, jacobians):
+            block.append(jacobian)
+    return [np.concatenate(block) for block in blocks]
 
 
 def _numerical_jacobians(fn, inputs, checked, eps) -> list:
