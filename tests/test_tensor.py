@@ -532,3 +532,50 @@ def test_complex_operands_are_refused_not_cast_to_real():
         with pytest.raises(TypeError, match="(mul|add): tinyffn computes with float, integer "
                                             "and bool tensors, not complex128"):
             make()
+
+
+def test_reductions_take_pytorchs_dim_and_keepdim():
+    data = np.array([[1.0, 5.0, 3.0], [7.0, 2.0, 7.0]], dtype=np.float32)
+    x = tinyffn.tensor(data)
+    np.testing.assert_array_equal(x.sum(dim=1).numpy(), [9.0, 16.0])
+    np.testing.assert_allclose(x.mean(dim=(0, 1), keepdim=True).numpy(), [[25.0 / 6]], rtol=1e-6)
+    np.testing.assert_array_equal(x.argmax(dim=1, keepdim=True).numpy(), [[1], [0]])
+    assert x.argmax().item() == 3                    # of the flattened tensor, first on ties
+    for bad in (dict(axis=0, dim=0), dict(keepdims=True, keepdim=True)):
+        with pytest.raises(TypeError, match="sum: pass .* not both"):
+            x.sum(**bad)
+    with pytest.raises(TypeError, match="keepdims must be True or False"):
+        x.sum(0, 1)
+    with pytest.raises(ValueError, match="argmax: axis 2 is out of range"):
+        x.argmax(2)
+
+
+def test_max_over_dim_unpacks_as_pytorchs_values_and_indices():
+    """``v, i = x.max(dim=1)`` is the PyTorch idiom; over ``axis`` the values alone come
+    back, as NumPy's. With two rows, a values-only result would unpack silently."""
+    x = tinyffn.tensor([[1.0, 5.0, 3.0], [7.0, 2.0, 7.0]], requires_grad=True)
+    values, indices = x.max(dim=1)
+    np.testing.assert_array_equal(values.numpy(), [5.0, 7.0])
+    np.testing.assert_array_equal(indices.numpy(), [1, 0])
+    assert x.max(dim=1, keepdim=True).indices.shape == (2, 1)
+    assert x.max(axis=1).shape == (2,)
+    values.sum().backward()                          # the tie at 7 shares the gradient
+    np.testing.assert_array_equal(x.grad.numpy(), [[0, 1, 0], [0.5, 0, 0.5]])
+
+
+def test_reductions_by_dim_match_pytorch():
+    torch = pytest.importorskip("torch")
+    data = np.random.default_rng(0).standard_normal((3, 4, 5))
+    x, t = tinyffn.tensor(data), torch.tensor(data)
+    for dim in (0, -1, (0, 2)):
+        for keepdim in (False, True):
+            for op in ("sum", "mean"):
+                np.testing.assert_allclose(getattr(x, op)(dim=dim, keepdim=keepdim).numpy(),
+                                           getattr(t, op)(dim=dim, keepdim=keepdim).numpy())
+    for dim in (0, 1, -1):
+        for keepdim in (False, True):
+            mine, theirs = x.max(dim=dim, keepdim=keepdim), t.max(dim=dim, keepdim=keepdim)
+            np.testing.assert_array_equal(mine.values.numpy(), theirs.values.numpy())
+            np.testing.assert_array_equal(mine.indices.numpy(), theirs.indices.numpy())
+            np.testing.assert_array_equal(x.argmax(dim=dim, keepdim=keepdim).numpy(),
+                                          t.argmax(dim=dim, keepdim=keepdim).numpy())

@@ -25,7 +25,7 @@ from .ops.activations import Swish as FusedSwish
 from .ops.linalg import Linear as FusedLinear
 from .backend import dtype_name
 from .creation import arange
-from .tensor import Tensor, _is_int
+from .tensor import Tensor, _is_int, either_name
 
 GELU_APPROXIMATIONS = ("none", "tanh")
 REDUCTIONS = ("mean", "sum", "none")
@@ -188,7 +188,8 @@ def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
     PyTorch's name for ``axis``.
     """
     _check_tensor("softmax", "x", x)
-    axis = _check_axis("softmax", x, _axis_or_dim("softmax", axis, dim))
+    axis = _check_axis("softmax", x, either_name(
+        "softmax", "axis", axis, -1, "dim", dim))
     with grad_mode.scope("function", "softmax"):
         z = x - x.max(axis=axis, keepdims=True).detach()   # shift so max(z) = 0
         e = z.exp()
@@ -205,7 +206,8 @@ def log_softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
     Shape preserved. ``dim`` is PyTorch's name for ``axis``.
     """
     _check_tensor("log_softmax", "x", x)
-    axis = _check_axis("log_softmax", x, _axis_or_dim("log_softmax", axis, dim))
+    axis = _check_axis("log_softmax", x, either_name(
+        "log_softmax", "axis", axis, -1, "dim", dim))
     with grad_mode.scope("function", "log_softmax"):
         z = x - x.max(axis=axis, keepdims=True).detach()   # shift so max(z) = 0
         return z - z.exp().sum(axis=axis, keepdims=True).log()
@@ -285,15 +287,6 @@ def _check_axis(op: str, x: Tensor, axis: int) -> int:
         raise ValueError(f"{op}: axis {axis!r} is out of range for an input of shape "
                          f"{x.shape}; use an integer in [{-x.ndim}, {x.ndim - 1}]")
     return axis
-
-
-def _axis_or_dim(op: str, axis: int, dim: int | None) -> int:
-    """``dim`` (PyTorch's keyword) if given, else ``axis``; both given is an error."""
-    if dim is None:
-        return axis
-    if axis != -1:
-        raise TypeError(f"{op}: pass axis or dim (the same thing), not both")
-    return dim
 
 
 def _check_reduction(op: str, reduction: str) -> None:

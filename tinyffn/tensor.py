@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -288,13 +288,42 @@ class Tensor:
     def maximum(self, other): return E.Maximum.apply(self, other)
 
     # -- reductions ----------------------------------------------------------------------
-    def sum(self, axis=None, keepdims=False): return R.Sum.apply(self, axis=_axes(axis, self.ndim, "sum"), keepdims=keepdims)
-    def mean(self, axis=None, keepdims=False): return R.Mean.apply(self, axis=_axes(axis, self.ndim, "mean"), keepdims=keepdims)
-    def max(self, axis=None, keepdims=False): return R.Max.apply(self, axis=_axes(axis, self.ndim, "max"), keepdims=keepdims)
+    # Each takes NumPy's names (axis, keepdims) or PyTorch's (dim, keepdim).
+    def sum(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+        axis, keepdims = _numpy_names("sum", axis, keepdims, dim, keepdim)
+        return R.Sum.apply(self, axis=_axes(axis, self.ndim, "sum"), keepdims=keepdims)
 
-    def argmax(self, axis: int | None = None) -> "Tensor":
-        """Indices of the maxima (not differentiable), as in ``numpy.argmax``."""
-        return Tensor(self.backend.xp.argmax(self.data, axis=axis), _backend=self.backend)
+    def mean(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+        axis, keepdims = _numpy_names("mean", axis, keepdims, dim, keepdim)
+        return R.Mean.apply(self, axis=_axes(axis, self.ndim, "mean"), keepdims=keepdims)
+
+    def max(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+        """The maximum over ``axis`` (all axes when None).
+
+        With NumPy's ``axis`` the values come back, as ``numpy.max``. With PyTorch's
+        ``dim`` they come back as ``torch.max(x, dim)`` returns them: the pair
+        ``(values, indices)``, so ``v, i = x.max(dim=1)`` means what it means in PyTorch.
+        Elements tying for the maximum share its gradient (see the ``Max`` op), where
+        ``torch.max(x, dim)`` gives it all to the index it returns.
+        """
+        by_dim = dim is not None
+        axis, keepdims = _numpy_names("max", axis, keepdims, dim, keepdim)
+        values = R.Max.apply(self, axis=_axes(axis, self.ndim, "max"), keepdims=keepdims)
+        if not by_dim:
+            return values
+        return MaxResult(values, self.argmax(axis, keepdims))
+
+    def argmax(self, axis: int | None = None, keepdims: bool = False, *,
+               dim: int | None = None, keepdim: bool | None = None) -> "Tensor":
+        """Indices of the maxima along ``axis`` (of the flattened tensor when None), as
+        ``numpy.argmax`` and ``torch.argmax``; the first one on ties. Not differentiable."""
+        axis, keepdims = _numpy_names("argmax", axis, keepdims, dim, keepdim)
+        if axis is not None:
+            if not _is_int(axis):
+                raise TypeError(f"argmax: axis must be None or an int, got {axis!r}")
+            (axis,) = _axis_list((axis,), max(self.ndim, 1), "argmax")
+        xp = self.backend.xp
+        return Tensor(xp.argmax(self.data, axis=axis, keepdims=keepdims), _backend=self.backend)
 
     # -- shape ---------------------------------------------------------------------------
     def reshape(self, *shape):
@@ -350,6 +379,31 @@ def _check_can_require_grad(be: Any, dtype: Any) -> None:
         raise TypeError(f"only floating-point tensors can require gradients, but this one has "
                         f"dtype {backends.dtype_name(dtype)}; create it with dtype='float32' "
                         "or 'float64'")
+
+
+class MaxResult(NamedTuple):
+    """What ``x.max(dim=d)`` returns, as ``torch.max(x, d)`` does."""
+    values: Tensor
+    indices: Tensor
+
+
+def _numpy_names(op: str, axis: Any, keepdims: bool, dim: Any, keepdim: bool | None):
+    """(axis, keepdims) from NumPy's names or PyTorch's (dim, keepdim), not both."""
+    axis = either_name(op, "axis", axis, None, "dim", dim)
+    keepdims = either_name(op, "keepdims", keepdims, False, "keepdim", keepdim)
+    if not isinstance(keepdims, (bool, np.bool_)):
+        raise TypeError(f"{op}: keepdims must be True or False, got {keepdims!r}")
+    return axis, bool(keepdims)
+
+
+def either_name(op: str, numpy_name: str, value: Any, default: Any,
+                torch_name: str, torch_value: Any) -> Any:
+    """An argument given by its NumPy name or its PyTorch name (None: not given)."""
+    if torch_value is None:
+        return value
+    if value is not default and value != default:
+        raise TypeError(f"{op}: pass {numpy_name} or {torch_name} (the same thing), not both")
+    return torch_value
 
 
 def _axes(axis: Any, ndim: int, op: str) -> tuple | None:
