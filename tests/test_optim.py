@@ -271,3 +271,19 @@ def test_a_learning_rate_set_later_is_checked_and_kept_a_python_float():
     with pytest.raises(ValueError, match="SGD: lr must be >= 0, got -1"):
         opt.lr = -1
     assert repr(opt).startswith("SGD(lr=0.05, momentum=0.0")
+
+
+@pytest.mark.parametrize("name, settings",
+                         [("SGD", s) for s in SGD_SETTINGS] + [("Adam", s) for s in ADAM_SETTINGS])
+def test_state_survives_gradients_zeroed_and_accumulated_in_place(name, settings):
+    """zero_grad(set_to_none=False) zeros p.grad's array and backward() adds into it; SGD's
+    momentum buffer once was that array, so the next zero_grad wiped the momentum."""
+    lr = 0.1
+    p = nn.Parameter(tinyffn.tensor(W0))
+    opt = getattr(optim, name)([p], lr=lr, **settings)
+    for g in GRADS:
+        opt.zero_grad(set_to_none=False)
+        (p * tinyffn.tensor(g)).sum().backward()         # dL/dp = g, added into p.grad
+        opt.step()
+    reference = sgd_reference if name == "SGD" else adam_reference
+    np.testing.assert_allclose(p.numpy(), reference(W0, GRADS, lr, **settings), rtol=1e-12)

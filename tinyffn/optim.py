@@ -13,8 +13,9 @@ Each optimizer writes one ``update(w, g, state, xp)`` in the notation of PyTorch
 documentation: w = θ_{t-1} the parameter's array, g its gradient, ``state`` the
 optimizer's memory for this parameter (momentum, moment estimates), ``xp`` the
 parameter's array namespace. The update works on raw arrays, so nothing it computes is
-recorded in any graph, and it builds new arrays: ``p.grad`` is never modified (gradients
-of different parameters may share memory) and ``p.data`` is replaced, not overwritten.
+recorded in any graph, and it builds new arrays: ``p.grad`` is only read, and ``p.data``
+is replaced, not overwritten. The state keeps no reference to ``p.grad``'s array, which
+``zero_grad(set_to_none=False)`` and the next ``backward()`` write into.
 """
 from __future__ import annotations
 
@@ -155,8 +156,8 @@ class SGD(Optimizer):
         if self.momentum:
             if "momentum_buffer" in state:          # b_t = μ b_{t-1} + (1 - τ) g, b_1 = g
                 b = self.momentum * state["momentum_buffer"] + (1 - self.dampening) * g
-            else:
-                b = g
+            else:                                   # a copy: zero_grad and backward
+                b = xp.asarray(g, copy=True)        # write into p.grad in place
             state["momentum_buffer"] = b
             g = g + self.momentum * b if self.nesterov else b
         return w - self.lr * g
