@@ -579,3 +579,27 @@ def test_reductions_by_dim_match_pytorch():
             np.testing.assert_array_equal(mine.indices.numpy(), theirs.indices.numpy())
             np.testing.assert_array_equal(x.argmax(dim=dim, keepdim=keepdim).numpy(),
                                           t.argmax(dim=dim, keepdim=keepdim).numpy())
+
+
+def test_gradients_accumulate_into_the_same_grad_tensor_as_pytorch():
+    x = tinyffn.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    (x * 2).sum().backward()
+    g = x.grad
+    (x * 2).sum().backward()
+    assert g is x.grad                                   # a kept reference sees the sum
+    np.testing.assert_array_equal(g.numpy(), [4.0, 4.0, 4.0])
+
+
+def test_requires_grad_set_as_an_attribute_is_checked_as_requires_grad_():
+    """An integer tensor would get its gradient truncated (2.5 -> 2) by the dtype cast."""
+    t = tinyffn.tensor([1, 2])
+    with pytest.raises(TypeError, match="only floating-point tensors can require gradients"):
+        t.requires_grad = True
+    assert not t.requires_grad
+    x = tinyffn.ones(2, requires_grad=True)
+    y = x * 2
+    with pytest.raises(RuntimeError, match="computed by mul, and only a leaf's flag can change"):
+        y.requires_grad = False
+    y.requires_grad_(True)                               # no change: allowed, as in PyTorch
+    x.requires_grad = False
+    assert not x.requires_grad and y.requires_grad

@@ -40,7 +40,7 @@ class Tensor:
         name: an optional label shown in graphs (parameters get their module path).
     """
 
-    __slots__ = ("data", "grad", "requires_grad", "grad_fn", "backend", "name", "_retains_grad",
+    __slots__ = ("data", "grad", "_requires_grad", "grad_fn", "backend", "name", "_retains_grad",
                  "__weakref__")
 
     def __init__(self, data: Any, requires_grad: bool = False, *, _backend: Any = None,
@@ -49,7 +49,7 @@ class Tensor:
         self.backend = _backend if _backend is not None else backends.backend_of_array(data)
         if requires_grad:
             _check_can_require_grad(self.backend, data.dtype)
-        self.requires_grad = requires_grad
+        self._requires_grad = requires_grad
         self.grad = None
         self.grad_fn = _ctx
         self.name = name
@@ -59,7 +59,7 @@ class Tensor:
     def _wrap(cls, data: Any, backend: Any, requires_grad: bool = False, ctx: Any = None) -> "Tensor":
         """The engine's constructor for op results: no checks, as every op calls it."""
         t = object.__new__(cls)
-        t.data, t.backend, t.requires_grad, t.grad_fn = data, backend, requires_grad, ctx
+        t.data, t.backend, t._requires_grad, t.grad_fn = data, backend, requires_grad, ctx
         t.grad = t.name = None
         t._retains_grad = False
         return t
@@ -160,10 +160,19 @@ class Tensor:
         """This tensor on another device and/or with another dtype.
 
         Returns ``self`` when nothing changes. A device move returns a new *leaf* with the
-        same ``requires_grad``; a dtype change is recorded in the graph (``cast``).
+        same ``requires_grad`` (its ``.grad`` is its own, not ``self``'s); a dtype change is
+        recorded in the graph (``cast``). A graph lives on one device, so a tensor computed
+        in one cannot move (PyTorch records the move; here it would cut the graph).
         """
         out = self
         if device is not None and backends.normalize_device(device) != self.device:
+            if self.grad_fn is not None and grad_mode.STATE.grad_enabled:
+                raise RuntimeError(
+                    f"to: this tensor was computed by {self.grad_fn.name} on {self.device}, "
+                    f"and a graph lives on one device: moving it to {device} would cut the "
+                    "graph, and the tensors before it would get no gradient. Move the inputs "
+                    "and the module first (Module.to), or .detach() it if no gradient "
+                    "should flow back")
             target = backends.get_backend(device)
             out = Tensor(target.from_numpy(self.numpy()), requires_grad=self.requires_grad,
                          _backend=target, name=self.name)
@@ -203,13 +212,28 @@ class Tensor:
             # a copy: g may be a gradient another leaf also receives (the two inputs of an
             # add get the same array), a read-only broadcast view, or the caller's own array
             self.grad = Tensor(self.backend.xp.asarray(g, copy=True), _backend=self.backend)
-        else:
-            self.grad = Tensor(self.grad.data + g, _backend=self.backend)
+        else:                # in place, as PyTorch: g = x.grad sees every later backward
+            self.grad.data += g
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, requires_grad: bool) -> None:
+        self.requires_grad_(requires_grad)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Set ``requires_grad`` (also what ``x.requires_grad = ...`` does), as in PyTorch:
+        only a floating-point tensor can require a gradient (an integer one would get its
+        gradient truncated), and a computed tensor cannot stop requiring one."""
         if requires_grad:
             _check_can_require_grad(self.backend, self.dtype)
-        self.requires_grad = requires_grad
+        elif self.grad_fn is not None:
+            raise RuntimeError(f"requires_grad_(False): this tensor was computed by "
+                               f"{self.grad_fn.fn.op_name()}, and only a leaf's flag can "
+                               "change; use .detach() for a copy outside the graph")
+        self._requires_grad = bool(requires_grad)
         return self
 
     # -- arithmetic (Python numbers allowed on either side) ----------------------------------
