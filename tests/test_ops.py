@@ -381,6 +381,21 @@ def test_true_and_none_in_an_index_add_an_axis_and_take_none(device):
         x[None, [3]]
 
 
+def test_an_index_numpy_and_pytorch_lay_out_differently_is_refused():
+    """x[0, :, i]: NumPy's result is PyTorch's transposed (same shape when the sizes match)."""
+    data = np.arange(24.0).reshape(2, 3, 4)
+    x = tinyffn.tensor(data)
+    for key in [(0, slice(None), [1, 2, 0]), (0, None, [1, 2])]:
+        with pytest.raises(IndexError, match="NumPy and PyTorch order the axes .* two steps"):
+            x[key]
+    # The two agree where the integers and arrays sit together, or the axes go first anyway
+    # (PyTorch's results, written out: the integers applied first).
+    np.testing.assert_array_equal(x[0][:, [1, 2, 0]].numpy(), data[0][:, [1, 2, 0]])
+    np.testing.assert_array_equal(x[[0, 1], :, 0].numpy(), data[:, :, 0][[0, 1], :])
+    np.testing.assert_array_equal(x[:, 0, [1, 2]].numpy(), data[:, 0, :][:, [1, 2]])
+    np.testing.assert_array_equal(x[..., 0, [1]].numpy(), data[:, 0, :][:, [1]])
+
+
 def test_max_and_maximum_split_the_gradient_at_ties_as_pytorch(device):
     """The op tests keep their points apart on purpose, so nothing checked the tie rule;
     these are PyTorch's gradients (torch.amax, torch.maximum), written out."""

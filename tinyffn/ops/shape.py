@@ -7,6 +7,7 @@ permutation, a broadcast by a sum over the repeated axes, an index by a scatter-
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 from ..autograd import Context, Function
@@ -134,9 +135,38 @@ def normalize_key(key: Any, x: Any) -> tuple:
                             "supported; use a multiplication by a 0/1 mask instead)")
         out.append(k)
     has_array = any(hasattr(k, "dtype") for k in out)
+    if has_array:
+        _check_numpy_and_pytorch_agree(out)
     if not has_array and not any(k is Ellipsis for k in out):
         out.append(Ellipsis)    # x[1:3] means x[1:3, ...]; the array API wants that spelled out
     return tuple(out)
+
+
+def _check_numpy_and_pytorch_agree(key: list) -> None:
+    """Refuse a key whose result NumPy and PyTorch lay out differently.
+
+    Where index arrays sit together, the axes they make replace theirs in place; where they
+    are apart, those axes go first. NumPy counts an integer as one of the index arrays,
+    PyTorch applies the integers first. So in x[0, :, i] NumPy sees two apart (the result
+    is x[0][:, i] transposed) and PyTorch one in place; with equal sizes nothing would tell.
+    """
+    def together(positions):
+        return positions == list(range(positions[0], positions[-1] + 1))
+
+    def is_int(k):
+        return isinstance(k, numbers.Integral) and not isinstance(k, bool)
+
+    numpy_advanced = [i for i, k in enumerate(key) if is_int(k) or hasattr(k, "dtype")]
+    after_ints = [k for k in key if not is_int(k)]
+    pytorch_advanced = [i for i, k in enumerate(after_ints) if hasattr(k, "dtype")]
+    if (not together(numpy_advanced) and together(pytorch_advanced)
+            and pytorch_advanced[0] > 0):
+        raise IndexError(f"getitem: NumPy and PyTorch order the axes of "
+                         f"x[{_key_text(tuple(key))}] differently: NumPy counts the integers with the index arrays and, "
+                         "as they are apart, puts the indexed axes first; PyTorch applies "
+                         "the integers first and keeps the axes in place. Index in two "
+                         "steps to say which you mean: for x[0, :, i], x[0][:, i] is "
+                         "PyTorch's result")
 
 
 class GetItem(Function):
