@@ -104,3 +104,16 @@ def test_training_step_on_device(other):
         losses.append(loss.item())
     assert losses[-1] < 0.5 * losses[0]
     assert all(p.device == other for p in model.parameters())
+
+
+@pytest.mark.parametrize("other", OTHER)
+def test_a_computed_tensor_cannot_move_out_of_its_graph(other):
+    """Moving it would make a new leaf: the layers before it would silently get no grad."""
+    layer = nn.Linear(3, 2)
+    h = layer(tinyffn.randn(4, 3))
+    with pytest.raises(RuntimeError, match=f"to: this tensor was computed by add on cpu.*"
+                                           f"moving it to {other} would cut the graph"):
+        h.to(other)
+    assert h.detach().to(other).device == other          # no gradient wanted: fine
+    with tinyffn.no_grad():
+        assert layer(tinyffn.randn(4, 3)).to(other).device == other
