@@ -245,9 +245,30 @@ def test_axes_must_be_distinct_integers():
     with pytest.raises(ValueError, match=r"mean: axes \(1, -1\) name the same axis twice"):
         x.mean(axis=(1, -1))
     assert x.max(axis=[np.int64(0)]).shape == (3,)
-    for n in (-1, 2.5, True):
-        with pytest.raises(TypeError, match="arange: n must be an integer >= 0"):
+    for n in (True, "3", float("inf")):
+        with pytest.raises(TypeError, match="arange: end must be a finite number"):
             tinyffn.arange(n)
+    for args in ((-1,), (5, 2), (0, 3, 0)):                # refused, as torch.arange does
+        with pytest.raises(ValueError, match="arange: no values from .* step must be nonzero"):
+            tinyffn.arange(*args)
+
+
+def test_arange_takes_start_end_and_step_as_pytorch():
+    np.testing.assert_array_equal(tinyffn.arange(2, 5).numpy(), [2, 3, 4])
+    assert dtype_name(tinyffn.arange(2, 5).dtype) == "int64"
+    np.testing.assert_array_equal(tinyffn.arange(5, 0, -2).numpy(), [5, 3, 1])
+    floats = tinyffn.arange(0, 1, 0.25)
+    assert dtype_name(floats.dtype) == "float32"
+    np.testing.assert_array_equal(floats.numpy(), [0, 0.25, 0.5, 0.75])
+    assert tinyffn.arange(0).shape == (0,)
+    assert dtype_name(tinyffn.arange(3, dtype="float64").dtype) == "float64"
+
+
+@pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")  # torch's
+def test_tensor_of_a_pytorch_tensor_keeps_its_dtype():
+    torch = pytest.importorskip("torch")
+    t = tinyffn.tensor(torch.tensor([0.1, 1e-9], dtype=torch.float64))
+    assert dtype_name(t.dtype) == "float64" and t.numpy()[1] == 1e-9
 
 
 def test_shapes_are_integers_not_bools():

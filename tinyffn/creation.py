@@ -7,6 +7,8 @@ numbers on every backend.
 """
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Any
 
 import numpy as np
@@ -35,8 +37,9 @@ def generator() -> np.random.Generator:
 def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: bool = False) -> Tensor:
     """A new leaf tensor holding a copy of ``data`` (a number, nested list or array).
 
-    Floating-point Python data becomes float32 unless ``dtype`` says otherwise; NumPy arrays
-    and NumPy scalars (``np.float64(0.5)``) keep their dtype; integers become int64.
+    Floating-point Python data becomes float32 unless ``dtype`` says otherwise; arrays
+    (NumPy's, PyTorch's) and NumPy scalars (``np.float64(0.5)``) keep their dtype;
+    integers become int64.
     """
     be = backends.get_backend(device)
     if isinstance(data, Tensor):
@@ -55,8 +58,8 @@ def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: boo
         example = next((v for v in np.ravel(array).tolist()
                         if not isinstance(v, (bool, int, float, complex))), np.ravel(array)[0])
         raise TypeError(f"tensor(): data must be numbers, not {type(example).__name__}")
-    if dtype is None and array.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic)):
-        array = array.astype(DEFAULT_FLOAT)
+    if dtype is None and array.dtype == np.float64 and not hasattr(data, "dtype"):
+        array = array.astype(DEFAULT_FLOAT)         # Python floats; arrays keep their dtype
     return Tensor(be.from_numpy(array), requires_grad=requires_grad, _backend=be)
 
 
@@ -103,8 +106,21 @@ def _check_sample_dtype(name: str, dtype: Any, device: Any) -> None:
                         f"got {backends.dtype_name(dtype)}; cast afterwards if you need another")
 
 
-def arange(n: int, dtype="int64", device="cpu") -> Tensor:
-    """The integers 0, 1, ..., n - 1, shape (n,), int64 by default (row indices, class targets)."""
-    if not _is_int(n) or n < 0:
-        raise TypeError(f"arange: n must be an integer >= 0, got {n!r}")
-    return _filled(np.arange(n), dtype, device, False)
+def arange(start: float, end: float | None = None, step: float = 1, *, dtype: Any = None,
+           device: Any = "cpu", requires_grad: bool = False) -> Tensor:
+    """start, start + step, ... up to but not including ``end``, shape (n,), as
+    ``torch.arange``; ``arange(n)`` is 0, 1, ..., n - 1 (row indices, class targets).
+
+    int64 when every argument is an integer, else float32, unless ``dtype`` says otherwise.
+    """
+    if end is None:
+        start, end = 0, start
+    for name, v in (("start", start), ("end", end), ("step", step)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v):
+            raise TypeError(f"arange: {name} must be a finite number, got {v!r}")
+    if step == 0 or (end - start) * step < 0:
+        raise ValueError(f"arange: no values from {start} to {end} in steps of {step}; "
+                         "the step must be nonzero and point from start towards end")
+    integers = all(_is_int(v) for v in (start, end, step))
+    return _filled(np.arange(start, end, step), dtype or ("int64" if integers else DEFAULT_FLOAT),
+                   device, requires_grad)
