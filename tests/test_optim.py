@@ -207,8 +207,11 @@ def test_optimizer_errors():
         optim.SGD([p], lr=-1)
     with pytest.raises(ValueError, match=r"Adam: betas must be two numbers in \[0, 1\)"):
         optim.Adam([p], betas=(0.9, 1.0))
-    with pytest.raises(TypeError, match="AdamW: parameter 0 is not a tensor that requires grad"):
-        optim.AdamW([tinyffn.zeros(2)])
+    with pytest.raises(TypeError, match=r"AdamW: parameter 1 is not a tensor \(got ndarray\)"):
+        optim.AdamW([p, np.zeros(2)])
+    with pytest.raises(ValueError, match="SGD: parameter 0 was computed by mul; an optimizer "
+                                         "updates leaves"):
+        optim.SGD([p * 2])
     with pytest.raises(TypeError, match=r"SGD: lr must be a number, got Tensor; pass "
                                         r"lr\.item\(\)"):
         optim.SGD([p], lr=tinyffn.tensor(0.1))          # p.data became a Tensor
@@ -287,3 +290,17 @@ def test_state_survives_gradients_zeroed_and_accumulated_in_place(name, settings
         opt.step()
     reference = sgd_reference if name == "SGD" else adam_reference
     np.testing.assert_allclose(p.numpy(), reference(W0, GRADS, lr, **settings), rtol=1e-12)
+
+
+def test_a_frozen_parameter_is_accepted_and_left_alone():
+    """Fine-tuning freezes some parameters with requires_grad_(False), then passes
+    model.parameters(), as in PyTorch."""
+    ffn = nn.FFN(2)
+    ffn.w1.weight.requires_grad_(False)
+    frozen = ffn.w1.weight.numpy()
+    opt = optim.SGD(ffn.parameters(), lr=0.1)
+    ffn(tinyffn.randn(3, 2)).sum().backward()
+    opt.step()
+    assert ffn.w1.weight.grad is None
+    np.testing.assert_array_equal(ffn.w1.weight.numpy(), frozen)
+    assert ffn.w1.bias.grad is not None

@@ -30,7 +30,8 @@ from .tensor import Tensor
 class Optimizer:
     """Holds the parameters and one state dict per parameter; ``step`` applies ``update``.
 
-    A parameter whose ``.grad`` is None (it took no part in the loss) is skipped.
+    A parameter whose ``.grad`` is None (it took no part in the loss, or it is frozen with
+    ``requires_grad_(False)``) is skipped.
     """
 
     def __init__(self, params: Iterable[Tensor], lr: float):
@@ -41,9 +42,13 @@ class Optimizer:
                              "(a generator is consumed once: create it for this optimizer)")
         first = {}
         for i, p in enumerate(self.params):
-            if not isinstance(p, Tensor) or not p.requires_grad:
-                raise TypeError(f"{name}: parameter {i} is not a tensor that requires grad "
-                                f"(got {type(p).__name__}); pass model.parameters()")
+            if not isinstance(p, Tensor):
+                raise TypeError(f"{name}: parameter {i} is not a tensor (got "
+                                f"{type(p).__name__}); pass model.parameters()")
+            if not p.is_leaf:
+                raise ValueError(f"{name}: parameter {i} was computed by {p.grad_fn.name}; "
+                                 "an optimizer updates leaves (a module's parameters), "
+                                 "which is where backward leaves the gradients")
             if id(p) in first:                  # step() would update it twice
                 raise ValueError(f"{name}: parameter {i} is parameter {first[id(p)]} again; "
                                  "pass each parameter once (model.parameters() lists a "
