@@ -624,3 +624,11 @@ def test_requires_grad_set_as_an_attribute_is_checked_as_requires_grad_():
     y.requires_grad_(True)                               # no change: allowed, as in PyTorch
     x.requires_grad = False
     assert not x.requires_grad and y.requires_grad
+
+
+def test_data_set_to_a_tensor_is_named_in_the_error():
+    """p.data = t is a PyTorch idiom; here .data is an array, and the op fails later."""
+    layer = tinyffn.nn.Linear(2, 2)
+    layer.weight.data = tinyffn.randn(2, 2)
+    with pytest.raises(TypeError, match=r"set it to an array: p\.data = t\.data"):
+        layer(tinyffn.randn(3, 2))

@@ -238,7 +238,9 @@ def _forward_array(fn: type, y: Any, backend: Any) -> Any:
     if isinstance(y, _tensor.Tensor):
         raise TypeError(f"{fn.op_name()}.forward returned a Tensor; forward computes on the "
                         "raw arrays it is given, with ctx.xp, and returns an array (return "
-                        "y.data, or move the Tensor arithmetic out of forward)")
+                        "y.data, or move the Tensor arithmetic out of forward). If an input's "
+                        ".data was set to a Tensor (p.data = t), set it to an array: p.data = "
+                        "t.data")
     if not (hasattr(y, "dtype") and hasattr(y, "shape")):
         raise TypeError(f"{fn.op_name()}.forward returned a {type(y).__name__}; it must "
                         "return one array (ctx.xp.asarray(...) makes one)")
