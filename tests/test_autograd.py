@@ -71,6 +71,16 @@ def test_second_backward_on_freed_graph_raises_clear_error():
         y.backward()
 
 
+def test_ops_that_save_nothing_backward_twice_as_in_pytorch():
+    """Shape ops need only the input's shape, which the node records: reshape once saved
+    it as an array and so refused a second backward that add and broadcast_to allowed."""
+    x = tinyffn.randn(2, 3, requires_grad=True)
+    y = (x.reshape(3, 2).transpose() + 1.0).broadcast_to(4, 2, 3).sum()
+    y.backward()
+    y.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((2, 3), 8.0))
+
+
 def test_retain_graph_allows_second_backward_and_accumulates():
     x = tinyffn.tensor([0.5, -1.0], requires_grad=True)
     y = (x.exp() * x).sum()

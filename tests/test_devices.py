@@ -117,3 +117,13 @@ def test_a_computed_tensor_cannot_move_out_of_its_graph(other):
     assert h.detach().to(other).device == other          # no gradient wanted: fine
     with tinyffn.no_grad():
         assert layer(tinyffn.randn(4, 3)).to(other).device == other
+
+
+@pytest.mark.parametrize("other", OTHER)
+def test_an_index_or_targets_on_another_device_is_a_device_error(other):
+    x = tinyffn.randn(3, 4)
+    with pytest.raises(tinyffn.DeviceError, match=f"getitem: the index is on {other} but the "
+                                                  "tensor on cpu; move the index with"):
+        x[tinyffn.tensor([0, 2], device=other)]
+    with pytest.raises(tinyffn.DeviceError, match=f"cross_entropy: targets are on {other}"):
+        tinyffn.functional.cross_entropy(x, tinyffn.tensor([0, 1, 2], device=other))

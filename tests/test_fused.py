@@ -121,3 +121,18 @@ def test_fused_float16_matches_torch_float32(ours, theirs):
     np.testing.assert_allclose(y.numpy().astype(np.float32), expected_y, rtol=2e-3, atol=1e-4)
     np.testing.assert_allclose(x.grad.numpy().astype(np.float32), expected_gx, rtol=2e-3,
                                atol=1e-4)
+
+
+def test_fused_activations_count_the_flops_of_their_composed_form():
+    x = tinyffn.randn(10, 3)
+    cases = [(lambda fused: F.gelu(x, fused=fused), 5),
+             (lambda fused: F.gelu(x, approximate="tanh", fused=fused), 8),
+             (lambda fused: F.silu(x, fused=fused), 2),
+             (lambda fused: F.swish(x, beta=1.5, fused=fused), 3)]
+    for f, per_element in cases:
+        counts = []
+        for fused in (False, True):
+            with tinyffn.FlopCounter() as counter:
+                f(fused)
+            counts.append(counter.total)
+        assert counts == [per_element * 30] * 2

@@ -171,8 +171,8 @@ def measure_training_flops(module: Module, x: Tensor) -> FlopCounter:
 
     The backward starts from dL/dy = 1 and computes the gradients of the parameters (and
     of x if it requires grad) without touching any ``.grad``. Each matmul's backward costs
-    its forward once per input that needs a gradient: 2× forward when x requires grad,
-    a little less when it does not (the first layer then skips dL/dx).
+    its forward once per input that needs a gradient: 2× forward when x requires grad;
+    1.5× for an FFN when it does not (the first layer then skips dL/dx).
     """
     wrt = list(module.parameters()) + ([x] if x.requires_grad else [])
     with FlopCounter() as counter:

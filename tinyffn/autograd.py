@@ -180,7 +180,8 @@ class Function:
     needs a gradient).
 
     Call ``MyOp.apply(*tensors, **attrs)``. Python numbers and arrays among the positional
-    arguments become constant tensors on the first tensor's device and dtype.
+    arguments become constant tensors on the first tensor's device: a number takes the
+    tensor's dtype, an array with axes keeps its own (see :mod:`tinyffn.promotion`).
     """
 
     @staticmethod
@@ -347,7 +348,7 @@ def iter_backward(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool =
 
 
 def backward(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False) -> None:
-    """``root.backward(grad, retain_graph)``: the walk of :func:`iter_backward`, run to the end."""
+    """``root.backward(grad, retain_graph)``: :func:`walk`, run to the end (steps not held)."""
     run_to_end(walk(root, grad, retain_graph))
 
 
@@ -373,7 +374,7 @@ def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
     step = None                      # the last op node's (node, gy, grads), not yet handed out
     for v in reversed(order):
         gy = totals.pop(id(v), None)     # dL/d(v's tensor), complete: every consumer is done
-        if gy is None:               # no path from root reaches v through differentiable ops
+        if gy is None:               # its consumers' backwards returned None for it (zero)
             continue
         if capture is not None and id(v) in capture:
             capture[id(v)] = gy

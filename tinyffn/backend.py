@@ -1,6 +1,6 @@
 """The one module that knows which array library holds a tensor's data.
 
-Everything else in tinyffn asks for ``xp``, an *array namespace* in the sense of the
+All op code in tinyffn asks for ``xp``, an *array namespace* in the sense of the
 Python array API standard (https://data-apis.org/array-api/), and calls only the
 standard's functions on it: ``xp.exp``, ``xp.matmul``, ``xp.sum(x, axis=..., keepdims=...)``,
 ``xp.permute_dims`` and so on. Three backends provide such a namespace:
@@ -91,7 +91,8 @@ class Backend:
         return getattr(self.xp, dtype_name(dtype)) if self.device == "strict" else np.dtype(dtype)
 
 
-_FLOAT_NAMES = frozenset({"float16", "float32", "float64"})
+FLOAT_DTYPES = ("float16", "float32", "float64")   # the dtypes tinyffn computes gradients in
+_FLOAT_NAMES = frozenset(FLOAT_DTYPES)
 
 
 def dtype_name(dtype: Any) -> str:

@@ -23,7 +23,7 @@ from .ops.activations import GELU as FusedGELU
 from .ops.activations import GELU_TANH_COEFF, SQRT_2, SQRT_2_OVER_PI
 from .ops.activations import Swish as FusedSwish
 from .ops.linalg import Linear as FusedLinear
-from .backend import dtype_name
+from .backend import DeviceError, dtype_name
 from .creation import arange
 from .tensor import Tensor, _is_int, either_name
 
@@ -274,7 +274,7 @@ def _check_floating_input(x: Tensor, weight: Tensor) -> None:
     """An integer input to a layer is refused (PyTorch refuses it too): NumPy would run
     int64 @ float32 in float64, and integers here are usually token ids, which need an
     embedding first. Mixed float dtypes are allowed (each gradient comes back in its
-    input's dtype; see autograd.backward)."""
+    input's dtype; see autograd._call_backward)."""
     if not x.backend.is_floating(x.dtype):
         raise TypeError(f"linear: input has dtype {dtype_name(x.dtype)}, but a layer computes "
                         f"in floating point (weight: {dtype_name(weight.dtype)}); cast the input "
@@ -308,8 +308,8 @@ def _class_targets(logits: Tensor, targets: Any) -> Tensor:
     be = logits.backend
     if isinstance(targets, Tensor):
         if targets.backend is not be:
-            raise ValueError(f"cross_entropy: targets are on {targets.device} but logits on "
-                             f"{logits.device}; move them with .to('{logits.device}')")
+            raise DeviceError(f"cross_entropy: targets are on {targets.device} but logits on "
+                              f"{logits.device}; move them with .to('{logits.device}')")
     else:
         targets = Tensor(be.asarray(targets), _backend=be)
     C = logits.shape[-1]

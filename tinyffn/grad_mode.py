@@ -75,7 +75,7 @@ def detect_anomaly() -> contextlib.AbstractContextManager:
 def keep_intermediates(retain_grad: bool = False) -> Iterator[list]:
     """Keep every tensor that a recorded op makes inside the block, to look at later.
 
-    The graph does not keep intermediate results (see the module docstring), so after
+    The graph does not keep intermediate results (see :mod:`tinyffn.autograd`), so after
     ``y = ffn(x)`` the pre-activation inside the FFN is gone. Inside this block each op
     output is appended to the list it yields, in the order made, and stays alive as long
     as the list does (so bind it: ``with keep_intermediates() as kept:``): a drawing then

@@ -38,7 +38,8 @@ class GradcheckError(AssertionError):
 def gradcheck(fn: Callable[..., Any], inputs: Sequence[Any], eps: float = 1e-6,
               atol: float = 1e-5, rtol: float = 1e-3, seed: int = 0,
               raise_exception: bool = True) -> bool:
-    """True if ``fn``'s backward matches finite differences at ``inputs``; else raises.
+    """True if ``fn``'s backward matches finite differences at ``inputs``; else raises
+    :class:`GradcheckError` (or returns False, with ``raise_exception=False``).
 
     Args:
         fn: takes the inputs (positionally) and returns a Tensor, or a tuple or list of

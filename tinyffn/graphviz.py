@@ -43,7 +43,7 @@ from .rendering import (INSTALL_HELP, RENDERERS, TEXT_FORMATS, RendererNotFoundE
 
 __all__ = [
     "to_dot", "dot_body", "draw_graph", "graph_names", "scope_label", "format_values",
-    "summed_axes", "BROADCASTING_OPS", "MAX_SHOWN_VALUES", "RANKDIRS",
+    "summed_axes", "is_constant", "BROADCASTING_OPS", "MAX_SHOWN_VALUES", "RANKDIRS",
     # rendering, defined in rendering.py
     "INSTALL_HELP", "RENDERERS", "TEXT_FORMATS", "RendererNotFoundError", "find_renderer",
     "pipe", "render",
@@ -232,7 +232,7 @@ class _Layout:
     def _group_label(self, key: tuple) -> tuple:
         """A folded call: its name, its number of ops, and the parameters folded into it."""
         members = self.members[key]
-        scope = members[0].scope[len(key) - 2]
+        scope = members[0].scope[len(key) - 2]     # key = ("group", *scopes): the last one
         lines = [scope_label(scope, self.names), f"{len(members)} ops"]
         lines += [f"{self.names[id(t)]} {tuple(t.shape)}"         # parameters: leaves
                   for t in self.folded_into.get(key, []) if id(t) in self.names]
@@ -402,9 +402,15 @@ def _tensor_kind(t: Any, root: Any, names: dict) -> str:
         return "tensor"
     if id(t) in names:
         return "parameter"
-    if t.ndim == 0 and not t.requires_grad and t.name is None:
+    if is_constant(t):
         return "constant"
     return "input"
+
+
+def is_constant(t: Any) -> bool:
+    """A leaf shown as its value, in drawings and in the stepper's words: 0-d, needing no
+    gradient, unnamed (the 2 in ``x * 2``, or a ``tensor(2.0)``)."""
+    return t.ndim == 0 and not t.requires_grad and t.name is None
 
 
 def _owns(scope: grad_mode.Scope, parameter: str, names: dict) -> bool:

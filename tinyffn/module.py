@@ -15,10 +15,8 @@ from collections.abc import Mapping
 from typing import Any, Iterable, Iterator
 
 from . import grad_mode
-from .backend import dtype_name, get_backend
+from .backend import FLOAT_DTYPES, dtype_name, get_backend
 from .tensor import Tensor
-
-FLOAT_DTYPES = ("float16", "float32", "float64")
 
 
 class Parameter(Tensor):
@@ -46,8 +44,8 @@ class Module:
     """Base class of layers and models, as ``torch.nn.Module``.
 
     Subclasses call ``super().__init__()``, assign parameters and submodules as attributes,
-    and define ``forward``. Attributes are found in assignment order, so parameters are
-    listed (and saved) in the order the constructor creates them.
+    and define ``forward``. Parameters are listed (and saved) module by module, depth
+    first: a module's own parameters in assignment order, then its submodules'.
     """
 
     def __init__(self) -> None:
@@ -189,7 +187,7 @@ class Module:
                 if tuple(arrays[name].shape) != p.shape:
                     problems.append(f"size mismatch for {name}: the checkpoint has shape "
                                     f"{tuple(arrays[name].shape)}, the model has {p.shape}")
-        keys = (strict and missing) or (strict and unexpected)
+        key_problems = strict and bool(missing or unexpected)
         if strict and missing:
             problems.append("missing key(s): " + ", ".join(missing))
         if strict and unexpected:
@@ -200,7 +198,7 @@ class Module:
                 + "\n  ".join(problems) + "\n  (its keys are: " + ", ".join(params) + "; "
                 "a state saved from a model built differently, e.g. another d_model or "
                 "bias=False, does not fit"
-                + ("; pass strict=False to skip missing/unexpected keys)" if keys else ")"))
+                + ("; pass strict=False to skip missing/unexpected keys)" if key_problems else ")"))
         for name, array in arrays.items():
             params[name].data = array
         return missing, unexpected

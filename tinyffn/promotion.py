@@ -20,7 +20,9 @@ def as_tensors(args: tuple, fn: Any) -> tuple:
     """The positional arguments of an op (the Function ``fn``) as tensors on one backend.
 
     Python numbers and arrays become constant tensors on the device of the first tensor
-    argument, with its dtype when both are floating point (so ``x * 2`` stays float32).
+    argument. A number takes that tensor's dtype when both are floating point (so ``x * 2``
+    stays float32); an array with axes keeps its own and takes part in promotion (a
+    float64 NumPy array makes the result float64).
     A number becomes a tensor once per (value, dtype, device), shared by every op that
     uses it (see :func:`_number`). Tensors of different dtypes meet by PyTorch's rules
     (see :func:`_promote`). Raises

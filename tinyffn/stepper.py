@@ -1,7 +1,7 @@
 """Stepping through backward one node at a time, to watch the chain rule work.
 
-:func:`backward_steps` is the walk that ``loss.backward()`` runs
-(:func:`tinyffn.autograd.iter_backward`), paused after each node: every step holds the
+:func:`backward_steps` is the walk that ``loss.backward()`` runs (:func:`tinyffn.autograd.walk`,
+through :func:`~tinyffn.autograd.iter_backward`), paused after each node: every step holds the
 op, its inputs' shapes, the gradient that arrived at its output (dL/dy) and the
 gradients it passed to its inputs (dL/dx_i), and can describe itself in words::
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from . import autograd
-from .graphviz import format_values, graph_names, scope_label, summed_axes
+from .graphviz import format_values, graph_names, is_constant, scope_label, summed_axes
 
 
 @dataclass
@@ -45,7 +45,7 @@ class Step(autograd.BackwardStep):
         name = self.names.get(id(parent)) or parent.name
         if name:
             return name
-        if parent.ndim == 0 and not parent.requires_grad:
+        if is_constant(parent):
             return f"constant {format_values(parent.data)}"
         return "input"
 

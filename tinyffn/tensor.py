@@ -4,7 +4,7 @@ A tensor wraps one array of its backend (``.data``: NumPy on ``"cpu"``, CuPy on
 ``"cuda"``). Tensors that require a gradient and were produced by an op remember that op
 in ``.grad_fn`` (a :class:`tinyffn.autograd.Context`); following ``grad_fn.parents`` back
 from a result visits its whole computation graph. Operators (``+ - * / ** @``) and the
-methods below call the primitives in :mod:`tinyffn.ops`; each is one line, so this file
+methods below call the primitives in :mod:`tinyffn.ops`; most are one line, so this file
 reads as the table of contents of the engine.
 """
 from __future__ import annotations

@@ -4,7 +4,7 @@ Everything else in tinyffn (linear, GELU, Swish, softmax, the FFN) is composed o
 primitives, so its gradient follows from theirs. The fused ``Linear``, ``GELU`` and
 ``Swish`` are the exception, by choice: explicit one-node alternatives to the composed
 ``functional.linear``, ``gelu`` and ``swish``, selected with ``fused=True``, each tested
-against its composed form (STYLE rule 5). ``PRIMITIVES`` is the registry the test suite
+against its composed form in tests/test_fused.py. ``PRIMITIVES`` is the registry the test suite
 reads, fused ops included: every op listed here is gradchecked, and a Function subclass
 defined in this package but missing from the list fails the suite.
 """

@@ -89,10 +89,11 @@ class GELU(Function):
             t -= 1
             dphi *= t
             dphi *= -1                                     # (1 - t²) du/dx / 2 = dΦ/dx
-        dphi *= x
-        dphi += phi                                        # dy/dx = Φ + x dΦ/dx
-        dphi *= gy
-        return _rounded(xp, dphi, gy.dtype)
+        gx = dphi                                          # the same buffer, now for gx
+        gx *= x
+        gx += phi                                          # dy/dx = Φ + x dΦ/dx
+        gx *= gy
+        return _rounded(xp, gx, gy.dtype)
 
     @classmethod
     def op_name(cls) -> str:
@@ -100,7 +101,9 @@ class GELU(Function):
 
     @staticmethod
     def flops(ctx, y):
-        return 8 * math.prod(y.shape)
+        """As the composed form counts them, one per primitive and element: x/√2, erf, +1,
+        ×½, x·Φ (5); or x³, ×0.044715, +x, ×√(2/π), tanh, +1, ×½, x·Φ (8)."""
+        return (5 if ctx.attrs["approximate"] == "none" else 8) * math.prod(y.shape)
 
 
 class Swish(Function):
@@ -137,4 +140,5 @@ class Swish(Function):
 
     @staticmethod
     def flops(ctx, y):
-        return 5 * math.prod(y.shape)
+        """As the composed form counts them: sigmoid, x·s (2), and βx when β ≠ 1 (3)."""
+        return (2 if ctx.attrs["beta"] == 1 else 3) * math.prod(y.shape)

@@ -222,8 +222,8 @@ def stable_sigmoid(xp, x):
 
     Each branch divides positive numbers, so the result is correct to about an ulp even
     where it is tiny: sigmoid(-50) = 1.9e-22, log(sigmoid(-50)) = -50. The tanh form
-    (1 + tanh(x/2)) / 2 subtracts nearly equal numbers for x < 0 and gives exactly 0 below
-    x = -17 in float32 (-37 in float64). The fused Swish shares this function.
+    (1 + tanh(x/2)) / 2 subtracts nearly equal numbers for x < 0: in float32 it is stuck
+    at 3e-8 from x = -17.5 and exactly 0 from x = -20 (from about -38 in float64). The fused Swish shares this function.
 
     The choice of numerator, 1 or e, is written as maximum(e, [x >= 0]) (e <= 1, so that
     is 1 where x >= 0 and e elsewhere, and NaN stays NaN) rather than xp.where: NumPy's

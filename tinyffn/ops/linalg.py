@@ -7,8 +7,9 @@ For matrices, y = x @ w with x (m, k), w (k, n), y (m, n):
     dL/dw = x^T @ gy        (k, m) @ (m, n) -> (k, n)
 
 Each costs 2·m·n·k FLOPs (a multiply and an add per term), the same as the forward, so a
-training step of an FFN costs three times its forward (when the input needs no gradient,
-the first layer skips dL/dx and it is a little less).
+training step costs three times the forward when every input needs a gradient. For one
+FFN on data that needs none, the first layer skips dL/dx: its backward costs 1× its
+forward, the second layer's 2×, and the step 2.5× the forward.
 """
 from __future__ import annotations
 
@@ -83,7 +84,8 @@ class Linear(Function):
         dL/db = sum of G over positions     (out,)
 
     The same numbers as the composed transpose, matmul and add; one node instead of three,
-    the bias added in place, and no (..., out) intermediate kept alive by the graph.
+    and the bias added in place, so the forward makes one (..., out) array, not two (the
+    composed graph keeps none of them alive either: add saves nothing).
     Call as ``Linear.apply(x, w)`` or ``Linear.apply(x, w, b)``.
     """
 

@@ -11,6 +11,7 @@ import numbers
 from typing import Any
 
 from ..autograd import Context, Function
+from ..backend import DeviceError
 
 
 def sum_to_shape(xp: Any, g: Any, shape: tuple) -> Any:
@@ -48,7 +49,6 @@ class Reshape(Function):
 
     @staticmethod
     def forward(ctx: Context, x, shape):
-        ctx.save_for_backward(x.shape)
         try:
             return ctx.xp.reshape(x, shape)
         except ValueError as e:
@@ -59,8 +59,7 @@ class Reshape(Function):
 
     @staticmethod
     def backward(ctx: Context, gy):
-        (x_shape,) = ctx.saved_tensors
-        return ctx.xp.reshape(gy, x_shape)
+        return ctx.xp.reshape(gy, ctx.input_shapes[0])     # saves nothing: as add, sum
 
     @staticmethod
     def flops(ctx, y):
@@ -125,7 +124,8 @@ def normalize_key(key: Any, x: Any) -> tuple:
     for k in key:
         if hasattr(k, "backend") and hasattr(k, "data"):     # a Tensor
             if k.backend is not x.backend:
-                raise ValueError(f"getitem: index on {k.device} but tensor on {x.device}")
+                raise DeviceError(f"getitem: the index is on {k.device} but the tensor on "
+                                  f"{x.device}; move the index with .to('{x.device}')")
             k = k.data
         elif isinstance(k, (list, tuple)):
             # [] would become a float64 array; like NumPy's x[[]], it is an empty int index
