@@ -191,7 +191,12 @@ class Tensor:
         return self.to(dtype="float64")
 
     def detach(self) -> "Tensor":
-        """The same data as a new leaf that does not require grad (shares memory)."""
+        """The same data as a new leaf that does not require grad.
+
+        It shares the array, but unlike PyTorch's it is a snapshot of the values: ``x -= 1``
+        and an optimizer step give ``x`` a new array (see ``_in_place``), and the detached
+        tensor keeps the old one. Views (``x[0]``) and ``numpy()`` are snapshots too.
+        """
         return Tensor(self.data, _backend=self.backend)
 
     # -- autograd ------------------------------------------------------------------------
