@@ -632,3 +632,68 @@ def test_data_set_to_a_tensor_is_named_in_the_error():
     layer.weight.data = tinyffn.randn(2, 2)
     with pytest.raises(TypeError, match=r"set it to an array: p\.data = t\.data"):
         layer(tinyffn.randn(3, 2))
+
+
+SHAPE_CALLS = ["size()", "size(-2)", "dim()", "view(3, 2)", "view(-1)", "unsqueeze(0)",
+               "unsqueeze(-1)", "unsqueeze(2)", "squeeze()", "squeeze(1)", "squeeze((1, 3))",
+               "squeeze(0)", "flatten()", "flatten(1)", "flatten(1, 2)", "flatten(-2, -1)",
+               "expand(4, 2, 5, 3, -1)", "expand(-1, 7, -1, 2)", "mT"]
+
+
+@pytest.mark.parametrize("call", SHAPE_CALLS)
+def test_pytorchs_shape_methods_are_reshapes_with_pytorchs_results(call):
+    """Shapes against NumPy written out; values and gradients against torch where installed."""
+    data = np.random.default_rng(0).standard_normal((2, 1, 3, 1))
+    x = tinyffn.tensor(data, requires_grad=True)
+    got = eval(f"x.{call}")
+    by_hand = {"size()": (2, 1, 3, 1), "size(-2)": 3, "dim()": 4, "view(3, 2)": (3, 2),
+               "view(-1)": (6,), "unsqueeze(0)": (1, 2, 1, 3, 1),
+               "unsqueeze(-1)": (2, 1, 3, 1, 1), "unsqueeze(2)": (2, 1, 1, 3, 1),
+               "squeeze()": (2, 3), "squeeze(1)": (2, 3, 1), "squeeze((1, 3))": (2, 3),
+               "squeeze(0)": (2, 1, 3, 1), "flatten()": (6,), "flatten(1)": (2, 3),
+               "flatten(1, 2)": (2, 3, 1), "flatten(-2, -1)": (2, 1, 3),
+               "expand(4, 2, 5, 3, -1)": (4, 2, 5, 3, 1), "expand(-1, 7, -1, 2)": (2, 7, 3, 2),
+               "mT": (2, 1, 1, 3)}[call]
+    if not isinstance(got, tinyffn.Tensor):
+        assert got == by_hand
+        return
+    assert got.shape == by_hand
+    gy = np.random.default_rng(1).standard_normal(got.shape)
+    got.backward(gy)
+    torch = pytest.importorskip("torch")
+    t = torch.tensor(data, requires_grad=True)
+    want = eval(f"t.{call}")
+    want.backward(torch.tensor(gy))
+    np.testing.assert_array_equal(got.numpy(), want.detach().numpy())
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-12)   # sums: order
+
+
+def test_pytorchs_shape_methods_gradcheck_and_refuse_bad_axes():
+    x = tinyffn.randn(2, 1, 3, dtype="float64", requires_grad=True)
+    for f in (lambda x: x.unsqueeze(1).expand(2, 4, 1, 3).flatten(1) * x.sum(),
+              lambda x: x.squeeze().mT.view(6) ** 2):
+        assert tinyffn.gradcheck(f, [x])
+    with pytest.raises(ValueError, match=r"unsqueeze: dim must be an integer in \[-4, 3\]"):
+        x.unsqueeze(4)
+    with pytest.raises(ValueError, match="flatten: start_dim 2 comes after end_dim 1"):
+        x.flatten(2, 1)
+    with pytest.raises(ValueError, match="expand: cannot expand shape"):
+        x.expand(-1, 2, 1, 3)
+    with pytest.raises(ValueError, match="size: axis 3 is out of range"):
+        x.size(3)
+
+
+def test_set_grad_enabled_and_backward_gradient_as_pytorch():
+    x = tinyffn.ones(2, requires_grad=True)
+    with tinyffn.set_grad_enabled(False):
+        assert (x * 2).grad_fn is None
+    assert tinyffn.is_grad_enabled()
+    tinyffn.set_grad_enabled(False)                     # a plain call switches at once
+    try:
+        assert not tinyffn.is_grad_enabled()
+    finally:
+        tinyffn.set_grad_enabled(True)
+    (x * 2).backward(gradient=tinyffn.tensor([1.0, 3.0]))
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 6.0])
+    with pytest.raises(TypeError, match="backward: pass grad or gradient"):
+        (x * 2).backward(tinyffn.ones(2), gradient=tinyffn.ones(2))

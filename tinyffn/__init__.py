@@ -11,7 +11,7 @@ from .tensor import Tensor
 from . import ops
 from .autograd import BackwardStep, Context, Function, grad, iter_backward
 from .grad_mode import (AnomalyError, detect_anomaly, enable_grad, is_grad_enabled,
-                        keep_intermediates, no_grad)
+                        keep_intermediates, no_grad, set_grad_enabled)
 from .backend import DeviceError, cuda_available
 from .flops import FlopCounter
 from .gradcheck import GradcheckError, gradcheck
@@ -25,7 +25,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Tensor", "tensor", "zeros", "ones", "randn", "rand", "arange", "manual_seed",
-    "Function", "Context", "no_grad", "enable_grad", "is_grad_enabled", "detect_anomaly",
+    "Function", "Context", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+    "detect_anomaly",
     "AnomalyError", "keep_intermediates", "grad", "iter_backward", "BackwardStep",
     "gradcheck", "GradcheckError", "FlopCounter", "cuda_available", "DeviceError", "ops",
     "functional", "nn", "optim", "accounting",

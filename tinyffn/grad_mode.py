@@ -58,6 +58,24 @@ def enable_grad() -> contextlib.AbstractContextManager:
     return _switched("grad_enabled", True)
 
 
+class set_grad_enabled:
+    """Turn recording on or off, as ``torch.set_grad_enabled``: at once when called, and
+    back to what it was at the end of a ``with`` block. One loop body can then serve
+    training and evaluation: ``with set_grad_enabled(training): loss = ...``."""
+
+    def __init__(self, mode: bool):
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled: mode must be True or False, got {mode!r}")
+        self.previous = STATE.grad_enabled
+        STATE.grad_enabled = mode
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc_info: Any) -> None:
+        STATE.grad_enabled = self.previous
+
+
 def is_grad_enabled() -> bool:
     """True unless inside :func:`no_grad` (then ops record no graph)."""
     return STATE.grad_enabled

@@ -200,12 +200,15 @@ class Tensor:
         return Tensor(self.data, _backend=self.backend)
 
     # -- autograd ------------------------------------------------------------------------
-    def backward(self, grad: Any = None, retain_graph: bool = False) -> None:
+    def backward(self, grad: Any = None, retain_graph: bool = False, *,
+                 gradient: Any = None) -> None:
         """Accumulate d(self)/d(leaf) into ``leaf.grad`` for every leaf that requires grad.
 
-        ``grad`` is dL/d(self): required unless ``self`` has one element (then 1). Without
-        ``retain_graph`` the arrays saved for backward are freed as the walk passes them.
+        ``grad`` (PyTorch's ``gradient``) is dL/d(self): required unless ``self`` has one
+        element (then 1). Without ``retain_graph`` the arrays saved for backward are freed
+        as the walk passes them.
         """
+        grad = either_name("backward", "grad", grad, None, "gradient", gradient)
         autograd.backward(self, grad, retain_graph)
 
     def retain_grad(self) -> None:
@@ -384,6 +387,62 @@ class Tensor:
     def broadcast_to(self, *shape):
         return S.BroadcastTo.apply(self, shape=_shape_arg(shape, "broadcast_to"))
 
+    # PyTorch's names for shape changes, each a reshape, transpose or broadcast_to above
+    @property
+    def mT(self):
+        """The last two axes swapped (a batch of matrices transposed), as ``torch.Tensor.mT``."""
+        return self.transpose(-2, -1)
+
+    def size(self, dim: int | None = None):
+        """``shape``, or ``shape[dim]``, as ``torch.Tensor.size``."""
+        return self.shape if dim is None else self.shape[_axis_list((dim,), self.ndim, "size")[0]]
+
+    def dim(self) -> int:
+        """``ndim``, as ``torch.Tensor.dim``."""
+        return self.ndim
+
+    def view(self, *shape):
+        """``reshape``: tinyffn never writes into an array in place, so a view and a copy
+        always read the same (``torch.Tensor.view`` shares memory, and refuses some layouts)."""
+        return self.reshape(*shape)
+
+    def unsqueeze(self, dim: int):
+        """A new axis of length 1 at ``dim``, in [-ndim - 1, ndim], as ``torch.unsqueeze``."""
+        if not _is_int(dim) or not -self.ndim - 1 <= dim <= self.ndim:
+            raise ValueError(f"unsqueeze: dim must be an integer in [{-self.ndim - 1}, "
+                             f"{self.ndim}] for a tensor of shape {self.shape}, got {dim!r}")
+        dim %= self.ndim + 1
+        return self.reshape(self.shape[:dim] + (1,) + self.shape[dim:])
+
+    def squeeze(self, dim: int | tuple | None = None):
+        """Without the axes of length 1 among ``dim`` (all of them when None); an axis
+        named but longer than 1 stays, as in ``torch.squeeze``."""
+        axes = range(self.ndim) if dim is None else _axes(dim, self.ndim, "squeeze")
+        gone = {a for a in axes if self.shape[a] == 1}
+        return self.reshape(tuple(n for a, n in enumerate(self.shape) if a not in gone))
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1):
+        """Axes ``start_dim`` to ``end_dim`` (both included) merged into one, as
+        ``torch.flatten``: ``x.flatten(1)`` turns (B, T, d) into (B, T·d)."""
+        if self.ndim == 0:
+            return self.reshape(1)                  # as in PyTorch
+        (start,), (end,) = (_axis_list((d,), self.ndim, "flatten") for d in (start_dim, end_dim))
+        if start > end:
+            raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} "
+                             f"in a tensor of shape {self.shape}")
+        merged = math.prod(self.shape[start:end + 1])
+        return self.reshape(self.shape[:start] + (merged,) + self.shape[end + 1:])
+
+    def expand(self, *sizes):
+        """``broadcast_to``, where -1 keeps an axis's length, as ``torch.Tensor.expand``."""
+        sizes = _shape_arg(sizes, "expand")
+        lead = len(sizes) - self.ndim
+        if lead < 0 or any(n == -1 for n in sizes[:lead]):
+            raise ValueError(f"expand: cannot expand shape {self.shape} to {sizes}; give at "
+                             "least as many sizes as axes, and -1 only for existing axes")
+        return self.broadcast_to(tuple(self.shape[i - lead] if n == -1 else n
+                                       for i, n in enumerate(sizes)))
+
     def __getitem__(self, key):
         return S.GetItem.apply(self, key=S.normalize_key(key, self))
 
@@ -430,7 +489,7 @@ def either_name(op: str, numpy_name: str, value: Any, default: Any,
     """An argument given by its NumPy name or its PyTorch name (None: not given)."""
     if torch_value is None:
         return value
-    if value is not default and value != default:
+    if value is not default and (default is None or value != default):
         raise TypeError(f"{op}: pass {numpy_name} or {torch_name} (the same thing), not both")
     return torch_value
 
