@@ -418,3 +418,60 @@ def test_sigmoid_and_fused_swish_do_not_overflow_far_out(dtype, device):
         np.testing.assert_array_equal(x.sigmoid().numpy(), [0.0, 0.5, 1.0])
         np.testing.assert_array_equal(tinyffn.functional.swish(x, fused=True).numpy(),
                                       [-0.0, 0.0, 1000.0])
+
+
+def test_numpy_integers_and_0d_index_arrays_index_as_integers():
+    """np.int64 from argmax or np.arange loops once crashed the layout check."""
+    data = np.arange(24.0).reshape(2, 3, 4)
+    x = tinyffn.tensor(data)
+    for key in [(np.int64(0), slice(None), np.int64(1)), (0, slice(None), np.array(1)),
+                (0, slice(None), tinyffn.tensor(1))]:
+        np.testing.assert_array_equal(x[key].numpy(), data[0, :, 1])
+
+
+def test_an_index_array_or_operand_changed_after_the_forward_does_not_move_gradients():
+    """The graph keeps what the forward used, not the caller's array (a copy is taken)."""
+    x = tinyffn.tensor(np.ones(3), requires_grad=True)
+    c = np.ones(3)
+    y = x * c
+    c[:] = 5
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1, 1, 1])
+    x = tinyffn.tensor(np.ones(3), requires_grad=True)
+    idx = np.array([0, 0, 1])
+    y = x[idx]
+    idx[:] = 2
+    y.backward(np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(x.grad.numpy(), [3, 3, 0])
+
+
+def test_np_asarray_of_a_tensor_is_read_only():
+    x = tinyffn.tensor(np.array([1.0, 2.0, 3.0]), requires_grad=True)
+    y = x * x                                     # saved x for backward
+    with pytest.raises(ValueError, match="read-only"):
+        np.asarray(x)[:] = 10
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2, 4, 6])
+    np.asarray(x, copy=True)[:] = 10              # a copy may be written
+
+
+def test_a_gradient_of_many_axes_scatters_without_add_at():
+    """NumPy 2.4's add.at crashed the interpreter beyond 32 axes; basic keys avoid it."""
+    x = tinyffn.tensor(np.zeros(2), requires_grad=True)
+    x[(None,) * 32].sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1, 1])
+
+
+def test_getitem_reshape_and_permute_errors_name_the_op():
+    x = tinyffn.randn(2, 3, 4)
+    with pytest.raises(IndexError, match=r"getitem: cannot index .* \[::0\]: slice step cannot"):
+        x[::0]
+    with pytest.raises(IndexError, match=r"with \[\.\.\., \.\.\.\]"):
+        x[..., ...]
+    with pytest.raises(TypeError, match="index arrays must be integers, got float64"):
+        x[[0.5]]
+    assert x[[[]]].shape == (1, 0, 3, 4)          # an empty nested list, as in NumPy
+    with pytest.raises(ValueError, match=r"reshape: invalid shape \(-2, 12\)"):
+        x.reshape(-2, 12)                         # NumPy would read -2 as -1
+    with pytest.raises(ValueError, match=r"permute: a tensor of shape \(2, 3, 4\) needs all 3"):
+        x.permute(0, 1)

@@ -160,7 +160,7 @@ def test_item_on_many_elements_and_bad_axes():
         tinyffn.randn(2, 2).sum(axis=2)
     with pytest.raises(ValueError, match=r"permute: axes \(0, 0\) name the same axis twice"):
         tinyffn.randn(2, 3).permute(0, 0)
-    with pytest.raises(ValueError, match="not a permutation"):
+    with pytest.raises(ValueError, match="permute: a tensor of shape .* needs all 3 axes in some order"):
         tinyffn.randn(2, 3, 4).permute(1, 0)
     with pytest.raises(ValueError, match="sum: a 0-d tensor takes axis 0 or -1"):
         tinyffn.tensor(2.0).sum(axis=1)

@@ -194,6 +194,12 @@ def _numpy_backend() -> Backend:
     keep_freed_memory()
 
     def index_add(gx, key, gy):
+        if not any(isinstance(k, np.ndarray) for k in key):
+            gx[key] += gy               # basic slicing names each element once: no repeats
+            return
+        if gy.ndim > 32:                # np.add.at crashes the interpreter there (NumPy 2.4)
+            raise ValueError(f"getitem: the gradient has {gy.ndim} axes, and NumPy's add.at "
+                             "scatters into at most 32; index in steps with fewer axes")
         np.add.at(gx, key, gy)
 
     return Backend(

@@ -116,7 +116,10 @@ def _constant(a: Any, be: Any, dtype: Any, fn: Any) -> Tensor:
         if isinstance(a, (list, tuple)):
             a = np.asarray(a)
             a = a.astype(DEFAULT_FLOAT) if a.dtype == np.float64 else a
-        return Tensor._wrap(be.asarray(a), be)
+        array = be.asarray(a)
+        if array is a:      # the caller's own array: copied, as the graph may save it and
+            array = be.xp.asarray(a, copy=True)     # a later a[...] = v must not move grads
+        return Tensor._wrap(array, be)
     except (TypeError, ValueError) as e:
         raise TypeError(f"{fn.op_name()}: cannot use an argument of type "
                         f"{type(a).__name__} ({e})") from e

@@ -149,12 +149,17 @@ class Tensor:
         """``np.asarray(t)`` for a CPU tensor (matplotlib uses it); elsewhere, say .numpy().
 
         As in PyTorch it shares the tensor's memory unless NumPy asks for a copy (or another
-        dtype); ``numpy()`` always copies.
+        dtype), but read-only: a graph may have saved the array for backward, and writing
+        into it would change the gradient. ``numpy()`` always copies.
         """
         if self.device != "cpu":
             raise TypeError(f"cannot convert a tensor on {self.device!r} to a NumPy array "
                             "implicitly; call .numpy(), which copies it to the CPU")
-        return np.array(self.data, dtype=dtype, copy=copy)
+        out = np.array(self.data, dtype=dtype, copy=copy)
+        if out is self.data:            # shared: read-only, as a graph may have saved it
+            out = out.view()
+            out.flags.writeable = False
+        return out
 
     def to(self, device: Any = None, dtype: Any = None) -> "Tensor":
         """This tensor on another device and/or with another dtype.
@@ -377,8 +382,11 @@ class Tensor:
 
     def permute(self, *axes):
         """Reorder the axes: ``y.shape[i] = x.shape[axes[i]]`` (``torch.permute``)."""
-        return S.Transpose.apply(
-            self, axes=_axis_list(_shape_arg(axes, "permute"), self.ndim, "permute"))
+        axes = _axis_list(_shape_arg(axes, "permute"), self.ndim, "permute")
+        if len(axes) != self.ndim:
+            raise ValueError(f"permute: a tensor of shape {self.shape} needs all {self.ndim} "
+                             f"axes in some order, got {len(axes)}: {axes}")
+        return S.Transpose.apply(self, axes=axes)
 
     @property
     def T(self):

@@ -11,7 +11,7 @@ import numbers
 from typing import Any
 
 from ..autograd import Context, Function
-from ..backend import DeviceError
+from ..backend import DeviceError, dtype_name
 
 
 def sum_to_shape(xp: Any, g: Any, shape: tuple) -> Any:
@@ -49,6 +49,9 @@ class Reshape(Function):
 
     @staticmethod
     def forward(ctx: Context, x, shape):
+        if any(n < -1 for n in shape):                 # NumPy reads any negative as -1
+            raise ValueError(f"reshape: invalid shape {tuple(shape)} for a tensor of shape "
+                             f"{tuple(x.shape)}; sizes are >= 0, or -1 for one inferred axis")
         try:
             return ctx.xp.reshape(x, shape)
         except ValueError as e:
@@ -122,17 +125,24 @@ def normalize_key(key: Any, x: Any) -> tuple:
     key = key if isinstance(key, tuple) else (key,)
     out = []
     for k in key:
+        if isinstance(k, numbers.Integral) and not isinstance(k, bool):
+            out.append(int(k))          # np.int64(1) is an integer, not an index array
+            continue
         if hasattr(k, "backend") and hasattr(k, "data"):     # a Tensor
             if k.backend is not x.backend:
                 raise DeviceError(f"getitem: the index is on {k.device} but the tensor on "
                                   f"{x.device}; move the index with .to('{x.device}')")
             k = k.data
-        elif isinstance(k, (list, tuple)):
-            # [] would become a float64 array; like NumPy's x[[]], it is an empty int index
-            k = x.backend.asarray(k, dtype=None if len(k) else "int64")
+        elif isinstance(k, (list, tuple)) or hasattr(k, "dtype"):
+            # the caller's array is copied: changing it before backward must not move the
+            # gradient. An empty list reads as float64; like NumPy's x[[]], it is an int index
+            k = x.backend.xp.asarray(x.backend.asarray(k), copy=True)
+            if math.prod(k.shape) == 0 and not x.backend.xp.isdtype(k.dtype, "integral"):
+                k = x.backend.xp.astype(k, x.backend.dtype("int64"))
         if hasattr(k, "dtype") and not x.backend.xp.isdtype(k.dtype, "integral"):
-            raise TypeError("getitem: index arrays must be integers (boolean masks are not "
-                            "supported; use a multiplication by a 0/1 mask instead)")
+            raise TypeError(f"getitem: index arrays must be integers, got {dtype_name(k.dtype)} "
+                            "(boolean masks are not supported; use a multiplication by a 0/1 "
+                            "mask instead)")
         out.append(k)
     has_array = any(hasattr(k, "dtype") for k in out)
     if has_array:
@@ -153,16 +163,17 @@ def _check_numpy_and_pytorch_agree(key: list) -> None:
     def together(positions):
         return positions == list(range(positions[0], positions[-1] + 1))
 
-    def is_int(k):
-        return isinstance(k, numbers.Integral) and not isinstance(k, bool)
+    def is_int(k):                      # an int, or a 0-d index array: no axes to place
+        return isinstance(k, int) and not isinstance(k, bool) or getattr(k, "ndim", 1) == 0
 
     numpy_advanced = [i for i, k in enumerate(key) if is_int(k) or hasattr(k, "dtype")]
     after_ints = [k for k in key if not is_int(k)]
     pytorch_advanced = [i for i, k in enumerate(after_ints) if hasattr(k, "dtype")]
-    if (not together(numpy_advanced) and together(pytorch_advanced)
+    if (pytorch_advanced and not together(numpy_advanced) and together(pytorch_advanced)
             and pytorch_advanced[0] > 0):
         raise IndexError(f"getitem: NumPy and PyTorch order the axes of "
-                         f"x[{_key_text(tuple(key))}] differently: NumPy counts the integers with the index arrays and, "
+                         f"x[{_key_text(tuple(key))}] differently: NumPy counts the integers "
+                         "with the index arrays and, "
                          "as they are apart, puts the indexed axes first; PyTorch applies "
                          "the integers first and keeps the axes in place. Index in two "
                          "steps to say which you mean: for x[0, :, i], x[0][:, i] is "
@@ -181,7 +192,7 @@ class GetItem(Function):
         _check_index_arrays(ctx.xp, x, key)
         try:
             return x[key]
-        except IndexError as e:
+        except (IndexError, ValueError) as e:               # ValueError: a slice step of 0
             raise IndexError(f"getitem: cannot index a tensor of shape {tuple(x.shape)} with "
                              f"[{_key_text(key)}]: {str(e).rstrip('.')}. An index into an "
                              "axis of size n must lie in [-n, n), and there can be at most one "
@@ -239,6 +250,6 @@ def _key_text(key: tuple) -> str:
         if hasattr(k, "shape"):
             return f"<index array of shape {tuple(k.shape)}>"
         return repr(k)
-    if len(key) > 1 and key[-1] is Ellipsis:
+    if len(key) > 1 and key[-1] is Ellipsis and sum(k is Ellipsis for k in key) == 1:
         key = key[:-1]                  # the ... that normalize_key appended: x[5], not x[5, ...]
     return ", ".join(one(k) for k in key)
