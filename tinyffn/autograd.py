@@ -100,7 +100,7 @@ class Context:
         parents, needs = [], []
         for t in inputs:             # a loop, not two comprehensions: this runs for every op
             parents.append(t if t.grad_fn is None else t.grad_fn)
-            needs.append(t.requires_grad)
+            needs.append(t._requires_grad)      # the property's slot, read directly
         self.parents, self.needs_input_grad = tuple(parents), tuple(needs)
         self.backend = backend
         self.xp = backend.xp
