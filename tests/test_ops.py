@@ -15,6 +15,7 @@ from scipy import special
 
 import tinyffn
 from tinyffn import ops
+from tinyffn.backend import dtype_name
 
 
 @dataclass
@@ -151,6 +152,13 @@ CASES = {
              lambda x, i, j: x[i, j], lambda x, i, j: x[i, j], grad_inputs=(0,)),
         Case("repeat", [normal(4, 2), np.array([1, 1, 3]), np.array([0, 0, 1])],
              lambda x, i, j: x[i, j], lambda x, i, j: x[i, j], grad_inputs=(0,)),
+    ],
+    ops.Concat: [
+        Case("rows", [normal(2, 3), normal(4, 3)], lambda x, w: tinyffn.cat([x, w]),
+             lambda x, w: np.concatenate([x, w])),
+        Case("middle-of-3", [normal(2, 1, 3), normal(2, 2, 3), normal(2, 4, 3)],
+             lambda a, b, c: tinyffn.cat([a, b, c], axis=-2),
+             lambda a, b, c: np.concatenate([a, b, c], axis=1)),
     ],
     ops.Linear: [
         Case("bias", [normal(3, 4), normal(5, 4), normal(5)],
@@ -475,3 +483,30 @@ def test_getitem_reshape_and_permute_errors_name_the_op():
         x.reshape(-2, 12)                         # NumPy would read -2 as -1
     with pytest.raises(ValueError, match=r"permute: a tensor of shape \(2, 3, 4\) needs all 3"):
         x.permute(0, 1)
+
+
+def test_stack_and_cat_as_pytorch_and_their_errors():
+    data = [np.random.default_rng(i).standard_normal((2, 3)) for i in range(3)]
+    xs = [tinyffn.tensor(a, requires_grad=True) for a in data]
+    for axis in (0, 1, 2, -1, -3):
+        np.testing.assert_array_equal(tinyffn.stack(xs, dim=axis).numpy(),
+                                      np.stack(data, axis=axis))
+    y = tinyffn.stack(xs, axis=1)                       # (2, 3, 3): xs[i] at y[:, i, :]
+    y.backward(np.arange(18.0).reshape(2, 3, 3))
+    np.testing.assert_array_equal(xs[1].grad.numpy(), np.arange(18.0).reshape(2, 3, 3)[:, 1, :])
+    mixed = tinyffn.cat([tinyffn.zeros(1, dtype="float64"), tinyffn.ones(2)])
+    assert dtype_name(mixed.dtype) == "float64"         # promoted, as torch.cat does
+    with pytest.raises(ValueError, match=r"cat: cannot join tensors of shapes \(2, 3\), \(2, 4\)"):
+        tinyffn.cat([xs[0], tinyffn.randn(2, 4)])
+    with pytest.raises(ValueError, match="cat: the tensors must have the same number of axes"):
+        tinyffn.cat([tinyffn.tensor(1.0), tinyffn.tensor(2.0)])
+    with pytest.raises(ValueError, match=r"stack: the tensors must all have one shape"):
+        tinyffn.stack([xs[0], tinyffn.randn(3, 2)])
+    with pytest.raises(ValueError, match=r"stack: axis must be an integer in \[-3, 2\]"):
+        tinyffn.stack(xs, axis=3)
+    with pytest.raises(TypeError, match="cat: pass a list or tuple of tensors, got Tensor"):
+        tinyffn.cat(xs[0])
+    with pytest.raises(TypeError, match=r"cat: item 1 is not a Tensor \(got ndarray\)"):
+        tinyffn.cat([xs[0], data[1]])
+    with pytest.raises(ValueError, match="stack: got no tensors"):
+        tinyffn.stack([])

@@ -6,7 +6,7 @@ Start reading at :mod:`tinyffn.tensor` (the Tensor), then :mod:`tinyffn.autograd
 """
 # creation and tensor first: tensor imports autograd and the ops, which refer back to it
 # at call time.
-from .creation import arange, manual_seed, ones, rand, randn, tensor, zeros
+from .creation import arange, cat, manual_seed, ones, rand, randn, stack, tensor, zeros
 from .tensor import Tensor
 from . import ops
 from .autograd import BackwardStep, Context, Function, grad, iter_backward
@@ -24,7 +24,7 @@ from .stepper import backward_steps
 __version__ = "0.1.0"
 
 __all__ = [
-    "Tensor", "tensor", "zeros", "ones", "randn", "rand", "arange", "manual_seed",
+    "Tensor", "tensor", "zeros", "ones", "randn", "rand", "arange", "manual_seed", "cat", "stack",
     "Function", "Context", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "detect_anomaly",
     "AnomalyError", "keep_intermediates", "grad", "iter_backward", "BackwardStep",

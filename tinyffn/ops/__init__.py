@@ -13,7 +13,7 @@ from .elementwise import (Add, Cast, Div, Erf, Exp, Log, Maximum, Mul, Neg, Pow,
                           Sub, Tanh)
 from .linalg import Linear, MatMul
 from .reduce import Max, Mean, Sum
-from .shape import BroadcastTo, GetItem, Reshape, Transpose, sum_to_shape
+from .shape import BroadcastTo, Concat, GetItem, Reshape, Transpose, sum_to_shape
 
 PRIMITIVES = (
     # elementwise, binary (broadcasting)
@@ -25,7 +25,7 @@ PRIMITIVES = (
     # linear algebra
     MatMul,
     # shape
-    Reshape, Transpose, BroadcastTo, GetItem,
+    Reshape, Transpose, BroadcastTo, GetItem, Concat,
     # fused ops: one-node alternatives to composed forms, selected with fused=True
     Linear, GELU, Swish,
 )

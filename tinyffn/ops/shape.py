@@ -116,6 +116,41 @@ class BroadcastTo(Function):
         return 0
 
 
+class Concat(Function):
+    """y = concat((x_1, ..., x_n), axis): the inputs laid end to end along ``axis``.
+
+    Input i fills the rows [start_i, start_i + n_i) of that axis, so dL/dx_i is that
+    slice of gy: gx_i = gy[..., start_i:start_i + n_i, ...] (a view: nothing is added).
+    The other axes must match; dtypes are promoted first, as for every op.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, *xs, axis):
+        try:
+            return ctx.xp.concat(xs, axis=axis)
+        except ValueError as e:
+            shapes = ", ".join(str(tuple(x.shape)) for x in xs)
+            raise ValueError(f"cat: cannot join tensors of shapes {shapes} along axis {axis}; "
+                             "every other axis must have the same length") from e
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        axis, start, gxs = ctx.attrs["axis"], 0, []
+        for shape, needed in zip(ctx.input_shapes, ctx.needs_input_grad):
+            stop = start + shape[axis]
+            gxs.append(gy[(slice(None),) * axis + (slice(start, stop), ...)] if needed else None)
+            start = stop
+        return tuple(gxs)
+
+    @staticmethod
+    def flops(ctx, y):
+        return 0
+
+    @classmethod
+    def op_name(cls) -> str:
+        return "cat"
+
+
 def normalize_key(key: Any, x: Any) -> tuple:
     """An index expression as a tuple of ints, slices, None, Ellipsis and index arrays.
 
