@@ -697,3 +697,42 @@ def test_set_grad_enabled_and_backward_gradient_as_pytorch():
     np.testing.assert_array_equal(x.grad.numpy(), [2.0, 6.0])
     with pytest.raises(TypeError, match="backward: pass grad or gradient"):
         (x * 2).backward(tinyffn.ones(2), gradient=tinyffn.ones(2))
+
+
+COMPOSED = {"sqrt": lambda x: x.abs().sqrt(), "abs": lambda x: x.abs(),
+            "minimum": lambda x: x.minimum(x.T), "clamp": lambda x: x.clamp(-0.5, 0.7),
+            "clamp-min": lambda x: x.clamp(min=0.1), "min": lambda x: x.min(dim=1)[0] + x.min(),
+            "split": lambda x: x.split([1, 3], 1)[1] * x.split(2)[0].sum(),
+            "chunk": lambda x: x.chunk(3, dim=-1)[1] - x.chunk(2)[1].sum()}
+
+
+@pytest.mark.parametrize("name", COMPOSED)
+def test_composed_tensor_methods_gradcheck_and_match_pytorch(name):
+    # away from 0 and from the clamp bounds, where the derivative jumps
+    data = np.array([[0.3, -1.2, 0.9, 2.0], [-0.4, 1.5, -2.2, 0.2],
+                     [1.1, -0.8, 0.6, -1.7], [0.45, 1.3, -0.25, 0.8]])
+    x = tinyffn.tensor(data, requires_grad=True)
+    assert tinyffn.gradcheck(COMPOSED[name], [x])
+    torch = pytest.importorskip("torch")
+    np.testing.assert_allclose(COMPOSED[name](x).numpy(),
+                               COMPOSED[name](torch.tensor(data)).numpy(), rtol=1e-12)
+
+
+def test_composed_methods_at_their_kinks_and_pytorchs_pairs():
+    x = tinyffn.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+    x.abs().sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [-1, 0, 1])      # 0 at 0, as PyTorch
+    m = tinyffn.tensor([[3.0, 1.0, 2.0], [0.5, 4.0, 0.5]])
+    values, indices = m.min(dim=1)
+    np.testing.assert_array_equal(values.numpy(), [1.0, 0.5])
+    np.testing.assert_array_equal(indices.numpy(), [1, 0])           # first of a tie
+    np.testing.assert_array_equal(m.argmin(dim=0).numpy(), [1, 0, 1])
+    assert [p.shape for p in m.split(1, dim=1)] == [(2, 1)] * 3
+    assert [p.shape for p in m.chunk(2, dim=1)] == [(2, 2), (2, 1)]
+    with pytest.raises(ValueError, match=r"split: lengths \[1, 1\] must be integers >= 0 adding "
+                                         r"up to 3"):
+        m.split([1, 1], dim=1)
+    with pytest.raises(ValueError, match="chunk: chunks must be a positive integer"):
+        m.chunk(0)
+    with pytest.raises(ValueError, match="clamp: give min, max or both"):
+        m.clamp()

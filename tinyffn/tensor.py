@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -324,6 +324,32 @@ class Tensor:
     def relu(self): return E.ReLU.apply(self)
     def maximum(self, other): return E.Maximum.apply(self, other)
 
+    # composed of the primitives above, each in a frame of its name in drawings
+    def sqrt(self):
+        """x ** 0.5 (``pow``)."""
+        with grad_mode.scope("function", "sqrt"):
+            return self ** 0.5
+
+    def abs(self):
+        """maximum(x, -x): at 0 the tie splits gy between +1 and -1, so the gradient is 0,
+        as PyTorch's."""
+        with grad_mode.scope("function", "abs"):
+            return self.maximum(-self)
+
+    def minimum(self, other):
+        """-maximum(-x, -other), elementwise with broadcasting; ties share the gradient."""
+        with grad_mode.scope("function", "minimum"):
+            return -(-self).maximum(-other)
+
+    def clamp(self, min: float | None = None, max: float | None = None):
+        """x limited to [min, max] (either bound may be None): maximum, then minimum. At a
+        value exactly on a bound the tie shares gy (PyTorch passes all of it)."""
+        if min is None and max is None:
+            raise ValueError("clamp: give min, max or both")
+        with grad_mode.scope("function", "clamp"):
+            y = self if min is None else self.maximum(min)
+            return y if max is None else y.minimum(max)
+
     # -- reductions ----------------------------------------------------------------------
     # Each takes NumPy's names (axis, keepdims) or PyTorch's (dim, keepdim).
     def sum(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
@@ -350,17 +376,36 @@ class Tensor:
             return values
         return MaxResult(values, self.argmax(axis, keepdims))
 
+    def min(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+        """-max(-x): the minimum over ``axis``; with ``dim``, ``(values, indices)`` as
+        ``torch.min(x, dim)`` (see :meth:`max`)."""
+        by_dim = dim is not None
+        axis, keepdims = _numpy_names("min", axis, keepdims, dim, keepdim)
+        with grad_mode.scope("function", "min"):
+            values = -(-self).max(axis=axis, keepdims=keepdims)
+        if not by_dim:
+            return values
+        return MaxResult(values, self.argmin(axis, keepdims))
+
+    def argmin(self, axis: int | None = None, keepdims: bool = False, *,
+               dim: int | None = None, keepdim: bool | None = None) -> "Tensor":
+        """Indices of the minima, as :meth:`argmax` those of the maxima."""
+        return self._arg("argmin", axis, keepdims, dim, keepdim)
+
     def argmax(self, axis: int | None = None, keepdims: bool = False, *,
                dim: int | None = None, keepdim: bool | None = None) -> "Tensor":
         """Indices of the maxima along ``axis`` (of the flattened tensor when None), as
         ``numpy.argmax`` and ``torch.argmax``; the first one on ties. Not differentiable."""
-        axis, keepdims = _numpy_names("argmax", axis, keepdims, dim, keepdim)
+        return self._arg("argmax", axis, keepdims, dim, keepdim)
+
+    def _arg(self, op: str, axis: Any, keepdims: bool, dim: Any, keepdim: Any) -> "Tensor":
+        axis, keepdims = _numpy_names(op, axis, keepdims, dim, keepdim)
         if axis is not None:
             if not _is_int(axis):
-                raise TypeError(f"argmax: axis must be None or an int, got {axis!r}")
-            (axis,) = _axis_list((axis,), max(self.ndim, 1), "argmax")
-        xp = self.backend.xp
-        return Tensor(xp.argmax(self.data, axis=axis, keepdims=keepdims), _backend=self.backend)
+                raise TypeError(f"{op}: axis must be None or an int, got {axis!r}")
+            (axis,) = _axis_list((axis,), max(self.ndim, 1), op)
+        found = getattr(self.backend.xp, op)(self.data, axis=axis, keepdims=keepdims)
+        return Tensor(found, _backend=self.backend)
 
     # -- shape ---------------------------------------------------------------------------
     def reshape(self, *shape):
@@ -450,6 +495,30 @@ class Tensor:
                              "least as many sizes as axes, and -1 only for existing axes")
         return self.broadcast_to(tuple(self.shape[i - lead] if n == -1 else n
                                        for i, n in enumerate(sizes)))
+
+    def split(self, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple:
+        """Slices along ``dim``, as ``torch.split``: of ``split_size_or_sections`` each (the
+        last may be shorter), or of the lengths in a list, which must add up to the axis."""
+        (dim,) = _axis_list((dim,), self.ndim, "split")
+        n, sizes = self.shape[dim], split_size_or_sections
+        if _is_int(sizes):
+            if sizes <= 0:
+                raise ValueError(f"split: the size of each piece must be positive, got {sizes}")
+            sizes = [min(sizes, n - start) for start in range(0, n, sizes)] or [0]
+        elif not all(_is_int(k) and k >= 0 for k in sizes) or sum(sizes) != n:
+            raise ValueError(f"split: lengths {list(sizes)} must be integers >= 0 adding up "
+                             f"to {n}, the length of axis {dim} of shape {self.shape}")
+        starts = [sum(sizes[:i]) for i in range(len(sizes))]
+        return tuple(self[(slice(None),) * dim + (slice(a, a + k),)] for a, k in zip(starts, sizes))
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple:
+        """``chunks`` pieces along ``dim`` (fewer when the axis is short), as ``torch.chunk``:
+        each ceil(n / chunks) long, the last shorter. ``a, b = h.chunk(2, -1)`` halves a
+        gated FFN's fused first layer."""
+        if not _is_int(chunks) or chunks <= 0:
+            raise ValueError(f"chunk: chunks must be a positive integer, got {chunks!r}")
+        (axis,) = _axis_list((dim,), self.ndim, "chunk")
+        return self.split(max(-(-self.shape[axis] // chunks), 1), dim)
 
     def __getitem__(self, key):
         return S.GetItem.apply(self, key=S.normalize_key(key, self))
