@@ -487,3 +487,32 @@ def test_module_zero_grad_can_fill_zeros_as_pytorch():
     assert lin.weight.grad is held               # zeroed in place, as PyTorch does
     lin.zero_grad()
     assert all(p.grad is None for p in lin.parameters())
+
+
+def test_loss_modules_are_the_functional_losses():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    logits, y = rng.standard_normal((4, 3)), rng.standard_normal((4, 3))
+    targets = np.array([0, 2, 1, 2])
+    for reduction in ("mean", "sum", "none"):
+        mine = nn.CrossEntropyLoss(reduction)(tinyffn.tensor(logits), tinyffn.tensor(targets))
+        theirs = torch.nn.CrossEntropyLoss(reduction=reduction)(torch.tensor(logits),
+                                                                 torch.tensor(targets))
+        np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-12)
+        mine = nn.MSELoss(reduction=reduction)(tinyffn.tensor(logits), tinyffn.tensor(y))
+        theirs = torch.nn.MSELoss(reduction=reduction)(torch.tensor(logits), torch.tensor(y))
+        np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-12)
+    assert repr(nn.MSELoss("sum")) == "MSELoss(reduction='sum')"
+    with pytest.raises(ValueError, match="CrossEntropyLoss: unknown reduction='avg'"):
+        nn.CrossEntropyLoss("avg")
+
+
+def test_module_requires_grad_freezes_and_float_double_cast():
+    ffn = nn.FFN(2)
+    assert ffn.requires_grad_(False) is ffn
+    ffn(tinyffn.randn(3, 2, requires_grad=True)).sum().backward()
+    assert all(p.grad is None for p in ffn.parameters())
+    ffn.w2.requires_grad_()
+    assert [p.requires_grad for p in ffn.parameters()] == [False, False, True, True]
+    assert all(dtype_name(p.dtype) == "float64" for p in ffn.double().parameters())
+    assert all(dtype_name(p.dtype) == "float32" for p in ffn.float().parameters())

@@ -148,6 +148,13 @@ class Module:
         """Forget every parameter's gradient (see :func:`zero_grads`)."""
         zero_grads(self.parameters(), set_to_none)
 
+    def requires_grad_(self, requires_grad: bool = True) -> "Module":
+        """Freeze (False) or unfreeze every parameter, as PyTorch's: a frozen parameter
+        gets no ``.grad``, and optimizers skip it. Returns self."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
     # -- saving and loading ----------------------------------------------------------------
     def state_dict(self) -> dict[str, Tensor]:
         """A snapshot of the parameters: dotted name -> a copy of the values.
@@ -219,6 +226,12 @@ class Module:
                 p.grad = Tensor(_converted(p.grad, target, dtype), _backend=target)
             p.backend = target
         return self
+
+    def float(self) -> "Module":
+        return self.to(dtype="float32")
+
+    def double(self) -> "Module":
+        return self.to(dtype="float64")
 
     # -- printing --------------------------------------------------------------------------
     def extra_repr(self) -> str:

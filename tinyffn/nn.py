@@ -25,7 +25,7 @@ from .tensor import DEFAULT_FLOAT, Tensor, _is_int
 # Module and friends are defined in module.py and used from here, as nn.Module
 __all__ = ["Parameter", "Module", "Sequential", "ModuleList", "Linear", "ReLU", "GELU",
            "Swish", "SiLU", "FFN", "GatedFFN", "gated_d_ff", "FFN_ACTIVATIONS",
-           "GATED_ACTIVATIONS", "FLOAT_DTYPES"]
+           "GATED_ACTIVATIONS", "FLOAT_DTYPES", "MSELoss", "CrossEntropyLoss"]
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
@@ -238,3 +238,32 @@ class GatedFFN(Module):
         gate = self.act(self.w1(x))                     # (..., d) -> (..., d_ff)
         up = self.w3(x)                                 # (..., d) -> (..., d_ff)
         return self.w2(gate * up)                       # (..., d_ff) -> (..., d)
+
+
+# ----------------------------------------------------------------------------- losses
+class _Loss(Module):
+    """A loss of :mod:`tinyffn.functional` as a module, as in ``torch.nn``: the reduction
+    is fixed when it is made, ``loss_fn(input, target)`` computes it."""
+
+    def __init__(self, reduction: str = "mean"):
+        super().__init__()
+        F._check_reduction(type(self).__name__, reduction)
+        self.reduction = reduction
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return self.loss(input, target, reduction=self.reduction)
+
+    def extra_repr(self) -> str:
+        return f"reduction={self.reduction!r}"
+
+
+class MSELoss(_Loss):
+    """:func:`tinyffn.functional.mse_loss`: mean (input - target)², shapes equal."""
+
+    loss = staticmethod(F.mse_loss)
+
+
+class CrossEntropyLoss(_Loss):
+    """:func:`tinyffn.functional.cross_entropy`: logits (..., C), integer targets (...)."""
+
+    loss = staticmethod(F.cross_entropy)
