@@ -128,6 +128,7 @@ def test_fused_activations_count_the_flops_of_their_composed_form():
     cases = [(lambda fused: F.gelu(x, fused=fused), 5),
              (lambda fused: F.gelu(x, approximate="tanh", fused=fused), 8),
              (lambda fused: F.silu(x, fused=fused), 2),
+             (lambda fused: F.swish(x, beta=1.0, fused=fused), 2),
              (lambda fused: F.swish(x, beta=1.5, fused=fused), 3)]
     for f, per_element in cases:
         counts = []

@@ -6,6 +6,7 @@ is read from the registry: a primitive without cases fails ``test_every_primitiv
 Test points sit away from kinks (relu at 0, ties in max/maximum) where a derivative jumps.
 """
 import inspect
+import itertools
 from dataclasses import dataclass
 from typing import Callable
 
@@ -428,13 +429,44 @@ def test_sigmoid_and_fused_swish_do_not_overflow_far_out(dtype, device):
                                       [-0.0, 0.0, 1000.0])
 
 
-def test_numpy_integers_and_0d_index_arrays_index_as_integers():
+def test_getitem_refuses_exactly_the_keys_numpy_and_pytorch_answer_differently():
+    """Every key of up to three parts (ints, slices, None, ..., True/False, 0-, 1- and 2-d
+    index arrays) on a shape whose axes all differ: refused where NumPy's result is not
+    torch's, answered (as NumPy, hence as torch) everywhere else."""
+    torch = pytest.importorskip("torch")
+    parts = [0, -1, slice(None), slice(1, None), None, Ellipsis, True, False,
+             np.array(1), np.array([1, 0]), np.array([[1], [0]])]
+    data = np.arange(60.0).reshape(3, 4, 5)
+    x, t = tinyffn.tensor(data), torch.tensor(data)
+    checked = 0
+    for n in (1, 2, 3):
+        for key in itertools.product(parts, repeat=n):
+            try:
+                want = data[key]
+                theirs = t[tuple(torch.tensor(k) if isinstance(k, np.ndarray) else k
+                                 for k in key)].numpy()
+            except (IndexError, TypeError, ValueError):
+                continue                          # refused by NumPy or torch themselves
+            agree = want.shape == theirs.shape and np.array_equal(want, theirs)
+            try:
+                got = x[key].numpy()
+            except IndexError as e:
+                assert "order the axes" in str(e) and not agree, (key, str(e))
+            else:
+                assert agree, key
+                np.testing.assert_array_equal(got, want)
+            checked += 1
+    assert checked > 1000
+
+
+def test_numpy_integers_and_0d_index_arrays_index_as_integers(device):
     """np.int64 from argmax or np.arange loops once crashed the layout check."""
     data = np.arange(24.0).reshape(2, 3, 4)
-    x = tinyffn.tensor(data)
+    x = tinyffn.tensor(data, device=device)
     for key in [(np.int64(0), slice(None), np.int64(1)), (0, slice(None), np.array(1)),
-                (0, slice(None), tinyffn.tensor(1))]:
+                (0, slice(None), tinyffn.tensor(1, device=device))]:
         np.testing.assert_array_equal(x[key].numpy(), data[0, :, 1])
+    np.testing.assert_array_equal(x[np.int64(1), 0:2].numpy(), data[1, 0:2])
 
 
 def test_an_index_array_or_operand_changed_after_the_forward_does_not_move_gradients():
@@ -453,6 +485,23 @@ def test_an_index_array_or_operand_changed_after_the_forward_does_not_move_gradi
     np.testing.assert_array_equal(x.grad.numpy(), [3, 3, 0])
 
 
+def test_constants_never_share_the_callers_memory(device):
+    """A torch tensor or a memoryview converts without a copy; the strict backend wraps a
+    NumPy array without one: each would let a later write move the gradient."""
+    sources = [np.ones(2), memoryview(np.ones(2))]
+    try:
+        import torch
+        sources.append(torch.ones(2, dtype=torch.float64))
+    except ImportError:
+        pass
+    for source in sources:
+        w = tinyffn.tensor([1.0, 2.0], dtype="float64", device=device, requires_grad=True)
+        y = (w * source).sum()
+        np.asarray(source)[:] = 100
+        y.backward()
+        np.testing.assert_array_equal(w.grad.numpy(), [1, 1])
+
+
 def test_np_asarray_of_a_tensor_is_read_only():
     x = tinyffn.tensor(np.array([1.0, 2.0, 3.0]), requires_grad=True)
     y = x * x                                     # saved x for backward
@@ -468,6 +517,9 @@ def test_a_gradient_of_many_axes_scatters_without_add_at():
     x = tinyffn.tensor(np.zeros(2), requires_grad=True)
     x[(None,) * 32].sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [1, 1])
+    y = x[(None,) * 32 + (np.array([0, 0, 1]),)]          # an index array: add.at, refused
+    with pytest.raises(ValueError, match="getitem: the gradient has 33 axes, and NumPy's add.at"):
+        y.sum().backward()
 
 
 def test_getitem_reshape_and_permute_errors_name_the_op():

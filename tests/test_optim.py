@@ -171,11 +171,15 @@ def test_zero_grad_forgets_gradients():
 
 def test_a_mismatched_grad_or_stale_state_is_refused_not_promoted():
     p = nn.Parameter(tinyffn.zeros(2))                 # float32
-    p.grad = tinyffn.ones(2, dtype="float64")
-    with pytest.raises(RuntimeError, match=r"SGD.step: parameter 0 is float32 of shape \(2,\) "
-                                           r"on cpu but its grad is float64"):
+    with pytest.raises(RuntimeError, match=r"grad: assigned a float64 gradient of shape \(2,\) "
+                                           r"on cpu to a float32 tensor"):
+        p.grad = tinyffn.ones(2, dtype="float64")
+    p.grad = tinyffn.ones(2)
+    p.data = np.zeros(2)                               # float64 data under a float32 grad
+    with pytest.raises(RuntimeError, match=r"SGD.step: parameter 0 is float64 of shape \(2,\) "
+                                           r"on cpu but its grad is float32"):
         optim.SGD([p], lr=0.1).step()
-    assert dtype_name(p.dtype) == "float32"
+    assert dtype_name(p.dtype) == "float64"
     # state made in float64, then the model moved to float32: NumPy would promote it back
     for make in (lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9), optim.Adam, optim.AdamW):
         lin = nn.Linear(3, 2, dtype="float64")
@@ -230,9 +234,10 @@ def test_optimizer_errors():
                                          "parameter once"):
         optim.SGD([p, q, p], lr=0.1)                    # step() would move p twice
     opt = optim.SGD([p], lr=0.1)
-    p.grad = tinyffn.zeros(3)
-    with pytest.raises(RuntimeError, match=r"SGD.step: parameter 0 is float32 of shape \(2,\) on "
-                                           r"cpu but its grad is float32 of shape \(3,\)"):
+    p.grad = tinyffn.zeros(2)
+    p.data = np.zeros(3, dtype=np.float32)             # the data reshaped under its grad
+    with pytest.raises(RuntimeError, match=r"SGD.step: parameter 0 is float32 of shape \(3,\) on "
+                                           r"cpu but its grad is float32 of shape \(2,\)"):
         opt.step()
 
 

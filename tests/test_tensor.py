@@ -736,3 +736,60 @@ def test_composed_methods_at_their_kinks_and_pytorchs_pairs():
         m.chunk(0)
     with pytest.raises(ValueError, match="clamp: give min, max or both"):
         m.clamp()
+
+
+def test_assigned_grads_are_checked_and_read_only_ones_copied():
+    x = tinyffn.zeros(2, dtype="float64", requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"grad: assigned a float32 gradient of shape \(2,\) "
+                                           r"on cpu to a float64 tensor"):
+        x.grad = tinyffn.zeros(2)
+    with pytest.raises(TypeError, match="grad: assign a Tensor or None, got ndarray"):
+        x.grad = np.zeros(2)
+    x.grad = tinyffn.ones(1, dtype="float64").expand(2)   # a read-only broadcast view
+    (x * 2).sum().backward()                              # adds into it in place
+    np.testing.assert_array_equal(x.grad.numpy(), [3, 3])
+    x.grad = None
+    assert x.grad is None
+
+
+def test_edge_shapes_of_pytorchs_shape_methods():
+    assert tinyffn.zeros(2, 3).unsqueeze(-1).shape == (2, 3, 1)
+    assert tinyffn.zeros(2, 3).unsqueeze(2).shape == (2, 3, 1)
+    assert tinyffn.tensor(1.0).flatten().shape == (1,)
+    with pytest.raises(ValueError, match="flatten: axis 1 is out of range"):
+        tinyffn.tensor(1.0).flatten(1)
+    assert tinyffn.zeros(0, 3, 4).flatten(1).shape == (0, 12)
+
+
+def test_set_grad_enabled_nests_and_decorates():
+    @tinyffn.set_grad_enabled(False)
+    def evaluate(x):
+        return x * 2
+    assert tinyffn.is_grad_enabled()                     # decorating switched nothing
+    w = tinyffn.ones(2, requires_grad=True)
+    assert evaluate(w).grad_fn is None and tinyffn.is_grad_enabled()
+    with tinyffn.no_grad():
+        with tinyffn.set_grad_enabled(True):
+            assert (w * 2).grad_fn is not None
+        assert not tinyffn.is_grad_enabled()
+        with tinyffn.set_grad_enabled(False):
+            pass
+        assert not tinyffn.is_grad_enabled()
+    assert tinyffn.is_grad_enabled()
+
+
+@pytest.mark.parametrize("other", ["strict"])
+def test_a_move_inside_no_grad_needs_no_gradient(other):
+    w = tinyffn.ones(2, requires_grad=True)
+    with tinyffn.no_grad():
+        moved = (w * 2).to(other)
+        assert not moved.requires_grad
+        assert not w.to(other).requires_grad
+    assert w.to(other).requires_grad                     # outside: a new leaf that does
+
+
+@pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")  # torch's
+def test_tensor_of_a_torch_parameter_takes_its_values():
+    torch = pytest.importorskip("torch")
+    p = torch.nn.Parameter(torch.tensor([0.5, 1.5]))
+    np.testing.assert_array_equal(tinyffn.tensor(p).numpy(), [0.5, 1.5])

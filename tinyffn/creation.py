@@ -46,6 +46,8 @@ def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: boo
     be = backends.get_backend(device)
     if isinstance(data, Tensor):
         data = data.numpy()
+    elif hasattr(data, "detach") and getattr(data, "requires_grad", False):
+        data = data.detach()                        # a torch parameter: its values
     else:
         data = backends.numpy_or_native(data)       # a CuPy array: copied to NumPy first
     try:

@@ -160,6 +160,8 @@ def swish(x: Tensor, beta: float | Tensor = 1.0, fused: bool = False) -> Tensor:
                             "needs the composed form, fused=False")
         return FusedSwish.apply(x, beta=float(beta))
     with grad_mode.scope("function", "swish"):
+        if not isinstance(beta, Tensor) and beta == 1:
+            return x * x.sigmoid()                     # SiLU: no multiplication by 1
         return x * (beta * x).sigmoid()
 
 

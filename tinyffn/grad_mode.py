@@ -10,8 +10,9 @@ PyTorch keeps the same things in ``torch.autograd.grad_mode`` and ``torch.autogr
 from __future__ import annotations
 
 import contextlib
+import functools
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 
 class _State:
@@ -66,7 +67,7 @@ class set_grad_enabled:
     def __init__(self, mode: bool):
         if not isinstance(mode, bool):
             raise TypeError(f"set_grad_enabled: mode must be True or False, got {mode!r}")
-        self.previous = STATE.grad_enabled
+        self.previous, self.mode = STATE.grad_enabled, mode
         STATE.grad_enabled = mode
 
     def __enter__(self) -> None:
@@ -74,6 +75,17 @@ class set_grad_enabled:
 
     def __exit__(self, *exc_info: Any) -> None:
         STATE.grad_enabled = self.previous
+
+    def __call__(self, fn: Callable) -> Callable:
+        """As a decorator: the mode holds while ``fn`` runs, not from the decoration on."""
+        STATE.grad_enabled = self.previous
+        mode = self.mode
+
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+        return run
 
 
 def is_grad_enabled() -> bool:

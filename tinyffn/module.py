@@ -221,10 +221,11 @@ class Module:
                             f"got dtype {dtype_name(dtype)}, use one of {', '.join(FLOAT_DTYPES)}")
         for p in self.parameters():
             target = p.backend if device is None else get_backend(device)
+            grad, p.grad = p.grad, None
             p.data = _converted(p, target, dtype)
-            if p.grad is not None:
-                p.grad = Tensor(_converted(p.grad, target, dtype), _backend=target)
             p.backend = target
+            if grad is not None:
+                p.grad = Tensor(_converted(grad, target, dtype), _backend=target)
         return self
 
     def float(self) -> "Module":

@@ -113,12 +113,14 @@ def _constant(a: Any, be: Any, dtype: Any, fn: Any) -> Tensor:
         raise TypeError(f"{fn.op_name()}: cannot use an argument of type {type(a).__name__}; "
                         "pass a Tensor, a number or an array of numbers")
     try:
-        if isinstance(a, (list, tuple)):
+        from_list = isinstance(a, (list, tuple))
+        if from_list:
             a = np.asarray(a)
             a = a.astype(DEFAULT_FLOAT) if a.dtype == np.float64 else a
         array = be.asarray(a)
-        if array is a:      # the caller's own array: copied, as the graph may save it and
-            array = be.xp.asarray(a, copy=True)     # a later a[...] = v must not move grads
+        if not from_list:   # the caller's array (or a view of one: a torch tensor, a
+            # memoryview) is copied: the graph may save it, and a[...] = v must not move grads
+            array = be.xp.asarray(array, copy=True)
         return Tensor._wrap(array, be)
     except (TypeError, ValueError) as e:
         raise TypeError(f"{fn.op_name()}: cannot use an argument of type "

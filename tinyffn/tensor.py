@@ -40,7 +40,7 @@ class Tensor:
         name: an optional label shown in graphs (parameters get their module path).
     """
 
-    __slots__ = ("data", "grad", "_requires_grad", "grad_fn", "backend", "name", "_retains_grad",
+    __slots__ = ("data", "_grad", "_requires_grad", "grad_fn", "backend", "name", "_retains_grad",
                  "__weakref__")
 
     def __init__(self, data: Any, requires_grad: bool = False, *, _backend: Any = None,
@@ -50,7 +50,7 @@ class Tensor:
         if requires_grad:
             _check_can_require_grad(self.backend, data.dtype)
         self._requires_grad = requires_grad
-        self.grad = None
+        self._grad = None
         self.grad_fn = _ctx
         self.name = name
         self._retains_grad = False
@@ -60,7 +60,7 @@ class Tensor:
         """The engine's constructor for op results: no checks, as every op calls it."""
         t = object.__new__(cls)
         t.data, t.backend, t._requires_grad, t.grad_fn = data, backend, requires_grad, ctx
-        t.grad = t.name = None
+        t._grad = t.name = None
         t._retains_grad = False
         return t
 
@@ -179,8 +179,8 @@ class Tensor:
                     "and the module first (Module.to), or .detach() it if no gradient "
                     "should flow back")
             target = backends.get_backend(device)
-            out = Tensor(target.from_numpy(self.numpy()), requires_grad=self.requires_grad,
-                         _backend=target, name=self.name)
+            out = Tensor(target.from_numpy(self.numpy()), _backend=target, name=self.name,
+                         requires_grad=self.requires_grad and grad_mode.STATE.grad_enabled)
         if dtype is not None and backends.dtype_name(dtype) != backends.dtype_name(out.dtype):
             if np.dtype(backends.dtype_name(dtype)).kind in "fc" and \
                     not out.backend.is_floating(dtype):
@@ -200,7 +200,8 @@ class Tensor:
 
         It shares the array, but unlike PyTorch's it is a snapshot of the values: ``x -= 1``
         and an optimizer step give ``x`` a new array (see ``_in_place``), and the detached
-        tensor keeps the old one. Views (``x[0]``) and ``numpy()`` are snapshots too.
+        tensor keeps the old one. Views (``x[0]``) and ``numpy()`` are snapshots too. The
+        exception is a ``.grad``, which backward and ``zero_grad`` update in place.
         """
         return Tensor(self.data, _backend=self.backend)
 
@@ -221,16 +222,37 @@ class Tensor:
         self._retains_grad = True
 
     def _accumulate_grad(self, g: Any) -> None:
-        if self.grad is None:
+        if self._grad is None:
             # a copy: g may be a gradient another leaf also receives (the two inputs of an
             # add get the same array), a read-only broadcast view, or the caller's own array
-            self.grad = Tensor(self.backend.xp.asarray(g, copy=True), _backend=self.backend)
+            self._grad = Tensor(self.backend.xp.asarray(g, copy=True), _backend=self.backend)
         else:                # in place, as PyTorch: g = x.grad sees every later backward
             self.grad.data += g
 
     @property
     def requires_grad(self) -> bool:
         return self._requires_grad
+
+    @property
+    def grad(self) -> "Tensor | None":
+        return self._grad
+
+    @grad.setter
+    def grad(self, g: "Tensor | None") -> None:
+        """``x.grad = g`` checked as PyTorch checks it: a Tensor of x's shape, dtype and
+        device, or None. A read-only array (a broadcast view, an ``np.asarray`` of a
+        tensor) is copied, since the next backward adds into ``x.grad`` in place."""
+        if g is not None:
+            if not isinstance(g, Tensor):
+                raise TypeError(f"grad: assign a Tensor or None, got {type(g).__name__}")
+            if g.shape != self.shape or g.dtype != self.dtype or g.backend is not self.backend:
+                raise RuntimeError(
+                    f"grad: assigned a {backends.dtype_name(g.dtype)} gradient of shape "
+                    f"{g.shape} on {g.device} to a {backends.dtype_name(self.dtype)} tensor of "
+                    f"shape {self.shape} on {self.device}; a gradient must match its tensor")
+            if not getattr(getattr(g.data, "flags", None), "writeable", True):
+                g = Tensor(self.backend.xp.asarray(g.data, copy=True), _backend=self.backend)
+        self._grad = g
 
     @requires_grad.setter
     def requires_grad(self, requires_grad: bool) -> None:
@@ -455,8 +477,9 @@ class Tensor:
         return self.ndim
 
     def view(self, *shape):
-        """``reshape``: tinyffn never writes into an array in place, so a view and a copy
-        always read the same (``torch.Tensor.view`` shares memory, and refuses some layouts)."""
+        """``reshape``: tinyffn writes into no array in place but a ``.grad`` (backward adds
+        into it, ``zero_grad`` zeros it), so a view and a copy read the same but of a
+        ``.grad`` (``torch.Tensor.view`` shares memory, and refuses some layouts)."""
         return self.reshape(*shape)
 
     def unsqueeze(self, dim: int):
@@ -477,8 +500,9 @@ class Tensor:
     def flatten(self, start_dim: int = 0, end_dim: int = -1):
         """Axes ``start_dim`` to ``end_dim`` (both included) merged into one, as
         ``torch.flatten``: ``x.flatten(1)`` turns (B, T, d) into (B, T·d)."""
-        if self.ndim == 0:
-            return self.reshape(1)                  # as in PyTorch
+        if self.ndim == 0:                          # as in PyTorch: (1,), dims 0 or -1 only
+            _axis_list((start_dim,), 1, "flatten"), _axis_list((end_dim,), 1, "flatten")
+            return self.reshape(1)
         (start,), (end,) = (_axis_list((d,), self.ndim, "flatten") for d in (start_dim, end_dim))
         if start > end:
             raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} "

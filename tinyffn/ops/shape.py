@@ -175,41 +175,87 @@ def normalize_key(key: Any, x: Any) -> tuple:
             raise TypeError(f"getitem: index arrays must be integers, got {dtype_name(k.dtype)} "
                             "(boolean masks are not supported; use a multiplication by a 0/1 "
                             "mask instead)")
+        if hasattr(k, "dtype") and k.ndim == 0:
+            k = int(k)                  # a 0-d index is an integer, in NumPy and PyTorch alike
         out.append(k)
     has_array = any(hasattr(k, "dtype") for k in out)
-    if has_array:
-        _check_numpy_and_pytorch_agree(out)
+    if has_array or any(isinstance(k, bool) for k in out):
+        _check_numpy_and_pytorch_agree(out, x.ndim)
     if not has_array and not any(k is Ellipsis for k in out):
         out.append(Ellipsis)    # x[1:3] means x[1:3, ...]; the array API wants that spelled out
     return tuple(out)
 
 
-def _check_numpy_and_pytorch_agree(key: list) -> None:
+def _check_numpy_and_pytorch_agree(key: list, ndim: int) -> None:
     """Refuse a key whose result NumPy and PyTorch lay out differently.
 
-    Where index arrays sit together, the axes they make replace theirs in place; where they
-    are apart, those axes go first. NumPy counts an integer as one of the index arrays,
-    PyTorch applies the integers first. So in x[0, :, i] NumPy sees two apart (the result
-    is x[0][:, i] transposed) and PyTorch one in place; with equal sizes nothing would tell.
+    Both libraries gather the index arrays' axes into one block. Where the arrays sit
+    together, the block replaces their axes in place; where they are apart, it goes first.
+    They differ in what counts as an index array and what keeps two apart:
+
+    * NumPy counts integers and True/False as index arrays, and apartness is read in the
+      key, so any ``...`` separates (even one that stands for no axes);
+    * PyTorch applies the integers first (they are gone), reads True/False as an index
+      array on a new axis, and apartness is read in the axes, so a ``...`` standing for
+      no axes separates nothing.
+
+    So x[0, :, i] is NumPy's x[0][:, i] transposed: with equal sizes nothing would tell.
+    Each model below lays the result out as labels (the axes kept, "new" for None, "ADV"
+    for the block); the key is refused when the two lists differ.
     """
-    def together(positions):
-        return positions == list(range(positions[0], positions[-1] + 1))
+    def kind(k):
+        if k is None:
+            return "new"
+        if k is Ellipsis:
+            return "..."
+        if isinstance(k, slice):
+            return "slice"
+        if isinstance(k, bool):
+            return "bool"
+        return "int" if isinstance(k, int) else "array"     # 0-d indices are ints by now
 
-    def is_int(k):                      # an int, or a 0-d index array: no axes to place
-        return isinstance(k, int) and not isinstance(k, bool) or getattr(k, "ndim", 1) == 0
-
-    numpy_advanced = [i for i, k in enumerate(key) if is_int(k) or hasattr(k, "dtype")]
-    after_ints = [k for k in key if not is_int(k)]
-    pytorch_advanced = [i for i, k in enumerate(after_ints) if hasattr(k, "dtype")]
-    if (pytorch_advanced and not together(numpy_advanced) and together(pytorch_advanced)
-            and pytorch_advanced[0] > 0):
+    kinds = [kind(k) for k in key]
+    if "array" not in kinds and "bool" not in kinds:
+        return                                       # basic indexing: the two agree
+    spanned = ndim - sum(c in ("int", "array", "slice") for c in kinds)   # axes ... stands for
+    numpy, pytorch = (_layout(kinds, spanned, pytorch=p) for p in (False, True))
+    if "array" not in kinds and not any(k is False for k in key):
+        # the block is True alone: one axis of length 1, which may trade places with None's
+        numpy, pytorch = ([label if label != "ADV" else "new" for label in labels]
+                          for labels in (numpy, pytorch))
+    if numpy != pytorch:
         raise IndexError(f"getitem: NumPy and PyTorch order the axes of "
-                         f"x[{_key_text(tuple(key))}] differently: NumPy counts the integers "
-                         "with the index arrays and, "
-                         "as they are apart, puts the indexed axes first; PyTorch applies "
-                         "the integers first and keeps the axes in place. Index in two "
+                         f"x[{_key_text(tuple(key))}] differently (NumPy counts integers and "
+                         "True/False with the index arrays, and a ... between them keeps "
+                         "them apart; PyTorch applies the integers first). Index in two "
                          "steps to say which you mean: for x[0, :, i], x[0][:, i] is "
                          "PyTorch's result")
+
+
+def _layout(kinds: list, spanned: int, pytorch: bool) -> list:
+    """The result's axes as labels, under NumPy's rules or PyTorch's (see above)."""
+    items, axis = [], 0                 # items: (labels, is it an index array?)
+    for c in kinds:
+        if c == "slice":
+            items.append(([axis], False))
+        elif c == "new":
+            items.append((["new"], False))
+        elif c == "...":
+            if spanned or not pytorch:  # NumPy: a separator even when it stands for none
+                items.append((list(range(axis, axis + spanned)), False))
+            axis += spanned - 1
+        elif c == "int" and pytorch:
+            pass                        # applied first: its axis is gone
+        else:                           # int (NumPy), array, bool: in the block
+            items.append(([], True))
+            axis -= c == "bool"         # True/False take no axis of x
+        axis += 1
+    block = [i for i, (_, advanced) in enumerate(items) if advanced]
+    labels = [label for labels, advanced in items if not advanced for label in labels]
+    if block and block == list(range(block[0], block[-1] + 1)):
+        before = sum(len(labels) for labels, advanced in items[:block[0]] if not advanced)
+        return labels[:before] + ["ADV"] + labels[before:]
+    return ["ADV"] + labels
 
 
 class GetItem(Function):
