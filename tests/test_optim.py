@@ -309,3 +309,67 @@ def test_a_frozen_parameter_is_accepted_and_left_alone():
     assert ffn.w1.weight.grad is None
     np.testing.assert_array_equal(ffn.w1.weight.numpy(), frozen)
     assert ffn.w1.bias.grad is not None
+
+
+@pytest.mark.parametrize("make", [
+    lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True),
+    lambda ps: optim.Adam(ps, lr=0.05, amsgrad=True),
+    lambda ps: optim.AdamW(ps, lr=0.05, weight_decay=0.1),
+], ids=["sgd", "adam", "adamw"])
+def test_training_resumes_exactly_from_saved_states(make, device):
+    """Three steps, save model and optimizer, two more steps; a fresh model and optimizer
+    loaded from the saves take the same two steps to the same numbers."""
+    def batch(i):
+        rng = np.random.default_rng(i)
+        return (tinyffn.tensor(rng.standard_normal((5, 3)), dtype="float32", device=device),
+                tinyffn.tensor(rng.standard_normal((5, 3)), dtype="float32", device=device))
+
+    def train(model, opt, steps):
+        for i in steps:
+            x, y = batch(i)
+            opt.zero_grad()
+            ((model(x) - y) ** 2).mean().backward()
+            opt.step()
+
+    tinyffn.manual_seed(0)
+    model = nn.FFN(3).to(device)
+    opt = make(model.parameters())
+    train(model, opt, range(3))
+    saved_model, saved_opt = model.state_dict(), opt.state_dict()
+    train(model, opt, range(3, 5))
+    tinyffn.manual_seed(1)                                   # other initial weights
+    resumed = nn.FFN(3).to(device)
+    resumed.load_state_dict(saved_model)
+    resumed_opt = make(resumed.parameters())
+    resumed_opt.lr = 123.0                                   # overwritten by the load
+    resumed_opt.load_state_dict(saved_opt)
+    assert resumed_opt.lr == opt.lr
+    train(resumed, resumed_opt, range(3, 5))
+    for (name, a), b in zip(model.named_parameters(), resumed.parameters()):
+        np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=name)
+
+
+def test_a_saved_optimizer_state_is_a_copy_and_is_checked_on_loading():
+    p = nn.Parameter(tinyffn.zeros(2))
+    opt = optim.Adam([p], lr=0.1)
+    p.grad = tinyffn.ones(2)
+    opt.step()
+    saved = opt.state_dict()
+    assert saved["param_groups"][0]["lr"] == 0.1 and saved["state"][0]["step"] == 1
+    opt.step()
+    np.testing.assert_allclose(saved["state"][0]["m"].numpy(), [0.1, 0.1])    # not 0.19
+    with pytest.raises(ValueError, match=r"state is for 1 parameters in 1 group\(s\); this "
+                                         "optimizer has one group of 2"):
+        optim.Adam([p, nn.Parameter(tinyffn.zeros(1))]).load_state_dict(saved)
+    with pytest.raises(ValueError, match=r"SGD.load_state_dict: parameter 0's state has "
+                                         r"\['m', 'step', 'v'\]; SGD keeps \['momentum_buffer'\]"):
+        optim.SGD([p], lr=0.1, momentum=0.9).load_state_dict(
+            {"state": saved["state"], "param_groups": [{"lr": 0.1, "params": [0]}]})
+    saved["param_groups"][0]["lr"] = -1.0
+    with pytest.raises(ValueError, match="Adam: lr must be >= 0, got -1"):
+        optim.Adam([p]).load_state_dict(saved)
+    saved["param_groups"][0]["lr"] = 0.1
+    saved["state"][0]["m"] = tinyffn.zeros(3)
+    with pytest.raises(ValueError, match=r"state 'm' of parameter 0 has shape \(3,\), the "
+                                         r"parameter \(2,\)"):
+        optim.Adam([p]).load_state_dict(saved)

@@ -20,7 +20,7 @@ is replaced, not overwritten. The state keeps no reference to ``p.grad``'s array
 from __future__ import annotations
 
 import numbers
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from .backend import backend_of_array, dtype_name
 from .module import zero_grads
@@ -100,6 +100,49 @@ class Optimizer:
     def update(self, w: Any, g: Any, state: dict, xp: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must define update(w, g, state, xp)")
 
+    # -- saving and resuming ---------------------------------------------------------------
+    STATE_KEYS: tuple = ()      # what update() keeps per parameter (checked on loading)
+
+    def state_dict(self) -> dict:
+        """What resuming training needs, laid out as PyTorch's: ``state`` (parameter index
+        -> its momentum, moments, step count, as copies) and ``param_groups`` (one group:
+        the hyperparameters and the parameter indices). Save it beside the model's."""
+        state = {i: {k: Tensor(p.backend.xp.asarray(v, copy=True), _backend=p.backend)
+                     if hasattr(v, "dtype") else v for k, v in s.items()}
+                 for i, (p, s) in enumerate(zip(self.params, self.state)) if s}
+        group = {k.lstrip("_"): v for k, v in vars(self).items() if k not in ("params", "state")}
+        return {"state": state, "param_groups": [{**group, "params": list(range(len(self.params)))}]}
+
+    def load_state_dict(self, state_dict: Mapping) -> None:
+        """Resume from a :meth:`state_dict`: the same parameters in the same order (their
+        values come from the model's own ``load_state_dict``). Hyperparameters go through
+        the constructor's checks; arrays are copied to each parameter's device and dtype."""
+        name = f"{type(self).__name__}.load_state_dict"
+        groups = state_dict["param_groups"]
+        if len(groups) != 1 or list(groups[0]["params"]) != list(range(len(self.params))):
+            raise ValueError(f"{name}: the state is for {sum(len(g['params']) for g in groups)} "
+                             f"parameters in {len(groups)} group(s); this optimizer has one "
+                             f"group of {len(self.params)}")
+        checked = type(self)(self.params, **{k: v for k, v in groups[0].items() if k != "params"})
+        state = [{} for _ in self.params]
+        for i, saved in state_dict["state"].items():
+            p = self.params[int(i)]
+            unknown = set(saved) - set(self.STATE_KEYS)
+            if unknown:
+                raise ValueError(f"{name}: parameter {i}'s state has {sorted(unknown)}; "
+                                 f"{type(self).__name__} keeps {list(self.STATE_KEYS)}")
+            for key, value in saved.items():
+                if hasattr(value, "shape"):
+                    value = value.data if isinstance(value, Tensor) else value
+                    if tuple(value.shape) != p.shape:
+                        raise ValueError(f"{name}: state {key!r} of parameter {i} has shape "
+                                         f"{tuple(value.shape)}, the parameter {p.shape}")
+                    value = p.backend.xp.astype(p.backend.asarray(
+                        backend_of_array(value).to_numpy(value)), p.dtype)
+                state[int(i)][key] = value
+        vars(self).update({k: v for k, v in vars(checked).items() if k not in ("params", "state")})
+        self.state = state
+
     def __repr__(self) -> str:
         settings = ", ".join(f"{k.lstrip('_')}={v}" for k, v in vars(self).items()
                              if k not in ("params", "state"))
@@ -153,6 +196,8 @@ class SGD(Optimizer):
             raise ValueError("SGD: nesterov=True needs momentum > 0 and dampening = 0, got "
                              f"momentum={momentum}, dampening={dampening}")
 
+    STATE_KEYS = ("momentum_buffer",)
+
     def update(self, w, g, state, xp):
         if self.maximize:
             g = -g
@@ -197,6 +242,8 @@ class Adam(Optimizer):
         self.weight_decay = _non_negative(name, "weight_decay", weight_decay)
         self.amsgrad = _flag(name, "amsgrad", amsgrad)
         self.maximize = _flag(name, "maximize", maximize)
+
+    STATE_KEYS = ("step", "m", "v", "v_max")
 
     def update(self, w, g, state, xp):
         if self.maximize:
