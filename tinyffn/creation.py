@@ -15,7 +15,8 @@ import numpy as np
 
 from . import backend as backends
 from . import grad_mode
-from .tensor import DEFAULT_FLOAT, Tensor, _axis_list, _is_int, _shape_arg, either_name
+from .arguments import _axis_list, _is_int, _shape_arg, either_name
+from .tensor import DEFAULT_FLOAT, Tensor
 from .ops.shape import Concat     # after tensor, which the ops import at call time
 
 _rng = np.random.default_rng(0)

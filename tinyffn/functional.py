@@ -25,7 +25,8 @@ from .ops.activations import Swish as FusedSwish
 from .ops.linalg import Linear as FusedLinear
 from .backend import DeviceError, dtype_name
 from .creation import arange
-from .tensor import Tensor, _is_int, either_name
+from .arguments import _is_int, either_name
+from .tensor import Tensor
 
 GELU_APPROXIMATIONS = ("none", "tanh")
 REDUCTIONS = ("mean", "sum", "none")

@@ -20,7 +20,8 @@ from typing import Any
 from . import functional as F
 from .creation import generator, tensor
 from .module import FLOAT_DTYPES, Module, ModuleList, Parameter, Sequential
-from .tensor import DEFAULT_FLOAT, Tensor, _is_int
+from .arguments import _is_int
+from .tensor import DEFAULT_FLOAT, Tensor
 
 # Module and friends are defined in module.py and used from here, as nn.Module
 __all__ = ["Parameter", "Module", "Sequential", "ModuleList", "Linear", "ReLU", "GELU",

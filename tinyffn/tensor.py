@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, NamedTuple, Sequence
+from typing import Any
 
 import numpy as np
 
 from . import autograd, grad_mode
 from . import backend as backends
+from . import composed as C
+from .arguments import (_axes, _axis_list, _is_int, _numpy_names, _permutation, _shape_arg,
+                        _transposition, either_name)
 from .ops import elementwise as E
 from .ops import linalg as L
 from .ops import reduce as R
@@ -346,31 +349,11 @@ class Tensor:
     def relu(self): return E.ReLU.apply(self)
     def maximum(self, other): return E.Maximum.apply(self, other)
 
-    # composed of the primitives above, each in a frame of its name in drawings
-    def sqrt(self):
-        """x ** 0.5 (``pow``)."""
-        with grad_mode.scope("function", "sqrt"):
-            return self ** 0.5
-
-    def abs(self):
-        """maximum(x, -x): at 0 the tie splits gy between +1 and -1, so the gradient is 0,
-        as PyTorch's."""
-        with grad_mode.scope("function", "abs"):
-            return self.maximum(-self)
-
-    def minimum(self, other):
-        """-maximum(-x, -other), elementwise with broadcasting; ties share the gradient."""
-        with grad_mode.scope("function", "minimum"):
-            return -(-self).maximum(-other)
-
-    def clamp(self, min: float | None = None, max: float | None = None):
-        """x limited to [min, max] (either bound may be None): maximum, then minimum. At a
-        value exactly on a bound the tie shares gy (PyTorch passes all of it)."""
-        if min is None and max is None:
-            raise ValueError("clamp: give min, max or both")
-        with grad_mode.scope("function", "clamp"):
-            y = self if min is None else self.maximum(min)
-            return y if max is None else y.minimum(max)
+    # composed of the primitives above (composed.py), each in a frame of its name
+    def sqrt(self): return C.sqrt(self)
+    def abs(self): return C.absolute(self)
+    def minimum(self, other): return C.minimum(self, other)
+    def clamp(self, min=None, max=None): return C.clamp(self, min, max)
 
     # -- reductions ----------------------------------------------------------------------
     # Each takes NumPy's names (axis, keepdims) or PyTorch's (dim, keepdim).
@@ -396,18 +379,10 @@ class Tensor:
         values = R.Max.apply(self, axis=_axes(axis, self.ndim, "max"), keepdims=keepdims)
         if not by_dim:
             return values
-        return MaxResult(values, self.argmax(axis, keepdims))
+        return C.MaxResult(values, self.argmax(axis, keepdims))
 
     def min(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
-        """-max(-x): the minimum over ``axis``; with ``dim``, ``(values, indices)`` as
-        ``torch.min(x, dim)`` (see :meth:`max`)."""
-        by_dim = dim is not None
-        axis, keepdims = _numpy_names("min", axis, keepdims, dim, keepdim)
-        with grad_mode.scope("function", "min"):
-            values = -(-self).max(axis=axis, keepdims=keepdims)
-        if not by_dim:
-            return values
-        return MaxResult(values, self.argmin(axis, keepdims))
+        return C.amin(self, axis, keepdims, dim=dim, keepdim=keepdim)
 
     def argmin(self, axis: int | None = None, keepdims: bool = False, *,
                dim: int | None = None, keepdim: bool | None = None) -> "Tensor":
@@ -436,24 +411,11 @@ class Tensor:
     def transpose(self, *axes):
         """Reverse the axes (none given, as ``.T``), swap two (``transpose(-2, -1)``, as
         ``torch.transpose``) or apply a full permutation of three or more (as NumPy)."""
-        if not axes:
-            return S.Transpose.apply(self, axes=tuple(reversed(range(self.ndim))))
-        axes = _shape_arg(axes, "transpose")
-        if len(axes) == 2:                          # torch.transpose(x, dim0, dim1)
-            a, b = (_axis_list((d,), max(self.ndim, 1), "transpose")[0] for d in axes)
-            perm = list(range(self.ndim))
-            if a != b:                              # the same axis twice: nothing moves
-                perm[a], perm[b] = perm[b], perm[a]
-            return S.Transpose.apply(self, axes=tuple(perm))
-        return S.Transpose.apply(self, axes=_axis_list(axes, self.ndim, "transpose"))
+        return S.Transpose.apply(self, axes=_transposition(axes, self.shape))
 
     def permute(self, *axes):
         """Reorder the axes: ``y.shape[i] = x.shape[axes[i]]`` (``torch.permute``)."""
-        axes = _axis_list(_shape_arg(axes, "permute"), self.ndim, "permute")
-        if len(axes) != self.ndim:
-            raise ValueError(f"permute: a tensor of shape {self.shape} needs all {self.ndim} "
-                             f"axes in some order, got {len(axes)}: {axes}")
-        return S.Transpose.apply(self, axes=axes)
+        return S.Transpose.apply(self, axes=_permutation(axes, self.shape, "permute"))
 
     @property
     def T(self):
@@ -462,7 +424,8 @@ class Tensor:
     def broadcast_to(self, *shape):
         return S.BroadcastTo.apply(self, shape=_shape_arg(shape, "broadcast_to"))
 
-    # PyTorch's names for shape changes, each a reshape, transpose or broadcast_to above
+    # PyTorch's names for shape changes: each a reshape, transpose, broadcast_to or
+    # getitem above (composed.py)
     @property
     def mT(self):
         """The last two axes swapped (a batch of matrices transposed), as ``torch.Tensor.mT``."""
@@ -477,72 +440,16 @@ class Tensor:
         return self.ndim
 
     def view(self, *shape):
-        """``reshape``: tinyffn writes into no array in place but a ``.grad`` (backward adds
-        into it, ``zero_grad`` zeros it), so a view and a copy read the same but of a
-        ``.grad`` (``torch.Tensor.view`` shares memory, and refuses some layouts)."""
+        """``reshape``: as tinyffn writes in place only into a ``.grad``, a view and a
+        copy read the same (``torch.Tensor.view`` shares memory)."""
         return self.reshape(*shape)
 
-    def unsqueeze(self, dim: int):
-        """A new axis of length 1 at ``dim``, in [-ndim - 1, ndim], as ``torch.unsqueeze``."""
-        if not _is_int(dim) or not -self.ndim - 1 <= dim <= self.ndim:
-            raise ValueError(f"unsqueeze: dim must be an integer in [{-self.ndim - 1}, "
-                             f"{self.ndim}] for a tensor of shape {self.shape}, got {dim!r}")
-        dim %= self.ndim + 1
-        return self.reshape(self.shape[:dim] + (1,) + self.shape[dim:])
-
-    def squeeze(self, dim: int | tuple | None = None):
-        """Without the axes of length 1 among ``dim`` (all of them when None); an axis
-        named but longer than 1 stays, as in ``torch.squeeze``."""
-        axes = range(self.ndim) if dim is None else _axes(dim, self.ndim, "squeeze")
-        gone = {a for a in axes if self.shape[a] == 1}
-        return self.reshape(tuple(n for a, n in enumerate(self.shape) if a not in gone))
-
-    def flatten(self, start_dim: int = 0, end_dim: int = -1):
-        """Axes ``start_dim`` to ``end_dim`` (both included) merged into one, as
-        ``torch.flatten``: ``x.flatten(1)`` turns (B, T, d) into (B, T·d)."""
-        if self.ndim == 0:                          # as in PyTorch: (1,), dims 0 or -1 only
-            _axis_list((start_dim,), 1, "flatten"), _axis_list((end_dim,), 1, "flatten")
-            return self.reshape(1)
-        (start,), (end,) = (_axis_list((d,), self.ndim, "flatten") for d in (start_dim, end_dim))
-        if start > end:
-            raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} "
-                             f"in a tensor of shape {self.shape}")
-        merged = math.prod(self.shape[start:end + 1])
-        return self.reshape(self.shape[:start] + (merged,) + self.shape[end + 1:])
-
-    def expand(self, *sizes):
-        """``broadcast_to``, where -1 keeps an axis's length, as ``torch.Tensor.expand``."""
-        sizes = _shape_arg(sizes, "expand")
-        lead = len(sizes) - self.ndim
-        if lead < 0 or any(n == -1 for n in sizes[:lead]):
-            raise ValueError(f"expand: cannot expand shape {self.shape} to {sizes}; give at "
-                             "least as many sizes as axes, and -1 only for existing axes")
-        return self.broadcast_to(tuple(self.shape[i - lead] if n == -1 else n
-                                       for i, n in enumerate(sizes)))
-
-    def split(self, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple:
-        """Slices along ``dim``, as ``torch.split``: of ``split_size_or_sections`` each (the
-        last may be shorter), or of the lengths in a list, which must add up to the axis."""
-        (dim,) = _axis_list((dim,), self.ndim, "split")
-        n, sizes = self.shape[dim], split_size_or_sections
-        if _is_int(sizes):
-            if sizes <= 0:
-                raise ValueError(f"split: the size of each piece must be positive, got {sizes}")
-            sizes = [min(sizes, n - start) for start in range(0, n, sizes)] or [0]
-        elif not all(_is_int(k) and k >= 0 for k in sizes) or sum(sizes) != n:
-            raise ValueError(f"split: lengths {list(sizes)} must be integers >= 0 adding up "
-                             f"to {n}, the length of axis {dim} of shape {self.shape}")
-        starts = [sum(sizes[:i]) for i in range(len(sizes))]
-        return tuple(self[(slice(None),) * dim + (slice(a, a + k),)] for a, k in zip(starts, sizes))
-
-    def chunk(self, chunks: int, dim: int = 0) -> tuple:
-        """``chunks`` pieces along ``dim`` (fewer when the axis is short), as ``torch.chunk``:
-        each ceil(n / chunks) long, the last shorter. ``a, b = h.chunk(2, -1)`` halves a
-        gated FFN's fused first layer."""
-        if not _is_int(chunks) or chunks <= 0:
-            raise ValueError(f"chunk: chunks must be a positive integer, got {chunks!r}")
-        (axis,) = _axis_list((dim,), self.ndim, "chunk")
-        return self.split(max(-(-self.shape[axis] // chunks), 1), dim)
+    def unsqueeze(self, dim): return C.unsqueeze(self, dim)
+    def squeeze(self, dim=None): return C.squeeze(self, dim)
+    def flatten(self, start_dim=0, end_dim=-1): return C.flatten(self, start_dim, end_dim)
+    def expand(self, *sizes): return C.expand(self, *sizes)
+    def split(self, split_size_or_sections, dim=0): return C.split(self, split_size_or_sections, dim)
+    def chunk(self, chunks, dim=0): return C.chunk(self, chunks, dim)
 
     def __getitem__(self, key):
         return S.GetItem.apply(self, key=S.normalize_key(key, self))
@@ -568,75 +475,6 @@ def _check_can_require_grad(be: Any, dtype: Any) -> None:
         raise TypeError(f"only floating-point tensors can require gradients, but this one has "
                         f"dtype {backends.dtype_name(dtype)}; create it with dtype='float32' "
                         "or 'float64'")
-
-
-class MaxResult(NamedTuple):
-    """What ``x.max(dim=d)`` returns, as ``torch.max(x, d)`` does."""
-    values: Tensor
-    indices: Tensor
-
-
-def _numpy_names(op: str, axis: Any, keepdims: bool, dim: Any, keepdim: bool | None):
-    """(axis, keepdims) from NumPy's names or PyTorch's (dim, keepdim), not both."""
-    axis = either_name(op, "axis", axis, None, "dim", dim)
-    keepdims = either_name(op, "keepdims", keepdims, False, "keepdim", keepdim)
-    if not isinstance(keepdims, (bool, np.bool_)):
-        raise TypeError(f"{op}: keepdims must be True or False, got {keepdims!r}")
-    return axis, bool(keepdims)
-
-
-def either_name(op: str, numpy_name: str, value: Any, default: Any,
-                torch_name: str, torch_value: Any) -> Any:
-    """An argument given by its NumPy name or its PyTorch name (None: not given)."""
-    if torch_value is None:
-        return value
-    if value is not default and (default is None or value != default):
-        raise TypeError(f"{op}: pass {numpy_name} or {torch_name} (the same thing), not both")
-    return torch_value
-
-
-def _axes(axis: Any, ndim: int, op: str) -> tuple | None:
-    """None, an int or a sequence of ints -> None or a sorted tuple of non-negative axes.
-
-    A 0-d tensor takes axis 0 or -1, as in PyTorch, and has nothing to reduce.
-    """
-    if axis is None:
-        return None
-    axes = (axis,) if _is_int(axis) else tuple(axis) if isinstance(axis, (tuple, list)) else None
-    if axes is None or not all(_is_int(a) for a in axes):
-        raise TypeError(f"{op}: axis must be None, an int or a tuple of ints, got {axis!r}")
-    if ndim == 0:
-        if not all(a in (0, -1) for a in axes):
-            raise ValueError(f"{op}: a 0-d tensor takes axis 0 or -1 (there is nothing to "
-                             f"reduce), got {axis!r}")
-        return ()
-    return tuple(sorted(_axis_list(axes, ndim, op)))
-
-
-def _axis_list(axes: tuple, ndim: int, op: str) -> tuple:
-    """Axes in [-ndim, ndim) -> the same axes in [0, ndim), each named once."""
-    out = []
-    for a in axes:
-        if not -ndim <= a < ndim:
-            raise ValueError(f"{op}: axis {a} is out of range for a tensor with {ndim} dimensions")
-        out.append(int(a) % ndim)
-    if len(set(out)) != len(out):
-        raise ValueError(f"{op}: axes {axes!r} name the same axis twice")
-    return tuple(out)
-
-
-def _is_int(a: Any) -> bool:
-    """A Python or NumPy integer, but not a bool (``axis=True`` is a mistake, not axis 1)."""
-    return isinstance(a, (int, np.integer)) and not isinstance(a, bool)
-
-
-def _shape_arg(shape: tuple, what: str) -> tuple:
-    """Accept f(2, 3) and f((2, 3)) alike."""
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = tuple(shape[0])
-    if not all(_is_int(n) for n in shape):
-        raise TypeError(f"{what}: expected integers, got {shape}")
-    return tuple(int(n) for n in shape)
 
 
 # ----------------------------------------------------------------------------- arguments

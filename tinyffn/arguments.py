@@ -1,0 +1,99 @@
+"""How methods read their axis, dim and shape arguments: NumPy's names or PyTorch's.
+
+``x.sum(axis=1, keepdims=True)`` and ``x.sum(dim=1, keepdim=True)`` mean the same; each
+function here turns what a caller wrote into the one form the ops take (non-negative
+axes, a tuple of ints for a shape), or raises an error naming the op.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def _numpy_names(op: str, axis: Any, keepdims: bool, dim: Any, keepdim: bool | None):
+    """(axis, keepdims) from NumPy's names or PyTorch's (dim, keepdim), not both."""
+    axis = either_name(op, "axis", axis, None, "dim", dim)
+    keepdims = either_name(op, "keepdims", keepdims, False, "keepdim", keepdim)
+    if not isinstance(keepdims, (bool, np.bool_)):
+        raise TypeError(f"{op}: keepdims must be True or False, got {keepdims!r}")
+    return axis, bool(keepdims)
+
+
+def either_name(op: str, numpy_name: str, value: Any, default: Any,
+                torch_name: str, torch_value: Any) -> Any:
+    """An argument given by its NumPy name or its PyTorch name (None: not given)."""
+    if torch_value is None:
+        return value
+    if value is not default and (default is None or value != default):
+        raise TypeError(f"{op}: pass {numpy_name} or {torch_name} (the same thing), not both")
+    return torch_value
+
+
+def _axes(axis: Any, ndim: int, op: str) -> tuple | None:
+    """None, an int or a sequence of ints -> None or a sorted tuple of non-negative axes.
+
+    A 0-d tensor takes axis 0 or -1, as in PyTorch, and has nothing to reduce.
+    """
+    if axis is None:
+        return None
+    axes = (axis,) if _is_int(axis) else tuple(axis) if isinstance(axis, (tuple, list)) else None
+    if axes is None or not all(_is_int(a) for a in axes):
+        raise TypeError(f"{op}: axis must be None, an int or a tuple of ints, got {axis!r}")
+    if ndim == 0:
+        if not all(a in (0, -1) for a in axes):
+            raise ValueError(f"{op}: a 0-d tensor takes axis 0 or -1 (there is nothing to "
+                             f"reduce), got {axis!r}")
+        return ()
+    return tuple(sorted(_axis_list(axes, ndim, op)))
+
+
+def _axis_list(axes: tuple, ndim: int, op: str) -> tuple:
+    """Axes in [-ndim, ndim) -> the same axes in [0, ndim), each named once."""
+    out = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{op}: axis {a} is out of range for a tensor with {ndim} dimensions")
+        out.append(int(a) % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{op}: axes {axes!r} name the same axis twice")
+    return tuple(out)
+
+
+def _is_int(a: Any) -> bool:
+    """A Python or NumPy integer, but not a bool (``axis=True`` is a mistake, not axis 1)."""
+    return isinstance(a, (int, np.integer)) and not isinstance(a, bool)
+
+
+def _shape_arg(shape: tuple, what: str) -> tuple:
+    """Accept f(2, 3) and f((2, 3)) alike."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    if not all(_is_int(n) for n in shape):
+        raise TypeError(f"{what}: expected integers, got {shape}")
+    return tuple(int(n) for n in shape)
+
+
+def _transposition(axes: tuple, shape: tuple) -> tuple:
+    """``transpose``'s arguments as a permutation: none reverses the axes, two are swapped
+    (``torch.transpose``), three or more are the permutation itself (``numpy.transpose``)."""
+    ndim = len(shape)
+    if not axes:
+        return tuple(reversed(range(ndim)))
+    axes = _shape_arg(axes, "transpose")
+    if len(axes) != 2:
+        return _permutation(axes, shape, "transpose")
+    a, b = (_axis_list((d,), max(ndim, 1), "transpose")[0] for d in axes)
+    perm = list(range(ndim))
+    if a != b:                                  # the same axis twice: nothing moves
+        perm[a], perm[b] = perm[b], perm[a]
+    return tuple(perm)
+
+
+def _permutation(axes: tuple, shape: tuple, op: str) -> tuple:
+    """Every axis of a tensor of ``shape``, each once, in a new order."""
+    axes = _axis_list(_shape_arg(axes, op), len(shape), op)
+    if len(axes) != len(shape):
+        raise ValueError(f"{op}: a tensor of shape {shape} needs all {len(shape)} axes in "
+                         f"some order, got {len(axes)}: {axes}")
+    return axes

@@ -1,0 +1,135 @@
+"""Tensor methods built from the primitives, under PyTorch's names (and NumPy's).
+
+Each function here is a few calls of the ops that :class:`tinyffn.Tensor` exposes, so its
+gradient follows from theirs and a drawing shows what it is made of: ``x.abs()`` is a
+``neg`` and a ``maximum``, ``x.unsqueeze(0)`` a ``reshape``, ``x.chunk(2)`` two
+``getitem`` slices. The elementwise ones and ``amin`` run inside a frame of their name.
+The Tensor methods (``x.abs()``, ``x.min()``, ``x.chunk(2)``, ...) call these; the names
+here are NumPy's where a Python builtin would be shadowed (``absolute``, ``amin``).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple, Sequence
+
+from . import grad_mode
+from .arguments import _axes, _axis_list, _is_int, _numpy_names, _shape_arg
+
+
+class MaxResult(NamedTuple):
+    """What ``x.max(dim=d)`` and ``x.min(dim=d)`` return, as ``torch.max(x, d)`` does."""
+    values: Any
+    indices: Any
+
+
+# ----------------------------------------------------------------------------- elementwise
+def sqrt(x):
+    """x ** 0.5 (``pow``)."""
+    with grad_mode.scope("function", "sqrt"):
+        return x ** 0.5
+
+
+def absolute(x):
+    """maximum(x, -x): at 0 the tie splits gy between +1 and -1, so the gradient is 0, as
+    PyTorch's."""
+    with grad_mode.scope("function", "abs"):
+        return x.maximum(-x)
+
+
+def minimum(x, other):
+    """-maximum(-x, -other), elementwise with broadcasting; ties share the gradient."""
+    with grad_mode.scope("function", "minimum"):
+        return -(-x).maximum(-other)
+
+
+def clamp(x, low: float | None = None, high: float | None = None):
+    """x limited to [low, high] (either bound may be None): maximum, then minimum. At a
+    value exactly on a bound the tie shares gy (PyTorch passes all of it)."""
+    if low is None and high is None:
+        raise ValueError("clamp: give min, max or both")
+    with grad_mode.scope("function", "clamp"):
+        y = x if low is None else x.maximum(low)
+        return y if high is None else minimum(y, high)
+
+
+# ----------------------------------------------------------------------------- reductions
+def amin(x, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
+         keepdim: bool | None = None):
+    """-max(-x): the minimum over ``axis``; with ``dim``, ``(values, indices)`` as
+    ``torch.min(x, dim)`` (see :meth:`tinyffn.Tensor.max`)."""
+    by_dim = dim is not None
+    axis, keepdims = _numpy_names("min", axis, keepdims, dim, keepdim)
+    with grad_mode.scope("function", "min"):
+        values = -(-x).max(axis=axis, keepdims=keepdims)
+    if not by_dim:
+        return values
+    return MaxResult(values, x.argmin(axis, keepdims))
+
+
+# ----------------------------------------------------------------------------- shape
+def unsqueeze(x, dim: int):
+    """A new axis of length 1 at ``dim``, in [-ndim - 1, ndim], as ``torch.unsqueeze``."""
+    if not _is_int(dim) or not -x.ndim - 1 <= dim <= x.ndim:
+        raise ValueError(f"unsqueeze: dim must be an integer in [{-x.ndim - 1}, {x.ndim}] "
+                         f"for a tensor of shape {x.shape}, got {dim!r}")
+    dim %= x.ndim + 1
+    return x.reshape(x.shape[:dim] + (1,) + x.shape[dim:])
+
+
+def squeeze(x, dim: int | tuple | None = None):
+    """Without the axes of length 1 among ``dim`` (all of them when None); an axis named
+    but longer than 1 stays, as in ``torch.squeeze``."""
+    axes = range(x.ndim) if dim is None else _axes(dim, x.ndim, "squeeze")
+    gone = {a for a in axes if x.shape[a] == 1}
+    return x.reshape(tuple(n for a, n in enumerate(x.shape) if a not in gone))
+
+
+def flatten(x, start_dim: int = 0, end_dim: int = -1):
+    """Axes ``start_dim`` to ``end_dim`` (both included) merged into one, as
+    ``torch.flatten``: ``x.flatten(1)`` turns (B, T, d) into (B, T·d)."""
+    if x.ndim == 0:                             # as in PyTorch: (1,), dims 0 or -1 only
+        _axis_list((start_dim,), 1, "flatten"), _axis_list((end_dim,), 1, "flatten")
+        return x.reshape(1)
+    (start,), (end,) = (_axis_list((d,), x.ndim, "flatten") for d in (start_dim, end_dim))
+    if start > end:
+        raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} in "
+                         f"a tensor of shape {x.shape}")
+    merged = math.prod(x.shape[start:end + 1])
+    return x.reshape(x.shape[:start] + (merged,) + x.shape[end + 1:])
+
+
+def expand(x, *sizes):
+    """``broadcast_to``, where -1 keeps an axis's length, as ``torch.Tensor.expand``."""
+    sizes = _shape_arg(sizes, "expand")
+    lead = len(sizes) - x.ndim
+    if lead < 0 or any(n == -1 for n in sizes[:lead]):
+        raise ValueError(f"expand: cannot expand shape {x.shape} to {sizes}; give at least "
+                         "as many sizes as axes, and -1 only for existing axes")
+    return x.broadcast_to(tuple(x.shape[i - lead] if n == -1 else n
+                                for i, n in enumerate(sizes)))
+
+
+def split(x, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple:
+    """Slices along ``dim``, as ``torch.split``: of ``split_size_or_sections`` each (the
+    last may be shorter), or of the lengths in a list, which must add up to the axis."""
+    (dim,) = _axis_list((dim,), x.ndim, "split")
+    n, sizes = x.shape[dim], split_size_or_sections
+    if _is_int(sizes):
+        if sizes <= 0:
+            raise ValueError(f"split: the size of each piece must be positive, got {sizes}")
+        sizes = [min(sizes, n - start) for start in range(0, n, sizes)] or [0]
+    elif not all(_is_int(k) and k >= 0 for k in sizes) or sum(sizes) != n:
+        raise ValueError(f"split: lengths {list(sizes)} must be integers >= 0 adding up to "
+                         f"{n}, the length of axis {dim} of shape {x.shape}")
+    starts = [sum(sizes[:i]) for i in range(len(sizes))]
+    return tuple(x[(slice(None),) * dim + (slice(a, a + k),)] for a, k in zip(starts, sizes))
+
+
+def chunk(x, chunks: int, dim: int = 0) -> tuple:
+    """``chunks`` pieces along ``dim`` (fewer when the axis is short), as ``torch.chunk``:
+    each ceil(n / chunks) long, the last shorter. ``a, b = h.chunk(2, -1)`` halves a gated
+    FFN's fused first layer."""
+    if not _is_int(chunks) or chunks <= 0:
+        raise ValueError(f"chunk: chunks must be a positive integer, got {chunks!r}")
+    (axis,) = _axis_list((dim,), x.ndim, "chunk")
+    return split(x, max(-(-x.shape[axis] // chunks), 1), dim)
