@@ -373,3 +373,22 @@ def test_a_saved_optimizer_state_is_a_copy_and_is_checked_on_loading():
     with pytest.raises(ValueError, match=r"state 'm' of parameter 0 has shape \(3,\), the "
                                          r"parameter \(2,\)"):
         optim.Adam([p]).load_state_dict(saved)
+
+
+def test_loading_a_state_from_another_optimizer_is_refused():
+    p = nn.Parameter(tinyffn.zeros(2))
+    adamw = optim.AdamW([p])
+    p.grad = tinyffn.ones(2)
+    adamw.step()
+    saved = adamw.state_dict()
+    with pytest.raises(ValueError, match="Adam.load_state_dict: the state was saved by AdamW; "
+                                         "load it into AdamW"):
+        optim.Adam([p]).load_state_dict(saved)          # same keys, other weight decay
+    torch_like = {"state": {}, "param_groups": [{"lr": 1e-3, "foreach": None, "params": [0]}]}
+    with pytest.raises(ValueError, match=r"the saved hyperparameters \['foreach'\] are not "
+                                         r"SGD's .* or by torch.optim, does not load"):
+        optim.SGD([p], lr=0.1).load_state_dict(torch_like)
+    saved["state"][0]["step"] = np.int64(1)             # a count, however it was stored
+    resumed = optim.AdamW([p])
+    resumed.load_state_dict(saved)
+    assert type(resumed.state[0]["step"]) is int and resumed.state[0]["step"] == 1

@@ -793,3 +793,29 @@ def test_tensor_of_a_torch_parameter_takes_its_values():
     torch = pytest.importorskip("torch")
     p = torch.nn.Parameter(torch.tensor([0.5, 1.5]))
     np.testing.assert_array_equal(tinyffn.tensor(p).numpy(), [0.5, 1.5])
+
+
+def test_an_assigned_read_only_grad_accumulates_on_every_backend(device):
+    x = tinyffn.tensor([1.0, 2.0], device=device, requires_grad=True)
+    x.grad = tinyffn.tensor(1.0, device=device).expand(2)    # a broadcast view
+    g = x.grad
+    (x * x).sum().backward()
+    assert x.grad is g                                       # the same Tensor, updated
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 5.0])
+    x.grad = tinyffn.tensor(1.0, device=device).expand(2)
+    tinyffn.optim.SGD([x], lr=0.1).zero_grad(set_to_none=False)
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0])
+
+
+def test_chunk_of_an_empty_axis_gives_every_piece_and_nan_maxima_take_the_gradient():
+    pieces = tinyffn.zeros(0, 2).chunk(3)
+    assert [p.shape for p in pieces] == [(0, 2)] * 3              # as torch.chunk
+    x = tinyffn.tensor([[1.0, float("nan"), 1.0], [2.0, 2.0, 5.0]], requires_grad=True)
+    x.max(axis=1).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[0, 1, 0], [0, 0, 1]])
+    x.grad = None
+    x.min(dim=1).values.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[0, 1, 0], [0.5, 0.5, 0]])
+    swish = tinyffn.functional.swish(tinyffn.tensor([1.0, 2.0]), np.array([1.0, 2.0]))
+    np.testing.assert_allclose(swish.numpy(), [1 / (1 + np.exp(-1)), 2 / (1 + np.exp(-4))],
+                               rtol=1e-6)

@@ -132,4 +132,6 @@ def chunk(x, chunks: int, dim: int = 0) -> tuple:
     if not _is_int(chunks) or chunks <= 0:
         raise ValueError(f"chunk: chunks must be a positive integer, got {chunks!r}")
     (axis,) = _axis_list((dim,), x.ndim, "chunk")
-    return split(x, max(-(-x.shape[axis] // chunks), 1), dim)
+    if x.shape[axis] == 0:                      # as torch.chunk: `chunks` empty pieces
+        return split(x, [0] * chunks, dim)
+    return split(x, -(-x.shape[axis] // chunks), dim)

@@ -16,6 +16,7 @@ Shapes follow the seed chapter: ``T`` positions, model width ``d``, hidden width
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 from . import grad_mode
@@ -161,7 +162,7 @@ def swish(x: Tensor, beta: float | Tensor = 1.0, fused: bool = False) -> Tensor:
                             "needs the composed form, fused=False")
         return FusedSwish.apply(x, beta=float(beta))
     with grad_mode.scope("function", "swish"):
-        if not isinstance(beta, Tensor) and beta == 1:
+        if isinstance(beta, numbers.Real) and beta == 1:
             return x * x.sigmoid()                     # SiLU: no multiplication by 1
         return x * (beta * x).sigmoid()
 

@@ -358,10 +358,11 @@ class ModuleList(_Container):
 
 def zero_grads(params: Iterable[Tensor], set_to_none: bool = True) -> None:
     """Forget each parameter's gradient before the next backward: ``.grad = None``
-    (PyTorch's default), or, with ``set_to_none=False``, zeros written into the gradient
-    in place (each leaf owns its gradient array), as PyTorch does."""
+    (PyTorch's default), or, with ``set_to_none=False``, zeros in the same ``.grad``
+    Tensor (PyTorch writes them into its memory; here the Tensor gets a new zero array,
+    so no array anyone else holds is written into)."""
     for p in params:
         if p.grad is not None and not set_to_none:
-            p.grad.data[...] = 0
+            p.grad.data = p.backend.xp.zeros_like(p.grad.data)
         else:
             p.grad = None

@@ -19,6 +19,7 @@ is replaced, not overwritten. The state keeps no reference to ``p.grad``'s array
 """
 from __future__ import annotations
 
+import inspect
 import numbers
 from typing import Any, Iterable, Mapping
 
@@ -111,19 +112,31 @@ class Optimizer:
                      if hasattr(v, "dtype") else v for k, v in s.items()}
                  for i, (p, s) in enumerate(zip(self.params, self.state)) if s}
         group = {k.lstrip("_"): v for k, v in vars(self).items() if k not in ("params", "state")}
-        return {"state": state, "param_groups": [{**group, "params": list(range(len(self.params)))}]}
+        return {"state": state, "optimizer": type(self).__name__,
+                "param_groups": [{**group, "params": list(range(len(self.params)))}]}
 
     def load_state_dict(self, state_dict: Mapping) -> None:
         """Resume from a :meth:`state_dict`: the same parameters in the same order (their
         values come from the model's own ``load_state_dict``). Hyperparameters go through
         the constructor's checks; arrays are copied to each parameter's device and dtype."""
-        name = f"{type(self).__name__}.load_state_dict"
+        cls = type(self).__name__
+        name = f"{cls}.load_state_dict"
+        saved_by = state_dict.get("optimizer", cls)
+        if saved_by != cls:
+            raise ValueError(f"{name}: the state was saved by {saved_by}; load it into "
+                             f"{saved_by} (its state and hyperparameters are not {cls}'s)")
         groups = state_dict["param_groups"]
         if len(groups) != 1 or list(groups[0]["params"]) != list(range(len(self.params))):
             raise ValueError(f"{name}: the state is for {sum(len(g['params']) for g in groups)} "
                              f"parameters in {len(groups)} group(s); this optimizer has one "
                              f"group of {len(self.params)}")
-        checked = type(self)(self.params, **{k: v for k, v in groups[0].items() if k != "params"})
+        hyper = {k: v for k, v in groups[0].items() if k != "params"}
+        known = set(inspect.signature(type(self).__init__).parameters) - {"self", "params"}
+        if set(hyper) - known:
+            raise ValueError(f"{name}: the saved hyperparameters {sorted(set(hyper) - known)} "
+                             f"are not {cls}'s ({', '.join(sorted(known))}); a state saved by "
+                             "another optimizer, or by torch.optim, does not load")
+        checked = type(self)(self.params, **hyper)
         state = [{} for _ in self.params]
         for i, saved in state_dict["state"].items():
             p = self.params[int(i)]
@@ -132,7 +145,9 @@ class Optimizer:
                 raise ValueError(f"{name}: parameter {i}'s state has {sorted(unknown)}; "
                                  f"{type(self).__name__} keeps {list(self.STATE_KEYS)}")
             for key, value in saved.items():
-                if hasattr(value, "shape"):
+                if key == "step":
+                    value = int(value)          # a count: saved as int, np.int64, a 0-d array
+                elif hasattr(value, "shape"):
                     value = value.data if isinstance(value, Tensor) else value
                     if tuple(value.shape) != p.shape:
                         raise ValueError(f"{name}: state {key!r} of parameter {i} has shape "

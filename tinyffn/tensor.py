@@ -203,8 +203,8 @@ class Tensor:
 
         It shares the array, but unlike PyTorch's it is a snapshot of the values: ``x -= 1``
         and an optimizer step give ``x`` a new array (see ``_in_place``), and the detached
-        tensor keeps the old one. Views (``x[0]``) and ``numpy()`` are snapshots too. The
-        exception is a ``.grad``, which backward and ``zero_grad`` update in place.
+        tensor keeps the old one. Views (``x[0]``) and ``numpy()`` are snapshots too, of a
+        ``.grad`` as well: backward and ``zero_grad`` give the ``.grad`` Tensor a new array.
         """
         return Tensor(self.data, _backend=self.backend)
 
@@ -229,8 +229,9 @@ class Tensor:
             # a copy: g may be a gradient another leaf also receives (the two inputs of an
             # add get the same array), a read-only broadcast view, or the caller's own array
             self._grad = Tensor(self.backend.xp.asarray(g, copy=True), _backend=self.backend)
-        else:                # in place, as PyTorch: g = x.grad sees every later backward
-            self.grad.data += g
+        else:                # the same Tensor, so g = x.grad sees every later backward (as
+            self._grad.data = self._grad.data + g        # PyTorch); a new array, written
+            # by no one else: x.grad may be a read-only view the caller assigned
 
     @property
     def requires_grad(self) -> bool:
@@ -243,18 +244,15 @@ class Tensor:
     @grad.setter
     def grad(self, g: "Tensor | None") -> None:
         """``x.grad = g`` checked as PyTorch checks it: a Tensor of x's shape, dtype and
-        device, or None. A read-only array (a broadcast view, an ``np.asarray`` of a
-        tensor) is copied, since the next backward adds into ``x.grad`` in place."""
+        device, or None."""
         if g is not None:
             if not isinstance(g, Tensor):
                 raise TypeError(f"grad: assign a Tensor or None, got {type(g).__name__}")
-            if g.shape != self.shape or g.dtype != self.dtype or g.backend is not self.backend:
+            if g.backend is not self.backend or g.shape != self.shape or g.dtype != self.dtype:
                 raise RuntimeError(
                     f"grad: assigned a {backends.dtype_name(g.dtype)} gradient of shape "
                     f"{g.shape} on {g.device} to a {backends.dtype_name(self.dtype)} tensor of "
                     f"shape {self.shape} on {self.device}; a gradient must match its tensor")
-            if not getattr(getattr(g.data, "flags", None), "writeable", True):
-                g = Tensor(self.backend.xp.asarray(g.data, copy=True), _backend=self.backend)
         self._grad = g
 
     @requires_grad.setter
@@ -440,8 +438,8 @@ class Tensor:
         return self.ndim
 
     def view(self, *shape):
-        """``reshape``: as tinyffn writes in place only into a ``.grad``, a view and a
-        copy read the same (``torch.Tensor.view`` shares memory)."""
+        """``reshape``: as tinyffn writes into no array in place, a view and a copy read
+        the same (``torch.Tensor.view`` shares memory)."""
         return self.reshape(*shape)
 
     def unsqueeze(self, dim): return C.unsqueeze(self, dim)

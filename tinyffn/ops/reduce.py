@@ -99,7 +99,8 @@ class Max(Function):
     def backward(ctx: Context, gy):
         x, y = ctx.saved_tensors
         xp = ctx.xp
-        mask = xp.astype(x == y, gy.dtype)                     # x's shape, 1 at the maxima
+        hit = (x == y) | (xp.isnan(x) & xp.isnan(y))           # a NaN maximum: the NaNs
+        mask = xp.astype(hit, gy.dtype)                        # x's shape, 1 at the maxima
         share = mask / xp.sum(mask, axis=ctx.attrs["axis"], keepdims=True)
         return share * xp.reshape(gy, y.shape)                 # gy: x.shape, 1 on axis
 
