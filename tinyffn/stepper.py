@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from . import autograd
-from .graphviz import format_values, graph_names, is_constant, scope_label, summed_axes
+from .naming import format_values, graph_names, is_constant, scope_label, summed_axes
 
 
 @dataclass
