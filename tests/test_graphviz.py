@@ -237,7 +237,7 @@ def test_values_dtypes_and_norms():
 
 def test_small_values_keep_four_significant_digits():
     """Four decimal places drew a gradient of 2e-05 as 0: 'no gradient', the wrong lesson."""
-    from tinyffn.graphviz import format_values
+    from tinyffn.naming import format_values
     assert format_values(np.array([1.5e-4, 4.9e-5, -3e-6])) == "[0.00015, 4.9e-05, -3e-06]"
     assert format_values(np.array([[1.0, -0.5]])) == "[[1, -0.5]]"
     assert format_values(np.array(123456.5)) == "1.235e+05"

@@ -34,16 +34,12 @@ from typing import Any
 from . import autograd, grad_mode
 from .autograd import Context
 from .backend import dtype_name
-from .naming import (BROADCASTING_OPS, MAX_SHOWN_VALUES, format_values, graph_names,
-                     is_constant, scope_label, summed_axes)
+from .naming import format_values, graph_names, is_constant, scope_label, summed_axes
 from .rendering import (INSTALL_HELP, RENDERERS, TEXT_FORMATS, RendererNotFoundError,
                         find_renderer, pipe, render)
 
 __all__ = [
     "to_dot", "dot_body", "draw_graph", "RANKDIRS",
-    # naming, defined in naming.py (the stepper's words use it too)
-    "graph_names", "scope_label", "format_values", "summed_axes", "is_constant",
-    "BROADCASTING_OPS", "MAX_SHOWN_VALUES",
     # rendering, defined in rendering.py
     "INSTALL_HELP", "RENDERERS", "TEXT_FORMATS", "RendererNotFoundError", "find_renderer",
     "pipe", "render",
