@@ -360,6 +360,22 @@ def test_backward_frees_each_raw_leaf_gradient_once_it_is_copied():
     assert peak <= 3.5 * n * 4, f"peak {peak / (n * 4):.2f} arrays of n float32"
 
 
+def test_accumulating_into_a_grad_costs_one_array_for_a_moment():
+    """The sum of the old .grad and the new gradient is a new array (nothing else's array
+    is written into); the old one is freed as it is replaced: 2 arrays at the peak."""
+    n = 1 << 18
+    x = tinyffn.randn(n, requires_grad=True)
+    (x * 2.0).sum().backward()
+    loss = (x * 2.0).sum()
+    tracemalloc.start()
+    start = tracemalloc.get_traced_memory()[0]
+    loss.backward()
+    peak = tracemalloc.get_traced_memory()[1] - start
+    tracemalloc.stop()
+    np.testing.assert_array_equal(x.grad.numpy()[:3], [4.0, 4.0, 4.0])
+    assert peak <= 2.5 * n * 4, f"peak {peak / (n * 4):.2f} arrays of n float32"
+
+
 def test_each_gradient_comes_back_in_its_inputs_dtype():
     """float64 data @ a float32 weight computes in float64; the weight's gradient is cast
     back to float32, as in PyTorch, so an optimizer never widens the weight."""

@@ -381,3 +381,13 @@ def test_draw_graph_without_the_graphviz_package(monkeypatch):
     with pytest.raises(ImportError, match=r"pip install tinyffn\[viz\]"):
         draw_graph(y)
     assert to_dot(y).startswith("digraph {")                 # the text needs no package
+
+
+def test_named_0d_tensors_are_boxes_and_large_whole_numbers_keep_their_exponent():
+    from tinyffn.naming import format_values, is_constant
+    assert is_constant(tinyffn.tensor(2.0))
+    named = tinyffn.tensor(2.0)
+    named.name = "scale"
+    assert not is_constant(named)                         # drawn as a box with its name
+    assert format_values(np.array(1e20)) == "1e+20"       # not 100000000000000000000
+    assert format_values(np.array(12345.0)) == "12345"

@@ -362,9 +362,10 @@ def test_a_saved_optimizer_state_is_a_copy_and_is_checked_on_loading():
                                          "optimizer has one group of 2"):
         optim.Adam([p, nn.Parameter(tinyffn.zeros(1))]).load_state_dict(saved)
     with pytest.raises(ValueError, match=r"SGD.load_state_dict: parameter 0's state has "
-                                         r"\['m', 'step', 'v'\]; SGD keeps \['momentum_buffer'\]"):
+                                         r"\['m', 'step', 'v'\]; SGD as configured keeps "
+                                         r"\['momentum_buffer'\]"):
         optim.SGD([p], lr=0.1, momentum=0.9).load_state_dict(
-            {"state": saved["state"], "param_groups": [{"lr": 0.1, "params": [0]}]})
+            {"state": saved["state"], "param_groups": [{"lr": 0.1, "momentum": 0.9, "params": [0]}]})
     saved["param_groups"][0]["lr"] = -1.0
     with pytest.raises(ValueError, match="Adam: lr must be >= 0, got -1"):
         optim.Adam([p]).load_state_dict(saved)
@@ -392,3 +393,26 @@ def test_loading_a_state_from_another_optimizer_is_refused():
     resumed = optim.AdamW([p])
     resumed.load_state_dict(saved)
     assert type(resumed.state[0]["step"]) is int and resumed.state[0]["step"] == 1
+
+
+def test_a_loaded_state_must_be_one_the_optimizer_could_have_made():
+    p = nn.Parameter(tinyffn.zeros(2))
+    adam = optim.Adam([p], amsgrad=True)
+    p.grad = tinyffn.ones(2)
+    adam.step()
+    for edit, message in [(lambda s: s["state"][0].update(step=-1), r"step of parameter 0 "
+                           r"must be a whole number >= 0, got -1"),
+                          (lambda s: s["state"][0].update(step=2.7), r"got 2.7"),
+                          (lambda s: s["state"][0].pop("m"), r"state has \['step', 'v', "
+                           r"'v_max'\]; Adam as configured keeps \['m', 'step', 'v', 'v_max'\]"),
+                          (lambda s: s["state"][0].pop("v_max"), r"keeps \['m', 'step', 'v', "
+                           r"'v_max'\]")]:
+        saved = adam.state_dict()
+        edit(saved)
+        with pytest.raises(ValueError, match=message):
+            optim.Adam([p]).load_state_dict(saved)
+    saved = adam.state_dict()
+    saved["state"][0]["step"] = np.float64(1.0)           # a whole number, however stored
+    resumed = optim.Adam([p])
+    resumed.load_state_dict(saved)
+    assert resumed.amsgrad and resumed.state[0]["step"] == 1

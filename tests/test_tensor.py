@@ -819,3 +819,12 @@ def test_chunk_of_an_empty_axis_gives_every_piece_and_nan_maxima_take_the_gradie
     swish = tinyffn.functional.swish(tinyffn.tensor([1.0, 2.0]), np.array([1.0, 2.0]))
     np.testing.assert_allclose(swish.numpy(), [1 / (1 + np.exp(-1)), 2 / (1 + np.exp(-4))],
                                rtol=1e-6)
+
+
+def test_edges_of_the_composed_shape_methods_and_their_arguments():
+    assert tinyffn.randn(3).unsqueeze(-2).shape == (1, 3)
+    assert tinyffn.zeros(2, 0, 3).squeeze().shape == (2, 0, 3)   # length 0 is not 1
+    assert tinyffn.zeros(2, 3, 4).flatten(1, 1).shape == (2, 3, 4)
+    assert [t.shape for t in tinyffn.zeros(0).split(2)] == [(0,)]   # as torch.split
+    assert tinyffn.ones(2, 3).sum(0, keepdims=np.True_).shape == (1, 3)
+    assert tinyffn.ones(1, 3).expand([2, 3]).shape == (2, 3)

@@ -14,8 +14,7 @@ documentation: w = θ_{t-1} the parameter's array, g its gradient, ``state`` the
 optimizer's memory for this parameter (momentum, moment estimates), ``xp`` the
 parameter's array namespace. The update works on raw arrays, so nothing it computes is
 recorded in any graph, and it builds new arrays: ``p.grad`` is only read, and ``p.data``
-is replaced, not overwritten. The state keeps no reference to ``p.grad``'s array, which
-``zero_grad(set_to_none=False)`` and the next ``backward()`` write into.
+is replaced, not overwritten. The state keeps no reference to ``p.grad``'s array either.
 """
 from __future__ import annotations
 
@@ -102,7 +101,9 @@ class Optimizer:
         raise NotImplementedError(f"{type(self).__name__} must define update(w, g, state, xp)")
 
     # -- saving and resuming ---------------------------------------------------------------
-    STATE_KEYS: tuple = ()      # what update() keeps per parameter (checked on loading)
+    def state_keys(self) -> tuple:
+        """What ``update`` keeps per parameter, as configured (checked on loading)."""
+        return ()
 
     def state_dict(self) -> dict:
         """What resuming training needs, laid out as PyTorch's: ``state`` (parameter index
@@ -140,13 +141,15 @@ class Optimizer:
         state = [{} for _ in self.params]
         for i, saved in state_dict["state"].items():
             p = self.params[int(i)]
-            unknown = set(saved) - set(self.STATE_KEYS)
-            if unknown:
-                raise ValueError(f"{name}: parameter {i}'s state has {sorted(unknown)}; "
-                                 f"{type(self).__name__} keeps {list(self.STATE_KEYS)}")
+            if saved and set(saved) != set(checked.state_keys()):
+                raise ValueError(f"{name}: parameter {i}'s state has {sorted(saved)}; {cls} "
+                                 f"as configured keeps {sorted(checked.state_keys())}")
             for key, value in saved.items():
-                if key == "step":
-                    value = int(value)          # a count: saved as int, np.int64, a 0-d array
+                if key == "step":               # a count: an int, np.int64, a 0-d array
+                    if not value >= 0 or value != int(value):
+                        raise ValueError(f"{name}: step of parameter {i} must be a whole "
+                                         f"number >= 0, got {value!r}")
+                    value = int(value)
                 elif hasattr(value, "shape"):
                     value = value.data if isinstance(value, Tensor) else value
                     if tuple(value.shape) != p.shape:
@@ -211,7 +214,8 @@ class SGD(Optimizer):
             raise ValueError("SGD: nesterov=True needs momentum > 0 and dampening = 0, got "
                              f"momentum={momentum}, dampening={dampening}")
 
-    STATE_KEYS = ("momentum_buffer",)
+    def state_keys(self) -> tuple:
+        return ("momentum_buffer",) if self.momentum else ()
 
     def update(self, w, g, state, xp):
         if self.maximize:
@@ -221,8 +225,8 @@ class SGD(Optimizer):
         if self.momentum:
             if "momentum_buffer" in state:          # b_t = μ b_{t-1} + (1 - τ) g, b_1 = g
                 b = self.momentum * state["momentum_buffer"] + (1 - self.dampening) * g
-            else:                                   # a copy: zero_grad and backward
-                b = xp.asarray(g, copy=True)        # write into p.grad in place
+            else:                                   # its own array, not p.grad's:
+                b = xp.asarray(g, copy=True)        # nothing else may change it
             state["momentum_buffer"] = b
             g = g + self.momentum * b if self.nesterov else b
         return w - self.lr * g
@@ -258,7 +262,8 @@ class Adam(Optimizer):
         self.amsgrad = _flag(name, "amsgrad", amsgrad)
         self.maximize = _flag(name, "maximize", maximize)
 
-    STATE_KEYS = ("step", "m", "v", "v_max")
+    def state_keys(self) -> tuple:
+        return ("step", "m", "v") + (("v_max",) if self.amsgrad else ())
 
     def update(self, w, g, state, xp):
         if self.maximize:
