@@ -23,7 +23,7 @@ import numbers
 from typing import Any, Iterable, Mapping
 
 from .backend import backend_of_array, dtype_name
-from .module import zero_grads
+from .module import _array_like, zero_grads
 from .tensor import Tensor
 
 
@@ -151,12 +151,10 @@ class Optimizer:
                                          f"number >= 0, got {value!r}")
                     value = int(value)
                 elif hasattr(value, "shape"):
-                    value = value.data if isinstance(value, Tensor) else value
+                    value = _array_like(p, value)   # a fresh array on p's device, p's dtype
                     if tuple(value.shape) != p.shape:
                         raise ValueError(f"{name}: state {key!r} of parameter {i} has shape "
                                          f"{tuple(value.shape)}, the parameter {p.shape}")
-                    value = p.backend.xp.astype(p.backend.asarray(
-                        backend_of_array(value).to_numpy(value)), p.dtype)
                 state[int(i)][key] = value
         vars(self).update({k: v for k, v in vars(checked).items() if k not in ("params", "state")})
         self.state = state

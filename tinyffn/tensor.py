@@ -229,13 +229,31 @@ class Tensor:
             # a copy: g may be a gradient another leaf also receives (the two inputs of an
             # add get the same array), a read-only broadcast view, or the caller's own array
             self._grad = Tensor(self.backend.xp.asarray(g, copy=True), _backend=self.backend)
-        else:                # the same Tensor, so g = x.grad sees every later backward (as
-            self._grad.data = self._grad.data + g        # PyTorch); a new array, written
-            # by no one else: x.grad may be a read-only view the caller assigned
+        else:
+            # the same Tensor (g = x.grad sees every later backward, as in PyTorch), holding
+            # a new array: no array anyone else holds is written into
+            self._grad.data = self._grad.data + g
 
     @property
     def requires_grad(self) -> bool:
         return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, requires_grad: bool) -> None:
+        self.requires_grad_(requires_grad)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Set ``requires_grad`` (also what ``x.requires_grad = ...`` does), as in PyTorch:
+        only a floating-point tensor can require a gradient (an integer one would get its
+        gradient truncated), and a computed tensor cannot stop requiring one."""
+        if requires_grad:
+            _check_can_require_grad(self.backend, self.dtype)
+        elif self.grad_fn is not None:
+            raise RuntimeError(f"requires_grad_(False): this tensor was computed by "
+                               f"{self.grad_fn.name}, and only a leaf's flag can "
+                               "change; use .detach() for a copy outside the graph")
+        self._requires_grad = bool(requires_grad)
+        return self
 
     @property
     def grad(self) -> "Tensor | None":
@@ -254,23 +272,6 @@ class Tensor:
                     f"{g.shape} on {g.device} to a {backends.dtype_name(self.dtype)} tensor of "
                     f"shape {self.shape} on {self.device}; a gradient must match its tensor")
         self._grad = g
-
-    @requires_grad.setter
-    def requires_grad(self, requires_grad: bool) -> None:
-        self.requires_grad_(requires_grad)
-
-    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
-        """Set ``requires_grad`` (also what ``x.requires_grad = ...`` does), as in PyTorch:
-        only a floating-point tensor can require a gradient (an integer one would get its
-        gradient truncated), and a computed tensor cannot stop requiring one."""
-        if requires_grad:
-            _check_can_require_grad(self.backend, self.dtype)
-        elif self.grad_fn is not None:
-            raise RuntimeError(f"requires_grad_(False): this tensor was computed by "
-                               f"{self.grad_fn.fn.op_name()}, and only a leaf's flag can "
-                               "change; use .detach() for a copy outside the graph")
-        self._requires_grad = bool(requires_grad)
-        return self
 
     # -- arithmetic (Python numbers allowed on either side) ----------------------------------
     def __add__(self, other): return E.Add.apply(self, other)
