@@ -580,6 +580,10 @@ def test_max_over_dim_unpacks_as_pytorchs_values_and_indices():
     np.testing.assert_array_equal(indices.numpy(), [1, 0])
     assert x.max(dim=1, keepdim=True).indices.shape == (2, 1)
     assert x.max(axis=1).shape == (2,)
+    for by_position in (x.max(1), x.max(1, True), x.min(1)):   # torch's out.max(1) idiom
+        assert isinstance(by_position, tinyffn.composed.MaxResult)
+    np.testing.assert_array_equal(x.max(1, True).indices.numpy(), [[1], [0]])
+    np.testing.assert_array_equal(x.min(1).indices.numpy(), [0, 1])
     values.sum().backward()                          # the tie at 7 shares the gradient
     np.testing.assert_array_equal(x.grad.numpy(), [[0, 1, 0], [0.5, 0, 0.5]])
 
@@ -595,9 +599,12 @@ def test_reductions_by_dim_match_pytorch():
                                            getattr(t, op)(dim=dim, keepdim=keepdim).numpy())
     for dim in (0, 1, -1):
         for keepdim in (False, True):
-            mine, theirs = x.max(dim=dim, keepdim=keepdim), t.max(dim=dim, keepdim=keepdim)
-            np.testing.assert_array_equal(mine.values.numpy(), theirs.values.numpy())
-            np.testing.assert_array_equal(mine.indices.numpy(), theirs.indices.numpy())
+            for op in ("max", "min"):
+                for mine, theirs in [(getattr(x, op)(dim=dim, keepdim=keepdim),
+                                      getattr(t, op)(dim=dim, keepdim=keepdim)),
+                                     (getattr(x, op)(dim, keepdim), getattr(t, op)(dim, keepdim))]:
+                    np.testing.assert_array_equal(mine.values.numpy(), theirs.values.numpy())
+                    np.testing.assert_array_equal(mine.indices.numpy(), theirs.indices.numpy())
             np.testing.assert_array_equal(x.argmax(dim=dim, keepdim=keepdim).numpy(),
                                           t.argmax(dim=dim, keepdim=keepdim).numpy())
 

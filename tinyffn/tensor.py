@@ -355,7 +355,8 @@ class Tensor:
     def clamp(self, min=None, max=None): return C.clamp(self, min, max)
 
     # -- reductions ----------------------------------------------------------------------
-    # Each takes NumPy's names (axis, keepdims) or PyTorch's (dim, keepdim).
+    # Each takes NumPy's names (axis, keepdims) or PyTorch's (dim, keepdim). Positional
+    # arguments are PyTorch's for max and min, whose results differ by the names.
     def sum(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
         axis, keepdims = _numpy_names("sum", axis, keepdims, dim, keepdim)
         return R.Sum.apply(self, axis=_axes(axis, self.ndim, "sum"), keepdims=keepdims)
@@ -364,14 +365,13 @@ class Tensor:
         axis, keepdims = _numpy_names("mean", axis, keepdims, dim, keepdim)
         return R.Mean.apply(self, axis=_axes(axis, self.ndim, "mean"), keepdims=keepdims)
 
-    def max(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
-        """The maximum over ``axis`` (all axes when None).
+    def max(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
+        """The maximum over ``dim`` or ``axis`` (all axes when neither is given).
 
-        With NumPy's ``axis`` the values come back, as ``numpy.max``. With PyTorch's
-        ``dim`` they come back as ``torch.max(x, dim)`` returns them: the pair
-        ``(values, indices)``, so ``v, i = x.max(dim=1)`` means what it means in PyTorch.
-        Elements tying for the maximum share its gradient (see the ``Max`` op), where
-        ``torch.max(x, dim)`` gives it all to the index it returns.
+        With PyTorch's ``dim`` (by name or position) the pair ``(values, indices)`` comes
+        back, as from ``torch.max(x, dim)``: ``v, i = x.max(1)`` means what it means in
+        PyTorch. With NumPy's ``axis`` (by name) the values alone, as ``numpy.max``. Ties
+        share the gradient (the ``Max`` op); torch gives it to the index it returns.
         """
         by_dim = dim is not None
         axis, keepdims = _numpy_names("max", axis, keepdims, dim, keepdim)
@@ -380,7 +380,8 @@ class Tensor:
             return values
         return C.MaxResult(values, self.argmax(axis, keepdims))
 
-    def min(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+    def min(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
+        """The minimum, as :meth:`max` the maximum: ``(values, indices)`` over ``dim``."""
         return C.amin(self, axis, keepdims, dim=dim, keepdim=keepdim)
 
     def argmin(self, axis: int | None = None, keepdims: bool = False, *,
