@@ -597,6 +597,13 @@ def test_reductions_by_dim_match_pytorch():
             for op in ("sum", "mean"):
                 np.testing.assert_allclose(getattr(x, op)(dim=dim, keepdim=keepdim).numpy(),
                                            getattr(t, op)(dim=dim, keepdim=keepdim).numpy())
+    for op in ("sum", "mean"):                   # PyTorch's dim=() is every axis, NumPy's
+        np.testing.assert_allclose(getattr(x, op)(dim=()).numpy(),    # axis=() is none
+                                   getattr(t, op)(dim=()).numpy(), strict=True)
+        assert getattr(x, op)(axis=()).shape == (3, 4, 5)
+    for op in ("max", "min"):
+        with pytest.raises(TypeError, match=rf"{op}: dim must be one int .* axis=\(0, 2\)"):
+            getattr(x, op)(dim=(0, 2))
     for dim in (0, 1, -1):
         for keepdim in (False, True):
             for op in ("max", "min"):

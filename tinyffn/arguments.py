@@ -12,8 +12,14 @@ import numpy as np
 
 
 def _numpy_names(op: str, axis: Any, keepdims: bool, dim: Any, keepdim: bool | None):
-    """(axis, keepdims) from NumPy's names or PyTorch's (dim, keepdim), not both."""
+    """(axis, keepdims) from NumPy's names or PyTorch's (dim, keepdim), not both.
+
+    Each name keeps its library's meaning where the two differ: ``axis=()`` reduces no
+    axis, as in NumPy; ``dim=()`` reduces them all, as in PyTorch.
+    """
     axis = either_name(op, "axis", axis, None, "dim", dim)
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        axis = None
     keepdims = either_name(op, "keepdims", keepdims, False, "keepdim", keepdim)
     if not isinstance(keepdims, (bool, np.bool_)):
         raise TypeError(f"{op}: keepdims must be True or False, got {keepdims!r}")

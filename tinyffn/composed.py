@@ -21,6 +21,16 @@ class MaxResult(NamedTuple):
     values: Any
     indices: Any
 
+    @classmethod
+    def over(cls, op: str, x: Any, values: Any, dim: Any, keepdim: bool) -> "MaxResult":
+        """``values`` with the indices of op ``max`` or ``min`` over ``dim``, one axis as
+        in PyTorch (``axis=`` takes several, for the values alone)."""
+        if not _is_int(dim):
+            raise TypeError(f"{op}: dim must be one int for (values, indices), as in "
+                            f"torch.{op}(x, dim), got {dim!r}; for the values over several "
+                            f"axes pass axis={dim!r}")
+        return cls(values, getattr(x, "arg" + op)(dim, keepdim))
+
 
 # ----------------------------------------------------------------------------- elementwise
 def sqrt(x):
@@ -57,13 +67,10 @@ def amin(x, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
          keepdim: bool | None = None):
     """-max(-x): the minimum over ``axis``; with ``dim``, ``(values, indices)`` as
     ``torch.min(x, dim)`` (see :meth:`tinyffn.Tensor.max`)."""
-    by_dim = dim is not None
     axis, keepdims = _numpy_names("min", axis, keepdims, dim, keepdim)
     with grad_mode.scope("function", "min"):
         values = -(-x).max(axis=axis, keepdims=keepdims)
-    if not by_dim:
-        return values
-    return MaxResult(values, x.argmin(axis, keepdims))
+    return MaxResult.over("min", x, values, dim, keepdims) if dim is not None else values
 
 
 # ----------------------------------------------------------------------------- shape

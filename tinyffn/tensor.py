@@ -373,12 +373,9 @@ class Tensor:
         PyTorch. With NumPy's ``axis`` (by name) the values alone, as ``numpy.max``. Ties
         share the gradient (the ``Max`` op); torch gives it to the index it returns.
         """
-        by_dim = dim is not None
         axis, keepdims = _numpy_names("max", axis, keepdims, dim, keepdim)
         values = R.Max.apply(self, axis=_axes(axis, self.ndim, "max"), keepdims=keepdims)
-        if not by_dim:
-            return values
-        return C.MaxResult(values, self.argmax(axis, keepdims))
+        return C.MaxResult.over("max", self, values, dim, keepdims) if dim is not None else values
 
     def min(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
         """The minimum, as :meth:`max` the maximum: ``(values, indices)`` over ``dim``."""
