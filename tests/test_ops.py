@@ -293,6 +293,16 @@ def test_pow_zero_has_zero_gradient_at_zero(device):
     np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0, 0.0])
 
 
+def test_integer_tensor_to_a_negative_power_is_refused_on_every_backend(device):
+    """NumPy and PyTorch refuse it; CuPy's integer power answers 0 (2 ** -1 == 0)."""
+    x = tinyffn.tensor([2, 3], device=device)
+    with pytest.raises(ValueError, match=r"pow: an integer tensor to a negative integer "
+                                         r"power \(-1\) .*\(x \*\* -1\.0"):
+        x ** -1
+    np.testing.assert_allclose((x ** -1.0).numpy(), [0.5, 1 / 3], rtol=1e-6)
+    np.testing.assert_array_equal((x ** 2).numpy(), [4, 9])
+
+
 def test_max_over_a_nonempty_axis_of_an_empty_tensor(device):
     """Like torch.amax: reducing the size-3 axis of a (0, 3) tensor gives shape (0,)."""
     x = tinyffn.zeros(0, 3, device=device, requires_grad=True)

@@ -138,6 +138,10 @@ class Pow(Function):
     def forward(ctx: Context, x, p):
         if isinstance(p, float):
             x = as_float(ctx, x)            # int ** 2.0 is float (as in PyTorch), int ** 2 int
+        elif p < 0 and x.dtype not in ctx.backend.float_dtypes:
+            # NumPy and PyTorch refuse; CuPy would answer 0 for every |x| > 1
+            raise ValueError(f"pow: an integer tensor to a negative integer power ({p}) has no "
+                             f"integer result; use a float power (x ** {float(p)}) or x.float()")
         ctx.save_for_backward(x)
         return _power(ctx.xp, x, p)
 
