@@ -19,10 +19,11 @@
 #
 # Packages: CuPy, NumPy, SciPy, pytest, hypothesis, matplotlib and tqdm are expected on the
 # machine; pytest-xdist, if there, runs the tests in parallel (CuPy compiles each new
-# kernel on first use, and a fresh machine has none cached). array-api-compat (CuPy's
-# array-API namespace), array-api-strict and graphviz are pure-Python wheels: if a folder
-# .whl/ holds them (benchmarks/fetch_gpu_wheels.sh fetches them on a machine with a package
-# index), they are installed from it first.
+# kernel on first use, and a fresh machine has none cached); pytest-timeout, if there,
+# fails a test that hangs for 150 s rather than let it spend the whole stage.
+# array-api-compat (CuPy's array-API namespace), array-api-strict and graphviz are
+# pure-Python wheels: if a folder .whl/ holds them (benchmarks/fetch_gpu_wheels.sh fetches
+# them on a machine with a package index), they are installed from it first.
 #
 # With this project's device tool: fetch the wheels here first (bash
 # benchmarks/fetch_gpu_wheels.sh), then run with carry [".whl"] and timeout_s 540:
@@ -67,7 +68,8 @@ stage() {
 
 if [ "$rehearse" -eq 0 ] && compgen -G ".whl/*.whl" >/dev/null; then
     "$py" -m pip install -q --no-index --no-deps --no-compile --target /tmp/tinyffn-site .whl/*.whl \
-        && export PYTHONPATH="/tmp/tinyffn-site:${PYTHONPATH:-}"
+        || { echo "installing the wheels in .whl/ failed: stopping" | tee "$out/summary.txt" >&2; exit 1; }
+    export PYTHONPATH="/tmp/tinyffn-site:${PYTHONPATH:-}"
 fi
 export PYTHONPATH="$PWD:${PYTHONPATH:-}"
 
@@ -83,7 +85,11 @@ if not tinyffn.cuda_available():
     tinyffn.zeros(1, device="cuda")          # raises the DeviceError that says why
 import cupy
 from benchmarks import machine
-gpu = machine.gpu_info()
+try:
+    import torch
+except ImportError:
+    torch = None
+gpu = machine.gpu_info(torch if torch is not None and torch.cuda.is_available() else None)
 print(f"GPU: {gpu['name']} | CuPy {gpu['cupy']} | CUDA runtime "
       f"{cupy.cuda.runtime.runtimeGetVersion()} | CuPy TF32 {'on' if gpu['cupy_tf32'] else 'off'}")
 # a GPU is visible; can CuPy also compile kernels (NVRTC), multiply (cuBLAS), erf, scatter?
@@ -91,23 +97,26 @@ m = tinyffn.nn.FFN(8, activation="gelu", device="cuda")
 x = tinyffn.randn(4, 8, device="cuda", requires_grad=True)
 m(x)[[0, 1]].sum().backward()
 print(f"a GELU FFN forward and backward on the GPU: sum of dL/dx = {x.grad.sum().item():.6g}")
-try:
-    import torch
-    print(f"torch {torch.__version__}: CUDA {'available' if torch.cuda.is_available() else 'NOT available: no PyTorch column'}"
-          f" | matmul precision {gpu.get('torch_fp32_precision', '?')}")
-except ImportError:
+if torch is None:
     print("torch not installed: the benchmark has no PyTorch column")
+else:
+    print(f"torch {torch.__version__}: CUDA {'available' if torch.cuda.is_available() else 'NOT available: no PyTorch column'}"
+          f" | TF32 in float32 matmuls {gpu.get('torch_allow_tf32', '?')}"
+          f" ({gpu.get('torch_fp32_precision', 'allow_tf32')})")
 PY
     [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "no usable GPU: stopping" >&2; exit 1; }
 fi
 
-workers=()
+pytest_opts=()
 if "$py" -c "import xdist" 2>/dev/null; then
-    workers=(-n "${GPU_CHECK_WORKERS:-8}")
+    pytest_opts=(-n "${GPU_CHECK_WORKERS:-8}")
+fi
+if "$py" -c "import pytest_timeout" 2>/dev/null; then
+    pytest_opts+=(--timeout 150)    # pytest-timeout, if there: one hung test fails alone
 fi
 
 echo "== 1/3 tests (GPU tests enabled)" | tee "$out/summary.txt"
-stage tests "$out/tests.log" 1 "$py" -m pytest -q -p no:cacheprovider "${workers[@]}" "${select[@]}" tests
+stage tests "$out/tests.log" 1 "$py" -m pytest -q -p no:cacheprovider "${pytest_opts[@]}" "${select[@]}" tests
 [ -f "$out/tests.log" ] && echo "   $(tail -n 1 "$out/tests.log")" | tee -a "$out/summary.txt"
 
 echo "== 2/3 demos on $device" | tee -a "$out/summary.txt"

@@ -1,5 +1,7 @@
 """The backend module: device names, dtype names, the malloc setting, the float32 erf."""
 import platform
+import sys
+import types
 
 import numpy as np
 import pytest
@@ -14,6 +16,55 @@ def test_device_names_normalise():
     assert backend.normalize_device("cuda:0") == "cuda"
     with pytest.raises(backend.DeviceError, match="tinyffn uses one GPU"):
         backend.normalize_device("cuda:1")
+
+
+class CUDARuntimeError(RuntimeError):
+    """Stands in for ``cupy.cuda.runtime.CUDARuntimeError``."""
+
+
+def _cupy_without_a_usable_gpu(monkeypatch, n_gpus, first_kernel_error):
+    """Stand-ins for CuPy's modules (this machine may have none): a runtime that counts
+    ``n_gpus`` (or raises its error), and a first computation that raises the error."""
+    def count():
+        if isinstance(n_gpus, Exception):
+            raise n_gpus
+        return n_gpus
+
+    def zeros(*shape):
+        raise first_kernel_error
+
+    runtime = types.SimpleNamespace(getDeviceCount=count, CUDARuntimeError=CUDARuntimeError)
+    special_ = types.ModuleType("cupyx.scipy.special")
+    scipy_ = types.ModuleType("cupyx.scipy")
+    scipy_.special = special_
+    cupyx = types.ModuleType("cupyx")
+    cupyx.scipy = scipy_
+    cupy = types.ModuleType("cupy")
+    cupy.cuda, cupy.zeros = types.SimpleNamespace(runtime=runtime), zeros
+    for name, module in [("cupy", cupy), ("cupyx", cupyx), ("cupyx.scipy", scipy_),
+                         ("cupyx.scipy.special", special_),
+                         ("array_api_compat.cupy", types.ModuleType("array_api_compat.cupy"))]:
+        monkeypatch.setitem(sys.modules, name, module)
+
+
+def test_a_gpu_that_is_seen_but_cannot_compute_is_refused_at_once(monkeypatch):
+    """A GPU held by another process (exclusive mode) or a toolkit without NVRTC is seen
+    by the device count; the first use of "cuda" must say so, not the first op."""
+    error = RuntimeError("CUDA_ERROR_DEVICE_UNAVAILABLE: device busy or unavailable")
+    _cupy_without_a_usable_gpu(monkeypatch, 1, error)
+    with pytest.raises(backend.DeviceError, match=r"CuPy sees 1 GPU\(s\) but cannot compute on "
+                                                  r"them \(RuntimeError: CUDA_ERROR_DEVICE_UNAV"):
+        backend._FACTORIES["cuda"]()          # the factory itself: the cache stays clean
+
+
+def test_no_gpu_at_all_is_refused_with_cupys_reason(monkeypatch):
+    unused = RuntimeError("no kernel runs without a GPU")
+    _cupy_without_a_usable_gpu(monkeypatch, 0, unused)
+    with pytest.raises(backend.DeviceError, match="CuPy is installed but this machine has no GPU"):
+        backend._FACTORIES["cuda"]()
+    _cupy_without_a_usable_gpu(monkeypatch, CUDARuntimeError("cudaErrorNoDevice"), unused)
+    with pytest.raises(backend.DeviceError, match=r"no GPU is usable \(cudaErrorNoDevice\)"):
+        backend._FACTORIES["cuda"]()
 
 
 def test_dtype_names_across_backends():

@@ -214,6 +214,7 @@ def _numpy_backend() -> Backend:
 
 
 def _cupy_backend() -> Backend:
+    """CuPy on the GPU, once it is known to compute there; else a DeviceError saying why."""
     try:
         import cupy
         import cupyx
@@ -234,6 +235,11 @@ def _cupy_backend() -> Backend:
         raise DeviceError(f"device 'cuda': CuPy is installed but no GPU is usable ({e})") from e
     if n_gpus == 0:
         raise DeviceError("device 'cuda': CuPy is installed but this machine has no GPU")
+    try:   # seeing a GPU is not using it: one taken by another process (exclusive mode)
+        cupy.zeros(1).sum().item()       # or a broken toolkit fails here, not in an op
+    except Exception as e:  # CuPy's runtime, driver, compiler and memory errors share no base
+        raise DeviceError(f"device 'cuda': CuPy sees {n_gpus} GPU(s) but cannot compute on "
+                          f"them ({type(e).__name__}: {e})") from e
 
     def index_add(gx, key, gy):
         cupyx.scatter_add(gx, key, gy)
@@ -352,5 +358,5 @@ def _is_loaded(name: str) -> bool:
 
 
 def cuda_available() -> bool:
-    """True if CuPy is installed and sees at least one GPU."""
+    """True if CuPy is installed and can compute on a GPU (see :func:`_cupy_backend`)."""
     return _is_loaded("cuda")
