@@ -21,8 +21,9 @@ Sections (each a function below, each printing one table):
    (the walk is iterative, so it must neither crash nor crawl).
 4. ``memory``: the peak memory of one FFN step against the least it could be.
 
-On ``--device cuda`` the FFN section adds (T, d) = (8192, 4096), prints TFLOP/s, and ends
-with tinyffn's throughput as a fraction of PyTorch's at that size (issue 6's GPU target).
+On ``--device cuda`` the FFN section starts with (T, d) = (8192, 4096) and, right after
+it, tinyffn's throughput as a fraction of PyTorch's and its TFLOP/s at that size (issue
+6's GPU target); the other sizes follow.
 ``--quick`` runs tiny sizes with one or two repeats, to check that the harness works
 (the test suite runs it); its times mean nothing. ``--json`` writes every number.
 
@@ -337,7 +338,9 @@ def bench_ffn(dev: Device, cfg: Settings) -> list:
     floor: nothing but BLAS), against a hand-written step (what a careful user of the array
     library gets without an engine) and against PyTorch (a production engine).
     """
-    sizes = cfg.ffn_sizes + (cfg.cuda_extra_sizes if dev.name == "cuda" else ())
+    # on the GPU its target's size comes first, with its summary: a run that
+    # benchmarks/gpu_check.sh stops at its time limit still has them
+    sizes = (cfg.cuda_extra_sizes if dev.name == "cuda" else ()) + cfg.ffn_sizes
     T0, d0 = min(sizes, key=lambda s: s[0] * s[1])
     for activation in ACTIVATIONS:
         check_gradients(activation, T0, d0, dev)
@@ -354,14 +357,14 @@ def bench_ffn(dev: Device, cfg: Settings) -> list:
         for activation in ACTIVATIONS:
             rows.append(bench_ffn_config(activation, T, d, dev, cfg))
             print_ffn_row(rows[-1], dev, cfg.stat, header=len(rows) == 1)
-    if dev.name == "cuda":
-        print_throughput_against_torch(rows, cfg)
+        if dev.name == "cuda" and (T, d) == sizes[0]:
+            print_throughput_against_torch(rows, cfg)
     return rows
 
 
 def print_throughput_against_torch(rows: list, cfg: Settings) -> None:
-    """Issue 6's GPU target, read off the table: at the largest size, tinyffn's steps per
-    second as a fraction of PyTorch's (torch ms / tinyffn ms; the target is >= 0.8)."""
+    """Issue 6's GPU target, read off the rows so far: at their largest size, tinyffn's
+    steps per second as a fraction of PyTorch's (torch ms / tinyffn ms; target >= 0.8)."""
     T, d = max(((r["T"], r["d"]) for r in rows), key=lambda s: s[0] * s[1])
     key = "ms" if cfg.stat == "median" else "min_ms"
     print(f"\n   throughput against PyTorch at (T, d) = ({T}, {d}), torch ms / tinyffn ms "

@@ -125,6 +125,28 @@ def test_a_training_step_holds_at_most_a_quarter_over_the_minimum(activation):
     assert peak <= 1.25 * memory.analytic_minimum_bytes(T, d, problem.d_ff)
 
 
+def test_gpu_run_measures_the_target_size_first_and_summarises_it_at_once(monkeypatch):
+    """gpu_check.sh stops the benchmark at its time limit: on cuda the (8192, 4096) rows
+    and their throughput summary come before the other sizes, on the CPU in size order."""
+    events = []
+    monkeypatch.setattr(run, "check_gradients", lambda *args: None)
+    monkeypatch.setattr(run, "bench_ffn_config",
+                        lambda activation, T, d, dev, cfg: {"T": T, "d": d})
+    monkeypatch.setattr(run, "print_ffn_row", lambda row, *args, **kw: events.append(
+        (row["T"], row["d"])))
+    monkeypatch.setattr(run, "print_throughput_against_torch",
+                        lambda rows, cfg: events.append("summary"))
+    cfg = dataclasses.replace(run.DEFAULT, ffn_sizes=((64, 64), (512, 256)))
+    per_size = len(ACTIVATIONS)
+    for name, want in [("cuda", [(8192, 4096)] * per_size + ["summary"]
+                        + [(64, 64)] * per_size + [(512, 256)] * per_size),
+                       ("cpu", [(64, 64)] * per_size + [(512, 256)] * per_size)]:
+        events.clear()
+        dev = run.Device(name, None, None, None, None, None)
+        run.bench_ffn(dev, cfg)
+        assert events == want
+
+
 def test_gpu_throughput_summary_reads_the_largest_size(capsys):
     """Printed only on --device cuda, so checked here on made-up rows: the ratio is
     torch ms / tinyffn ms at the largest (T, d), and TFLOP/s is matmul FLOPs / step time."""
