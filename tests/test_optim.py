@@ -281,6 +281,51 @@ def test_a_learning_rate_set_later_is_checked_and_kept_a_python_float():
     assert repr(opt).startswith("SGD(lr=0.05, momentum=0.0")
 
 
+@pytest.mark.parametrize("name, settings, schedule", [
+    ("SGD", {"lr": 0.1, "momentum": 0.9}, {2: {"lr": 0.05}, 4: {"momentum": 0.5}}),
+    ("Adam", {"lr": 0.01}, {1: {"lr": 0.02}, 3: {"betas": (0.8, 0.99), "eps": 1e-6}}),
+    ("AdamW", {"lr": 0.01}, {2: {"weight_decay": 0.1}, 5: {"lr": 0.001}}),
+])
+def test_param_groups_schedule_as_in_pytorch(name, settings, schedule):
+    """``for g in opt.param_groups: g[key] = value`` between steps, against torch.optim."""
+    torch = pytest.importorskip("torch")
+    grads = [np.random.default_rng(20 + i).normal(size=W0.shape) for i in range(7)]
+    p, t = nn.Parameter(tinyffn.tensor(W0)), torch.nn.Parameter(torch.tensor(W0))
+    opts = getattr(optim, name)([p], **settings), getattr(torch.optim, name)([t], **settings)
+    for step, g in enumerate(grads):
+        for opt in opts:
+            for group in opt.param_groups:
+                group.update(schedule.get(step, {}))
+        p.grad, t.grad = tinyffn.tensor(g), torch.tensor(g)
+        for opt in opts:
+            opt.step()
+    np.testing.assert_allclose(p.numpy(), t.detach().numpy(), rtol=1e-10, atol=1e-14)
+    group = opts[0].param_groups[0]
+    assert group["params"][0] is p and set(group) == set(opts[1].param_groups[0]) - {
+        "foreach", "differentiable", "fused", "capturable", "decoupled_weight_decay",
+        "initial_lr"}
+
+
+def test_param_groups_changes_are_checked_and_kept_consistent():
+    p = nn.Parameter(tinyffn.ones(2))
+    opt = optim.Adam([p], lr=0.1)
+    (group,) = opt.param_groups
+    with pytest.raises(ValueError, match="Adam: lr must be >= 0, got -1"):
+        group["lr"] = -1
+    with pytest.raises(KeyError, match="'momentum' is not a setting of this optimizer; its "
+                                       "settings are lr, betas, eps"):
+        group["momentum"] = 0.9
+    with pytest.raises(KeyError, match="the parameters are fixed: make a new optimizer"):
+        group["params"] = [p]
+    group["amsgrad"] = True                             # before the first step: fine
+    p.grad = tinyffn.ones(2)
+    opt.step()
+    with pytest.raises(ValueError, match=r"amsgrad=False changes what the optimizer keeps "
+                                         r"per parameter \(\['m', 'step', 'v', 'v_max'\] -> "):
+        group["amsgrad"] = False
+    assert opt.amsgrad is True and opt.lr == 0.1 and opt.param_groups[0]["lr"] == 0.1
+
+
 @pytest.mark.parametrize("name, settings",
                          [("SGD", s) for s in SGD_SETTINGS] + [("Adam", s) for s in ADAM_SETTINGS])
 def test_state_survives_gradients_zeroed_and_accumulated_in_place(name, settings):

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import inspect
 import numbers
-from typing import Any, Iterable, Mapping
+from collections.abc import MutableMapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from .backend import backend_of_array, dtype_name
 from .module import _array_like, zero_grads
@@ -68,6 +69,17 @@ class Optimizer:
         # would otherwise turn float32 weights into float64
         self._lr = _non_negative(type(self).__name__, "lr", value)
 
+    @property
+    def param_groups(self) -> list:
+        """PyTorch's list of parameter groups, here always one: a live view of this
+        optimizer's hyperparameters, so the schedule idiom ``for g in opt.param_groups:
+        g["lr"] = lr`` works (see :class:`ParamGroup`)."""
+        return [ParamGroup(self)]
+
+    def hyperparameters(self) -> dict:
+        """The constructor's settings as they are now: ``{"lr": 0.001, ...}``."""
+        return {k.lstrip("_"): v for k, v in vars(self).items() if k not in ("params", "state")}
+
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget every parameter's gradient (see :func:`tinyffn.module.zero_grads`)."""
         zero_grads(self.params, set_to_none)
@@ -112,9 +124,9 @@ class Optimizer:
         state = {i: {k: Tensor(p.backend.xp.asarray(v, copy=True), _backend=p.backend)
                      if hasattr(v, "dtype") else v for k, v in s.items()}
                  for i, (p, s) in enumerate(zip(self.params, self.state)) if s}
-        group = {k.lstrip("_"): v for k, v in vars(self).items() if k not in ("params", "state")}
         return {"state": state, "optimizer": type(self).__name__,
-                "param_groups": [{**group, "params": list(range(len(self.params)))}]}
+                "param_groups": [{**self.hyperparameters(),
+                                  "params": list(range(len(self.params)))}]}
 
     def load_state_dict(self, state_dict: Mapping) -> None:
         """Resume from a :meth:`state_dict`: the same parameters in the same order (their
@@ -156,13 +168,63 @@ class Optimizer:
                         raise ValueError(f"{name}: state {key!r} of parameter {i} has shape "
                                          f"{tuple(value.shape)}, the parameter {p.shape}")
                 state[int(i)][key] = value
-        vars(self).update({k: v for k, v in vars(checked).items() if k not in ("params", "state")})
+        self._take_hyperparameters(checked)
         self.state = state
 
+    def _take_hyperparameters(self, checked: "Optimizer") -> None:
+        """Take the settings of ``checked``, a new optimizer made by the constructor (so
+        with its checks) from settings this one is to have."""
+        vars(self).update({k: v for k, v in vars(checked).items() if k not in ("params", "state")})
+
     def __repr__(self) -> str:
-        settings = ", ".join(f"{k.lstrip('_')}={v}" for k, v in vars(self).items()
-                             if k not in ("params", "state"))
+        settings = ", ".join(f"{k}={v}" for k, v in self.hyperparameters().items())
         return f"{type(self).__name__}({settings})"
+
+
+class ParamGroup(MutableMapping):
+    """``opt.param_groups[0]``, as in PyTorch: ``"params"`` and the hyperparameters.
+
+    It stores nothing itself: reading a key reads the optimizer's setting, and writing one
+    (``group["lr"] = 0.01``, ``group["betas"] = (0.9, 0.99)``) changes it, after the checks
+    of the optimizer's constructor. Keys cannot be added or removed.
+    """
+
+    def __init__(self, optimizer: Optimizer):
+        self._optimizer = optimizer
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "params":
+            return self._optimizer.params
+        return self._optimizer.hyperparameters()[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        opt = self._optimizer
+        hyper = opt.hyperparameters()
+        if key not in hyper:
+            raise KeyError(f"{type(opt).__name__}.param_groups[0]: {key!r} is not a "
+                           f"setting of this optimizer; its settings are "
+                           f"{', '.join(hyper)}" + (" (the parameters are fixed: make a "
+                                                     "new optimizer)" if key == "params" else ""))
+        checked = type(opt)(opt.params, **{**hyper, key: value})
+        if any(opt.state) and set(checked.state_keys()) != set(opt.state_keys()):
+            raise ValueError(f"{type(opt).__name__}.param_groups[0]: {key}={value!r} changes "
+                             f"what the optimizer keeps per parameter ({sorted(opt.state_keys())}"
+                             f" -> {sorted(checked.state_keys())}); set it before the first "
+                             "step(), or make a new optimizer")
+        opt._take_hyperparameters(checked)
+
+    def __delitem__(self, key: str) -> None:
+        raise TypeError(f"{type(self._optimizer).__name__}.param_groups[0]: settings cannot "
+                        f"be removed (tried {key!r})")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(["params", *self._optimizer.hyperparameters()])
+
+    def __len__(self) -> int:
+        return 1 + len(self._optimizer.hyperparameters())
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
 
 
 def _describe(t: Tensor) -> str:
