@@ -842,3 +842,40 @@ def test_edges_of_the_composed_shape_methods_and_their_arguments():
     assert [t.shape for t in tinyffn.zeros(0).split(2)] == [(0,)]   # as torch.split
     assert tinyffn.ones(2, 3).sum(0, keepdims=np.True_).shape == (1, 3)
     assert tinyffn.ones(1, 3).expand([2, 3]).shape == (2, 3)
+
+
+def test_masks_combine_and_invert_as_in_pytorch(device):
+    """``~``, ``&``, ``|``, ``^`` on bool masks (logical) and integer tensors (bitwise)."""
+    torch = pytest.importorskip("torch")
+    values = np.array([-1.5, 0.0, 2.0, 3.5], dtype=np.float32)
+    x, t = tinyffn.tensor(values, device=device), torch.tensor(values)
+    mine = {"not": ~(x > 0), "and": (x > 0) & (x < 3), "or": (x < 0) | (x > 3),
+            "xor": (x >= 0) ^ (x > 2), "int": ~tinyffn.tensor([1, 2], device=device) & 6}
+    theirs = {"not": ~(t > 0), "and": (t > 0) & (t < 3), "or": (t < 0) | (t > 3),
+              "xor": (t >= 0) ^ (t > 2), "int": ~torch.tensor([1, 2]) & 6}
+    for key, want in theirs.items():
+        np.testing.assert_array_equal(mine[key].numpy(), want.numpy(), err_msg=key)
+        assert dtype_name(mine[key].dtype) == str(want.dtype).removeprefix("torch.")
+        assert mine[key].device == device
+    with pytest.raises(TypeError, match="bitwise_invert: needs bool or integer tensors, got "
+                                        "float32; for a float 0/1 mask m write 1 - m"):
+        ~x
+    with pytest.raises(TypeError, match="bitwise_and: needs bool or integer tensors"):
+        (x > 0) & x
+
+
+def test_format_abs_and_comparison_with_none_as_in_pytorch():
+    """``f"{loss:.4f}"`` prints a 0-d tensor's value; ``abs(x)`` is ``x.abs()``; and
+    ``t.grad == None`` is False, not an elementwise comparison whose truth is ambiguous."""
+    x = tinyffn.tensor([-1.25, 2.0], requires_grad=True)
+    loss = (x * x).sum()
+    assert f"{loss:.4f}" == "5.5625" and f"{loss}" == "5.5625"
+    assert f"{x}" == repr(x)
+    with pytest.raises(TypeError, match=r"format: '\.2f' formats a number, and this tensor "
+                                        r"has shape \(2,\); format x\.item\(\)"):
+        f"{x:.2f}"
+    np.testing.assert_array_equal(abs(x).numpy(), [1.25, 2.0])
+    assert abs(x).grad_fn is not None
+    assert (x == None) is False and (x != None) is True              # noqa: E711
+    with pytest.raises(TypeError):
+        x < None

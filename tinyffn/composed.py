@@ -13,6 +13,7 @@ import math
 from typing import Any, NamedTuple, Sequence
 
 from . import grad_mode
+from .backend import dtype_name
 from .arguments import _axes, _axis_list, _is_int, _numpy_names, _shape_arg
 
 
@@ -142,3 +143,38 @@ def chunk(x, chunks: int, dim: int = 0) -> tuple:
     if x.shape[axis] == 0:                      # as torch.chunk: `chunks` empty pieces
         return split(x, [0] * chunks, dim)
     return split(x, -(-x.shape[axis] // chunks), dim)
+
+
+# ----------------------------------------------------------------------------- not differentiable
+def compare(x, other, name: str):
+    """``x == other`` and the other comparisons (``name`` is the array function, e.g.
+    ``"less"``): a bool tensor, outside any graph. ``x == None`` is False, as in PyTorch."""
+    if other is None:
+        return NotImplemented           # Python falls back to identity: x == None is False
+    other = other.data if isinstance(other, type(x)) else other
+    return type(x)(getattr(x.backend.xp, name)(x.data, other), _backend=x.backend)
+
+
+def bitwise(x, other, name: str):
+    """``~x``, ``x & other``, ``x | other``, ``x ^ other`` on bool (logical) or integer
+    tensors, as in PyTorch: ``~(x > 0)`` inverts a mask. Outside any graph."""
+    operands = [x] if other is None else [x, other]
+    for t in operands:
+        if isinstance(t, type(x)) and x.backend.is_floating(t.dtype):
+            raise TypeError(f"{name}: needs bool or integer tensors, got "
+                            f"{dtype_name(t.dtype)}; for a "
+                            "float 0/1 mask m write 1 - m (not), m * k (and)")
+    if other is None:
+        return type(x)(getattr(x.backend.xp, name)(x.data), _backend=x.backend)
+    return compare(x, other, name)
+
+
+def format_value(x, spec: str) -> str:
+    """``f"{loss:.4f}"``: a 0-d tensor formats as its value, as in PyTorch; others as
+    their repr, which takes no format spec."""
+    if x.ndim == 0:
+        return format(x.item(), spec)
+    if spec:
+        raise TypeError(f"format: {spec!r} formats a number, and this tensor has shape "
+                        f"{x.shape}; format x.item() of a one-element tensor, or x.tolist()")
+    return repr(x)

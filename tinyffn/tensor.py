@@ -144,6 +144,8 @@ class Tensor:
     def __int__(self) -> int:
         return int(self.item())
 
+    def __format__(self, spec: str) -> str: return C.format_value(self, spec)
+
     # NumPy operands defer to the Tensor: np_array + t calls t.__radd__ and records the op,
     # instead of NumPy building an object array of 0-d tensors.
     __array_ufunc__ = None
@@ -351,6 +353,7 @@ class Tensor:
     # composed of the primitives above (composed.py), each in a frame of its name
     def sqrt(self): return C.sqrt(self)
     def abs(self): return C.absolute(self)
+    __abs__ = abs
     def minimum(self, other): return C.minimum(self, other)
     def clamp(self, min=None, max=None): return C.clamp(self, min, max)
 
@@ -451,19 +454,19 @@ class Tensor:
     def __getitem__(self, key):
         return S.GetItem.apply(self, key=S.normalize_key(key, self))
 
-    # -- comparisons: not differentiable, return boolean tensors ------------------------------
+    # -- comparisons and bitwise logic: not differentiable, outside any graph ----------------
     __hash__ = object.__hash__  # tensors are graph nodes: hashed by identity
 
-    def __eq__(self, other): return self._compare(other, "equal")
-    def __ne__(self, other): return self._compare(other, "not_equal")
-    def __lt__(self, other): return self._compare(other, "less")
-    def __le__(self, other): return self._compare(other, "less_equal")
-    def __gt__(self, other): return self._compare(other, "greater")
-    def __ge__(self, other): return self._compare(other, "greater_equal")
-
-    def _compare(self, other, name):
-        other = other.data if isinstance(other, Tensor) else other
-        return Tensor(getattr(self.backend.xp, name)(self.data, other), _backend=self.backend)
+    def __eq__(self, other): return C.compare(self, other, "equal")
+    def __ne__(self, other): return C.compare(self, other, "not_equal")
+    def __lt__(self, other): return C.compare(self, other, "less")
+    def __le__(self, other): return C.compare(self, other, "less_equal")
+    def __gt__(self, other): return C.compare(self, other, "greater")
+    def __ge__(self, other): return C.compare(self, other, "greater_equal")
+    def __invert__(self): return C.bitwise(self, None, "bitwise_invert")
+    def __and__(self, other): return C.bitwise(self, other, "bitwise_and")
+    def __or__(self, other): return C.bitwise(self, other, "bitwise_or")
+    def __xor__(self, other): return C.bitwise(self, other, "bitwise_xor")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -475,9 +478,8 @@ def _check_can_require_grad(be: Any, dtype: Any) -> None:
 
 
 # ----------------------------------------------------------------------------- arguments
-# How an op's arguments become tensors (numbers, arrays and lists as constants; PyTorch's
-# dtype promotion; one device) is promotion.py's subject. It makes Tensors, so it is
-# imported here, once the class above exists; autograd calls it as tensor.as_tensors.
+# How an op's arguments become tensors is promotion.py's subject. It makes Tensors, so it
+# is imported here, once the class exists; autograd calls it as tensor.as_tensors.
 from .promotion import as_tensors, is_shared_constant  # noqa: E402
 
 __all__ = ["Tensor", "DEFAULT_FLOAT", "as_tensors"]
