@@ -96,8 +96,27 @@ def test_gelu_rejects_an_unknown_approximation():
 
 
 def test_functional_ops_refuse_arrays():
-    with pytest.raises(TypeError, match=r"gelu: x must be a Tensor, got ndarray"):
+    with pytest.raises(TypeError, match=r"gelu: x must be a tinyffn Tensor, got "
+                                        r"numpy\.ndarray; convert arrays \(and torch tensors\)"):
         F.gelu(np.ones(3))
+
+
+def test_a_torch_tensor_or_class_weight_is_named_as_such():
+    """Porting side by side, a torch tensor reaches tinyffn: "got Tensor" contradicted
+    itself; and torch's first optional loss argument is a weight, not the reduction."""
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError, match=r"FFN: the input must be a tinyffn Tensor, got "
+                                        r"torch\.Tensor"):
+        tinyffn.nn.FFN(3)(torch.randn(2, 3))
+    with pytest.raises(TypeError, match=r"Adam: parameter 0 is not a tinyffn tensor \(got "
+                                        r"torch\.nn\.parameter\.Parameter\); pass a tinyffn"):
+        tinyffn.optim.Adam(torch.nn.Linear(2, 2).parameters())
+    logits, targets = tinyffn.randn(4, 3), tinyffn.tensor([0, 1, 2, 0])
+    for call in (lambda: tinyffn.nn.CrossEntropyLoss(tinyffn.ones(3)),
+                 lambda: F.cross_entropy(logits, targets, tinyffn.ones(3))):
+        with pytest.raises(TypeError, match=r"reduction must be one of 'mean', 'sum', 'none', "
+                                            r"got a tinyffn\.tensor\.Tensor; class weights"):
+            call()
 
 
 # ----------------------------------------------------------------------------- scopes

@@ -211,7 +211,7 @@ def test_optimizer_errors():
         optim.SGD([p], lr=-1)
     with pytest.raises(ValueError, match=r"Adam: betas must be two numbers in \[0, 1\)"):
         optim.Adam([p], betas=(0.9, 1.0))
-    with pytest.raises(TypeError, match=r"AdamW: parameter 1 is not a tensor \(got ndarray\)"):
+    with pytest.raises(TypeError, match=r"AdamW: parameter 1 is not a tinyffn tensor \(got numpy\.ndarray\)"):
         optim.AdamW([p, np.zeros(2)])
     with pytest.raises(ValueError, match="SGD: parameter 0 was computed by mul; an optimizer "
                                          "updates leaves"):

@@ -11,6 +11,13 @@ from typing import Any
 import numpy as np
 
 
+def type_name(value: Any) -> str:
+    """``list``, ``numpy.ndarray``, ``torch.Tensor``: a value's type as an error should
+    name it (a bare "Tensor" could be PyTorch's, next to tinyffn's)."""
+    cls = type(value)
+    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+
+
 def _numpy_names(op: str, axis: Any, keepdims: bool, dim: Any, keepdim: bool | None):
     """(axis, keepdims) from NumPy's names or PyTorch's (dim, keepdim), not both.
 

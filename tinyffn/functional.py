@@ -26,7 +26,7 @@ from .ops.activations import Swish as FusedSwish
 from .ops.linalg import Linear as FusedLinear
 from .backend import DeviceError, dtype_name
 from .creation import arange
-from .arguments import _is_int, either_name
+from .arguments import _is_int, either_name, type_name
 from .tensor import Tensor
 
 GELU_APPROXIMATIONS = ("none", "tanh")
@@ -270,8 +270,8 @@ def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean") -> Tens
 # ----------------------------------------------------------------------------- helpers
 def _check_tensor(op: str, name: str, value: Any) -> None:
     if not isinstance(value, Tensor):
-        raise TypeError(f"{op}: {name} must be a Tensor, got {type(value).__name__}; wrap "
-                        f"arrays with tinyffn.tensor(...)")
+        raise TypeError(f"{op}: {name} must be a tinyffn Tensor, got {type_name(value)}; "
+                        "convert arrays (and torch tensors) with tinyffn.tensor(...)")
 
 
 def _check_floating_input(x: Tensor, weight: Tensor) -> None:
@@ -294,6 +294,10 @@ def _check_axis(op: str, x: Tensor, axis: int) -> int:
 
 
 def _check_reduction(op: str, reduction: str) -> None:
+    if not isinstance(reduction, str):      # torch's first optional argument is a weight
+        raise TypeError(f"{op}: reduction must be one of {', '.join(map(repr, REDUCTIONS))}, "
+                        f"got a {type_name(reduction)}; class weights (PyTorch's weight "
+                        "argument) are not supported")
     if reduction not in REDUCTIONS:
         raise ValueError(f"{op}: unknown reduction={reduction!r}; use one of "
                          f"{', '.join(repr(r) for r in REDUCTIONS)}")

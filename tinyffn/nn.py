@@ -149,9 +149,7 @@ def _activation(owner: str, name: str, valid: tuple, fused: bool = False) -> Mod
 
 
 def _check_width(owner: str, x: Any, d_model: int) -> None:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{owner}: the input must be a Tensor, got {type(x).__name__}; wrap "
-                        "arrays with tinyffn.tensor(...)")
+    F._check_tensor(owner, "the input", x)
     if x.ndim == 0 or x.shape[-1] != d_model:
         raise ValueError(f"{owner}: input of shape {x.shape} must end in d_model={d_model}, "
                          f"the width this block was built for: pass (..., {d_model})")

@@ -23,6 +23,7 @@ import numbers
 from collections.abc import MutableMapping
 from typing import Any, Iterable, Iterator, Mapping
 
+from .arguments import type_name
 from .backend import backend_of_array, dtype_name
 from .module import _array_like, zero_grads
 from .tensor import Tensor
@@ -44,8 +45,8 @@ class Optimizer:
         first = {}
         for i, p in enumerate(self.params):
             if not isinstance(p, Tensor):
-                raise TypeError(f"{name}: parameter {i} is not a tensor (got "
-                                f"{type(p).__name__}); pass model.parameters()")
+                raise TypeError(f"{name}: parameter {i} is not a tinyffn tensor (got "
+                                f"{type_name(p)}); pass a tinyffn model's parameters()")
             if not p.is_leaf:
                 raise ValueError(f"{name}: parameter {i} was computed by {p.grad_fn.name}; "
                                  "an optimizer updates leaves (a module's parameters), "
