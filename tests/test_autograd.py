@@ -128,6 +128,30 @@ def test_no_grad_records_nothing():
     assert tinyffn.is_grad_enabled()
 
 
+def test_no_grad_and_enable_grad_decorate_with_or_without_parentheses():
+    """``@torch.no_grad`` (bare) is common in PyTorch code; it took no argument here."""
+    x = tinyffn.randn(3, requires_grad=True)
+
+    @tinyffn.no_grad
+    def evaluate(x):
+        return x * 2.0, train(x)
+
+    @tinyffn.enable_grad
+    def train(x):
+        return x * 3.0
+
+    @tinyffn.no_grad()
+    def evaluate_too(x):
+        return x * 2.0
+
+    (y, z), w = evaluate(x), evaluate_too(x)
+    assert evaluate.__name__ == "evaluate" and tinyffn.is_grad_enabled()
+    assert y.grad_fn is None and w.grad_fn is None and z.grad_fn is not None
+    with pytest.raises(TypeError, match="no_grad: takes no argument, or a function to "
+                                        "decorate; got bool"):
+        tinyffn.no_grad(False)
+
+
 def test_inputs_without_requires_grad_get_no_gradient():
     x = tinyffn.randn(2, 3)
     w = tinyffn.randn(3, 2, requires_grad=True)
@@ -155,6 +179,13 @@ def test_grad_takes_one_tensor_and_names_its_own_argument():
         tinyffn.grad(x * x, [x])
     (gx,) = tinyffn.grad(x * x, [x], grad_output=tinyffn.tensor([1.0, 0.5]))
     np.testing.assert_allclose(gx.numpy(), [2.0, 2.0])
+    (gx,) = tinyffn.grad(x * x, [x], grad_outputs=tinyffn.tensor([1.0, 0.5]))  # torch's name
+    np.testing.assert_allclose(gx.numpy(), [2.0, 2.0])
+    with pytest.raises(TypeError, match="grad: pass grad_output or grad_outputs"):
+        tinyffn.grad(x * x, [x], tinyffn.ones(2), grad_outputs=tinyffn.ones(2))
+    with pytest.raises(ValueError, match=r"grad: create_graph=True \(gradients of gradients\) "
+                                         r"is not supported"):
+        tinyffn.grad((x * x).sum(), [x], create_graph=True)
 
 
 def test_grad_of_an_intermediate_tensor():

@@ -53,6 +53,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
+from .arguments import either_name
 from . import tensor as _tensor  # Tensor is defined there; used at call time only
 # The switches every op reads live in grad_mode.py; they are also autograd's names, as
 # torch.autograd.no_grad is torch's.
@@ -475,13 +476,22 @@ def _root_grad(root: "_tensor.Tensor", grad: Any) -> Any:
 
 
 def grad(output: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_output: Any = None,
-         retain_graph: bool = False) -> tuple:
+         retain_graph: bool = False, *, grad_outputs: Any = None,
+         create_graph: bool = False) -> tuple:
     """dL/d(input) for each input, as tensors, without touching any ``.grad`` (``torch.autograd.grad``).
 
     ``inputs`` is a sequence of tensors, or one Tensor (the result is still a tuple).
-    ``grad_output`` is dL/d(output), needed unless ``output`` has one element. An input that
-    ``output`` does not depend on gets a zero gradient.
+    ``grad_output`` (PyTorch's ``grad_outputs``) is dL/d(output), needed unless ``output``
+    has one element. An input that ``output`` does not depend on gets a zero gradient.
+    ``create_graph=True`` is refused: backward runs on raw arrays, recording no graph, so
+    there are no gradients of gradients.
     """
+    grad_output = either_name("grad", "grad_output", grad_output, None, "grad_outputs",
+                              grad_outputs)
+    if create_graph:
+        raise ValueError("grad: create_graph=True (gradients of gradients) is not supported; "
+                         "tinyffn's backward computes on raw arrays and records no graph. For "
+                         "a second derivative, use finite differences of grad()")
     inputs = (inputs,) if isinstance(inputs, _tensor.Tensor) else tuple(inputs)
     if grad_output is None and math.prod(output.shape) != 1:
         raise RuntimeError(f"grad: the output has shape {output.shape}, so dL/d(output) cannot "

@@ -46,17 +46,29 @@ def _switched(field: str, value: Any) -> Iterator[None]:
         setattr(STATE, field, previous)
 
 
-def no_grad() -> contextlib.AbstractContextManager:
+def no_grad(fn: Callable | None = None) -> Any:
     """Run ops without recording a graph (as ``torch.no_grad``): for evaluation and updates.
 
-    It holds for the whole process, every thread, not only the calling thread (see _State).
+    ``with no_grad():``, or a decorator, written ``@no_grad()`` or ``@no_grad``. It holds
+    for the whole process, every thread, not only the calling thread (see _State).
     """
-    return _switched("grad_enabled", False)
+    return _mode("no_grad", "grad_enabled", False, fn)
 
 
-def enable_grad() -> contextlib.AbstractContextManager:
-    """Record a graph again inside a :func:`no_grad` block."""
-    return _switched("grad_enabled", True)
+def enable_grad(fn: Callable | None = None) -> Any:
+    """Record a graph again inside a :func:`no_grad` block (also a decorator, as no_grad)."""
+    return _mode("enable_grad", "grad_enabled", True, fn)
+
+
+def _mode(name: str, field: str, value: Any, fn: Callable | None) -> Any:
+    """``_switched(field, value)``, or, given a function (the bare ``@no_grad``), that
+    function running under it. A context manager made by contextlib also decorates."""
+    if fn is None:
+        return _switched(field, value)
+    if not callable(fn):
+        raise TypeError(f"{name}: takes no argument, or a function to decorate; got "
+                        f"{type(fn).__name__}")
+    return _switched(field, value)(fn)
 
 
 class set_grad_enabled:
