@@ -879,3 +879,17 @@ def test_format_abs_and_comparison_with_none_as_in_pytorch():
     assert (x == None) is False and (x != None) is True              # noqa: E711
     with pytest.raises(TypeError):
         x < None
+
+
+def test_to_takes_a_dtype_in_the_devices_place_as_pytorch(device):
+    """``x.to(torch.float64)`` is PyTorch's spelling; here ``x.to(np.float64)`` (or the
+    backend's own dtype object). A dtype *name* is still refused, with the keyword hint."""
+    x = tinyffn.tensor([1.0, 2.0], device=device, requires_grad=True)
+    y = x.to(np.float64)
+    assert dtype_name(y.dtype) == "float64" and y.device == device and y.grad_fn is not None
+    assert dtype_name(y.to(x.backend.dtype("float32")).dtype) == "float32"  # its own dtype
+    model = tinyffn.nn.Linear(2, 3, device=device).to(np.float64)
+    assert {dtype_name(p.dtype) for p in model.parameters()} == {"float64"}
+    with pytest.raises(tinyffn.DeviceError, match=r"unknown device 'float64'.*pass "
+                                                  r"dtype='float64'"):
+        x.to("float64")

@@ -298,6 +298,19 @@ def _strict_backend() -> Backend:
 _FACTORIES = {"cpu": _numpy_backend, "cuda": _cupy_backend, "strict": _strict_backend}
 
 
+def device_and_dtype(device: Any, dtype: Any) -> tuple:
+    """``.to``'s arguments: a dtype given in the device's place, ``x.to(np.float64)`` as
+    PyTorch's ``x.to(torch.float64)``, moves there. A name (``"float64"``) stays a device,
+    to be refused with a hint, as a device name never is a dtype object."""
+    if device is None or dtype is not None or isinstance(device, str):
+        return device, dtype
+    try:
+        dtype_name(device)
+    except TypeError:
+        return device, dtype
+    return None, device
+
+
 def normalize_device(device: Any) -> str:
     """``"cpu"``, ``"cuda"``, ``"cuda:0"`` or ``"strict"`` -> the canonical device name."""
     name = str(device).lower()

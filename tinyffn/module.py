@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any, Iterable, Iterator
 
 from . import grad_mode
-from .backend import FLOAT_DTYPES, dtype_name, get_backend
+from .backend import FLOAT_DTYPES, device_and_dtype, dtype_name, get_backend
 from .tensor import Tensor
 
 
@@ -215,7 +215,9 @@ class Module:
         """Move every parameter (and its gradient) to ``device`` and/or cast it to ``dtype``,
         in place: the Parameter objects stay the same, so an optimizer built on them still
         holds them. Returns self. Build optimizers after moving: their state is not moved.
+        A dtype may take the device's place, as in PyTorch: ``model.to(np.float64)``.
         """
+        device, dtype = device_and_dtype(device, dtype)
         if dtype is not None and dtype_name(dtype) not in FLOAT_DTYPES:
             raise TypeError(f"{type(self).__name__}.to: parameters must stay floating point; "
                             f"got dtype {dtype_name(dtype)}, use one of {', '.join(FLOAT_DTYPES)}")

@@ -167,14 +167,13 @@ class Tensor:
         return out
 
     def to(self, device: Any = None, dtype: Any = None) -> "Tensor":
-        """This tensor on another device and/or with another dtype.
+        """This tensor on another device and/or with another dtype (``to(np.float64)``).
 
         Returns ``self`` when nothing changes. A device move returns a new *leaf* with the
-        same ``requires_grad`` (its ``.grad`` is its own, not ``self``'s); a dtype change is
-        recorded in the graph (``cast``). A graph lives on one device, so a tensor computed
-        in one cannot move (PyTorch records the move; here it would cut the graph).
+        same ``requires_grad`` (its ``.grad`` is its own); a dtype change is recorded in the
+        graph (``cast``). A graph lives on one device: a computed tensor cannot move.
         """
-        out = self
+        out, (device, dtype) = self, backends.device_and_dtype(device, dtype)
         if device is not None and backends.normalize_device(device) != self.device:
             if self.grad_fn is not None and grad_mode.STATE.grad_enabled:
                 raise RuntimeError(
