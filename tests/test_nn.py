@@ -516,3 +516,28 @@ def test_module_requires_grad_freezes_and_float_double_cast():
     assert [p.requires_grad for p in ffn.parameters()] == [False, False, True, True]
     assert all(dtype_name(p.dtype) == "float64" for p in ffn.double().parameters())
     assert all(dtype_name(p.dtype) == "float32" for p in ffn.float().parameters())
+
+
+def test_sequential_of_named_children_and_extend_as_in_pytorch():
+    """``Sequential(OrderedDict(...))`` names the children (its state_dict loads from
+    torch's); a slice keeps the names; ``extend`` appends several."""
+    from collections import OrderedDict
+    torch = pytest.importorskip("torch")
+    mine = nn.Sequential(OrderedDict([("w1", nn.Linear(2, 4)), ("act", nn.ReLU()),
+                                      ("w2", nn.Linear(4, 1))]))
+    theirs = torch.nn.Sequential(OrderedDict([("w1", torch.nn.Linear(2, 4)),
+                                              ("act", torch.nn.ReLU()),
+                                              ("w2", torch.nn.Linear(4, 1))]))
+    assert list(mine.state_dict()) == list(theirs.state_dict())
+    mine.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    x = np.random.default_rng(0).normal(size=(3, 2)).astype(np.float32)
+    np.testing.assert_allclose(mine(tinyffn.tensor(x)).numpy(),
+                               theirs(torch.tensor(x)).detach().numpy(), rtol=1e-6)
+    tail = mine[1:]
+    assert list(tail.state_dict()) == list(theirs[1:].state_dict()) == ["w2.weight", "w2.bias"]
+    assert tail[1] is mine.w2 and mine.w1.weight.name == "w1.weight"
+    blocks = nn.ModuleList([nn.ReLU()]).extend([nn.Linear(2, 2), nn.ReLU()])
+    assert len(blocks) == 3 and list(dict(blocks.named_children())) == ["0", "1", "2"]
+    for bad in ("", "a.b", "forward", 3):
+        with pytest.raises(ValueError, match=rf"Sequential: item 0 cannot be named {bad!r}"):
+            nn.Sequential({bad: nn.ReLU()})

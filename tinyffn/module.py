@@ -291,36 +291,49 @@ class _Container(Module):
 
     def __init__(self, modules: Iterable[Module] = ()):
         super().__init__()
-        for module in modules:
-            self.append(module)
+        self.extend(modules)
 
     def append(self, module: Module) -> "_Container":
         """Add ``module`` at the end (named by its position); returns self."""
+        return self._add(str(len(self)), module)
+
+    def extend(self, modules: Iterable[Module]) -> "_Container":
+        """Append each of ``modules``, in order; returns self."""
+        for module in modules:
+            self.append(module)
+        return self
+
+    def _add(self, name: Any, module: Module) -> "_Container":
+        """Register ``module`` as the child ``name``, after the checks of both."""
+        item = f"{type(self).__name__}: item {len(self)}"
         if not isinstance(module, Module):
-            raise TypeError(f"{type(self).__name__}: item {len(self)} is a "
-                            f"{type(module).__name__}, not a Module; wrap functions in a "
-                            "Module subclass")
+            raise TypeError(f"{item} is a {type(module).__name__}, not a Module; wrap "
+                            "functions in a Module subclass")
         if any(m is self for m in module.modules()):
-            raise ValueError(f"{type(self).__name__}: item {len(self)} contains this "
-                             f"{type(self).__name__}; a module tree cannot have cycles")
-        setattr(self, str(len(self)), module)
+            raise ValueError(f"{item} contains this {type(self).__name__}; a module tree "
+                             "cannot have cycles")
+        if not isinstance(name, str) or not name or "." in name or hasattr(self, name):
+            raise ValueError(f"{item} cannot be named {name!r}: a child's name is a "
+                             "non-empty string without '.', not already taken")
+        setattr(self, name, module)
         return self
 
     def __getitem__(self, i: int | slice) -> Module:
         """The i-th module, or for a slice a container of the same kind holding those
         modules (``model[:2]``, the first two layers, as in PyTorch)."""
-        children = list(self.children())
+        named = list(self.named_children())
         if not isinstance(i, slice):
-            return children[i]
-        names = [(p, p.name) for p in self.parameters()]
-        part = self._of(children[i])
-        for p, name in names:                       # graph labels keep the full model's paths
-            p.name = name
+            return named[i][1]
+        labels = [(p, p.name) for p in self.parameters()]
+        part = self._of(named[i])
+        for p, label in labels:                     # graph labels keep the full model's paths
+            p.name = label
         return part
 
     @classmethod
-    def _of(cls, modules: list) -> "_Container":
-        return cls(modules)
+    def _of(cls, named: list) -> "_Container":
+        """A container of the same kind holding the (name, module) pairs ``named``."""
+        return cls(module for _, module in named)
 
     def __len__(self) -> int:
         return sum(1 for _ in self.children())
@@ -332,14 +345,22 @@ class _Container(Module):
 class Sequential(_Container):
     """y = f_n(... f_2(f_1(x))): apply modules one after another, as in
     ``Sequential(Linear(2, 8), ReLU(), Linear(8, 1))``, whose shapes chain (..., 2) -> (..., 1).
+
+    As in PyTorch, the children may be named: ``Sequential(OrderedDict([("w1", Linear(2,
+    8)), ("act", ReLU()), ...]))`` gives state_dict keys ``w1.weight``; a slice keeps them.
     """
 
     def __init__(self, *modules: Module):
-        super().__init__(modules)
+        if len(modules) == 1 and isinstance(modules[0], Mapping):
+            super().__init__()
+            for name, module in modules[0].items():
+                self._add(name, module)
+        else:
+            super().__init__(modules)
 
     @classmethod
-    def _of(cls, modules: list) -> "Sequential":
-        return cls(*modules)
+    def _of(cls, named: list) -> "Sequential":
+        return cls(dict(named))                     # torch's slice keeps the children's names
 
     def forward(self, x: Tensor) -> Tensor:
         for module in self.children():
