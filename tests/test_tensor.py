@@ -893,3 +893,15 @@ def test_to_takes_a_dtype_in_the_devices_place_as_pytorch(device):
     with pytest.raises(tinyffn.DeviceError, match=r"unknown device 'float64'.*pass "
                                                   r"dtype='float64'"):
         x.to("float64")
+
+
+def test_zeros_like_and_ones_like_take_shape_dtype_and_device(device):
+    x = tinyffn.randn(2, 3, dtype="float64", device=device, requires_grad=True) * 2
+    z, o = tinyffn.zeros_like(x), tinyffn.ones_like(x, dtype="float32", requires_grad=True)
+    np.testing.assert_array_equal(z.numpy(), np.zeros((2, 3)))
+    np.testing.assert_array_equal(o.numpy(), np.ones((2, 3)))
+    assert (dtype_name(z.dtype), dtype_name(o.dtype)) == ("float64", "float32")
+    assert z.device == o.device == device and z.is_leaf and not z.requires_grad and o.requires_grad
+    assert tinyffn.zeros_like(x, device="cpu").device == "cpu"
+    with pytest.raises(TypeError, match=r"ones_like: needs a tinyffn Tensor, got numpy\.ndarray"):
+        tinyffn.ones_like(np.ones(2))

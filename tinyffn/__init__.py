@@ -6,7 +6,8 @@ Start reading at :mod:`tinyffn.tensor` (the Tensor), then :mod:`tinyffn.autograd
 """
 # creation and tensor first: tensor imports autograd and the ops, which refer back to it
 # at call time.
-from .creation import arange, cat, manual_seed, ones, rand, randn, stack, tensor, zeros
+from .creation import (arange, cat, manual_seed, ones, ones_like, rand, randn, stack, tensor,
+                       zeros, zeros_like)
 from .tensor import Tensor
 from . import ops
 from .autograd import BackwardStep, Context, Function, grad, iter_backward
@@ -24,7 +25,8 @@ from .stepper import backward_steps
 __version__ = "0.1.0"
 
 __all__ = [
-    "Tensor", "tensor", "zeros", "ones", "randn", "rand", "arange", "manual_seed", "cat", "stack",
+    "Tensor", "tensor", "zeros", "ones", "zeros_like", "ones_like", "randn", "rand", "arange",
+    "manual_seed", "cat", "stack",
     "Function", "Context", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "detect_anomaly",
     "AnomalyError", "keep_intermediates", "grad", "iter_backward", "BackwardStep",

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import backend as backends
 from . import grad_mode
-from .arguments import _axis_list, _is_int, _shape_arg, either_name
+from .arguments import _axis_list, _is_int, _shape_arg, either_name, type_name
 from .tensor import DEFAULT_FLOAT, Tensor
 from .ops.shape import Concat     # after tensor, which the ops import at call time
 
@@ -85,6 +85,23 @@ def zeros(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
 def ones(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
     """A leaf tensor of the given shape filled with 1 (float32 unless ``dtype`` says otherwise)."""
     return _filled(np.ones(_shape_arg(shape, "ones")), dtype, device, requires_grad)
+
+
+def zeros_like(t: Tensor, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """``zeros`` of ``t``'s shape, and of its dtype and device unless given (a leaf)."""
+    return _like("zeros_like", zeros, t, dtype, device, requires_grad)
+
+
+def ones_like(t: Tensor, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """``ones`` of ``t``'s shape, and of its dtype and device unless given (a leaf)."""
+    return _like("ones_like", ones, t, dtype, device, requires_grad)
+
+
+def _like(name: str, make: Any, t: Tensor, dtype, device, requires_grad) -> Tensor:
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{name}: needs a tinyffn Tensor, got {type_name(t)}")
+    return make(t.shape, dtype=dtype or backends.dtype_name(t.dtype),
+                device=device or t.device, requires_grad=requires_grad)
 
 
 def randn(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
