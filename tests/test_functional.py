@@ -309,6 +309,29 @@ def test_cross_entropy_gradcheck(device):
     assert tinyffn.gradcheck(lambda t: F.cross_entropy(t, [1, 1, 3]), [x])
 
 
+def test_nll_loss_is_cross_entropy_split_at_log_softmax(device):
+    """nll_loss(log_softmax(z)) == cross_entropy(z), values and gradients (gradchecked),
+    over leading axes; its errors name nll_loss and its input."""
+    z = np.random.default_rng(16).normal(size=(2, 3, 4))
+    targets = [[0, 3, 1], [2, 2, 0]]
+    for reduction in ("mean", "sum", "none"):
+        a = as_tensor(z, device, requires_grad=True)
+        b = as_tensor(z, device, requires_grad=True)
+        split = F.nll_loss(F.log_softmax(a, dim=-1), targets, reduction=reduction)
+        whole = F.cross_entropy(b, targets, reduction=reduction)
+        np.testing.assert_allclose(split.numpy(), whole.numpy(), rtol=1e-12)
+        split.sum().backward()
+        whole.sum().backward()
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-12, atol=1e-15)
+    x = as_tensor(z, device, requires_grad=True)
+    assert tinyffn.gradcheck(lambda t: F.nll_loss(t, targets, "sum"), [x])   # the pick alone
+    with pytest.raises(ValueError, match=r"nll_loss: log_probs of shape \(2, 3, 4\) need "
+                                         r"targets of shape \(2, 3\)"):
+        F.nll_loss(x, [0, 1])
+    with pytest.raises(ValueError, match=r"nll_loss: targets must lie in \[0, 4\)"):
+        F.nll_loss(x, [[0, 4, 1], [0, 0, 0]])
+
+
 def test_cross_entropy_is_stable_for_large_logits():
     logits = tinyffn.tensor([[1e4, 0.0, -1e4], [0.0, 1e4, 1e4]], dtype="float64")
     loss = F.cross_entropy(logits, [2, 1], reduction="none").numpy()

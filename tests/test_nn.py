@@ -499,6 +499,10 @@ def test_loss_modules_are_the_functional_losses():
         theirs = torch.nn.CrossEntropyLoss(reduction=reduction)(torch.tensor(logits),
                                                                  torch.tensor(targets))
         np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-12)
+        logp = torch.log_softmax(torch.tensor(logits), dim=-1)
+        mine = nn.NLLLoss(reduction)(tinyffn.tensor(logp.numpy()), tinyffn.tensor(targets))
+        theirs = torch.nn.NLLLoss(reduction=reduction)(logp, torch.tensor(targets))
+        np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-12)
         mine = nn.MSELoss(reduction=reduction)(tinyffn.tensor(logits), tinyffn.tensor(y))
         theirs = torch.nn.MSELoss(reduction=reduction)(torch.tensor(logits), torch.tensor(y))
         np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-12)

@@ -242,8 +242,8 @@ def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
 def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean") -> Tensor:
     """Cross-entropy of integer class targets: L = mean_n -log softmax(logits_n)[targets_n].
 
-    Computed as -log_softmax(logits) picked at the target class (stable for large
-    logits). The class axis is the last one.
+    Computed as :func:`nll_loss` of ``log_softmax(logits)`` (stable for large logits).
+    The class axis is the last one.
 
     dL/dlogits_n = (softmax(logits_n) - onehot(targets_n)) / N for ``"mean"`` over N rows.
 
@@ -252,19 +252,41 @@ def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean") -> Tens
     """
     _check_tensor("cross_entropy", "logits", logits)
     _check_reduction("cross_entropy", reduction)
-    if logits.ndim == 0:
-        raise ValueError("cross_entropy: logits must have a class axis, shape (..., C); got a "
-                         "0-d tensor")
-    t = _class_targets(logits, targets)
-    C = logits.shape[-1]
-    lead_shape = logits.shape[:-1]
-    N = math.prod(lead_shape)
+    _check_class_axis("cross_entropy", "logits", logits)
     with grad_mode.scope("function", "cross_entropy"):
-        logp = log_softmax(logits.reshape(N, C), axis=-1)          # (..., C) -> (N, C)
-        rows = arange(N, device=logits.device)
-        picked = logp[rows, t.reshape(N)]                          # (N,): log p of the target
-        nll = -picked.reshape(lead_shape) if reduction == "none" else -picked
-        return _reduce(nll, reduction)
+        return _picked_nll("cross_entropy", "logits", log_softmax(logits, axis=-1), targets,
+                           reduction)
+
+
+def nll_loss(log_probs: Tensor, targets: Any, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of integer class targets: L = mean_n -log_probs_n[targets_n],
+    for log-probabilities such as ``log_softmax``'s (``cross_entropy`` is the two in one).
+
+    Shapes as :func:`cross_entropy`'s: log_probs (..., C), targets (...) in [0, C).
+    """
+    _check_tensor("nll_loss", "log_probs", log_probs)
+    _check_reduction("nll_loss", reduction)
+    _check_class_axis("nll_loss", "log_probs", log_probs)
+    with grad_mode.scope("function", "nll_loss"):
+        return _picked_nll("nll_loss", "log_probs", log_probs, targets, reduction)
+
+
+def _check_class_axis(op: str, name: str, x: Tensor) -> None:
+    if x.ndim == 0:
+        raise ValueError(f"{op}: {name} must have a class axis, shape (..., C); got a 0-d "
+                         "tensor")
+
+
+def _picked_nll(op: str, name: str, logp: Tensor, targets: Any, reduction: str) -> Tensor:
+    """-logp at each row's target class, reduced: the picking shared by both losses."""
+    t = _class_targets(op, name, logp, targets)
+    C = logp.shape[-1]
+    lead_shape = logp.shape[:-1]
+    N = math.prod(lead_shape)
+    rows = arange(N, device=logp.device)
+    picked = logp.reshape(N, C)[rows, t.reshape(N)]                 # (N,): log p of the target
+    nll = -picked.reshape(lead_shape) if reduction == "none" else -picked
+    return _reduce(nll, reduction)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -311,18 +333,19 @@ def _reduce(x: Tensor, reduction: str) -> Tensor:
     return x
 
 
-def _class_targets(logits: Tensor, targets: Any) -> Tensor:
-    """``targets`` as an integer Tensor on the logits' device, checked against the logits."""
+def _class_targets(op: str, name: str, logits: Tensor, targets: Any) -> Tensor:
+    """``targets`` as an integer Tensor on the device of ``logits`` (the input called
+    ``name``: logits or log-probabilities), checked against them; errors name ``op``."""
     be = logits.backend
     if isinstance(targets, Tensor):
         if targets.backend is not be:
-            raise DeviceError(f"cross_entropy: targets are on {targets.device} but logits on "
+            raise DeviceError(f"{op}: targets are on {targets.device} but {name} on "
                               f"{logits.device}; move them with .to('{logits.device}')")
     else:
         targets = Tensor(be.asarray(targets), _backend=be)
     C = logits.shape[-1]
     if not be.xp.isdtype(targets.dtype, "integral"):
-        raise TypeError(f"cross_entropy: targets must be integer class indices in [0, {C}), "
+        raise TypeError(f"{op}: targets must be integer class indices in [0, {C}), "
                         f"got dtype {dtype_name(targets.dtype)}; for one-hot or soft targets write "
                         f"-(p * log_softmax(logits)).sum(axis=-1).mean()")
     if targets.shape != logits.shape[:-1]:
@@ -330,13 +353,13 @@ def _class_targets(logits: Tensor, targets: Any) -> Tensor:
         if logits.ndim > 2 and targets.shape == logits.shape[:1] + logits.shape[2:]:
             order = ", ".join(map(str, [0, *range(2, logits.ndim), 1]))
             hint = (f"; tinyffn takes the classes on the last axis, where PyTorch takes "
-                    f"them on axis 1: for (N, C, ...) logits pass logits.permute({order})")
-        raise ValueError(f"cross_entropy: logits of shape {logits.shape} need targets of shape "
+                    f"them on axis 1: for (N, C, ...) {name} pass {name}.permute({order})")
+        raise ValueError(f"{op}: {name} of shape {logits.shape} need targets of shape "
                          f"{logits.shape[:-1]} (one class index per row), got {targets.shape}"
                          + hint)
     if targets.numel() and (bool(be.xp.any(targets.data < 0))
                             or bool(be.xp.any(targets.data >= C))):
         low, high = targets.numpy().min(), targets.numpy().max()
-        raise ValueError(f"cross_entropy: targets must lie in [0, {C}) for {C} classes (logits "
+        raise ValueError(f"{op}: targets must lie in [0, {C}) for {C} classes ({name} "
                          f"of shape {logits.shape}), got values from {low} to {high}")
     return targets

@@ -26,7 +26,7 @@ from .tensor import DEFAULT_FLOAT, Tensor
 # Module and friends are defined in module.py and used from here, as nn.Module
 __all__ = ["Parameter", "Module", "Sequential", "ModuleList", "Linear", "ReLU", "GELU",
            "Swish", "SiLU", "FFN", "GatedFFN", "gated_d_ff", "FFN_ACTIVATIONS",
-           "GATED_ACTIVATIONS", "FLOAT_DTYPES", "MSELoss", "CrossEntropyLoss"]
+           "GATED_ACTIVATIONS", "FLOAT_DTYPES", "MSELoss", "CrossEntropyLoss", "NLLLoss"]
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
@@ -266,3 +266,9 @@ class CrossEntropyLoss(_Loss):
     """:func:`tinyffn.functional.cross_entropy`: logits (..., C), integer targets (...)."""
 
     loss = staticmethod(F.cross_entropy)
+
+
+class NLLLoss(_Loss):
+    """:func:`tinyffn.functional.nll_loss`: log-probabilities (..., C), integer targets (...)."""
+
+    loss = staticmethod(F.nll_loss)
