@@ -876,6 +876,7 @@ def test_format_abs_and_comparison_with_none_as_in_pytorch():
         f"{x:.2f}"
     np.testing.assert_array_equal(abs(x).numpy(), [1.25, 2.0])
     assert abs(x).grad_fn is not None
+    assert not np.signbit(abs(tinyffn.tensor([0.0])).numpy()[0])      # 0.0, not -0.0
     assert (x == None) is False and (x != None) is True              # noqa: E711
     with pytest.raises(TypeError):
         x < None

@@ -41,10 +41,11 @@ def sqrt(x):
 
 
 def absolute(x):
-    """maximum(x, -x): at 0 the tie splits gy between +1 and -1, so the gradient is 0, as
-    PyTorch's."""
+    """maximum(-x, x): at 0 the tie splits gy between -1 and +1, so the gradient is 0, as
+    PyTorch's. In this order abs(0.0) is 0.0, not -0.0 (NumPy's maximum returns its second
+    argument on a tie)."""
     with grad_mode.scope("function", "abs"):
-        return x.maximum(-x)
+        return (-x).maximum(x)
 
 
 def minimum(x, other):
