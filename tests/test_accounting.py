@@ -158,3 +158,35 @@ def test_a_fused_linear_charges_only_the_gradients_it_computes():
     bias_adds = T * 4 * d + T * d
     assert plain.backward["matmul"] == 2 * A.ffn_flops(T, d) - 2 * T * d * 4 * d
     assert fused.backward["linear"] == plain.backward["matmul"] + bias_adds
+
+
+def test_gated_flops_use_multiple_of():
+    T = 2048
+    assert nn.gated_d_ff(4096, 256) == 11008                  # LLaMA-7B's SwiGLU width
+    assert A.gated_ffn_flops(T, 4096, multiple_of=256) == 6 * T * 4096 * 11008
+    gated = nn.GatedFFN(40, multiple_of=16)
+    c = A.measure_forward_flops(gated, tinyffn.randn(5, 40))
+    assert c.forward["matmul"] == A.gated_ffn_flops(5, 40, multiple_of=16)
+
+
+@pytest.mark.parametrize("call", [lambda: A.crossover_T(4, d_ff=0),
+                                  lambda: A.gated_ffn_params(4, d_ff=-5)])
+def test_a_bad_d_ff_is_refused(call):
+    with pytest.raises(ValueError, match="d_ff must be a positive integer"):
+        call()
+
+
+def test_flop_totals_include_the_backward():
+    T, d = 3, 2
+    F = 16 * T * d * d                                        # 192: forward matmuls
+    bias_adds, relu = T * 4 * d + T * d, T * 4 * d            # 30 and 24
+    c = A.measure_training_flops(nn.FFN(d), tinyffn.randn(T, d, requires_grad=True))
+    assert c.by_op["matmul"] == 3 * F                         # forward + 2x backward
+    assert c.total == 3 * F + 3 * bias_adds + 2 * relu == 714
+    row = next(r for r in c.table().splitlines() if r.startswith("matmul"))
+    assert row.split()[1:] == [f"{F:,}", f"{2 * F:,}", f"{3 * F:,}"]
+    ffn, x = nn.FFN(d), tinyffn.randn(T, d, requires_grad=True)
+    y = ffn(x)                                                # forward outside the counter
+    with tinyffn.FlopCounter() as c:
+        y.sum().backward()
+    assert c.by_op["matmul"] == 2 * F

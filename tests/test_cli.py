@@ -1,4 +1,5 @@
 """python -m tinyffn: the graph and step commands."""
+import re
 import shutil
 import subprocess
 import sys
@@ -6,6 +7,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+import tinyffn
+import tinyffn.__main__ as cli
+from tinyffn import nn
 from tinyffn.__main__ import COMMANDS, main
 
 needs_renderer = pytest.mark.skipif(not any(shutil.which(p) for p in ("dot", "graphviz-pure")),
@@ -155,3 +159,58 @@ def test_a_size_numpy_cannot_describe_is_a_usage_error(capsys):
         main(["graph", "--d-model", str(10 ** 20)])
     assert stop.value.code == 2
     assert "expected an integer from 1 to 2147483647" in capsys.readouterr().err
+
+
+def test_graph_defaults_and_sizes_reach_the_model(capsys):
+    assert main(["graph"]) == 0
+    dot = capsys.readouterr().out
+    assert 'label="x\\n(3, 4)"' in dot and 'label="w1.weight\\n(16, 4)"' in dot
+    assert main(["graph", "--tokens", "5", "--d-model", "3", "--d-ff", "7"]) == 0
+    dot = capsys.readouterr().out
+    assert 'label="x\\n(5, 3)"' in dot and 'label="w1.weight\\n(7, 3)"' in dot
+
+
+def test_show_grads_are_those_of_half_the_sum_of_squares(capsys):
+    torch = pytest.importorskip("torch")
+    assert main(["graph", "--show-grads"]) == 0
+    first = capsys.readouterr().out
+    assert main(["graph", "--show-grads"]) == 0
+    assert capsys.readouterr().out == first                 # seeded: the same picture twice
+    tinyffn.manual_seed(0)                                  # the CLI's model and input, in torch
+    ffn, x = nn.FFN(4), tinyffn.randn(3, 4)
+    W1, b1, W2, b2 = (torch.tensor(p.numpy(), requires_grad=True) for p in ffn.parameters())
+    y = torch.relu(torch.tensor(x.numpy()) @ W1.T + b1) @ W2.T + b2
+    (0.5 * (y ** 2).sum()).backward()
+    shown = re.search(r'label="w2\.bias\\n\(4,\)\\ngrad \[([^\]]*)\]"', first).group(1)
+    torch.testing.assert_close(torch.tensor([float(v) for v in shown.split(", ")]), b2.grad,
+                               rtol=1e-3, atol=1e-3)
+
+
+def test_depth_0_folds_everything_and_d_ff_0_is_a_usage_error(capsys):
+    assert main(["graph", "--depth", "0"]) == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stop:
+        main(["graph", "--d-ff", "0"])
+    assert stop.value.code == 2
+
+
+def test_an_upper_case_suffix_is_accepted(tmp_path, capsys):
+    assert main(["graph", "--out", str(tmp_path / "ffn.DOT")]) == 0
+    assert (tmp_path / "ffn.DOT").read_text().startswith("digraph {")
+
+
+def test_step_says_NO_and_fails_when_the_check_disagrees(monkeypatch, capsys):
+    calls = []
+
+    def seed_example():
+        calls.append(1)
+        ffn = nn.FFN(2, 4, activation="relu")
+        ffn.load_state_dict({"w1.weight": cli.SEED_W1, "w1.bias": [0.0] * 4,
+                             "w2.weight": cli.SEED_W2,
+                             "w2.bias": [0.0, 0.0] if len(calls) == 1 else [0.0, 1.0]})
+        x = tinyffn.tensor(cli.SEED_X)
+        y = ffn(x)
+        return ffn, x, y, (y ** 2).sum() / 2
+    monkeypatch.setattr(cli, "seed_example", seed_example)
+    assert main(["step"]) == 1          # w1's gradients still agree, w2's do not
+    assert "gives the same gradients: NO" in capsys.readouterr().out

@@ -1,5 +1,7 @@
 """gradcheck itself: it must pass correct backwards and catch wrong ones."""
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -189,3 +191,50 @@ def test_inputs_are_restored_when_fn_raises_midway():
     with pytest.raises(RuntimeError, match="planted"):
         tinyffn.gradcheck(fails_on_the_third_call, [x])
     np.testing.assert_array_equal(x.numpy(), before)
+
+
+class InfBackward(tinyffn.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * x
+
+    @staticmethod
+    def backward(ctx, gy):
+        return gy * 0 + float("inf")
+
+
+class AbsGyRelu(tinyffn.Function):
+    """relu whose backward takes |gy|: right for a positive cotangent only."""
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return ctx.xp.maximum(x, 0)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        return abs(gy) * (x > 0)
+
+
+def _values(*values):
+    return tinyffn.tensor(list(values), dtype="float64", requires_grad=True)
+
+
+def test_an_infinite_backward_is_a_disagreement():
+    with pytest.raises(tinyffn.GradcheckError, match="is inf by backward"):
+        tinyffn.gradcheck(InfBackward.apply, [_values(0.5, -1.0)])
+
+
+def test_cotangents_take_both_signs():
+    with pytest.raises(tinyffn.GradcheckError):
+        tinyffn.gradcheck(AbsGyRelu.apply, [_values(0.5, 1.0, 1.5, 2.0)])
+
+
+def test_default_step_is_torchs_and_small_enough_for_a_steep_cubic():
+    torch = pytest.importorskip("torch")
+    t = inspect.signature(torch.autograd.gradcheck).parameters
+    ours = inspect.signature(tinyffn.gradcheck).parameters
+    assert [ours[k].default for k in ("eps", "atol", "rtol")] == \
+           [t[k].default for k in ("eps", "atol", "rtol")]
+    # central differences of 1000 x^3 at 0 are 1000 eps^2: 1e-9 at eps=1e-6
+    assert tinyffn.gradcheck(lambda x: 1000 * x ** 3, [_values(0.0)])

@@ -14,6 +14,7 @@ import tinyffn
 from tinyffn import autograd, nn
 from tinyffn.graphviz import (INSTALL_HELP, RendererNotFoundError, draw_graph, find_renderer,
                               graph_names, render, to_dot)
+from tinyffn.naming import is_constant, summed_axes
 
 HAS_RENDERER = any(shutil.which(p) for p in ("dot", "graphviz-pure"))
 needs_renderer = pytest.mark.skipif(not HAS_RENDERER, reason="no dot or graphviz-pure on PATH")
@@ -391,3 +392,27 @@ def test_named_0d_tensors_are_boxes_and_large_whole_numbers_keep_their_exponent(
     assert not is_constant(named)                         # drawn as a box with its name
     assert format_values(np.array(1e20)) == "1e+20"       # not 100000000000000000000
     assert format_values(np.array(12345.0)) == "12345"
+
+
+def test_a_learnable_scalar_is_not_drawn_as_a_constant():
+    s = tinyffn.tensor(2.0, requires_grad=True)
+    assert not is_constant(s)
+    x = tinyffn.ones(3, requires_grad=True)
+    (x * s).sum().backward()
+    assert "grad 3" in to_dot(x * s, show_grads=True)        # s is a leaf box with dL/ds = 3
+
+
+def test_no_sum_is_drawn_for_an_input_that_gets_no_gradient():
+    w = tinyffn.randn(4, 3, requires_grad=True)
+    c = tinyffn.ones(3)                                       # data: no gradient
+    y = w + c
+    y.sum().backward()
+    assert summed_axes(y.grad_fn, 1) == ()
+    assert "Σ" not in to_dot(y, show_grads=True)
+
+
+def test_maximum_sums_a_broadcast_input_back():
+    x = tinyffn.randn(4, 3, requires_grad=True)
+    b = tinyffn.zeros(3, requires_grad=True)
+    y = x.maximum(b)
+    assert summed_axes(y.grad_fn, 1) == (0,) and summed_axes(y.grad_fn, 0) == ()

@@ -545,3 +545,32 @@ def test_sequential_of_named_children_and_extend_as_in_pytorch():
     for bad in ("", "a.b", "forward", 3):
         with pytest.raises(ValueError, match=rf"Sequential: item 0 cannot be named {bad!r}"):
             nn.Sequential({bad: nn.ReLU()})
+
+
+def test_a_tied_parameter_is_listed_once_as_in_torch():
+    torch = pytest.importorskip("torch")
+    model = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2))
+    model[1].weight = model[0].weight                    # weight tying across two modules
+    t = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Linear(2, 2))
+    t[1].weight = t[0].weight
+    assert [n for n, _ in model.named_parameters()] == [n for n, _ in t.named_parameters()]
+    assert sum(p.numel() for p in t.parameters()) == 8
+    assert sum(int(np.prod(p.shape)) for p in model.parameters()) == 8
+    tinyffn.optim.SGD(model.parameters(), lr=0.1)        # no "parameter 2 is parameter 0 again"
+
+
+def test_a_state_dict_is_a_snapshot_even_of_in_place_edits():
+    lin = nn.Linear(2, 2)
+    saved = lin.state_dict()
+    before = saved["weight"].numpy().copy()
+    lin.weight.data *= 0.0                               # NumPy in-place on the raw array
+    np.testing.assert_array_equal(saved["weight"].numpy(), before)
+
+
+def test_loading_copies_the_checkpoint_arrays():
+    lin = nn.Linear(2, 2)
+    ckpt = {k: v.numpy().copy() for k, v in lin.state_dict().items()}
+    other = nn.Linear(2, 2)
+    other.load_state_dict(ckpt)
+    ckpt["weight"][...] = 7.0                            # editing the checkpoint afterwards
+    assert not np.any(other.weight.numpy() == 7.0)

@@ -461,3 +461,92 @@ def test_a_loaded_state_must_be_one_the_optimizer_could_have_made():
     resumed = optim.Adam([p])
     resumed.load_state_dict(saved)
     assert resumed.amsgrad and resumed.state[0]["step"] == 1
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW"])
+def test_default_hyperparameters_match_torch(name):
+    torch = pytest.importorskip("torch")
+    w0 = np.random.default_rng(0).normal(size=(2, 3))
+    grads = [np.random.default_rng(i).normal(size=(2, 3)) for i in range(3)]
+    p = nn.Parameter(tinyffn.tensor(w0))
+    tp = torch.nn.Parameter(torch.tensor(w0))
+    opt, topt = getattr(optim, name)([p]), getattr(torch.optim, name)([tp])
+    for g in grads:
+        p.grad, tp.grad = tinyffn.tensor(g), torch.tensor(g)
+        opt.step()
+        topt.step()
+    np.testing.assert_allclose(p.numpy(), tp.detach().numpy(), rtol=1e-10, atol=1e-14)
+
+
+def test_momentum_buffer_is_not_the_grad_array():
+    p = nn.Parameter(tinyffn.zeros(2))
+    opt = optim.SGD([p], lr=0.1, momentum=0.9)
+    p.grad = tinyffn.ones(2)
+    opt.step()
+    p.grad.data *= 0.0                   # e.g. in-place clipping/zeroing of the old grad
+    p.grad = tinyffn.ones(2)
+    opt.step()                           # b = 0.9·1 + 1 = 1.9 ; w = -0.1 - 0.19
+    np.testing.assert_allclose(p.numpy(), [-0.29, -0.29], rtol=1e-6)
+
+
+def test_nesterov_with_dampening_is_refused_as_in_torch():
+    torch = pytest.importorskip("torch")
+    p = nn.Parameter(tinyffn.zeros(2))
+    with pytest.raises(ValueError):
+        torch.optim.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.1, momentum=0.9,
+                        dampening=0.1, nesterov=True)
+    with pytest.raises(ValueError, match="nesterov=True needs momentum > 0 and dampening = 0"):
+        optim.SGD([p], lr=0.1, momentum=0.9, dampening=0.1, nesterov=True)
+
+
+def test_numpy_float64_betas_keep_float32_weights():
+    p = nn.Parameter(tinyffn.ones(2))
+    opt = optim.Adam([p], betas=(np.float64(0.9), np.float64(0.999)))
+    for _ in range(2):
+        p.grad = tinyffn.ones(2)
+        opt.step()
+    assert dtype_name(p.dtype) == "float32"
+
+
+def test_bools_are_not_numbers_and_ints_are_not_flags():
+    p = nn.Parameter(tinyffn.zeros(2))
+    with pytest.raises(TypeError, match="lr must be a number, got bool"):
+        optim.SGD([p], lr=True)
+    with pytest.raises(TypeError, match="nesterov must be True or False, got 1"):
+        optim.SGD([p], lr=0.1, momentum=0.9, nesterov=1)
+
+
+def test_state_dict_arrays_do_not_share_memory_with_the_live_state():
+    p = nn.Parameter(tinyffn.zeros(2))
+    opt = optim.Adam([p], lr=0.1)
+    p.grad = tinyffn.ones(2)
+    opt.step()
+    saved = opt.state_dict()
+    saved["state"][0]["m"].data[...] = 123.0        # editing the snapshot ...
+    np.testing.assert_allclose(opt.state[0]["m"], [0.1, 0.1])   # ... leaves the optimizer alone
+
+
+def test_a_state_for_permuted_parameters_is_refused():
+    p, q = nn.Parameter(tinyffn.zeros(2)), nn.Parameter(tinyffn.zeros(3))
+    saved = optim.SGD([p, q], lr=0.1).state_dict()
+    saved["param_groups"][0]["params"] = [1, 0]
+    with pytest.raises(ValueError, match="this optimizer has one group of 2"):
+        optim.SGD([p, q], lr=0.1).load_state_dict(saved)
+
+
+@pytest.mark.parametrize("name, key, value", [("SGD", "momentum", np.float64(0.8)),
+                                              ("Adam", "betas", (np.float64(0.8), np.float64(0.99))),
+                                              ("Adam", "eps", np.float64(1e-6))])
+def test_a_setting_written_through_param_groups_keeps_float32_weights(name, key, value):
+    p = nn.Parameter(tinyffn.ones(2))
+    opt = getattr(optim, name)([p], lr=0.1, **({"momentum": 0.9} if name == "SGD" else {}))
+    opt.param_groups[0][key] = value                  # a schedule's NumPy number
+    for _ in range(2):
+        p.grad = tinyffn.ones(2)
+        opt.step()
+    assert dtype_name(p.dtype) == "float32"
+
+
+def test_a_param_group_counts_its_keys():
+    g = optim.SGD([nn.Parameter(tinyffn.ones(2))], lr=0.1).param_groups[0]
+    assert len(g) == len(list(g)) == len(dict(g))

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import tinyffn
+from tinyffn import promotion
 from tinyffn.backend import dtype_name
 
 
@@ -906,3 +907,40 @@ def test_zeros_like_and_ones_like_take_shape_dtype_and_device(device):
     assert tinyffn.zeros_like(x, device="cpu").device == "cpu"
     with pytest.raises(TypeError, match=r"ones_like: needs a tinyffn Tensor, got numpy\.ndarray"):
         tinyffn.ones_like(np.ones(2))
+
+
+@pytest.mark.parametrize("dtype, scalar", [("float16", np.float32(3.0)), ("int32", np.int64(3))])
+def test_a_numpy_scalar_is_a_weak_number_as_in_torch(dtype, scalar):
+    torch = pytest.importorskip("torch")
+    t = tinyffn.tensor(2, dtype=dtype)                      # 0-d: only the scalar's dtype competes
+    ours = t * scalar
+    theirs = torch.from_numpy(t.numpy()) * scalar
+    assert dtype_name(ours.dtype) == str(theirs.dtype).removeprefix("torch.") == dtype
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_the_number_cache_stays_bounded():
+    x = tinyffn.ones(2)
+    for i in range(promotion.MAX_NUMBERS + 10):
+        x * (i + 0.5)                                        # ever new numbers, as a schedule makes
+    assert len(promotion._NUMBERS) <= promotion.MAX_NUMBERS
+
+
+def test_manual_seed_is_numpys_generator():
+    tinyffn.manual_seed(5)
+    np.testing.assert_array_equal(tinyffn.randn(4, dtype="float64").numpy(),
+                                  np.random.default_rng(5).standard_normal(4))
+
+
+def test_cat_refuses_a_generator_with_a_clear_message():
+    with pytest.raises(TypeError, match="pass a list or tuple of tensors, got generator"):
+        tinyffn.cat(t for t in [tinyffn.ones(2), tinyffn.ones(2)])
+
+
+def test_tensor_of_a_tensor_is_a_copy_of_its_values_on_every_device(device):
+    """``tinyffn.tensor(t)`` reads t through numpy(), which copies from the GPU too."""
+    t = tinyffn.randn(2, 3, dtype="float64", device=device, requires_grad=True)
+    for where in (device, "cpu"):
+        u = tinyffn.tensor(t, device=where)
+        np.testing.assert_array_equal(u.numpy(), t.numpy())
+        assert u.device == where and u.is_leaf and not u.requires_grad and u.data is not t.data
