@@ -863,6 +863,17 @@ def test_masks_combine_and_invert_as_in_pytorch(device):
         ~x
     with pytest.raises(TypeError, match="bitwise_and: needs bool or integer tensors"):
         (x > 0) & x
+    np.testing.assert_array_equal((True & (x > 0)).numpy(), (t > 0).numpy())   # reflected
+    np.testing.assert_array_equal((1 | tinyffn.tensor([2], device=device)).numpy(), [3])
+    other = "strict" if device == "cpu" else "cpu"
+    for op in (lambda a, b: a & b, lambda a, b: a == b):
+        with pytest.raises(tinyffn.DeviceError, match="operands are on different devices"):
+            op(x > 0, tinyffn.tensor([True] * 4, device=other))
+    for foreign in (None, "a", t > 0):              # not an operand: Python's own answer
+        with pytest.raises(TypeError, match="unsupported operand"):
+            (x > 0) & foreign
+        assert (x == foreign) is False and (x != foreign) is True
+    np.testing.assert_array_equal((x == [-1.5, 0.0, 0.0, 3.5]).numpy(), [1, 1, 0, 1])
 
 
 def test_format_abs_and_comparison_with_none_as_in_pytorch():

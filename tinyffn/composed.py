@@ -6,14 +6,17 @@ gradient follows from theirs and a drawing shows what it is made of: ``x.abs()``
 ``getitem`` slices. The elementwise ones and ``amin`` run inside a frame of their name.
 The Tensor methods (``x.abs()``, ``x.min()``, ``x.chunk(2)``, ...) call these; the names
 here are NumPy's where a Python builtin would be shadowed (``absolute``, ``amin``).
+At the end, the operators that record no graph: comparisons, ``~ & | ^``, formatting.
 """
 from __future__ import annotations
 
 import math
 from typing import Any, NamedTuple, Sequence
 
+import numpy as np
+
 from . import grad_mode
-from .backend import dtype_name
+from .backend import DeviceError, dtype_name
 from .arguments import _axes, _axis_list, _is_int, _numpy_names, _shape_arg
 
 
@@ -147,27 +150,52 @@ def chunk(x, chunks: int, dim: int = 0) -> tuple:
 
 
 # ----------------------------------------------------------------------------- not differentiable
+# The operators that record no graph live here too: comparisons, bitwise logic, formatting.
 def compare(x, other, name: str):
     """``x == other`` and the other comparisons (``name`` is the array function, e.g.
-    ``"less"``): a bool tensor, outside any graph. ``x == None`` is False, as in PyTorch."""
-    if other is None:
-        return NotImplemented           # Python falls back to identity: x == None is False
-    other = other.data if isinstance(other, type(x)) else other
-    return type(x)(getattr(x.backend.xp, name)(x.data, other), _backend=x.backend)
+    ``"less"``): a bool tensor, outside any graph. An operand that is not a number, an
+    array or a tensor (``None``, a string) is Python's business: ``x == None`` is False."""
+    w = _operand(x, other, name)
+    if w is NotImplemented:
+        return NotImplemented
+    return type(x)(getattr(x.backend.xp, name)(x.data, w), _backend=x.backend)
 
 
 def bitwise(x, other, name: str):
-    """``~x``, ``x & other``, ``x | other``, ``x ^ other`` on bool (logical) or integer
-    tensors, as in PyTorch: ``~(x > 0)`` inverts a mask. Outside any graph."""
-    operands = [x] if other is None else [x, other]
-    for t in operands:
-        if isinstance(t, type(x)) and x.backend.is_floating(t.dtype):
-            raise TypeError(f"{name}: needs bool or integer tensors, got "
-                            f"{dtype_name(t.dtype)}; for a "
-                            "float 0/1 mask m write 1 - m (not), m * k (and)")
-    if other is None:
-        return type(x)(getattr(x.backend.xp, name)(x.data), _backend=x.backend)
+    """``x & other``, ``x | other``, ``x ^ other`` (and reflected) on bool (logical) or
+    integer tensors, as in PyTorch: ``(x > 0) & (x < 3)``. Outside any graph."""
+    _integral(name, x)
+    if isinstance(other, type(x)):
+        _integral(name, other)
     return compare(x, other, name)
+
+
+def invert(x):
+    """``~x``: logical not of a bool mask, bitwise not of an integer tensor."""
+    _integral("bitwise_invert", x)
+    return type(x)(x.backend.xp.bitwise_invert(x.data), _backend=x.backend)
+
+
+def _integral(name: str, t) -> None:
+    if t.backend.is_floating(t.dtype):
+        raise TypeError(f"{name}: needs bool or integer tensors, got {dtype_name(t.dtype)}; "
+                        "for a float 0/1 mask m write 1 - m (not), m * k (and)")
+
+
+def _operand(x, other, name: str) -> Any:
+    """``other`` as an operand of ``x``'s array functions: a tensor's array (on x's device,
+    else a DeviceError), a number, or an array or list made one of x's backend; anything
+    else NotImplemented."""
+    if isinstance(other, type(x)):
+        if other.backend is not x.backend:
+            raise DeviceError(f"{name}: operands are on different devices ({x.device} and "
+                              f"{other.device}); move them to one device with .to(device)")
+        return other.data
+    if isinstance(other, (bool, int, float)):
+        return other
+    if isinstance(other, (list, tuple, np.ndarray, np.generic)):
+        return x.backend.asarray(np.asarray(other))
+    return NotImplemented
 
 
 def format_value(x, spec: str) -> str:

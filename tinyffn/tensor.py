@@ -462,10 +462,11 @@ class Tensor:
     def __le__(self, other): return C.compare(self, other, "less_equal")
     def __gt__(self, other): return C.compare(self, other, "greater")
     def __ge__(self, other): return C.compare(self, other, "greater_equal")
-    def __invert__(self): return C.bitwise(self, None, "bitwise_invert")
+    def __invert__(self): return C.invert(self)
     def __and__(self, other): return C.bitwise(self, other, "bitwise_and")
     def __or__(self, other): return C.bitwise(self, other, "bitwise_or")
     def __xor__(self, other): return C.bitwise(self, other, "bitwise_xor")
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
 
 # ----------------------------------------------------------------------------- helpers
