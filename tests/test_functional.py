@@ -330,6 +330,19 @@ def test_nll_loss_is_cross_entropy_split_at_log_softmax(device):
         F.nll_loss(x, [0, 1])
     with pytest.raises(ValueError, match=r"nll_loss: targets must lie in \[0, 4\)"):
         F.nll_loss(x, [[0, 4, 1], [0, 0, 0]])
+    with pytest.raises(TypeError, match=r"nll_loss: targets must be integer.*write "
+                                        r"-\(p \* log_probs\)\.sum"):
+        F.nll_loss(x, np.zeros((2, 3)))
+    with pytest.raises(TypeError, match="nll_loss: log_probs must be floating point"):
+        F.nll_loss(tinyffn.tensor([[-1, -2]], device=device), [1])
+
+
+def test_nll_loss_picks_its_input_as_it_is():
+    """Not normalised first: on inputs that are not log-probabilities it differs from
+    cross_entropy (on log-probabilities log_softmax changes nothing, so tests there
+    cannot tell the two apart). -x[0, 1] = -2, as torch.nn.functional.nll_loss."""
+    assert F.nll_loss(tinyffn.tensor([[1.0, 2.0]]), [1]).item() == -2.0
+    assert F.nll_loss(tinyffn.tensor([[1.0, 2.0], [3.0, 5.0]]), [1, 0], "sum").item() == -5.0
 
 
 def test_cross_entropy_is_stable_for_large_logits():

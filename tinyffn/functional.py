@@ -267,6 +267,9 @@ def nll_loss(log_probs: Tensor, targets: Any, reduction: str = "mean") -> Tensor
     _check_tensor("nll_loss", "log_probs", log_probs)
     _check_reduction("nll_loss", reduction)
     _check_class_axis("nll_loss", "log_probs", log_probs)
+    if not log_probs.backend.is_floating(log_probs.dtype):      # PyTorch refuses them too
+        raise TypeError(f"nll_loss: log_probs must be floating point (log-probabilities), "
+                        f"got {dtype_name(log_probs.dtype)}")
     with grad_mode.scope("function", "nll_loss"):
         return _picked_nll("nll_loss", "log_probs", log_probs, targets, reduction)
 
@@ -347,7 +350,8 @@ def _class_targets(op: str, name: str, logits: Tensor, targets: Any) -> Tensor:
     if not be.xp.isdtype(targets.dtype, "integral"):
         raise TypeError(f"{op}: targets must be integer class indices in [0, {C}), "
                         f"got dtype {dtype_name(targets.dtype)}; for one-hot or soft targets write "
-                        f"-(p * log_softmax(logits)).sum(axis=-1).mean()")
+                        f"-(p * {'log_softmax(logits)' if name == 'logits' else name})"
+                        ".sum(axis=-1).mean()")
     if targets.shape != logits.shape[:-1]:
         hint = ""
         if logits.ndim > 2 and targets.shape == logits.shape[:1] + logits.shape[2:]:
