@@ -324,6 +324,30 @@ def test_param_groups_changes_are_checked_and_kept_consistent():
                                          r"per parameter \(\['m', 'step', 'v', 'v_max'\] -> "):
         group["amsgrad"] = False
     assert opt.amsgrad is True and opt.lr == 0.1 and opt.param_groups[0]["lr"] == 0.1
+    stepped = optim.Adam([p], lr=0.1)
+    stepped.step()
+    with pytest.raises(ValueError, match=r"amsgrad=True changes what the optimizer keeps"):
+        stepped.param_groups[0]["amsgrad"] = True          # growing the state, too
+
+
+def test_param_groups_update_checks_settings_together_and_lr_alone():
+    """``update`` is one change (Nesterov needs momentum, so both go at once); ``lr``
+    needs no constructor, so a subclass whose constructor takes lr alone still schedules."""
+    p = nn.Parameter(tinyffn.ones(2))
+    opt = optim.SGD([p], lr=0.1, momentum=0.9, nesterov=True)
+    opt.param_groups[0].update(momentum=0.0, nesterov=False)
+    assert (opt.momentum, opt.nesterov) == (0.0, False)
+    with pytest.raises(ValueError, match="nesterov=True needs momentum > 0"):
+        opt.param_groups[0].update({"nesterov": True})
+
+    class PlainSGD(optim.SGD):
+        def __init__(self, params, lr=0.1):
+            super().__init__(params, lr=lr)
+
+    plain = PlainSGD([p])
+    for group in plain.param_groups:
+        group["lr"] = 0.2
+    assert plain.lr == 0.2
 
 
 @pytest.mark.parametrize("name, settings",

@@ -186,8 +186,11 @@ class ParamGroup(MutableMapping):
     """``opt.param_groups[0]``, as in PyTorch: ``"params"`` and the hyperparameters.
 
     It stores nothing itself: reading a key reads the optimizer's setting, and writing one
-    (``group["lr"] = 0.01``, ``group["betas"] = (0.9, 0.99)``) changes it, after the checks
-    of the optimizer's constructor. Keys cannot be added or removed.
+    (``group["lr"] = 0.01``, ``group["betas"] = (0.9, 0.99)``) changes it. ``lr`` goes
+    through the optimizer's ``lr`` property; any other setting through the checks of the
+    optimizer's constructor, so a subclass's settings must be its constructor's keywords
+    (as :meth:`Optimizer.load_state_dict` also assumes). ``update`` checks its settings
+    together (``nesterov=False, momentum=0.0`` in one call). Keys cannot be added or removed.
     """
 
     def __init__(self, optimizer: Optimizer):
@@ -199,19 +202,27 @@ class ParamGroup(MutableMapping):
         return self._optimizer.hyperparameters()[key]
 
     def __setitem__(self, key: str, value: Any) -> None:
-        opt = self._optimizer
-        hyper = opt.hyperparameters()
-        if key not in hyper:
-            raise KeyError(f"{type(opt).__name__}.param_groups[0]: {key!r} is not a "
-                           f"setting of this optimizer; its settings are "
-                           f"{', '.join(hyper)}" + (" (the parameters are fixed: make a "
-                                                     "new optimizer)" if key == "params" else ""))
-        checked = type(opt)(opt.params, **{**hyper, key: value})
+        self.update({key: value})
+
+    def update(self, other: Any = (), /, **changes: Any) -> None:
+        opt, changes = self._optimizer, {**dict(other), **changes}
+        name, hyper = f"{type(opt).__name__}.param_groups[0]", opt.hyperparameters()
+        for key in changes:
+            if key not in hyper:
+                raise KeyError(f"{name}: {key!r} is not a setting of this optimizer; its "
+                               f"settings are {', '.join(hyper)}" + (
+                                   " (the parameters are fixed: make a new optimizer)"
+                                   if key == "params" else ""))
+        if set(changes) <= {"lr"}:
+            for value in changes.values():
+                opt.lr = value
+            return
+        checked = type(opt)(opt.params, **{**hyper, **changes})
         if any(opt.state) and set(checked.state_keys()) != set(opt.state_keys()):
-            raise ValueError(f"{type(opt).__name__}.param_groups[0]: {key}={value!r} changes "
-                             f"what the optimizer keeps per parameter ({sorted(opt.state_keys())}"
-                             f" -> {sorted(checked.state_keys())}); set it before the first "
-                             "step(), or make a new optimizer")
+            said = ", ".join(f"{k}={v!r}" for k, v in changes.items())
+            raise ValueError(f"{name}: {said} changes what the optimizer keeps per parameter "
+                             f"({sorted(opt.state_keys())} -> {sorted(checked.state_keys())}); "
+                             "set it before the first step(), or make a new optimizer")
         opt._take_hyperparameters(checked)
 
     def __delitem__(self, key: str) -> None:
