@@ -152,6 +152,33 @@ def test_no_grad_and_enable_grad_decorate_with_or_without_parentheses():
         tinyffn.no_grad(False)
 
 
+def test_a_generator_function_is_not_decorated_with_a_mode_it_would_not_run_in():
+    """A generator's body runs at next(), after the decorated call has returned: the mode
+    would be back already (as with contextlib's decorators, and torch's before 2.0)."""
+    def batches():
+        yield tinyffn.is_grad_enabled()
+
+    for decorate, name in [(tinyffn.no_grad, "no_grad"), (tinyffn.no_grad(), "no_grad"),
+                           (tinyffn.enable_grad(), "enable_grad"),
+                           (tinyffn.set_grad_enabled(False), "set_grad_enabled")]:
+        with pytest.raises(TypeError, match=rf"{name}: cannot decorate the generator function "
+                                            r"batches.*write `with"):
+            decorate(batches)
+    assert tinyffn.is_grad_enabled()
+
+
+def test_a_decorated_function_that_recurses_restores_each_level():
+    @tinyffn.enable_grad()
+    def depth(n):
+        with tinyffn.no_grad():
+            return [tinyffn.is_grad_enabled()] + (depth(n - 1) if n else [])
+
+    with tinyffn.no_grad():
+        assert depth(2) == [False] * 3
+        assert not tinyffn.is_grad_enabled()
+    assert tinyffn.is_grad_enabled()
+
+
 def test_inputs_without_requires_grad_get_no_gradient():
     x = tinyffn.randn(2, 3)
     w = tinyffn.randn(3, 2, requires_grad=True)
@@ -181,6 +208,13 @@ def test_grad_takes_one_tensor_and_names_its_own_argument():
     np.testing.assert_allclose(gx.numpy(), [2.0, 2.0])
     (gx,) = tinyffn.grad(x * x, [x], grad_outputs=tinyffn.tensor([1.0, 0.5]))  # torch's name
     np.testing.assert_allclose(gx.numpy(), [2.0, 2.0])
+    (gx,) = tinyffn.grad([x * x], [x], grad_outputs=[tinyffn.tensor([1.0, 0.5])])  # its form
+    np.testing.assert_allclose(gx.numpy(), [2.0, 2.0])
+    (gx,) = tinyffn.grad(x * x, [x], [1.0, 0.5])                # numbers, not tensors
+    np.testing.assert_allclose(gx.numpy(), [2.0, 2.0])
+    with pytest.raises(TypeError, match="grad: takes one output, with one grad_output; got 2 "
+                                        "tensors as output"):
+        tinyffn.grad((x.sum(), x.sum()), [x])
     with pytest.raises(TypeError, match="grad: pass grad_output or grad_outputs"):
         tinyffn.grad(x * x, [x], tinyffn.ones(2), grad_outputs=tinyffn.ones(2))
     with pytest.raises(ValueError, match=r"grad: create_graph=True \(gradients of gradients\) "

@@ -475,6 +475,18 @@ def _root_grad(root: "_tensor.Tensor", grad: Any) -> Any:
     return root.backend.xp.astype(g, root.data.dtype) if g.dtype != root.data.dtype else g
 
 
+def _single(name: str, value: Any) -> Any:
+    """PyTorch's ``grad`` takes sequences (``[y]``, ``grad_outputs=[g]``); one Tensor in a
+    list or tuple is that Tensor. More are refused: ``grad`` here has one output."""
+    if isinstance(value, (list, tuple)) and any(isinstance(v, _tensor.Tensor) for v in value):
+        if len(value) != 1:
+            raise TypeError(f"grad: takes one output, with one grad_output; got {len(value)} "
+                            f"tensors as {name}. Sum the outputs into one scalar first, or "
+                            "call grad once per output")
+        return value[0]
+    return value
+
+
 def grad(output: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_output: Any = None,
          retain_graph: bool = False, *, grad_outputs: Any = None,
          create_graph: bool = False) -> tuple:
@@ -488,6 +500,7 @@ def grad(output: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_outp
     """
     grad_output = either_name("grad", "grad_output", grad_output, None, "grad_outputs",
                               grad_outputs)
+    output, grad_output = _single("output", output), _single("grad_output", grad_output)
     if create_graph:
         raise ValueError("grad: create_graph=True (gradients of gradients) is not supported; "
                          "tinyffn's backward computes on raw arrays and records no graph. For "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
@@ -35,40 +36,57 @@ STATE = _State()
 
 
 # ----------------------------------------------------------------------------- modes
-@contextlib.contextmanager
-def _switched(field: str, value: Any) -> Iterator[None]:
-    """``STATE.<field> = value`` for the length of a ``with`` block, then as it was."""
-    previous = getattr(STATE, field)
-    setattr(STATE, field, value)
-    try:
-        yield
-    finally:
-        setattr(STATE, field, previous)
+class _Switch:
+    """``STATE.<field> = value`` for the length of a ``with`` block, or of each call of a
+    function it decorates; then as it was. One object may be entered again while in use
+    (a decorated function that recurses): each exit restores what its entry found."""
+
+    def __init__(self, name: str, field: str, value: Any):
+        self.name, self.field, self.value, self._previous = name, field, value, []
+
+    def __enter__(self) -> None:
+        self._previous.append(getattr(STATE, self.field))
+        setattr(STATE, self.field, self.value)
+
+    def __exit__(self, *exc_info: Any) -> None:
+        setattr(STATE, self.field, self._previous.pop())
+
+    def __call__(self, fn: Callable) -> Callable:
+        return _decorated(self.name, fn, lambda: self)
+
+
+def _decorated(name: str, fn: Any, switch: Callable[[], Any]) -> Callable:
+    """``fn``, running inside the context manager ``switch()`` on each call."""
+    if not callable(fn):
+        raise TypeError(f"{name}: takes no argument, or a function to decorate; got "
+                        f"{type(fn).__name__}")
+    if inspect.isgeneratorfunction(fn):
+        raise TypeError(f"{name}: cannot decorate the generator function {fn.__name__}: its "
+                        "body runs at each next(), after the call has returned and the mode "
+                        f"is back; write `with {name}(...):` inside its body instead")
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with switch():
+            return fn(*args, **kwargs)
+    return run
 
 
 def no_grad(fn: Callable | None = None) -> Any:
     """Run ops without recording a graph (as ``torch.no_grad``): for evaluation and updates.
 
-    ``with no_grad():``, or a decorator, written ``@no_grad()`` or ``@no_grad``. It holds
-    for the whole process, every thread, not only the calling thread (see _State).
+    ``with no_grad():``, or a decorator, written ``@no_grad()`` or ``@no_grad`` (not of a
+    generator function). It holds for the whole process, every thread, not only the
+    calling thread (see _State).
     """
-    return _mode("no_grad", "grad_enabled", False, fn)
+    switch = _Switch("no_grad", "grad_enabled", False)
+    return switch if fn is None else switch(fn)
 
 
 def enable_grad(fn: Callable | None = None) -> Any:
     """Record a graph again inside a :func:`no_grad` block (also a decorator, as no_grad)."""
-    return _mode("enable_grad", "grad_enabled", True, fn)
-
-
-def _mode(name: str, field: str, value: Any, fn: Callable | None) -> Any:
-    """``_switched(field, value)``, or, given a function (the bare ``@no_grad``), that
-    function running under it. A context manager made by contextlib also decorates."""
-    if fn is None:
-        return _switched(field, value)
-    if not callable(fn):
-        raise TypeError(f"{name}: takes no argument, or a function to decorate; got "
-                        f"{type(fn).__name__}")
-    return _switched(field, value)(fn)
+    switch = _Switch("enable_grad", "grad_enabled", True)
+    return switch if fn is None else switch(fn)
 
 
 class set_grad_enabled:
@@ -92,12 +110,7 @@ class set_grad_enabled:
         """As a decorator: the mode holds while ``fn`` runs, not from the decoration on."""
         STATE.grad_enabled = self.previous
         mode = self.mode
-
-        @functools.wraps(fn)
-        def run(*args: Any, **kwargs: Any) -> Any:
-            with set_grad_enabled(mode):
-                return fn(*args, **kwargs)
-        return run
+        return _decorated("set_grad_enabled", fn, lambda: set_grad_enabled(mode))
 
 
 def is_grad_enabled() -> bool:
@@ -105,12 +118,12 @@ def is_grad_enabled() -> bool:
     return STATE.grad_enabled
 
 
-def detect_anomaly() -> contextlib.AbstractContextManager:
+def detect_anomaly() -> _Switch:
     """Raise :class:`AnomalyError` as soon as a forward or backward produces NaN or inf.
 
     Slower (every result is scanned); use it to find *where* a NaN first appears.
     """
-    return _switched("anomaly", True)
+    return _Switch("detect_anomaly", "anomaly", True)
 
 
 @contextlib.contextmanager
