@@ -397,8 +397,8 @@ def test_each_leaf_owns_its_gradient_array():
 def test_unsupported_float_dtypes_and_a_dtype_passed_as_device_are_named():
     x = tinyffn.randn(2, requires_grad=True)
     for dtype in ("float128", "complex64"):             # once: a silent copy with no graph
-        with pytest.raises(TypeError, match=f"to: tinyffn computes in float16, float32 or "
-                                            f"float64, not {dtype}"):
+        with pytest.raises(TypeError, match=f"to: tinyffn computes with bool, integer and "
+                                            f"float16/32/64 tensors, not {dtype}"):
             x.to(dtype=dtype)
     assert dtype_name(x.to(dtype="int64").dtype) == "int64"     # no graph, as in PyTorch
     with pytest.raises(tinyffn.DeviceError, match=r"unknown device 'float64'; .*float64 is a "
@@ -906,6 +906,19 @@ def test_to_takes_a_dtype_in_the_devices_place_as_pytorch(device):
     with pytest.raises(tinyffn.DeviceError, match=r"unknown device 'float64'.*pass "
                                                   r"dtype='float64'"):
         x.to("float64")
+    other = tinyffn.tensor([1], dtype="int32", device="strict")       # x.to(y): y's device
+    assert (x.to(other).device, dtype_name(x.to(other).dtype)) == ("strict", "int32")
+    assert dtype_name(x.to(float).dtype) == "float64" and dtype_name(x.to(bool).dtype) == "bool"
+    for not_a_dtype in (str, object):                     # NumPy would make <U32 and O arrays
+        with pytest.raises(tinyffn.DeviceError, match="unknown device"):
+            x.to(not_a_dtype)
+    with pytest.raises(TypeError, match="to: tinyffn computes with bool, integer and "
+                                        "float16/32/64 tensors, not str32"):
+        x.to(dtype="<U1")
+    torch = pytest.importorskip("torch")
+    with pytest.raises(tinyffn.DeviceError, match=r"torch\.float64 is PyTorch's dtype: pass "
+                                                  r"NumPy's, such as np\.float64"):
+        x.to(torch.float64)
 
 
 def test_zeros_like_and_ones_like_take_shape_dtype_and_device(device):

@@ -300,15 +300,15 @@ _FACTORIES = {"cpu": _numpy_backend, "cuda": _cupy_backend, "strict": _strict_ba
 
 def device_and_dtype(device: Any, dtype: Any) -> tuple:
     """``.to``'s arguments: a dtype given in the device's place, ``x.to(np.float64)`` as
-    PyTorch's ``x.to(torch.float64)``, moves there. A name (``"float64"``) stays a device,
-    to be refused with a hint, as a device name never is a dtype object."""
-    if device is None or dtype is not None or isinstance(device, str):
-        return device, dtype
-    try:
-        dtype_name(device)
-    except TypeError:
-        return device, dtype
-    return None, device
+    PyTorch's ``x.to(torch.float64)``, moves there; a tensor there, ``x.to(y)``, stands for
+    its device and dtype. A name (``"float64"``) stays a device, refused with a hint."""
+    from .tensor import Tensor          # at call time: tensor.py imports this module
+    if dtype is None and isinstance(device, Tensor):
+        return device.device, device.dtype
+    if dtype is None and (isinstance(device, np.dtype) or hasattr(device, "_np_dtype")
+                          or isinstance(device, type) and issubclass(device, (np.generic, float, int))):
+        return None, device             # NumPy's dtypes and scalar types, strict's, float/int/bool
+    return device, dtype
 
 
 def normalize_device(device: Any) -> str:
@@ -323,7 +323,8 @@ def normalize_device(device: Any) -> str:
         try:
             hint = f" ({np.dtype(name).name} is a dtype: pass dtype={name!r})"
         except TypeError:
-            pass
+            if name.startswith("torch."):
+                hint = f" ({name} is PyTorch's dtype: pass NumPy's, such as np.{name[6:]})"
         raise DeviceError(f"unknown device {device!r}; choose one of {', '.join(DEVICES)}"
                           + hint)
     return name

@@ -154,14 +154,13 @@ class Tensor:
         """``np.asarray(t)`` for a CPU tensor (matplotlib uses it); elsewhere, say .numpy().
 
         As in PyTorch it shares the tensor's memory unless NumPy asks for a copy (or another
-        dtype), but read-only: a graph may have saved the array for backward, and writing
-        into it would change the gradient. ``numpy()`` always copies.
+        dtype), but read-only: a graph may have saved the array. ``numpy()`` copies.
         """
         if self.device != "cpu":
             raise TypeError(f"cannot convert a tensor on {self.device!r} to a NumPy array "
                             "implicitly; call .numpy(), which copies it to the CPU")
         out = np.array(self.data, dtype=dtype, copy=copy)
-        if out is self.data:            # shared: read-only, as a graph may have saved it
+        if out is self.data:
             out = out.view()
             out.flags.writeable = False
         return out
@@ -186,10 +185,10 @@ class Tensor:
             out = Tensor(target.from_numpy(self.numpy()), _backend=target, name=self.name,
                          requires_grad=self.requires_grad and grad_mode.STATE.grad_enabled)
         if dtype is not None and backends.dtype_name(dtype) != backends.dtype_name(out.dtype):
-            if np.dtype(backends.dtype_name(dtype)).kind in "fc" and \
-                    not out.backend.is_floating(dtype):
-                raise TypeError(f"to: tinyffn computes in float16, float32 or float64, not "
-                                f"{backends.dtype_name(dtype)}")
+            kind = np.dtype(getattr(dtype, "_np_dtype", dtype)).kind
+            if kind not in "biuf" or kind == "f" and not out.backend.is_floating(dtype):
+                raise TypeError(f"to: tinyffn computes with bool, integer and float16/32/64 "
+                                f"tensors, not {backends.dtype_name(dtype)}")
             out = E.Cast.apply(out, dtype=out.backend.dtype(dtype))
         return out
 
