@@ -115,7 +115,7 @@ def test_a_torch_tensor_or_class_weight_is_named_as_such():
     for call in (lambda: tinyffn.nn.CrossEntropyLoss(tinyffn.ones(3)),
                  lambda: F.cross_entropy(logits, targets, tinyffn.ones(3))):
         with pytest.raises(TypeError, match=r"reduction must be one of 'mean', 'sum', 'none', "
-                                            r"got a tinyffn\.tensor\.Tensor; class weights"):
+                                            r"got a Tensor; class weights"):
             call()
 
 
@@ -405,3 +405,17 @@ def test_cross_entropy_with_pytorch_layout_logits_says_where_the_classes_go():
         F.cross_entropy(logits, [[0, 1, 2], [3, 4, 0]])
     loss = F.cross_entropy(logits.permute(0, 2, 1), [[0, 1, 2], [3, 4, 0]])
     assert loss.shape == ()
+
+
+def test_foreign_types_are_named_with_their_module():
+    """A torch module, a torch learning rate, a torch exponent: each error says whose."""
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError, match=r"item 0 is a torch\.nn\.modules\.activation\.ReLU, "
+                                        r"not a tinyffn Module"):
+        tinyffn.nn.Sequential(torch.nn.ReLU())
+    with pytest.raises(TypeError, match=r"lr must be a number, got torch\.Tensor"):
+        tinyffn.optim.SGD([tinyffn.nn.Parameter(tinyffn.ones(2))], lr=torch.tensor(0.1))
+    with pytest.raises(TypeError, match=r"exponent must be a number .*, got torch\.Tensor"):
+        tinyffn.ones(2) ** torch.tensor(2.0)
+    with pytest.raises(TypeError, match=r"relu: x must be a tinyffn Tensor, got list;"):
+        F.relu([1.0])

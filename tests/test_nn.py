@@ -147,7 +147,7 @@ def test_module_list_registers_a_stack_of_blocks():
     first = seq[:2]
     assert type(first) is nn.Sequential and first(x).shape == (4, 3)
     assert first[0] is seq[0] and seq[-1].out_features == 1
-    with pytest.raises(TypeError, match="ModuleList: item 4 is a function, not a Module"):
+    with pytest.raises(TypeError, match="ModuleList: item 4 is a function, not a tinyffn Module"):
         model.blocks.append(lambda x: x)
     with pytest.raises(TypeError, match="ModuleList is a container, not a layer"):
         model.blocks(x)

@@ -12,10 +12,12 @@ import numpy as np
 
 
 def type_name(value: Any) -> str:
-    """``list``, ``numpy.ndarray``, ``torch.Tensor``: a value's type as an error should
-    name it (a bare "Tensor" could be PyTorch's, next to tinyffn's)."""
+    """``list``, ``Tensor``, ``numpy.ndarray``, ``torch.Tensor``: a value's type as an
+    error should name it. Python's and tinyffn's own types go by their names; any other
+    with its module, so PyTorch's Tensor is not taken for tinyffn's."""
     cls = type(value)
-    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+    own = cls.__module__ == "builtins" or cls.__module__.split(".")[0] == "tinyffn"
+    return cls.__qualname__ if own else f"{cls.__module__}.{cls.__qualname__}"
 
 
 def _numpy_names(op: str, axis: Any, keepdims: bool, dim: Any, keepdim: bool | None):

@@ -15,6 +15,8 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
+from .arguments import type_name
+
 
 class _State:
     """Process-wide switches. One instance; read on every op, so kept as plain attributes.
@@ -59,7 +61,7 @@ def _decorated(name: str, fn: Any, switch: Callable[[], Any]) -> Callable:
     """``fn``, running inside the context manager ``switch()`` on each call."""
     if not callable(fn):
         raise TypeError(f"{name}: takes no argument, or a function to decorate; got "
-                        f"{type(fn).__name__}")
+                        f"{type_name(fn)}")
     if inspect.isgeneratorfunction(fn):
         raise TypeError(f"{name}: cannot decorate the generator function {fn.__name__}: its "
                         "body runs at each next(), after the call has returned and the mode "

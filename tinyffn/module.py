@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any, Iterable, Iterator
 
 from . import grad_mode
+from .arguments import type_name
 from .backend import FLOAT_DTYPES, device_and_dtype, dtype_name, get_backend
 from .tensor import Tensor
 
@@ -262,7 +263,7 @@ def _check_assignment(module: Module, name: str, value: Any) -> None:
                       (Module, "a Module or None")):
         if isinstance(old, kind) and value is not None and not isinstance(value, kind):
             raise TypeError(
-                f"cannot assign a value of type {type(value).__name__} to "
+                f"cannot assign a value of type {type_name(value)} to "
                 f"{type(module).__name__}.{name}, which holds a {kind.__name__}: "
                 f"parameters(), state_dict() and optimizers would lose it; assign {fix}")
 
@@ -307,7 +308,7 @@ class _Container(Module):
         """Register ``module`` as the child ``name``, after the checks of both."""
         item = f"{type(self).__name__}: item {len(self)}"
         if not isinstance(module, Module):
-            raise TypeError(f"{item} is a {type(module).__name__}, not a Module; wrap "
+            raise TypeError(f"{item} is a {type_name(module)}, not a tinyffn Module; wrap "
                             "functions in a Module subclass")
         if any(m is self for m in module.modules()):
             raise ValueError(f"{item} contains this {type(self).__name__}; a module tree "

@@ -253,7 +253,7 @@ def _non_negative(owner: str, name: str, value: Any) -> float:
     """A hyperparameter as a Python float >= 0. A Tensor learning rate would turn every
     parameter's data into a Tensor; a NumPy float64 one could promote float32 weights."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{owner}: {name} must be a number, got {type(value).__name__}"
+        raise TypeError(f"{owner}: {name} must be a number, got {type_name(value)}"
                         + ("; pass lr.item()" if isinstance(value, Tensor) else ""))
     if not value >= 0:
         raise ValueError(f"{owner}: {name} must be >= 0, got {value}")

@@ -19,7 +19,7 @@ from . import autograd, grad_mode
 from . import backend as backends
 from . import composed as C
 from .arguments import (_axes, _axis_list, _is_int, _numpy_names, _permutation, _shape_arg,
-                        _transposition, either_name)
+                        _transposition, either_name, type_name)
 from .ops import elementwise as E
 from .ops import linalg as L
 from .ops import reduce as R
@@ -289,7 +289,7 @@ class Tensor:
     def __pow__(self, p):
         if isinstance(p, bool) or not isinstance(p, numbers.Real):
             raise TypeError(f"pow: the exponent must be a number (x ** 2.0), got "
-                            f"{type(p).__name__}; for a tensor or array exponent write "
+                            f"{type_name(p)}; for a tensor or array exponent write "
                             "exp(p * log(x)) instead")
         # NumPy's float64(1.5) would make the result float64: use the plain Python number
         return E.Pow.apply(self, p=int(p) if isinstance(p, numbers.Integral) else float(p))
