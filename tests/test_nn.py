@@ -542,6 +542,11 @@ def test_sequential_of_named_children_and_extend_as_in_pytorch():
     assert tail[1] is mine.w2 and mine.w1.weight.name == "w1.weight"
     blocks = nn.ModuleList([nn.ReLU()]).extend([nn.Linear(2, 2), nn.ReLU()])
     assert len(blocks) == 3 and list(dict(blocks.named_children())) == ["0", "1", "2"]
+    part = nn.Sequential(nn.ReLU(), nn.ReLU(), nn.ReLU())[1:]     # children "1" and "2"
+    with pytest.raises(ValueError, match=r"item 2 cannot be named '2': a child has that name "
+                                         r"\(a slice keeps.*Sequential\(\*part\)"):
+        part.append(nn.ReLU())
+    assert len(nn.Sequential(*part).append(nn.ReLU())) == 3
     for bad in ("", "a.b", "forward", 3):
         with pytest.raises(ValueError, match=rf"Sequential: item 0 cannot be named {bad!r}"):
             nn.Sequential({bad: nn.ReLU()})

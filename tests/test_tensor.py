@@ -605,6 +605,12 @@ def test_reductions_by_dim_match_pytorch():
     for op in ("max", "min"):
         with pytest.raises(TypeError, match=rf"{op}: dim must be one int .* axis=\(0, 2\)"):
             getattr(x, op)(dim=(0, 2))
+        with pytest.raises(TypeError, match=rf"{op}: dim must be one int .* got \(\); for the "
+                                            "values over all axes pass no dim"):
+            getattr(x, op)(dim=())
+        with pytest.raises(TypeError, match=rf"arg{op}: dim must be None or an int, got \(\)"):
+            getattr(x, "arg" + op)(dim=())              # as torch.argmax refuses it
+    np.testing.assert_allclose(x.sum(dim=[]).numpy(), t.sum().numpy())   # a list, as ()
     for dim in (0, 1, -1):
         for keepdim in (False, True):
             for op in ("max", "min"):
@@ -883,6 +889,8 @@ def test_format_abs_and_comparison_with_none_as_in_pytorch():
     loss = (x * x).sum()
     assert f"{loss:.4f}" == "5.5625" and f"{loss}" == "5.5625"
     assert f"{x}" == repr(x)
+    with pytest.raises(TypeError, match=r"has shape \(1,\)"):    # one element, but not 0-d:
+        f"{tinyffn.tensor([0.5]):.2f}"                           # torch refuses it too
     with pytest.raises(TypeError, match=r"format: '\.2f' formats a number, and this tensor "
                                         r"has shape \(2,\); format x\.item\(\)"):
         f"{x:.2f}"

@@ -31,8 +31,9 @@ class MaxResult(NamedTuple):
         in PyTorch (``axis=`` takes several, for the values alone)."""
         if not _is_int(dim):
             raise TypeError(f"{op}: dim must be one int for (values, indices), as in "
-                            f"torch.{op}(x, dim), got {dim!r}; for the values over several "
-                            f"axes pass axis={dim!r}")
+                            f"torch.{op}(x, dim), got {dim!r}"
+                            + (f"; for the values over several axes pass axis={dim!r}"
+                               if dim else "; for the values over all axes pass no dim"))
         return cls(values, getattr(x, "arg" + op)(dim, keepdim))
 
 
@@ -76,6 +77,19 @@ def amin(x, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
     with grad_mode.scope("function", "min"):
         values = -(-x).max(axis=axis, keepdims=keepdims)
     return MaxResult.over("min", x, values, dim, keepdims) if dim is not None else values
+
+
+def arg_extreme(x, op: str, axis: Any, keepdims: bool, dim: Any, keepdim: Any):
+    """``x.argmax`` and ``x.argmin`` (``op``): indices along one axis, or of the flattened
+    tensor when none is given. Not differentiable: an int64 tensor outside any graph."""
+    for name, value in (("axis", axis), ("dim", dim)):
+        if value is not None and not _is_int(value):
+            raise TypeError(f"{op}: {name} must be None or an int, got {value!r}")
+    axis, keepdims = _numpy_names(op, axis, keepdims, dim, keepdim)
+    if axis is not None:
+        (axis,) = _axis_list((axis,), max(x.ndim, 1), op)
+    found = getattr(x.backend.xp, op)(x.data, axis=axis, keepdims=keepdims)
+    return type(x)(found, _backend=x.backend)
 
 
 # ----------------------------------------------------------------------------- shape

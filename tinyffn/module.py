@@ -313,6 +313,10 @@ class _Container(Module):
         if any(m is self for m in module.modules()):
             raise ValueError(f"{item} contains this {type(self).__name__}; a module tree "
                              "cannot have cycles")
+        if name in dict(self.named_children()):     # a slice keeps its children's names
+            raise ValueError(f"{item} cannot be named {name!r}: a child has that name (a "
+                             "slice keeps its children's names, as in PyTorch; append to "
+                             f"a new container instead: {type(self).__name__}(*part))")
         if not isinstance(name, str) or not name or "." in name or hasattr(self, name):
             raise ValueError(f"{item} cannot be named {name!r}: a child's name is a "
                              "non-empty string without '.', not already taken")

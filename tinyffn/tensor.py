@@ -18,7 +18,7 @@ import numpy as np
 from . import autograd, grad_mode
 from . import backend as backends
 from . import composed as C
-from .arguments import (_axes, _axis_list, _is_int, _numpy_names, _permutation, _shape_arg,
+from .arguments import (_axes, _axis_list, _numpy_names, _permutation, _shape_arg,
                         _transposition, either_name, type_name)
 from .ops import elementwise as E
 from .ops import linalg as L
@@ -385,22 +385,13 @@ class Tensor:
     def argmin(self, axis: int | None = None, keepdims: bool = False, *,
                dim: int | None = None, keepdim: bool | None = None) -> "Tensor":
         """Indices of the minima, as :meth:`argmax` those of the maxima."""
-        return self._arg("argmin", axis, keepdims, dim, keepdim)
+        return C.arg_extreme(self, "argmin", axis, keepdims, dim, keepdim)
 
     def argmax(self, axis: int | None = None, keepdims: bool = False, *,
                dim: int | None = None, keepdim: bool | None = None) -> "Tensor":
         """Indices of the maxima along ``axis`` (of the flattened tensor when None), as
         ``numpy.argmax`` and ``torch.argmax``; the first one on ties. Not differentiable."""
-        return self._arg("argmax", axis, keepdims, dim, keepdim)
-
-    def _arg(self, op: str, axis: Any, keepdims: bool, dim: Any, keepdim: Any) -> "Tensor":
-        axis, keepdims = _numpy_names(op, axis, keepdims, dim, keepdim)
-        if axis is not None:
-            if not _is_int(axis):
-                raise TypeError(f"{op}: axis must be None or an int, got {axis!r}")
-            (axis,) = _axis_list((axis,), max(self.ndim, 1), op)
-        found = getattr(self.backend.xp, op)(self.data, axis=axis, keepdims=keepdims)
-        return Tensor(found, _backend=self.backend)
+        return C.arg_extreme(self, "argmax", axis, keepdims, dim, keepdim)
 
     # -- shape ---------------------------------------------------------------------------
     def reshape(self, *shape):
