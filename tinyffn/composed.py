@@ -47,7 +47,7 @@ def sqrt(x):
 def absolute(x):
     """maximum(-x, x): at 0 the tie splits gy between -1 and +1, so the gradient is 0, as
     PyTorch's. In this order abs(0.0) is 0.0, not -0.0 (NumPy's maximum returns its second
-    argument on a tie)."""
+    argument on a tie); abs(-0.0) stays -0.0, equal to 0.0 (PyTorch gives 0.0)."""
     with grad_mode.scope("function", "abs"):
         return (-x).maximum(x)
 
