@@ -41,9 +41,11 @@ def _cupy_without_a_usable_gpu(monkeypatch, n_gpus, first_kernel_error):
     cupyx.scipy = scipy_
     cupy = types.ModuleType("cupy")
     cupy.cuda, cupy.zeros = types.SimpleNamespace(runtime=runtime), zeros
+    compat = types.ModuleType("array_api_compat")         # installed or not (a cuda extra)
+    compat.cupy = types.ModuleType("array_api_compat.cupy")
     for name, module in [("cupy", cupy), ("cupyx", cupyx), ("cupyx.scipy", scipy_),
-                         ("cupyx.scipy.special", special_),
-                         ("array_api_compat.cupy", types.ModuleType("array_api_compat.cupy"))]:
+                         ("cupyx.scipy.special", special_), ("array_api_compat", compat),
+                         ("array_api_compat.cupy", compat.cupy)]:
         monkeypatch.setitem(sys.modules, name, module)
 
 
