@@ -164,6 +164,12 @@ def test_a_generator_function_is_not_decorated_with_a_mode_it_would_not_run_in()
         with pytest.raises(TypeError, match=rf"{name}: cannot decorate the generator function "
                                             r"batches.*write `with"):
             decorate(batches)
+    async def fetch():
+        return tinyffn.is_grad_enabled()
+
+    with pytest.raises(TypeError, match=r"no_grad: cannot decorate the coroutine function "
+                                        r"fetch.*write `with no_grad\(\):`"):
+        tinyffn.no_grad(fetch)
     assert tinyffn.is_grad_enabled()
 
 
@@ -215,6 +221,12 @@ def test_grad_takes_one_tensor_and_names_its_own_argument():
     with pytest.raises(TypeError, match="grad: takes one output, with one grad_output; got 2 "
                                         "tensors as output"):
         tinyffn.grad((x.sum(), x.sum()), [x])
+    with pytest.raises(TypeError, match="got 0 tensors as output"):
+        tinyffn.grad([], [x])
+    (gx,) = tinyffn.grad((x * x).sum(), [x], grad_outputs=[None])     # torch's implied 1
+    np.testing.assert_allclose(gx.numpy(), [2.0, 4.0])
+    (gx,) = tinyffn.grad(x * x, [x], grad_outputs=[np.array([1.0, 0.5])])
+    np.testing.assert_allclose(gx.numpy(), [2.0, 2.0])
     with pytest.raises(TypeError, match="grad: pass grad_output or grad_outputs"):
         tinyffn.grad(x * x, [x], tinyffn.ones(2), grad_outputs=tinyffn.ones(2))
     with pytest.raises(ValueError, match=r"grad: create_graph=True \(gradients of gradients\) "

@@ -410,8 +410,8 @@ def test_cross_entropy_with_pytorch_layout_logits_says_where_the_classes_go():
 def test_foreign_types_are_named_with_their_module():
     """A torch module, a torch learning rate, a torch exponent: each error says whose."""
     torch = pytest.importorskip("torch")
-    with pytest.raises(TypeError, match=r"item 0 is a torch\.nn\.modules\.activation\.ReLU, "
-                                        r"not a tinyffn Module"):
+    with pytest.raises(TypeError, match=r"item 0 is not a tinyffn Module \(got "
+                                        r"torch\.nn\.modules\.activation\.ReLU\)"):
         tinyffn.nn.Sequential(torch.nn.ReLU())
     with pytest.raises(TypeError, match=r"lr must be a number, got torch\.Tensor"):
         tinyffn.optim.SGD([tinyffn.nn.Parameter(tinyffn.ones(2))], lr=torch.tensor(0.1))

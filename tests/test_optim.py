@@ -316,7 +316,8 @@ def test_param_groups_changes_are_checked_and_kept_consistent():
                                        "settings are lr, betas, eps"):
         group["momentum"] = 0.9
     with pytest.raises(KeyError, match="the parameters are fixed: make a new optimizer"):
-        group["params"] = [p]
+        group["params"] = [nn.Parameter(tinyffn.ones(2))]
+    group.update(dict(group))                           # the same parameters: no change
     group["amsgrad"] = True                             # before the first step: fine
     p.grad = tinyffn.ones(2)
     opt.step()

@@ -880,6 +880,8 @@ def test_masks_combine_and_invert_as_in_pytorch(device):
             (x > 0) & foreign
         assert (x == foreign) is False and (x != foreign) is True
     np.testing.assert_array_equal((x == [-1.5, 0.0, 0.0, 3.5]).numpy(), [1, 1, 0, 1])
+    np.testing.assert_array_equal((x == np.float64(2.0)).numpy(), [0, 0, 1, 0])  # a float too
+    np.testing.assert_array_equal((x == 2 + 0j).numpy(), (t == 2 + 0j).numpy())  # elementwise
 
 
 def test_format_abs_and_comparison_with_none_as_in_pytorch():
@@ -917,9 +919,10 @@ def test_to_takes_a_dtype_in_the_devices_place_as_pytorch(device):
     other = tinyffn.tensor([1], dtype="int32", device="strict")       # x.to(y): y's device
     assert (x.to(other).device, dtype_name(x.to(other).dtype)) == ("strict", "int32")
     assert dtype_name(x.to(float).dtype) == "float64" and dtype_name(x.to(bool).dtype) == "bool"
-    for not_a_dtype in (str, object):                     # NumPy would make <U32 and O arrays
-        with pytest.raises(tinyffn.DeviceError, match="unknown device"):
-            x.to(not_a_dtype)
+    for not_a_dtype, name in ((str, "str"), (object, "object"), (complex, "complex128")):
+        with pytest.raises(TypeError, match=f"to: tinyffn computes with bool, integer and "
+                                            f"float16/32/64 tensors, not {name}"):
+            x.to(not_a_dtype)                           # NumPy would make <U32 and O arrays
     with pytest.raises(TypeError, match="to: tinyffn computes with bool, integer and "
                                         "float16/32/64 tensors, not str32"):
         x.to(dtype="<U1")

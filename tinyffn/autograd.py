@@ -478,7 +478,8 @@ def _root_grad(root: "_tensor.Tensor", grad: Any) -> Any:
 def _single(name: str, value: Any) -> Any:
     """PyTorch's ``grad`` takes sequences (``[y]``, ``grad_outputs=[g]``); one Tensor in a
     list or tuple is that Tensor. More are refused: ``grad`` here has one output."""
-    if isinstance(value, (list, tuple)) and any(isinstance(v, _tensor.Tensor) for v in value):
+    if isinstance(value, (list, tuple)) and (not value or any(
+            v is None or isinstance(v, _tensor.Tensor) or hasattr(v, "shape") for v in value)):
         if len(value) != 1:
             raise TypeError(f"grad: takes one output, with one grad_output; got {len(value)} "
                             f"tensors as {name}. Sum the outputs into one scalar first, or "

@@ -305,9 +305,8 @@ def device_and_dtype(device: Any, dtype: Any) -> tuple:
     from .tensor import Tensor          # at call time: tensor.py imports this module
     if dtype is None and isinstance(device, Tensor):
         return device.device, device.dtype
-    if dtype is None and (isinstance(device, np.dtype) or hasattr(device, "_np_dtype")
-                          or isinstance(device, type) and issubclass(device, (np.generic, float, int))):
-        return None, device             # NumPy's dtypes and scalar types, strict's, float/int/bool
+    if dtype is None and (isinstance(device, (np.dtype, type)) or hasattr(device, "_np_dtype")):
+        return None, device             # a dtype or a class (np.float64, float): no device is one
     return device, dtype
 
 

@@ -11,6 +11,7 @@ At the end, the operators that record no graph: comparisons, ``~ & | ^``, format
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, NamedTuple, Sequence
 
 import numpy as np
@@ -205,10 +206,10 @@ def _operand(x, other, name: str) -> Any:
             raise DeviceError(f"{name}: operands are on different devices ({x.device} and "
                               f"{other.device}); move them to one device with .to(device)")
         return other.data
-    if isinstance(other, (bool, int, float)):
-        return other
-    if isinstance(other, (list, tuple, np.ndarray, np.generic)):
+    if isinstance(other, (list, tuple, np.ndarray, np.generic)):     # np.float64 is a float
         return x.backend.asarray(np.asarray(other))
+    if isinstance(other, numbers.Complex):          # bool, int, float, complex
+        return other
     return NotImplemented
 
 

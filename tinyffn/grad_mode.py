@@ -62,10 +62,12 @@ def _decorated(name: str, fn: Any, switch: Callable[[], Any]) -> Callable:
     if not callable(fn):
         raise TypeError(f"{name}: takes no argument, or a function to decorate; got "
                         f"{type_name(fn)}")
-    if inspect.isgeneratorfunction(fn):
-        raise TypeError(f"{name}: cannot decorate the generator function {fn.__name__}: its "
-                        "body runs at each next(), after the call has returned and the mode "
-                        f"is back; write `with {name}(...):` inside its body instead")
+    if inspect.isgeneratorfunction(fn) or inspect.iscoroutinefunction(fn):
+        kind = "generator" if inspect.isgeneratorfunction(fn) else "coroutine"
+        call = f"{name}(mode)" if name == "set_grad_enabled" else f"{name}()"
+        raise TypeError(f"{name}: cannot decorate the {kind} function {fn.__name__}: its "
+                        "body runs later, after the call has returned and the mode is "
+                        f"back; write `with {call}:` inside its body instead")
 
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:

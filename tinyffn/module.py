@@ -308,15 +308,16 @@ class _Container(Module):
         """Register ``module`` as the child ``name``, after the checks of both."""
         item = f"{type(self).__name__}: item {len(self)}"
         if not isinstance(module, Module):
-            raise TypeError(f"{item} is a {type_name(module)}, not a tinyffn Module; wrap "
+            raise TypeError(f"{item} is not a tinyffn Module (got {type_name(module)}); wrap "
                             "functions in a Module subclass")
         if any(m is self for m in module.modules()):
             raise ValueError(f"{item} contains this {type(self).__name__}; a module tree "
                              "cannot have cycles")
         if name in dict(self.named_children()):     # a slice keeps its children's names
             raise ValueError(f"{item} cannot be named {name!r}: a child has that name (a "
-                             "slice keeps its children's names, as in PyTorch; append to "
-                             f"a new container instead: {type(self).__name__}(*part))")
+                             "slice keeps its children's names, as in PyTorch). Name the new "
+                             "child yourself, Sequential(OrderedDict(...)), or rebuild the "
+                             f"container: {type(self).__name__}(*old, module)")
         if not isinstance(name, str) or not name or "." in name or hasattr(self, name):
             raise ValueError(f"{item} cannot be named {name!r}: a child's name is a "
                              "non-empty string without '.', not already taken")

@@ -206,6 +206,10 @@ class ParamGroup(MutableMapping):
 
     def update(self, other: Any = (), /, **changes: Any) -> None:
         opt, changes = self._optimizer, {**dict(other), **changes}
+        same = changes.get("params")
+        if same is not None and len(same) == len(opt.params) and all(
+                p is q for p, q in zip(same, opt.params)):
+            del changes["params"]                   # group.update(dict(group)): unchanged
         name, hyper = f"{type(opt).__name__}.param_groups[0]", opt.hyperparameters()
         for key in changes:
             if key not in hyper:
