@@ -20,6 +20,20 @@ def type_name(value: Any) -> str:
     return cls.__qualname__ if own else f"{cls.__module__}.{cls.__qualname__}"
 
 
+def single_of_sequence(op: str, name: str, value: Any) -> Any:
+    """PyTorch's ``grad`` takes sequences (``[y]``, ``grad_outputs=[g]`` or ``[None]``): the
+    one tensor, array or None in a list or tuple is that value. More are refused: ``op``
+    has one output. (A list of numbers stays a list: it is an array's data.)"""
+    if isinstance(value, (list, tuple)) and (
+            not value or any(v is None or hasattr(v, "shape") for v in value)):
+        if len(value) != 1:
+            raise TypeError(f"{op}: takes one output, with one grad_output; got {len(value)} "
+                            f"tensors as {name}. Sum the outputs into one scalar first, or "
+                            f"call {op} once per output")
+        return value[0]
+    return value
+
+
 def _numpy_names(op: str, axis: Any, keepdims: bool, dim: Any, keepdim: bool | None):
     """(axis, keepdims) from NumPy's names or PyTorch's (dim, keepdim), not both.
 

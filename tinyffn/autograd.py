@@ -29,9 +29,9 @@ intermediate result such as ``x @ W1.T`` is kept only by the variable that names
 so once the forward pass moves on it is freed, unless its consumer saved it for
 backward (``ctx.save_for_backward``). A node does not keep its inputs (their shapes
 and dtypes it reads off its parents), and it keeps only a weak reference to its output
-(``ctx.output``): the output tensor while anyone still holds it, else None. Nothing points back from an input
-to its consumers, so the graph holds no reference cycles and is freed by reference
-counting alone.
+(``ctx.output``): the output tensor while anyone holds it, else None. Nothing points
+back from an input to its consumers, so the graph holds no reference cycles and is
+freed by reference counting alone.
 
 How backward walks it
 ---------------------
@@ -53,7 +53,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
-from .arguments import either_name
+from .arguments import either_name, single_of_sequence
 from . import tensor as _tensor  # Tensor is defined there; used at call time only
 # The switches every op reads live in grad_mode.py; they are also autograd's names, as
 # torch.autograd.no_grad is torch's.
@@ -475,19 +475,6 @@ def _root_grad(root: "_tensor.Tensor", grad: Any) -> Any:
     return root.backend.xp.astype(g, root.data.dtype) if g.dtype != root.data.dtype else g
 
 
-def _single(name: str, value: Any) -> Any:
-    """PyTorch's ``grad`` takes sequences (``[y]``, ``grad_outputs=[g]``); one Tensor in a
-    list or tuple is that Tensor. More are refused: ``grad`` here has one output."""
-    if isinstance(value, (list, tuple)) and (not value or any(
-            v is None or isinstance(v, _tensor.Tensor) or hasattr(v, "shape") for v in value)):
-        if len(value) != 1:
-            raise TypeError(f"grad: takes one output, with one grad_output; got {len(value)} "
-                            f"tensors as {name}. Sum the outputs into one scalar first, or "
-                            "call grad once per output")
-        return value[0]
-    return value
-
-
 def grad(output: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_output: Any = None,
          retain_graph: bool = False, *, grad_outputs: Any = None,
          create_graph: bool = False) -> tuple:
@@ -496,16 +483,15 @@ def grad(output: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_outp
     ``inputs`` is a sequence of tensors, or one Tensor (the result is still a tuple).
     ``grad_output`` (PyTorch's ``grad_outputs``) is dL/d(output), needed unless ``output``
     has one element. An input that ``output`` does not depend on gets a zero gradient.
-    ``create_graph=True`` is refused: backward runs on raw arrays, recording no graph, so
-    there are no gradients of gradients.
+    ``create_graph=True`` is refused: backward records no graph.
     """
     grad_output = either_name("grad", "grad_output", grad_output, None, "grad_outputs",
                               grad_outputs)
-    output, grad_output = _single("output", output), _single("grad_output", grad_output)
+    output = single_of_sequence("grad", "output", output)
+    grad_output = single_of_sequence("grad", "grad_output", grad_output)
     if create_graph:
-        raise ValueError("grad: create_graph=True (gradients of gradients) is not supported; "
-                         "tinyffn's backward computes on raw arrays and records no graph. For "
-                         "a second derivative, use finite differences of grad()")
+        raise ValueError("grad: create_graph=True (gradients of gradients) is not supported: "
+                         "backward computes on raw arrays and records no graph")
     inputs = (inputs,) if isinstance(inputs, _tensor.Tensor) else tuple(inputs)
     if grad_output is None and math.prod(output.shape) != 1:
         raise RuntimeError(f"grad: the output has shape {output.shape}, so dL/d(output) cannot "
