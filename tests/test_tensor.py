@@ -979,3 +979,12 @@ def test_tensor_of_a_tensor_is_a_copy_of_its_values_on_every_device(device):
         u = tinyffn.tensor(t, device=where)
         np.testing.assert_array_equal(u.numpy(), t.numpy())
         assert u.device == where and u.is_leaf and not u.requires_grad and u.data is not t.data
+
+
+def test_comparisons_and_argmax_of_a_parameter_are_plain_tensors():
+    """A mask of a module's weight (w > 0) is data, not a new Parameter."""
+    w = tinyffn.nn.Parameter(tinyffn.tensor([1.0, -2.0, 3.0]))
+    for result, want in [(w > 0, [True, False, True]), (~(w > 0), [False, True, False]),
+                         (w == 3.0, [False, False, True]), (w.argmax(), 2)]:
+        assert type(result) is tinyffn.Tensor and not result.requires_grad
+        np.testing.assert_array_equal(result.numpy(), want)

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 
 from . import grad_mode
+from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
 from .backend import DeviceError, dtype_name
 from .arguments import _axes, _axis_list, _is_int, _numpy_names, _shape_arg
 
@@ -90,7 +91,7 @@ def arg_extreme(x, op: str, axis: Any, keepdims: bool, dim: Any, keepdim: Any):
     if axis is not None:
         (axis,) = _axis_list((axis,), max(x.ndim, 1), op)
     found = getattr(x.backend.xp, op)(x.data, axis=axis, keepdims=keepdims)
-    return type(x)(found, _backend=x.backend)
+    return _tensor.Tensor(found, _backend=x.backend)
 
 
 # ----------------------------------------------------------------------------- shape
@@ -173,14 +174,14 @@ def compare(x, other, name: str):
     w = _operand(x, other, name)
     if w is NotImplemented:
         return NotImplemented
-    return type(x)(getattr(x.backend.xp, name)(x.data, w), _backend=x.backend)
+    return _tensor.Tensor(getattr(x.backend.xp, name)(x.data, w), _backend=x.backend)
 
 
 def bitwise(x, other, name: str):
     """``x & other``, ``x | other``, ``x ^ other`` (and reflected) on bool (logical) or
     integer tensors, as in PyTorch: ``(x > 0) & (x < 3)``. Outside any graph."""
     _integral(name, x)
-    if isinstance(other, type(x)):
+    if isinstance(other, _tensor.Tensor):
         _integral(name, other)
     return compare(x, other, name)
 
@@ -188,7 +189,7 @@ def bitwise(x, other, name: str):
 def invert(x):
     """``~x``: logical not of a bool mask, bitwise not of an integer tensor."""
     _integral("bitwise_invert", x)
-    return type(x)(x.backend.xp.bitwise_invert(x.data), _backend=x.backend)
+    return _tensor.Tensor(x.backend.xp.bitwise_invert(x.data), _backend=x.backend)
 
 
 def _integral(name: str, t) -> None:
@@ -201,7 +202,7 @@ def _operand(x, other, name: str) -> Any:
     """``other`` as an operand of ``x``'s array functions: a tensor's array (on x's device,
     else a DeviceError), a number, or an array or list made one of x's backend; anything
     else NotImplemented."""
-    if isinstance(other, type(x)):
+    if isinstance(other, _tensor.Tensor):
         if other.backend is not x.backend:
             raise DeviceError(f"{name}: operands are on different devices ({x.device} and "
                               f"{other.device}); move them to one device with .to(device)")
