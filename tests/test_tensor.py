@@ -988,3 +988,10 @@ def test_comparisons_and_argmax_of_a_parameter_are_plain_tensors():
                          (w == 3.0, [False, False, True]), (w.argmax(), 2)]:
         assert type(result) is tinyffn.Tensor and not result.requires_grad
         np.testing.assert_array_equal(result.numpy(), want)
+
+
+def test_pow_method_is_the_operator():
+    x = tinyffn.tensor([1.5, -2.0], requires_grad=True)
+    x.pow(3).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 3 * np.array([1.5, -2.0]) ** 2, rtol=1e-6)
+    assert x.pow(2).grad_fn.name == "pow"
