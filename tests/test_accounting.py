@@ -57,6 +57,29 @@ def test_block_and_llama_totals():
     assert totals["exact"] == 6_738_415_616                                # LLaMA-7B's count
 
 
+class _LlamaLayer(nn.Module):
+    """A LLaMA layer's parameters as real modules: two RMSNorms, W_Q, W_K, W_V, W_O
+    without biases, a SwiGLU FFN (the computation is not needed to count them)."""
+
+    def __init__(self, d, multiple_of):
+        super().__init__()
+        self.attention_norm, self.ffn_norm = nn.RMSNorm(d), nn.RMSNorm(d)
+        self.wq, self.wk, self.wv, self.wo = (nn.Linear(d, d, bias=False) for _ in range(4))
+        self.feed_forward = nn.GatedFFN(d, multiple_of=multiple_of)
+
+
+@pytest.mark.parametrize("d, L, V, multiple_of", [(8, 1, 11, 1), (32, 3, 50, 16)])
+def test_llama_count_from_real_modules(d, L, V, multiple_of):
+    model = nn.Module()
+    model.tok_embeddings = nn.Parameter(tinyffn.zeros(V, d))
+    model.layers = nn.ModuleList(_LlamaLayer(d, multiple_of) for _ in range(L))
+    model.norm = nn.RMSNorm(d)
+    model.output = nn.Linear(d, V, bias=False)                  # untied, as LLaMA
+    assert A.count_parameters(model) == A.llama_params(d, L, V, multiple_of=multiple_of)
+    assert A.count_parameters(nn.RMSNorm(d)) == d               # the gain only
+    assert A.count_parameters(nn.LayerNorm(d)) == 2 * d         # gain and shift
+
+
 # ----------------------------------------------------------------------------- FLOPs
 def test_flop_formulas_and_the_crossover():
     T, d = 2048, 4096

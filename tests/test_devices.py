@@ -23,6 +23,8 @@ MODELS = {
     "ffn-gelu-fused": lambda: nn.FFN(16, activation="gelu", fused=True),
     "swiglu": lambda: nn.GatedFFN(16, activation="swish"),
     "geglu": lambda: nn.GatedFFN(16, activation="gelu"),
+    "layernorm-ffn": lambda: nn.Sequential(nn.LayerNorm(16), nn.FFN(16, activation="gelu")),
+    "rmsnorm-swiglu": lambda: nn.Sequential(nn.RMSNorm(16), nn.GatedFFN(16)),
 }
 
 
@@ -74,6 +76,24 @@ def test_model_parity_with_cpu(name, other):
     model.to("cpu")
     assert all(p.device == "cpu" for p in model.parameters())
     np.testing.assert_allclose(model(x_cpu).numpy(), y_cpu.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("other", OTHER)
+def test_dropout_draws_the_same_mask_on_every_device(other):
+    """The mask comes from the CPU generator, so a seed gives the same one anywhere; the
+    gradient is the mask itself (for y.sum())."""
+    x_cpu = tinyffn.randn(64, 16, requires_grad=True)
+    x = x_cpu.detach().to(other).requires_grad_()
+    results = []
+    for t in (x_cpu, x):
+        tinyffn.manual_seed(11)
+        y = tinyffn.functional.dropout(t, p=0.25)
+        y.sum().backward()
+        results.append((y.numpy(), t.grad.numpy()))
+    (y_cpu, g_cpu), (y_other, g_other) = results
+    np.testing.assert_array_equal(g_other, g_cpu)
+    np.testing.assert_allclose(y_other, y_cpu, rtol=1e-6)
+    assert set(np.unique(g_cpu).tolist()) == {0.0, np.float32(1 / 0.75)}
 
 
 @pytest.mark.parametrize("other", OTHER)

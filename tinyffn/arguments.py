@@ -2,10 +2,14 @@
 
 ``x.sum(axis=1, keepdims=True)`` and ``x.sum(dim=1, keepdim=True)`` mean the same; each
 function here turns what a caller wrote into the one form the ops take (non-negative
-axes, a tuple of ints for a shape), or raises an error naming the op.
+axes, a tuple of ints for a shape), or raises an error naming the op. The layers' number
+arguments (LayerNorm's ``normalized_shape`` and ``eps``, dropout's ``p``) are checked here
+too, once for the function and its module.
 """
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Any
 
 import numpy as np
@@ -126,3 +130,34 @@ def _permutation(axes: tuple, shape: tuple, op: str) -> tuple:
         raise ValueError(f"{op}: a tensor of shape {shape} needs all {len(shape)} axes in "
                          f"some order, got {len(axes)}: {axes}")
     return axes
+
+
+def normalized_shape_arg(owner: str, normalized_shape: Any) -> tuple:
+    """LayerNorm's ``normalized_shape`` (an int, or a sequence of ints as PyTorch takes it:
+    the sizes of the last axes) as a non-empty tuple of positive ints."""
+    shape = (normalized_shape,) if _is_int(normalized_shape) else normalized_shape
+    try:
+        shape = tuple(shape)
+    except TypeError:
+        shape = ()
+    if not shape or not all(_is_int(n) and n > 0 for n in shape):
+        raise ValueError(f"{owner}: normalized_shape must be a positive int or a non-empty "
+                         f"sequence of them (the sizes of the last axes), got "
+                         f"{normalized_shape!r}")
+    return tuple(int(n) for n in shape)
+
+
+def _is_real(value: Any) -> bool:
+    """A Python or NumPy real number, but not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def check_positive(owner: str, name: str, value: Any, why: str) -> None:
+    if not (_is_real(value) and 0 < value < math.inf):
+        raise ValueError(f"{owner}: {name} must be a positive number ({why}), got {value!r}")
+
+
+def check_probability(owner: str, p: Any) -> None:
+    if not (_is_real(p) and 0 <= p <= 1):
+        raise ValueError(f"{owner}: the probability p must be a number in [0, 1] (the "
+                         f"fraction of elements zeroed), got {p!r}")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import Any, Sequence
 
 from . import grad_mode
 from .ops.activations import GELU as FusedGELU
@@ -25,8 +25,9 @@ from .ops.activations import GELU_TANH_COEFF, SQRT_2, SQRT_2_OVER_PI
 from .ops.activations import Swish as FusedSwish
 from .ops.linalg import Linear as FusedLinear
 from .backend import DeviceError, dtype_name
-from .creation import arange
-from .arguments import _is_int, either_name, type_name
+from .creation import arange, rand
+from .arguments import (_is_int, check_positive, check_probability, either_name,
+                        normalized_shape_arg, type_name)
 from .tensor import Tensor
 
 GELU_APPROXIMATIONS = ("none", "tanh")
@@ -215,6 +216,113 @@ def log_softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
     with grad_mode.scope("function", "log_softmax"):
         z = x - x.max(axis=axis, keepdims=True).detach()   # shift so max(z) = 0
         return z - z.exp().sum(axis=axis, keepdims=True).log()
+
+
+# ----------------------------------------------------------------------------- normalization
+def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Layer normalization (Ba et al. 2016): each position's features brought to mean 0
+    and variance 1, then scaled and shifted by learned ``weight`` and ``bias``.
+
+    Over the last k axes, k = len(normalized_shape), with N elements there::
+
+        mu  = mean(x),    var = mean((x - mu)^2)       (biased: / N, as PyTorch)
+        y   = (x - mu) / sqrt(var + eps) · weight + bias
+
+    Per position, like the FFN: no position sees another. The pre-norm transformer
+    sublayer is x + FFN(layer_norm(x)). With x̂ = (x - mu) r, r = 1/sqrt(var + eps) and
+    g = gy · weight, the primitives' gradients add up to::
+
+        dL/dx = r (g - mean(g) - x̂ mean(g x̂)),  dL/dweight = Σ gy x̂,  dL/dbias = Σ gy
+
+    (sums over the leading axes). Shapes: input (..., *normalized_shape), weight and
+    bias normalized_shape -> y the input's shape.
+    """
+    axes = _check_norm("layer_norm", input, normalized_shape, weight, bias, eps)
+    with grad_mode.scope("function", "layer_norm"):
+        centred = input - input.mean(axis=axes, keepdims=True)      # (..., *S), mean 0
+        var = (centred * centred).mean(axis=axes, keepdims=True)    # (..., 1, ..., 1)
+        return _scale_shift(centred * (var + eps) ** -0.5, weight, bias)
+
+
+def rms_norm(input: Tensor, normalized_shape: int | Sequence[int],
+             weight: Tensor | None = None, eps: float | None = None) -> Tensor:
+    """RMS normalization (Zhang & Sennrich 2019), LLaMA's choice next to SwiGLU: divide by
+    the root mean square, without centring and without a bias::
+
+        y = x / sqrt(mean(x^2) + eps) · weight          (mean over the last k axes)
+
+    ``eps=None`` takes the machine epsilon of the input's dtype, as PyTorch does.
+    Shapes as :func:`layer_norm`'s.
+    """
+    axes = _check_norm("rms_norm", input, normalized_shape, weight, None,
+                       1.0 if eps is None else eps)
+    if eps is None:
+        eps = float(input.backend.xp.finfo(input.dtype).eps)
+    with grad_mode.scope("function", "rms_norm"):
+        mean_square = (input * input).mean(axis=axes, keepdims=True)   # (..., 1, ..., 1)
+        return _scale_shift(input * (mean_square + eps) ** -0.5, weight, None)
+
+
+def _scale_shift(y: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    if weight is not None:
+        y = y * weight                          # normalized_shape broadcast over (...)
+    if bias is not None:
+        y = y + bias
+    return y
+
+
+def _check_norm(op: str, x: Any, normalized_shape: Any, weight: Any, bias: Any,
+                eps: Any) -> tuple:
+    """The arguments of layer_norm / rms_norm checked; returns the axes to normalize over."""
+    _check_tensor(op, "input", x)
+    shape = normalized_shape_arg(op, normalized_shape)
+    k = len(shape)
+    if x.shape[x.ndim - k:] != shape or x.ndim < k:
+        raise ValueError(f"{op}: input of shape {x.shape} does not end in normalized_shape "
+                         f"{shape}; pass the sizes of the input's last axes (for a (T, d) "
+                         f"input, normalized_shape=d)")
+    if not x.backend.is_floating(x.dtype):
+        raise TypeError(f"{op}: input has dtype {dtype_name(x.dtype)}; normalization "
+                        "computes in floating point: cast it with x.to(dtype='float32')")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None:
+            _check_tensor(op, name, p)
+            if p.shape != shape:
+                raise ValueError(f"{op}: {name} must have the shape normalized_shape = "
+                                 f"{shape}, got {p.shape}")
+    check_positive(op, "eps", eps, "it keeps the division finite for a constant input")
+    return tuple(range(-k, 0))
+
+
+# ----------------------------------------------------------------------------- dropout
+def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
+    """Dropout (Srivastava et al. 2014): in training, each element is zeroed with
+    probability ``p`` and the survivors are scaled by 1/(1 - p), so E[y] = x::
+
+        y = x · m,    m_i = 1/(1 - p) with probability 1 - p, else 0;    dL/dx = gy · m
+
+    The mask m enters the graph as a constant (one mul node). It is drawn from the
+    generator :func:`tinyffn.manual_seed` seeds, on the CPU, then moved to the input's
+    device, so a seed gives the same mask on every backend. ``training=False``
+    (evaluation) or ``p = 0`` returns ``input`` itself; ``p = 1`` gives zeros.
+    GPT-2 drops the FFN's output before the residual add: x + dropout(FFN(ln(x))).
+    """
+    _check_tensor("dropout", "input", input)
+    check_probability("dropout", p)
+    if not input.backend.is_floating(input.dtype):
+        raise TypeError(f"dropout: input has dtype {dtype_name(input.dtype)}; dropout scales "
+                        "by 1/(1 - p), so it needs floating point: cast with x.to(dtype='float32')")
+    if not training or p == 0:
+        return input
+    with grad_mode.scope("function", "dropout"):
+        if p == 1:
+            return input * 0.0                  # every element dropped (no 1/0 scale)
+        u = rand(input.shape, dtype="float64", device=input.device)   # U[0, 1), constant
+        mask = (u >= p).to(input.dtype) * (1 / (1 - p))              # 0 or 1/(1 - p)
+        mask.name = "dropout mask"                                    # (in graph drawings)
+        return input * mask
 
 
 # ----------------------------------------------------------------------------- losses

@@ -18,15 +18,16 @@ import math
 from typing import Any
 
 from . import functional as F
-from .creation import generator, tensor
+from .creation import generator, ones, tensor, zeros
 from .module import FLOAT_DTYPES, Module, ModuleList, Parameter, Sequential
-from .arguments import _is_int
+from .arguments import _is_int, check_positive, check_probability, normalized_shape_arg
 from .tensor import DEFAULT_FLOAT, Tensor
 
 # Module and friends are defined in module.py and used from here, as nn.Module
 __all__ = ["Parameter", "Module", "Sequential", "ModuleList", "Linear", "ReLU", "GELU",
            "Swish", "SiLU", "FFN", "GatedFFN", "gated_d_ff", "FFN_ACTIVATIONS",
-           "GATED_ACTIVATIONS", "FLOAT_DTYPES", "MSELoss", "CrossEntropyLoss", "NLLLoss"]
+           "GATED_ACTIVATIONS", "FLOAT_DTYPES", "LayerNorm", "RMSNorm", "Dropout", "MSELoss",
+           "CrossEntropyLoss", "NLLLoss"]
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
@@ -237,6 +238,79 @@ class GatedFFN(Module):
         gate = self.act(self.w1(x))                     # (..., d) -> (..., d_ff)
         up = self.w3(x)                                 # (..., d) -> (..., d_ff)
         return self.w2(gate * up)                       # (..., d_ff) -> (..., d)
+
+
+# ----------------------------------------------------------------------------- around the FFN
+class LayerNorm(Module):
+    """:func:`tinyffn.functional.layer_norm` with a learned gain and shift, as PyTorch's.
+
+    ``weight`` starts at ones and ``bias`` at zeros, each of shape ``normalized_shape``
+    (none with ``elementwise_affine=False``, no bias with ``bias=False``). Shapes: x
+    (..., *normalized_shape) -> the same. The pre-norm sublayer around the FFN::
+
+        y = x + ffn(norm(x))            norm = LayerNorm(d), ffn = FFN(d)
+    """
+
+    def __init__(self, normalized_shape: int | tuple, eps: float = 1e-5,
+                 elementwise_affine: bool = True, bias: bool = True, *, device: Any = None,
+                 dtype: Any = None):
+        super().__init__()
+        self.normalized_shape = normalized_shape_arg("LayerNorm", normalized_shape)
+        check_positive("LayerNorm", "eps", eps, "it keeps the division finite")
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        self.weight = _filled_parameter(ones, self.normalized_shape, dtype, device) \
+            if elementwise_affine else None
+        self.bias = _filled_parameter(zeros, self.normalized_shape, dtype, device) \
+            if elementwise_affine and bias else None
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+
+
+class RMSNorm(Module):
+    """:func:`tinyffn.functional.rms_norm` with a learned gain (ones at first), as
+    PyTorch's and LLaMA's: no centring, no bias. ``eps=None``: the dtype's epsilon."""
+
+    def __init__(self, normalized_shape: int | tuple, eps: float | None = None,
+                 elementwise_affine: bool = True, *, device: Any = None, dtype: Any = None):
+        super().__init__()
+        self.normalized_shape = normalized_shape_arg("RMSNorm", normalized_shape)
+        if eps is not None:
+            check_positive("RMSNorm", "eps", eps, "it keeps the division finite")
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        self.weight = _filled_parameter(ones, self.normalized_shape, dtype, device) \
+            if elementwise_affine else None
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
+
+
+def _filled_parameter(fill: Any, shape: tuple, dtype: Any, device: Any) -> Parameter:
+    return Parameter(fill(shape, dtype=dtype or DEFAULT_FLOAT, device=device or "cpu"))
+
+
+class Dropout(Module):
+    """:func:`tinyffn.functional.dropout` while ``training`` (``model.train()``), the
+    identity after ``model.eval()``. Shape preserved."""
+
+    def __init__(self, p: float = 0.5):
+        super().__init__()
+        check_probability("Dropout", p)
+        self.p = p
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.dropout(x, self.p, self.training)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
 
 
 # ----------------------------------------------------------------------------- losses

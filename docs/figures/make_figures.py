@@ -99,6 +99,14 @@ def ffn_gelu_folded(out: pathlib.Path) -> None:
     ffn_graph(out, "ffn_gelu_folded.svg", nn.FFN(4, activation="gelu"), 4, expand=False)
 
 
+@figure("layer_norm.svg")
+def layer_norm(out: pathlib.Path) -> None:
+    """ffn.md: nn.LayerNorm(4) on 3 positions, expanded: the primitives of the norm."""
+    tinyffn.manual_seed(0)
+    x = named_input(3, 4).requires_grad_()
+    render(to_dot(nn.LayerNorm(4)(x)), out / "layer_norm.svg")
+
+
 @figure("gated_ffn.svg")
 def gated_ffn(out: pathlib.Path) -> None:
     tinyffn.manual_seed(0)
