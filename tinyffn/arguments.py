@@ -3,8 +3,8 @@
 ``x.sum(axis=1, keepdims=True)`` and ``x.sum(dim=1, keepdim=True)`` mean the same; each
 function here turns what a caller wrote into the one form the ops take (non-negative
 axes, a tuple of ints for a shape), or raises an error naming the op. The layers' number
-arguments (LayerNorm's ``normalized_shape`` and ``eps``, dropout's ``p``) are checked here
-too, once for the function and its module.
+arguments (LayerNorm's ``normalized_shape`` and ``eps``, dropout's ``p``, PyTorch's
+``inplace``) are checked here too, once for the function and its module.
 """
 from __future__ import annotations
 
@@ -161,3 +161,32 @@ def check_probability(owner: str, p: Any) -> None:
     if not (_is_real(p) and 0 <= p <= 1):
         raise ValueError(f"{owner}: the probability p must be a number in [0, 1] (the "
                          f"fraction of elements zeroed), got {p!r}")
+
+
+def check_inplace(op: str, inplace: Any) -> None:
+    """PyTorch's ``inplace=True`` overwrites the input to save memory. tinyffn records no
+    in-place ops (a tensor autograd saved must keep its values), so only False, which
+    gives the same result in a new tensor, is accepted; True is refused, not faked."""
+    if inplace is not False:
+        raise ValueError(f"{op}: inplace={inplace!r} is not supported: tinyffn never "
+                         "overwrites a tensor that autograd may need; leave inplace out "
+                         "(the result is the same, in a new tensor)")
+
+
+def check_axis(op: str, x: Any, axis: Any) -> int:
+    """One axis of the tensor ``x`` (softmax's), an int in [-ndim, ndim)."""
+    if not _is_int(axis) or not -max(x.ndim, 1) <= axis < max(x.ndim, 1):
+        raise ValueError(f"{op}: axis {axis!r} is out of range for an input of shape "
+                         f"{x.shape}; use an integer in [{-x.ndim}, {x.ndim - 1}]")
+    return axis
+
+
+def check_choice(op: str, name: str, value: Any, valid: tuple, not_a_string: str) -> None:
+    """A string option (a loss's ``reduction``) among ``valid``; ``not_a_string`` says
+    what a non-string in its place usually is."""
+    if not isinstance(value, str):
+        raise TypeError(f"{op}: {name} must be one of {', '.join(map(repr, valid))}, "
+                        f"got a {type_name(value)}; {not_a_string}")
+    if value not in valid:
+        raise ValueError(f"{op}: unknown {name}={value!r}; use one of "
+                         f"{', '.join(map(repr, valid))}")

@@ -26,12 +26,13 @@ from .ops.activations import Swish as FusedSwish
 from .ops.linalg import Linear as FusedLinear
 from .backend import DeviceError, dtype_name
 from .creation import arange, rand
-from .arguments import (_is_int, check_positive, check_probability, either_name,
-                        normalized_shape_arg, type_name)
+from .arguments import (check_axis, check_choice, check_inplace, check_positive,
+                        check_probability, either_name, normalized_shape_arg, type_name)
 from .tensor import Tensor
 
 GELU_APPROXIMATIONS = ("none", "tanh")
 REDUCTIONS = ("mean", "sum", "none")
+_EPS_WHY = "it keeps the division finite for a constant input"    # in the norms' errors
 
 
 # ----------------------------------------------------------------------------- linear
@@ -77,9 +78,13 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None, fused: bool = 
 
 
 # ----------------------------------------------------------------------------- activations
-def relu(x: Tensor) -> Tensor:
-    """ReLU(x) = max(x, 0).    d/dx = 1 for x > 0, else 0.    Shape preserved (a primitive)."""
+def relu(x: Tensor, inplace: bool = False) -> Tensor:
+    """ReLU(x) = max(x, 0).    d/dx = 1 for x > 0, else 0.    Shape preserved (a primitive).
+
+    ``inplace`` is PyTorch's argument; only False is accepted (see :func:`tinyffn.arguments.check_inplace`).
+    """
     _check_tensor("relu", "x", x)
+    check_inplace("relu", inplace)
     return x.relu()
 
 
@@ -193,7 +198,7 @@ def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
     PyTorch's name for ``axis``.
     """
     _check_tensor("softmax", "x", x)
-    axis = _check_axis("softmax", x, either_name(
+    axis = check_axis("softmax", x, either_name(
         "softmax", "axis", axis, -1, "dim", dim))
     with grad_mode.scope("function", "softmax"):
         z = x - x.max(axis=axis, keepdims=True).detach()   # shift so max(z) = 0
@@ -211,7 +216,7 @@ def log_softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
     Shape preserved. ``dim`` is PyTorch's name for ``axis``.
     """
     _check_tensor("log_softmax", "x", x)
-    axis = _check_axis("log_softmax", x, either_name(
+    axis = check_axis("log_softmax", x, either_name(
         "log_softmax", "axis", axis, -1, "dim", dim))
     with grad_mode.scope("function", "log_softmax"):
         z = x - x.max(axis=axis, keepdims=True).detach()   # shift so max(z) = 0
@@ -239,11 +244,13 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
     (sums over the leading axes). Shapes: input (..., *normalized_shape), weight and
     bias normalized_shape -> y the input's shape.
     """
-    axes = _check_norm("layer_norm", input, normalized_shape, weight, bias, eps)
+    axes = _check_norm("layer_norm", input, normalized_shape, weight, bias)
+    check_positive("layer_norm", "eps", eps, _EPS_WHY)
     with grad_mode.scope("function", "layer_norm"):
-        centred = input - input.mean(axis=axes, keepdims=True)      # (..., *S), mean 0
+        x = _widened(input)
+        centred = x - x.mean(axis=axes, keepdims=True)              # (..., *S), mean 0
         var = (centred * centred).mean(axis=axes, keepdims=True)    # (..., 1, ..., 1)
-        return _scale_shift(centred * (var + eps) ** -0.5, weight, bias)
+        return _narrowed(_scale_shift(centred * (var + eps) ** -0.5, weight, bias), input)
 
 
 def rms_norm(input: Tensor, normalized_shape: int | Sequence[int],
@@ -253,16 +260,28 @@ def rms_norm(input: Tensor, normalized_shape: int | Sequence[int],
 
         y = x / sqrt(mean(x^2) + eps) · weight          (mean over the last k axes)
 
-    ``eps=None`` takes the machine epsilon of the input's dtype, as PyTorch does.
+    With r = 1/sqrt(mean(x^2) + eps), x̂ = x r and g = gy · weight, the gradients add up
+    to dL/dx = r (g - x̂ mean(g x̂)) and dL/dweight = Σ gy x̂. ``eps=None`` takes the machine epsilon of the input's dtype, as PyTorch does.
     Shapes as :func:`layer_norm`'s.
     """
-    axes = _check_norm("rms_norm", input, normalized_shape, weight, None,
-                       1.0 if eps is None else eps)
+    axes = _check_norm("rms_norm", input, normalized_shape, weight, None)
     if eps is None:
         eps = float(input.backend.xp.finfo(input.dtype).eps)
+    check_positive("rms_norm", "eps", eps, _EPS_WHY)
     with grad_mode.scope("function", "rms_norm"):
-        mean_square = (input * input).mean(axis=axes, keepdims=True)   # (..., 1, ..., 1)
-        return _scale_shift(input * (mean_square + eps) ** -0.5, weight, None)
+        x = _widened(input)
+        mean_square = (x * x).mean(axis=axes, keepdims=True)        # (..., 1, ..., 1)
+        return _narrowed(_scale_shift(x * (mean_square + eps) ** -0.5, weight, None), input)
+
+
+def _widened(x: Tensor) -> Tensor:
+    """float16 statistics lose digits, and x² overflows past 256: the norms compute in
+    float32 (cast nodes in the graph) and return float16, as PyTorch does."""
+    return x.to(dtype="float32") if dtype_name(x.dtype) == "float16" else x
+
+
+def _narrowed(y: Tensor, input: Tensor) -> Tensor:
+    return y.to(dtype=input.dtype) if dtype_name(input.dtype) == "float16" else y
 
 
 def _scale_shift(y: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
@@ -273,13 +292,13 @@ def _scale_shift(y: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tenso
     return y
 
 
-def _check_norm(op: str, x: Any, normalized_shape: Any, weight: Any, bias: Any,
-                eps: Any) -> tuple:
-    """The arguments of layer_norm / rms_norm checked; returns the axes to normalize over."""
+def _check_norm(op: str, x: Any, normalized_shape: Any, weight: Any, bias: Any) -> tuple:
+    """The tensor arguments of layer_norm / rms_norm checked against ``normalized_shape``;
+    returns the axes to normalize over (the last k)."""
     _check_tensor(op, "input", x)
     shape = normalized_shape_arg(op, normalized_shape)
     k = len(shape)
-    if x.shape[x.ndim - k:] != shape or x.ndim < k:
+    if x.ndim < k or x.shape[x.ndim - k:] != shape:
         raise ValueError(f"{op}: input of shape {x.shape} does not end in normalized_shape "
                          f"{shape}; pass the sizes of the input's last axes (for a (T, d) "
                          f"input, normalized_shape=d)")
@@ -292,12 +311,12 @@ def _check_norm(op: str, x: Any, normalized_shape: Any, weight: Any, bias: Any,
             if p.shape != shape:
                 raise ValueError(f"{op}: {name} must have the shape normalized_shape = "
                                  f"{shape}, got {p.shape}")
-    check_positive(op, "eps", eps, "it keeps the division finite for a constant input")
     return tuple(range(-k, 0))
 
 
 # ----------------------------------------------------------------------------- dropout
-def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
+def dropout(input: Tensor, p: float = 0.5, training: bool = True,
+            inplace: bool = False) -> Tensor:
     """Dropout (Srivastava et al. 2014): in training, each element is zeroed with
     probability ``p`` and the survivors are scaled by 1/(1 - p), so E[y] = x::
 
@@ -307,10 +326,14 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
     generator :func:`tinyffn.manual_seed` seeds, on the CPU, then moved to the input's
     device, so a seed gives the same mask on every backend. ``training=False``
     (evaluation) or ``p = 0`` returns ``input`` itself; ``p = 1`` gives zeros.
+    ``inplace``: only False (see :func:`tinyffn.arguments.check_inplace`).
     GPT-2 drops the FFN's output before the residual add: x + dropout(FFN(ln(x))).
     """
     _check_tensor("dropout", "input", input)
     check_probability("dropout", p)
+    check_inplace("dropout", inplace)
+    if training not in (True, False):       # a string such as "eval" would count as True
+        raise TypeError(f"dropout: training must be True or False, got {training!r}")
     if not input.backend.is_floating(input.dtype):
         raise TypeError(f"dropout: input has dtype {dtype_name(input.dtype)}; dropout scales "
                         "by 1/(1 - p), so it needs floating point: cast with x.to(dtype='float32')")
@@ -419,21 +442,9 @@ def _check_floating_input(x: Tensor, weight: Tensor) -> None:
                         "look up embeddings first")
 
 
-def _check_axis(op: str, x: Tensor, axis: int) -> int:
-    if not _is_int(axis) or not -max(x.ndim, 1) <= axis < max(x.ndim, 1):
-        raise ValueError(f"{op}: axis {axis!r} is out of range for an input of shape "
-                         f"{x.shape}; use an integer in [{-x.ndim}, {x.ndim - 1}]")
-    return axis
-
-
-def _check_reduction(op: str, reduction: str) -> None:
-    if not isinstance(reduction, str):      # torch's first optional argument is a weight
-        raise TypeError(f"{op}: reduction must be one of {', '.join(map(repr, REDUCTIONS))}, "
-                        f"got a {type_name(reduction)}; class weights (PyTorch's weight "
-                        "argument) are not supported")
-    if reduction not in REDUCTIONS:
-        raise ValueError(f"{op}: unknown reduction={reduction!r}; use one of "
-                         f"{', '.join(repr(r) for r in REDUCTIONS)}")
+def _check_reduction(op: str, reduction: Any) -> None:
+    check_choice(op, "reduction", reduction, REDUCTIONS, "class weights (PyTorch's weight "
+                 "argument, its first optional one) are not supported")
 
 
 def _reduce(x: Tensor, reduction: str) -> Tensor:

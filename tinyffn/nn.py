@@ -20,7 +20,8 @@ from typing import Any
 from . import functional as F
 from .creation import generator, ones, tensor, zeros
 from .module import FLOAT_DTYPES, Module, ModuleList, Parameter, Sequential
-from .arguments import _is_int, check_positive, check_probability, normalized_shape_arg
+from .arguments import (_is_int, check_inplace, check_positive, check_probability,
+                        normalized_shape_arg)
 from .tensor import DEFAULT_FLOAT, Tensor
 
 # Module and friends are defined in module.py and used from here, as nn.Module
@@ -80,7 +81,14 @@ def _check_size(owner: str, name: str, n: Any) -> None:
 
 
 class ReLU(Module):
-    """y = max(x, 0), elementwise (:func:`tinyffn.functional.relu`).    Shape preserved."""
+    """y = max(x, 0), elementwise (:func:`tinyffn.functional.relu`).    Shape preserved.
+
+    ``inplace``: PyTorch's argument, only False (:func:`tinyffn.arguments.check_inplace`).
+    """
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        check_inplace("ReLU", inplace)
 
     def forward(self, x: Tensor) -> Tensor:
         return F.relu(x)
@@ -256,7 +264,7 @@ class LayerNorm(Module):
                  dtype: Any = None):
         super().__init__()
         self.normalized_shape = normalized_shape_arg("LayerNorm", normalized_shape)
-        check_positive("LayerNorm", "eps", eps, "it keeps the division finite")
+        check_positive("LayerNorm", "eps", eps, F._EPS_WHY)
         self.eps, self.elementwise_affine = eps, elementwise_affine
         self.weight = _filled_parameter(ones, self.normalized_shape, dtype, device) \
             if elementwise_affine else None
@@ -280,7 +288,7 @@ class RMSNorm(Module):
         super().__init__()
         self.normalized_shape = normalized_shape_arg("RMSNorm", normalized_shape)
         if eps is not None:
-            check_positive("RMSNorm", "eps", eps, "it keeps the division finite")
+            check_positive("RMSNorm", "eps", eps, F._EPS_WHY)
         self.eps, self.elementwise_affine = eps, elementwise_affine
         self.weight = _filled_parameter(ones, self.normalized_shape, dtype, device) \
             if elementwise_affine else None
@@ -299,11 +307,12 @@ def _filled_parameter(fill: Any, shape: tuple, dtype: Any, device: Any) -> Param
 
 class Dropout(Module):
     """:func:`tinyffn.functional.dropout` while ``training`` (``model.train()``), the
-    identity after ``model.eval()``. Shape preserved."""
+    identity after ``model.eval()``. Shape preserved. ``inplace``: only False."""
 
-    def __init__(self, p: float = 0.5):
+    def __init__(self, p: float = 0.5, inplace: bool = False):
         super().__init__()
         check_probability("Dropout", p)
+        check_inplace("Dropout", inplace)
         self.p = p
 
     def forward(self, x: Tensor) -> Tensor:
