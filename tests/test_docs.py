@@ -381,8 +381,8 @@ def test_index_links_every_page():
 
 
 # ----------------------------------------------------------------------------- api.md
-API_MODULES = ("tinyffn.functional", "tinyffn.nn", "tinyffn.optim", "tinyffn.accounting",
-               "tinyffn.graphviz", "tinyffn.naming", "tinyffn.autograd", "tinyffn.stepper")
+API_MODULES = ("tinyffn.functional", "tinyffn.nn", "tinyffn.init", "tinyffn.optim",
+               "tinyffn.accounting", "tinyffn.graphviz", "tinyffn.naming", "tinyffn.autograd", "tinyffn.stepper")
 # and tinyffn.ops, whose names are its __all__
 
 

@@ -18,6 +18,7 @@ import math
 from typing import Any
 
 from . import functional as F
+from . import init                              # nn.init, as torch.nn.init
 from .creation import generator, ones, tensor, zeros
 from .module import FLOAT_DTYPES, Module, ModuleList, Parameter, Sequential
 from .arguments import (_is_int, check_inplace, check_positive, check_probability,
@@ -25,7 +26,7 @@ from .arguments import (_is_int, check_inplace, check_positive, check_probabilit
 from .tensor import DEFAULT_FLOAT, Tensor
 
 # Module and friends are defined in module.py and used from here, as nn.Module
-__all__ = ["Parameter", "Module", "Sequential", "ModuleList", "Linear", "ReLU", "GELU",
+__all__ = ["init", "Parameter", "Module", "Sequential", "ModuleList", "Linear", "ReLU", "GELU",
            "Swish", "SiLU", "FFN", "GatedFFN", "gated_d_ff", "FFN_ACTIVATIONS",
            "GATED_ACTIVATIONS", "FLOAT_DTYPES", "LayerNorm", "RMSNorm", "Dropout", "MSELoss",
            "CrossEntropyLoss", "NLLLoss"]

@@ -1,0 +1,184 @@
+"""tinyffn.nn.init: the scales against their formulas (written out here) and PyTorch's,
+the statistics of the values drawn, and what happens to the tensor and its graph."""
+import math
+
+import numpy as np
+import pytest
+
+import tinyffn
+from tinyffn import nn, optim
+from tinyffn.backend import dtype_name
+from tinyffn.nn import init
+
+N_OUT, N_IN = 400, 300                 # big enough for the sample statistics below
+
+
+def sample_std_ok(values, std):
+    """The sample std of n normal values is within 5 standard errors (std / sqrt(2n))."""
+    n = values.size
+    return abs(values.std() - std) < 5 * std / math.sqrt(2 * n)
+
+
+@pytest.mark.parametrize("name, want", [("linear", 1.0), ("sigmoid", 1.0), ("tanh", 5 / 3),
+                                        ("relu", math.sqrt(2)), ("selu", 0.75)])
+def test_calculate_gain_table(name, want):
+    assert init.calculate_gain(name) == pytest.approx(want, rel=1e-15)
+
+
+@pytest.mark.parametrize("slope", [None, 0, 0.2, math.sqrt(5)])
+def test_leaky_relu_gain(slope):
+    s = 0.01 if slope is None else slope
+    assert init.calculate_gain("leaky_relu", slope) == pytest.approx(
+        math.sqrt(2 / (1 + s * s)), rel=1e-15)
+
+
+def test_gains_are_pytorchs():
+    torch = pytest.importorskip("torch")
+    for name in init.NONLINEARITIES:
+        assert init.calculate_gain(name) == pytest.approx(torch.nn.init.calculate_gain(name))
+    assert init.calculate_gain("leaky_relu", 0.3) == pytest.approx(
+        torch.nn.init.calculate_gain("leaky_relu", 0.3))
+
+
+def test_bad_gain_arguments_are_refused():
+    with pytest.raises(ValueError, match="calculate_gain: unknown nonlinearity='gelu'; use one "
+                                         "of 'linear'"):
+        init.calculate_gain("gelu")
+    with pytest.raises(ValueError, match="negative slope of leaky_relu must be a number, got "
+                                         "'0.2'"):
+        init.calculate_gain("leaky_relu", "0.2")
+
+
+def test_fixed_values(device):
+    w = tinyffn.randn(3, 4, device=device)
+    assert init.zeros_(w) is w
+    np.testing.assert_array_equal(w.numpy(), np.zeros((3, 4)))
+    np.testing.assert_array_equal(init.ones_(w).numpy(), np.ones((3, 4)))
+    np.testing.assert_array_equal(init.constant_(w, 0.25).numpy(), np.full((3, 4), 0.25))
+    counts = init.constant_(tinyffn.zeros(2, dtype="int64", device=device), 3)
+    assert dtype_name(counts.dtype) == "int64" and counts.numpy().tolist() == [3, 3]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_normal_and_uniform_statistics_and_dtype(dtype, device):
+    w = tinyffn.zeros(N_OUT, N_IN, dtype=dtype, device=device)
+    init.normal_(w, mean=1.5, std=0.02)
+    v = w.numpy()
+    assert dtype_name(w.dtype) == dtype and w.device == device
+    assert abs(v.mean() - 1.5) < 5 * 0.02 / math.sqrt(v.size)
+    assert sample_std_ok(v - 1.5, 0.02)
+    init.uniform_(w, -0.5, 2.0)
+    v = w.numpy()
+    assert v.min() >= -0.5 and v.max() < 2.0
+    assert v.min() < -0.49 and v.max() > 1.99                  # the whole interval is used
+    assert abs(v.mean() - 0.75) < 5 * (2.5 / math.sqrt(12)) / math.sqrt(v.size)
+
+
+@pytest.mark.parametrize("fn, bound", [
+    (lambda w: init.xavier_uniform_(w), math.sqrt(6 / (N_IN + N_OUT))),
+    (lambda w: init.xavier_uniform_(w, gain=2.0), 2 * math.sqrt(6 / (N_IN + N_OUT))),
+    (lambda w: init.kaiming_uniform_(w), math.sqrt(3) * math.sqrt(2) / math.sqrt(N_IN)),  # a=0
+    (lambda w: init.kaiming_uniform_(w, nonlinearity="relu", mode="fan_out"),
+     math.sqrt(3) * math.sqrt(2) / math.sqrt(N_OUT)),
+    (lambda w: init.kaiming_uniform_(w, a=math.sqrt(5)), 1 / math.sqrt(N_IN)),
+], ids=["xavier", "xavier-gain2", "kaiming-leaky", "kaiming-relu-fan-out", "kaiming-a-sqrt5"])
+def test_uniform_scales(fn, bound, device):
+    w = fn(tinyffn.zeros(N_OUT, N_IN, device=device)).numpy()
+    assert np.abs(w).max() <= bound * (1 + 1e-6)
+    assert np.abs(w).max() > 0.99 * bound                      # not a narrower interval
+
+
+@pytest.mark.parametrize("fn, std", [
+    (lambda w: init.xavier_normal_(w), math.sqrt(2 / (N_IN + N_OUT))),
+    (lambda w: init.kaiming_normal_(w, nonlinearity="relu"), math.sqrt(2 / N_IN)),
+    (lambda w: init.kaiming_normal_(w, mode="fan_out", nonlinearity="tanh"),
+     (5 / 3) / math.sqrt(N_OUT)),
+], ids=["xavier", "kaiming-relu", "kaiming-tanh-fan-out"])
+def test_normal_scales(fn, std, device):
+    w = fn(tinyffn.zeros(N_OUT, N_IN, device=device)).numpy()
+    assert sample_std_ok(w, std)
+
+
+def test_fans_of_a_weight_with_more_axes():
+    # (out, in, k): fan_in = in·k, fan_out = out·k, as PyTorch's convolution weights
+    w = init.kaiming_normal_(tinyffn.zeros(200, 30, 10), nonlinearity="relu")
+    assert sample_std_ok(w.numpy(), math.sqrt(2 / 300))
+    w = init.xavier_uniform_(tinyffn.zeros(200, 30, 10))
+    assert np.abs(w.numpy()).max() <= math.sqrt(6 / (300 + 2000)) * (1 + 1e-6)
+
+
+def test_linear_starts_as_kaiming_uniform_with_a_sqrt5():
+    """nn.Linear's documented initialisation, drawn the same way: the same seed gives the
+    same weight (b is drawn after W, so the generators are at the same place)."""
+    tinyffn.manual_seed(7)
+    layer = nn.Linear(30, 20)
+    tinyffn.manual_seed(7)
+    w = init.kaiming_uniform_(tinyffn.zeros(20, 30), a=math.sqrt(5))
+    np.testing.assert_allclose(w.numpy(), layer.weight.numpy(), rtol=1e-6)
+
+
+def test_a_seed_gives_the_same_values_on_every_device(device):
+    tinyffn.manual_seed(3)
+    there = init.xavier_normal_(tinyffn.zeros(5, 4, device=device)).numpy()
+    tinyffn.manual_seed(3)
+    here = init.xavier_normal_(tinyffn.zeros(5, 4)).numpy()
+    np.testing.assert_array_equal(there, here)
+
+
+def test_a_parameter_stays_the_same_object_and_keeps_learning():
+    ffn = nn.FFN(4)
+    w2 = ffn.w2.weight
+    opt = optim.SGD(ffn.parameters(), lr=0.1)
+    assert init.zeros_(ffn.w2.weight) is w2
+    assert ffn.w2.weight is w2 and w2.requires_grad and w2.grad_fn is None
+    assert any(p is w2 for p in ffn.parameters())
+    x = tinyffn.randn(3, 4)
+    np.testing.assert_array_equal(ffn(x).numpy(), np.broadcast_to(ffn.w2.bias.numpy(), (3, 4)))
+    (ffn(x) ** 2).sum().backward()
+    opt.step()                                   # the optimizer still holds it
+    assert np.abs(w2.numpy()).max() > 0
+
+
+def test_zero_w2_makes_the_residual_sublayer_the_identity():
+    block = nn.FFN(8, bias=False)
+    init.zeros_(block.w2.weight)
+    x = tinyffn.randn(5, 8, requires_grad=True)
+    y = x + block(x)
+    np.testing.assert_array_equal(y.numpy(), x.numpy())
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.ones((5, 8)))     # only the residual path
+
+
+def test_a_graph_keeps_the_values_it_saved():
+    """init_ gives the tensor a new array: a graph built before keeps the old values, so
+    its backward is still the derivative of what it computed."""
+    w = tinyffn.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    x = tinyffn.tensor([4.0, 5.0, 6.0], requires_grad=True)
+    y = (w * x).sum()
+    init.zeros_(w)
+    y.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(w.numpy(), [0.0, 0.0, 0.0])
+
+
+def test_refusals():
+    w = tinyffn.randn(3, 4, requires_grad=True)
+    with pytest.raises(RuntimeError, match="normal_: this tensor was computed by mul"):
+        init.normal_(w * 2)
+    with pytest.raises(TypeError, match="xavier_uniform_: needs a tinyffn Tensor \\(a Parameter\\), "
+                                        "got numpy.ndarray"):
+        init.xavier_uniform_(np.zeros((3, 4)))
+    with pytest.raises(ValueError, match=r"kaiming_normal_: a tensor of shape \(4,\) has no "
+                                         "fan_in and fan_out"):
+        init.kaiming_normal_(tinyffn.zeros(4))
+    with pytest.raises(TypeError, match="uniform_: draws real numbers, but the tensor has "
+                                        "dtype int64"):
+        init.uniform_(tinyffn.zeros(3, dtype="int64"))
+    with pytest.raises(ValueError, match="kaiming_uniform_: unknown mode='in'"):
+        init.kaiming_uniform_(w, mode="in")
+    with pytest.raises(ValueError, match="uniform_: the interval needs a <= b, got a=1, b=0"):
+        init.uniform_(w, 1, 0)
+    with pytest.raises(ValueError, match="normal_: std must be >= 0, got -1"):
+        init.normal_(w, std=-1)
+    with pytest.raises(ValueError, match="normal_: std must be >= 0, got nan"):
+        init.normal_(w, std=float("nan"))

@@ -1,0 +1,151 @@
+"""Initialising parameters, as ``torch.nn.init`` (reached as ``tinyffn.nn.init``).
+
+How a layer starts decides how its FFN learns: W1's scale sets how many of the d_ff
+hidden units fire at first, W2's how large the block's first contribution is. Each
+function here sets a tensor's values and returns the tensor::
+
+    nn.init.normal_(ffn.w1.weight, std=0.02)       # GPT-2's initialisation
+    nn.init.zeros_(ffn.w2.weight)                  # the block starts as zero: x + FFN(x) = x
+
+The scales follow the fans of a weight (out_features, in_features): fan_in = in,
+fan_out = out. Xavier (Glorot & Bengio 2010) keeps the variance of activations and
+gradients alike: std = gain · sqrt(2 / (fan_in + fan_out)). Kaiming (He et al. 2015)
+keeps the forward variance through ReLUs: std = gain / sqrt(fan), gain = sqrt(2) for
+ReLU. A uniform U(-bound, bound) with bound = sqrt(3) · std has that std.
+
+Random values come from the generator :func:`tinyffn.manual_seed` seeds, drawn with NumPy
+on the CPU and moved to the tensor's device, so a seed gives the same values on every
+backend (not PyTorch's values: its generator differs). The tensor stays the same object
+(a Parameter stays registered, an optimizer keeps it) and gets a new array of its shape
+and dtype, as ``p -= ...`` does under ``no_grad`` (see ``Tensor._in_place``); no graph
+records it. A tensor computed by an op (with a ``grad_fn``) is refused: its graph saved
+the old values.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .arguments import check_choice, type_name
+from .backend import dtype_name
+from .creation import generator, tensor
+from .tensor import Tensor
+
+NONLINEARITIES = ("linear", "sigmoid", "tanh", "relu", "leaky_relu", "selu")
+FAN_MODES = ("fan_in", "fan_out")
+
+
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
+    """The factor that keeps activations' variance through ``nonlinearity`` (PyTorch's
+    table): linear and sigmoid 1, tanh 5/3, relu sqrt(2), leaky_relu sqrt(2 / (1 + s²))
+    with negative slope s = ``param`` (0.01 by default), selu 3/4."""
+    check_choice("calculate_gain", "nonlinearity", nonlinearity, NONLINEARITIES,
+                 "pass the activation's name, e.g. 'relu'")
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else param
+        if isinstance(slope, bool) or not isinstance(slope, (int, float)):
+            raise ValueError(f"calculate_gain: the negative slope of leaky_relu must be a "
+                             f"number, got {param!r}")
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    return {"linear": 1.0, "sigmoid": 1.0, "tanh": 5.0 / 3, "relu": math.sqrt(2.0),
+            "selu": 3.0 / 4}[nonlinearity]
+
+
+def _fans(op: str, t: Tensor) -> tuple:
+    """(fan_in, fan_out) of a weight: (in, out) for (out, in); for more axes, each times
+    the product of the trailing ones (a convolution's receptive field), as PyTorch."""
+    _check_leaf(op, t)
+    if t.ndim < 2:
+        raise ValueError(f"{op}: a tensor of shape {t.shape} has no fan_in and fan_out; "
+                         "they need a weight of at least 2 axes (out_features, in_features). "
+                         "Initialise a bias with zeros_, uniform_ or normal_")
+    receptive = math.prod(t.shape[2:])
+    return t.shape[1] * receptive, t.shape[0] * receptive
+
+
+# ----------------------------------------------------------------------------- fixed values
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    """Every entry set to ``val``."""
+    return _set("constant_", tensor, lambda shape: np.full(shape, val), random=False)
+
+
+def zeros_(tensor: Tensor) -> Tensor:
+    """Every entry set to 0 (a bias; or W2, so that x + FFN(x) starts as x)."""
+    return constant_(tensor, 0.0)
+
+
+def ones_(tensor: Tensor) -> Tensor:
+    """Every entry set to 1 (a norm's gain)."""
+    return constant_(tensor, 1.0)
+
+
+# ----------------------------------------------------------------------------- random values
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
+    """Entries drawn from U(a, b)."""
+    if not a <= b:
+        raise ValueError(f"uniform_: the interval needs a <= b, got a={a}, b={b}")
+    return _set("uniform_", tensor, lambda shape: generator().uniform(a, b, size=shape))
+
+
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
+    """Entries drawn from N(mean, std²)."""
+    if not std >= 0:
+        raise ValueError(f"normal_: std must be >= 0, got {std}")
+    return _set("normal_", tensor, lambda shape: generator().normal(mean, std, size=shape))
+
+
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+    """U(-bound, bound), bound = gain · sqrt(6 / (fan_in + fan_out))."""
+    fan_in, fan_out = _fans("xavier_uniform_", tensor)
+    bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
+    return uniform_(tensor, -bound, bound)
+
+
+def xavier_normal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+    """N(0, std²), std = gain · sqrt(2 / (fan_in + fan_out))."""
+    fan_in, fan_out = _fans("xavier_normal_", tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
+
+
+def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
+                     nonlinearity: str = "leaky_relu") -> Tensor:
+    """U(-bound, bound), bound = sqrt(3) · gain / sqrt(fan), gain from
+    :func:`calculate_gain` (``a`` is leaky_relu's slope). ``nn.Linear`` starts this way
+    with a = sqrt(5): bound = 1 / sqrt(in_features)."""
+    bound = math.sqrt(3.0) * _kaiming_std("kaiming_uniform_", tensor, a, mode, nonlinearity)
+    return uniform_(tensor, -bound, bound)
+
+
+def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
+                    nonlinearity: str = "leaky_relu") -> Tensor:
+    """N(0, std²), std = gain / sqrt(fan): He initialisation (gain sqrt(2) for ReLU)."""
+    return normal_(tensor, 0.0, _kaiming_std("kaiming_normal_", tensor, a, mode, nonlinearity))
+
+
+def _kaiming_std(op: str, tensor: Tensor, a: float, mode: str, nonlinearity: str) -> float:
+    check_choice(op, "mode", mode, FAN_MODES, "pass 'fan_in' or 'fan_out'")
+    fan_in, fan_out = _fans(op, tensor)
+    return calculate_gain(nonlinearity, a) / math.sqrt(fan_in if mode == "fan_in" else fan_out)
+
+
+# ----------------------------------------------------------------------------- helpers
+def _set(op: str, t: Any, values: Any, random: bool = True) -> Tensor:
+    """Give tensor ``t`` new values, ``values(shape)`` (a NumPy array), in its dtype and on
+    its device; see the module docstring for why a new array and not in place."""
+    _check_leaf(op, t)
+    if random and not t.backend.is_floating(t.dtype):
+        raise TypeError(f"{op}: draws real numbers, but the tensor has dtype "
+                        f"{dtype_name(t.dtype)}; initialise a floating-point tensor")
+    t.data = tensor(values(t.shape), dtype=dtype_name(t.dtype), device=t.device).data
+    return t
+
+
+def _check_leaf(op: str, t: Any) -> None:
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{op}: needs a tinyffn Tensor (a Parameter), got {type_name(t)}")
+    if t.grad_fn is not None:
+        raise RuntimeError(f"{op}: this tensor was computed by {t.grad_fn.name}, and its "
+                           "graph saved the values it had; initialise parameters and other "
+                           "leaf tensors (x.detach() makes one)")
