@@ -16,29 +16,13 @@ import pytest
 import tinyffn
 from tinyffn import functional as F
 from tinyffn import nn
-from tinyffn.autograd import Context, Scope
+from tinyffn.autograd import Scope
 from tinyffn.backend import dtype_name
 from tinyffn.ops import PRIMITIVES
+from test_functional import as_tensor, graph_nodes
 
 FUSED = {"linear", "gelu", "swish"}                 # one-node alternatives, not primitives
 PRIMITIVE_NAMES = {f.op_name() for f in PRIMITIVES} - FUSED
-
-
-def as_tensor(array, device, requires_grad=False):
-    return tinyffn.tensor(array, device=device, requires_grad=requires_grad)
-
-
-def graph_nodes(y):
-    """Every op context in y's graph, found by walking grad_fn.parents."""
-    nodes, stack, seen = [], [y.grad_fn], set()
-    while stack:
-        v = stack.pop()
-        if not isinstance(v, Context) or id(v) in seen:
-            continue
-        seen.add(id(v))
-        nodes.append(v)
-        stack.extend(v.parents)
-    return nodes
 
 
 def as_tuple(normalized_shape):
