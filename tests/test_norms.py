@@ -519,6 +519,7 @@ def test_dropout_refuses_a_training_flag_that_is_not_a_bool(training):
 
 def test_inplace_false_is_accepted_and_true_is_refused():
     x = tinyffn.randn(4, 3)
+    before = x.numpy().copy()
     np.testing.assert_array_equal(F.relu(x, inplace=False).numpy(), np.maximum(x.numpy(), 0))
     assert F.dropout(x, 0.5, False, False) is x                 # torch's positional order
     assert repr(nn.ReLU(inplace=False)) == "ReLU()"
@@ -528,7 +529,13 @@ def test_inplace_false_is_accepted_and_true_is_refused():
         with pytest.raises(ValueError, match="inplace=True is not supported: tinyffn never "
                                              "overwrites a tensor"):
             make()
-    assert np.array_equal(x.numpy(), x.numpy())
+    np.testing.assert_array_equal(x.numpy(), before)           # nothing overwrote x
+    # a false value other than False, as PyTorch code passes it (a config's None, 0)
+    for inplace in (None, 0, np.False_):
+        assert nn.ReLU(inplace).inplace is False and nn.Dropout(0.1, inplace).inplace is False
+        np.testing.assert_array_equal(F.relu(x, inplace=inplace).numpy(), np.maximum(before, 0))
+    with pytest.raises(ValueError, match="ReLU: inplace=1 is not supported"):
+        nn.ReLU(1)
 
 
 @pytest.mark.parametrize("norm", ["layer_norm", "rms_norm"])
@@ -674,13 +681,14 @@ def test_norm_module_reprs():
     assert repr(nn.RMSNorm(8)) == "RMSNorm((8,), eps=None, elementwise_affine=True)"
     assert repr(nn.RMSNorm((2, 3), eps=1e-6, elementwise_affine=False)) == (
         "RMSNorm((2, 3), eps=1e-06, elementwise_affine=False)")
-    assert repr(nn.Dropout()) == "Dropout(p=0.5)"
-    assert repr(nn.Dropout(p=0.1)) == "Dropout(p=0.1)"
+    assert repr(nn.Dropout()) == "Dropout(p=0.5, inplace=False)"
+    assert repr(nn.Dropout(p=0.1)) == "Dropout(p=0.1, inplace=False)"
+    assert repr(nn.Dropout(0)) == "Dropout(p=0, inplace=False)"       # p as given
     assert repr(nn.Sequential(nn.Linear(2, 2), nn.LayerNorm(2), nn.Dropout(0.2))) == (
         "Sequential(\n"
         "  (0): Linear(in_features=2, out_features=2, bias=True)\n"
         "  (1): LayerNorm((2,), eps=1e-05, elementwise_affine=True, bias=True)\n"
-        "  (2): Dropout(p=0.2)\n"
+        "  (2): Dropout(p=0.2, inplace=False)\n"
         ")")
 
 
@@ -781,3 +789,119 @@ def test_dropout_module_follows_its_parents_eval():
     model.train()
     assert model[1].training
     assert not np.array_equal(model(x).numpy(), expected)
+
+
+# ----------------------------------------------------------------------------- review additions
+@pytest.mark.parametrize("bad", [None, 4.5, 4.0, (4.0,), [4, 2.0]])
+def test_normalized_shape_that_is_not_ints_is_a_value_error(bad):
+    """None and floats are not sizes: the error names normalized_shape (not a bare
+    "'NoneType' is not iterable"), and 4.0 is not silently taken for 4 (torch refuses it)."""
+    for make in (lambda: nn.LayerNorm(bad), lambda: nn.RMSNorm(bad),
+                 lambda: F.layer_norm(tinyffn.randn(2, 4), bad)):
+        with pytest.raises(ValueError, match=rf"normalized_shape.*{re.escape(repr(bad))}"):
+            make()
+
+
+def test_normalized_shape_accepts_numpy_ints_and_stores_python_ints():
+    shapes = [np.int64(4), (np.int32(4),), np.array([4])]
+    try:
+        import torch
+        shapes.append(torch.Size([4]))
+    except ImportError:
+        pass
+    for shape in shapes:
+        module = nn.LayerNorm(shape)
+        assert module.normalized_shape == (4,)
+        assert all(type(n) is int for n in module.normalized_shape)
+        assert repr(module) == "LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)"
+        assert F.layer_norm(tinyffn.randn(2, 4), shape).shape == (2, 4)
+
+
+@pytest.mark.parametrize("eps", [True, float("inf")])
+def test_norm_rejects_a_bool_or_infinite_eps(eps):
+    x = tinyffn.randn(2, 3)
+    for make in (lambda: F.layer_norm(x, 3, eps=eps), lambda: F.rms_norm(x, 3, eps=eps),
+                 lambda: nn.LayerNorm(3, eps=eps), lambda: nn.RMSNorm(3, eps=eps)):
+        with pytest.raises(ValueError, match=rf"eps must be a positive, finite number.*got "
+                                             rf"{re.escape(repr(eps))}"):
+            make()
+
+
+def test_dropout_rejects_a_bool_p():
+    with pytest.raises(ValueError, match="got True"):
+        F.dropout(tinyffn.randn(4), True)
+
+
+@pytest.mark.parametrize("norm", ["layer_norm", "rms_norm"])
+def test_norm_refuses_a_weight_that_is_not_a_tensor(norm):
+    x = tinyffn.randn(2, 4)
+    with pytest.raises(TypeError, match=rf"{norm}: weight must be a tinyffn Tensor.*numpy"):
+        getattr(F, norm)(x, 4, np.ones(4, dtype=np.float32))
+    if norm == "layer_norm":
+        with pytest.raises(TypeError, match=r"layer_norm: bias must be a tinyffn Tensor"):
+            F.layer_norm(x, 4, None, np.zeros(4, dtype=np.float32))
+
+
+@pytest.mark.parametrize("norm", ["layer_norm", "rms_norm"])
+def test_float16_norms_widen_to_float32_exactly(norm):
+    """The statistics are computed in float32 (not float64): one cast up to float32 and
+    one back down to float16 in the graph."""
+    x = tinyffn.randn(3, 8, dtype="float16", requires_grad=True)
+    y = getattr(F, norm)(x, 8)
+    casts = sorted(dtype_name(n.out_dtype) for n in graph_nodes(y) if n.fn.op_name() == "cast")
+    assert casts == ["float16", "float32"]
+
+
+def test_norms_promote_mixed_float_dtypes_as_linear_does():
+    """float32 input with a float64 weight gives float64 (as linear does); the cast back
+    is for float16 inputs only. (PyTorch refuses mixed dtypes in layer_norm on the CPU.)"""
+    x = tinyffn.randn(2, 4)
+    w = tinyffn.ones(4, dtype="float64")
+    assert dtype_name(F.layer_norm(x, 4, w).dtype) == "float64"
+    assert dtype_name(F.rms_norm(x, 4, w).dtype) == "float64"
+
+
+def test_dropout_mask_is_named_in_the_graph():
+    x = tinyffn.randn(2, 3, requires_grad=True)
+    y = F.dropout(x, 0.5)
+    assert y.grad_fn.parents[1].name == "dropout mask"
+    assert 'label="dropout mask' in tinyffn.to_dot(y)
+
+
+def test_module_errors_name_the_module():
+    with pytest.raises(ValueError, match=r"^RMSNorm: normalized_shape"):
+        nn.RMSNorm(0)
+    with pytest.raises(ValueError, match=r"^LayerNorm: normalized_shape"):
+        nn.LayerNorm(0)
+    with pytest.raises(ValueError, match=r"^ReLU: inplace=True"):
+        nn.ReLU(inplace=True)
+    with pytest.raises(ValueError, match=r"^Dropout: inplace=True"):
+        nn.Dropout(0.1, inplace=True)
+
+
+def test_dropout_in_evaluation_returns_even_an_integer_input():
+    counts = tinyffn.tensor([1, 2])
+    assert F.dropout(counts, 0.5, training=False) is counts     # as PyTorch: nothing to do
+    with pytest.raises(TypeError, match="dropout: input has dtype int64"):
+        F.dropout(counts, 0.5)
+
+
+def test_softmax_axis_range_and_its_message():
+    x = np.random.default_rng(0).normal(size=(2, 3))
+    y = F.softmax(tinyffn.tensor(x), axis=-2).numpy()
+    np.testing.assert_allclose(y.sum(axis=0), 1.0, rtol=1e-12)
+    with pytest.raises(ValueError, match=r"out of range .* use an integer in \[-2, 1\]"):
+        F.softmax(tinyffn.tensor(x), axis=-3)
+    with pytest.raises(ValueError, match=r"use an integer in \[-1, 0\]"):      # 0-d: one axis
+        F.softmax(tinyffn.tensor(1.0), axis=3)
+
+
+def test_dropout_mask_does_not_depend_on_the_dtype():
+    """The uniforms are drawn in float64 whatever the input's dtype, so one seed drops the
+    same entries of a float16, float32 and float64 tensor (a float16 draw would round u)."""
+    masks = []
+    for dtype in ("float16", "float32", "float64"):
+        tinyffn.manual_seed(5)
+        masks.append(F.dropout(tinyffn.ones(200, 1000, dtype=dtype), 0.3).numpy() != 0)
+    np.testing.assert_array_equal(masks[0], masks[2])
+    np.testing.assert_array_equal(masks[1], masks[2])

@@ -154,7 +154,8 @@ def _is_real(value: Any) -> bool:
 
 def check_positive(owner: str, name: str, value: Any, why: str) -> None:
     if not (_is_real(value) and 0 < value < math.inf):
-        raise ValueError(f"{owner}: {name} must be a positive number ({why}), got {value!r}")
+        raise ValueError(f"{owner}: {name} must be a positive, finite number ({why}), got "
+                         f"{value!r}")
 
 
 def check_probability(owner: str, p: Any) -> None:
@@ -165,19 +166,22 @@ def check_probability(owner: str, p: Any) -> None:
 
 def check_inplace(op: str, inplace: Any) -> None:
     """PyTorch's ``inplace=True`` overwrites the input to save memory. tinyffn records no
-    in-place ops (a tensor autograd saved must keep its values), so only False, which
-    gives the same result in a new tensor, is accepted; True is refused, not faked."""
-    if inplace is not False:
+    in-place ops (a tensor autograd saved must keep its values), so only a false value
+    (False, or None and 0 as PyTorch reads them), which gives the same result in a new
+    tensor, is accepted; True is refused, not faked."""
+    if inplace:
         raise ValueError(f"{op}: inplace={inplace!r} is not supported: tinyffn never "
                          "overwrites a tensor that autograd may need; leave inplace out "
                          "(the result is the same, in a new tensor)")
 
 
 def check_axis(op: str, x: Any, axis: Any) -> int:
-    """One axis of the tensor ``x`` (softmax's), an int in [-ndim, ndim)."""
-    if not _is_int(axis) or not -max(x.ndim, 1) <= axis < max(x.ndim, 1):
+    """One axis of the tensor ``x`` (softmax's), an int in [-n, n), n = max(ndim, 1): a
+    0-d tensor has one axis to softmax over, as in PyTorch."""
+    n = max(x.ndim, 1)
+    if not _is_int(axis) or not -n <= axis < n:
         raise ValueError(f"{op}: axis {axis!r} is out of range for an input of shape "
-                         f"{x.shape}; use an integer in [{-x.ndim}, {x.ndim - 1}]")
+                         f"{x.shape}; use an integer in [{-n}, {n - 1}]")
     return axis
 
 

@@ -81,7 +81,8 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None, fused: bool = 
 def relu(x: Tensor, inplace: bool = False) -> Tensor:
     """ReLU(x) = max(x, 0).    d/dx = 1 for x > 0, else 0.    Shape preserved (a primitive).
 
-    ``inplace`` is PyTorch's argument; only False is accepted (see :func:`tinyffn.arguments.check_inplace`).
+    ``inplace`` is PyTorch's argument; only False is accepted
+    (:func:`tinyffn.arguments.check_inplace`).
     """
     _check_tensor("relu", "x", x)
     check_inplace("relu", inplace)
@@ -235,14 +236,15 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
         mu  = mean(x),    var = mean((x - mu)^2)       (biased: / N, as PyTorch)
         y   = (x - mu) / sqrt(var + eps) · weight + bias
 
-    Per position, like the FFN: no position sees another. The pre-norm transformer
-    sublayer is x + FFN(layer_norm(x)). With x̂ = (x - mu) r, r = 1/sqrt(var + eps) and
+    With normalized_shape = d it works per position, like the FFN: no position sees
+    another. The pre-norm transformer sublayer is x + FFN(layer_norm(x)). With x̂ = (x - mu) r, r = 1/sqrt(var + eps) and
     g = gy · weight, the primitives' gradients add up to::
 
         dL/dx = r (g - mean(g) - x̂ mean(g x̂)),  dL/dweight = Σ gy x̂,  dL/dbias = Σ gy
 
     (sums over the leading axes). Shapes: input (..., *normalized_shape), weight and
-    bias normalized_shape -> y the input's shape.
+    bias normalized_shape -> y the input's shape. Float dtypes may mix and promote, as in
+    :func:`linear` (a float64 weight makes a float32 input's result float64).
     """
     axes = _check_norm("layer_norm", input, normalized_shape, weight, bias)
     check_positive("layer_norm", "eps", eps, _EPS_WHY)
@@ -261,8 +263,8 @@ def rms_norm(input: Tensor, normalized_shape: int | Sequence[int],
         y = x / sqrt(mean(x^2) + eps) · weight          (mean over the last k axes)
 
     With r = 1/sqrt(mean(x^2) + eps), x̂ = x r and g = gy · weight, the gradients add up
-    to dL/dx = r (g - x̂ mean(g x̂)) and dL/dweight = Σ gy x̂. ``eps=None`` takes the machine epsilon of the input's dtype, as PyTorch does.
-    Shapes as :func:`layer_norm`'s.
+    to dL/dx = r (g - x̂ mean(g x̂)) and dL/dweight = Σ gy x̂. ``eps=None`` takes the
+    machine epsilon of the input's dtype, as PyTorch does. Shapes as :func:`layer_norm`'s.
     """
     axes = _check_norm("rms_norm", input, normalized_shape, weight, None)
     if eps is None:
@@ -334,11 +336,11 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     check_inplace("dropout", inplace)
     if training not in (True, False):       # a string such as "eval" would count as True
         raise TypeError(f"dropout: training must be True or False, got {training!r}")
+    if not training or p == 0:
+        return input
     if not input.backend.is_floating(input.dtype):
         raise TypeError(f"dropout: input has dtype {dtype_name(input.dtype)}; dropout scales "
                         "by 1/(1 - p), so it needs floating point: cast with x.to(dtype='float32')")
-    if not training or p == 0:
-        return input
     with grad_mode.scope("function", "dropout"):
         if p == 1:
             return input * 0.0                  # every element dropped (no 1/0 scale)

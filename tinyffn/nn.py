@@ -90,6 +90,7 @@ class ReLU(Module):
     def __init__(self, inplace: bool = False):
         super().__init__()
         check_inplace("ReLU", inplace)
+        self.inplace = False                        # PyTorch's attribute, always False here
 
     def forward(self, x: Tensor) -> Tensor:
         return F.relu(x)
@@ -202,8 +203,9 @@ class FFN(Module):
 def gated_d_ff(d_model: int, multiple_of: int = 1) -> int:
     """LLaMA's hidden width for a gated FFN: ⌊(2/3)·4d⌋, rounded up to a multiple_of.
 
-    The floor comes first, as in LLaMA's ``int(2 * hidden_dim / 3)``. Three matrices of d × d_ff cost 3·d·d_ff parameters; d_ff = (2/3)·4d makes that 8d²,
-    the plain FFN's count. LLaMA-7B: d = 4096, multiple_of = 256 -> 11008.
+    The floor comes first, as in LLaMA's ``int(2 * hidden_dim / 3)``. Three matrices of
+    d × d_ff cost 3·d·d_ff parameters; d_ff = (2/3)·4d makes that 8d², the plain FFN's
+    count. LLaMA-7B: d = 4096, multiple_of = 256 -> 11008.
     """
     _check_size("gated_d_ff", "d_model", d_model)
     _check_size("gated_d_ff", "multiple_of", multiple_of)
@@ -314,13 +316,13 @@ class Dropout(Module):
         super().__init__()
         check_probability("Dropout", p)
         check_inplace("Dropout", inplace)
-        self.p = p
+        self.p, self.inplace = p, False             # inplace: PyTorch's, always False here
 
     def forward(self, x: Tensor) -> Tensor:
         return F.dropout(x, self.p, self.training)
 
     def extra_repr(self) -> str:
-        return f"p={self.p}"
+        return f"p={self.p}, inplace={self.inplace}"            # as PyTorch prints it
 
 
 # ----------------------------------------------------------------------------- losses
