@@ -176,9 +176,129 @@ def test_refusals():
         init.uniform_(tinyffn.zeros(3, dtype="int64"))
     with pytest.raises(ValueError, match="kaiming_uniform_: unknown mode='in'"):
         init.kaiming_uniform_(w, mode="in")
-    with pytest.raises(ValueError, match="uniform_: the interval needs a <= b, got a=1, b=0"):
+    with pytest.raises(ValueError, match="uniform_: the interval needs a <= b, got a=1.0, b=0.0"):
         init.uniform_(w, 1, 0)
-    with pytest.raises(ValueError, match="normal_: std must be >= 0, got -1"):
+    with pytest.raises(ValueError, match="normal_: std must be >= 0, got -1.0"):
         init.normal_(w, std=-1)
     with pytest.raises(ValueError, match="normal_: std must be >= 0, got nan"):
         init.normal_(w, std=float("nan"))
+
+
+# ----------------------------------------------------------------------------- review additions
+def test_leaky_relu_gain_refuses_a_bool_slope():
+    """True is an int to Python, not a slope to PyTorch (it raises ValueError too)."""
+    with pytest.raises(ValueError, match="negative slope of leaky_relu must be a number, "
+                                         "got True"):
+        init.calculate_gain("leaky_relu", True)
+
+
+def test_convolutions_have_gain_1_as_in_pytorch():
+    for name in ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                 "conv_transpose3d"):
+        assert init.calculate_gain(name) == 1.0
+
+
+@pytest.mark.parametrize("shape", [(6, 7), (8, 5, 3), (8, 5, 3, 4)])
+def test_fans_multiply_every_trailing_axis(shape):
+    """The same seed gives uniform_ with the bound written out: exact, so no statistics."""
+    receptive = math.prod(shape[2:])
+    fan_in, fan_out = shape[1] * receptive, shape[0] * receptive
+    for fn, bound in [
+            (lambda w: init.xavier_uniform_(w), math.sqrt(6 / (fan_in + fan_out))),
+            (lambda w: init.kaiming_uniform_(w), math.sqrt(3) * math.sqrt(2 / fan_in)),
+            (lambda w: init.kaiming_uniform_(w, mode="fan_out"),
+             math.sqrt(3) * math.sqrt(2 / fan_out)),
+            (lambda w: init.kaiming_uniform_(w, mode="FAN_OUT"),          # PyTorch lowercases
+             math.sqrt(3) * math.sqrt(2 / fan_out))]:
+        tinyffn.manual_seed(5)
+        got = fn(tinyffn.zeros(*shape)).numpy()
+        tinyffn.manual_seed(5)
+        want = init.uniform_(tinyffn.zeros(*shape), -bound, bound).numpy()
+        np.testing.assert_array_equal(got, want)
+
+
+def test_degenerate_distributions_are_allowed_as_in_pytorch():
+    w = tinyffn.zeros(3)
+    np.testing.assert_array_equal(init.uniform_(w, 0.5, 0.5).numpy(), [0.5, 0.5, 0.5])
+    np.testing.assert_array_equal(init.normal_(w, mean=0.25, std=0).numpy(), [0.25, 0.25, 0.25])
+
+
+@pytest.mark.parametrize("shape", [(3, 0), (0, 0), (0, 4, 2)])
+def test_a_weight_without_entries_is_left_as_it_is(shape):
+    for fn in (init.xavier_uniform_, init.xavier_normal_, init.kaiming_uniform_,
+               init.kaiming_normal_):
+        assert fn(tinyffn.zeros(*shape)).shape == shape
+
+
+def test_a_nan_bound_is_refused():
+    with pytest.raises(ValueError, match="uniform_: the interval needs a <= b, got a=nan"):
+        init.uniform_(tinyffn.zeros(3), float("nan"), 1.0)
+
+
+def test_parameters_that_are_not_numbers_are_refused():
+    with pytest.raises(TypeError, match="normal_: the distribution's parameters must be real "
+                                        "numbers, got mean=0.0, std='0.1'"):
+        init.normal_(tinyffn.zeros(3), std="0.1")
+    with pytest.raises(TypeError, match="uniform_: .* got a=None, b=1"):
+        init.uniform_(tinyffn.zeros(3), None, 1)
+    with pytest.raises(TypeError, match="constant_: val must be a real number, got NoneType"):
+        init.constant_(tinyffn.zeros(3), None)
+    with pytest.raises(TypeError, match="constant_: val must be a real number, got list"):
+        init.constant_(tinyffn.zeros(2, 3), [1, 2, 3])
+    w = init.normal_(tinyffn.zeros(3), np.float32(1), np.float64(0))   # NumPy's numbers
+    np.testing.assert_array_equal(w.numpy(), [1, 1, 1])
+
+
+def test_a_value_the_dtype_cannot_hold_is_refused():
+    with pytest.raises(ValueError, match="constant_: 10000000000.0 does not fit in float16"):
+        init.constant_(tinyffn.zeros(2, dtype="float16"), 1e10)
+    with pytest.raises(ValueError, match="constant_: 1099511627776 does not fit in int32"):
+        init.constant_(tinyffn.zeros(2, dtype="int32"), 2 ** 40)
+    assert np.isinf(init.constant_(tinyffn.zeros(2, dtype="float16"), math.inf).numpy()).all()
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int32", "uint8"])
+def test_random_values_need_a_floating_tensor(dtype):
+    with pytest.raises(TypeError, match=f"uniform_: draws real numbers, but the tensor has "
+                                        f"dtype {dtype}"):
+        init.uniform_(tinyffn.zeros(3, dtype=dtype))
+    with pytest.raises(TypeError, match="kaiming_normal_: draws real numbers"):
+        init.kaiming_normal_(tinyffn.zeros(3, 3, dtype=dtype))
+
+
+def test_the_new_array_belongs_to_the_tensors_backend(device):
+    w = tinyffn.zeros(3, 4, device=device)
+    kind = type(w.data)
+    for fn in (init.zeros_, init.normal_, init.uniform_, init.xavier_normal_,
+               init.kaiming_uniform_):
+        assert type(fn(w).data) is kind, fn.__name__
+    assert (w * 2).shape == (3, 4)
+
+
+def test_float64_values_have_float64_precision():
+    w = tinyffn.zeros(1000, dtype="float64")
+    for fn in (init.normal_, init.uniform_):
+        v = fn(w).numpy()
+        assert np.any(v.astype(np.float32).astype(np.float64) != v), fn.__name__
+
+
+def test_fixed_values_are_exact():
+    assert not np.signbit(init.zeros_(tinyffn.ones(3)).numpy()).any()      # +0.0, as PyTorch
+    big = init.constant_(tinyffn.zeros(1, dtype="int64"), 2 ** 53 + 1)     # not through float
+    assert big.numpy().tolist() == [2 ** 53 + 1]
+
+
+def test_the_engines_shared_constants_cannot_be_initialised():
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    three = (x * 3).grad_fn.parents[1]             # the 3 every `* 3` shares
+    with pytest.raises(RuntimeError, match="zeros_: this tensor is one of the engine's shared "
+                                           "number constants"):
+        init.zeros_(three)
+    np.testing.assert_array_equal((tinyffn.tensor([1.0, 2.0]) * 3).numpy(), [3.0, 6.0])
+
+
+def test_nn_init_imports_as_in_pytorch():
+    import importlib
+    assert importlib.import_module("tinyffn.nn.init") is init is tinyffn.init
+    from tinyffn.nn.init import kaiming_uniform_
+    assert kaiming_uniform_ is init.kaiming_uniform_

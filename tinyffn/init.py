@@ -5,7 +5,8 @@ hidden units fire at first, W2's how large the block's first contribution is. Ea
 function here sets a tensor's values and returns the tensor::
 
     nn.init.normal_(ffn.w1.weight, std=0.02)       # GPT-2's initialisation
-    nn.init.zeros_(ffn.w2.weight)                  # the block starts as zero: x + FFN(x) = x
+    nn.init.zeros_(ffn.w2.weight)                  # with zeros_(ffn.w2.bias) too, FFN(x) = 0
+                                                   # at first, so x + FFN(x) starts as x
 
 The scales follow the fans of a weight (out_features, in_features): fan_in = in,
 fan_out = out. Xavier (Glorot & Bengio 2010) keeps the variance of activations and
@@ -18,12 +19,16 @@ on the CPU and moved to the tensor's device, so a seed gives the same values on 
 backend (not PyTorch's values: its generator differs). The tensor stays the same object
 (a Parameter stays registered, an optimizer keeps it) and gets a new array of its shape
 and dtype, as ``p -= ...`` does under ``no_grad`` (see ``Tensor._in_place``); no graph
-records it. A tensor computed by an op (with a ``grad_fn``) is refused: its graph saved
-the old values.
+records it. So initialise the parameter itself: in tinyffn a slice ``w[0]``, ``w.T`` and
+``w.detach()`` are copies, and initialising one leaves ``w`` as it was (PyTorch's
+``kaiming_uniform_(w.T)`` is ``kaiming_uniform_(w, mode="fan_out")`` here). Refused: a
+tensor with a ``grad_fn`` (its graph saved the old values) and the shared constants of
+the engine (the 2 in ``x * 2``).
 """
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 import numpy as np
@@ -31,16 +36,21 @@ import numpy as np
 from .arguments import check_choice, type_name
 from .backend import dtype_name
 from .creation import generator, tensor
+from .promotion import is_shared_constant
 from .tensor import Tensor
 
-NONLINEARITIES = ("linear", "sigmoid", "tanh", "relu", "leaky_relu", "selu")
+# PyTorch's names; the linear ones (convolutions too) have gain 1
+NONLINEARITIES = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+                  "conv_transpose2d", "conv_transpose3d", "sigmoid", "tanh", "relu",
+                  "leaky_relu", "selu")
 FAN_MODES = ("fan_in", "fan_out")
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """The factor that keeps activations' variance through ``nonlinearity`` (PyTorch's
-    table): linear and sigmoid 1, tanh 5/3, relu sqrt(2), leaky_relu sqrt(2 / (1 + s²))
-    with negative slope s = ``param`` (0.01 by default), selu 3/4."""
+    table): linear (and the convolutions) and sigmoid 1, tanh 5/3, relu sqrt(2),
+    leaky_relu sqrt(2 / (1 + s²)) with negative slope s = ``param`` (0.01 by default),
+    selu 3/4."""
     check_choice("calculate_gain", "nonlinearity", nonlinearity, NONLINEARITIES,
                  "pass the activation's name, e.g. 'relu'")
     if nonlinearity == "leaky_relu":
@@ -49,14 +59,13 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
             raise ValueError(f"calculate_gain: the negative slope of leaky_relu must be a "
                              f"number, got {param!r}")
         return math.sqrt(2.0 / (1 + slope ** 2))
-    return {"linear": 1.0, "sigmoid": 1.0, "tanh": 5.0 / 3, "relu": math.sqrt(2.0),
-            "selu": 3.0 / 4}[nonlinearity]
+    return {"tanh": 5.0 / 3, "relu": math.sqrt(2.0), "selu": 3.0 / 4}.get(nonlinearity, 1.0)
 
 
 def _fans(op: str, t: Tensor) -> tuple:
     """(fan_in, fan_out) of a weight: (in, out) for (out, in); for more axes, each times
     the product of the trailing ones (a convolution's receptive field), as PyTorch."""
-    _check_leaf(op, t)
+    _check_target(op, t)
     if t.ndim < 2:
         raise ValueError(f"{op}: a tensor of shape {t.shape} has no fan_in and fan_out; "
                          "they need a weight of at least 2 axes (out_features, in_features). "
@@ -67,46 +76,57 @@ def _fans(op: str, t: Tensor) -> tuple:
 
 # ----------------------------------------------------------------------------- fixed values
 def constant_(tensor: Tensor, val: float) -> Tensor:
-    """Every entry set to ``val``."""
-    return _set("constant_", tensor, lambda shape: np.full(shape, val), random=False)
+    """Every entry set to ``val`` (a number that the tensor's dtype can hold)."""
+    return _constant("constant_", tensor, val)
 
 
 def zeros_(tensor: Tensor) -> Tensor:
-    """Every entry set to 0 (a bias; or W2, so that x + FFN(x) starts as x)."""
-    return constant_(tensor, 0.0)
+    """Every entry set to 0 (a bias; W2 and b2, so that x + FFN(x) starts as x)."""
+    return _constant("zeros_", tensor, 0)
 
 
 def ones_(tensor: Tensor) -> Tensor:
     """Every entry set to 1 (a norm's gain)."""
-    return constant_(tensor, 1.0)
+    return _constant("ones_", tensor, 1)
+
+
+def _constant(op: str, tensor: Tensor, val: Any) -> Tensor:
+    if not isinstance(val, numbers.Real):
+        raise TypeError(f"{op}: val must be a real number, got {type_name(val)}")
+    _check_target(op, tensor)
+    name = dtype_name(tensor.dtype)
+    kind = np.dtype(name).kind
+    if kind in "iuf" and math.isfinite(val):
+        info = np.finfo(name) if kind == "f" else np.iinfo(name)
+        low, high = (float(info.min), float(info.max)) if kind == "f" else (info.min, info.max)
+        if not low <= val <= high:
+            raise ValueError(f"{op}: {val!r} does not fit in {name} (from {low} to {high})")
+    return _set(op, tensor, lambda shape: np.full(shape, val), random=False)
 
 
 # ----------------------------------------------------------------------------- random values
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
     """Entries drawn from U(a, b)."""
-    if not a <= b:
-        raise ValueError(f"uniform_: the interval needs a <= b, got a={a}, b={b}")
-    return _set("uniform_", tensor, lambda shape: generator().uniform(a, b, size=shape))
+    return _uniform("uniform_", tensor, a, b)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
     """Entries drawn from N(mean, std²)."""
-    if not std >= 0:
-        raise ValueError(f"normal_: std must be >= 0, got {std}")
-    return _set("normal_", tensor, lambda shape: generator().normal(mean, std, size=shape))
+    return _normal("normal_", tensor, mean, std)
 
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
     """U(-bound, bound), bound = gain · sqrt(6 / (fan_in + fan_out))."""
     fan_in, fan_out = _fans("xavier_uniform_", tensor)
-    bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
-    return uniform_(tensor, -bound, bound)
+    bound = gain * math.sqrt(6.0 / max(fan_in + fan_out, 1))    # (no fans: no entries)
+    return _uniform("xavier_uniform_", tensor, -bound, bound)
 
 
 def xavier_normal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
     """N(0, std²), std = gain · sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _fans("xavier_normal_", tensor)
-    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
+    return _normal("xavier_normal_", tensor, 0.0,
+                   gain * math.sqrt(2.0 / max(fan_in + fan_out, 1)))
 
 
 def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
@@ -115,26 +135,54 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
     :func:`calculate_gain` (``a`` is leaky_relu's slope). ``nn.Linear`` starts this way
     with a = sqrt(5): bound = 1 / sqrt(in_features)."""
     bound = math.sqrt(3.0) * _kaiming_std("kaiming_uniform_", tensor, a, mode, nonlinearity)
-    return uniform_(tensor, -bound, bound)
+    return _uniform("kaiming_uniform_", tensor, -bound, bound)
 
 
 def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
                     nonlinearity: str = "leaky_relu") -> Tensor:
     """N(0, std²), std = gain / sqrt(fan): He initialisation (gain sqrt(2) for ReLU)."""
-    return normal_(tensor, 0.0, _kaiming_std("kaiming_normal_", tensor, a, mode, nonlinearity))
+    return _normal("kaiming_normal_", tensor, 0.0,
+                   _kaiming_std("kaiming_normal_", tensor, a, mode, nonlinearity))
 
 
 def _kaiming_std(op: str, tensor: Tensor, a: float, mode: str, nonlinearity: str) -> float:
+    if isinstance(mode, str):
+        mode = mode.lower()                         # PyTorch accepts "FAN_OUT" too
     check_choice(op, "mode", mode, FAN_MODES, "pass 'fan_in' or 'fan_out'")
     fan_in, fan_out = _fans(op, tensor)
-    return calculate_gain(nonlinearity, a) / math.sqrt(fan_in if mode == "fan_in" else fan_out)
+    fan = fan_in if mode == "fan_in" else fan_out
+    return calculate_gain(nonlinearity, a) / math.sqrt(max(fan, 1))   # (fan 0: no entries)
 
 
 # ----------------------------------------------------------------------------- helpers
+def _uniform(op: str, t: Tensor, a: Any, b: Any) -> Tensor:
+    a, b = _numbers(op, a=a, b=b)
+    if not a <= b:
+        raise ValueError(f"{op}: the interval needs a <= b, got a={a}, b={b}")
+    return _set(op, t, lambda shape: generator().uniform(a, b, size=shape))
+
+
+def _normal(op: str, t: Tensor, mean: Any, std: Any) -> Tensor:
+    mean, std = _numbers(op, mean=mean, std=std)
+    if not std >= 0:
+        raise ValueError(f"{op}: std must be >= 0, got {std}")
+    return _set(op, t, lambda shape: generator().normal(mean, std, size=shape))
+
+
+def _numbers(op: str, **values: Any) -> tuple:
+    """The distribution's parameters as floats (Python's and NumPy's real numbers)."""
+    if not all(isinstance(v, numbers.Real) and not isinstance(v, bool)
+               for v in values.values()):
+        given = ", ".join(f"{k}={v!r}" for k, v in values.items())
+        raise TypeError(f"{op}: the distribution's parameters must be real numbers, got "
+                        f"{given}")
+    return tuple(float(v) for v in values.values())
+
+
 def _set(op: str, t: Any, values: Any, random: bool = True) -> Tensor:
     """Give tensor ``t`` new values, ``values(shape)`` (a NumPy array), in its dtype and on
     its device; see the module docstring for why a new array and not in place."""
-    _check_leaf(op, t)
+    _check_target(op, t)
     if random and not t.backend.is_floating(t.dtype):
         raise TypeError(f"{op}: draws real numbers, but the tensor has dtype "
                         f"{dtype_name(t.dtype)}; initialise a floating-point tensor")
@@ -142,10 +190,14 @@ def _set(op: str, t: Any, values: Any, random: bool = True) -> Tensor:
     return t
 
 
-def _check_leaf(op: str, t: Any) -> None:
+def _check_target(op: str, t: Any) -> None:
     if not isinstance(t, Tensor):
         raise TypeError(f"{op}: needs a tinyffn Tensor (a Parameter), got {type_name(t)}")
     if t.grad_fn is not None:
         raise RuntimeError(f"{op}: this tensor was computed by {t.grad_fn.name}, and its "
-                           "graph saved the values it had; initialise parameters and other "
-                           "leaf tensors (x.detach() makes one)")
+                           "graph saved the values it had; initialise the parameter (or "
+                           "other leaf tensor) itself")
+    if is_shared_constant(t):
+        raise RuntimeError(f"{op}: this tensor is one of the engine's shared number "
+                           "constants (the 2 in x * 2), which every op using that number "
+                           "reads; initialise a parameter instead")

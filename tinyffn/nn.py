@@ -15,6 +15,7 @@ Everything is composed from :mod:`tinyffn.functional`; no module has its own bac
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 from . import functional as F
@@ -24,6 +25,10 @@ from .module import FLOAT_DTYPES, Module, ModuleList, Parameter, Sequential
 from .arguments import (_is_int, check_inplace, check_positive, check_probability,
                         normalized_shape_arg)
 from .tensor import DEFAULT_FLOAT, Tensor
+
+# nn is a module, not a package: name init under it too, so that `import tinyffn.nn.init`
+# and `from tinyffn.nn.init import normal_` work as with torch (os.py does this for os.path)
+sys.modules[__name__ + ".init"] = init
 
 # Module and friends are defined in module.py and used from here, as nn.Module
 __all__ = ["init", "Parameter", "Module", "Sequential", "ModuleList", "Linear", "ReLU", "GELU",
