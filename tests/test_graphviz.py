@@ -1,11 +1,12 @@
 """The graph drawer: DOT structure, names, clusters, folding, stability, rendering."""
+import operator
 import os
 import pathlib
 import re
 import shutil
 import sys
 import xml.etree.ElementTree as ET
-from collections import Counter
+from collections import Counter, OrderedDict
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ import pytest
 import tinyffn
 from tinyffn import autograd, nn
 from tinyffn.graphviz import (INSTALL_HELP, RendererNotFoundError, draw_graph, find_renderer,
-                              graph_names, render, to_dot)
+                              graph_names, pipe, render, to_dot)
 from tinyffn.naming import is_constant, summed_axes
 
 HAS_RENDERER = any(shutil.which(p) for p in ("dot", "graphviz-pure"))
@@ -416,3 +417,273 @@ def test_maximum_sums_a_broadcast_input_back():
     b = tinyffn.zeros(3, requires_grad=True)
     y = x.maximum(b)
     assert summed_axes(y.grad_fn, 1) == (0,) and summed_axes(y.grad_fn, 0) == ()
+
+
+# ----------------------------------------------------------------------------- audit: structure
+DOT_STRING = re.compile(r'label="((?:[^"\\]|\\.)*)"')
+CLUSTER = re.compile(r'subgraph cluster_\d+ \{\n\t*label="((?:[^"\\]|\\.)*)" (.*)\n')
+
+
+def unescape(text):
+    """A DOT string as Graphviz reads it: \\" is ", \\\\ is one backslash, \\n a new line."""
+    def one(m):
+        assert m.group(1) in '"\\n', f"unexpected escape \\{m.group(1)} in {text!r}"
+        return "\n" if m.group(1) == "n" else m.group(1)
+    return re.sub(r"\\(.)", one, text)
+
+
+def last(attrs, name):
+    """The value Graphviz uses for attribute ``name``: the last one given."""
+    values = re.findall(rf'\b{name}=("[^"]*"|\S+)', attrs)
+    return values[-1].strip('"') if values else None
+
+
+def test_each_op_node_has_an_arrow_from_every_input_and_one_to_its_output():
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    x.name = "x"
+    y = (x * x + x.exp() * 2).sum()                       # x * x: one tensor used twice
+    nodes, edges = parse(to_dot(y))
+    ops = sorted((n for n, (_, attrs, _) in nodes.items() if attrs.startswith(OP_STYLE)),
+                 key=lambda n: int(n[1:]))
+    ctxs = [v for v in autograd.topological_order(y, every_input=True)
+            if isinstance(v, autograd.Context)]
+    assert [nodes[n][0][0] for n in ops] == [ctx.name for ctx in ctxs]
+    for n, ctx in zip(ops, ctxs):
+        sources = [s for s, t, _ in edges if t == n]
+        assert len(sources) == len(ctx.parents), ctx.name
+        assert all(not nodes[s][1].startswith(OP_STYLE) for s in sources)
+        (out,) = [t for s, t, _ in edges if s == n]       # to its own output's box
+        assert not nodes[out][1].startswith(OP_STYLE)
+    mul = next(n for n in ops if nodes[n][0] == ["mul"])
+    assert [nodes[s][0][0] for s, t, _ in edges if t == mul] == ["x", "x"]
+
+
+def test_parameters_inputs_and_the_output_are_told_apart_by_colour():
+    nodes, _ = parse(to_dot(ffn_output()))
+    fill = {name: last(node_named(nodes, name)[1], "fillcolor")
+            for name in ("w1.weight", "w1.bias", "w2.weight", "w2.bias", "x")}
+    (output,) = [last(attrs, "fillcolor") for label, attrs, _ in nodes.values()
+                 if label == ["(3, 4)"] and "filled" in (last(attrs, "style") or "")]
+    assert len({fill[n] for n in fill if n != "x"}) == 1              # every parameter alike
+    assert len({fill["w1.weight"], fill["x"], output}) == 3          # three different colours
+
+
+def test_highlight_fills_the_lit_nodes():
+    y = ffn_output()
+    nodes, _ = parse(to_dot(y, highlight=y))
+    lit = [label[0] for label, attrs, _ in nodes.values() if "penwidth=3" in attrs]
+    assert lit == ["add", "(3, 4)"]
+    others = {last(attrs, "fillcolor") for label, attrs, _ in nodes.values()
+              if "penwidth=3" not in attrs}
+    for label, attrs, _ in nodes.values():
+        if "penwidth=3" in attrs:                         # lit: a colour no other node has
+            assert "filled" in last(attrs, "style") and last(attrs, "fillcolor") not in others
+
+
+def test_highlighting_a_parameter_folded_into_a_box_lights_the_box():
+    tinyffn.manual_seed(0)
+    ffn = nn.FFN(4)
+    y = ffn(tinyffn.randn(3, 4))
+    nodes, _ = parse(to_dot(y, depth=1, highlight=ffn.w1.weight))
+    assert [label[0] for label, attrs, _ in nodes.values() if "penwidth=3" in attrs] == \
+        ["w1: Linear"]
+
+
+def test_constants_sit_in_the_cluster_of_the_op_that_uses_them():
+    nodes, edges = parse(to_dot(ffn_output("gelu")))
+    constants = [n for n, (_, attrs, _) in nodes.items() if attrs == "shape=plaintext"]
+    assert len(constants) == CONSTANTS["gelu"]
+    for n in constants:
+        (target,) = [t for s, t, _ in edges if s == n]
+        assert nodes[n][2] == nodes[target][2] == ("FFN", "act: GELU", "gelu")
+
+
+def test_without_shapes_an_unnamed_tensor_is_a_point():
+    x = tinyffn.ones(2, requires_grad=True)
+    x.name = "x"
+    nodes, _ = parse(to_dot((x.exp() * 2).sum(), show_shapes=False))
+    unnamed = [attrs for label, attrs, _ in nodes.values() if label == [""]]
+    assert len(unnamed) == 3                              # exp's, mul's and sum's outputs
+    assert all(last(attrs, "shape") == "point" for attrs in unnamed)
+    assert last(node_named(nodes, "x")[1], "shape") == "box"
+
+
+class _TwoOutputs(nn.Module):
+    def forward(self, x):
+        h = x.exp()
+        return h, h.tanh()                                # h leaves the module, and is used in it
+
+
+def test_a_folded_box_draws_no_arrow_back_from_its_own_output():
+    x = tinyffn.ones(2, requires_grad=True)
+    h, g = _TwoOutputs()(x)
+    nodes, edges = parse(to_dot(h + g, depth=0))
+    (box,) = [n for n, (_, attrs, _) in nodes.items() if "box3d" in attrs]
+    assert len([s for s, t, _ in edges if t == box]) == 1     # from x only
+    assert len([t for s, t, _ in edges if s == box]) == 2     # to h and to tanh(h)
+    reached = {n: {t for s, t, _ in edges if s == n} for n in nodes}
+    for _ in nodes:                                       # the transitive closure
+        reached = {n: r.union(*(reached[m] for m in r)) for n, r in reached.items()}
+    assert not any(n in r for n, r in reached.items())    # the drawing of a DAG is a DAG
+
+
+def test_sums_are_labelled_on_arrows_into_ops_not_into_folded_boxes():
+    f = nn.FFN(2, 4)
+    loss = (f(tinyffn.randn(5, 3, 2)) ** 2).sum()
+    loss.backward()
+    for options in ({"expand": False}, {"depth": 1}):
+        nodes, edges = parse(to_dot(loss, show_grads=True, **options))
+        labelled = [nodes[t] for _, t, label in edges if label]
+        assert all(attrs.startswith(OP_STYLE) and "peripheries" not in attrs
+                   for _, attrs, _ in labelled), options
+
+
+class _Borrower(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(2, 2)
+
+    def forward(self, x, w):
+        return self.lin(x) @ w
+
+
+class _Tied(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = _Borrower()
+        self.ab = nn.Linear(2, 2)             # "ab" starts with "a", but ab.weight is not a's
+
+    def forward(self, x):
+        return self.a(x, self.ab.weight)
+
+
+def test_a_parameter_is_not_drawn_in_a_module_whose_name_merely_prefixes_its_own():
+    nodes, _ = parse(to_dot(_Tied()(tinyffn.randn(1, 2))))
+    assert node_named(nodes, "ab.weight")[2] == ("_Tied",)
+    assert node_named(nodes, "a.lin.weight")[2] == ("_Tied", "a: _Borrower", "a.lin: Linear")
+
+
+def test_names_with_quotes_and_backslashes_survive_the_dot_text():
+    odd = ['say "hi"', "C:\\new"]
+    seq = nn.Sequential(OrderedDict([(odd[0], nn.Linear(2, 2)), (odd[1], nn.ReLU())]))
+    x = tinyffn.randn(1, 2)
+    x.name = 'x "\\n" y'
+    dot = to_dot(seq(x))
+    labels = [unescape(s) for s in DOT_STRING.findall(dot)]
+    clusters = [unescape(label) for label, _ in CLUSTER.findall(dot)]
+    assert clusters == ["Sequential", 'say "hi": Linear', "linear", "C:\\new: ReLU"]
+    assert 'say "hi".weight\n(2, 2)' in labels and 'say "hi".bias\n(2,)' in labels
+    assert 'x "\\n" y\n(1, 2)' in labels
+
+
+def test_module_clusters_are_solid_and_function_clusters_dashed():
+    clusters = CLUSTER.findall(to_dot(ffn_output("gelu")))
+    assert [label for label, _ in clusters] == ["FFN", "w1: Linear", "linear", "act: GELU",
+                                                "gelu", "w2: Linear", "linear"]
+    for label, attrs in clusters:
+        assert ("dashed" in last(attrs, "style")) == (label in ("linear", "gelu")), label
+
+
+def test_an_op_label_lists_only_the_attributes_that_are_set():
+    x = tinyffn.ones(2, 3, requires_grad=True)
+    nodes, _ = parse(to_dot(x.sum(axis=0).sum()))           # keepdims=False, axis=None: unset
+    assert sorted(label for label, attrs, _ in nodes.values() if label[0] == "sum") == \
+        [["sum"], ["sum", "axis=(0,)"]]
+
+
+def test_an_attribute_is_shortened_only_beyond_24_characters():
+    x = tinyffn.ones(1, requires_grad=True)
+    nodes, _ = parse(to_dot(x.reshape(*[1] * 8).reshape(*[1] * 9).sum()))
+    assert [label for label, _, _ in nodes.values() if label[0] == "reshape"] == [
+        ["reshape", "shape=(1, 1, 1, 1, 1, 1, 1, 1)"],       # 24 characters: whole
+        ["reshape", "shape=(1, 1, 1, 1, 1, 1, 1,..."]]       # 27: the first 21 and "..."
+
+
+def test_a_dtype_attribute_is_drawn_by_its_name():
+    x = tinyffn.ones(2, requires_grad=True)
+    nodes, _ = parse(to_dot(x.to(dtype="float64").sum()))
+    assert node_named(nodes, "cast")[0] == ["cast", "dtype=float64"]
+
+
+def test_depth_must_be_an_integer_not_a_bool():
+    with pytest.raises(ValueError, match="depth must be None or an integer >= 0, got True"):
+        to_dot(ffn_output(), depth=True)
+
+
+@pytest.mark.parametrize("op", [operator.add, operator.sub, operator.mul, operator.truediv,
+                                lambda x, b: x.maximum(b)], ids=["add", "sub", "mul", "div", "max"])
+def test_every_broadcasting_op_names_the_axes_its_backward_sums(op):
+    x = tinyffn.randn(4, 3, requires_grad=True)
+    b = tinyffn.ones(3, requires_grad=True)
+    c = tinyffn.ones(4, 1, requires_grad=True)
+    assert summed_axes(op(x, b).grad_fn, 1) == (0,) and summed_axes(op(x, b).grad_fn, 0) == ()
+    assert summed_axes(op(b, x).grad_fn, 0) == (0,)
+    assert summed_axes(op(x, c).grad_fn, 1) == (1,)
+    y = op(x, b).sum()
+    y.backward()
+    assert b.grad.shape == (3,)                             # what the label claims was summed
+    nodes, edges = parse(to_dot(y, show_grads=True))
+    (summed,) = [(s, label) for s, _, label in edges if label]
+    assert summed[1] == "Σ over axes (0,)" and nodes[summed[0]][0][0] == "(3,)"
+
+
+def test_several_outermost_modules_are_numbered_by_their_position_among_them():
+    """The docstring of graph_names: the position among the outermost modules."""
+    a, r, c = nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 2)
+    y = c(r(a(tinyffn.randn(1, 2))))
+    names = graph_names(autograd.topological_order(y, every_input=True))
+    assert names[id(a.weight)] == "Linear0.weight" and names[id(c.weight)] == "Linear2.weight"
+
+
+# ----------------------------------------------------------------------------- audit: rendering
+def _stand_in(folder, name, script):
+    program = folder / name
+    program.write_text("#!/bin/sh\n" + script)
+    program.chmod(0o755)
+    return program
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the stand-in renderers are shell scripts")
+def test_dot_is_preferred_to_graphviz_pure(tmp_path, monkeypatch):
+    _stand_in(tmp_path, "graphviz-pure", "exit 0\n")
+    dot = _stand_in(tmp_path, "dot", "exit 0\n")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert find_renderer() == str(dot)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the stand-in renderer is a shell script")
+def test_a_failing_renderer_raises_with_its_message(tmp_path, monkeypatch):
+    _stand_in(tmp_path, "dot", "echo 'syntax error in line 1' >&2\nexit 1\n")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(RuntimeError, match="exit code 1: syntax error in line 1"):
+        pipe("digraph {", "svg")
+    with pytest.raises(RuntimeError, match="syntax error"):
+        render("digraph {", tmp_path / "y.svg")
+    assert not (tmp_path / "y.svg").exists()
+
+
+def test_pipe_refuses_what_is_not_a_graph():
+    with pytest.raises(TypeError, match="expected a Tensor, a graphviz Digraph or DOT text, got "
+                                        "int"):
+        pipe(42, "dot")
+
+
+def test_render_without_a_renderer_writes_nothing(tmp_path, monkeypatch):
+    pytest.importorskip("graphviz")
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    g = draw_graph(ffn_output())
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(RendererNotFoundError):
+        g.render(out / "y")
+    assert list(out.iterdir()) == []
+
+
+def test_render_keeps_the_source_unless_cleanup(tmp_path, monkeypatch):
+    pytest.importorskip("graphviz")
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))   # the fallback; .dot needs no program
+    g = draw_graph(ffn_output())
+    assert pathlib.Path(g.render(tmp_path / "kept", format="dot")) == tmp_path / "kept.dot"
+    assert (tmp_path / "kept").read_text() == g.source      # the source, as graphviz leaves it
+    g.render(tmp_path / "gone", format="dot", cleanup=True)
+    assert (tmp_path / "gone.dot").read_text() == g.source and not (tmp_path / "gone").exists()

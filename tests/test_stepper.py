@@ -125,3 +125,27 @@ def test_steps_and_drawings_on_every_backend(device):
     assert texts[-1].startswith("step 12: transpose") and "w1.weight" in texts[-1]
     dot = tinyffn.to_dot(loss, show_values=True, show_grads=True)
     assert "grad [[" in dot and "Σ over axes (0,)" in dot
+
+
+def test_describe_calls_a_named_intermediate_by_its_name():
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    h = x.exp()
+    h.name = "h"
+    step = next(iter(backward_steps(h.sum())))
+    assert "  input 0, h (2,), gets dL/dx = [1, 1]" in step.describe().splitlines()
+    step = next(iter(backward_steps(x.exp().sum())))       # unnamed, and no longer held
+    assert "  input 0, exp output (2,), gets dL/dx = [1, 1]" in step.describe().splitlines()
+
+
+def test_retain_graph_keeps_the_graph_for_another_backward():
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    loss = (x * x).sum()
+    for _ in backward_steps(loss, retain_graph=True):
+        pass
+    loss.backward()                                         # the saved arrays are still there
+    assert x.grad.tolist() == [4.0, 8.0]                    # 2x, twice
+    freed = (x * x).sum()
+    for _ in backward_steps(freed):
+        pass
+    with pytest.raises(RuntimeError, match="second time"):
+        freed.backward()
