@@ -81,7 +81,7 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None, fused: bool = 
 def relu(x: Tensor, inplace: bool = False) -> Tensor:
     """ReLU(x) = max(x, 0).    d/dx = 1 for x > 0, else 0.    Shape preserved (a primitive).
 
-    ``inplace`` is PyTorch's argument; only False is accepted
+    ``inplace`` is PyTorch's argument; only a false value is accepted
     (:func:`tinyffn.arguments.check_inplace`).
     """
     _check_tensor("relu", "x", x)
@@ -237,8 +237,9 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
         y   = (x - mu) / sqrt(var + eps) · weight + bias
 
     With normalized_shape = d it works per position, like the FFN: no position sees
-    another. The pre-norm transformer sublayer is x + FFN(layer_norm(x)). With x̂ = (x - mu) r, r = 1/sqrt(var + eps) and
-    g = gy · weight, the primitives' gradients add up to::
+    another. The pre-norm transformer sublayer is x + FFN(layer_norm(x)). With
+    x̂ = (x - mu) r, r = 1/sqrt(var + eps) and g = gy · weight, the primitives' gradients
+    add up to::
 
         dL/dx = r (g - mean(g) - x̂ mean(g x̂)),  dL/dweight = Σ gy x̂,  dL/dbias = Σ gy
 
@@ -328,7 +329,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     generator :func:`tinyffn.manual_seed` seeds, on the CPU, then moved to the input's
     device, so a seed gives the same mask on every backend. ``training=False``
     (evaluation) or ``p = 0`` returns ``input`` itself; ``p = 1`` gives zeros.
-    ``inplace``: only False (see :func:`tinyffn.arguments.check_inplace`).
+    ``inplace``: only a false value (:func:`tinyffn.arguments.check_inplace`).
     GPT-2 drops the FFN's output before the residual add: x + dropout(FFN(ln(x))).
     """
     _check_tensor("dropout", "input", input)
@@ -340,7 +341,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
         return input
     if not input.backend.is_floating(input.dtype):
         raise TypeError(f"dropout: input has dtype {dtype_name(input.dtype)}; dropout scales "
-                        "by 1/(1 - p), so it needs floating point: cast with x.to(dtype='float32')")
+                        "by 1/(1 - p), so it needs floating point: cast with "
+                        "x.to(dtype='float32')")
     with grad_mode.scope("function", "dropout"):
         if p == 1:
             return input * 0.0                  # every element dropped (no 1/0 scale)

@@ -89,7 +89,8 @@ def _check_size(owner: str, name: str, n: Any) -> None:
 class ReLU(Module):
     """y = max(x, 0), elementwise (:func:`tinyffn.functional.relu`).    Shape preserved.
 
-    ``inplace``: PyTorch's argument, only False (:func:`tinyffn.arguments.check_inplace`).
+    ``inplace``: PyTorch's argument, only a false value
+    (:func:`tinyffn.arguments.check_inplace`).
     """
 
     def __init__(self, inplace: bool = False):
@@ -315,7 +316,7 @@ def _filled_parameter(fill: Any, shape: tuple, dtype: Any, device: Any) -> Param
 
 class Dropout(Module):
     """:func:`tinyffn.functional.dropout` while ``training`` (``model.train()``), the
-    identity after ``model.eval()``. Shape preserved. ``inplace``: only False."""
+    identity after ``model.eval()``. Shape preserved. ``inplace``: only a false value."""
 
     def __init__(self, p: float = 0.5, inplace: bool = False):
         super().__init__()
