@@ -207,7 +207,7 @@ def test_grad_takes_one_tensor_and_names_its_own_argument():
     x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
     (gx,) = tinyffn.grad((x * x).sum(), x)                 # one Tensor, as in PyTorch
     np.testing.assert_allclose(gx.numpy(), [2.0, 4.0])
-    with pytest.raises(RuntimeError, match=r"grad: the output has shape \(2,\).*pass "
+    with pytest.raises(RuntimeError, match=r"grad: .* not of shape \(2,\); pass "
                                            r"grad_output=<tensor of that shape>"):
         tinyffn.grad(x * x, [x])
     (gx,) = tinyffn.grad(x * x, [x], grad_output=tinyffn.tensor([1.0, 0.5]))
@@ -465,3 +465,150 @@ def test_each_gradient_comes_back_in_its_inputs_dtype():
     assert w.grad.dtype == np.float32 and b.grad.dtype == np.float64
     np.testing.assert_allclose(w.grad.numpy(), x.numpy().sum(axis=0)[:, None].repeat(2, 1),
                                rtol=1e-6)
+
+
+# ------------------------------------------------- engine gaps a mutation audit showed
+def test_grad_function_leaves_a_retained_grad_alone_too():
+    """``tinyffn.grad`` touches no ``.grad``, a retained non-leaf's included, so gradcheck
+    (which calls it once per output entry) cannot fill one. PyTorch's autograd.grad does
+    fill a retained .grad; tinyffn's docstring promises that none is touched."""
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    h = x * x
+    h.retain_grad()
+    (gx,) = tinyffn.grad((h * 3.0).sum(), [x])
+    np.testing.assert_allclose(gx.numpy(), [6.0, 12.0])        # 6x, by hand
+    assert h.grad is None and x.grad is None
+
+
+def test_a_gradient_for_an_input_that_needs_none_is_dropped_unchecked():
+    """A lazy backward may return a gradient for every input; the engine drops the ones
+    ``needs_input_grad`` does not ask for before checking them: here one not even of its
+    input's shape (gy * x was never summed down to s's shape (1,))."""
+    class ScaleBy(tinyffn.Function):                 # y = x * s, d/dx = s
+        @staticmethod
+        def forward(ctx, x, s):
+            ctx.save_for_backward(x, s)
+            return x * s
+
+        @staticmethod
+        def backward(ctx, gy):
+            x, s = ctx.saved_tensors
+            return gy * s, gy * x                    # the second: wrong shape, unused
+
+    x = tinyffn.tensor([1.0, 2.0], dtype="float64", requires_grad=True)
+    s = tinyffn.tensor([3.0], dtype="float64")
+    steps = list(tinyffn.iter_backward(ScaleBy.apply(x, s).sum()))
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0])
+    assert steps[-1].op == "scaleby" and steps[-1].grads[1] is None and s.grad is None
+
+
+def test_a_one_element_root_of_any_rank_implies_a_gradient_of_one():
+    """As in PyTorch, the implied dL/dL = 1 needs one element, not a 0-d tensor."""
+    x = tinyffn.tensor([[2.0]], requires_grad=True)
+    (x * x).backward()                                          # shape (1, 1)
+    np.testing.assert_array_equal(x.grad.numpy(), [[4.0]])     # 2x
+    y = tinyffn.tensor([3.0], requires_grad=True)
+    (y * 2.0).backward()                                        # shape (1,)
+    np.testing.assert_array_equal(y.grad.numpy(), [2.0])
+
+
+def test_the_root_gradient_takes_the_roots_dtype_implied_or_given():
+    """PyTorch casts the gradient given to backward() to the root's dtype (float32 here),
+    and its implied 1 is of that dtype: a leaf or retained root never gets float64."""
+    x = tinyffn.tensor(2.0, requires_grad=True)                 # float32 leaf as the root
+    x.backward()
+    assert x.grad.dtype == np.float32 and x.grad.item() == 1.0
+    x.grad = None
+    x.backward(np.float64(3.0))
+    assert x.grad.dtype == np.float32 and x.grad.item() == 3.0
+    loss = (tinyffn.tensor([1.0, 2.0], requires_grad=True) * 2.0).sum()
+    loss.retain_grad()
+    loss.backward()
+    assert loss.grad.dtype == np.float32 and loss.grad.item() == 1.0
+
+
+def test_grad_of_an_unused_input_is_a_zero_of_its_dtype():
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)          # float32
+    unused = tinyffn.tensor([1.0], requires_grad=True)
+    gx, gu = tinyffn.grad((x * x).sum(), [x, unused])
+    assert gx.dtype == gu.dtype == np.float32
+    np.testing.assert_array_equal(gu.numpy(), [0.0])
+
+
+def test_grad_frees_the_graph_unless_retain_graph_as_pytorch():
+    """torch.autograd.grad frees the saved arrays as backward() does."""
+    x = tinyffn.tensor([0.5, -1.0], requires_grad=True)
+    y = (x.exp() * x).sum()
+    tinyffn.grad(y, [x], retain_graph=True)
+    tinyffn.grad(y, [x])                                        # the graph was retained
+    with pytest.raises(RuntimeError, match="second time.*retain_graph=True"):
+        y.backward()
+
+
+@pytest.mark.parametrize("mode", ["no_grad", "enable_grad", "decorated"])
+def test_a_mode_is_restored_when_its_block_raises(mode):
+    """An exception inside ``with no_grad():`` (a failed evaluation step) must not leave
+    recording off for the rest of the program."""
+    def fail():
+        raise ValueError("planted")
+
+    with pytest.raises(ValueError, match="planted"):
+        if mode == "decorated":
+            tinyffn.no_grad(fail)()
+        elif mode == "no_grad":
+            with tinyffn.no_grad():
+                fail()
+        else:
+            with tinyffn.no_grad():
+                try:
+                    with tinyffn.enable_grad():
+                        fail()
+                finally:
+                    assert not tinyffn.is_grad_enabled()
+    assert tinyffn.is_grad_enabled()
+
+
+def test_a_scope_and_keep_intermediates_are_restored_when_their_block_raises():
+    """A module whose forward raises must not leave its frame on every later op, nor a
+    failed keep_intermediates() block keep collecting the outputs of later ops."""
+    layer = tinyffn.nn.Linear(2, 2)
+    with pytest.raises(ValueError, match=r"linear: input of shape \(3, 5\)"):
+        layer(tinyffn.randn(3, 5))                  # the wrong width, inside the module
+    x = tinyffn.randn(2, requires_grad=True)
+    assert (x * 2.0).grad_fn.scope == ()
+    with pytest.raises(ValueError, match="planted"):
+        with tinyffn.keep_intermediates() as kept:
+            h = x * 2.0
+            raise ValueError("planted")
+    y = x * 3.0                                     # after the block: not kept
+    assert len(kept) == 1 and kept[0] is h and y.grad_fn.output is y
+
+
+@pytest.mark.parametrize("other", ["strict", pytest.param("cuda", marks=[pytest.mark.cuda, pytest.mark.skipif(
+    not tinyffn.cuda_available(), reason="CuPy with a usable GPU is not available")])])
+def test_a_root_gradient_on_another_device_is_refused_naming_both(other):
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(tinyffn.DeviceError, match=f"backward: the output and its grad are on "
+                                                  f"different devices \\(cpu and {other}\\)"):
+        (x * 2.0).backward(tinyffn.ones(2, device=other))
+    with pytest.raises(tinyffn.DeviceError, match=f"grad: the output and its grad_output are "
+                                                  f"on different devices \\(cpu and {other}\\)"):
+        tinyffn.grad(x * 2.0, [x], tinyffn.ones(2, device=other))
+    assert x.grad is None
+
+
+def test_an_implied_root_gradient_needs_one_element_in_both_spellings():
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"backward: dL/d\(output\) is implied only for an "
+                                           r"output of one element, not of shape \(2,\); pass grad="):
+        (x * 2.0).backward()
+    with pytest.raises(RuntimeError, match=r"grad: .* not of shape \(2,\); pass grad_output="):
+        tinyffn.grad(x * 2.0, [x])
+
+
+def test_a_leaf_made_with_a_truthy_requires_grad_records_a_graph():
+    for flag in (2, np.True_):
+        x = tinyffn.Tensor(np.array([1.0, 2.0], dtype=np.float32), requires_grad=flag)
+        assert x.requires_grad is True
+        (x * 3.0).sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0])

@@ -1,4 +1,6 @@
 """The Tensor API and its errors: creation, conversion, devices, and bad input."""
+import operator
+
 import numpy as np
 import pytest
 
@@ -137,7 +139,7 @@ def test_broadcast_mismatch_names_both_shapes():
 
 def test_backward_on_non_scalar_needs_grad():
     y = tinyffn.randn(3, requires_grad=True) * 2.0
-    with pytest.raises(RuntimeError, match=r"only for scalar outputs.*shape \(3,\).*grad="):
+    with pytest.raises(RuntimeError, match=r"only for an output of one element, not of shape \(3,\); pass grad="):
         y.backward()
 
 
@@ -995,3 +997,116 @@ def test_pow_method_is_the_operator():
     x.pow(3).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 3 * np.array([1.5, -2.0]) ** 2, rtol=1e-6)
     assert x.pow(2).grad_fn.name == "pow"
+
+
+# ------------------------------------------------- gaps a mutation audit of the core showed
+def test_a_computed_tensor_moves_inside_no_grad():
+    """The move guard is for recording only: inside no_grad a tensor computed before it
+    (an evaluation step's output) moves, as in PyTorch, and needs no gradient there."""
+    w = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    h = w * 3.0
+    with tinyffn.no_grad():
+        moved = h.to("strict")
+    assert moved.device == "strict" and not moved.requires_grad and moved.is_leaf
+    np.testing.assert_array_equal(moved.numpy(), [3.0, 6.0])
+
+
+def test_an_assigned_grad_must_be_on_the_tensors_device(device):
+    """Checked by device, not through the dtype: strict's dtypes never equal NumPy's, so
+    only the cpu/cuda pair (one set of dtypes) tells a missing device check apart."""
+    other = "strict" if device == "cpu" else "cpu"
+    x = tinyffn.zeros(2, device=device, requires_grad=True)
+    with pytest.raises(RuntimeError, match=rf"grad: assigned a float32 gradient of shape \(2,\) "
+                                           rf"on {other} to a float32 tensor of shape \(2,\) "
+                                           rf"on {device}"):
+        x.grad = tinyffn.zeros(2, device=other)
+    assert x.grad is None
+
+
+def test_a_numpy_matrix_on_the_left_of_at_multiplies_from_the_left():
+    """``a @ w`` with a NumPy ``a`` calls w.__rmatmul__(a): a @ w, not w @ a."""
+    a = np.array([[1.0, 2.0], [0.0, 1.0]], dtype=np.float32)
+    w = tinyffn.tensor([[1.0, 0.0], [3.0, 1.0]], requires_grad=True)
+    y = a @ w
+    np.testing.assert_array_equal(y.numpy(), a @ w.numpy())     # [[7, 2], [3, 1]]
+    y.sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), a.T @ np.ones((2, 2)))   # dL/dw = a^T 1
+
+
+@pytest.mark.parametrize("op", ["==", "!=", "<", "<=", ">", ">="])
+def test_each_comparison_matches_pytorch_with_broadcasting(op, device):
+    torch = pytest.importorskip("torch")
+    a = np.array([[-1.0, 0.0, 2.0], [2.0, 0.5, -3.0]], dtype=np.float32)
+    b = np.array([2.0, 0.0, -3.0], dtype=np.float32)           # ties in every column
+    f = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+         ">": operator.gt, ">=": operator.ge}[op]
+    x, w = tinyffn.tensor(a, device=device), tinyffn.tensor(b, device=device)
+    mine = {"t": f(x, w), "n": f(x, 0.0), "r": f(0.0, x)}
+    ta, tb = torch.tensor(a), torch.tensor(b)
+    theirs = {"t": f(ta, tb), "n": f(ta, 0.0), "r": f(0.0, ta)}
+    for key, want in theirs.items():
+        assert mine[key].shape == tuple(want.shape) and dtype_name(mine[key].dtype) == "bool"
+        np.testing.assert_array_equal(mine[key].numpy(), want.numpy(), err_msg=f"{op} {key}")
+
+
+def test_requires_grad_is_stored_as_a_bool():
+    """Ops test ``True in needs_input_grad``: a flag of 2 (truthy, but != True) kept as is
+    would make a leaf that says it requires grad and records nothing."""
+    x = tinyffn.ones(2)
+    x.requires_grad_(np.True_)                       # e.g. a flag computed with NumPy
+    assert x.requires_grad is True
+    x.requires_grad = 2
+    assert x.requires_grad is True and (x * 3.0).grad_fn is not None
+
+
+@pytest.mark.parametrize("low, high", [(0.0, None), (None, 0.0), (0.0, 0.0), (-1.0, 0.0)])
+def test_clamp_at_a_bound_of_zero_matches_pytorch(low, high):
+    """A bound of 0 is a bound (``clamp(min=0)`` is relu), not a missing one."""
+    torch = pytest.importorskip("torch")
+    data = np.array([-2.0, -0.5, 0.25, 1.5])                   # none on a bound
+    x = tinyffn.tensor(data, dtype="float64", requires_grad=True)
+    t = torch.tensor(data, requires_grad=True)
+    x.clamp(low, high).sum().backward()
+    t.clamp(low, high).sum().backward()
+    np.testing.assert_array_equal(x.clamp(low, high).numpy(), t.clamp(low, high).detach().numpy())
+    np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())
+
+
+def test_clamp_shares_the_gradient_at_a_bound_as_its_docstring_says():
+    """Exactly on a bound the tie of maximum / minimum splits gy in halves (PyTorch passes
+    all of it: a documented difference); inside 1, outside 0."""
+    x = tinyffn.tensor([-1.0, 0.0, 0.5, 1.0, 2.0], requires_grad=True)
+    x.clamp(0.0, 1.0).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.5, 1.0, 0.5, 0.0])
+
+
+def test_argmax_and_argmin_of_a_0d_tensor_take_dim_0_as_pytorch():
+    torch = pytest.importorskip("torch")
+    x, t = tinyffn.tensor(3.0), torch.tensor(3.0)
+    for op in ("argmax", "argmin"):
+        for dim in (0, -1):
+            for keepdim in (False, True):
+                mine = getattr(x, op)(dim=dim, keepdim=keepdim)
+                want = getattr(t, op)(dim=dim, keepdim=keepdim)
+                assert mine.shape == tuple(want.shape) and mine.item() == want.item()
+
+
+def test_split_into_three_or_more_unequal_lengths_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    data = np.arange(12.0).reshape(2, 6)
+    x, t = tinyffn.tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    gys = [np.full((2, k), i + 1.0) for i, k in enumerate([1, 3, 0, 2])]
+    for piece, want, gy in zip(x.split([1, 3, 0, 2], dim=1), t.split([1, 3, 0, 2], dim=1), gys):
+        np.testing.assert_array_equal(piece.numpy(), want.detach().numpy())
+        (piece * gy).sum().backward()
+        (want * torch.tensor(gy)).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())     # [1, 2, 2, 2, 4, 4]
+
+
+def test_split_refuses_negative_lengths_and_a_zero_size_in_its_own_words():
+    """torch refuses both too; [3, -1] adds up to 2, so only the sign check catches it."""
+    x = tinyffn.zeros(2)
+    with pytest.raises(ValueError, match=r"split: lengths \[3, -1\] must be integers >= 0"):
+        x.split([3, -1])
+    with pytest.raises(ValueError, match="split: the size of each piece must be positive, got 0"):
+        x.split(0)

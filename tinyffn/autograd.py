@@ -54,9 +54,9 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 from .arguments import either_name, single_of_sequence
+from .backend import check_one_device
 from . import tensor as _tensor  # Tensor is defined there; used at call time only
-# The switches every op reads live in grad_mode.py; they are also autograd's names, as
-# torch.autograd.no_grad is torch's.
+# The switches every op reads live in grad_mode.py; autograd's names too (torch.autograd.no_grad)
 from .grad_mode import (STATE, AnomalyError, Scope, detect_anomaly, enable_grad,
                         is_grad_enabled, keep_intermediates, no_grad, scope)
 
@@ -369,7 +369,7 @@ def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
       would raise the peak memory of a plain ``backward()`` (by a third for one Linear
       whose input needs a gradient), hence not the default.
     """
-    gy = _root_grad(root, grad)
+    gy = _root_grad(root, grad, "backward" if capture is None else "grad")
     order = topological_order(root)
     totals = {id(order[-1]): gy}     # id(vertex) -> dL/d(its tensor) summed over consumers
     step = None                      # the last op node's (node, gy, grads), not yet handed out
@@ -458,19 +458,23 @@ class _ShapeOnly:
         self.shape = shape
 
 
-def _root_grad(root: "_tensor.Tensor", grad: Any) -> Any:
+def _root_grad(root: "_tensor.Tensor", grad: Any, op: str) -> Any:
+    """dL/d(root), an array of root's dtype: ``grad`` checked, or ones for one element."""
+    name = "grad" if op == "backward" else "grad_output"
     if not root.requires_grad:
-        raise RuntimeError("backward: this tensor does not require grad and has no grad_fn; "
+        raise RuntimeError(f"{op}: this tensor does not require grad and has no grad_fn; "
                            "create the leaves with requires_grad=True")
     if grad is None:
         if math.prod(root.shape) != 1:
-            raise RuntimeError(f"backward: grad can be implicitly created only for scalar "
-                               f"outputs, but the output has shape {tuple(root.shape)}; pass "
-                               "grad=<tensor of that shape>, or reduce it first (e.g. .sum())")
+            raise RuntimeError(f"{op}: dL/d(output) is implied only for an output of one "
+                               f"element, not of shape {tuple(root.shape)}; pass "
+                               f"{name}=<tensor of that shape>, or reduce it first (.sum())")
         return root.backend.xp.ones(root.shape, dtype=root.data.dtype)
+    if isinstance(grad, _tensor.Tensor):
+        check_one_device(op, f"the output and its {name}", root, grad)
     g = grad.data if isinstance(grad, _tensor.Tensor) else root.backend.asarray(grad)
     if tuple(g.shape) != tuple(root.shape):
-        raise RuntimeError(f"backward: grad has shape {tuple(g.shape)} but the output has "
+        raise RuntimeError(f"{op}: {name} has shape {tuple(g.shape)} but the output has "
                            f"shape {tuple(root.shape)}; they must match")
     return root.backend.xp.astype(g, root.data.dtype) if g.dtype != root.data.dtype else g
 
@@ -493,10 +497,6 @@ def grad(output: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_outp
         raise ValueError("grad: create_graph=True (gradients of gradients) is not supported: "
                          "backward computes on raw arrays and records no graph")
     inputs = (inputs,) if isinstance(inputs, _tensor.Tensor) else tuple(inputs)
-    if grad_output is None and math.prod(output.shape) != 1:
-        raise RuntimeError(f"grad: the output has shape {output.shape}, so dL/d(output) cannot "
-                           "be implied; pass grad_output=<tensor of that shape>, or reduce "
-                           "the output first (e.g. .sum())")
     captured = {id(node_of(t)): None for t in inputs}
     run_to_end(walk(output, grad_output, retain_graph, capture=captured))
     out = []

@@ -37,6 +37,13 @@ class DeviceError(RuntimeError):
     """A device that is unknown, unavailable, or mixed with another in one op."""
 
 
+def check_one_device(op: str, what: str, a: Any, b: Any) -> None:
+    """Tensors ``a`` and ``b`` (``what``: "inputs", "operands", ...) must be on one device."""
+    if a.backend is not b.backend:
+        raise DeviceError(f"{op}: {what} are on different devices ({a.device} and "
+                          f"{b.device}); move them to one device with .to(device) first")
+
+
 @dataclass(frozen=True)
 class Backend:
     """What the engine needs from one array library.

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import grad_mode
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
-from .backend import DeviceError, dtype_name
+from .backend import check_one_device, dtype_name
 from .arguments import _axes, _axis_list, _is_int, _numpy_names, _shape_arg
 
 
@@ -203,9 +203,7 @@ def _operand(x, other, name: str) -> Any:
     else a DeviceError), a number, or an array or list made one of x's backend; anything
     else NotImplemented."""
     if isinstance(other, _tensor.Tensor):
-        if other.backend is not x.backend:
-            raise DeviceError(f"{name}: operands are on different devices ({x.device} and "
-                              f"{other.device}); move them to one device with .to(device)")
+        check_one_device(name, "operands", x, other)
         return other.data
     if isinstance(other, (list, tuple, np.ndarray, np.generic)):     # np.float64 is a float
         return x.backend.asarray(np.asarray(other))

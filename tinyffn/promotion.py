@@ -35,7 +35,7 @@ def as_tensors(args: tuple, fn: Any) -> tuple:
         elif first is None:
             first = a
         elif a.backend is not first.backend:
-            raise _device_error(fn, first, a)
+            backends.check_one_device(fn.op_name(), "inputs", first, a)
     if first is None:
         raise TypeError(f"{fn.op_name()}: needs at least one Tensor argument, got "
                         f"{', '.join(type(a).__name__ for a in args)}")
@@ -155,12 +155,6 @@ def _number(a: int | float, be: Any, dtype: Any) -> Tensor:
             _NUMBERS.clear()
         _NUMBERS[key] = t
     return t
-
-
-def _device_error(fn: Any, first: Tensor, other: Tensor) -> backends.DeviceError:
-    return backends.DeviceError(
-        f"{fn.op_name()}: inputs are on different devices ({first.device} and "
-        f"{other.device}); move them to one device with .to(device) first")
 
 
 def is_shared_constant(t: Tensor) -> bool:

@@ -52,7 +52,7 @@ class Tensor:
         self.backend = _backend if _backend is not None else backends.backend_of_array(data)
         if requires_grad:
             _check_can_require_grad(self.backend, data.dtype)
-        self._requires_grad = requires_grad
+        self._requires_grad = bool(requires_grad)      # np.True_ or 1 as True, as requires_grad_
         self._grad = None
         self.grad_fn = _ctx
         self.name = name
