@@ -213,3 +213,38 @@ def test_flop_totals_include_the_backward():
     with tinyffn.FlopCounter() as c:
         y.sum().backward()
     assert c.by_op["matmul"] == 2 * F
+
+
+@pytest.mark.parametrize("name, call, per_pass", [
+    ("sum", lambda x: x.sum(axis=1), 12),           # one add per element of x, not of y
+    ("mean", lambda x: x.mean(axis=0), 12),
+    ("max", lambda x: x.max(axis=1, keepdims=True), 12),
+    ("cast", lambda x: x.double(), 0),              # these move numbers and compute none
+    ("reshape", lambda x: x.reshape(2, 6), 0),
+    ("transpose", lambda x: x.T, 0),
+    ("broadcastto", lambda x: x.broadcast_to(2, 3, 4), 0),
+    ("getitem", lambda x: x[1:], 0),
+    ("cat", lambda x: tinyffn.cat([x, x]), 0),
+])
+def test_reductions_count_their_inputs_and_moving_numbers_counts_nothing(name, call, per_pass):
+    """The documented counts of the ops that override the default (one FLOP per output
+    element), forward and backward, on a (3, 4) input."""
+    x = tinyffn.randn(3, 4, requires_grad=True)
+    with tinyffn.FlopCounter() as counter:
+        y = call(x)
+        y.backward(tinyffn.ones(*y.shape, dtype=y.dtype))
+    assert counter.forward[name] == counter.backward[name] == per_pass
+    assert counter.total == 2 * per_pass                      # no other op ran
+
+
+@pytest.mark.parametrize("bias_grad", [True, False])
+def test_a_fused_linear_charges_the_bias_gradient_only_when_it_is_computed(bias_grad):
+    N, d_in, d_out = 4, 3, 5
+    x = tinyffn.randn(N, d_in, requires_grad=True)
+    w = tinyffn.randn(d_out, d_in, requires_grad=True)
+    b = tinyffn.randn(d_out, requires_grad=bias_grad)
+    y = tinyffn.functional.linear(x, w, b, fused=True)
+    with tinyffn.FlopCounter() as counter:
+        y.backward(tinyffn.ones(N, d_out))
+    # dL/dx and dL/dw, 2·N·in·out each, and the sum over positions, N·out, if b needs it
+    assert counter.backward["linear"] == 2 * (2 * N * d_in * d_out) + bias_grad * N * d_out

@@ -75,6 +75,21 @@ def test_fused_linear_equals_composed(bias, device):
         np.testing.assert_allclose(fused, composed, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("bias_grad, weight_grad", [(True, False), (False, True)])
+def test_fused_linear_bias_gradient_follows_the_bias_alone(bias_grad, weight_grad):
+    """dL/db = sum of gy over positions whenever b needs it, whatever w needs: a frozen
+    weight with a trained bias (and the other way round). Reference: NumPy."""
+    rng = np.random.default_rng(5)
+    x, w, b, gy = (rng.standard_normal(s) for s in [(4, 3), (5, 3), (5,), (4, 5)])
+    tw = tinyffn.tensor(w, requires_grad=weight_grad)
+    tb = tinyffn.tensor(b, requires_grad=bias_grad)
+    F.linear(tinyffn.tensor(x), tw, tb, fused=True).backward(tinyffn.tensor(gy))
+    if bias_grad:
+        np.testing.assert_allclose(tb.grad.numpy(), gy.sum(axis=0), rtol=1e-12)
+    if weight_grad:
+        np.testing.assert_allclose(tw.grad.numpy(), gy.T @ x, rtol=1e-12)
+
+
 def test_fused_linear_shape_error():
     with pytest.raises(ValueError, match=r"linear: input of shape \(2, 3\) does not fit weight"):
         F.linear(tinyffn.randn(2, 3), tinyffn.randn(4, 5), fused=True)

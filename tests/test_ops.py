@@ -293,6 +293,19 @@ def test_pow_zero_has_zero_gradient_at_zero(device):
     np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0, 0.0])
 
 
+def test_pow_zero_passes_back_zero_whatever_gradient_arrives():
+    """x ** 0 is constant, so PyTorch returns zeros without reading gy; gy * 0 would turn a
+    NaN or inf arriving from above into NaN."""
+    torch = pytest.importorskip("torch")
+    values, gy = [0.0, 1.0, -2.0], np.array([np.nan, np.inf, 2.0])
+    x = tinyffn.tensor(values, dtype="float64", requires_grad=True)
+    (x ** 0).backward(tinyffn.tensor(gy, dtype="float64"))
+    xt = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    (xt ** 0).backward(torch.tensor(gy))
+    np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy())
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0, 0.0])
+
+
 def test_integer_tensor_to_a_negative_power_is_refused_on_every_backend(device):
     """NumPy and PyTorch refuse it; CuPy's integer power answers 0 (2 ** -1 == 0)."""
     x = tinyffn.tensor([2, 3], device=device)
@@ -400,6 +413,18 @@ def test_true_and_none_in_an_index_add_an_axis_and_take_none(device):
         x[None, [3]]
 
 
+def test_index_bounds_after_an_ellipsis_count_only_real_axes(device):
+    """In x[..., None, i] the ... stands for the axes that i leaves: None takes no axis of x,
+    so i indexes axis 1 of a (3, 4) x. Counting None as an axis checked i against axis 0."""
+    if device == "strict":
+        pytest.skip("the array API standard has no None in keys with index arrays")
+    data = np.arange(12.0).reshape(3, 4)
+    x = tinyffn.tensor(data, device=device)
+    np.testing.assert_array_equal(x[..., None, [3, 0]].numpy(), data[..., None, [3, 0]])
+    with pytest.raises(IndexError, match="index 4 is out of range for axis 1 of size 4"):
+        x[..., None, [4]]
+
+
 def test_an_index_numpy_and_pytorch_lay_out_differently_is_refused():
     """x[0, :, i]: NumPy's result is PyTorch's transposed (same shape when the sizes match)."""
     data = np.arange(24.0).reshape(2, 3, 4)
@@ -426,6 +451,72 @@ def test_max_and_maximum_split_the_gradient_at_ties_as_pytorch(device):
     a.maximum(b).sum().backward()
     np.testing.assert_array_equal(a.grad.numpy(), [0.5, 0.0])
     np.testing.assert_array_equal(b.grad.numpy(), [0.5, 1.0])
+
+
+BINARY_DERIVATIVES = {    # dy/dx and dy/dw, written out from each op's docstring
+    "add": (lambda x, w: x + w, lambda x, w: (np.ones_like(x + w), np.ones_like(x + w))),
+    "sub": (lambda x, w: x - w, lambda x, w: (np.ones_like(x - w), -np.ones_like(x - w))),
+    "mul": (lambda x, w: x * w, lambda x, w: (w + 0 * x, x + 0 * w)),
+    "div": (lambda x, w: x / w, lambda x, w: (1 / w + 0 * x, -x / w ** 2)),
+    "maximum": (lambda x, w: x.maximum(w),
+                lambda x, w: ((x > w) + 0.5 * (x == w), (w > x) + 0.5 * (x == w))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY_DERIVATIVES))
+def test_binary_ops_sum_the_gradient_back_to_each_broadcast_input(name, device):
+    """x (2, 1) and w (3,) both stretched to (2, 3): the op cases stretch only w for div and
+    maximum. Two ties (x == w) check maximum's half-and-half rule under broadcasting."""
+    fn, derivatives = BINARY_DERIVATIVES[name]
+    x, w = np.array([[0.5], [-1.0]]), np.array([0.5, 2.0, -1.0])
+    gy = np.array([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]])
+    dx, dw = derivatives(x, w)                                 # each (2, 3)
+    tx, tw = (tinyffn.tensor(a, dtype="float64", device=device, requires_grad=True)
+              for a in (x, w))
+    fn(tx, tw).backward(tinyffn.tensor(gy, dtype="float64", device=device))
+    np.testing.assert_allclose(tx.grad.numpy(), (gy * dx).sum(axis=1, keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(tw.grad.numpy(), (gy * dw).sum(axis=0), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name, call", [
+    ("add", lambda x, w: x + w), ("sub", lambda x, w: x - w), ("mul", lambda x, w: x * w),
+    ("div", lambda x, w: x / w), ("maximum", lambda x, w: x.maximum(w))])
+def test_each_broadcasting_op_names_itself_and_both_shapes(name, call, device):
+    x, w = tinyffn.randn(2, 3, device=device), tinyffn.randn(4, device=device)
+    with pytest.raises(ValueError, match=rf"^{name}: shapes \(2, 3\) and \(4,\) cannot be "
+                                         "broadcast together"):
+        call(x, w)
+
+
+def test_shape_errors_name_the_op_and_the_sizes_that_disagree():
+    """Only the messages' opening words were checked; the numbers in them are the help."""
+    with pytest.raises(ValueError, match=r"the last axis of the first \(3\) must equal the "
+                                         r"second-to-last axis of the second \(4\)"):
+        tinyffn.randn(2, 3) @ tinyffn.randn(4, 5)
+    with pytest.raises(ValueError, match=r"the last axis of the first \(3\) must equal the "
+                                         r"only axis of the second \(5\)"):
+        tinyffn.randn(2, 3) @ tinyffn.randn(5)
+    # the primitives check for themselves too (functional.linear and permute check first)
+    with pytest.raises(ValueError, match=r"^linear: input of shape \(2, 3\) does not fit weight "
+                                         r"of shape \(4, 5\); the last axis must be 5$"):
+        ops.Linear.apply(tinyffn.randn(2, 3), tinyffn.randn(4, 5))
+    with pytest.raises(ValueError, match=r"^transpose: axes \(0, 0\) are not a permutation of "
+                                         r"the 2 axes of a tensor of shape \(2, 3\)"):
+        ops.Transpose.apply(tinyffn.randn(2, 3), axes=(0, 0))
+    with pytest.raises(ValueError, match=r"^cat: cannot join tensors of shapes \(2, 3\), "
+                                         r"\(2, 4\) along axis 0"):
+        tinyffn.cat([tinyffn.randn(2, 3), tinyffn.randn(2, 4)])
+
+
+def test_broadcast_axes_are_the_added_and_stretched_ones_only():
+    """An axis of length 1 that stays 1 is neither added nor stretched: the graph names
+    the summed axes on the edge from these."""
+    from tinyffn.ops.shape import broadcast_axes
+    assert broadcast_axes((1, 3), (2, 1, 3)) == (0,)
+    assert broadcast_axes((4, 1), (4, 1)) == ()
+    assert broadcast_axes((3, 1), (2, 3, 5)) == (0, 2)
+    assert broadcast_axes((1, 1), (1, 6)) == (1,)
+    assert broadcast_axes((), (2, 3)) == (0, 1)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
