@@ -147,19 +147,19 @@ def normalized_shape_arg(owner: str, normalized_shape: Any) -> tuple:
     return tuple(int(n) for n in shape)
 
 
-def _is_real(value: Any) -> bool:
+def is_real(value: Any) -> bool:
     """A Python or NumPy real number, but not a bool."""
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def check_positive(owner: str, name: str, value: Any, why: str) -> None:
-    if not (_is_real(value) and 0 < value < math.inf):
+    if not (is_real(value) and 0 < value < math.inf):
         raise ValueError(f"{owner}: {name} must be a positive, finite number ({why}), got "
                          f"{value!r}")
 
 
 def check_probability(owner: str, p: Any) -> None:
-    if not (_is_real(p) and 0 <= p <= 1):
+    if not (is_real(p) and 0 <= p <= 1):
         raise ValueError(f"{owner}: the probability p must be a number in [0, 1] (the "
                          f"fraction of elements zeroed), got {p!r}")
 

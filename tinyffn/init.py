@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .arguments import check_choice, type_name
+from .arguments import check_choice, is_real, type_name
 from .backend import dtype_name
 from .creation import generator, tensor
 from .promotion import is_shared_constant
@@ -171,8 +171,7 @@ def _normal(op: str, t: Tensor, mean: Any, std: Any) -> Tensor:
 
 def _numbers(op: str, **values: Any) -> tuple:
     """The distribution's parameters as floats (Python's and NumPy's real numbers)."""
-    if not all(isinstance(v, numbers.Real) and not isinstance(v, bool)
-               for v in values.values()):
+    if not all(is_real(v) for v in values.values()):
         given = ", ".join(f"{k}={v!r}" for k, v in values.items())
         raise TypeError(f"{op}: the distribution's parameters must be real numbers, got "
                         f"{given}")
