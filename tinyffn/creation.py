@@ -8,14 +8,13 @@ numbers on every backend.
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any, Sequence
 
 import numpy as np
 
 from . import backend as backends
 from . import grad_mode
-from .arguments import _axis_list, _is_int, _shape_arg, either_name, type_name
+from .arguments import _axis_list, _is_int, _shape_arg, either_name, is_real, type_name
 from .tensor import DEFAULT_FLOAT, Tensor
 from .ops.shape import Concat     # after tensor, which the ops import at call time
 
@@ -138,7 +137,7 @@ def arange(start: float, end: float | None = None, step: float = 1, *, dtype: An
     if end is None:
         start, end = 0, start
     for name, v in (("start", start), ("end", end), ("step", step)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v):
+        if not (is_real(v) and math.isfinite(v)):
             raise TypeError(f"arange: {name} must be a finite number, got {v!r}")
     if step == 0 or (end - start) * step < 0:
         raise ValueError(f"arange: no values from {start} to {end} in steps of {step}; "

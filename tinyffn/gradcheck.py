@@ -20,13 +20,13 @@ tuple or list) is checked output by output.
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from . import autograd, grad_mode
+from .arguments import is_real
 from .backend import dtype_name
 from .tensor import Tensor
 
@@ -57,8 +57,7 @@ def gradcheck(fn: Callable[..., Any], inputs: Sequence[Any], eps: float = 1e-6,
     """
     for name, value, smallest in (("eps", eps, "> 0"), ("atol", atol, ">= 0"),
                                   ("rtol", rtol, ">= 0")):
-        if not (isinstance(value, numbers.Real) and not isinstance(value, bool)
-                and math.isfinite(value)
+        if not (is_real(value) and math.isfinite(value)
                 and (value > 0 if name == "eps" else value >= 0)):
             raise ValueError(f"gradcheck: {name} must be a finite number {smallest}, "
                              f"got {value!r}")

@@ -19,11 +19,10 @@ is replaced, not overwritten. The state keeps no reference to ``p.grad``'s array
 from __future__ import annotations
 
 import inspect
-import numbers
 from collections.abc import MutableMapping
 from typing import Any, Iterable, Iterator, Mapping
 
-from .arguments import type_name
+from .arguments import is_real, type_name
 from .backend import backend_of_array, dtype_name
 from .module import _array_like, zero_grads
 from .tensor import Tensor
@@ -256,7 +255,7 @@ def _flag(owner: str, name: str, value: Any) -> bool:
 def _non_negative(owner: str, name: str, value: Any) -> float:
     """A hyperparameter as a Python float >= 0. A Tensor learning rate would turn every
     parameter's data into a Tensor; a NumPy float64 one could promote float32 weights."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if not is_real(value):
         raise TypeError(f"{owner}: {name} must be a number, got {type_name(value)}"
                         + ("; pass lr.item()" if isinstance(value, Tensor) else ""))
     if not value >= 0:

@@ -19,7 +19,7 @@ from . import autograd, grad_mode
 from . import backend as backends
 from . import composed as C
 from .arguments import (_axes, _axis_list, _numpy_names, _permutation, _shape_arg,
-                        _transposition, either_name, type_name)
+                        _transposition, either_name, is_real, type_name)
 from .ops import elementwise as E
 from .ops import linalg as L
 from .ops import reduce as R
@@ -287,7 +287,7 @@ class Tensor:
     def __rmatmul__(self, other): return L.MatMul.apply(other, self)
 
     def __pow__(self, p):
-        if isinstance(p, bool) or not isinstance(p, numbers.Real):
+        if not is_real(p):
             raise TypeError(f"pow: the exponent must be a number (x ** 2.0), got "
                             f"{type_name(p)}; for a tensor or array exponent write "
                             "exp(p * log(x)) instead")
