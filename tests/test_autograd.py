@@ -1,5 +1,6 @@
 """The backward walk: order, accumulation, freeing, modes, user-defined Functions."""
 import gc
+import re
 import tracemalloc
 import weakref
 
@@ -333,8 +334,36 @@ def test_backward_returning_wrong_number_or_shape_raises():
     with pytest.raises(RuntimeError, match="twograds.backward returned 2 gradients for 1 input"):
         TwoGrads.apply(x).sum().backward()
     with pytest.raises(RuntimeError, match=r"badshape.backward: gradient of input 0 has shape "
-                                           r"\(1,\) but the input has shape \(3,\)"):
-        BadShape.apply(x).sum().backward()
+                                           r"\(1,\) but the input has shape \(3,\)$"):
+        BadShape.apply(x).sum().backward()       # not a broadcast: no sum_to_shape hint
+
+
+def test_an_unsummed_broadcast_gradient_gets_the_fix_in_its_error():
+    from tinyffn.ops import sum_to_shape
+
+    class AddNoSum(tinyffn.Function):        # forgets to undo broadcasting in backward
+        @staticmethod
+        def forward(ctx, x, w):
+            return x + w
+
+        @staticmethod
+        def backward(ctx, gy):
+            return gy, gy
+
+    class AddSummed(AddNoSum):               # the fix the message names
+        @staticmethod
+        def backward(ctx, gy):
+            return gy, sum_to_shape(ctx.xp, gy, ctx.input_shapes[1])
+
+    x = tinyffn.randn(3, 2, requires_grad=True)
+    w = tinyffn.randn(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=re.escape(
+            "addnosum.backward: gradient of input 1 has shape (3, 2) but the input has shape "
+            "(2,); forward broadcast it: sum the gradient back to its shape with "
+            "tinyffn.ops.sum_to_shape(ctx.xp, g, ctx.input_shapes[1])")):
+        AddNoSum.apply(x, w).sum().backward()
+    AddSummed.apply(x, w).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [3.0, 3.0])
 
 
 def test_forward_returning_no_array_names_the_op():

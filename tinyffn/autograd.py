@@ -57,7 +57,7 @@ from .arguments import either_name, single_of_sequence
 from .backend import check_one_device
 from . import tensor as _tensor  # Tensor is defined there; used at call time only
 # The switches every op reads live in grad_mode.py; autograd's names too (torch.autograd.no_grad)
-from .grad_mode import (STATE, AnomalyError, Scope, detect_anomaly, enable_grad,
+from .grad_mode import (STATE, AnomalyError, Scope, check_finite, detect_anomaly, enable_grad,
                         is_grad_enabled, keep_intermediates, no_grad, scope)
 
 __all__ = [
@@ -202,7 +202,8 @@ class Function:
         """Exact for matmul, whose two gradients are products of the forward's size, and
         the right order for elementwise ops; an op whose gradients cost differently (the
         fused Linear's bias gradient is a sum) says so by overriding this."""
-        return cls.flops(ctx, _ShapeOnly(ctx.out_shape)) * sum(ctx.needs_input_grad)
+        y = types.SimpleNamespace(shape=ctx.out_shape)     # the output is gone: its shape
+        return cls.flops(ctx, y) * sum(ctx.needs_input_grad)
 
     @classmethod
     def op_name(cls) -> str:
@@ -219,7 +220,7 @@ class Function:
             y = _forward_array(cls, y, backend)
         ctx.out_shape, ctx.out_dtype = y.shape, y.dtype
         if STATE.anomaly:
-            _check_finite(ctx, y, "forward produced")
+            check_finite(ctx, y, "forward produced")
         if STATE.flop_counters:
             n = cls.flops(ctx, y)
             for counter in STATE.flop_counters:
@@ -257,13 +258,6 @@ def _backward_array(ctx: Context, i: int, g: Any) -> Any:
                         f"gradient of input {i}; return one array per input, computed from gy "
                         "with ctx.xp (None where no gradient is needed)")
     return ctx.xp.asarray(g)
-
-
-def _check_finite(ctx: Context, y: Any, what: str) -> None:
-    xp = ctx.xp
-    if not bool(xp.all(xp.isfinite(y))):
-        shapes = ", ".join(str(tuple(shape)) for shape in ctx.input_shapes)
-        raise AnomalyError(f"{ctx.fn.op_name()}: {what} NaN or inf (input shapes {shapes})")
 
 
 # ----------------------------------------------------------------------------- the walk
@@ -414,6 +408,14 @@ def run_to_end(steps: Iterator) -> None:
     collections.deque(steps, maxlen=0)
 
 
+_SUM_BACK = ("; forward broadcast it: sum the gradient back to its shape with "
+             "tinyffn.ops.sum_to_shape(ctx.xp, g, ctx.input_shapes[{}])")
+
+
+def _broadcasts_to(shape: tuple, target: tuple) -> bool:
+    return len(shape) <= len(target) and all(n in (1, m) for n, m in zip(shape[::-1], target[::-1]))
+
+
 def _call_backward(ctx: Context, gy: Any) -> tuple:
     """Run one node's backward and check what it returns: one gradient per input, each of
     its input's shape, None where ``needs_input_grad`` is False. An op may mix dtypes
@@ -436,26 +438,18 @@ def _call_backward(ctx: Context, gy: Any) -> tuple:
             if g.shape != shape:
                 raise RuntimeError(
                     f"{ctx.fn.op_name()}.backward: gradient of input {i} has shape "
-                    f"{tuple(g.shape)} but the input has shape {tuple(shape)}")
+                    f"{tuple(g.shape)} but the input has shape {tuple(shape)}"
+                    + (_SUM_BACK.format(i) if _broadcasts_to(shape, g.shape) else ""))
             if g.dtype != dtype:
                 g = ctx.xp.astype(g, dtype)
             if STATE.anomaly:
-                _check_finite(ctx, g, f"backward produced (gradient of input {i})")
+                check_finite(ctx, g, f"backward produced (gradient of input {i})")
         checked.append(g)
     if STATE.flop_counters:
         n = ctx.fn.backward_flops(ctx)
         for counter in STATE.flop_counters:
             counter.add(ctx.fn.op_name(), "backward", n)
     return tuple(checked)
-
-
-class _ShapeOnly:
-    """Stands in for the forward output when counting backward FLOPs (only .shape is read)."""
-
-    __slots__ = ("shape",)
-
-    def __init__(self, shape):
-        self.shape = shape
 
 
 def _root_grad(root: "_tensor.Tensor", grad: Any, op: str) -> Any:
@@ -482,7 +476,7 @@ def _root_grad(root: "_tensor.Tensor", grad: Any, op: str) -> Any:
 def grad(output: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_output: Any = None,
          retain_graph: bool = False, *, grad_outputs: Any = None,
          create_graph: bool = False) -> tuple:
-    """dL/d(input) for each input, as tensors, without touching any ``.grad`` (``torch.autograd.grad``).
+    """dL/d(input) for each input, as tensors; no ``.grad`` changes (``torch.autograd.grad``).
 
     ``inputs`` is a sequence of tensors, or one Tensor (the result is still a tuple).
     ``grad_output`` (PyTorch's ``grad_outputs``) is dL/d(output), needed unless ``output``

@@ -156,6 +156,15 @@ class AnomalyError(FloatingPointError):
     """A NaN or inf produced inside :func:`detect_anomaly`."""
 
 
+def check_finite(ctx: Any, y: Any, what: str) -> None:
+    """Under :func:`detect_anomaly`: raise if array ``y``, which op node ``ctx``'s forward or
+    backward ``what`` (``"forward produced"``), holds a NaN or inf."""
+    xp = ctx.xp
+    if not bool(xp.all(xp.isfinite(y))):
+        shapes = ", ".join(str(tuple(shape)) for shape in ctx.input_shapes)
+        raise AnomalyError(f"{ctx.fn.op_name()}: {what} NaN or inf (input shapes {shapes})")
+
+
 @dataclass(frozen=True)
 class Scope:
     """One enclosing call recorded on every op it runs: a module or a composed function.
