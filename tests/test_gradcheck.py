@@ -91,11 +91,14 @@ def test_only_inputs_requiring_grad_are_checked():
 
 def test_float32_inputs_warn():
     x = tinyffn.randn(3, requires_grad=True)
-    with pytest.warns(UserWarning, match="float32, not float64"):
+    with pytest.warns(UserWarning, match="float32, not float64; finite differences with "
+                                         "eps=1e-06 are unreliable"):
         try:
             tinyffn.gradcheck(lambda x: x * 2.0, [x])
         except tinyffn.GradcheckError:
             pass   # float32 may also fail; the warning is the point
+    with pytest.warns(UserWarning, match="with eps=0.01 are unreliable"):   # the eps used
+        tinyffn.gradcheck(lambda x: x * 2.0, [x], eps=1e-2, atol=1e-2)
 
 
 def test_no_input_requiring_grad_is_an_error():

@@ -380,7 +380,7 @@ def test_draw_graph_without_the_graphviz_package(monkeypatch):
     monkeypatch.setitem(sys.modules, "graphviz", None)       # as if not installed
     monkeypatch.delitem(sys.modules, "tinyffn._digraph", raising=False)
     y = ffn_output()
-    with pytest.raises(ImportError, match=r"pip install tinyffn\[viz\]"):
+    with pytest.raises(ImportError, match=r'pip install -e "\.\[viz\]"'):
         draw_graph(y)
     assert to_dot(y).startswith("digraph {")                 # the text needs no package
 

@@ -422,8 +422,16 @@ def test_unknown_activation_lists_the_valid_ones():
                                          r"'gelu', 'gelu_tanh', 'swish'"):
         nn.FFN(4, activation="tanh")
     with pytest.raises(ValueError, match=r"GatedFFN: unknown activation 'relu'; choose one of "
-                                         r"'swish', 'gelu'"):
+                                         r"'swish', 'gelu'$"):
         nn.GatedFFN(4, activation="relu")
+    # the names a reader of LLaMA or PyTorch tries say where to go instead
+    with pytest.raises(ValueError, match=r"'swish'; a gated FFN is "
+                                         r"nn.GatedFFN\(d, activation='swish'\)$"):
+        nn.FFN(4, activation="SwiGLU")
+    with pytest.raises(ValueError, match=r"a gated FFN is nn.GatedFFN\(d, activation='gelu'\)$"):
+        nn.FFN(4, activation="geglu")
+    with pytest.raises(ValueError, match=r"; SiLU is 'swish' \(β = 1\)$"):
+        nn.GatedFFN(4, activation="silu")
     with pytest.raises(ValueError, match=r"GELU: unknown approximate='fast'"):
         nn.GELU("fast")
 

@@ -272,7 +272,7 @@ def _strict_backend() -> Backend:
     except ImportError as e:
         raise DeviceError(
             "device 'strict' is the test-only array-API backend: "
-            "`pip install tinyffn[test]` installs array-api-strict"
+            "from the repository, `pip install -e \".[test]\"` installs array-api-strict"
         ) from e
     # array_api_strict has no erf and no scatter-add: go through NumPy. This keeps the op
     # code honest (it only sees the standard namespace) while these two helpers, which

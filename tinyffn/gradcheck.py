@@ -69,7 +69,7 @@ def gradcheck(fn: Callable[..., Any], inputs: Sequence[Any], eps: float = 1e-6,
     for i in checked:
         if dtype_name(inputs[i].dtype) != "float64":
             warnings.warn(f"gradcheck: input {i} is {dtype_name(inputs[i].dtype)}, not float64; "
-                          "finite differences with eps=1e-6 are unreliable below double "
+                          f"finite differences with eps={eps:g} are unreliable below double "
                           "precision", stacklevel=2)
     analytical = _analytical_jacobians(fn, inputs, checked, np.random.default_rng(seed))
     numerical = _numerical_jacobians(fn, inputs, checked, eps)

@@ -282,17 +282,17 @@ def draw_graph(root: Any, *, show_shapes: bool = True, show_dtypes: bool = False
 
     In Jupyter it displays inline; ``.render("ffn")`` writes ``ffn.svg``; ``.pipe()``
     returns the SVG bytes; ``.source`` is the DOT text (equal to :func:`to_dot`'s) and
-    needs no renderer. Needs the graphviz Python package (``pip install tinyffn[viz]``);
-    see the module docstring for the renderer it runs.
+    needs no renderer. Needs the graphviz Python package (the ``viz`` extra:
+    ``pip install -e ".[viz]"``); see the module docstring for the renderer it runs.
     """
     try:
         from ._digraph import Drawing
     except ModuleNotFoundError as e:
         if e.name != "graphviz":
             raise
-        raise ImportError("draw_graph needs the graphviz Python package: pip install "
-                          "tinyffn[viz] (or pip install graphviz); to_dot() gives the DOT "
-                          "text without it") from e
+        raise ImportError("draw_graph needs the graphviz Python package: from the repository, "
+                          "pip install -e \".[viz]\" (or pip install graphviz); to_dot() gives "
+                          "the DOT text without it") from e
     body = dot_body(root, show_shapes=show_shapes, show_dtypes=show_dtypes,
                     show_values=show_values, show_grads=show_grads, expand=expand,
                     depth=depth, rankdir=rankdir, highlight=highlight)

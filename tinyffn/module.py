@@ -89,7 +89,7 @@ class Module:
         return self
 
     def eval(self) -> "Module":
-        """``train(False)``: evaluation mode (no module here behaves differently yet)."""
+        """``train(False)``: evaluation mode (of tinyffn's modules, only Dropout changes)."""
         return self.train(False)
 
     # -- the tree --------------------------------------------------------------------------

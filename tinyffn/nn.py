@@ -154,8 +154,11 @@ class SiLU(Module):
 def _activation(owner: str, name: str, valid: tuple, fused: bool = False) -> Module:
     """The activation module called ``name``, one of ``valid`` (``fused``: one-node form)."""
     if name not in valid:
+        hint = {"swiglu": "; a gated FFN is nn.GatedFFN(d, activation='swish')",
+                "geglu": "; a gated FFN is nn.GatedFFN(d, activation='gelu')",
+                "silu": "; SiLU is 'swish' (β = 1)"}.get(str(name).lower(), "")
         raise ValueError(f"{owner}: unknown activation {name!r}; choose one of "
-                         f"{', '.join(repr(v) for v in valid)}")
+                         f"{', '.join(repr(v) for v in valid)}{hint}")
     if name == "relu":
         return ReLU()
     if name == "gelu":
