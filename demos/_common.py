@@ -136,16 +136,20 @@ def shown(path: pathlib.Path) -> str:
 
 # ----------------------------------------------------------------------------- training
 def fit(model: tinyffn.nn.Module, loss_of: Callable[[], tinyffn.Tensor], steps: int,
-        lr: float, desc: str) -> list:
+        lr: float, desc: str, decay: bool = False) -> list:
     """Full-batch Adam on ``loss_of()`` for ``steps`` steps; returns the loss at each step.
 
     ``loss_of`` runs the model on the whole data set and returns the scalar loss, so the
     loop below is the whole of training: zero the gradients, forward, backward, step.
+    ``decay``: the learning rate falls linearly from ``lr`` to 0 over the steps (set
+    through ``param_groups``, as a PyTorch schedule does); else it stays ``lr``.
     """
     opt = optim.Adam(model.parameters(), lr=lr)
     history = []
     bar = tqdm(range(steps), desc=desc, leave=False, mininterval=0.25)
-    for _ in bar:
+    for step in bar:
+        if decay:
+            opt.param_groups[0]["lr"] = lr * (1 - step / steps)
         opt.zero_grad()
         loss = loss_of()
         loss.backward()

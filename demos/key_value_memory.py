@@ -1,6 +1,7 @@
 """The FFN as a key-value memory (seed §6; Geva, Schuster, Berant & Levy 2021).
 
     python demos/key_value_memory.py [--device cpu|cuda] [--out DIR] [--quick] [--steps N]
+                                     [--constant-lr]
 
 Read one hidden unit i at a time and the FFN is a sum of (detector, contribution) pairs:
 
@@ -12,7 +13,8 @@ is what the unit adds to the output when it fires. The demo
 1. writes such a memory by hand: one unit per stored pair, its detector row the key, its
    contribution column the value, so key j switches on unit j alone;
 2. trains an FFN (ReLU, d_ff = 4d) to store N random keys -> N random values with the
-   mean squared error, N > d + 1 so that no linear map can store them all;
+   mean squared error, N > d + 1 so that no linear map can store them all (full-batch
+   Adam, its learning rate decaying to 0; ``--constant-lr`` shows why);
 3. checks numerically, unit by unit, that the sum above is the forward pass;
 4. shows which units fire for which key (a heat map) and the top units per key.
 
@@ -41,14 +43,17 @@ SEED = 0
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--steps", type=positive, help="training steps (default 3000; 300 quick)")
+    parser.add_argument("--steps", type=positive, help="training steps (default 3000; 500 quick)")
+    parser.add_argument("--constant-lr", action="store_true",
+                        help=f"keep Adam's learning rate at {LR} instead of decaying it to 0: "
+                        "watch the loss leave the exact fit it reaches")
 
 
 def main(argv: list | None = None) -> dict:
     """Returns the training loss, recall, the reconstruction errors and the unit statistics."""
     args = parse_args(NAME, __doc__.split("\n")[0], argv, add_arguments)
     d, n_pairs = (8, 16) if args.quick else (16, 32)
-    steps = args.steps or (300 if args.quick else 3000)
+    steps = args.steps or (500 if args.quick else 3000)
     keys, values = make_pairs(n_pairs, d, args.device)
 
     header(f"A memory written by hand: {n_pairs} pairs, one hidden unit per pair")
@@ -60,8 +65,19 @@ def main(argv: list | None = None) -> dict:
           f"{best_linear_mse(keys, values):.3f}.")
     tinyffn.manual_seed(SEED)
     ffn = nn.FFN(d, 4 * d, activation="relu", dtype=DTYPE, device=args.device)
-    losses = fit(ffn, lambda: F.mse_loss(ffn(keys), values), steps, LR, "storing pairs")
-    print(f"After {steps} full-batch Adam steps: MSE {losses[-1]:.2e}")
+    losses = fit(ffn, lambda: F.mse_loss(ffn(keys), values), steps, LR, "storing pairs",
+                 decay=not args.constant_lr)
+    schedule = "constant" if args.constant_lr else "decaying linearly to 0"
+    lowest = int(np.argmin(losses))
+    print(f"After {steps} full-batch Adam steps (lr {LR}, {schedule}): MSE {losses[-1]:.2e}; "
+          f"lowest {losses[lowest]:.2e} at step {lowest + 1}.")
+    if losses[-1] > 100 * losses[lowest]:
+        print("The loss rose after its lowest point. Adam moves each weight by lr · m / (√v + "
+              "eps), m and v running\naverages of its gradient and squared gradient: "
+              "gradient descent with a step lr / (√v + eps) of its own,\nup to lr / eps = 1e6 "
+              "for a weight with a tiny v. Such steps are too long to stay at a minimum:\n"
+              "rounding noise there grows until the gradients are large again. A learning rate "
+              "decaying to 0\n(the default) lets the weights settle.")
     error = check_recall(ffn, keys, values, "trained")
 
     header("The forward pass as a sum over units: sum_i W2[:, i] σ(W1[i, :] x + b1[i]) + b2")
@@ -85,7 +101,7 @@ def main(argv: list | None = None) -> dict:
     show_unit(ffn, keys, values, fired, unit=top[0][0], key=0)
     figure = plot_firing(firing(by_hand, keys), fired, args.out)
     print(f"\nFigure: {shown(figure)}")
-    return {"loss": losses[-1], "recall_error": error, "hand_recall_error": hand_error,
+    return {"loss": losses[-1], "lowest_loss": losses[lowest], "recall_error": error, "hand_recall_error": hand_error,
             "reconstruction_error": reconstruction["trained"],
             "hand_reconstruction_error": reconstruction["hand-written"],
             "units": stats, "top_units": top, "figures": [figure]}

@@ -79,6 +79,17 @@ def test_key_value_memory_is_a_sum_over_units(device, tmp_path):
     assert_figures(result, tmp_path, ["unit_firing.png"])
 
 
+def test_key_value_memory_explains_why_its_learning_rate_decays(tmp_path, capsys):
+    """At a constant lr, Adam leaves the exact fit it reaches (lowest near step 800, then
+    the loss climbs back by many orders); decaying the lr to 0 keeps the fit."""
+    constant = key_value_memory.main(["--steps", "1200", "--constant-lr", "--out", tmp_path])
+    assert constant["lowest_loss"] < 1e-25 and constant["loss"] > 1e6 * constant["lowest_loss"]
+    assert "The loss rose after its lowest point" in capsys.readouterr().out
+    decayed = key_value_memory.main(["--steps", "1200", "--out", tmp_path])
+    assert decayed["loss"] < 1e-25 and decayed["loss"] < 100 * decayed["lowest_loss"]
+    assert "The loss rose" not in capsys.readouterr().out
+
+
 def test_per_position_jacobian(device, tmp_path):
     result = run(per_position_jacobian, device, tmp_path)
     assert result["ffn_off_block_norm"] == 0.0
