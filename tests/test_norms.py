@@ -229,6 +229,21 @@ def test_rms_norm_default_eps_is_the_dtypes_machine_epsilon(dtype, device):
     assert not np.allclose(y.numpy()[0], wrong[0], rtol=1e-2)
 
 
+def test_rms_norm_default_eps_of_float16_is_float32s(device):
+    """A float16 input is normalized in float32, and eps=None is float32's epsilon there,
+    as in PyTorch (torch.rms_norm's eps is its opmath type's): float16's own epsilon,
+    ~1e-3, would swamp mean(x^2) ~ 1e-4 and shrink the result threefold."""
+    if device == "strict":
+        pytest.skip("the array API standard has no float16")
+    x = np.array([[1e-2, -2e-2, 3e-2], [1e-3, 0.0, -1e-3]], dtype=np.float16)
+    # torch.rms_norm(torch.tensor(x), (3,)) in PyTorch 2.13
+    expected = [[0.462890625, -0.92578125, 1.388671875], [1.1279296875, 0.0, -1.1279296875]]
+    for y in (F.rms_norm(as_tensor(x, device), 3), nn.RMSNorm(3, dtype="float16",
+                                                                device=device)(as_tensor(x, device))):
+        assert dtype_name(y.dtype) == "float16"
+        np.testing.assert_allclose(y.numpy(), expected, rtol=2e-3)
+
+
 @pytest.mark.parametrize("x_shape, normalized_shape", SHAPES, ids=SHAPE_IDS)
 def test_rms_norm_matches_torch(x_shape, normalized_shape):
     torch = pytest.importorskip("torch")
@@ -552,7 +567,7 @@ def test_float16_norms_compute_in_float32(norm, device):
     assert dtype_name(y.dtype) == "float16"
     x_exact = x.numpy().astype(np.float64)                     # the float16 input, exactly
     ref = (ref_layer_norm(x_exact, 64, w.numpy()) if norm == "layer_norm" else
-           ref_rms_norm(x_exact, 64, w.numpy(), eps=float(np.finfo(np.float16).eps)))
+           ref_rms_norm(x_exact, 64, w.numpy(), eps=float(np.finfo(np.float32).eps)))
     assert np.all(np.isfinite(y.numpy()))
     # one float16 rounding of the result: a relative error near 2^-11, not float16 sums'
     np.testing.assert_allclose(y.numpy(), ref, rtol=2e-3, atol=2e-3)

@@ -265,14 +265,15 @@ def rms_norm(input: Tensor, normalized_shape: int | Sequence[int],
 
     With r = 1/sqrt(mean(x^2) + eps), x̂ = x r and g = gy · weight, the gradients add up
     to dL/dx = r (g - x̂ mean(g x̂)) and dL/dweight = Σ gy x̂. ``eps=None`` takes the
-    machine epsilon of the input's dtype, as PyTorch does. Shapes as :func:`layer_norm`'s.
+    machine epsilon of the dtype it computes in (float32 for float16), as PyTorch does.
     """
     axes = _check_norm("rms_norm", input, normalized_shape, weight, None)
-    if eps is None:
-        eps = float(input.backend.xp.finfo(input.dtype).eps)
-    check_positive("rms_norm", "eps", eps, _EPS_WHY)
+    if eps is not None:
+        check_positive("rms_norm", "eps", eps, _EPS_WHY)
     with grad_mode.scope("function", "rms_norm"):
         x = _widened(input)
+        if eps is None:                 # of the dtype it computes in: float16's is float32's
+            eps = float(x.backend.xp.finfo(x.dtype).eps)
         mean_square = (x * x).mean(axis=axes, keepdims=True)        # (..., 1, ..., 1)
         return _narrowed(_scale_shift(x * (mean_square + eps) ** -0.5, weight, None), input)
 

@@ -293,7 +293,8 @@ class LayerNorm(Module):
 
 class RMSNorm(Module):
     """:func:`tinyffn.functional.rms_norm` with a learned gain (ones at first), as
-    PyTorch's and LLaMA's: no centring, no bias. ``eps=None``: the dtype's epsilon."""
+    PyTorch's and LLaMA's: no centring, no bias. ``eps=None``: the epsilon of the dtype
+    it computes in (float32 for float16), as PyTorch."""
 
     def __init__(self, normalized_shape: int | tuple, eps: float | None = None,
                  elementwise_affine: bool = True, *, device: Any = None, dtype: Any = None):
