@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import types
 from typing import Any, NamedTuple, Sequence
 
 import numpy as np
@@ -49,15 +50,47 @@ def sqrt(x):
 def absolute(x):
     """maximum(-x, x): at 0 the tie splits gy between -1 and +1, so the gradient is 0, as
     PyTorch's. In this order abs(0.0) is 0.0, not -0.0 (NumPy's maximum returns its second
-    argument on a tie); abs(-0.0) stays -0.0, equal to 0.0 (PyTorch gives 0.0)."""
+    argument on a tie); abs(-0.0) stays -0.0, equal to 0.0 (PyTorch gives 0.0).
+
+    An integer or bool x (no gradient) takes the array's abs: -x wraps around in unsigned
+    dtypes (-1 is 255 in uint8), so maximum(-x, x) would be wrong there."""
+    if not _floating(x):
+        return _tensor.Tensor(x.backend.xp.abs(x.data), _backend=x.backend)
     with grad_mode.scope("function", "abs"):
         return (-x).maximum(x)
 
 
 def minimum(x, other):
-    """-maximum(-x, -other), elementwise with broadcasting; ties share the gradient."""
+    """-maximum(-x, -other), elementwise with broadcasting; ties share the gradient.
+
+    Negation is exact only in floating point (-x wraps around for uint8, and for the most
+    negative integer): integers and bools take the array's minimum (no gradient to give),
+    and an integer operand next to a float one is made float first, as the op would."""
+    if isinstance(other, (list, tuple)):          # read as maximum reads it
+        other = _tensor.as_tensors((x, other), _MINIMUM)[1]
+    if not _floating(x) and not _floating(other):
+        return compare(x, other, "minimum")
+    x, other = _float_like(x, other), _float_like(other, x)
     with grad_mode.scope("function", "minimum"):
         return -(-x).maximum(-other)
+
+
+_MINIMUM = types.SimpleNamespace(op_name=lambda: "minimum")     # the name errors give
+
+
+def _floating(v) -> bool:
+    """Whether ``v`` (a Tensor, a number or an array) is floating point: negating it is exact."""
+    if isinstance(v, _tensor.Tensor):
+        return v.backend.is_floating(v.dtype)
+    return isinstance(v, float) or getattr(getattr(v, "dtype", None), "kind", "") == "f"
+
+
+def _float_like(v, other):
+    """``v``, or an integer / bool Tensor ``v`` cast to the float dtype of ``other`` (float32
+    next to a Python float), as promotion would cast it inside the op anyway."""
+    if not isinstance(v, _tensor.Tensor) or _floating(v):
+        return v
+    return v.to(dtype=other.dtype if isinstance(other, _tensor.Tensor) else "float32")
 
 
 def clamp(x, low: float | None = None, high: float | None = None):
@@ -74,10 +107,15 @@ def clamp(x, low: float | None = None, high: float | None = None):
 def amin(x, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
          keepdim: bool | None = None):
     """-max(-x): the minimum over ``axis``; with ``dim``, ``(values, indices)`` as
-    ``torch.min(x, dim)`` (see :meth:`tinyffn.Tensor.max`)."""
+    ``torch.min(x, dim)`` (see :meth:`tinyffn.Tensor.max`). For integers and bools, whose
+    negation can wrap around (uint8, the most negative int), ~max(~x), exact."""
     axis, keepdims = _numpy_names("min", axis, keepdims, dim, keepdim)
-    with grad_mode.scope("function", "min"):
-        values = -(-x).max(axis=axis, keepdims=keepdims)
+    _axes(axis, x.ndim, "min")          # checked here, so that an error says min
+    if not _floating(x):                # ~ reverses the order of integers and bools
+        values = invert(invert(x).max(axis=axis, keepdims=keepdims))   # exactly: no wrap
+    else:
+        with grad_mode.scope("function", "min"):
+            values = -(-x).max(axis=axis, keepdims=keepdims)
     return MaxResult.over("min", x, values, dim, keepdims) if dim is not None else values
 
 
