@@ -1110,3 +1110,82 @@ def test_split_refuses_negative_lengths_and_a_zero_size_in_its_own_words():
         x.split([3, -1])
     with pytest.raises(ValueError, match="split: the size of each piece must be positive, got 0"):
         x.split(0)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
+def test_min_abs_minimum_and_clamp_of_integers_are_exact(dtype):
+    """-x wraps around for integers (uint8: -1 is 255; int8: -(-128) is -128), so the
+    float recipes -max(-x) and maximum(-x, x) gave uint8 [0, 1, 2].min() = 1 and
+    uint8 [1, 2].abs() = [255, 254]. Integers take the exact array functions, as PyTorch."""
+    info = np.iinfo(dtype)
+    a = np.array([[0, 1, 2], [info.min, info.max, 3]], dtype=dtype)
+    b = np.array([[5, 0, info.max], [1, info.min, 3]], dtype=dtype)
+    x = tinyffn.tensor(a)
+    assert x.min().item() == a.min()
+    for dim in (0, 1):
+        values, indices = x.min(dim)
+        np.testing.assert_array_equal(values.numpy(), a.min(axis=dim))
+        np.testing.assert_array_equal(indices.numpy(), a.argmin(axis=dim))
+        assert dtype_name(values.dtype) == dtype
+    np.testing.assert_array_equal(x.min(dim=1, keepdim=True)[0].numpy(), a.min(1, keepdims=True))
+    np.testing.assert_array_equal(x.abs().numpy(), np.abs(a))         # int8 -128 stays -128
+    mine = x.minimum(tinyffn.tensor(b))
+    np.testing.assert_array_equal(mine.numpy(), np.minimum(a, b))
+    assert dtype_name(mine.dtype) == dtype
+    np.testing.assert_array_equal(x.clamp(1, 3).numpy(), np.clip(a, 1, 3))
+    # next to a float, the integers are made float first (as torch.minimum would): exact
+    np.testing.assert_array_equal(x.clamp(max=1.5).numpy(),
+                                  np.minimum(a.astype(np.float32), 1.5))
+
+
+def test_min_of_bools_and_minimum_with_a_list_as_pytorch():
+    """bool min was a NumPy error about the - operator (torch: False); x.minimum(list)
+    raised "bad operand type for unary -: 'list'" while x.maximum(list) worked."""
+    assert tinyffn.tensor([True, False]).min().item() is False
+    assert tinyffn.tensor([True, True]).min().item() is True
+    x = tinyffn.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    y = x.minimum([0.0, 5.0, 2.0])
+    assert dtype_name(y.dtype) == "float32"
+    np.testing.assert_array_equal(y.numpy(), [0.0, -2.0, 2.0])
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 1.0, 0.0])
+    np.testing.assert_array_equal(tinyffn.tensor([1, -2, 3]).minimum([0, 5, 2]).numpy(), [0, -2, 2])
+
+
+def test_float16_scaled_by_a_number_float16_cannot_hold_is_refused():
+    """PyTorch multiplies and divides a float16 tensor by a number in float32 and rounds
+    once; as a float16 constant the number would be inf or 0: x * 65536 (a loss scale)
+    all inf, mask * -1e9 NaN where the mask is 0, x / 7e4 all 0. Such a product is
+    refused, naming the float32 spelling, which gives PyTorch 2.13's values (below)."""
+    half = np.array([1e-3, 2.0, -3e-3], dtype=np.float16)
+    x = tinyffn.tensor(half, requires_grad=True)
+    for product in (lambda: x * 65536, lambda: 65536 * x, lambda: x * -1e9,
+                    lambda: x * 2 ** -25):
+        with pytest.raises(ValueError, match=r"^mul: the number .* is (inf|0) in float16 .*"
+                                             r"compute in float32, as PyTorch does"):
+            product()
+    for quotient in (lambda: x / 7e4, lambda: 1e-8 / x):
+        with pytest.raises(ValueError, match=r"^div: the number"):
+            quotient()
+    with np.errstate(over="ignore"):          # 2 * 65536 is inf in float16: expected
+        y = (x.to(dtype="float32") * 65536).to(dtype="float16")      # what the message says
+        np.testing.assert_array_equal(y.numpy(), np.array([65.5625, np.inf, -196.625],
+                                                          np.float16))
+        np.testing.assert_array_equal(((tinyffn.tensor(half).to(dtype="float32") / 7e4)
+                                       .to(dtype="float16")).numpy(),
+                                      np.array([0.0, 2.855e-05, -5.960e-08], np.float16))
+        # numbers float16 holds, if only as a subnormal, go on: 65519 rounds to 65504
+        assert (x * 65519.0).numpy()[0] == np.float16(1e-3) * np.float16(65504)
+        assert (x * 2 ** -24).numpy()[1] == np.float16(2 ** -23)
+        # add, sub and comparisons round the number to float16 in PyTorch too: inf, as here
+        assert (tinyffn.tensor(np.array([-6e4], np.float16)) + 1e5).item() == np.inf
+        assert not (x > 1e5).numpy().any()
+
+
+def test_max_and_min_of_a_tensor_point_to_maximum_and_minimum():
+    """torch's x.max(other) is the elementwise maximum; here a number by position is a dim,
+    so a tensor there is refused, and the error names the method to call instead."""
+    x = tinyffn.tensor([1.0, 5.0])
+    for op, method in (("max", "maximum"), ("min", "minimum")):
+        with pytest.raises(TypeError, match=rf"^{op}: .*write x\.{method}\(other\)"):
+            getattr(x, op)(tinyffn.tensor([2.0, 2.0]))

@@ -7,6 +7,7 @@ PyTorch's rules, and every tensor must be on one device.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -106,9 +107,9 @@ def _constant(a: Any, be: Any, dtype: Any, fn: Any) -> Tensor:
     list is read as :func:`tinyffn.tensor` reads it, Python floats as float32.
     """
     if isinstance(a, (int, float)) and not isinstance(a, bool):
-        return _number(a, be, dtype)
+        return _number(a, be, dtype, fn)
     if getattr(a, "ndim", None) == 0 and getattr(getattr(a, "dtype", None), "kind", "") in "iuf":
-        return _number(a.item(), be, dtype)         # a NumPy scalar or 0-d NumPy array
+        return _number(a.item(), be, dtype, fn)     # a NumPy scalar or 0-d NumPy array
     if a is None or isinstance(a, (str, bytes)):
         raise TypeError(f"{fn.op_name()}: cannot use an argument of type {type(a).__name__}; "
                         "pass a Tensor, a number or an array of numbers")
@@ -131,14 +132,18 @@ _NUMBERS: dict = {}     # (type, value, dtype, device) -> its constant tensor
 MAX_NUMBERS = 4096      # emptied when full: a bound, should a loop make ever new numbers
 
 
-def _number(a: int | float, be: Any, dtype: Any) -> Tensor:
-    """The constant tensor of the Python number ``a`` next to a tensor of ``dtype``.
+def _number(a: int | float, be: Any, dtype: Any, fn: Any) -> Tensor:
+    """The constant tensor of the Python number ``a`` next to a tensor of ``dtype``, for op
+    ``fn``.
 
     Made once per (type, value, dtype, device) and then shared, since the 2 in ``x * 2``
     inside a loop is the same constant every time: that saves making (and keeping in the
     graph) a new 0-d array per op. Constants are never modified by any op. A float zero
     is not shared, because ``-0.0 == 0.0`` would make the two one key. The graph drawer
     draws a constant once per use, so sharing never shows.
+
+    A number that float16 turns into inf or 0 is not shared either, and multiplying or
+    dividing by it is refused (see :func:`_check_float16_scale`).
     """
     key = (type(a), a, dtype, be.device)
     t = _NUMBERS.get(key)
@@ -149,12 +154,39 @@ def _number(a: int | float, be: Any, dtype: Any) -> Tensor:
         #                                             and the int tensor is cast to float32
     elif isinstance(a, int) and be.xp.isdtype(dtype, "bool"):
         dtype = be.dtype("int64")                   # mask + 2 counts: 3, not True
+    if backends.dtype_name(dtype) == "float16" and not _fits_float16(a):
+        _check_float16_scale(a, fn)
+        return Tensor._wrap(be.xp.asarray(a, dtype=dtype), be)     # inf or 0, as PyTorch's
     t = Tensor._wrap(be.xp.asarray(a, dtype=dtype), be)
     if a != 0 or isinstance(a, int):
         if len(_NUMBERS) >= MAX_NUMBERS:
             _NUMBERS.clear()
         _NUMBERS[key] = t
     return t
+
+
+FLOAT16_ROUNDS_TO_INF = 65520.0       # 65504 (the largest float16) + half its spacing
+FLOAT16_ROUNDS_TO_ZERO = 2.0 ** -25   # half the smallest subnormal, 2^-24 ≈ 6e-8
+
+
+def _fits_float16(a: int | float) -> bool:
+    """Does float16 keep the number ``a`` finite, and nonzero if it is nonzero?"""
+    return a == 0 or not math.isfinite(a) or \
+        FLOAT16_ROUNDS_TO_ZERO < abs(a) < FLOAT16_ROUNDS_TO_INF
+
+
+def _check_float16_scale(a: int | float, fn: Any) -> None:
+    """``x * a`` and ``x / a`` with a number ``a`` that float16 makes inf or 0: PyTorch
+    computes them in float32 and rounds once (``x * 65536``, a loss scale, is finite
+    there), where a float16 constant would give inf, NaN (0 · inf) or 0. Refused with the
+    float32 spelling, rather than answered differently. ``x + a`` and the comparisons
+    round the number to float16 in PyTorch too, and go on."""
+    if fn.op_name() in ("mul", "div"):
+        became = "inf" if abs(a) >= FLOAT16_ROUNDS_TO_INF else "0"
+        raise ValueError(f"{fn.op_name()}: the number {a!r} is {became} in float16 (largest "
+                         "65504, smallest nonzero 6e-08), so a float16 tensor scaled by it "
+                         "would be wrong; compute in float32, as PyTorch does: "
+                         "x.to(dtype='float32'), the op, then .to(dtype='float16')")
 
 
 def is_shared_constant(t: Tensor) -> bool:
