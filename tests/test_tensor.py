@@ -1189,3 +1189,34 @@ def test_max_and_min_of_a_tensor_point_to_maximum_and_minimum():
     for op, method in (("max", "maximum"), ("min", "minimum")):
         with pytest.raises(TypeError, match=rf"^{op}: .*write x\.{method}\(other\)"):
             getattr(x, op)(tinyffn.tensor([2.0, 2.0]))
+
+
+def test_pytorch_dtype_names_are_numpys_dtypes():
+    """dtype=torch.float64 is a PyTorch habit: tinyffn.float64 is NumPy's float64."""
+    x = tinyffn.tensor([1.0, 2.0], dtype=tinyffn.float64)
+    assert x.dtype == np.float64 and x.dtype == tinyffn.float64
+    assert x.to(tinyffn.float16).dtype == np.float16
+    assert tinyffn.zeros(2, dtype=tinyffn.int64).dtype == np.int64
+    assert tinyffn.zeros(2, dtype=tinyffn.bool).dtype == np.bool_
+    assert tinyffn.randn(2, dtype=tinyffn.float64, device="strict").numpy().dtype == np.float64
+    for name in ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+                 "bool"):
+        assert getattr(tinyffn, name) == np.dtype(name)
+    namespace = {}
+    exec("from tinyffn import *", namespace)
+    assert "float32" in namespace and "bool" not in namespace    # Python's bool stays
+
+
+def test_a_python_int_outside_an_integer_dtype_is_refused_naming_the_op(device):
+    """NumPy raised its own OverflowError naming no op; CuPy may wrap around silently."""
+    x = tinyffn.tensor(np.array([1, 2], np.uint8), device=device) if device != "strict" \
+        else tinyffn.tensor([1, 2], dtype="int32", device=device)
+    big = -1 if device != "strict" else 2 ** 40
+    with pytest.raises(OverflowError, match=r"^add: the number .* does not fit in (uint8|int32) "
+                                            r"\(.*\); cast the tensor to a wider dtype first"):
+        x + big
+    assert (x + 3).numpy().tolist() == [4, 5]                    # numbers that fit go on
+    y = tinyffn.tensor([1, 2], dtype="int32", device=device)
+    with pytest.raises(OverflowError, match=r"^mul: the number 1099511627776 does not fit in "
+                                            r"int32 \(-2147483648 to 2147483647\)"):
+        y * 2 ** 40

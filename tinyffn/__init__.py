@@ -4,6 +4,8 @@ Start reading at :mod:`tinyffn.tensor` (the Tensor), then :mod:`tinyffn.autograd
 (Function and the backward walk; its switches, such as no_grad, are in
 :mod:`tinyffn.grad_mode`), then :mod:`tinyffn.ops` (the primitives).
 """
+import numpy as _np
+
 # creation and tensor first: tensor imports autograd and the ops, which refer back to it
 # at call time.
 from .creation import (arange, cat, manual_seed, ones, ones_like, rand, randn, stack, tensor,
@@ -22,6 +24,13 @@ from . import functional, nn, optim, accounting
 from .graphviz import draw_graph, to_dot
 from .stepper import backward_steps
 
+# PyTorch's dtype names (torch.float32, ...) for NumPy's dtypes, which every dtype= takes, as
+# do names ("float32"): tensor(..., dtype=tinyffn.float64), x.to(tinyffn.float16).
+float16, float32, float64 = _np.dtype("float16"), _np.dtype("float32"), _np.dtype("float64")
+int8, int16, int32, int64 = (_np.dtype(f"int{bits}") for bits in (8, 16, 32, 64))
+uint8, bool = _np.dtype("uint8"), _np.dtype("bool")   # torch.bool; kept out of __all__, so
+#                                                       that `import *` leaves Python's bool
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -33,4 +42,5 @@ __all__ = [
     "gradcheck", "GradcheckError", "FlopCounter", "cuda_available", "DeviceError", "ops",
     "functional", "nn", "optim", "accounting",
     "draw_graph", "to_dot", "backward_steps",
+    "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
 ]

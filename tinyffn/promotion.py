@@ -154,6 +154,8 @@ def _number(a: int | float, be: Any, dtype: Any, fn: Any) -> Tensor:
         #                                             and the int tensor is cast to float32
     elif isinstance(a, int) and be.xp.isdtype(dtype, "bool"):
         dtype = be.dtype("int64")                   # mask + 2 counts: 3, not True
+    elif isinstance(a, int) and be.xp.isdtype(dtype, "integral"):
+        _check_int_fits(a, be.xp.iinfo(dtype), fn)
     if backends.dtype_name(dtype) == "float16" and not _fits_float16(a):
         _check_float16_scale(a, fn)
         return Tensor._wrap(be.xp.asarray(a, dtype=dtype), be)     # inf or 0, as PyTorch's
@@ -163,6 +165,16 @@ def _number(a: int | float, be: Any, dtype: Any, fn: Any) -> Tensor:
             _NUMBERS.clear()
         _NUMBERS[key] = t
     return t
+
+
+def _check_int_fits(a: int, info: Any, fn: Any) -> None:
+    """An integer tensor meets a Python int outside its dtype's range (``uint8 + (-1)``):
+    NumPy raises an error that names no op, CuPy may wrap around, PyTorch wraps."""
+    if not info.min <= a <= info.max:
+        raise OverflowError(f"{fn.op_name()}: the number {a} does not fit in "
+                            f"{backends.dtype_name(info.dtype)} "
+                            f"({info.min} to {info.max}); cast the tensor to a wider dtype "
+                            "first, x.to(dtype='int64')")
 
 
 FLOAT16_ROUNDS_TO_INF = 65520.0       # 65504 (the largest float16) + half its spacing
