@@ -430,7 +430,7 @@ def test_a_saved_optimizer_state_is_a_copy_and_is_checked_on_loading():
     np.testing.assert_allclose(saved["state"][0]["m"].numpy(), [0.1, 0.1])    # not 0.19
     snapshot = opt.state_dict()
     snapshot["state"][0]["m"].data[...] = 123.0     # editing a snapshot, the other way round,
-    np.testing.assert_allclose(opt.state[0]["m"], [0.19, 0.19])   # leaves the optimizer alone
+    np.testing.assert_allclose(opt.state[p]["m"], [0.19, 0.19])   # leaves the optimizer alone
     with pytest.raises(ValueError, match=r"state is for 1 parameters in 1 group\(s\); this "
                                          "optimizer has one group of 2"):
         optim.Adam([p, nn.Parameter(tinyffn.zeros(1))]).load_state_dict(saved)
@@ -465,7 +465,7 @@ def test_loading_a_state_from_another_optimizer_is_refused():
     saved["state"][0]["step"] = np.int64(1)             # a count, however it was stored
     resumed = optim.AdamW([p])
     resumed.load_state_dict(saved)
-    assert type(resumed.state[0]["step"]) is int and resumed.state[0]["step"] == 1
+    assert type(resumed.state[p]["step"]) is int and resumed.state[p]["step"] == 1
 
 
 def test_a_loaded_state_must_be_one_the_optimizer_could_have_made():
@@ -488,7 +488,7 @@ def test_a_loaded_state_must_be_one_the_optimizer_could_have_made():
     saved["state"][0]["step"] = np.float64(1.0)           # a whole number, however stored
     resumed = optim.Adam([p])
     resumed.load_state_dict(saved)
-    assert resumed.amsgrad and resumed.state[0]["step"] == 1
+    assert resumed.amsgrad and resumed.state[p]["step"] == 1
 
 
 @pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW"])
@@ -568,3 +568,23 @@ def test_a_setting_written_through_param_groups_keeps_float32_weights(name, key,
 def test_a_param_group_counts_its_keys():
     g = optim.SGD([nn.Parameter(tinyffn.ones(2))], lr=0.1).param_groups[0]
     assert len(g) == len(list(g)) == len(dict(g))
+
+
+def test_state_is_keyed_by_parameter_as_in_pytorch():
+    """opt.state[p] is how PyTorch code reads an optimizer's moments; it was a list."""
+    w, unused = nn.Parameter(tinyffn.tensor([1.0, -2.0])), nn.Parameter(tinyffn.zeros(3))
+    opt = optim.Adam([w, unused], lr=0.1)
+    w.grad = tinyffn.tensor([0.5, -1.0])
+    opt.step()
+    assert [id(p) for p in opt.state] == [id(w), id(unused)]
+    assert opt.state[unused] == {}                                        # no gradient yet
+    assert opt.state[w]["step"] == 1
+    np.testing.assert_allclose(opt.state[w]["m"], [0.05, -0.1])           # (1 - β1) g
+    np.testing.assert_allclose(opt.state[w]["v"], [0.00025, 0.001])       # (1 - β2) g²
+    sgd = optim.SGD([w], lr=0.1, momentum=0.9)
+    sgd.step()
+    np.testing.assert_allclose(sgd.state[w]["momentum_buffer"], [0.5, -1.0])
+    resumed = optim.Adam([w, unused], lr=0.1)
+    resumed.load_state_dict(opt.state_dict())
+    np.testing.assert_allclose(resumed.state[w]["v"], [0.00025, 0.001])
+    assert resumed.state[unused] == {}

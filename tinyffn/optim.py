@@ -56,7 +56,8 @@ class Optimizer:
                                  "shared one once)")
             first[id(p)] = i
         self.lr = lr
-        self.state: list[dict] = [{} for _ in self.params]
+        # parameter -> what update() keeps for it (momentum, moments), as torch's opt.state[p]
+        self.state: dict = {p: {} for p in self.params}
 
     @property
     def lr(self) -> float:
@@ -86,9 +87,10 @@ class Optimizer:
 
     def step(self) -> None:
         """Update every parameter that has a gradient: ``p.data = update(p.data, p.grad.data)``."""
-        for i, (p, state) in enumerate(zip(self.params, self.state)):
+        for i, p in enumerate(self.params):
             if p.grad is None:
                 continue
+            state = self.state[p]
             self._check_fits(i, p, state)
             p.data = p.backend.xp.asarray(self.update(p.data, p.grad.data, state, p.backend.xp))
 
@@ -123,7 +125,7 @@ class Optimizer:
         the hyperparameters and the parameter indices). Save it beside the model's."""
         state = {i: {k: Tensor(p.backend.xp.asarray(v, copy=True), _backend=p.backend)
                      if hasattr(v, "dtype") else v for k, v in s.items()}
-                 for i, (p, s) in enumerate(zip(self.params, self.state)) if s}
+                 for i, (p, s) in enumerate(self.state.items()) if s}
         return {"state": state, "optimizer": type(self).__name__,
                 "param_groups": [{**self.hyperparameters(),
                                   "params": list(range(len(self.params)))}]}
@@ -169,7 +171,7 @@ class Optimizer:
                                          f"{tuple(value.shape)}, the parameter {p.shape}")
                 state[int(i)][key] = value
         self._take_hyperparameters(checked)
-        self.state = state
+        self.state = dict(zip(self.params, state))
 
     def _take_hyperparameters(self, checked: "Optimizer") -> None:
         """Take the settings of ``checked``, a new optimizer made by the constructor (so
@@ -221,7 +223,7 @@ class ParamGroup(MutableMapping):
                 opt.lr = value
             return
         checked = type(opt)(opt.params, **{**hyper, **changes})
-        if any(opt.state) and set(checked.state_keys()) != set(opt.state_keys()):
+        if any(opt.state.values()) and set(checked.state_keys()) != set(opt.state_keys()):
             said = ", ".join(f"{k}={v!r}" for k, v in changes.items())
             raise ValueError(f"{name}: {said} changes what the optimizer keeps per parameter "
                              f"({sorted(opt.state_keys())} -> {sorted(checked.state_keys())}); "
