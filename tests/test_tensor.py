@@ -1220,3 +1220,71 @@ def test_a_python_int_outside_an_integer_dtype_is_refused_naming_the_op(device):
     with pytest.raises(OverflowError, match=r"^mul: the number 1099511627776 does not fit in "
                                             r"int32 \(-2147483648 to 2147483647\)"):
         y * 2 ** 40
+
+
+@pytest.mark.parametrize("dtype, scalar, expected", [("float16", np.float32(3.0), 6.0),
+                                                     ("int32", np.int64(3), 6)])
+def test_a_numpy_scalar_is_a_weak_number_even_without_torch(dtype, scalar, expected):
+    """What torch gives (PyTorch 2.13: float16 6.0, int32 6), written out: the comparison
+    above is skipped where torch is missing. A NumPy scalar taken for a 0-d array would
+    compete as a tensor and widen the 0-d result to float32 (int64)."""
+    y = tinyffn.tensor(2, dtype=dtype) * scalar
+    assert dtype_name(y.dtype) == dtype and y.item() == expected
+
+
+def test_a_bool_tensor_plus_one_counts_as_in_pytorch():
+    """The numbers 0 and 1 fit a bool, but True + True is True: mask + 1 must be int64
+    [2, 1] (PyTorch 2.13), not a logical or."""
+    mask = tinyffn.tensor([True, False])
+    assert (mask + 1).tolist() == [2, 1] and dtype_name((mask + 1).dtype) == "int64"
+    assert (mask * 1).tolist() == [1, 0] and dtype_name((mask * 1).dtype) == "int64"
+    assert (mask + 0).tolist() == [1, 0] and dtype_name((mask + 0).dtype) == "int64"
+
+
+def test_a_number_constant_is_made_per_device():
+    """CuPy arrays have NumPy's dtype objects, so the dtype alone does not tell a GPU's
+    constant from the CPU's: the shared-constant cache must key on the device too. A second
+    NumPy backend under another device name stands in for the GPU."""
+    import dataclasses
+    from tinyffn.backend import get_backend
+    from tinyffn.tensor import Tensor
+    cpu = get_backend("cpu")
+    twin = dataclasses.replace(cpu, device="twin")
+    assert twin.dtype("float32") == cpu.dtype("float32")    # one dtype object, two devices
+    assert _constant_of(tinyffn.ones(2), 2.5).backend is cpu
+    x = Tensor._wrap(np.ones(2, dtype=np.float32), twin)
+    assert _constant_of(x, 2.5).backend is twin
+    assert _constant_of(tinyffn.ones(2), 2.5).backend is cpu
+
+
+class _AddScaled(tinyffn.Function):
+    """y = x + c w, with the number c among the positional arguments."""
+
+    @staticmethod
+    def forward(ctx, x, w, c):
+        return x + c * w
+
+    @staticmethod
+    def backward(ctx, gy):
+        return gy, gy, None
+
+
+def test_a_number_next_to_two_dtypes_takes_their_result_dtype_in_any_order():
+    """A number once took the first tensor's dtype: next to a float32 and a float64 tensor,
+    0.1 was rounded to float32 (0.10000000149...) before the float64 computation, and the
+    result depended on the order of the arguments."""
+    x32, w64 = tinyffn.zeros(2), tinyffn.ones(2, dtype="float64")
+    for y in (_AddScaled.apply(x32, w64, 0.1), _AddScaled.apply(w64 * 0, x32 + 1, 0.1)):
+        assert dtype_name(y.dtype) == "float64"
+        assert y.tolist() == [0.1, 0.1]                     # 0.1 in float64, exactly
+    i = tinyffn.tensor([1, 2])                              # an int tensor first: 0.5 in float32
+    y = _AddScaled.apply(i, tinyffn.ones(2), 0.5)
+    assert dtype_name(y.dtype) == "float32" and y.tolist() == [1.5, 2.5]
+
+
+def test_the_number_cache_never_holds_more_than_its_bound():
+    x = tinyffn.ones(2)
+    promotion._NUMBERS.clear()
+    for i in range(promotion.MAX_NUMBERS + 2):
+        x * (i + 0.25)
+        assert len(promotion._NUMBERS) <= promotion.MAX_NUMBERS

@@ -22,8 +22,10 @@ def as_tensors(args: tuple, fn: Any) -> tuple:
 
     Python numbers and arrays become constant tensors on the device of the first tensor
     argument. A number takes that tensor's dtype when both are floating point (so ``x * 2``
-    stays float32); an array with axes keeps its own and takes part in promotion (a
-    float64 NumPy array makes the result float64).
+    stays float32); next to tensors of several dtypes, the dtype they promote to (so a
+    float32 and a float64 tensor meet ``0.1`` in float64, not rounded to float32 first,
+    whatever their order). An array with axes keeps its own dtype and takes part in
+    promotion (a float64 NumPy array makes the result float64).
     A number becomes a tensor once per (value, dtype, device), shared by every op that
     uses it (see :func:`_number`). Tensors of different dtypes meet by PyTorch's rules
     (see :func:`_promote`). Raises
@@ -42,6 +44,10 @@ def as_tensors(args: tuple, fn: Any) -> tuple:
                         f"{', '.join(type(a).__name__ for a in args)}")
     if not all_tensors:
         be, dtype = first.backend, first.data.dtype
+        if len(args) > 2:                           # two tensors or more may meet a number
+            tensors = [a for a in args if isinstance(a, Tensor)]
+            if any(t.data.dtype != dtype for t in tensors):
+                dtype = _target(tensors, be, fn)[2]
         args = tuple([a if isinstance(a, Tensor) else _constant(a, be, dtype, fn) for a in args])
     if len(args) == 1 or len(args) == 2 and args[0].data.dtype is args[1].data.dtype:
         return args                                 # the common cases, kept fast
@@ -65,11 +71,7 @@ def _promote(args: tuple, be: Any, fn: Any) -> tuple:
     """
     if all(a.data.dtype == args[0].data.dtype for a in args):
         return args
-    kinds = [_kind(a.data.dtype, be, fn) for a in args]
-    top = max(kinds)
-    deciding = ([a.data.dtype for a, k in zip(args, kinds) if k == top and a.ndim]
-                or [a.data.dtype for a, k in zip(args, kinds) if k == top])
-    target = be.xp.result_type(*deciding)
+    kinds, top, target = _target(args, be, fn)
     out = []
     for a, k in zip(args, kinds):
         if a.data.dtype == target or k == top and be.xp.result_type(a.data.dtype, target) == target:
@@ -81,6 +83,15 @@ def _promote(args: tuple, be: Any, fn: Any) -> tuple:
             cast.name = a.name                      # a drawing still calls it ``mask``
             out.append(cast)
     return tuple(out)
+
+
+def _target(args: Any, be: Any, fn: Any) -> tuple:
+    """(each tensor's kind, the highest kind, the result dtype) by the rules of :func:`_promote`."""
+    kinds = [_kind(a.data.dtype, be, fn) for a in args]
+    top = max(kinds)
+    deciding = ([a.data.dtype for a, k in zip(args, kinds) if k == top and a.ndim]
+                or [a.data.dtype for a, k in zip(args, kinds) if k == top])
+    return kinds, top, be.xp.result_type(*deciding)
 
 
 def _kind(dtype: Any, be: Any, fn: Any) -> int:
