@@ -248,3 +248,30 @@ def test_a_fused_linear_charges_the_bias_gradient_only_when_it_is_computed(bias_
         y.backward(tinyffn.ones(N, d_out))
     # dL/dx and dL/dw, 2·N·in·out each, and the sum over positions, N·out, if b needs it
     assert counter.backward["linear"] == 2 * (2 * N * d_in * d_out) + bias_grad * N * d_out
+
+
+def test_nested_counters_both_count_and_stop_at_their_exit():
+    """An outer counter sees every op, an inner one only those inside it; after its with
+    block a counter counts nothing more, and its repr totals forward and backward."""
+    a, b = tinyffn.randn(3, 4, requires_grad=True), tinyffn.randn(4, 5)
+    with tinyffn.FlopCounter() as outer:
+        a @ b                                               # 2 · 3 · 5 · 4 = 120
+        with tinyffn.FlopCounter() as inner:
+            y = a @ b
+        y.sum().backward()                                  # dL/da only: 120, and the sum: 15
+    a @ b                                                   # outside both
+    assert dict(inner.forward) == {"matmul": 120} and not inner.backward
+    assert outer.forward["matmul"] == 240 and outer.backward["matmul"] == 120
+    assert outer.total == 240 + 120 + 2 * 15
+    assert repr(outer) == "FlopCounter(total=390)"
+
+
+def test_block_params_take_d_ff():
+    # attention 4d² and a bias-free FFN 2·d·d_ff at d = 10, d_ff = 30
+    assert A.block_params(10, d_ff=30) == 4 * 100 + 2 * 10 * 30 == 1000
+
+
+def test_llama_7b_sizes():
+    """LLaMA-7B (Touvron et al. 2023, table 2): d = 4096, 32 layers, a 32,000-token
+    vocabulary, a context of 2048 tokens, SwiGLU width rounded to a multiple of 256."""
+    assert A.LLAMA_7B == {"d": 4096, "L": 32, "V": 32000, "T": 2048, "multiple_of": 256}

@@ -241,3 +241,81 @@ def test_default_step_is_torchs_and_small_enough_for_a_steep_cubic():
            [t[k].default for k in ("eps", "atol", "rtol")]
     # central differences of 1000 x^3 at 0 are 1000 eps^2: 1e-9 at eps=1e-6
     assert tinyffn.gradcheck(lambda x: 1000 * x ** 3, [_values(0.0)])
+
+
+def test_default_tolerances_are_torchs_even_without_torch():
+    """PyTorch's gradcheck defaults (eps=1e-6, atol=1e-5, rtol=1e-3), written out: the test
+    above compares with torch's signature and is skipped where torch is missing."""
+    ours = inspect.signature(tinyffn.gradcheck).parameters
+    assert [ours[k].default for k in ("eps", "atol", "rtol")] == [1e-6, 1e-5, 1e-3]
+    # central differences of 1000 x^3 at 0 are 1000 eps^2 (1e-9 at eps = 1e-6, but 1e-3,
+    # a failure, at eps = 1e-3); of 1000 x^2 exactly 0, where a one-sided difference
+    # (f(x + eps) - f(x)) / eps would give 1000 eps
+    assert tinyffn.gradcheck(lambda x: 1000 * x ** 3, [_values(0.0)])
+    assert tinyffn.gradcheck(lambda x: 1000 * x ** 2, [_values(0.0)])
+
+
+def linear_with_backward(forward_scale, backward_scale):
+    """y = forward_scale * x (elementwise, NumPy arrays or numbers) with a backward that
+    multiplies by ``backward_scale``: wrong wherever the two differ."""
+    class Scaled(tinyffn.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * forward_scale
+
+        @staticmethod
+        def backward(ctx, gy):
+            return gy * backward_scale
+    return Scaled
+
+
+def test_the_tolerance_is_atol_plus_rtol_times_the_numerical_value_inclusive():
+    x = _values(1.0, -0.5)
+    # dy/dx = 2; a backward of 2.75 is off by 0.75 <= 0.5 + 0.25 * 2 = 1.0 (max(atol,
+    # rtol |num|) would be 0.5); 3.25 is off by 1.25 > 1.0
+    assert tinyffn.gradcheck(linear_with_backward(2.0, 2.75).apply, [x], atol=0.5, rtol=0.25)
+    with pytest.raises(tinyffn.GradcheckError, match="is 3.25 by backward but 2 by finite"):
+        tinyffn.gradcheck(linear_with_backward(2.0, 3.25).apply, [x], atol=0.5, rtol=0.25)
+    # zero tolerances are allowed (as in torch.allclose), and an exact match passes them:
+    # with x and eps powers of two, the central differences of 2x are exactly 2, and
+    # backward's 2 r / r is exactly 2
+    exact = tinyffn.tensor([1.0, 0.5, -3.0], dtype="float64", requires_grad=True)
+    assert tinyffn.gradcheck(lambda x: x * 2.0, [exact], eps=2.0 ** -20, atol=0.0, rtol=0.0)
+
+
+def test_the_tolerance_is_per_entry_not_scaled_by_the_largest_entry():
+    # d y0/d x0 = 1000 is right; d y1/d x1 = 1 is given as 1.1: wrong by 0.1, far above
+    # 1e-5 + 1e-3 * 1, though below 1e-3 times the largest entry
+    wrong_small_entry = linear_with_backward(np.array([1000.0, 1.0]), np.array([1000.0, 1.1]))
+    with pytest.raises(tinyffn.GradcheckError,
+                       match=r"d output\(1,\) / d input\(1,\) is 1.1 by backward"):
+        tinyffn.gradcheck(wrong_small_entry.apply, [_values(0.3, 0.7)])
+
+
+class WrongForSecondInput(tinyffn.Function):
+    """y = x * w with a backward right for x and 10% too large for w."""
+
+    @staticmethod
+    def forward(ctx, x, w):
+        ctx.save_for_backward(x, w)
+        return x * w
+
+    @staticmethod
+    def backward(ctx, gy):
+        x, w = ctx.saved_tensors
+        return gy * w, 1.1 * gy * x
+
+
+def test_every_input_is_compared_not_only_the_first():
+    x, w = _x(2, 3), _x(2, 3)
+    with pytest.raises(tinyffn.GradcheckError, match=r"failed for input 1 \(shape \(2, 3\)\)"):
+        tinyffn.gradcheck(WrongForSecondInput.apply, [x, w])
+    # with w constant only x is checked, and x's gradient is right
+    assert tinyffn.gradcheck(WrongForSecondInput.apply, [x, w.detach()])
+
+
+def test_the_message_indexes_the_input_in_its_own_shape():
+    # output (3,), input (2, 3): the first disagreement is d y(0) / d x(0, 0)
+    with pytest.raises(tinyffn.GradcheckError,
+                       match=r"d output\(0,\) / d input\(0, 0\) is "):
+        tinyffn.gradcheck(lambda x: OffByFactor.apply(x).sum(axis=0), [_x(2, 3)])

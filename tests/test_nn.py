@@ -587,3 +587,68 @@ def test_loading_copies_the_checkpoint_arrays():
     other.load_state_dict(ckpt)
     ckpt["weight"][...] = 7.0                            # editing the checkpoint afterwards
     assert not np.any(other.weight.numpy() == 7.0)
+
+
+def test_a_tied_parameter_is_listed_once_even_without_torch():
+    """torch's names for the same model (PyTorch 2.13), written out: the comparison above
+    is skipped where torch is missing."""
+    model = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2))
+    model[1].weight = model[0].weight
+    assert [n for n, _ in model.named_parameters()] == ["0.weight", "0.bias", "1.bias"]
+    assert list(model.state_dict()) == ["0.weight", "0.bias", "1.weight", "1.bias"]
+    assert len(list(model.parameters())) == 3
+
+
+def test_zero_grad_in_place_clears_inf_and_nan():
+    """After a diverged step the gradients hold inf and NaN; zeros must replace them
+    (inf * 0 and NaN * 0 are NaN), as torch's zero_grad(set_to_none=False) does."""
+    lin = nn.Linear(2, 3)
+    lin.weight.grad = tinyffn.tensor([[np.inf, np.nan]] * 3)
+    lin.bias.grad = tinyffn.tensor([np.nan, -np.inf, 1.0])
+    held = lin.weight.grad
+    lin.zero_grad(set_to_none=False)
+    assert lin.weight.grad is held
+    np.testing.assert_array_equal(lin.weight.grad.numpy(), np.zeros((3, 2)))
+    np.testing.assert_array_equal(lin.bias.grad.numpy(), np.zeros(3))
+
+
+def test_zero_grads_sets_none_by_default():
+    from tinyffn.module import zero_grads
+    lin = nn.Linear(2, 2)
+    lin(tinyffn.randn(3, 2)).sum().backward()
+    zero_grads(lin.parameters())
+    assert all(p.grad is None for p in lin.parameters())
+
+
+def test_a_parameter_is_named_by_its_attribute_even_at_the_top():
+    class Scale(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gain = nn.Parameter(tinyffn.ones(2))
+
+    assert Scale().gain.name == "gain"
+    lin = nn.Linear(2, 2)
+    assert (lin.weight.name, lin.bias.name) == ("weight", "bias")
+
+
+def test_slicing_a_nested_container_keeps_the_full_paths_as_labels():
+    """A ModuleList slice renumbers its children ("0", "1", ...), and any slice of a nested
+    container is a new top-level module: neither may relabel the model's parameters."""
+    model = nn.Module()
+    model.blocks = nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 2), nn.Linear(2, 2)])
+    model.head = nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 2))
+    tail, end = model.blocks[1:], model.head[2:]
+    assert [n for n, _ in tail.named_parameters()] == ["0.weight", "0.bias", "1.weight", "1.bias"]
+    assert [n for n, _ in end.named_parameters()] == ["2.weight", "2.bias"]
+    assert [p.name for p in model.parameters()] == [n for n, _ in model.named_parameters()]
+    assert model.blocks[1].weight.name == "blocks.1.weight"
+    assert model.head[2].bias.name == "head.2.bias"
+
+
+def test_appending_to_a_slice_refuses_a_taken_name_even_without_torch():
+    part = nn.Sequential(nn.ReLU(), nn.ReLU(), nn.ReLU())[1:]     # children "1" and "2"
+    assert list(dict(part.named_children())) == ["1", "2"]
+    with pytest.raises(ValueError, match=r"Sequential: item 2 cannot be named '2': a child has "
+                                         r"that name"):
+        part.append(nn.ReLU())
+    assert len(part) == 2

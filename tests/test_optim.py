@@ -1,5 +1,7 @@
 """tinyffn.optim against the update equations of PyTorch's documentation, written out in
 NumPy, plus the invariants an optimizer must keep (grads untouched, dtype kept)."""
+import inspect
+
 import numpy as np
 import pytest
 
@@ -588,3 +590,81 @@ def test_state_is_keyed_by_parameter_as_in_pytorch():
     resumed.load_state_dict(opt.state_dict())
     np.testing.assert_allclose(resumed.state[w]["v"], [0.00025, 0.001])
     assert resumed.state[unused] == {}
+
+
+def test_default_hyperparameters_are_torchs_even_without_torch():
+    """torch.optim's defaults (PyTorch 2.13), written out: the comparison with torch above
+    is skipped where torch is missing."""
+    p = nn.Parameter(tinyffn.zeros(2))
+    assert optim.SGD([p]).hyperparameters() == {
+        "lr": 1e-3, "momentum": 0.0, "dampening": 0.0, "weight_decay": 0.0,
+        "nesterov": False, "maximize": False}
+    adam = {"lr": 1e-3, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.0,
+            "amsgrad": False, "maximize": False}
+    assert optim.Adam([p]).hyperparameters() == adam
+    assert optim.AdamW([p]).hyperparameters() == {**adam, "weight_decay": 0.01}
+    # and they are the ones used: one SGD step moves w by 1e-3 g
+    w = run(optim.SGD, "cpu", grads=[np.array([2.0, -4.0])], w0=np.zeros(2))
+    np.testing.assert_allclose(w, [-2e-3, 4e-3], rtol=1e-12)
+
+
+def test_nesterov_with_dampening_is_refused_even_without_torch():
+    p = nn.Parameter(tinyffn.zeros(2))
+    with pytest.raises(ValueError, match="nesterov=True needs momentum > 0 and dampening = 0, "
+                                         "got momentum=0.9, dampening=0.1"):
+        optim.SGD([p], lr=0.1, momentum=0.9, dampening=0.1, nesterov=True)
+
+
+@pytest.mark.parametrize("name, key", [("SGD", "lr"), ("SGD", "momentum"),
+                                       ("SGD", "weight_decay"), ("Adam", "eps"),
+                                       ("AdamW", "weight_decay")])
+def test_a_nan_hyperparameter_is_refused(name, key):
+    """NaN >= 0 is False, but so is NaN < 0: a check written ``value < 0`` lets a NaN
+    through, and the first step makes every weight NaN."""
+    p = nn.Parameter(tinyffn.zeros(2))
+    with pytest.raises(ValueError, match=f"{name}: {key} must be >= 0, got nan"):
+        getattr(optim, name)([p], **{key: float("nan")})
+
+
+@pytest.mark.parametrize("make", [
+    lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.1,
+                         maximize=True),
+    lambda ps: optim.Adam(ps, lr=0.01, betas=(0.8, 0.99), eps=1e-6, amsgrad=True,
+                          maximize=True),
+    lambda ps: optim.AdamW(ps, lr=0.01, weight_decay=0.1, maximize=True),
+], ids=["sgd", "adam", "adamw"])
+def test_every_setting_survives_saving_and_loading(make):
+    """A loaded state replaces all hyperparameters: one missing from state_dict (here
+    maximize) would silently fall back to its default and train the other way."""
+    p, q = nn.Parameter(tinyffn.tensor(W0)), nn.Parameter(tinyffn.tensor(W0))
+    saved = make([p])
+    keywords = set(inspect.signature(type(saved).__init__).parameters) - {"self"}
+    assert set(saved.state_dict()["param_groups"][0]) == keywords    # params and every setting
+    default = type(saved)([q])
+    default.load_state_dict(saved.state_dict())
+    assert default.hyperparameters() == saved.hyperparameters()
+    for g in GRADS[:2]:                                 # and they take the same steps
+        p.grad, q.grad = tinyffn.tensor(g), tinyffn.tensor(g)
+        saved.step()
+        default.step()
+    np.testing.assert_array_equal(q.numpy(), p.numpy())
+
+
+def test_a_loaded_state_is_copied_in_the_parameters_dtype():
+    """Moments saved from a float64 model load into a float32 one as float32 copies."""
+    p64 = nn.Parameter(tinyffn.tensor(W0))
+    opt64 = optim.Adam([p64], lr=0.01)
+    p64.grad = tinyffn.tensor(GRADS[0])
+    opt64.step()
+    saved = opt64.state_dict()
+    p = nn.Parameter(tinyffn.tensor(p64.numpy(), dtype="float32"))     # the model's values
+    opt = optim.Adam([p], lr=0.01)
+    opt.load_state_dict(saved)
+    assert dtype_name(opt.state[p]["m"].dtype) == dtype_name(opt.state[p]["v"].dtype) == "float32"
+    saved["state"][0]["m"].data[...] = 123.0                # editing the checkpoint afterwards
+    assert not np.any(opt.state[p]["m"] == 123.0)
+    p.grad = tinyffn.tensor(GRADS[1], dtype="float32")
+    opt.step()                                              # no stale-state error, no float64
+    assert dtype_name(p.dtype) == "float32"
+    expected = adam_reference(W0, GRADS[:2], lr=0.01)
+    np.testing.assert_allclose(p.numpy(), expected, rtol=1e-5)
