@@ -92,6 +92,46 @@ def test_shared_parameters_are_listed_once_but_saved_under_every_path():
     np.testing.assert_array_equal(model[2].weight.numpy(), t_layer.weight.detach().numpy())
 
 
+def test_apply_visits_children_before_parents_in_pytorchs_order():
+    """Module.apply(fn), nanoGPT's model.apply(_init_weights). The order, a shared module
+    under each parent, is torch.nn.Module.apply's (PyTorch 2.13, written out)."""
+    model = nn.Sequential(nn.Linear(2, 3), nn.Sequential(nn.ReLU(), nn.Linear(3, 3)),
+                          nn.Linear(3, 1))
+    seen = []
+    record = lambda m: seen.append(f"{type(m).__name__}{getattr(m, 'in_features', '')}")  # noqa: E731
+    assert model.apply(record) is model
+    assert seen == ["Linear2", "ReLU", "Linear3", "Sequential", "Linear3", "Sequential"]
+    shared = nn.Linear(1, 1)
+    seen = []
+    nn.Sequential(shared, nn.Sequential(shared)).apply(lambda m: seen.append(m))
+    assert [type(m).__name__ for m in seen] == ["Linear", "Linear", "Sequential", "Sequential"]
+    assert seen[0] is seen[1] is shared
+
+
+def test_apply_initialises_a_model_as_nanogpt_does():
+    def init_weights(module):
+        if isinstance(module, nn.Linear):
+            nn.init.normal_(module.weight, mean=0.0, std=0.02)
+            if module.bias is not None:
+                nn.init.zeros_(module.bias)
+
+    tinyffn.manual_seed(0)
+    ffn = nn.FFN(64).apply(init_weights)
+    for name, p in ffn.named_parameters():
+        values = p.numpy()
+        if name.endswith("bias"):
+            assert not values.any(), name
+        else:                              # 64·256 samples of N(0, 0.02²)
+            assert abs(values.mean()) < 0.001 and 0.019 < values.std() < 0.021, name
+
+
+def test_apply_refuses_a_module_that_contains_itself():
+    model = nn.FFN(2)
+    model.loop = model
+    with pytest.raises(ValueError, match="FFN: module 'loop' contains itself"):
+        model.apply(lambda m: None)
+
+
 def test_a_module_that_contains_itself_is_refused():
     model = nn.FFN(2)
     model.loop = model                                  # append() refuses this outright

@@ -12,7 +12,7 @@ which is where to import all of these from (``nn.Module``, ``nn.Parameter``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from . import grad_mode
 from .arguments import type_name
@@ -144,6 +144,22 @@ class Module:
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         for _, p in self.named_parameters(recurse=recurse):
             yield p
+
+    def apply(self, fn: Callable[["Module"], Any]) -> "Module":
+        """Call ``fn(module)`` on every submodule and then on this module, children before
+        their parent, in PyTorch's order: ``model.apply(init_weights)`` is how nanoGPT
+        initialises its layers (with :mod:`tinyffn.init`). A module shared by two parents
+        is visited under each, as in PyTorch. Returns self."""
+        for _ in self.named_modules(remove_duplicate=False):
+            pass                            # refuses a tree that contains itself
+        order, stack = [], [self]
+        while stack:                        # each module, then its children last to first
+            module = stack.pop()
+            order.append(module)
+            stack.extend(module.children())
+        for module in reversed(order):      # reversed: children first to last, then parent
+            fn(module)
+        return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget every parameter's gradient (see :func:`zero_grads`)."""
