@@ -1288,3 +1288,14 @@ def test_the_number_cache_never_holds_more_than_its_bound():
     for i in range(promotion.MAX_NUMBERS + 2):
         x * (i + 0.25)
         assert len(promotion._NUMBERS) <= promotion.MAX_NUMBERS
+
+
+def test_bool_and_unsigned_sums_count_in_int64_as_pytorch(device):
+    """(pred == y).sum() counts a mask: the array API standard has no bool sum (the strict
+    backend refused it), and NumPy sums uint8 in uint64; PyTorch gives int64 for both."""
+    mask = tinyffn.tensor([[True, False, True], [True, True, True]], device=device)
+    assert dtype_name(mask.sum().dtype) == "int64" and mask.sum().item() == 5
+    np.testing.assert_array_equal(mask.sum(axis=0).numpy(), [2, 1, 2])
+    pixels = tinyffn.tensor(np.array([200, 100, 7], np.uint8), device=device)
+    assert dtype_name(pixels.sum().dtype) == "int64" and pixels.sum().item() == 307
+    assert dtype_name(tinyffn.tensor([1, 2], dtype="int32", device=device).sum().dtype) == "int64"

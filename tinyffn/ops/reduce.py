@@ -40,11 +40,17 @@ class Sum(Function):
     """y = sum of x over ``axis``.    dy/dx_i = 1 for every summed element.
 
     gx = broadcast(reshape(gy, keepdims shape), x.shape)
+
+    Bools and unsigned integers are summed in int64, as PyTorch does (a count of a mask;
+    the array API standard has no bool sum, and sums unsigned integers in uint64).
     """
 
     @staticmethod
     def forward(ctx: Context, x, axis, keepdims):
-        return ctx.xp.sum(x, axis=axis, keepdims=keepdims)
+        xp = ctx.xp
+        if x.dtype not in ctx.backend.float_dtypes and not xp.isdtype(x.dtype, "signed integer"):
+            x = xp.astype(x, xp.int64)
+        return xp.sum(x, axis=axis, keepdims=keepdims)
 
     @staticmethod
     def backward(ctx: Context, gy):
