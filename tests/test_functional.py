@@ -419,3 +419,95 @@ def test_foreign_types_are_named_with_their_module():
         tinyffn.ones(2) ** torch.tensor(2.0)
     with pytest.raises(TypeError, match=r"relu: x must be a tinyffn Tensor, got list;"):
         F.relu([1.0])
+
+
+# ----------------------------------------------------------------------------- ignore_index, label smoothing
+CE_LOGITS = [[1.0, 2.0, 0.5, -1.0], [0.0, -0.5, 3.0, 1.0], [2.0, 2.0, -2.0, 0.0]]
+
+
+def smoothed_rows(logits, targets, eps):
+    """(1 - ε) (-log p[t]) + ε mean_c(-log p[c]), row by row, from the textbook rows."""
+    logits = np.asarray(logits, dtype=np.float64)
+    nll = ref.cross_entropy_rows(logits, targets)
+    return (1 - eps) * nll + eps * -ref.log_softmax(logits).mean(axis=-1)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_ignore_index_and_label_smoothing_as_pytorch(reduction, device):
+    """PyTorch 2.13's values for these logits, written out, and a NumPy reference: ignored
+    rows count for nothing and "mean" divides by the rows left."""
+    expected = {   # torch.nn.functional.cross_entropy(logits, [1, -100, 3], label_smoothing=0.2)
+        "mean": 1.7186732016961126, "sum": 3.437346403392225,
+        "none": [0.7701818980858561, 0.0, 2.6671645053063693]}[reduction]
+    logits = tinyffn.tensor(CE_LOGITS, dtype="float64", device=device)
+    y = F.cross_entropy(logits, [1, -100, 3], reduction, label_smoothing=0.2)
+    np.testing.assert_allclose(y.numpy(), expected, rtol=1e-12)
+    rows = smoothed_rows(CE_LOGITS, [1, 0, 3], 0.2) * [1, 0, 1]
+    reference = {"mean": rows.sum() / 2, "sum": rows.sum(), "none": rows}[reduction]
+    np.testing.assert_allclose(y.numpy(), reference, rtol=1e-12)
+    plain = F.cross_entropy(logits, [1, 2, 3], reduction, label_smoothing=0.1)
+    np.testing.assert_allclose(plain.numpy(), {    # label_smoothing=0.1 alone, torch's values
+        "mean": 1.252451200655273, "sum": 3.757353601965819,
+        "none": [0.6326818980858561, 0.40750719857359397, 2.717164505306369]}[reduction],
+        rtol=1e-12)
+
+
+def test_ignored_rows_get_no_gradient_and_the_rest_pytorchs(device):
+    logits = tinyffn.tensor(CE_LOGITS, dtype="float64", device=device, requires_grad=True)
+    F.cross_entropy(logits, [1, -100, 3], label_smoothing=0.2).backward()
+    np.testing.assert_allclose(logits.grad.numpy(), [   # PyTorch 2.13
+        [0.08710390902410059, -0.12026998120056141, 0.042994457896752776, -0.009828385720291885],
+        [0.0, 0.0, 0.0, 0.0],
+        [0.20716390124476217, 0.20716390124476217, -0.020747769821801196, -0.3935800326677232]],
+        rtol=1e-10, atol=1e-15)
+    z = tinyffn.randn(2, 3, 5, dtype="float64", device=device, requires_grad=True)
+    targets = tinyffn.tensor([[0, 7, 4], [7, 2, 1]], device=device)
+    for reduction in ("mean", "sum", "none"):
+        assert tinyffn.gradcheck(lambda z: F.cross_entropy(z, targets, reduction, ignore_index=7,
+                                                           label_smoothing=0.3), [z])
+        assert tinyffn.gradcheck(lambda z: F.nll_loss(F.log_softmax(z), targets, reduction,
+                                                      ignore_index=7), [z])
+
+
+def test_nll_loss_ignore_index_and_the_loss_modules(device):
+    logp = tinyffn.tensor(ref.log_softmax(np.array(CE_LOGITS)), dtype="float64", device=device)
+    y = F.nll_loss(logp, [1, 2, 2], ignore_index=2)
+    np.testing.assert_allclose(y.item(), 0.49518189808585605, rtol=1e-12)     # PyTorch 2.13
+    loss_fn = nn.CrossEntropyLoss(reduction="sum", ignore_index=2, label_smoothing=0.25)
+    logits = tinyffn.tensor(CE_LOGITS, dtype="float64", device=device)
+    np.testing.assert_allclose(
+        loss_fn(logits, [1, 2, 2]).item(),
+        F.cross_entropy(logits, [1, 2, 2], "sum", ignore_index=2, label_smoothing=0.25).item())
+    np.testing.assert_allclose(nn.NLLLoss(ignore_index=2)(logp, [1, 2, 2]).item(), y.item())
+
+
+def test_the_plain_loss_draws_no_mask():
+    """Without ignored rows or smoothing the graph is the textbook one, as before."""
+    logits = tinyffn.randn(3, 4, requires_grad=True)
+    dot = tinyffn.to_dot(F.cross_entropy(logits, [0, 1, 2]))
+    assert "kept rows" not in dot and "mean" in dot
+    assert "kept rows" in tinyffn.to_dot(F.cross_entropy(logits, [0, -100, 2]))
+
+
+def test_ignore_index_and_label_smoothing_errors():
+    logits = tinyffn.randn(3, 4)
+    with pytest.raises(ValueError, match=r"cross_entropy: every target is ignore_index \(-100\), "
+                                         r"so the mean over no rows is undefined .*reduction='sum'"):
+        F.cross_entropy(logits, [-100, -100, -100])
+    assert F.cross_entropy(logits, [-100, -100, -100], "sum").item() == 0.0
+    with pytest.raises(ValueError, match=r"targets must lie in \[0, 4\) .* or equal "
+                                         r"ignore_index \(-100\); got values from -1 to 2"):
+        F.cross_entropy(logits, [0, -1, 2])
+    with pytest.raises(ValueError, match=r"or equal ignore_index \(5\)"):
+        F.nll_loss(logits, [0, 6, 5], ignore_index=5)
+    for bad in (-0.1, 1.5, "0.1", True):
+        with pytest.raises(ValueError, match="cross_entropy: label_smoothing must be a number "
+                                             r"in \[0, 1\]"):
+            F.cross_entropy(logits, [0, 1, 2], label_smoothing=bad)
+        with pytest.raises(ValueError, match="CrossEntropyLoss: label_smoothing must be"):
+            nn.CrossEntropyLoss(label_smoothing=bad)
+    for bad in (1.0, None, "-100"):
+        with pytest.raises(TypeError, match="nll_loss: ignore_index must be an int"):
+            F.nll_loss(logits, [0, 1, 2], ignore_index=bad)
+        with pytest.raises(TypeError, match="NLLLoss: ignore_index must be an int"):
+            nn.NLLLoss(ignore_index=bad)

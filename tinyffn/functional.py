@@ -1,4 +1,5 @@
-"""Composed ops: linear, the activations, softmax and the losses, built from primitives.
+"""Composed ops: linear, the activations, softmax, the norms, dropout (and, from
+:mod:`tinyffn.losses`, the losses), built from primitives.
 
 Nothing here has a hand-written backward. Each function is a few lines of Tensor
 arithmetic, so its gradient follows from the primitives' (:mod:`tinyffn.ops`), the graph
@@ -15,7 +16,6 @@ Shapes follow the seed chapter: ``T`` positions, model width ``d``, hidden width
 """
 from __future__ import annotations
 
-import math
 import numbers
 from typing import Any, Sequence
 
@@ -24,14 +24,13 @@ from .ops.activations import GELU as FusedGELU
 from .ops.activations import GELU_TANH_COEFF, SQRT_2, SQRT_2_OVER_PI
 from .ops.activations import Swish as FusedSwish
 from .ops.linalg import Linear as FusedLinear
-from .backend import DeviceError, dtype_name
-from .creation import arange, rand
-from .arguments import (check_axis, check_choice, check_inplace, check_positive,
+from .backend import dtype_name
+from .creation import rand
+from .arguments import (check_axis, check_inplace, check_positive,
                         check_probability, either_name, normalized_shape_arg, type_name)
 from .tensor import Tensor
 
 GELU_APPROXIMATIONS = ("none", "tanh")
-REDUCTIONS = ("mean", "sum", "none")
 _EPS_WHY = "it keeps the division finite for a constant input"    # in the norms' errors
 
 
@@ -353,81 +352,6 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
         return input * mask
 
 
-# ----------------------------------------------------------------------------- losses
-def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
-    """Mean squared error: L = mean_i (input_i - target_i)^2.
-
-    dL/dinput_i = 2 (input_i - target_i) / n (``"mean"``, n elements), without the 1/n for
-    ``"sum"``; ``"none"`` returns the elementwise squares. ``target`` is a Tensor or array
-    of the same shape as ``input`` (broadcasting is refused: it usually hides a bug).
-    Shapes: input (...), target (...) -> () for "mean"/"sum", (...) for "none".
-    """
-    _check_tensor("mse_loss", "input", input)
-    _check_reduction("mse_loss", reduction)
-    if not isinstance(target, Tensor):
-        target = Tensor(input.backend.asarray(target, input.dtype), _backend=input.backend)
-    if target.shape != input.shape:
-        raise ValueError(f"mse_loss: input has shape {input.shape} but target has shape "
-                         f"{target.shape}; they must be equal (reshape the target, e.g. a "
-                         f"(T,) target for a (T, 1) prediction needs .reshape(T, 1))")
-    with grad_mode.scope("function", "mse_loss"):
-        squared = (input - target) ** 2
-        return _reduce(squared, reduction)
-
-
-def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean") -> Tensor:
-    """Cross-entropy of integer class targets: L = mean_n -log softmax(logits_n)[targets_n].
-
-    Computed as :func:`nll_loss` of ``log_softmax(logits)`` (stable for large logits).
-    The class axis is the last one.
-
-    dL/dlogits_n = (softmax(logits_n) - onehot(targets_n)) / N for ``"mean"`` over N rows.
-
-    Shapes: logits (..., C), targets (...) integers in [0, C) (a Tensor, array or list)
-    -> () for "mean"/"sum", (...) for "none".
-    """
-    _check_tensor("cross_entropy", "logits", logits)
-    _check_reduction("cross_entropy", reduction)
-    _check_class_axis("cross_entropy", "logits", logits)
-    with grad_mode.scope("function", "cross_entropy"):
-        return _picked_nll("cross_entropy", "logits", log_softmax(logits, axis=-1), targets,
-                           reduction)
-
-
-def nll_loss(log_probs: Tensor, targets: Any, reduction: str = "mean") -> Tensor:
-    """Negative log-likelihood of integer class targets: L = mean_n -log_probs_n[targets_n],
-    for log-probabilities such as ``log_softmax``'s (``cross_entropy`` is the two in one).
-
-    Shapes as :func:`cross_entropy`'s: log_probs (..., C), targets (...) in [0, C).
-    """
-    _check_tensor("nll_loss", "log_probs", log_probs)
-    _check_reduction("nll_loss", reduction)
-    _check_class_axis("nll_loss", "log_probs", log_probs)
-    if not log_probs.backend.is_floating(log_probs.dtype):      # PyTorch refuses them too
-        raise TypeError(f"nll_loss: log_probs must be floating point (log-probabilities), "
-                        f"got {dtype_name(log_probs.dtype)}")
-    with grad_mode.scope("function", "nll_loss"):
-        return _picked_nll("nll_loss", "log_probs", log_probs, targets, reduction)
-
-
-def _check_class_axis(op: str, name: str, x: Tensor) -> None:
-    if x.ndim == 0:
-        raise ValueError(f"{op}: {name} must have a class axis, shape (..., C); got a 0-d "
-                         "tensor")
-
-
-def _picked_nll(op: str, name: str, logp: Tensor, targets: Any, reduction: str) -> Tensor:
-    """-logp at each row's target class, reduced: the picking shared by both losses."""
-    t = _class_targets(op, name, logp, targets)
-    C = logp.shape[-1]
-    lead_shape = logp.shape[:-1]
-    N = math.prod(lead_shape)
-    rows = arange(N, device=logp.device)
-    picked = logp.reshape(N, C)[rows, t.reshape(N)]                 # (N,): log p of the target
-    nll = -picked.reshape(lead_shape) if reduction == "none" else -picked
-    return _reduce(nll, reduction)
-
-
 # ----------------------------------------------------------------------------- helpers
 def _check_tensor(op: str, name: str, value: Any) -> None:
     if not isinstance(value, Tensor):
@@ -447,47 +371,9 @@ def _check_floating_input(x: Tensor, weight: Tensor) -> None:
                         "look up embeddings first")
 
 
-def _check_reduction(op: str, reduction: Any) -> None:
-    check_choice(op, "reduction", reduction, REDUCTIONS, "class weights (PyTorch's weight "
-                 "argument, its first optional one) are not supported")
+# The losses live in losses.py, which builds on log_softmax above; they are reached from
+# here, F.cross_entropy, as in torch.nn.functional (imported last: losses.py imports this).
+from . import losses as _losses  # noqa: E402
 
-
-def _reduce(x: Tensor, reduction: str) -> Tensor:
-    if reduction == "mean":
-        return x.mean()
-    if reduction == "sum":
-        return x.sum()
-    return x
-
-
-def _class_targets(op: str, name: str, logits: Tensor, targets: Any) -> Tensor:
-    """``targets`` as an integer Tensor on the device of ``logits`` (the input called
-    ``name``: logits or log-probabilities), checked against them; errors name ``op``."""
-    be = logits.backend
-    if isinstance(targets, Tensor):
-        if targets.backend is not be:
-            raise DeviceError(f"{op}: targets are on {targets.device} but {name} on "
-                              f"{logits.device}; move them with .to('{logits.device}')")
-    else:
-        targets = Tensor(be.asarray(targets), _backend=be)
-    C = logits.shape[-1]
-    if not be.xp.isdtype(targets.dtype, "integral"):
-        raise TypeError(f"{op}: targets must be integer class indices in [0, {C}), "
-                        f"got dtype {dtype_name(targets.dtype)}; for one-hot or soft targets write "
-                        f"-(p * {'log_softmax(logits)' if name == 'logits' else name})"
-                        ".sum(axis=-1).mean()")
-    if targets.shape != logits.shape[:-1]:
-        hint = ""
-        if logits.ndim > 2 and targets.shape == logits.shape[:1] + logits.shape[2:]:
-            order = ", ".join(map(str, [0, *range(2, logits.ndim), 1]))
-            hint = (f"; tinyffn takes the classes on the last axis, where PyTorch takes "
-                    f"them on axis 1: for (N, C, ...) {name} pass {name}.permute({order})")
-        raise ValueError(f"{op}: {name} of shape {logits.shape} need targets of shape "
-                         f"{logits.shape[:-1]} (one class index per row), got {targets.shape}"
-                         + hint)
-    if targets.numel() and (bool(be.xp.any(targets.data < 0))
-                            or bool(be.xp.any(targets.data >= C))):
-        low, high = targets.numpy().min(), targets.numpy().max()
-        raise ValueError(f"{op}: targets must lie in [0, {C}) for {C} classes ({name} "
-                         f"of shape {logits.shape}), got values from {low} to {high}")
-    return targets
+mse_loss, cross_entropy, nll_loss = _losses.mse_loss, _losses.cross_entropy, _losses.nll_loss
+REDUCTIONS = _losses.REDUCTIONS

@@ -20,6 +20,7 @@ from typing import Any
 
 from . import functional as F
 from . import init                              # nn.init, as torch.nn.init
+from . import losses
 from .creation import generator, ones, tensor, zeros
 from .module import FLOAT_DTYPES, Module, ModuleList, Parameter, Sequential
 from .arguments import (_is_int, check_inplace, check_positive, check_probability,
@@ -337,16 +338,20 @@ class Dropout(Module):
 
 # ----------------------------------------------------------------------------- losses
 class _Loss(Module):
-    """A loss of :mod:`tinyffn.functional` as a module, as in ``torch.nn``: the reduction
-    is fixed when it is made, ``loss_fn(input, target)`` computes it."""
+    """A loss of :mod:`tinyffn.losses` as a module, as in ``torch.nn``: the reduction (and
+    any option) is fixed when it is made, ``loss_fn(input, target)`` computes it."""
 
     def __init__(self, reduction: str = "mean"):
         super().__init__()
-        F._check_reduction(type(self).__name__, reduction)
+        losses._check_reduction(type(self).__name__, reduction)
         self.reduction = reduction
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
-        return self.loss(input, target, reduction=self.reduction)
+        return self.loss(input, target, reduction=self.reduction, **self.options())
+
+    def options(self) -> dict:
+        """The loss function's keyword arguments besides ``reduction``."""
+        return {}
 
     def extra_repr(self) -> str:
         return f"reduction={self.reduction!r}"
@@ -359,12 +364,32 @@ class MSELoss(_Loss):
 
 
 class CrossEntropyLoss(_Loss):
-    """:func:`tinyffn.functional.cross_entropy`: logits (..., C), integer targets (...)."""
+    """:func:`tinyffn.functional.cross_entropy`: logits (..., C), integer targets (...),
+    PyTorch's ``ignore_index`` and ``label_smoothing``."""
 
     loss = staticmethod(F.cross_entropy)
 
+    def __init__(self, reduction: str = "mean", *, ignore_index: int = losses.IGNORE_INDEX,
+                 label_smoothing: float = 0.0):
+        super().__init__(reduction)
+        losses.check_ignore_index("CrossEntropyLoss", ignore_index)
+        losses.check_label_smoothing("CrossEntropyLoss", label_smoothing)
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
+
+    def options(self) -> dict:
+        return {"ignore_index": self.ignore_index, "label_smoothing": self.label_smoothing}
+
 
 class NLLLoss(_Loss):
-    """:func:`tinyffn.functional.nll_loss`: log-probabilities (..., C), integer targets (...)."""
+    """:func:`tinyffn.functional.nll_loss`: log-probabilities (..., C), integer targets (...),
+    PyTorch's ``ignore_index``."""
 
     loss = staticmethod(F.nll_loss)
+
+    def __init__(self, reduction: str = "mean", *, ignore_index: int = losses.IGNORE_INDEX):
+        super().__init__(reduction)
+        losses.check_ignore_index("NLLLoss", ignore_index)
+        self.ignore_index = ignore_index
+
+    def options(self) -> dict:
+        return {"ignore_index": self.ignore_index}

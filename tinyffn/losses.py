@@ -1,0 +1,195 @@
+"""The losses: mean squared error, cross-entropy and the negative log-likelihood.
+
+Composed from primitives, as the rest of :mod:`tinyffn.functional`, which re-exports them
+(``F.cross_entropy``, as ``torch.nn.functional.cross_entropy``). Each takes PyTorch's
+``reduction``: ``"mean"`` (the default), ``"sum"`` or ``"none"`` (one loss per row).
+
+The classification losses take the classes on the last axis, logits (..., C) with one
+integer target per row (...), and PyTorch's ``ignore_index`` (rows to leave out, such as
+padding); ``cross_entropy`` also takes ``label_smoothing``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from . import grad_mode
+from .arguments import _is_int, check_choice, is_real
+from .backend import DeviceError, dtype_name
+from .creation import arange
+from .functional import _check_tensor, log_softmax
+from .tensor import Tensor
+
+REDUCTIONS = ("mean", "sum", "none")
+IGNORE_INDEX = -100     # PyTorch's default: no class has it, so by default nothing is ignored
+
+
+def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
+    """Mean squared error: L = mean_i (input_i - target_i)^2.
+
+    dL/dinput_i = 2 (input_i - target_i) / n (``"mean"``, n elements), without the 1/n for
+    ``"sum"``; ``"none"`` returns the elementwise squares. ``target`` is a Tensor or array
+    of the same shape as ``input`` (broadcasting is refused: it usually hides a bug).
+    Shapes: input (...), target (...) -> () for "mean"/"sum", (...) for "none".
+    """
+    _check_tensor("mse_loss", "input", input)
+    _check_reduction("mse_loss", reduction)
+    if not isinstance(target, Tensor):
+        target = Tensor(input.backend.asarray(target, input.dtype), _backend=input.backend)
+    if target.shape != input.shape:
+        raise ValueError(f"mse_loss: input has shape {input.shape} but target has shape "
+                         f"{target.shape}; they must be equal (reshape the target, e.g. a "
+                         f"(T,) target for a (T, 1) prediction needs .reshape(T, 1))")
+    with grad_mode.scope("function", "mse_loss"):
+        squared = (input - target) ** 2
+        return _reduce(squared, reduction)
+
+
+def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean", *,
+                  ignore_index: int = IGNORE_INDEX, label_smoothing: float = 0.0) -> Tensor:
+    """Cross-entropy of integer class targets: L = mean_n -log softmax(logits_n)[targets_n].
+
+    Computed as :func:`nll_loss` of ``log_softmax(logits)`` (stable for large logits).
+    The class axis is the last one.
+
+    dL/dlogits_n = (softmax(logits_n) - onehot(targets_n)) / N for ``"mean"`` over N rows.
+
+    ``ignore_index``: rows whose target is this value add no loss and get no gradient,
+    and ``"mean"`` divides by the rows left (PyTorch's default, -100, is no class).
+    ``label_smoothing`` ε in [0, 1]: the target is (1 - ε) onehot + ε/C for every class,
+    so L_n = (1 - ε) (-log p_n[t_n]) + ε mean_c(-log p_n[c]) (AIAYN trains with ε = 0.1).
+
+    Shapes: logits (..., C), targets (...) integers in [0, C) (a Tensor, array or list)
+    -> () for "mean"/"sum", (...) for "none".
+    """
+    _check_tensor("cross_entropy", "logits", logits)
+    _check_reduction("cross_entropy", reduction)
+    _check_class_axis("cross_entropy", "logits", logits)
+    check_label_smoothing("cross_entropy", label_smoothing)
+    with grad_mode.scope("function", "cross_entropy"):
+        return _picked_nll("cross_entropy", "logits", log_softmax(logits, axis=-1), targets,
+                           reduction, ignore_index, label_smoothing)
+
+
+def nll_loss(log_probs: Tensor, targets: Any, reduction: str = "mean", *,
+             ignore_index: int = IGNORE_INDEX) -> Tensor:
+    """Negative log-likelihood of integer class targets: L = mean_n -log_probs_n[targets_n],
+    for log-probabilities such as ``log_softmax``'s (``cross_entropy`` is the two in one).
+
+    Shapes and ``ignore_index`` as :func:`cross_entropy`'s: log_probs (..., C), targets
+    (...) in [0, C).
+    """
+    _check_tensor("nll_loss", "log_probs", log_probs)
+    _check_reduction("nll_loss", reduction)
+    _check_class_axis("nll_loss", "log_probs", log_probs)
+    if not log_probs.backend.is_floating(log_probs.dtype):      # PyTorch refuses them too
+        raise TypeError(f"nll_loss: log_probs must be floating point (log-probabilities), "
+                        f"got {dtype_name(log_probs.dtype)}")
+    with grad_mode.scope("function", "nll_loss"):
+        return _picked_nll("nll_loss", "log_probs", log_probs, targets, reduction,
+                           ignore_index)
+
+
+def _check_class_axis(op: str, name: str, x: Tensor) -> None:
+    if x.ndim == 0:
+        raise ValueError(f"{op}: {name} must have a class axis, shape (..., C); got a 0-d "
+                         "tensor")
+
+
+def _picked_nll(op: str, name: str, logp: Tensor, targets: Any, reduction: str,
+                ignore_index: int, smoothing: float = 0.0) -> Tensor:
+    """-logp at each row's target class (smoothed, ignored rows left out), reduced: what
+    both losses share."""
+    t = _class_targets(op, name, logp, targets, ignore_index)
+    C = logp.shape[-1]
+    lead_shape = logp.shape[:-1]
+    N = math.prod(lead_shape)
+    rows, t = logp.reshape(N, C), t.reshape(N)                       # (N, C), (N,)
+    kept = t != ignore_index                                         # (N,) bool, no graph
+    ignoring = not bool(kept.backend.xp.all(kept.data))
+    if ignoring:
+        t = t * kept                    # an ignored row picks class 0, then counts for 0
+    picked = rows[arange(N, device=logp.device), t]                  # (N,): log p[target]
+    if not (ignoring or smoothing):                                  # the plain loss
+        return _reduce(-picked.reshape(lead_shape) if reduction == "none" else -picked,
+                       reduction)
+    nll = -picked
+    if smoothing:
+        nll = (1 - smoothing) * nll + smoothing * -rows.mean(axis=-1)
+    if ignoring:
+        weight = kept.to(nll.dtype)
+        weight.name = "kept rows"                                    # (in graph drawings)
+        nll = nll * weight
+    if reduction == "none":
+        return nll.reshape(lead_shape)
+    if reduction == "mean" and ignoring:
+        n_kept = round(weight.sum().item())          # the 1s of the 0/1 weight
+        if n_kept == 0:
+            raise ValueError(f"{op}: every target is ignore_index ({ignore_index}), so the "
+                             "mean over no rows is undefined (PyTorch answers nan); pass "
+                             "reduction='sum' to get 0")
+        return nll.sum() / n_kept
+    return _reduce(nll, reduction)
+
+
+def check_ignore_index(op: str, ignore_index: Any) -> None:
+    if not _is_int(ignore_index):
+        raise TypeError(f"{op}: ignore_index must be an int (the target value of rows to "
+                        f"leave out), got {ignore_index!r}")
+
+
+def check_label_smoothing(op: str, label_smoothing: Any) -> None:
+    if not (is_real(label_smoothing) and 0 <= label_smoothing <= 1):
+        raise ValueError(f"{op}: label_smoothing must be a number in [0, 1] (the weight "
+                         f"moved from the target class to all classes), got "
+                         f"{label_smoothing!r}")
+
+
+def _check_reduction(op: str, reduction: Any) -> None:
+    check_choice(op, "reduction", reduction, REDUCTIONS, "class weights (PyTorch's weight "
+                 "argument, its first optional one) are not supported")
+
+
+def _reduce(x: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return x.mean()
+    if reduction == "sum":
+        return x.sum()
+    return x
+
+
+def _class_targets(op: str, name: str, logits: Tensor, targets: Any,
+                   ignore_index: int) -> Tensor:
+    """``targets`` as an integer Tensor on the device of ``logits`` (the input called
+    ``name``: logits or log-probabilities), checked against them; errors name ``op``."""
+    check_ignore_index(op, ignore_index)
+    be = logits.backend
+    if isinstance(targets, Tensor):
+        if targets.backend is not be:
+            raise DeviceError(f"{op}: targets are on {targets.device} but {name} on "
+                              f"{logits.device}; move them with .to('{logits.device}')")
+    else:
+        targets = Tensor(be.asarray(targets), _backend=be)
+    C = logits.shape[-1]
+    if not be.xp.isdtype(targets.dtype, "integral"):
+        raise TypeError(f"{op}: targets must be integer class indices in [0, {C}), "
+                        f"got dtype {dtype_name(targets.dtype)}; for one-hot or soft targets write "
+                        f"-(p * {'log_softmax(logits)' if name == 'logits' else name})"
+                        ".sum(axis=-1).mean()")
+    if targets.shape != logits.shape[:-1]:
+        hint = ""
+        if logits.ndim > 2 and targets.shape == logits.shape[:1] + logits.shape[2:]:
+            order = ", ".join(map(str, [0, *range(2, logits.ndim), 1]))
+            hint = (f"; tinyffn takes the classes on the last axis, where PyTorch takes "
+                    f"them on axis 1: for (N, C, ...) {name} pass {name}.permute({order})")
+        raise ValueError(f"{op}: {name} of shape {logits.shape} need targets of shape "
+                         f"{logits.shape[:-1]} (one class index per row), got {targets.shape}"
+                         + hint)
+    t = targets.data
+    outside = ((t < 0) | (t >= C)) & (t != ignore_index)
+    if targets.numel() and bool(be.xp.any(outside)):
+        low, high = targets.numpy().min(), targets.numpy().max()
+        raise ValueError(f"{op}: targets must lie in [0, {C}) for {C} classes ({name} "
+                         f"of shape {logits.shape}), or equal ignore_index ({ignore_index}); "
+                         f"got values from {low} to {high}")
+    return targets
