@@ -1,10 +1,12 @@
 """python -m tinyffn: the graph and step commands."""
+import argparse
 import re
 import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+import numpy as np
 import pytest
 
 import tinyffn
@@ -35,6 +37,8 @@ def test_graph_options_reach_the_drawing(capsys):
     assert main(["graph", "--no-expand", "--rankdir", "LR"]) == 0
     dot = capsys.readouterr().out
     assert "rankdir=LR" in dot and dot.count("peripheries=2") == 2    # two linears
+    assert main(["graph"]) == 0
+    assert "rankdir=TB" in capsys.readouterr().out                   # top to bottom by default
     assert main(["graph", "--show-grads"]) == 0
     dot = capsys.readouterr().out
     assert "Σ over axes (0,)" in dot and "grad " in dot and "L = ½ Σ y²" in dot
@@ -184,6 +188,30 @@ def test_show_grads_are_those_of_half_the_sum_of_squares(capsys):
     shown = re.search(r'label="w2\.bias\\n\(4,\)\\ngrad \[([^\]]*)\]"', first).group(1)
     torch.testing.assert_close(torch.tensor([float(v) for v in shown.split(", ")]), b2.grad,
                                rtol=1e-3, atol=1e-3)
+
+
+def test_show_grads_are_seeded_and_those_of_half_the_sum_of_squares_without_torch(capsys):
+    """The check above needs torch; this one recomputes dL/db2 = Σ_t y_t in NumPy."""
+    assert main(["graph", "--show-grads"]) == 0
+    first = capsys.readouterr().out
+    assert main(["graph", "--show-grads"]) == 0
+    assert capsys.readouterr().out == first                 # seeded: the same picture twice
+    tinyffn.manual_seed(0)                                  # the CLI's model and input
+    ffn, x = nn.FFN(4), tinyffn.randn(3, 4)
+    W1, b1, W2, b2 = (p.numpy().astype(np.float64) for p in ffn.parameters())
+    y = np.maximum(x.numpy() @ W1.T + b1, 0) @ W2.T + b2
+    shown = re.search(r'label="w2\.bias\\n\(4,\)\\ngrad \[([^\]]*)\]"', first).group(1)
+    np.testing.assert_allclose([float(v) for v in shown.split(", ")], y.sum(axis=0),
+                               rtol=1e-3, atol=1e-3)
+
+
+def test_sizes_are_integers_up_to_the_largest_numpy_can_describe():
+    assert cli.positive("2147483647") == 2 ** 31 - 1 and cli.natural("0") == 0
+    for text, parse in (("2147483648", cli.positive), ("0", cli.positive), ("-1", cli.natural),
+                        ("2.5", cli.positive)):
+        with pytest.raises(argparse.ArgumentTypeError, match=r"expected an integer from [01] "
+                                                              r"to 2147483647"):
+            parse(text)
 
 
 def test_depth_0_folds_everything_and_d_ff_0_is_a_usage_error(capsys):

@@ -188,6 +188,15 @@ def test_softmax_gradient_does_not_depend_on_the_shift():
     np.testing.assert_allclose(grads[1], expected, rtol=1e-10, atol=1e-14)
 
 
+def test_softmax_shift_is_a_constant_of_the_graph():
+    """The max subtracted for stability is detached: no max node, nothing for backward to
+    send through it (its gradient would be zero anyway, at the cost of a pass)."""
+    x = tinyffn.randn(2, 3, requires_grad=True)
+    for f in (F.softmax, F.log_softmax):
+        names = {node.name for node in graph_nodes(f(x))}
+        assert "exp" in names and "max" not in names
+
+
 def test_softmax_rejects_a_bad_axis():
     with pytest.raises(ValueError, match=r"softmax: axis 2 is out of range .* shape \(3, 4\)"):
         F.softmax(tinyffn.randn(3, 4), axis=2)
@@ -226,6 +235,18 @@ def test_linear_errors_name_the_shapes():
         F.linear(tinyffn.randn(2, 3), w, tinyffn.randn(3))
     with pytest.raises(ValueError, match=r"linear: weight must be a matrix"):
         F.linear(tinyffn.randn(2, 3), tinyffn.randn(3))
+
+
+def test_linear_refuses_a_0d_input_and_a_bias_that_would_broadcast():
+    """A 0-d input has no last axis (reading shape[-1] raised an IndexError); a (4, 1) bias
+    would broadcast y (2, 4) to (2, 4, 4). Both are refused, naming the shapes that fit."""
+    w = tinyffn.randn(4, 3)
+    with pytest.raises(ValueError, match=r"linear: input of shape \(\) does not fit weight of "
+                                         r"shape \(4, 3\).*pass an input of shape \(\.\.\., 3\)"):
+        F.linear(tinyffn.tensor(1.0), w)
+    with pytest.raises(ValueError, match=r"bias must have shape \(out_features,\) = \(4,\) .*"
+                                         r"got \(4, 1\)"):
+        F.linear(tinyffn.randn(2, 3), w, tinyffn.randn(4, 1))
 
 
 @pytest.mark.parametrize("fused", [False, True])
@@ -270,6 +291,15 @@ def test_mse_loss_errors():
         F.mse_loss(tinyffn.randn(4, 1), tinyffn.randn(4))
     with pytest.raises(ValueError, match=r"mse_loss: unknown reduction='avg'"):
         F.mse_loss(tinyffn.randn(4), tinyffn.randn(4), reduction="avg")
+
+
+def test_mse_loss_reads_a_list_target_in_the_inputs_dtype():
+    """A list of Python floats is float64 data; read in the input's float32 it keeps the
+    loss float32 (as a float32 target would), not promoted to float64."""
+    x = tinyffn.tensor([0.5, 1.0, 4.0])
+    loss = F.mse_loss(x, [0.0, 1.0, 2.0])
+    assert dtype_name(loss.dtype) == "float32"
+    assert loss.item() == pytest.approx((0.25 + 0.0 + 4.0) / 3, rel=1e-6)
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
@@ -351,6 +381,24 @@ def test_cross_entropy_is_stable_for_large_logits():
     np.testing.assert_allclose(loss, [2e4, math.log(2)], rtol=1e-12)
 
 
+def test_cross_entropy_of_one_row_and_of_no_rows():
+    """Logits (C,) with a 0-d target are one row, as in torch; (0, C) logits with no
+    targets give an empty "none" loss, a zero "sum" and a zero gradient."""
+    logits = np.array([1.0, 2.0, 3.0])
+    loss = F.cross_entropy(tinyffn.tensor(logits), 2)
+    assert loss.shape == ()
+    np.testing.assert_allclose(loss.item(), ref.cross_entropy_rows([logits], [2])[0],
+                               rtol=1e-6)
+    assert F.nll_loss(tinyffn.tensor([-1.0, -2.0]), 1).item() == 2.0
+    x = tinyffn.zeros(0, 3, requires_grad=True)
+    no_targets = np.zeros(0, dtype=np.int64)
+    assert F.cross_entropy(x, no_targets, reduction="none").shape == (0,)
+    total = F.cross_entropy(x, no_targets, reduction="sum")
+    assert total.item() == 0.0
+    total.backward()
+    assert x.grad.shape == (0, 3)
+
+
 def test_cross_entropy_errors():
     logits = tinyffn.randn(3, 4)
     with pytest.raises(ValueError, match=r"cross_entropy: targets must lie in \[0, 4\).*from 0 "
@@ -405,6 +453,23 @@ def test_cross_entropy_with_pytorch_layout_logits_says_where_the_classes_go():
         F.cross_entropy(logits, [[0, 1, 2], [3, 4, 0]])
     loss = F.cross_entropy(logits.permute(0, 2, 1), [[0, 1, 2], [3, 4, 0]])
     assert loss.shape == ()
+
+
+def test_losses_check_their_reduction_and_hint_at_the_class_axis_only_when_it_fits():
+    """An unknown reduction is refused before any work (it would silently mean "none"),
+    and a class weight in its place is named, without torch too. The permute hint shows
+    only when the targets are the shape PyTorch's (N, C, ...) layout would want."""
+    logits, targets = tinyffn.randn(4, 3), [0, 1, 2, 0]
+    for loss in (F.cross_entropy, F.nll_loss, F.mse_loss):
+        with pytest.raises(ValueError, match=rf"{loss.__name__}: unknown reduction='avg'; use "
+                                             r"one of 'mean', 'sum', 'none'"):
+            loss(logits, targets if loss is not F.mse_loss else logits, reduction="avg")
+        with pytest.raises(TypeError, match=r"reduction must be one of .*got a Tensor; class "
+                                            r"weights"):
+            loss(logits, targets if loss is not F.mse_loss else logits, tinyffn.ones(3))
+    with pytest.raises(ValueError, match=r"need targets of shape \(2, 5\) \(one class index "
+                                         r"per row\), got \(4,\)$"):
+        F.cross_entropy(tinyffn.randn(2, 5, 3), [0, 1, 2, 0])
 
 
 def test_foreign_types_are_named_with_their_module():

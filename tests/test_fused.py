@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import numpy_reference as ref
 import tinyffn
 from tinyffn import functional as F
 from tinyffn import nn
@@ -55,6 +56,22 @@ def test_fused_gated_ffn_matches():
     x = tinyffn.randn(2, 5, 8, dtype="float64")
     np.testing.assert_allclose(fused(x).numpy(), composed(x).numpy(), rtol=1e-12)
     assert "fused=True" in repr(fused)
+
+
+@pytest.mark.parametrize("make, text, op", [
+    (lambda: nn.Linear(2, 2, fused=True),
+     "Linear(in_features=2, out_features=2, bias=True, fused=True)", "linear"),
+    (lambda: nn.GELU(fused=True), "GELU(approximate='none', fused=True)", "gelu"),
+    (lambda: nn.Swish(fused=True), "Swish(beta=1.0, fused=True)", "swish"),
+    (lambda: nn.SiLU(fused=True), "SiLU(fused=True)", "swish"),
+], ids=["Linear", "GELU", "Swish", "SiLU"])
+def test_each_fused_module_says_so_and_records_one_node(make, text, op):
+    module = make()
+    assert repr(module) == text
+    y = module(tinyffn.randn(3, 2, requires_grad=True))
+    ops = [v.name for v in tinyffn.autograd.topological_order(y)
+           if isinstance(v, tinyffn.autograd.Context)]
+    assert ops == [op]
 
 
 @pytest.mark.parametrize("bias", [True, False])
@@ -136,6 +153,23 @@ def test_fused_float16_matches_torch_float32(ours, theirs):
     np.testing.assert_allclose(y.numpy().astype(np.float32), expected_y, rtol=2e-3, atol=1e-4)
     np.testing.assert_allclose(x.grad.numpy().astype(np.float32), expected_gx, rtol=2e-3,
                                atol=1e-4)
+
+
+def test_fused_gelu_tanh_in_float16_stays_finite_where_x_squared_overflows():
+    """The check above needs torch; this one compares with NumPy in float64: float16 in
+    and out, but computed in float32, so (1 + 3·0.044715 x²)(1 - t²) is never inf · 0."""
+    values = np.array(HALF_VALUES, dtype=np.float16)
+    x = tinyffn.tensor(values, requires_grad=True)
+    y = F.gelu(x, approximate="tanh", fused=True)
+    y.backward(tinyffn.ones(*values.shape, dtype="float16"))
+    assert y.dtype == np.float16 and x.grad.dtype == np.float16
+    x64 = values.astype(np.float64)
+    np.testing.assert_allclose(y.numpy().astype(np.float64), ref.gelu_tanh(x64), rtol=2e-3,
+                               atol=1e-4)
+    t = np.tanh(np.sqrt(2 / np.pi) * (x64 + 0.044715 * x64 ** 3))
+    slope = ((1 + t) / 2
+             + x64 * (1 - t * t) * np.sqrt(2 / np.pi) * (1 + 3 * 0.044715 * x64 ** 2) / 2)
+    np.testing.assert_allclose(x.grad.numpy().astype(np.float64), slope, rtol=2e-3, atol=1e-4)
 
 
 def test_fused_activations_count_the_flops_of_their_composed_form():

@@ -481,6 +481,8 @@ def test_ffn_rejects_the_wrong_width():
         nn.FFN(4)(tinyffn.randn(3, 5))
     with pytest.raises(ValueError, match=r"GatedFFN: input of shape \(5,\) must end in d_model=4"):
         nn.GatedFFN(4)(tinyffn.randn(5))
+    with pytest.raises(ValueError, match=r"FFN: input of shape \(\) must end in d_model=4"):
+        nn.FFN(4)(tinyffn.tensor(1.0))                  # a 0-d input has no last axis
 
 
 @pytest.mark.parametrize("make", [
@@ -557,6 +559,26 @@ def test_loss_modules_are_the_functional_losses():
     assert repr(nn.MSELoss("sum")) == "MSELoss(reduction='sum')"
     with pytest.raises(ValueError, match="CrossEntropyLoss: unknown reduction='avg'"):
         nn.CrossEntropyLoss("avg")
+
+
+def test_loss_modules_match_numpy_without_torch():
+    """The check above needs torch; this one does not. The reduction is fixed when the
+    module is made, checked there, and shown in its repr."""
+    rng = np.random.default_rng(1)
+    logits, y = rng.standard_normal((4, 3)), rng.standard_normal((4, 3))
+    targets = np.array([0, 2, 1, 2])
+    rows = ref.cross_entropy_rows(logits, targets)
+    for reduction, reduce in (("mean", np.mean), ("sum", np.sum), ("none", lambda a: a)):
+        loss = nn.CrossEntropyLoss(reduction)(tinyffn.tensor(logits), targets)
+        np.testing.assert_allclose(loss.numpy(), reduce(rows), rtol=1e-12)
+        loss = nn.NLLLoss(reduction=reduction)(tinyffn.tensor(ref.log_softmax(logits)), targets)
+        np.testing.assert_allclose(loss.numpy(), reduce(rows), rtol=1e-12)
+        loss = nn.MSELoss(reduction)(tinyffn.tensor(logits), tinyffn.tensor(y))
+        np.testing.assert_allclose(loss.numpy(), reduce((logits - y) ** 2), rtol=1e-12)
+        assert repr(nn.NLLLoss(reduction)) == f"NLLLoss(reduction='{reduction}')"
+    for loss_type in (nn.MSELoss, nn.CrossEntropyLoss, nn.NLLLoss):
+        with pytest.raises(ValueError, match=rf"{loss_type.__name__}: unknown reduction='avg'"):
+            loss_type("avg")
 
 
 def test_module_requires_grad_freezes_and_float_double_cast():

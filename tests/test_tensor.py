@@ -128,6 +128,12 @@ def test_matmul_shape_mismatch_names_both_shapes():
         tinyffn.randn(2, 3) @ tinyffn.randn(4, 5)
     with pytest.raises(ValueError, match=r"batch axes of \(2, 3, 4\) and \(3, 4, 5\)"):
         tinyffn.randn(2, 3, 4) @ tinyffn.randn(3, 4, 5)
+    with pytest.raises(ValueError, match=r"matmul: both operands need at least one axis, got "
+                                         r"shapes \(\) and \(3,\); use \* for scalars"):
+        tinyffn.tensor(2.0) @ tinyffn.randn(3)
+    with pytest.raises(ValueError, match=r"the last axis of the first \(3\) must equal the only "
+                                         r"axis of the second \(4\)"):
+        tinyffn.randn(2, 3) @ tinyffn.randn(4)              # a 1-D second operand: a column
 
 
 def test_broadcast_mismatch_names_both_shapes():
@@ -344,6 +350,11 @@ def test_transpose_swaps_two_axes_as_pytorch_and_permute_reorders():
     assert tinyffn.gradcheck(lambda a: a.transpose(-1, 0), [tinyffn.randn(2, 3, 4,
                                                                        dtype="float64",
                                                                        requires_grad=True)])
+    # one axis is NumPy's permutation of a vector; of a matrix or more it is too few
+    np.testing.assert_array_equal(tinyffn.tensor([1.0, 2.0]).transpose(0).numpy(), [1.0, 2.0])
+    with pytest.raises(ValueError, match=r"transpose: a tensor of shape \(2, 3, 4\) needs all 3 "
+                                         r"axes in some order, got 1"):
+        tinyffn.tensor(x).transpose(1)
 
 
 def test_numpy_numbers_keep_the_tensor_dtype():
@@ -570,6 +581,14 @@ def test_reductions_take_pytorchs_dim_and_keepdim():
             x.sum(**bad)
     with pytest.raises(TypeError, match="keepdims must be True or False"):
         x.sum(0, 1)
+    with pytest.raises(TypeError, match="keepdims must be True or False, got None"):
+        x.sum(0, keepdims=None)
+    # PyTorch's dim=() (or []) reduces every axis; NumPy's axis=() reduces none
+    assert x.sum(dim=()).item() == 25.0 and x.mean(dim=[]).shape == ()
+    assert x.sum(axis=()).shape == (2, 3)
+    # the axes an op records (and a graph shows) are canonical: non-negative and sorted
+    y = tinyffn.randn(2, 3, 4, requires_grad=True).sum(axis=(2, -3))
+    assert y.grad_fn.attrs["axis"] == (0, 2)
     with pytest.raises(ValueError, match="argmax: axis 2 is out of range"):
         x.argmax(2)
 
