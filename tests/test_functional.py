@@ -576,3 +576,31 @@ def test_ignore_index_and_label_smoothing_errors():
             F.nll_loss(logits, [0, 1, 2], ignore_index=bad)
         with pytest.raises(TypeError, match="NLLLoss: ignore_index must be an int"):
             nn.NLLLoss(ignore_index=bad)
+
+
+def test_narrow_or_numpy_integer_targets_and_ignore_index_work_on_every_backend(device):
+    """uint8 targets met the default ignore_index -100 as a raw array comparison (the
+    strict backend: "Python int scalars must be within the bounds of the dtype"), and a
+    NumPy int ignore_index is no operand there. Targets are made int64, as PyTorch's."""
+    logits = tinyffn.tensor(CE_LOGITS, dtype="float64", device=device)
+    expected = ref.cross_entropy_rows(np.array(CE_LOGITS), [1, 0, 3]).mean()
+    for targets in (np.array([1, 0, 3], np.uint8), np.array([1, 0, 3], np.int8)):
+        np.testing.assert_allclose(F.cross_entropy(logits, targets).item(), expected, rtol=1e-12)
+    kept = ref.cross_entropy_rows(np.array(CE_LOGITS), [1, 0, 3])[[0, 2]].mean()
+    y = F.cross_entropy(logits, np.array([1, 0, 3], np.uint8), ignore_index=np.int64(0))
+    np.testing.assert_allclose(y.item(), kept, rtol=1e-12)
+
+
+def test_a_float16_mean_over_ignored_rows_counts_past_float16s_range():
+    """The count of kept rows was the float16 sum of a 0/1 weight: past 65504 rows it was
+    inf ("cannot convert float infinity to integer"), and past 2048 inexact. Every row's
+    loss is log 2 for zero logits."""
+    n = 70_000
+    logits = tinyffn.zeros(n, 2, dtype="float16", requires_grad=True)
+    targets = np.zeros(n, dtype=np.int64)
+    targets[:5] = -100
+    y = F.cross_entropy(logits, targets)
+    assert dtype_name(y.dtype) == "float16"
+    np.testing.assert_allclose(y.item(), math.log(2), rtol=1e-3)
+    y.backward()
+    assert np.isfinite(logits.grad.numpy()).all()

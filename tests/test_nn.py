@@ -108,6 +108,16 @@ def test_apply_visits_children_before_parents_in_pytorchs_order():
     assert seen[0] is seen[1] is shared
 
 
+def test_apply_visits_a_module_held_twice_by_one_parent_once():
+    """torch's named_children lists a module under two attribute names once, so
+    torch.nn.Module.apply calls fn on it once (PyTorch 2.13: ['Linear', 'Sequential'])."""
+    model = nn.Sequential(nn.Linear(2, 2))
+    model.alias = model[0]
+    seen = []
+    model.apply(lambda m: seen.append(type(m).__name__))
+    assert seen == ["Linear", "Sequential"]
+
+
 def test_apply_initialises_a_model_as_nanogpt_does():
     def init_weights(module):
         if isinstance(module, nn.Linear):

@@ -592,6 +592,25 @@ def test_state_is_keyed_by_parameter_as_in_pytorch():
     assert resumed.state[unused] == {}
 
 
+def test_state_dict_numbers_parameters_by_their_place_not_the_states_order():
+    """opt.state.pop(p) (PyTorch's way to reset one parameter's moments) made step() a
+    KeyError, and putting the state back moved p to the end of the dict: state_dict then
+    gave a's momentum to b and b's to a."""
+    a = nn.Parameter(tinyffn.tensor([1.0, 2.0]))
+    b = nn.Parameter(tinyffn.tensor([3.0, 4.0]))
+    opt = optim.SGD([a, b], lr=0.1, momentum=0.9)
+    a.grad, b.grad = tinyffn.tensor([1.0, 1.0]), tinyffn.tensor([100.0, 100.0])
+    opt.step()
+    saved = opt.state.pop(a)
+    opt.step()                                          # a starts again: buffer = g
+    np.testing.assert_array_equal(opt.state[a]["momentum_buffer"], [1.0, 1.0])
+    opt.state.pop(a)
+    opt.state[a] = saved                                # now last in the dict
+    state = opt.state_dict()["state"]
+    np.testing.assert_array_equal(state[0]["momentum_buffer"].numpy(), [1.0, 1.0])
+    np.testing.assert_array_equal(state[1]["momentum_buffer"].numpy(), [190.0, 190.0])
+
+
 def test_default_hyperparameters_are_torchs_even_without_torch():
     """torch.optim's defaults (PyTorch 2.13), written out: the comparison with torch above
     is skipped where torch is missing."""

@@ -1157,6 +1157,18 @@ def test_min_abs_minimum_and_clamp_of_integers_are_exact(dtype):
                                   np.minimum(a.astype(np.float32), 1.5))
 
 
+def test_minimum_and_clamp_of_floats_with_a_narrow_integer_array_are_exact(device):
+    """-other wrapped around for a uint8 or int8 NumPy operand (x.minimum(np.uint8(200))
+    gave -56, x.clamp(max=np.array([-128], np.int8)) 128): an array or NumPy scalar is made
+    a tensor first, then float, as a list already was."""
+    x = tinyffn.tensor([300.0, 1.0], device=device)
+    for other, expected in ((np.array([200, 200], np.uint8), [200.0, 1.0]),
+                            (np.uint8(200), [200.0, 1.0]),
+                            (np.array([-128, 5], np.int8), [-128.0, 1.0])):
+        np.testing.assert_array_equal(x.minimum(other).numpy(), expected)
+        np.testing.assert_array_equal(x.clamp(max=other).numpy(), expected)
+
+
 def test_min_of_bools_and_minimum_with_a_list_as_pytorch():
     """bool min was a NumPy error about the - operator (torch: False); x.minimum(list)
     raised "bad operand type for unary -: 'list'" while x.maximum(list) worked."""

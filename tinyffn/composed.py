@@ -66,8 +66,8 @@ def minimum(x, other):
     Negation is exact only in floating point (-x wraps around for uint8, and for the most
     negative integer): integers and bools take the array's minimum (no gradient to give),
     and an integer operand next to a float one is made float first, as the op would."""
-    if isinstance(other, (list, tuple)):          # read as maximum reads it
-        other = _tensor.as_tensors((x, other), _MINIMUM)[1]
+    if not isinstance(other, (_tensor.Tensor, int, float)):   # a list, an array: read as
+        other = _tensor.as_tensors((x, other), _MINIMUM)[1]   # maximum reads it, then cast
     if not _floating(x) and not _floating(other):
         return compare(x, other, "minimum")
     x, other = _float_like(x, other), _float_like(other, x)

@@ -17,7 +17,7 @@ from . import grad_mode
 from .arguments import _is_int, check_choice, is_real
 from .backend import DeviceError, dtype_name
 from .creation import arange
-from .functional import _check_tensor, log_softmax
+from .functional import _check_tensor, _narrowed, _widened, log_softmax
 from .tensor import Tensor
 
 REDUCTIONS = ("mean", "sum", "none")
@@ -123,12 +123,14 @@ def _picked_nll(op: str, name: str, logp: Tensor, targets: Any, reduction: str,
     if reduction == "none":
         return nll.reshape(lead_shape)
     if reduction == "mean" and ignoring:
-        n_kept = round(weight.sum().item())          # the 1s of the 0/1 weight
+        n_kept = int(kept.sum().item())              # a bool sum counts in int64: exact
         if n_kept == 0:
             raise ValueError(f"{op}: every target is ignore_index ({ignore_index}), so the "
                              "mean over no rows is undefined (PyTorch answers nan); pass "
                              "reduction='sum' to get 0")
-        return nll.sum() / n_kept
+        # float16 sums in float32, as mean() does: past 65504 rows neither the total
+        # nor the count is a float16 number
+        return _narrowed(_widened(nll).sum() / n_kept, nll)
     return _reduce(nll, reduction)
 
 
@@ -163,6 +165,7 @@ def _class_targets(op: str, name: str, logits: Tensor, targets: Any,
     """``targets`` as an integer Tensor on the device of ``logits`` (the input called
     ``name``: logits or log-probabilities), checked against them; errors name ``op``."""
     check_ignore_index(op, ignore_index)
+    ignore_index = int(ignore_index)    # a NumPy int is no operand of the strict backend
     be = logits.backend
     if isinstance(targets, Tensor):
         if targets.backend is not be:
@@ -176,6 +179,7 @@ def _class_targets(op: str, name: str, logits: Tensor, targets: Any,
                         f"got dtype {dtype_name(targets.dtype)}; for one-hot or soft targets write "
                         f"-(p * {'log_softmax(logits)' if name == 'logits' else name})"
                         ".sum(axis=-1).mean()")
+    targets = targets.to(dtype="int64")     # as PyTorch's: uint8 targets meet -100 exactly
     if targets.shape != logits.shape[:-1]:
         hint = ""
         if logits.ndim > 2 and targets.shape == logits.shape[:1] + logits.shape[2:]:

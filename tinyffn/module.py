@@ -156,7 +156,7 @@ class Module:
         while stack:                        # each module, then its children last to first
             module = stack.pop()
             order.append(module)
-            stack.extend(module.children())
+            stack.extend(dict.fromkeys(module.children()))   # one held twice: once, as torch
         for module in reversed(order):      # reversed: children first to last, then parent
             fn(module)
         return self

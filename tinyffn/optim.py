@@ -90,7 +90,7 @@ class Optimizer:
         for i, p in enumerate(self.params):
             if p.grad is None:
                 continue
-            state = self.state[p]
+            state = self.state.setdefault(p, {})     # torch's opt.state.pop(p) resets p
             self._check_fits(i, p, state)
             p.data = p.backend.xp.asarray(self.update(p.data, p.grad.data, state, p.backend.xp))
 
@@ -125,7 +125,7 @@ class Optimizer:
         the hyperparameters and the parameter indices). Save it beside the model's."""
         state = {i: {k: Tensor(p.backend.xp.asarray(v, copy=True), _backend=p.backend)
                      if hasattr(v, "dtype") else v for k, v in s.items()}
-                 for i, (p, s) in enumerate(self.state.items()) if s}
+                 for i, p in enumerate(self.params) if (s := self.state.get(p))}
         return {"state": state, "optimizer": type(self).__name__,
                 "param_groups": [{**self.hyperparameters(),
                                   "params": list(range(len(self.params)))}]}
