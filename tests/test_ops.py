@@ -663,3 +663,15 @@ def test_stack_and_cat_as_pytorch_and_their_errors():
         tinyffn.cat([xs[0], data[1]])
     with pytest.raises(ValueError, match="stack: got no tensors"):
         tinyffn.stack([])
+
+
+def test_a_float16_mean_over_more_elements_than_float16_counts_has_a_gradient():
+    """n = 70,000 is inf in float16, so gy / n gave a zero gradient: every float16 loss
+    averaged over more than 65,504 elements trained on zeros. PyTorch: 1/70000 in float16."""
+    x = tinyffn.ones(70_000, dtype="float16", requires_grad=True)
+    x.mean().backward()
+    assert dtype_name(x.grad.dtype) == "float16"
+    np.testing.assert_array_equal(x.grad.numpy(), np.full(70_000, 1 / 70_000, np.float16))
+    y = tinyffn.ones(2, 40_000, dtype="float16", requires_grad=True)
+    y.mean(axis=1).sum().backward()                  # 40,000 per row: float16 holds it
+    np.testing.assert_array_equal(y.grad.numpy(), np.full((2, 40_000), 1 / 40_000, np.float16))

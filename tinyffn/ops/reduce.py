@@ -71,7 +71,10 @@ class Mean(Function):
     @staticmethod
     def backward(ctx: Context, gy):
         x_shape, axis = ctx.input_shapes[0], ctx.attrs["axis"]
-        gy = gy / _count(x_shape, axis)
+        n = _count(x_shape, axis)
+        if n > 65504 and gy.dtype == getattr(ctx.xp, "float16", None):
+            gy = ctx.xp.astype(gy, ctx.xp.float32)     # n is inf in float16: divide in
+        gy = gy / n                                    # float32 (gx is cast back to float16)
         gy = ctx.xp.reshape(gy, _kept_shape(x_shape, axis))            # x.shape, 1 on axis
         return ctx.xp.broadcast_to(gy, x_shape)
 
