@@ -1198,6 +1198,11 @@ def test_float16_scaled_by_a_number_float16_cannot_hold_is_refused():
     for quotient in (lambda: x / 7e4, lambda: 1e-8 / x):
         with pytest.raises(ValueError, match=r"^div: the number"):
             quotient()
+    # a subnormal keeps a few digits: x * 1e-7 was 19% off PyTorch's (1.19e-07 in float16)
+    for tiny in (1e-7, 3e-8, 2 ** -24, 1e-5):
+        with pytest.raises(ValueError, match=r"^mul: the number .* is .*, a subnormal with "
+                                             r"few digits, in float16 \(its normal numbers"):
+            x * tiny
     with np.errstate(over="ignore"):          # 2 * 65536 is inf in float16: expected
         y = (x.to(dtype="float32") * 65536).to(dtype="float16")      # what the message says
         np.testing.assert_array_equal(y.numpy(), np.array([65.5625, np.inf, -196.625],
@@ -1205,9 +1210,9 @@ def test_float16_scaled_by_a_number_float16_cannot_hold_is_refused():
         np.testing.assert_array_equal(((tinyffn.tensor(half).to(dtype="float32") / 7e4)
                                        .to(dtype="float16")).numpy(),
                                       np.array([0.0, 2.855e-05, -5.960e-08], np.float16))
-        # numbers float16 holds, if only as a subnormal, go on: 65519 rounds to 65504
+        # numbers float16 holds as normal numbers go on: 65519 rounds to 65504
         assert (x * 65519.0).numpy()[0] == np.float16(1e-3) * np.float16(65504)
-        assert (x * 2 ** -24).numpy()[1] == np.float16(2 ** -23)
+        assert (x * 2 ** -14).numpy()[1] == np.float16(2 ** -13)
         # add, sub and comparisons round the number to float16 in PyTorch too: inf, as here
         assert (tinyffn.tensor(np.array([-6e4], np.float16)) + 1e5).item() == np.inf
         assert not (x > 1e5).numpy().any()
@@ -1330,3 +1335,17 @@ def test_bool_and_unsigned_sums_count_in_int64_as_pytorch(device):
     pixels = tinyffn.tensor(np.array([200, 100, 7], np.uint8), device=device)
     assert dtype_name(pixels.sum().dtype) == "int64" and pixels.sum().item() == 307
     assert dtype_name(tinyffn.tensor([1, 2], dtype="int32", device=device).sum().dtype) == "int64"
+
+
+def test_integers_divided_by_a_number_their_dtype_cannot_hold_give_floats(device):
+    """True division makes floats, so the number need not fit the integers' dtype:
+    int8 [1, 100] / 300 is float32 [1/300, 1/3] in PyTorch; it was refused as int8."""
+    i = tinyffn.tensor(np.array([1, 100], np.int8), device=device)
+    y = i / 300
+    assert dtype_name(y.dtype) == "float32"
+    np.testing.assert_allclose(y.numpy(), [1 / 300, 1 / 3], rtol=1e-7)
+    np.testing.assert_allclose((300 / i).numpy(), [300.0, 3.0], rtol=1e-7)
+    np.testing.assert_allclose((i / 3).numpy(), [1 / 3, 100 / 3], rtol=1e-7)
+    assert (i + 3).numpy().tolist() == [4, 103] and dtype_name((i + 3).dtype) == "int8"
+    with pytest.raises(OverflowError, match="add: the number 300 does not fit in int8"):
+        i + 300

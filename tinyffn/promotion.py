@@ -153,8 +153,9 @@ def _number(a: int | float, be: Any, dtype: Any, fn: Any) -> Tensor:
     is not shared, because ``-0.0 == 0.0`` would make the two one key. The graph drawer
     draws a constant once per use, so sharing never shows.
 
-    A number that float16 turns into inf or 0 is not shared either, and multiplying or
-    dividing by it is refused (see :func:`_check_float16_scale`).
+    A number that float16 holds only as inf, 0 or a subnormal is not shared either, and
+    multiplying or dividing by it is refused (see :func:`_check_float16_scale`); nor is an
+    integer divided by, whose constant is float (true division).
     """
     key = (type(a), a, dtype, be.device)
     t = _NUMBERS.get(key)
@@ -166,10 +167,12 @@ def _number(a: int | float, be: Any, dtype: Any, fn: Any) -> Tensor:
     elif isinstance(a, int) and be.xp.isdtype(dtype, "bool"):
         dtype = be.dtype("int64")                   # mask + 2 counts: 3, not True
     elif isinstance(a, int) and be.xp.isdtype(dtype, "integral"):
+        if fn.op_name() == "div":     # true division gives floats: int8 / 300 is 1/300, as
+            return Tensor._wrap(be.xp.asarray(a, dtype=be.dtype(DEFAULT_FLOAT)), be)  # PyTorch
         _check_int_fits(a, be.xp.iinfo(dtype), fn)
-    if backends.dtype_name(dtype) == "float16" and not _fits_float16(a):
+    if backends.dtype_name(dtype) == "float16" and not _float16_holds(a):
         _check_float16_scale(a, fn)
-        return Tensor._wrap(be.xp.asarray(a, dtype=dtype), be)     # inf or 0, as PyTorch's
+        return Tensor._wrap(be.xp.asarray(a, dtype=dtype), be)     # as PyTorch rounds it
     t = Tensor._wrap(be.xp.asarray(a, dtype=dtype), be)
     if a != 0 or isinstance(a, int):
         if len(_NUMBERS) >= MAX_NUMBERS:
@@ -188,27 +191,30 @@ def _check_int_fits(a: int, info: Any, fn: Any) -> None:
                             "first, x.to(dtype='int64')")
 
 
-FLOAT16_ROUNDS_TO_INF = 65520.0       # 65504 (the largest float16) + half its spacing
-FLOAT16_ROUNDS_TO_ZERO = 2.0 ** -25   # half the smallest subnormal, 2^-24 ≈ 6e-8
+FLOAT16_ROUNDS_TO_INF = 65520.0        # 65504 (the largest float16) + half its spacing
+FLOAT16_SMALLEST_NORMAL = 2.0 ** -14   # ≈ 6.1e-5; below, fewer digits (subnormals), then 0
 
 
-def _fits_float16(a: int | float) -> bool:
-    """Does float16 keep the number ``a`` finite, and nonzero if it is nonzero?"""
+def _float16_holds(a: int | float) -> bool:
+    """Does float16 hold the number ``a`` to its full precision (or is ``a`` 0, inf, NaN)?"""
     return a == 0 or not math.isfinite(a) or \
-        FLOAT16_ROUNDS_TO_ZERO < abs(a) < FLOAT16_ROUNDS_TO_INF
+        FLOAT16_SMALLEST_NORMAL <= abs(a) < FLOAT16_ROUNDS_TO_INF
 
 
 def _check_float16_scale(a: int | float, fn: Any) -> None:
-    """``x * a`` and ``x / a`` with a number ``a`` that float16 makes inf or 0: PyTorch
-    computes them in float32 and rounds once (``x * 65536``, a loss scale, is finite
-    there), where a float16 constant would give inf, NaN (0 · inf) or 0. Refused with the
-    float32 spelling, rather than answered differently. ``x + a`` and the comparisons
-    round the number to float16 in PyTorch too, and go on."""
+    """``x * a`` and ``x / a`` with a number ``a`` that float16 holds only as inf, 0 or a
+    subnormal of a few digits: PyTorch computes them in float32 and rounds once
+    (``x * 65536``, a loss scale, is finite there), where a float16 constant would give
+    inf, NaN (0 · inf), 0, or ``x * 1e-7`` 19% off. Refused with the float32 spelling,
+    rather than answered differently. ``x + a`` and the comparisons round the number to
+    float16 in PyTorch too, and go on."""
     if fn.op_name() in ("mul", "div"):
-        became = "inf" if abs(a) >= FLOAT16_ROUNDS_TO_INF else "0"
-        raise ValueError(f"{fn.op_name()}: the number {a!r} is {became} in float16 (largest "
-                         "65504, smallest nonzero 6e-08), so a float16 tensor scaled by it "
-                         "would be wrong; compute in float32, as PyTorch does: "
+        rounded = float(np.float16(a)) if abs(a) < FLOAT16_ROUNDS_TO_INF else math.inf
+        became = ("inf" if rounded == math.inf else "0" if rounded == 0 else
+                  f"{rounded:.4g}, a subnormal with few digits,")
+        raise ValueError(f"{fn.op_name()}: the number {a!r} is {became} in float16 (its "
+                         "normal numbers run from 6.1e-05 to 65504), so a float16 tensor "
+                         "scaled by it would be wrong; compute in float32, as PyTorch does: "
                          "x.to(dtype='float32'), the op, then .to(dtype='float16')")
 
 
