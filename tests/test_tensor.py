@@ -1349,3 +1349,15 @@ def test_integers_divided_by_a_number_their_dtype_cannot_hold_give_floats(device
     assert (i + 3).numpy().tolist() == [4, 103] and dtype_name((i + 3).dtype) == "int8"
     with pytest.raises(OverflowError, match="add: the number 300 does not fit in int8"):
         i + 300
+
+
+def test_max_and_min_of_bools_on_every_backend(device):
+    """The array API standard's max takes no bools (the strict backend refused x.max() and
+    x.min() of a mask); a mask's max is any, its min all, as in PyTorch."""
+    m = tinyffn.tensor([[True, False, True], [True, True, True]], device=device)
+    assert m.max().item() is True and m.min().item() is False
+    np.testing.assert_array_equal(m.min(axis=1).numpy(), [False, True])
+    np.testing.assert_array_equal(m.max(axis=0).numpy(), [True, True, True])
+    values, indices = m.min(1)
+    np.testing.assert_array_equal(values.numpy(), [False, True])
+    np.testing.assert_array_equal(indices.numpy(), [1, 0])

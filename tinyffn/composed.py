@@ -128,7 +128,10 @@ def arg_extreme(x, op: str, axis: Any, keepdims: bool, dim: Any, keepdim: Any):
     axis, keepdims = _numpy_names(op, axis, keepdims, dim, keepdim)
     if axis is not None:
         (axis,) = _axis_list((axis,), max(x.ndim, 1), op)
-    found = getattr(x.backend.xp, op)(x.data, axis=axis, keepdims=keepdims)
+    xp, data = x.backend.xp, x.data
+    if data.dtype == xp.bool:           # the standard's argmax takes no bools: as 0s and 1s
+        data = xp.astype(data, xp.int8)
+    found = getattr(xp, op)(data, axis=axis, keepdims=keepdims)
     return _tensor.Tensor(found, _backend=x.backend)
 
 

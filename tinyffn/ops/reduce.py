@@ -98,11 +98,13 @@ class Max(Function):
             raise ValueError(f"max: axis={axis} of a tensor of shape {tuple(x.shape)} holds "
                              "no elements, and a maximum needs at least one; reduce over "
                              "non-empty axes only")
-        y = ctx.xp.max(x, axis=axis, keepdims=True)
+        xp = ctx.xp               # the standard's max takes no bools: any is their max
+        y = xp.any(x, axis=axis, keepdims=True) if x.dtype == xp.bool else \
+            xp.max(x, axis=axis, keepdims=True)
         ctx.save_for_backward(x, y)
         if keepdims:
             return y
-        return ctx.xp.reshape(y, _reduced_shape(x.shape, axis))    # x.shape without axis
+        return xp.reshape(y, _reduced_shape(x.shape, axis))        # x.shape without axis
 
     @staticmethod
     def backward(ctx: Context, gy):
