@@ -641,3 +641,23 @@ def test_a_leaf_made_with_a_truthy_requires_grad_records_a_graph():
         assert x.requires_grad is True
         (x * 3.0).sum().backward()
         np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0])
+
+
+def test_the_sum_to_shape_hint_covers_size_1_axes_of_the_same_rank():
+    """A (1, 2) input broadcast to (3, 2), as a row of biases is, gets the hint too."""
+    class AddNoSum(tinyffn.Function):
+        @staticmethod
+        def forward(ctx, x, w):
+            return x + w
+
+        @staticmethod
+        def backward(ctx, gy):
+            return gy, gy
+
+    x = tinyffn.randn(3, 2, requires_grad=True)
+    w = tinyffn.randn(1, 2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=re.escape(
+            "gradient of input 1 has shape (3, 2) but the input has shape (1, 2); forward "
+            "broadcast it: sum the gradient back to its shape with "
+            "tinyffn.ops.sum_to_shape(ctx.xp, g, ctx.input_shapes[1])")):
+        AddNoSum.apply(x, w).sum().backward()

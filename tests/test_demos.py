@@ -164,3 +164,13 @@ def test_an_unusable_out_folder_is_a_usage_error_not_a_traceback(out, tmp_path, 
     assert "argument --out: give a folder name" in err if out == "" else \
         f"--out {out}: cannot make this folder" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]   # nothing written
+
+
+def test_fit_decays_the_learning_rate_linearly_to_zero():
+    """Under a constant gradient Adam steps by lr (m̂ = v̂ = 1), so the loss w.sum() falls by
+    each step's lr: lr (1 - k/steps) at step k when decaying, lr throughout otherwise."""
+    import _common
+    for decay, lrs in [(True, [0.1, 0.075, 0.05]), (False, [0.1, 0.1, 0.1])]:
+        model = tinyffn.nn.Linear(1, 1, bias=False, dtype="float64")
+        losses = _common.fit(model, lambda: model.weight.sum(), 4, 0.1, "test", decay=decay)
+        assert [a - b for a, b in zip(losses, losses[1:])] == pytest.approx(lrs, rel=1e-6)

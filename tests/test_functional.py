@@ -604,3 +604,49 @@ def test_a_float16_mean_over_ignored_rows_counts_past_float16s_range():
     np.testing.assert_allclose(y.item(), math.log(2), rtol=1e-3)
     y.backward()
     assert np.isfinite(logits.grad.numpy()).all()
+
+
+def test_ignored_and_smoothed_losses_keep_the_row_shape_for_none(device):
+    """reduction="none" of (..., C) logits is one loss per row in the shape (...) with the
+    options as without them (the masked, smoothed losses are computed flat, (N,))."""
+    logits = np.array(CE_LOGITS + [[0.5, -1.0, 1.5, 2.0], [1.0, 0.0, 0.0, -3.0],
+                                   [0.0, 0.0, 1.0, 1.0]])
+    targets = np.array([[1, -100, 3], [2, 0, -100]])
+    flat = targets.ravel()
+    z = tinyffn.tensor(logits.reshape(2, 3, 4), dtype="float64", device=device)
+    for smoothing in (0.0, 0.2):
+        y = F.cross_entropy(z, targets, "none", label_smoothing=smoothing)
+        assert y.shape == (2, 3)
+        rows = smoothed_rows(logits, np.where(flat < 0, 0, flat), smoothing) * (flat != -100)
+        np.testing.assert_allclose(y.numpy(), rows.reshape(2, 3), rtol=1e-12)
+    y = F.nll_loss(F.log_softmax(z), targets, "none")
+    assert y.shape == (2, 3)
+    np.testing.assert_allclose(y.numpy(), F.cross_entropy(z, targets, "none").numpy(),
+                               rtol=1e-12)
+
+
+def test_label_smoothing_of_one_is_the_uniform_target(device):
+    """ε = 1 (PyTorch takes ε in [0, 1]) leaves no weight on the target class: each row's
+    loss is mean_c -log p[c], whatever its target."""
+    logits = tinyffn.tensor(CE_LOGITS, dtype="float64", device=device)
+    uniform = -ref.log_softmax(np.array(CE_LOGITS)).mean(axis=-1)
+    for targets in ([1, 2, 3], [0, 0, 0]):
+        y = F.cross_entropy(logits, targets, "none", label_smoothing=1.0)
+        np.testing.assert_allclose(y.numpy(), uniform, rtol=1e-12)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=1)
+    np.testing.assert_allclose(loss_fn(logits, [1, 2, 3]).item(), uniform.mean(), rtol=1e-12)
+
+
+def test_ignore_index_takes_numpy_integers_but_not_bools():
+    """An ignore_index read from an array (np.int64) is an int like any other; True is not
+    one (it would leave out class 1 in silence)."""
+    logp = tinyffn.tensor(ref.log_softmax(np.array(CE_LOGITS)), dtype="float64")
+    for ignore_index in (np.int64(2), np.int32(2)):
+        np.testing.assert_allclose(F.nll_loss(logp, [1, 2, 2], ignore_index=ignore_index).item(),
+                                   0.49518189808585605, rtol=1e-12)      # PyTorch 2.13
+        np.testing.assert_allclose(nn.NLLLoss(ignore_index=ignore_index)(logp, [1, 2, 2]).item(),
+                                   0.49518189808585605, rtol=1e-12)
+    with pytest.raises(TypeError, match="cross_entropy: ignore_index must be an int"):
+        F.cross_entropy(logp, [1, 1, 2], ignore_index=True)
+    with pytest.raises(TypeError, match="CrossEntropyLoss: ignore_index must be an int"):
+        nn.CrossEntropyLoss(ignore_index=True)

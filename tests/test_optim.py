@@ -687,3 +687,18 @@ def test_a_loaded_state_is_copied_in_the_parameters_dtype():
     assert dtype_name(p.dtype) == "float32"
     expected = adam_reference(W0, GRADS[:2], lr=0.01)
     np.testing.assert_allclose(p.numpy(), expected, rtol=1e-5)
+
+
+def test_a_state_dict_lists_only_the_parameters_with_state_as_pytorchs():
+    """PyTorch's state_dict()["state"] has an entry for a parameter once a step has updated
+    it; a parameter that never had a gradient has none, not an empty one."""
+    a, b = nn.Parameter(tinyffn.ones(2)), nn.Parameter(tinyffn.ones(3))
+    opt = optim.Adam([a, b], lr=0.1)
+    assert opt.state_dict()["state"] == {}
+    (a * 2.0).sum().backward()
+    opt.step()
+    saved = opt.state_dict()
+    assert list(saved["state"]) == [0] and saved["state"][0]["step"] == 1
+    resumed = optim.Adam([a, b], lr=0.1)
+    resumed.load_state_dict(saved)
+    assert resumed.state[b] == {} and resumed.state[a]["step"] == 1

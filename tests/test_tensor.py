@@ -1361,3 +1361,67 @@ def test_max_and_min_of_bools_on_every_backend(device):
     values, indices = m.min(1)
     np.testing.assert_array_equal(values.numpy(), [False, True])
     np.testing.assert_array_equal(indices.numpy(), [1, 0])
+
+
+def test_float16_scale_refusal_at_its_edges_and_for_zero_and_inf():
+    """65520 is float16's halfway point to inf (it rounds to inf; 65519 to 65504) and 2^-25
+    half its smallest subnormal (it rounds to 0): refused as factors, the message saying
+    which (numbers between 0 and the smallest normal are refused as subnormals, above). 0, inf and NaN are float16 numbers themselves: x * 0 is 0 and x * inf ±inf, as in
+    PyTorch. A number met first in an add is still refused as a factor afterwards."""
+    with np.errstate(over="ignore"):
+        assert np.float16(65520.0) == np.inf and np.float16(2.0 ** -25) == 0      # the edges
+    x = tinyffn.tensor(np.array([1e-3, 2.0, -3e-3], dtype=np.float16))
+    for number, became in [(65520.0, "inf"), (-65520, "inf"), (65536, "inf"),
+                           (2.0 ** -25, "0"), (-1e-8, "0")]:
+        with pytest.raises(ValueError, match=rf"^mul: the number {number!r} is {became} in "
+                                             r"float16 \(its normal numbers run from"):
+            x * number
+    for zero in (0, 0.0):
+        assert (x * zero).numpy().tolist() == [0.0, 0.0, 0.0]
+    assert (x * float("inf")).numpy().tolist() == [np.inf, np.inf, -np.inf]
+    assert np.isnan((x * float("nan")).numpy()).all()
+    with np.errstate(over="ignore"):
+        assert (x + 1e5).numpy().tolist() == [np.inf] * 3
+    with pytest.raises(ValueError, match=r"^mul: the number 100000.0 is inf in float16"):
+        x * 1e5                                     # the add did not make it a shared constant
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int32"])
+def test_a_python_int_fits_an_integer_dtype_at_both_ends_of_its_range(dtype):
+    """Its dtype's min and max (0 and 255 for uint8) go on; one past either is refused."""
+    info = np.iinfo(dtype)
+    x = tinyffn.tensor(np.array([0, 1], dtype))
+    for end in (info.min, info.max):
+        y = x * end
+        assert y.tolist() == [0, end] and dtype_name(y.dtype) == dtype
+    for outside in (info.min - 1, info.max + 1):
+        with pytest.raises(OverflowError, match=rf"^mul: the number {outside} does not fit in "
+                                                rf"{dtype} \({info.min} to {info.max}\)"):
+            x * outside
+
+
+def test_abs_and_minimum_of_integers_next_to_floats_as_pytorch():
+    """A signed integer's abs is its magnitude. An integer operand next to a float one is
+    made float first, so uint8 200 stays 200 (-200 would wrap to 56), with the dtype
+    maximum gives (float32 next to a number or a float32 array, as PyTorch), and the float
+    operand keeps its gradient; next to a Python int an integer tensor stays integer."""
+    ints = tinyffn.tensor([-5, 0, 7], dtype="int32")
+    assert ints.abs().tolist() == [5, 0, 7] and dtype_name(ints.abs().dtype) == "int32"
+    x = tinyffn.tensor([300.0, -1.0, 4.0], requires_grad=True)
+    y = x.minimum(tinyffn.tensor(np.array([200, 5, 4], np.uint8)))
+    assert dtype_name(y.dtype) == "float32"
+    np.testing.assert_array_equal(y.numpy(), [200.0, -1.0, 4.0])
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 1.0, 0.5])      # the tie shares gy
+    low = ints.minimum(2)
+    assert low.tolist() == [-5, 0, 2] and dtype_name(low.dtype) == "int32"
+    assert dtype_name(ints.clamp(-1, 3).dtype) == "int32"
+    for other in (2.5, np.array([0.5, 0.5, 9.5], np.float32), np.array(2.5)):
+        y = ints.minimum(other)
+        assert dtype_name(y.dtype) == "float32" == dtype_name(ints.maximum(other).dtype)
+        np.testing.assert_array_equal(y.numpy(), np.minimum([-5.0, 0.0, 7.0], other))
+
+
+def test_a_uint64_sum_keeps_values_past_int64s_range():
+    big = tinyffn.tensor(np.array([2 ** 63, 1], np.uint64))
+    assert big.sum().item() == 2 ** 63 + 1 and dtype_name(big.sum().dtype) == "uint64"

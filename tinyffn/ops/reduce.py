@@ -41,14 +41,16 @@ class Sum(Function):
 
     gx = broadcast(reshape(gy, keepdims shape), x.shape)
 
-    Bools and unsigned integers are summed in int64, as PyTorch does (a count of a mask;
-    the array API standard has no bool sum, and sums unsigned integers in uint64).
+    Bools and unsigned integers up to 32 bits are summed in int64, as PyTorch does (a
+    count of a mask; the array API standard has no bool sum, and sums unsigned integers in
+    uint64); uint64 stays uint64, as int64 cannot hold its values past 2^63.
     """
 
     @staticmethod
     def forward(ctx: Context, x, axis, keepdims):
         xp = ctx.xp
-        if x.dtype not in ctx.backend.float_dtypes and not xp.isdtype(x.dtype, "signed integer"):
+        if x.dtype not in ctx.backend.float_dtypes and x.dtype != xp.uint64 and \
+                not xp.isdtype(x.dtype, "signed integer"):
             x = xp.astype(x, xp.int64)
         return xp.sum(x, axis=axis, keepdims=keepdims)
 
