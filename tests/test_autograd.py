@@ -338,17 +338,20 @@ def test_backward_returning_wrong_number_or_shape_raises():
         BadShape.apply(x).sum().backward()       # not a broadcast: no sum_to_shape hint
 
 
+class AddNoSum(tinyffn.Function):
+    """x + w whose backward forgets to undo broadcasting."""
+
+    @staticmethod
+    def forward(ctx, x, w):
+        return x + w
+
+    @staticmethod
+    def backward(ctx, gy):
+        return gy, gy
+
+
 def test_an_unsummed_broadcast_gradient_gets_the_fix_in_its_error():
     from tinyffn.ops import sum_to_shape
-
-    class AddNoSum(tinyffn.Function):        # forgets to undo broadcasting in backward
-        @staticmethod
-        def forward(ctx, x, w):
-            return x + w
-
-        @staticmethod
-        def backward(ctx, gy):
-            return gy, gy
 
     class AddSummed(AddNoSum):               # the fix the message names
         @staticmethod
@@ -645,15 +648,6 @@ def test_a_leaf_made_with_a_truthy_requires_grad_records_a_graph():
 
 def test_the_sum_to_shape_hint_covers_size_1_axes_of_the_same_rank():
     """A (1, 2) input broadcast to (3, 2), as a row of biases is, gets the hint too."""
-    class AddNoSum(tinyffn.Function):
-        @staticmethod
-        def forward(ctx, x, w):
-            return x + w
-
-        @staticmethod
-        def backward(ctx, gy):
-            return gy, gy
-
     x = tinyffn.randn(3, 2, requires_grad=True)
     w = tinyffn.randn(1, 2, requires_grad=True)
     with pytest.raises(RuntimeError, match=re.escape(
