@@ -1425,3 +1425,17 @@ def test_abs_and_minimum_of_integers_next_to_floats_as_pytorch():
 def test_a_uint64_sum_keeps_values_past_int64s_range():
     big = tinyffn.tensor(np.array([2 ** 63, 1], np.uint64))
     assert big.sum().item() == 2 ** 63 + 1 and dtype_name(big.sum().dtype) == "uint64"
+
+
+def test_comparisons_with_a_number_outside_an_integer_dtype_are_exact(device):
+    """The strict backend refused uint8 == -100 ("Python int scalars must be within the
+    bounds of the dtype"), as CuPy may wrap the number; compared in int64 the answers are
+    the mathematical ones (PyTorch 2.13 wraps 300 to 44: uint8 [0, 200] < 300 is
+    [True, False] there)."""
+    x = tinyffn.tensor(np.array([0, 200], np.uint8), device=device)
+    assert (x == -100).numpy().tolist() == [False, False]
+    assert (x < 300).numpy().tolist() == [True, True]
+    assert (x != 256).numpy().tolist() == [True, True]
+    assert (x < 100).numpy().tolist() == [True, False]                  # in range: as before
+    assert x.minimum(-1).numpy().tolist() == [-1, -1]
+    assert x.clamp(max=300).numpy().tolist() == [0, 200]

@@ -215,7 +215,12 @@ def compare(x, other, name: str):
     w = _operand(x, other, name)
     if w is NotImplemented:
         return NotImplemented
-    return _tensor.Tensor(getattr(x.backend.xp, name)(x.data, w), _backend=x.backend)
+    xp, data = x.backend.xp, x.data
+    if type(w) is int and xp.isdtype(data.dtype, "integral") and not \
+            xp.iinfo(data.dtype).min <= w <= xp.iinfo(data.dtype).max:
+        data = xp.astype(data, xp.int64)    # uint8 < 300 is exact in int64 (the strict
+        #                                     backend refuses the number, CuPy may wrap it)
+    return _tensor.Tensor(getattr(xp, name)(data, w), _backend=x.backend)
 
 
 def bitwise(x, other, name: str):
