@@ -60,7 +60,7 @@ def test_every_grad_is_complete_when_the_last_step_arrives():
 def test_each_step_holds_the_op_shapes_and_gradients():
     _, loss = ffn_loss()
     for s in backward_steps(loss):
-        assert isinstance(s, Step) and isinstance(s, autograd.BackwardStep)
+        assert isinstance(s, Step) and isinstance(s, tinyffn.BackwardStep)
         assert s.op == s.node.name
         assert s.input_shapes == tuple(                   # each parent's own shape
             tuple(x.out_shape) if isinstance(x, autograd.Context) else x.shape for x in s.parents)

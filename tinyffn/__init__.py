@@ -12,7 +12,7 @@ from .creation import (arange, cat, manual_seed, ones, ones_like, rand, randn, s
                        zeros, zeros_like)
 from .tensor import Tensor
 from . import ops
-from .autograd import BackwardStep, Context, Function, grad, iter_backward
+from .autograd import Context, Function, grad
 from .grad_mode import (AnomalyError, detect_anomaly, enable_grad, is_grad_enabled,
                         keep_intermediates, no_grad, set_grad_enabled)
 from .backend import DeviceError, cuda_available
@@ -22,7 +22,7 @@ from .gradcheck import GradcheckError, gradcheck
 from . import functional, nn, optim, accounting
 # seeing the engine work: graph drawings and a step-by-step backward
 from .graphviz import draw_graph, to_dot
-from .stepper import backward_steps
+from .stepper import BackwardStep, backward_steps, iter_backward
 
 # PyTorch's dtype names (torch.float32, ...) for NumPy's dtypes, which every dtype= takes, as
 # do names ("float32"): tensor(..., dtype=tinyffn.float64), x.to(tinyffn.float16).

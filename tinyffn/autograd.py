@@ -41,8 +41,8 @@ the leaves, calling each ``backward`` with the gradient accumulated for its outp
 the gradients returned for each input into a running total, freeing each total as soon
 as it has been consumed, and (4) stores the totals of leaf tensors in ``.grad``.
 :func:`walk` is that loop, written as a generator that pauses after each node;
-``backward()`` runs it to the end, and :func:`iter_backward` hands each pause to a
-learner as a :class:`BackwardStep`, so stepping through it runs the very same code.
+``backward()`` runs it to the end, and :func:`tinyffn.stepper.iter_backward` hands each
+pause to a learner as a ``BackwardStep``, so stepping through it runs the very same code.
 """
 from __future__ import annotations
 
@@ -50,7 +50,6 @@ import collections
 import math
 import types
 import weakref
-from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 from .arguments import either_name, single_of_sequence
@@ -62,8 +61,7 @@ from .grad_mode import (STATE, AnomalyError, Scope, check_finite, detect_anomaly
 
 __all__ = [
     "Function", "Context", "NO_ATTRS", "node_of", "shape_and_dtype",
-    "topological_order", "BackwardStep", "iter_backward", "backward", "walk", "run_to_end",
-    "grad",
+    "topological_order", "backward", "walk", "run_to_end", "grad",
     # from grad_mode.py
     "STATE", "AnomalyError", "Scope", "detect_anomaly", "enable_grad", "is_grad_enabled",
     "keep_intermediates", "no_grad", "scope",
@@ -289,59 +287,6 @@ def topological_order(root: "_tensor.Tensor", every_input: bool = False) -> list
     return order
 
 
-@dataclass
-class BackwardStep:
-    """One node of the backward walk (see :func:`iter_backward`).
-
-    Attributes:
-        index: 0 for the first node processed (the root's), 1 for the next, ...
-        node: the op's :class:`Context`.
-        gy: the gradient arriving at the op's output, dL/dy (an array).
-        grads: one array (or None) per input: what the op passes back, dL/dx_i.
-    """
-
-    index: int
-    node: Context
-    gy: Any
-    grads: tuple
-
-    @property
-    def op(self) -> str:
-        return self.node.name
-
-    @property
-    def tensor(self) -> "_tensor.Tensor | None":
-        """The op's output tensor, if anything outside the graph still holds it."""
-        return self.node.output
-
-    @property
-    def parents(self) -> tuple:
-        return self.node.parents
-
-    @property
-    def input_shapes(self) -> tuple:
-        return tuple(tuple(shape) for shape in self.node.input_shapes)
-
-
-def iter_backward(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
-                  capture: dict | None = None) -> Iterator[BackwardStep]:
-    """Backpropagate from ``root``, yielding a :class:`BackwardStep` after each op node.
-
-    Gradients reaching leaf tensors are accumulated into their ``.grad`` (and into the
-    ``.grad`` of a non-leaf output that called ``retain_grad()``, if it is still alive).
-    If ``capture`` is given (a dict whose keys are ``id()`` of graph vertices, see
-    :func:`node_of`) the gradient of each of those vertices is stored under its key
-    instead, and no ``.grad`` is touched (see :func:`grad`). Each running total is dropped
-    once its node has consumed it, so only the gradients still needed are alive at any
-    time. Unless ``retain_graph``, each node's saved arrays are freed after use. A step
-    arrives once the leaves right after its node are stored, so at the last step every
-    ``.grad`` is complete.
-    """
-    steps = walk(root, grad, retain_graph, capture, hold_steps=True)
-    for index, (node, gy, grads) in enumerate(steps):
-        yield BackwardStep(index, node, gy, grads)
-
-
 def backward(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False) -> None:
     """``root.backward(grad, retain_graph)``: :func:`walk`, run to the end (steps not held)."""
     run_to_end(walk(root, grad, retain_graph))
@@ -351,9 +296,9 @@ def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
          capture: dict | None = None, hold_steps: bool = False) -> Iterator[tuple]:
     """The backward walk itself, yielding ``(node, gy, grads)`` after each op node.
 
-    :func:`iter_backward` dresses each step as a :class:`BackwardStep`; :func:`backward`
+    ``stepper.iter_backward`` dresses each step as a ``BackwardStep``; :func:`backward`
     and :func:`grad` run it to the end, making no step objects. The arguments are
-    :func:`iter_backward`'s, and ``hold_steps``:
+    ``iter_backward``'s, and ``hold_steps``:
 
     * False (``backward``, ``grad``): each step is handed out as soon as its node has run.
       The leaves after the last node are stored once the walk is resumed past it.

@@ -1,7 +1,8 @@
 """Stepping through backward one node at a time, to watch the chain rule work.
 
-:func:`backward_steps` is the walk that ``loss.backward()`` runs (:func:`tinyffn.autograd.walk`,
-through :func:`~tinyffn.autograd.iter_backward`), paused after each node: every step holds the
+:func:`iter_backward` is the walk that ``loss.backward()`` runs (:func:`tinyffn.autograd.walk`),
+paused after each node, each pause a :class:`BackwardStep`; :func:`backward_steps` dresses
+each one as a :class:`Step` that knows the names in its graph: every step holds the
 op, its inputs' shapes, the gradient that arrived at its output (dL/dy) and the
 gradients it passed to its inputs (dL/dx_i), and can describe itself in words::
 
@@ -21,8 +22,61 @@ from .naming import format_values, graph_names, is_constant, scope_label, summed
 
 
 @dataclass
-class Step(autograd.BackwardStep):
-    """A :class:`~tinyffn.autograd.BackwardStep` that knows the names in its graph.
+class BackwardStep:
+    """One node of the backward walk (see :func:`iter_backward`).
+
+    Attributes:
+        index: 0 for the first node processed (the root's), 1 for the next, ...
+        node: the op's :class:`~tinyffn.autograd.Context`.
+        gy: the gradient arriving at the op's output, dL/dy (an array).
+        grads: one array (or None) per input: what the op passes back, dL/dx_i.
+    """
+
+    index: int
+    node: autograd.Context
+    gy: Any
+    grads: tuple
+
+    @property
+    def op(self) -> str:
+        return self.node.name
+
+    @property
+    def tensor(self) -> Any:
+        """The op's output tensor, if anything outside the graph still holds it."""
+        return self.node.output
+
+    @property
+    def parents(self) -> tuple:
+        return self.node.parents
+
+    @property
+    def input_shapes(self) -> tuple:
+        return tuple(tuple(shape) for shape in self.node.input_shapes)
+
+
+def iter_backward(root: Any, grad: Any = None, retain_graph: bool = False,
+                  capture: dict | None = None) -> Iterator[BackwardStep]:
+    """Backpropagate from ``root``, yielding a :class:`BackwardStep` after each op node.
+
+    Gradients reaching leaf tensors are accumulated into their ``.grad`` (and into the
+    ``.grad`` of a non-leaf output that called ``retain_grad()``, if it is still alive).
+    If ``capture`` is given (a dict whose keys are ``id()`` of graph vertices, see
+    :func:`~tinyffn.autograd.node_of`) the gradient of each of those vertices is stored
+    under its key instead, and no ``.grad`` is touched (see :func:`tinyffn.grad`). Each running total is dropped
+    once its node has consumed it, so only the gradients still needed are alive at any
+    time. Unless ``retain_graph``, each node's saved arrays are freed after use. A step
+    arrives once the leaves right after its node are stored, so at the last step every
+    ``.grad`` is complete.
+    """
+    steps = autograd.walk(root, grad, retain_graph, capture, hold_steps=True)
+    for index, (node, gy, grads) in enumerate(steps):
+        yield BackwardStep(index, node, gy, grads)
+
+
+@dataclass
+class Step(BackwardStep):
+    """A :class:`BackwardStep` that knows the names in its graph.
 
     Attributes (besides ``index``, ``node``, ``gy``, ``grads``, ``op``, ``tensor``,
     ``parents`` and ``input_shapes``):
@@ -75,5 +129,5 @@ def backward_steps(loss: Any, grad: Any = None, retain_graph: bool = False) -> I
     arguments are those of ``loss.backward()``.
     """
     names = graph_names(autograd.topological_order(loss, every_input=True))
-    for step in autograd.iter_backward(loss, grad, retain_graph):
+    for step in iter_backward(loss, grad, retain_graph):
         yield Step(step.index, step.node, step.gy, step.grads, names)
