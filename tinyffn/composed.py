@@ -6,7 +6,8 @@ gradient follows from theirs and a drawing shows what it is made of: ``x.abs()``
 ``getitem`` slices. The elementwise ones and ``amin`` run inside a frame of their name.
 The Tensor methods (``x.abs()``, ``x.min()``, ``x.chunk(2)``, ...) call these; the names
 here are NumPy's where a Python builtin would be shadowed (``absolute``, ``amin``).
-At the end, the operators that record no graph: comparisons, ``~ & | ^``, formatting.
+At the end, the operators that record no graph: comparisons, ``~ & | ^``, ``x += y``
+(``in_place``), formatting.
 """
 from __future__ import annotations
 
@@ -207,7 +208,8 @@ def chunk(x, chunks: int, dim: int = 0) -> tuple:
 
 
 # ----------------------------------------------------------------------------- not differentiable
-# The operators that record no graph live here too: comparisons, bitwise logic, formatting.
+# The operators that record no graph live here too: comparisons, bitwise logic, in-place
+# updates, formatting.
 def compare(x, other, name: str):
     """``x == other`` and the other comparisons (``name`` is the array function, e.g.
     ``"less"``): a bool tensor, outside any graph. An operand that is not a number, an
@@ -256,6 +258,40 @@ def _operand(x, other, name: str) -> Any:
     if isinstance(other, numbers.Complex):          # bool, int, float, complex
         return other
     return NotImplemented
+
+
+def in_place(x, fn: Any, other: Any, symbol: str):
+    """``x op= y``: x stays the same object (a Parameter stays registered) and its
+    ``data`` becomes the array of ``x op y``, of x's shape and dtype.
+
+    The new values go into a new array, not into x's old one, so arrays that a graph
+    saved for backward keep their values (PyTorch would refuse that backward instead);
+    views of x (``x[0]``) and a ``detach()`` of x keep the old values too. A float x
+    keeps its dtype (x += a float64 array); an integer x cannot become float.
+    Recording this in a graph would need in-place ops, which tinyffn does not have, so
+    when a gradient would be needed it is an error, as PyTorch's is for a leaf.
+    """
+    from .promotion import is_shared_constant   # promotion.py imports tensor.py, which imports this
+    if is_shared_constant(x):
+        raise RuntimeError(f"x {symbol} y: x is a shared constant of the graph (the 2 in "
+                           "x * 2); it cannot change")
+    if grad_mode.STATE.grad_enabled and (
+            x.requires_grad or isinstance(other, _tensor.Tensor) and other.requires_grad):
+        raise RuntimeError(
+            f"x {symbol} y: x or y requires grad, and tinyffn does not record in-place "
+            f"ops; update parameters inside `with tinyffn.no_grad():` (or with "
+            f"tinyffn.optim), or write x = x {symbol[0]} y for a new tensor in the graph")
+    y = fn.apply(x, other)
+    if y.dtype != x.dtype and x.backend.is_floating(x.dtype) and \
+            x.backend.is_floating(y.dtype):
+        y = y.to(dtype=x.dtype)                 # x += float64 array: x stays float32
+    if y.shape != x.shape or y.dtype != x.dtype:
+        raise RuntimeError(
+            f"x {symbol} y: the result has shape {y.shape} and dtype "
+            f"{dtype_name(y.dtype)}, but x has shape {x.shape} and dtype "
+            f"{dtype_name(x.dtype)}; in place, x cannot change either")
+    x.data = y.data
+    return x
 
 
 def format_value(x, spec: str) -> str:

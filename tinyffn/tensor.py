@@ -202,8 +202,8 @@ class Tensor:
         """The same data as a new leaf that does not require grad.
 
         It shares the array, but unlike PyTorch's it is a snapshot of the values: ``x -= 1``
-        and an optimizer step give ``x`` a new array (see ``_in_place``), and the detached
-        tensor keeps the old one. Views (``x[0]``) and ``numpy()`` are snapshots too, of a
+        and an optimizer step give ``x`` a new array (see ``composed.in_place``), and the
+        detached tensor keeps the old one. Views (``x[0]``) and ``numpy()`` are snapshots too, of a
         ``.grad`` as well: backward and ``zero_grad`` give the ``.grad`` Tensor a new array.
         """
         return Tensor(self.data, _backend=self.backend)
@@ -297,42 +297,10 @@ class Tensor:
     def pow(self, p): return self ** p      # PyTorch's method name
 
     # -- in place: x -= lr * g inside no_grad(), as in a hand-written PyTorch update loop ----
-    def __iadd__(self, other): return self._in_place(E.Add, other, "+=")
-    def __isub__(self, other): return self._in_place(E.Sub, other, "-=")
-    def __imul__(self, other): return self._in_place(E.Mul, other, "*=")
-    def __itruediv__(self, other): return self._in_place(E.Div, other, "/=")
-
-    def _in_place(self, fn: Any, other: Any, symbol: str) -> "Tensor":
-        """``x op= y``: x stays the same object (a Parameter stays registered) and its
-        ``data`` becomes the array of ``x op y``, of x's shape and dtype.
-
-        The new values go into a new array, not into x's old one, so arrays that a graph
-        saved for backward keep their values (PyTorch would refuse that backward instead);
-        views of x (``x[0]``) and a ``detach()`` of x keep the old values too. A float x
-        keeps its dtype (x += a float64 array); an integer x cannot become float.
-        Recording this in a graph would need in-place ops, which tinyffn does not have, so
-        when a gradient would be needed it is an error, as PyTorch's is for a leaf.
-        """
-        if is_shared_constant(self):
-            raise RuntimeError(f"x {symbol} y: x is a shared constant of the graph (the 2 in "
-                               "x * 2); it cannot change")
-        if grad_mode.STATE.grad_enabled and (
-                self.requires_grad or isinstance(other, Tensor) and other.requires_grad):
-            raise RuntimeError(
-                f"x {symbol} y: x or y requires grad, and tinyffn does not record in-place "
-                f"ops; update parameters inside `with tinyffn.no_grad():` (or with "
-                f"tinyffn.optim), or write x = x {symbol[0]} y for a new tensor in the graph")
-        y = fn.apply(self, other)
-        if y.dtype != self.dtype and self.backend.is_floating(self.dtype) and \
-                self.backend.is_floating(y.dtype):
-            y = y.to(dtype=self.dtype)              # x += float64 array: x stays float32
-        if y.shape != self.shape or y.dtype != self.dtype:
-            raise RuntimeError(
-                f"x {symbol} y: the result has shape {y.shape} and dtype "
-                f"{backends.dtype_name(y.dtype)}, but x has shape {self.shape} and dtype "
-                f"{backends.dtype_name(self.dtype)}; in place, x cannot change either")
-        self.data = y.data
-        return self
+    def __iadd__(self, other): return C.in_place(self, E.Add, other, "+=")
+    def __isub__(self, other): return C.in_place(self, E.Sub, other, "-=")
+    def __imul__(self, other): return C.in_place(self, E.Mul, other, "*=")
+    def __itruediv__(self, other): return C.in_place(self, E.Div, other, "/=")
 
     def __rpow__(self, base):
         """``base ** t`` for a positive number: exp(t · ln base), recorded as mul and exp."""
@@ -472,6 +440,6 @@ def _check_can_require_grad(be: Any, dtype: Any) -> None:
 # ----------------------------------------------------------------------------- arguments
 # How an op's arguments become tensors is promotion.py's subject. It makes Tensors, so it
 # is imported here, once the class exists; autograd calls it as tensor.as_tensors.
-from .promotion import as_tensors, is_shared_constant  # noqa: E402
+from .promotion import as_tensors  # noqa: E402
 
 __all__ = ["Tensor", "DEFAULT_FLOAT", "as_tensors"]
