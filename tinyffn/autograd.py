@@ -37,7 +37,8 @@ How backward walks it
 ---------------------
 ``loss.backward()`` (1) orders the graph topologically with an explicit stack, no
 recursion, so a 100,000-op chain is fine, (2) visits the nodes from ``loss.grad_fn`` back to
-the leaves, calling each ``backward`` with the gradient accumulated for its output, (3) adds
+the leaves, calling each ``backward`` with the gradient accumulated for its output (first
+passed through any hooks on it: :mod:`tinyffn.hooks`), (3) adds
 the gradients returned for each input into a running total, freeing each total as soon
 as it has been consumed, and (4) stores the totals of leaf tensors in ``.grad``.
 :func:`walk` is that loop, written as a generator that pauses after each node;
@@ -54,7 +55,7 @@ from typing import Any, Iterator, Sequence
 
 from .arguments import either_name, single_of_sequence
 from .backend import check_one_device
-from . import tensor as _tensor  # Tensor is defined there; used at call time only
+from . import hooks, tensor as _tensor  # used at call time only (both import this)
 # The switches every op reads live in grad_mode.py; autograd's names too (torch.autograd.no_grad)
 from .grad_mode import (STATE, AnomalyError, Scope, check_finite, detect_anomaly, enable_grad,
                         is_grad_enabled, keep_intermediates, no_grad, scope)
@@ -92,7 +93,7 @@ class Context:
     # slots for what the engine sets on every node (cheaper to make, one per op); the
     # __dict__ is for a user's Function, which may stash anything on ctx (ctx.mask = ...)
     __slots__ = ("fn", "parents", "needs_input_grad", "xp", "backend", "scope", "attrs",
-                 "out_shape", "out_dtype", "_output", "_saved", "_freed", "__dict__")
+                 "out_shape", "out_dtype", "_output", "_saved", "_freed", "_hooks", "__dict__")
 
     def __init__(self, fn, inputs, backend, attrs):
         self.fn = fn
@@ -108,6 +109,7 @@ class Context:
         self._output = None
         self._saved = ()
         self._freed = False
+        self._hooks = None           # the gradient hooks of its output (see hooks.py)
 
     def save_for_backward(self, *arrays: Any) -> None:
         """Keep arrays (or any values) for backward; released after ``backward()``."""
@@ -316,6 +318,8 @@ def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
         gy = totals.pop(id(v), None)     # dL/d(v's tensor), complete: every consumer is done
         if gy is None:               # its consumers' backwards returned None for it (zero)
             continue
+        if v._hooks:                 # t.register_hook(fn) on the tensor v stands for
+            gy = hooks.run_grad_hooks(v, gy)
         if capture is not None and id(v) in capture:
             capture[id(v)] = gy
         if not isinstance(v, Context):           # a leaf tensor

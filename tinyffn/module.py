@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Callable, Iterable, Iterator
 
-from . import grad_mode
+from . import grad_mode, hooks
 from .arguments import type_name
 from .backend import FLOAT_DTYPES, device_and_dtype, dtype_name, get_backend
 from .tensor import Tensor
@@ -75,9 +75,29 @@ class Module:
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must define forward(self, x)")
 
+    # hooks.py's registries (id -> function), made on first use; None on the class, so that a
+    # subclass that forgets super().__init__() still runs
+    _forward_pre_hooks = _forward_hooks = None
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         with grad_mode.scope("module", type(self).__name__, self):
-            return self.forward(*args, **kwargs)
+            if self._forward_pre_hooks:
+                args = hooks.run_forward_pre_hooks(self, args)
+            y = self.forward(*args, **kwargs)
+            if self._forward_hooks:
+                y = hooks.run_forward_hooks(self, args, y)
+            return y
+
+    def register_forward_pre_hook(self, hook: Callable) -> hooks.RemovableHandle:
+        """Call ``hook(module, args)`` before each ``forward``; a tuple (or one value) it
+        returns replaces the positional arguments. ``handle.remove()`` unregisters it."""
+        return hooks.register_forward_pre_hook(self, hook)
+
+    def register_forward_hook(self, hook: Callable) -> hooks.RemovableHandle:
+        """Call ``hook(module, args, output)`` after each ``forward``; a value it returns
+        replaces the output (``ffn.act``'s hook sees the hidden activations). Returns a
+        handle whose ``remove()`` unregisters it."""
+        return hooks.register_forward_hook(self, hook)
 
     def train(self, mode: bool = True) -> "Module":
         """Set ``training`` on this module and every submodule; returns self."""

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import autograd, grad_mode
+from . import autograd, grad_mode, hooks
 from . import backend as backends
 from . import composed as C
 from .arguments import (_axes, _axis_list, _numpy_names, _permutation, _shape_arg,
@@ -44,7 +44,7 @@ class Tensor:
     """
 
     __slots__ = ("data", "_grad", "_requires_grad", "grad_fn", "backend", "name", "_retains_grad",
-                 "__weakref__")
+                 "_hooks", "__weakref__")
 
     def __init__(self, data: Any, requires_grad: bool = False, *, _backend: Any = None,
                  _ctx: Any = None, name: str | None = None):
@@ -57,13 +57,14 @@ class Tensor:
         self.grad_fn = _ctx
         self.name = name
         self._retains_grad = False
+        self._hooks = None                  # a leaf's gradient hooks (see hooks.py)
 
     @classmethod
     def _wrap(cls, data: Any, backend: Any, requires_grad: bool = False, ctx: Any = None) -> "Tensor":
         """The engine's constructor for op results: no checks, as every op calls it."""
         t = object.__new__(cls)
         t.data, t.backend, t._requires_grad, t.grad_fn = data, backend, requires_grad, ctx
-        t._grad = t.name = None
+        t._grad = t.name = t._hooks = None
         t._retains_grad = False
         return t
 
@@ -223,6 +224,11 @@ class Tensor:
     def retain_grad(self) -> None:
         """Keep ``.grad`` for this non-leaf tensor too (leaves always keep theirs)."""
         self._retains_grad = True
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when backward has computed dL/d(self); a Tensor it returns
+        replaces the gradient. Returns a handle whose ``remove()`` unregisters it (hooks.py)."""
+        return hooks.register_grad_hook(self, hook)
 
     def _accumulate_grad(self, g: Any) -> None:
         if self._grad is None:

@@ -1,0 +1,143 @@
+"""Hooks: functions of yours that the engine calls at fixed points, as PyTorch's do.
+
+Three kinds, the ones a learner reaches for to watch an FFN compute and learn without
+editing it:
+
+* ``t.register_hook(fn)``, a gradient hook: during backward, once dL/dt is complete (every
+  consumer of ``t`` has passed its share back), ``fn(grad)`` runs with it as a Tensor. If
+  ``fn`` returns a Tensor, that replaces the gradient from there on: it is what reaches
+  ``t.grad`` (for a leaf or a ``retain_grad()`` tensor) and what the op that made ``t``
+  backpropagates. The hook is kept on the graph vertex standing for ``t``
+  (:func:`tinyffn.autograd.node_of`: the op node that made it, or ``t`` itself for a leaf),
+  so a hook set on an activation inside a module's ``forward`` still runs after the
+  Python name is gone.
+* ``module.register_forward_pre_hook(fn)``: ``fn(module, args)`` before ``forward``; it
+  may return new positional arguments (a tuple, or one value).
+* ``module.register_forward_hook(fn)``: ``fn(module, args, output)`` after ``forward``;
+  it may return a new output. ``ffn.act.register_forward_hook(...)`` sees the hidden
+  activations σ(W1 x + b1), (T, d_ff): which "keys" of the FFN's memory fire.
+
+Hooks run in the order they were registered, each seeing the previous one's result.
+Gradient hooks run with gradient recording off (as in PyTorch without create_graph);
+forward hooks run inside the module's frame, so what they compute is drawn there. Every
+``register_*`` returns a :class:`RemovableHandle`: ``handle.remove()`` takes the hook
+away, and ``with handle:`` removes it when the block ends.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Any, Callable
+
+from . import autograd, grad_mode
+from . import tensor as _tensor
+from .arguments import type_name
+from .backend import dtype_name
+
+
+class RemovableHandle:
+    """What ``register_hook`` and the forward-hook registrations return.
+
+    ``remove()`` takes the hook away (a second call does nothing); ``with handle:`` removes
+    it when the block ends. ``id`` orders the hooks of one owner.
+    """
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks: dict):
+        self.id = next(RemovableHandle._ids)
+        self._hooks = hooks
+
+    def remove(self) -> None:
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self) -> "RemovableHandle":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.remove()
+
+
+def _add(owner: Any, attr: str, fn: Callable, where: str, calls: str) -> RemovableHandle:
+    """Register ``fn`` in ``owner.<attr>`` (a dict made on first use, id -> function)."""
+    if not callable(fn):
+        raise TypeError(f"{where}: the hook must be a function {calls}, got {type_name(fn)}")
+    hooks = getattr(owner, attr)
+    if hooks is None:
+        hooks = {}
+        object.__setattr__(owner, attr, hooks)
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return handle
+
+
+# ----------------------------------------------------------------------------- gradients
+def register_grad_hook(t: Any, fn: Callable) -> RemovableHandle:
+    """``t.register_hook(fn)``: see the module docstring."""
+    if not t.requires_grad:
+        raise RuntimeError("register_hook: this tensor does not require grad, so backward "
+                           "never computes its gradient; create it with requires_grad=True "
+                           "(or call .requires_grad_()) before the forward pass")
+    return _add(autograd.node_of(t), "_hooks", fn, "register_hook", "of the gradient, fn(grad)")
+
+
+def run_grad_hooks(v: Any, gy: Any) -> Any:
+    """dL/d(the tensor vertex ``v`` stands for), passed through ``v``'s gradient hooks.
+
+    Called by :func:`tinyffn.autograd.walk` for a vertex with hooks, before the gradient
+    is stored or backpropagated. A hook's result must be a Tensor of the gradient's
+    shape, dtype and device (or None, keeping the gradient as it was).
+    """
+    shape, dtype = autograd.shape_and_dtype(v)
+    with grad_mode.no_grad():
+        for fn in list(v._hooks.values()):      # a list: a hook may remove itself
+            out = fn(_tensor.Tensor(gy, _backend=v.backend))
+            if out is None:
+                continue
+            if not isinstance(out, _tensor.Tensor):
+                raise TypeError(f"register_hook: the hook {_name(fn)} returned "
+                                f"{type_name(out)}; return a Tensor to replace the gradient, "
+                                "or None to keep it")
+            if out.backend is not v.backend or out.shape != tuple(shape) or out.dtype != dtype:
+                raise RuntimeError(
+                    f"register_hook: the hook {_name(fn)} returned a {dtype_name(out.dtype)} "
+                    f"tensor of shape {out.shape} on {out.device}, but the gradient is "
+                    f"{dtype_name(dtype)} of shape {tuple(shape)} on {v.backend.device}; a "
+                    "hook may change a gradient's values, not its shape, dtype or device")
+            gy = out.data
+    return gy
+
+
+def _name(fn: Callable) -> str:
+    return repr(getattr(fn, "__qualname__", type(fn).__name__))
+
+
+# ----------------------------------------------------------------------------- modules
+def register_forward_pre_hook(module: Any, fn: Callable) -> RemovableHandle:
+    """``module.register_forward_pre_hook(fn)``: see the module docstring."""
+    return _add(module, "_forward_pre_hooks", fn, f"{type(module).__name__}."
+                "register_forward_pre_hook", "fn(module, args)")
+
+
+def register_forward_hook(module: Any, fn: Callable) -> RemovableHandle:
+    """``module.register_forward_hook(fn)``: see the module docstring."""
+    return _add(module, "_forward_hooks", fn, f"{type(module).__name__}."
+                "register_forward_hook", "fn(module, args, output)")
+
+
+def run_forward_pre_hooks(module: Any, args: tuple) -> tuple:
+    """``args`` passed through the module's pre-hooks: a hook returning a tuple replaces
+    them, one returning another value replaces them with ``(value,)``, None keeps them."""
+    for fn in list(module._forward_pre_hooks.values()):
+        out = fn(module, args)
+        if out is not None:
+            args = out if isinstance(out, tuple) else (out,)
+    return args
+
+
+def run_forward_hooks(module: Any, args: tuple, y: Any) -> Any:
+    """``forward``'s output passed through the module's forward hooks (None keeps it)."""
+    for fn in list(module._forward_hooks.values()):
+        out = fn(module, args, y)
+        if out is not None:
+            y = out
+    return y
