@@ -79,6 +79,14 @@ CASES = {
         Case("broadcast", [distinct(2, 3), distinct(3) + 0.03], lambda x, w: x.maximum(w),
              np.maximum),
     ],
+    ops.Where: [
+        Case("same", [normal(3, 4) > 0, normal(3, 4), normal(3, 4)],
+             lambda c, x, w: tinyffn.where(c, x, w), np.where),
+        Case("broadcast", [normal(3, 1) > 0, normal(4), normal(2, 3, 1)],
+             lambda c, x, w: tinyffn.where(c, x, w), np.where),
+        Case("masked_fill", [normal(2, 3) > 0, normal(2, 3)], lambda c, x: x.masked_fill(c, -1.5),
+             lambda c, x: np.where(c, -1.5, x)),
+    ],
     ops.Neg: [Case("neg", [normal(3, 2)], lambda x: -x, np.negative)],
     ops.Pow: [
         Case("square", [normal(3, 4)], lambda x: x ** 2, lambda x: x ** 2),
@@ -102,6 +110,7 @@ CASES = {
              lambda x: x.astype(np.float32).astype(np.float64),
              tolerance=dict(eps=1e-3, atol=1e-4)),
     ],
+    ops.Clone: [Case("clone", [normal(3, 2)], lambda x: x.clone(), np.copy)],
     ops.Sum: [
         Case("all", [normal(3, 4)], lambda x: x.sum(), np.sum),
         Case("axis0", [normal(3, 4)], lambda x: x.sum(axis=0), lambda x: x.sum(axis=0)),

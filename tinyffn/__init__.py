@@ -11,6 +11,7 @@ import numpy as _np
 from .creation import (arange, cat, manual_seed, ones, ones_like, rand, randn, stack, tensor,
                        zeros, zeros_like)
 from .tensor import Tensor
+from .composed import where
 from . import ops
 from .autograd import Context, Function, grad
 from .grad_mode import (AnomalyError, detect_anomaly, enable_grad, is_grad_enabled,
@@ -35,7 +36,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Tensor", "tensor", "zeros", "ones", "zeros_like", "ones_like", "randn", "rand", "arange",
-    "manual_seed", "cat", "stack",
+    "manual_seed", "cat", "stack", "where",
     "Function", "Context", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "detect_anomaly",
     "AnomalyError", "keep_intermediates", "grad", "iter_backward", "BackwardStep",

@@ -21,7 +21,8 @@ import numpy as np
 from . import grad_mode
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
 from .backend import check_one_device, dtype_name
-from .arguments import _axes, _axis_list, _is_int, _numpy_names, _shape_arg
+from .arguments import _axes, _axis_list, _is_int, _numpy_names, _shape_arg, is_real
+from .ops import elementwise as E
 
 
 class MaxResult(NamedTuple):
@@ -104,6 +105,38 @@ def clamp(x, low: float | None = None, high: float | None = None):
         return y if high is None else minimum(y, high)
 
 
+def where(condition, x, other):
+    """x where ``condition`` holds, else ``other``, broadcasting all three, as
+    ``torch.where``: the ``where`` primitive. ``x`` and ``other`` may be numbers (the
+    result then takes the tensor's dtype, or PyTorch's default for two numbers); the
+    condition must be a bool tensor (``x > 0``)."""
+    if not (isinstance(condition, _tensor.Tensor)
+            and condition.backend.xp.isdtype(condition.dtype, "bool")):
+        got = (f"a {dtype_name(condition.dtype)} tensor" if isinstance(condition, _tensor.Tensor)
+               else type(condition).__name__)
+        raise TypeError(f"where: the condition must be a bool tensor, such as x > 0, got {got};"
+                        " compare it first (c != 0)")
+    return E.Where.apply(condition, x, other)
+
+
+def masked_fill(x, mask, value):
+    """x with ``value`` where the bool ``mask`` holds (``where(mask, value, x)``), keeping
+    x's dtype, as ``torch.Tensor.masked_fill``: ``scores.masked_fill(~causal, -inf)``. The
+    value is a number or a 0-d tensor; the mask broadcasts to x's shape."""
+    if isinstance(value, _tensor.Tensor) and value.ndim != 0:
+        raise ValueError(f"masked_fill: the value must be a number or a 0-d tensor, got "
+                         f"shape {value.shape}; for a tensor of values use where(mask, values, x)")
+    y = where(mask, value, x)
+    if y.shape != x.shape:
+        raise ValueError(f"masked_fill: a mask of shape {mask.shape} does not broadcast to "
+                         f"the tensor's shape {x.shape}; the result must keep it")
+    if y.dtype != x.dtype:          # a float value into an integer (or bool) tensor
+        raise TypeError(f"masked_fill: the value {value!r} is not of the tensor's dtype, "
+                        f"{dtype_name(x.dtype)} "
+                        f"(PyTorch truncates it silently); cast the tensor first (x.float())")
+    return y
+
+
 # ----------------------------------------------------------------------------- reductions
 def amin(x, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
          keepdim: bool | None = None):
@@ -118,6 +151,40 @@ def amin(x, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
         with grad_mode.scope("function", "min"):
             values = -(-x).max(axis=axis, keepdims=keepdims)
     return MaxResult.over("min", x, values, dim, keepdims) if dim is not None else values
+
+
+def variance(x, op: str, dim: Any, correction: Any, keepdim: Any, axis: Any,
+             keepdims: bool, unbiased: Any):
+    """``x.var`` and ``x.std`` (``op``): Σ (x - mean)² / (n - correction) over the axes,
+    and its square root; composed of mean, sub, mul, sum and div (and pow), in a frame of
+    the op's name.
+
+    ``correction`` defaults to 1 (the unbiased estimate), as in PyTorch; NumPy's default is
+    0 (``np.var(x, ddof=0)``): pass ``correction=0`` for that. ``unbiased`` is PyTorch's older
+    flag (True: 1, False: 0). At least one degree of freedom must be left (n > correction),
+    where PyTorch would answer NaN or inf.
+    """
+    axis, keepdims = _numpy_names(op, axis, keepdims, dim, keepdim)
+    if unbiased is not None:
+        if correction is not None:
+            raise TypeError(f"{op}: pass correction or unbiased (the older name), not both")
+        if not isinstance(unbiased, bool):
+            raise TypeError(f"{op}: unbiased must be True or False, got {unbiased!r}")
+        correction = int(unbiased)
+    correction = 1 if correction is None else correction
+    if not is_real(correction) or correction < 0:
+        raise ValueError(f"{op}: correction must be a number >= 0 (1: unbiased, 0: the "
+                         f"population's), got {correction!r}")
+    axes = _axes(axis, x.ndim, op)
+    n = math.prod(x.shape[a] for a in axes) if axes is not None else math.prod(x.shape)
+    if n - correction <= 0:
+        raise ValueError(f"{op}: {n} element(s) per result leave no degrees of freedom with "
+                         f"correction={correction}; reduce over more elements, or pass "
+                         "correction=0 for the population's")
+    with grad_mode.scope("function", op):
+        d = x - x.mean(axis=axis, keepdims=True)
+        v = (d * d).sum(axis=axis, keepdims=keepdims) / (n - correction)
+        return v ** 0.5 if op == "std" else v
 
 
 def arg_extreme(x, op: str, axis: Any, keepdims: bool, dim: Any, keepdim: Any):
@@ -260,6 +327,15 @@ def _operand(x, other, name: str) -> Any:
     return NotImplemented
 
 
+def any_all(x, op: str, dim: Any, keepdim: Any, axis: Any, keepdims: bool):
+    """``x.any()`` and ``x.all()`` (``op``): whether any / every element along the axes is
+    nonzero (a NaN counts as nonzero), as a bool tensor outside any graph."""
+    axis, keepdims = _numpy_names(op, axis, keepdims, dim, keepdim)
+    axes = _axes(axis, x.ndim, op)
+    data = getattr(x.backend.xp, op)(x.data, axis=axes, keepdims=keepdims)
+    return _tensor.Tensor(data, _backend=x.backend)
+
+
 def in_place(x, fn: Any, other: Any, symbol: str):
     """``x op= y``: x stays the same object (a Parameter stays registered) and its
     ``data`` becomes the array of ``x op y``, of x's shape and dtype.
@@ -292,6 +368,22 @@ def in_place(x, fn: Any, other: Any, symbol: str):
             f"{dtype_name(x.dtype)}; in place, x cannot change either")
     x.data = y.data
     return x
+
+
+def tensor_repr(x) -> str:
+    """``repr(x)``, PyTorch's way: ``tensor([1., 2.], dtype=float64, grad_fn=<MulBackward>)``,
+    naming the device, dtype and graph only where they are not the defaults."""
+    body = np.array2string(x.numpy(), separator=", ", prefix="tensor(")
+    extras = []
+    if x.device != "cpu":
+        extras.append(f"device='{x.device}'")
+    if dtype_name(x.dtype) not in (_tensor.DEFAULT_FLOAT, "int64", "bool"):
+        extras.append(f"dtype={dtype_name(x.dtype)}")
+    if x.grad_fn is not None:
+        extras.append(f"grad_fn=<{x.grad_fn.fn.__name__}Backward>")
+    elif x.requires_grad:
+        extras.append("requires_grad=True")
+    return "tensor(" + ", ".join([body] + extras) + ")"
 
 
 def format_value(x, spec: str) -> str:

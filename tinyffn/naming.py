@@ -15,12 +15,12 @@ import numpy as np
 from . import grad_mode
 from .autograd import Context
 from .backend import backend_of_array
-from .ops import Add, BroadcastTo, Div, Linear, MatMul, Maximum, Mul, Sub
+from .ops import Add, BroadcastTo, Div, Linear, MatMul, Maximum, Mul, Sub, Where
 from .ops.shape import broadcast_axes
 
 # Ops whose backward sums the gradient over broadcast axes (``sum_to_shape``); MatMul
 # over broadcast batch axes, and the fused Linear its bias over positions, see summed_axes.
-BROADCASTING_OPS = (Add, Sub, Mul, Div, Maximum, BroadcastTo, MatMul, Linear)
+BROADCASTING_OPS = (Add, Sub, Mul, Div, Maximum, Where, BroadcastTo, MatMul, Linear)
 MAX_SHOWN_VALUES = 8        # larger tensors show their norm instead of their numbers
 
 

@@ -103,18 +103,7 @@ class Tensor:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(len(self)))
 
-    def __repr__(self) -> str:
-        body = np.array2string(self.numpy(), separator=", ", prefix="tensor(")
-        extras = []
-        if self.device != "cpu":
-            extras.append(f"device='{self.device}'")
-        if backends.dtype_name(self.dtype) not in (DEFAULT_FLOAT, "int64", "bool"):
-            extras.append(f"dtype={backends.dtype_name(self.dtype)}")
-        if self.grad_fn is not None:
-            extras.append(f"grad_fn=<{self.grad_fn.fn.__name__}Backward>")
-        elif self.requires_grad:
-            extras.append("requires_grad=True")
-        return "tensor(" + ", ".join([body] + extras) + ")"
+    def __repr__(self) -> str: return C.tensor_repr(self)
 
     # -- conversion ----------------------------------------------------------------------
     def numpy(self) -> np.ndarray:
@@ -193,11 +182,17 @@ class Tensor:
             out = E.Cast.apply(out, dtype=out.backend.dtype(dtype))
         return out
 
-    def float(self) -> "Tensor":
-        return self.to(dtype="float32")
+    # PyTorch's casts: .to(dtype=...) under the dtype's torch name
+    def float(self) -> "Tensor": return self.to(dtype="float32")
+    def double(self) -> "Tensor": return self.to(dtype="float64")
+    def half(self) -> "Tensor": return self.to(dtype="float16")
+    def long(self) -> "Tensor": return self.to(dtype="int64")
+    def int(self) -> "Tensor": return self.to(dtype="int32")
+    def bool(self) -> "Tensor": return self.to(dtype="bool")
 
-    def double(self) -> "Tensor":
-        return self.to(dtype="float64")
+    def clone(self) -> "Tensor":
+        """A copy in new memory, still in the graph (gradient passed through)."""
+        return E.Clone.apply(self)
 
     def detach(self) -> "Tensor":
         """The same data as a new leaf that does not require grad.
@@ -330,6 +325,18 @@ class Tensor:
     __abs__ = abs
     def minimum(self, other): return C.minimum(self, other)
     def clamp(self, min=None, max=None): return C.clamp(self, min, max)
+    def where(self, condition, other): return C.where(condition, self, other)
+    def masked_fill(self, mask, value): return C.masked_fill(self, mask, value)
+
+    def softmax(self, dim):
+        """``tinyffn.functional.softmax(self, dim)``, as ``torch.Tensor.softmax``."""
+        from .functional import softmax         # functional.py imports this module
+        return softmax(self, dim=dim)
+
+    def log_softmax(self, dim):
+        """``tinyffn.functional.log_softmax(self, dim)``."""
+        from .functional import log_softmax
+        return log_softmax(self, dim=dim)
 
     # -- reductions ----------------------------------------------------------------------
     # Each takes NumPy's names (axis, keepdims) or PyTorch's (dim, keepdim). Positional
@@ -353,6 +360,24 @@ class Tensor:
         axis, keepdims = _numpy_names("max", axis, keepdims, dim, keepdim)
         values = R.Max.apply(self, axis=_axes(axis, self.ndim, "max"), keepdims=keepdims)
         return C.MaxResult.over("max", self, values, dim, keepdims) if dim is not None else values
+
+    def var(self, dim=None, *, correction=None, keepdim=None, axis=None, keepdims=False,
+            unbiased=None):
+        """Σ (x - mean)² / (n - correction) over ``dim``/``axis``; correction 1 by default,
+        as PyTorch's (NumPy's ddof is 0: pass ``correction=0``). See composed.variance."""
+        return C.variance(self, "var", dim, correction, keepdim, axis, keepdims, unbiased)
+
+    def std(self, dim=None, *, correction=None, keepdim=None, axis=None, keepdims=False,
+            unbiased=None):
+        """The square root of :meth:`var`, with its arguments."""
+        return C.variance(self, "std", dim, correction, keepdim, axis, keepdims, unbiased)
+
+    # whether any / every element (along dim) is nonzero: a bool tensor, outside any graph
+    def any(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
+        return C.any_all(self, "any", dim, keepdim, axis, keepdims)
+
+    def all(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
+        return C.any_all(self, "all", dim, keepdim, axis, keepdims)
 
     def min(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
         """The minimum, as :meth:`max` the maximum: ``(values, indices)`` over ``dim``."""

@@ -9,17 +9,17 @@ reads, fused ops included: every op listed here is gradchecked, and a Function s
 defined in this package but missing from the list fails the suite.
 """
 from .activations import GELU, Swish
-from .elementwise import (Add, Cast, Div, Erf, Exp, Log, Maximum, Mul, Neg, Pow, ReLU, Sigmoid,
-                          Sub, Tanh)
+from .elementwise import (Add, Cast, Clone, Div, Erf, Exp, Log, Maximum, Mul, Neg, Pow, ReLU,
+                          Sigmoid, Sub, Tanh, Where)
 from .linalg import Linear, MatMul
 from .reduce import Max, Mean, Sum
 from .shape import BroadcastTo, Concat, GetItem, Reshape, Transpose, sum_to_shape
 
 PRIMITIVES = (
-    # elementwise, binary (broadcasting)
-    Add, Sub, Mul, Div, Maximum,
+    # elementwise, binary (broadcasting), and the selection where(c, x, w)
+    Add, Sub, Mul, Div, Maximum, Where,
     # elementwise, unary
-    Neg, Pow, Exp, Log, Tanh, Sigmoid, Erf, ReLU, Cast,
+    Neg, Pow, Exp, Log, Tanh, Sigmoid, Erf, ReLU, Cast, Clone,
     # reductions
     Sum, Mean, Max,
     # linear algebra

@@ -1,4 +1,5 @@
-"""Elementwise primitives: arithmetic, exp/log, tanh, sigmoid, erf, relu, maximum, cast.
+"""Elementwise primitives: arithmetic, exp/log, tanh, sigmoid, erf, relu, maximum, where,
+cast, clone.
 
 Binary ops broadcast their inputs as NumPy does, so each backward first computes the
 gradient at the broadcast shape and then sums it back to its input's shape
@@ -227,7 +228,8 @@ def stable_sigmoid(xp, x):
     Each branch divides positive numbers, so the result is correct to about an ulp even
     where it is tiny: sigmoid(-50) = 1.9e-22, log(sigmoid(-50)) = -50. The tanh form
     (1 + tanh(x/2)) / 2 subtracts nearly equal numbers for x < 0: in float32 it is stuck
-    at 3e-8 from x = -17.5 and exactly 0 from x = -20 (from about -38 in float64). The fused Swish shares this function.
+    at 3e-8 from x = -17.5 and exactly 0 from x = -20 (from about -38 in float64). The
+    fused Swish shares this function.
 
     The choice of numerator, 1 or e, is written as maximum(e, [x >= 0]) (e <= 1, so that
     is 1 where x >= 0 and e elsewhere, and NaN stays NaN) rather than xp.where: NumPy's
@@ -333,6 +335,39 @@ class Maximum(Function):
         return gx, gw
 
 
+class Where(Function):
+    """y = x where the condition c holds, else w (broadcasting all three), as torch.where.
+
+    dy/dx = [c],  dy/dw = 1 - [c]  (each 1 on the elements it supplied, 0 elsewhere);
+    the condition gets no gradient. c arrives as a mask of the values' dtype (every op's
+    inputs are promoted to one dtype, and bool is the lowest kind) and is read back as
+    bool. Gradients are selected with ``where`` too, not multiplied by the mask, so an inf
+    arriving at a discarded element does not become inf * 0 = NaN.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, c, x, w):
+        xp = ctx.xp
+        c = xp.astype(c, xp.bool)
+        ctx.save_for_backward(c)
+        try:
+            return xp.where(c, x, w)
+        except ValueError as e:
+            raise ValueError(f"where: shapes {tuple(c.shape)} (condition), {tuple(x.shape)} and "
+                             f"{tuple(w.shape)} cannot be broadcast together; each trailing "
+                             "axis must match or be 1") from e
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (c,) = ctx.saved_tensors
+        xp = ctx.xp
+        zero = xp.zeros((), dtype=gy.dtype)
+        _, x_shape, w_shape = ctx.input_shapes
+        gx = sum_to_shape(xp, xp.where(c, gy, zero), x_shape) if ctx.needs_input_grad[1] else None
+        gw = sum_to_shape(xp, xp.where(c, zero, gy), w_shape) if ctx.needs_input_grad[2] else None
+        return None, gx, gw
+
+
 class Cast(Function):
     """y = x converted to another dtype.    dy/dx = 1 (gx cast back to x's dtype).
 
@@ -347,6 +382,22 @@ class Cast(Function):
     @staticmethod
     def backward(ctx: Context, gy):
         return ctx.xp.astype(gy, ctx.input_dtypes[0])
+
+    @staticmethod
+    def flops(ctx, y):
+        return 0
+
+
+class Clone(Function):
+    """y = a copy of x (``x.clone()``: new memory, still in the graph).    dy/dx = 1."""
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        return ctx.xp.asarray(x, copy=True)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        return gy
 
     @staticmethod
     def flops(ctx, y):
