@@ -381,8 +381,8 @@ def test_index_links_every_page():
 
 
 # ----------------------------------------------------------------------------- api.md
-API_MODULES = ("tinyffn.functional", "tinyffn.nn", "tinyffn.init", "tinyffn.optim",
-               "tinyffn.accounting", "tinyffn.graphviz", "tinyffn.naming", "tinyffn.hooks",
+API_MODULES = ("tinyffn.functional", "tinyffn.nn", "tinyffn.nn.utils", "tinyffn.init",
+               "tinyffn.optim", "tinyffn.accounting", "tinyffn.graphviz", "tinyffn.naming", "tinyffn.hooks",
                "tinyffn.autograd", "tinyffn.stepper")
 # and tinyffn.ops, whose names are its __all__
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from . import functional as F
 from . import init                              # nn.init, as torch.nn.init
+from . import nn_utils as utils                 # nn.utils, as torch.nn.utils (clipping)
 from . import losses
 from .creation import generator, ones, tensor, zeros
 from .module import FLOAT_DTYPES, Module, ModuleList, Parameter, Sequential
@@ -30,9 +31,10 @@ from .tensor import DEFAULT_FLOAT, Tensor
 # nn is a module, not a package: name init under it too, so that `import tinyffn.nn.init`
 # and `from tinyffn.nn.init import normal_` work as with torch (os.py does this for os.path)
 sys.modules[__name__ + ".init"] = init
+sys.modules[__name__ + ".utils"] = utils
 
 # Module and friends are defined in module.py and used from here, as nn.Module
-__all__ = ["init", "Parameter", "Module", "Sequential", "ModuleList", "Linear", "ReLU", "GELU",
+__all__ = ["init", "utils", "Parameter", "Module", "Sequential", "ModuleList", "Linear", "ReLU", "GELU",
            "Swish", "SiLU", "FFN", "GatedFFN", "gated_d_ff", "FFN_ACTIVATIONS",
            "GATED_ACTIVATIONS", "FLOAT_DTYPES", "LayerNorm", "RMSNorm", "Dropout", "MSELoss",
            "CrossEntropyLoss", "NLLLoss"]
