@@ -1,5 +1,6 @@
 """tinyffn.optim against the update equations of PyTorch's documentation, written out in
 NumPy, plus the invariants an optimizer must keep (grads untouched, dtype kept)."""
+import functools
 import inspect
 
 import numpy as np
@@ -280,7 +281,7 @@ def test_a_learning_rate_set_later_is_checked_and_kept_a_python_float():
     np.testing.assert_allclose(p.numpy(), [0.95, 0.95], rtol=1e-7)
     with pytest.raises(ValueError, match="SGD: lr must be >= 0, got -1"):
         opt.lr = -1
-    assert repr(opt).startswith("SGD(lr=0.05, momentum=0.0")
+    assert "\n    lr: 0.05\n    maximize: False\n    momentum: 0.0\n" in repr(opt)   # torch's repr
 
 
 @pytest.mark.parametrize("name, settings, schedule", [
@@ -702,3 +703,289 @@ def test_a_state_dict_lists_only_the_parameters_with_state_as_pytorchs():
     resumed = optim.Adam([a, b], lr=0.1)
     resumed.load_state_dict(saved)
     assert resumed.state[b] == {} and resumed.state[a]["step"] == 1
+
+
+# ----------------------------------------------------------------------- parameter groups
+A0 = np.array([[0.5, -1.0], [1.5, 2.0]])
+B0 = np.array([0.25, -0.75, 1.0])
+
+
+def group_grads(t):
+    """The gradients of step t for a (2, 2) and b (3,): exact in binary, no generator."""
+    return (np.array([[1.0, -2.0], [0.5, 3.0]]) * (-1.0) ** t + 0.25 * t,
+            np.array([-1.5, 0.5, 2.0]) - 0.5 * t)
+
+
+# optimizer, constructor settings, the settings of a's group and of b's
+GROUP_CASES = {
+    "SGD": ({"lr": 0.1, "momentum": 0.9},
+            [{"weight_decay": 0.1}, {"lr": 0.05, "momentum": 0.5, "nesterov": True}]),
+    "Adam": ({"lr": 0.01},
+             [{"betas": (0.8, 0.99)}, {"lr": 0.02, "weight_decay": 0.1, "amsgrad": True}]),
+    "AdamW": ({"lr": 0.01, "betas": (0.9, 0.95)},
+              [{"weight_decay": 0.1}, {"lr": 0.03, "weight_decay": 0.0}]),
+}
+# torch.optim's a and b after the five steps of run_groups (PyTorch 2.13.0, CPU, float64)
+TORCH_GROUP_RESULTS = {
+    "SGD": ([[-0.25907565305, -0.8591088688999999], [0.73046134335, 0.5767635037999997]],
+            [1.35078125, -0.5523437499999999, 0.5203125000000001]),
+    "Adam": ([[0.4741340397624698, -0.9935440381712751], [1.465954968393373, 1.9820317603887356]],
+             [0.3498806836840011, -0.7481330566116092, 0.9086212184161712]),
+    "AdamW": ([[0.4718120848433918, -0.9871429445654232],
+               [1.4594485079372985, 1.9715286251890205]],
+              [0.3985722343712389, -0.7623867449795214, 0.8626169219743727]),
+}
+
+
+def run_groups(module, name, steps=5):
+    """Five steps of ``module.optim.<name>`` (tinyffn's or torch's) on a and b, each in its
+    own group with the settings of GROUP_CASES."""
+    defaults, (settings_a, settings_b) = GROUP_CASES[name]
+    if module is optim:
+        a, b = nn.Parameter(tinyffn.tensor(A0)), nn.Parameter(tinyffn.tensor(B0))
+        tensor = tinyffn.tensor
+    else:
+        a, b = module.nn.Parameter(module.tensor(A0)), module.nn.Parameter(module.tensor(B0))
+        tensor = module.tensor
+    opt = getattr(optim if module is optim else module.optim, name)(
+        [{"params": [a], **settings_a}, {"params": [b], **settings_b}], **defaults)
+    for t in range(steps):
+        ga, gb = group_grads(t)
+        a.grad, b.grad = tensor(ga), tensor(gb)
+        opt.step()
+    return a.detach().numpy(), b.detach().numpy()
+
+
+@pytest.mark.parametrize("name", sorted(GROUP_CASES))
+def test_param_groups_match_pytorchs_numbers_written_out(name):
+    """Two groups with their own lr, weight decay, momentum or betas, against torch.optim's
+    results pasted in (so this runs where torch is not installed)."""
+    a, b = run_groups(optim, name)
+    expected_a, expected_b = TORCH_GROUP_RESULTS[name]
+    np.testing.assert_allclose(a, expected_a, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(b, expected_b, rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize("name", sorted(GROUP_CASES))
+def test_param_groups_match_pytorch(name):
+    """The same five steps against torch.optim itself (skipped without it)."""
+    torch = pytest.importorskip("torch")
+    for ours, theirs in zip(run_groups(optim, name), run_groups(torch, name)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize("name", sorted(GROUP_CASES))
+def test_each_group_steps_as_an_optimizer_of_its_own_settings(name):
+    """The hand-written NumPy references above, one group at a time: a group's settings
+    are the constructor's, overridden by the group's own."""
+    defaults, (settings_a, settings_b) = GROUP_CASES[name]
+    a, b = run_groups(optim, name)
+    grads_a, grads_b = zip(*(group_grads(t) for t in range(5)))
+    if name == "SGD":
+        reference = sgd_reference
+    else:
+        reference = functools.partial(adam_reference, decoupled=name == "AdamW")
+        defaults = {"weight_decay": 0.01 if name == "AdamW" else 0.0, **defaults}
+    np.testing.assert_allclose(a, reference(A0, grads_a, **{**defaults, **settings_a}),
+                               rtol=1e-12)
+    np.testing.assert_allclose(b, reference(B0, grads_b, **{**defaults, **settings_b}),
+                               rtol=1e-12)
+
+
+def test_a_schedule_on_one_group_changes_only_that_groups_steps():
+    a, b = nn.Parameter(tinyffn.tensor(A0)), nn.Parameter(tinyffn.tensor(A0))
+    opt = optim.SGD([{"params": [a]}, {"params": [b]}], lr=0.1)
+    grads = [group_grads(t)[0] for t in range(4)]
+    for t, g in enumerate(grads):
+        if t == 2:
+            opt.param_groups[1]["lr"] = 0.01
+        a.grad, b.grad = tinyffn.tensor(g), tinyffn.tensor(g)
+        opt.step()
+    np.testing.assert_array_equal(a.numpy(), sgd_reference(A0, grads, lr=0.1))
+    np.testing.assert_array_equal(
+        b.numpy(), sgd_reference(sgd_reference(A0, grads[:2], lr=0.1), grads[2:], lr=0.01))
+    assert [g["lr"] for g in opt.param_groups] == [0.1, 0.01] and opt.defaults["lr"] == 0.1
+    for group in opt.param_groups:                      # every group, as in PyTorch
+        group["lr"] = 0.5 * group["lr"]
+    assert [g["lr"] for g in opt.param_groups] == [0.05, 0.005]
+
+
+@pytest.mark.parametrize("make", [
+    lambda decay, no_decay: optim.SGD([{"params": decay, "momentum": 0.9, "nesterov": True},
+                                       {"params": no_decay, "lr": 0.02}], lr=0.1),
+    lambda decay, no_decay: optim.Adam([{"params": decay, "amsgrad": True},
+                                        {"params": no_decay, "lr": 0.02}], lr=0.05),
+    lambda decay, no_decay: optim.AdamW([{"params": decay, "weight_decay": 0.1},
+                                         {"params": no_decay, "weight_decay": 0.0}], lr=0.05),
+], ids=["sgd", "adam", "adamw"])
+def test_two_groups_resume_exactly_from_a_saved_state(make):
+    """Three steps, save; the run goes on for two. A fresh model and an optimizer over the
+    same groups, made with other settings (the defaults), loaded from the saves, take the
+    same two steps to the same numbers. With SGD only the first group keeps momentum."""
+    def batch(i):
+        rng = np.random.default_rng(i)
+        return (tinyffn.tensor(rng.standard_normal((5, 3))),
+                tinyffn.tensor(rng.standard_normal((5, 3))))
+
+    def train(model, opt, steps):
+        for i in steps:
+            x, y = batch(i)
+            opt.zero_grad()
+            ((model(x) - y) ** 2).mean().backward()
+            opt.step()
+
+    def groups(model):
+        ps = list(model.parameters())
+        return [p for p in ps if p.ndim >= 2], [p for p in ps if p.ndim < 2]
+
+    tinyffn.manual_seed(0)
+    model = nn.FFN(3, dtype="float64")
+    opt = make(*groups(model))
+    train(model, opt, range(3))
+    saved_model, saved_opt = model.state_dict(), opt.state_dict()
+    assert [g["params"] for g in saved_opt["param_groups"]] == [[0, 1], [2, 3]]  # by group
+    train(model, opt, range(3, 5))
+    tinyffn.manual_seed(1)
+    resumed = nn.FFN(3, dtype="float64")
+    resumed.load_state_dict(saved_model)
+    decay, no_decay = groups(resumed)
+    resumed_opt = type(opt)([{"params": decay}, {"params": no_decay}])
+    resumed_opt.load_state_dict(saved_opt)
+    assert [dict(g, params=None) for g in resumed_opt.param_groups] == \
+           [dict(g, params=None) for g in saved_opt["param_groups"]]
+    train(resumed, resumed_opt, range(3, 5))
+    for (name, p), q in zip(model.named_parameters(), resumed.parameters()):
+        np.testing.assert_array_equal(p.numpy(), q.numpy(), err_msg=name)
+
+
+def test_a_state_for_other_groups_does_not_load():
+    a, b, c = (nn.Parameter(tinyffn.zeros(2)) for _ in range(3))
+    saved = optim.SGD([{"params": [a, b]}, {"params": [c]}], lr=0.1).state_dict()
+    assert [g["params"] for g in saved["param_groups"]] == [[0, 1], [2]]
+    with pytest.raises(ValueError, match=r"state is for 3 parameters in 2 group\(s\) of sizes "
+                                         r"\[2, 1\]; this optimizer has one group of 3"):
+        optim.SGD([a, b, c], lr=0.1).load_state_dict(saved)
+    with pytest.raises(ValueError, match=r"this optimizer has 2 groups of sizes \[1, 2\]; make "
+                                         r"it with the groups of the optimizer saved"):
+        optim.SGD([{"params": [a]}, {"params": [b, c]}], lr=0.1).load_state_dict(saved)
+    saved["param_groups"][1]["momentum"] = -1.0
+    with pytest.raises(ValueError, match=r"SGD.param_groups\[1\]: momentum must be >= 0"):
+        optim.SGD([{"params": [a, b]}, {"params": [c]}], lr=0.1).load_state_dict(saved)
+
+
+def test_a_group_takes_the_constructors_settings_it_leaves_out():
+    a, b, c = (nn.Parameter(tinyffn.zeros(2)) for _ in range(3))
+    opt = optim.Adam([{"params": [a], "lr": 0.5}, {"params": b, "amsgrad": True}],
+                     lr=0.1, betas=(0.8, 0.9))
+    assert opt.defaults == {"lr": 0.1, "betas": (0.8, 0.9), "eps": 1e-8, "weight_decay": 0.0,
+                            "amsgrad": False, "maximize": False}
+    assert (opt.param_groups[0]["lr"], opt.param_groups[0]["betas"]) == (0.5, (0.8, 0.9))
+    assert opt.param_groups[1]["params"] == [b]          # one tensor: a group of one
+    assert (opt.param_groups[1]["lr"], opt.param_groups[1]["amsgrad"]) == (0.1, True)
+    opt.add_param_group({"params": [c], "eps": 1e-3})    # from the defaults, not group 0
+    assert {k: v for k, v in opt.param_groups[2].items() if k != "params"} == {
+        **opt.defaults, "eps": 1e-3}
+    assert opt.params == [a, b, c] and list(opt.state) == [a, b, c]
+    c.grad = tinyffn.ones(2)
+    opt.step()                                           # the added group steps
+    np.testing.assert_allclose(c.numpy(), [-0.1 / (1 + 1e-3)] * 2, rtol=1e-6)   # its own eps
+    np.testing.assert_array_equal(a.numpy(), [0.0, 0.0])
+
+
+def test_opt_lr_is_the_one_groups_and_refused_with_several():
+    a, b = nn.Parameter(tinyffn.zeros(2)), nn.Parameter(tinyffn.zeros(2))
+    one = optim.SGD([{"params": [a], "lr": 0.3}], lr=0.1)   # a list of one dict: one group
+    assert one.lr == 0.3
+    one.momentum = 0.5                                       # writes the group's, checked
+    assert one.param_groups[0]["momentum"] == 0.5
+    with pytest.raises(ValueError, match="SGD: momentum must be >= 0, got -1"):
+        one.momentum = -1
+    opt = optim.SGD([{"params": [a]}, {"params": [b], "lr": 0.2}], lr=0.1)
+    with pytest.raises(AttributeError, match=r'SGD has 2 parameter groups, each with its own '
+                                             r'lr: use opt\.param_groups\[i\]\["lr"\]'):
+        opt.lr
+    with pytest.raises(AttributeError, match=r'for g in opt\.param_groups: g\["momentum"\]'):
+        opt.momentum = 0.9
+    assert [g["momentum"] for g in opt.param_groups] == [0.0, 0.0]
+    with pytest.raises(AttributeError, match=r"each with its own settings: use "
+                                             r"opt\.param_groups\[i\], i from 0 to 1"):
+        opt.hyperparameters()
+    one.add_param_group({"params": [b]})                     # now two: no single lr
+    with pytest.raises(AttributeError, match="SGD has 2 parameter groups"):
+        one.lr
+
+
+def test_param_group_errors_say_what_to_do():
+    a, b = nn.Parameter(tinyffn.zeros(2)), nn.Parameter(tinyffn.zeros(3))
+    with pytest.raises(ValueError, match=r"SGD.param_groups\[1\]: parameter 1 is parameter 0 "
+                                         r"of param_groups\[0\]; some parameters appear in "
+                                         r"more than one parameter group"):
+        optim.SGD([{"params": [a]}, {"params": [b, a]}], lr=0.1)
+    with pytest.raises(ValueError, match=r"SGD.param_groups\[1\]: got an empty parameter list"):
+        optim.SGD([{"params": [a]}, {"params": []}], lr=0.1)
+    with pytest.raises(ValueError, match=r"SGD.param_groups\[1\]: the group has no 'params' "
+                                         r"\(it has lr\); give each group its parameters"):
+        optim.SGD([{"params": [a]}, {"lr": 0.1}], lr=0.1)
+    with pytest.raises(KeyError, match=r"SGD.param_groups\[1\]: 'betas' is not a setting of "
+                                       r"SGD; its settings are lr, momentum"):
+        optim.SGD([{"params": [a]}, {"params": [b], "betas": (0.9, 0.99)}], lr=0.1)
+    with pytest.raises(TypeError, match=r"Adam: parameter 0 is int64; an optimizer steps "
+                                        r"floating-point tensors"):
+        optim.Adam([tinyffn.tensor([1, 2])])
+    with pytest.raises(TypeError, match=r"SGD: the parameters are a set, whose order changes "
+                                        r"from run to run .*; pass a list"):
+        optim.SGD({a, b}, lr=0.1)
+    with pytest.raises(TypeError, match=r"SGD.param_groups\[0\]: the parameters are a set"):
+        optim.SGD([{"params": {a}}, {"params": [b]}], lr=0.1)
+    with pytest.raises(TypeError, match=r"SGD.param_groups\[1\]: a parameter group is a dict "
+                                        r"such as \{'params'"):
+        optim.SGD([{"params": [a]}, [b]], lr=0.1)
+    with pytest.raises(TypeError, match=r"SGD: params is one Parameter; pass a list: \[w\]"):
+        optim.SGD(a, lr=0.1)
+    with pytest.raises(TypeError, match=r"Optimizer: defaults must be a dict of the settings, "
+                                        r"such as \{'lr': lr\}, got float"):
+        optim.Optimizer([a], 0.1)                    # the signature before groups came
+    with pytest.raises(ValueError, match=r"AdamW.param_groups\[1\]: betas must be two numbers"):
+        optim.AdamW([{"params": [a]}, {"params": [b], "betas": (0.9, 1.5)}])
+    opt = optim.SGD([{"params": [a]}, {"params": [b]}], lr=0.1)
+    with pytest.raises(ValueError, match=r"SGD.param_groups\[2\]: parameter 0 is parameter 0 of "
+                                         r"param_groups\[1\]; some parameters appear"):
+        opt.add_param_group({"params": [b]})
+    assert len(opt.param_groups) == 2
+
+
+def test_a_group_setting_is_checked_when_written_and_changes_that_group_only():
+    a, b = nn.Parameter(tinyffn.zeros(2)), nn.Parameter(tinyffn.zeros(3))
+    opt = optim.Adam([{"params": [a]}, {"params": [b]}], lr=0.1)
+    with pytest.raises(ValueError, match=r"Adam.param_groups\[1\]: lr must be >= 0, got -1"):
+        opt.param_groups[1]["lr"] = -1
+    with pytest.raises(KeyError, match=r"Adam.param_groups\[1\]: 'momentum' is not a setting"):
+        opt.param_groups[1]["momentum"] = 0.9
+    opt.param_groups[1]["eps"] = np.float64(1e-3)
+    assert type(opt.param_groups[1]["eps"]) is float
+    assert [g["eps"] for g in opt.param_groups] == [1e-8, 1e-3] and opt.defaults["eps"] == 1e-8
+    a.grad = tinyffn.ones(2)
+    opt.step()                                       # a has state now, b none
+    opt.param_groups[1]["amsgrad"] = True            # b's group: fine
+    with pytest.raises(ValueError, match=r"Adam.param_groups\[0\]: amsgrad=True changes what the "
+                                         r"optimizer keeps per parameter"):
+        opt.param_groups[0]["amsgrad"] = True
+    assert [g["amsgrad"] for g in opt.param_groups] == [False, True]
+    b.grad = tinyffn.ones(3)
+    b.data = np.zeros(3)                             # float64 data under a float32 grad
+    with pytest.raises(RuntimeError, match=r"Adam.step: parameter 0 of param_groups\[1\] is "
+                                           r"float64 .* but its grad is float32"):
+        opt.step()
+
+
+def test_repr_is_pytorchs_one_block_per_group():
+    a, b = nn.Parameter(tinyffn.zeros(2)), nn.Parameter(tinyffn.zeros(3))
+    opt = optim.SGD([{"params": [a]}, {"params": [b], "lr": 0.5, "momentum": 0.9}], lr=0.1)
+    assert repr(opt) == (
+        "SGD (\n"
+        "Parameter Group 0\n    dampening: 0.0\n    lr: 0.1\n    maximize: False\n"
+        "    momentum: 0.0\n    nesterov: False\n    weight_decay: 0.0\n"
+        "\n"
+        "Parameter Group 1\n    dampening: 0.0\n    lr: 0.5\n    maximize: False\n"
+        "    momentum: 0.9\n    nesterov: False\n    weight_decay: 0.0\n"
+        ")")

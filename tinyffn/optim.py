@@ -9,155 +9,226 @@ Usage, as in PyTorch::
         loss.backward()
         opt.step()
 
-Each optimizer writes one ``update(w, g, state, xp)`` in the notation of PyTorch's
-documentation: w = θ_{t-1} the parameter's array, g its gradient, ``state`` the
-optimizer's memory for this parameter (momentum, moment estimates), ``xp`` the
-parameter's array namespace. The update works on raw arrays, so nothing it computes is
-recorded in any graph, and it builds new arrays: ``p.grad`` is only read, and ``p.data``
-is replaced, not overwritten. The state keeps no reference to ``p.grad``'s array either.
+Parameters may come in groups, each with its own settings (PyTorch's parameter groups);
+a setting a group leaves out takes the constructor's value, kept in ``opt.defaults``::
+
+    opt = tinyffn.optim.AdamW([{"params": matrices, "weight_decay": 0.1},
+                               {"params": biases, "weight_decay": 0.0}], lr=3e-4)
+
+Each optimizer writes one ``update(w, g, state, xp, **settings)`` in the notation of
+PyTorch's documentation: w = θ_{t-1} the parameter's array, g its gradient, ``state`` the
+optimizer's memory for this parameter (momentum, moment estimates), ``xp`` the parameter's
+array namespace, and the settings of the parameter's group as keywords (``lr``, ...). The
+update works on raw arrays, so nothing it computes is recorded in any graph, and it builds
+new arrays: ``p.grad`` is only read, and ``p.data`` is replaced, not overwritten. The state
+keeps no reference to ``p.grad``'s array either.
 """
 from __future__ import annotations
 
-import inspect
-from collections.abc import MutableMapping
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Mapping
 
 from .arguments import is_real, type_name
 from .backend import backend_of_array, dtype_name
 from .module import _array_like, zero_grads
+from .param_groups import EMPTY, ParamGroup, checked_group, ordered
 from .tensor import Tensor
 
 
 class Optimizer:
-    """Holds the parameters and one state dict per parameter; ``step`` applies ``update``.
+    """Holds the parameters in groups, each with its settings, and one state dict per
+    parameter; ``step`` applies ``update`` to each parameter with its group's settings.
 
-    A parameter whose ``.grad`` is None (it took no part in the loss, or it is frozen with
+    A subclass passes its constructor's settings on as ``defaults``, checks a group's
+    settings in ``check_settings`` and writes the math in ``update``. A parameter whose
+    ``.grad`` is None (it took no part in the loss, or it is frozen with
     ``requires_grad_(False)``) is skipped.
     """
 
-    def __init__(self, params: Iterable[Tensor], lr: float):
+    def __init__(self, params: Iterable[Tensor] | Iterable[dict], defaults: Mapping):
         name = type(self).__name__
-        self.params = list(params)
-        if not self.params:
-            raise ValueError(f"{name}: got an empty parameter list; pass model.parameters() "
-                             "(a generator is consumed once: create it for this optimizer)")
-        first = {}
-        for i, p in enumerate(self.params):
-            if not isinstance(p, Tensor):
-                raise TypeError(f"{name}: parameter {i} is not a tinyffn tensor (got "
-                                f"{type_name(p)}); pass a tinyffn model's parameters()")
-            if not p.is_leaf:
-                raise ValueError(f"{name}: parameter {i} was computed by {p.grad_fn.name}; "
-                                 "an optimizer updates leaves (a module's parameters), "
-                                 "which is where backward leaves the gradients")
-            if id(p) in first:                  # step() would update it twice
-                raise ValueError(f"{name}: parameter {i} is parameter {first[id(p)]} again; "
-                                 "pass each parameter once (model.parameters() lists a "
-                                 "shared one once)")
-            first[id(p)] = i
-        self.lr = lr
+        if isinstance(params, (Tensor, Mapping)):   # iterating gives its rows, or keys
+            raise TypeError(f"{name}: params is one {type_name(params)}; pass a list: [w], "
+                            "model.parameters(), or for groups [{'params': [w]}, ...]")
+        if not isinstance(defaults, Mapping):  # Optimizer(params, lr) before groups came
+            raise TypeError(f"{name}: defaults must be a dict of the settings, such as "
+                            f"{{'lr': lr}}, got {type_name(defaults)}")
+        self.defaults = self.check_settings(name, dict(defaults))
+        self.param_groups: list = []        # ParamGroup: "params" and its settings
         # parameter -> what update() keeps for it (momentum, moments), as torch's opt.state[p]
-        self.state: dict = {p: {} for p in self.params}
+        self.state: dict = {}
+        groups = ordered(name, params)
+        if not groups:
+            raise ValueError(EMPTY.format(owner=name))
+        if not isinstance(groups[0], Mapping):
+            groups = [{"params": groups}]   # a list of parameters: one group
+        for group in groups:
+            self._add_group(group, len(groups) > 1)
 
-    @property
-    def lr(self) -> float:
-        """The learning rate γ; a schedule may set it between steps (``opt.lr = 0.5 * opt.lr``)."""
-        return self._lr
+    def add_param_group(self, param_group: Mapping) -> None:
+        """Add a group, as PyTorch's: ``{"params": [...], "lr": 0.01}``; a setting it leaves
+        out takes ``opt.defaults``' value (fine-tuning adds the layers it unfreezes)."""
+        self._add_group(param_group, True)
 
-    @lr.setter
-    def lr(self, value: Any) -> None:
-        # checked and made a Python float on every change: a NumPy float64 from a schedule
-        # would otherwise turn float32 weights into float64
-        self._lr = _non_negative(type(self).__name__, "lr", value)
+    def _add_group(self, group: Any, several: bool) -> None:
+        i = len(self.param_groups)
+        owner = f"{type(self).__name__}.param_groups[{i}]" if several else type(self).__name__
+        group = checked_group(self, owner, group)
+        self.param_groups.append(group)
+        self.state.update({p: {} for p in group["params"]})
 
-    @property
-    def param_groups(self) -> list:
-        """PyTorch's list of parameter groups, here always one: a live view of this
-        optimizer's hyperparameters, so the schedule idiom ``for g in opt.param_groups:
-        g["lr"] = lr`` works (see :class:`ParamGroup`)."""
-        return [ParamGroup(self)]
+    def check_settings(self, owner: str, settings: dict) -> dict:
+        """One group's settings, checked and made Python numbers, in a new dict; ``owner``
+        starts the error messages. A subclass checks its own after calling this one."""
+        settings = dict(settings)
+        if "lr" in settings:    # a NumPy float64 lr would turn float32 weights into float64
+            settings["lr"] = _non_negative(owner, "lr", settings["lr"])
+        return settings
+
+    # -- one group: opt.lr, opt.momentum, ... read and write the group's setting -----------
+    def __getattr__(self, key: str) -> Any:     # only called when no attribute has the name
+        if key in self.__dict__.get("defaults", ()):
+            return self._only_group(key)[key]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {key!r}")
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        if key in self.__dict__.get("defaults", ()):    # a schedule: opt.lr = 0.5 * opt.lr
+            self._only_group(key)[key] = value
+        else:
+            super().__setattr__(key, value)
+
+    def _only_group(self, key: str | None = None) -> "ParamGroup":
+        """The one group; with several, ``opt.lr`` has no single answer, so it is refused
+        rather than answered with group 0's."""
+        n = len(self.param_groups)
+        if n == 1:
+            return self.param_groups[0]
+        at = f'opt.param_groups[i]["{key}"]' if key else "opt.param_groups[i]"
+        raise AttributeError(
+            f"{type(self).__name__} has {n} parameter groups, each with its own "
+            f"{key or 'settings'}: use {at}, i from 0 to {n - 1}" + (
+                f'; to set every group\'s: for g in opt.param_groups: g["{key}"] = value'
+                if key else ""))
 
     def hyperparameters(self) -> dict:
-        """The constructor's settings as they are now: ``{"lr": 0.001, ...}``."""
-        return {k.lstrip("_"): v for k, v in vars(self).items() if k not in ("params", "state")}
+        """The one group's settings as they are now: ``{"lr": 0.001, ...}`` (with several
+        groups, read ``opt.param_groups[i]``)."""
+        return {k: v for k, v in self._only_group().items() if k != "params"}
+
+    @property
+    def params(self) -> list:
+        """Every group's parameters, in order: ``state_dict`` numbers them this way."""
+        return [p for group in self.param_groups for p in group["params"]]
+
+    def _owner(self, i: int) -> str:
+        """How errors name group i: by the optimizer's name alone while it has one."""
+        name = type(self).__name__
+        return name if len(self.param_groups) == 1 else f"{name}.param_groups[{i}]"
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget every parameter's gradient (see :func:`tinyffn.module.zero_grads`)."""
         zero_grads(self.params, set_to_none)
 
     def step(self) -> None:
-        """Update every parameter that has a gradient: ``p.data = update(p.data, p.grad.data)``."""
-        for i, p in enumerate(self.params):
-            if p.grad is None:
-                continue
-            state = self.state.setdefault(p, {})     # torch's opt.state.pop(p) resets p
-            self._check_fits(i, p, state)
-            p.data = p.backend.xp.asarray(self.update(p.data, p.grad.data, state, p.backend.xp))
+        """Update every parameter that has a gradient, with its group's settings:
+        ``p.data = update(p.data, p.grad.data, state, xp, **settings)``."""
+        for i, group in enumerate(self.param_groups):
+            settings = {k: v for k, v in group.items() if k != "params"}
+            for j, p in enumerate(group["params"]):
+                if p.grad is None:
+                    continue
+                state = self.state.setdefault(p, {})     # torch's opt.state.pop(p) resets p
+                self._check_fits(i, j, p, state)
+                xp = p.backend.xp
+                p.data = xp.asarray(self.update(p.data, p.grad.data, state, xp, **settings))
 
-    def _check_fits(self, i: int, p: Tensor, state: dict) -> None:
+    def _check_fits(self, i: int, j: int, p: Tensor, state: dict) -> None:
         """The gradient and the saved state must match the parameter's shape, dtype and
-        device: NumPy would otherwise promote a float32 parameter to float64 in silence."""
+        device: NumPy would otherwise promote a float32 parameter to float64 in silence.
+        Parameter j of group i is named as that, or "parameter j" with one group."""
         name = f"{type(self).__name__}.step"
+        several = len(self.param_groups) > 1
+        what = f"parameter {j} of param_groups[{i}]" if several else f"parameter {j}"
         g = p.grad
         if g.shape != p.shape or g.dtype != p.dtype or g.backend is not p.backend:
-            raise RuntimeError(f"{name}: parameter {i} is {_describe(p)} but its grad is "
+            raise RuntimeError(f"{name}: {what} is {_describe(p)} but its grad is "
                                f"{_describe(g)}; a gradient must match its parameter")
         for key, value in state.items():
             if hasattr(value, "dtype") and (value.dtype != p.dtype
                                             or backend_of_array(value) is not p.backend):
                 raise RuntimeError(
-                    f"{name}: parameter {i} is now {_describe(p)}, but this optimizer's "
+                    f"{name}: {what} is now {_describe(p)}, but this optimizer's "
                     f"state ({key!r}) was made for {dtype_name(value.dtype)} on "
                     f"{backend_of_array(value).device}; create the optimizer after "
                     "model.to(...), or a new one after moving the model")
 
-    def update(self, w: Any, g: Any, state: dict, xp: Any) -> Any:
-        raise NotImplementedError(f"{type(self).__name__} must define update(w, g, state, xp)")
+    def update(self, w: Any, g: Any, state: dict, xp: Any, **settings: Any) -> Any:
+        """The math: θ_t from w = θ_{t-1} and g, with the group's settings as keywords."""
+        raise NotImplementedError(f"{type(self).__name__} must define "
+                                  "update(w, g, state, xp, **settings)")
 
     # -- saving and resuming ---------------------------------------------------------------
-    def state_keys(self) -> tuple:
-        """What ``update`` keeps per parameter, as configured (checked on loading)."""
+    def state_keys(self, settings: Mapping) -> tuple:
+        """What ``update`` keeps per parameter under a group's settings (checked on loading)."""
         return ()
 
+    def _index_lists(self) -> list:
+        """Each group's parameters as indices into :attr:`params`: ``[[0, 1], [2]]``."""
+        out, start = [], 0
+        for group in self.param_groups:
+            out.append(list(range(start, start + len(group["params"]))))
+            start += len(group["params"])
+        return out
+
     def state_dict(self) -> dict:
-        """What resuming training needs, laid out as PyTorch's: ``state`` (parameter index
-        -> its momentum, moments, step count, as copies) and ``param_groups`` (one group:
-        the hyperparameters and the parameter indices). Save it beside the model's."""
+        """What resuming training needs, laid out as PyTorch's: ``state`` (parameter index,
+        counted over all groups in order -> its momentum, moments, step count, as copies)
+        and ``param_groups`` (per group its settings and its parameters' indices). Save it
+        beside the model's."""
         state = {i: {k: Tensor(p.backend.xp.asarray(v, copy=True), _backend=p.backend)
                      if hasattr(v, "dtype") else v for k, v in s.items()}
                  for i, p in enumerate(self.params) if (s := self.state.get(p))}
-        return {"state": state, "optimizer": type(self).__name__,
-                "param_groups": [{**self.hyperparameters(),
-                                  "params": list(range(len(self.params)))}]}
+        groups = [{**{k: v for k, v in group.items() if k != "params"}, "params": indices}
+                  for group, indices in zip(self.param_groups, self._index_lists())]
+        return {"state": state, "optimizer": type(self).__name__, "param_groups": groups}
 
     def load_state_dict(self, state_dict: Mapping) -> None:
-        """Resume from a :meth:`state_dict`: the same parameters in the same order (their
-        values come from the model's own ``load_state_dict``). Hyperparameters go through
-        the constructor's checks; arrays are copied to each parameter's device and dtype."""
+        """Resume from a :meth:`state_dict`: the same groups of parameters in the same order
+        (their values come from the model's own ``load_state_dict``). Settings go through
+        ``check_settings``; arrays are copied to each parameter's device and dtype."""
         cls = type(self).__name__
         name = f"{cls}.load_state_dict"
         saved_by = state_dict.get("optimizer", cls)
         if saved_by != cls:
             raise ValueError(f"{name}: the state was saved by {saved_by}; load it into "
                              f"{saved_by} (its state and hyperparameters are not {cls}'s)")
-        groups = state_dict["param_groups"]
-        if len(groups) != 1 or list(groups[0]["params"]) != list(range(len(self.params))):
-            raise ValueError(f"{name}: the state is for {sum(len(g['params']) for g in groups)} "
-                             f"parameters in {len(groups)} group(s); this optimizer has one "
-                             f"group of {len(self.params)}")
-        hyper = {k: v for k, v in groups[0].items() if k != "params"}
-        known = set(inspect.signature(type(self).__init__).parameters) - {"self", "params"}
-        if set(hyper) - known:
-            raise ValueError(f"{name}: the saved hyperparameters {sorted(set(hyper) - known)} "
-                             f"are not {cls}'s ({', '.join(sorted(known))}); a state saved by "
-                             "another optimizer, or by torch.optim, does not load")
-        checked = type(self)(self.params, **hyper)
-        state = [{} for _ in self.params]
+        groups, mine = state_dict["param_groups"], self._index_lists()
+        if [list(g["params"]) for g in groups] != mine:
+            sizes = [len(g["params"]) for g in groups]
+            raise ValueError(
+                f"{name}: the state is for {sum(sizes)} parameters in {len(groups)} group(s)"
+                + (f" of sizes {sizes}" if len(groups) > 1 else "") + "; this optimizer has "
+                + (f"one group of {len(mine[0])}" if len(mine) == 1 else
+                   f"{len(mine)} groups of sizes {[len(m) for m in mine]}")
+                + "; make it with the groups of the optimizer saved, in the same order")
+        checked = []
+        for i, group in enumerate(groups):
+            settings = {k: v for k, v in group.items() if k != "params"}
+            unknown = sorted(set(settings) - set(self.defaults))
+            if unknown:
+                raise ValueError(
+                    f"{name}: the saved hyperparameters {unknown} are not {cls}'s "
+                    f"({', '.join(sorted(self.defaults))}); a state saved by another optimizer, "
+                    "or by torch.optim, does not load"
+                    + (f" (in param_groups[{i}])" if len(groups) > 1 else ""))
+            checked.append(self.check_settings(self._owner(i), {**self.defaults, **settings}))
+        params = self.params
+        group_of = [i for i, indices in enumerate(mine) for _ in indices]
+        state = [{} for _ in params]
         for i, saved in state_dict["state"].items():
-            p = self.params[int(i)]
-            if saved and set(saved) != set(checked.state_keys()):
+            p, keeps = params[int(i)], self.state_keys(checked[group_of[int(i)]])
+            if saved and set(saved) != set(keeps):
                 raise ValueError(f"{name}: parameter {i}'s state has {sorted(saved)}; {cls} "
-                                 f"as configured keeps {sorted(checked.state_keys())}")
+                                 f"as configured keeps {sorted(keeps)}")
             for key, value in saved.items():
                 if key == "step":               # a count: an int, np.int64, a 0-d array
                     if not value >= 0 or value != int(value):
@@ -170,78 +241,16 @@ class Optimizer:
                         raise ValueError(f"{name}: state {key!r} of parameter {i} has shape "
                                          f"{tuple(value.shape)}, the parameter {p.shape}")
                 state[int(i)][key] = value
-        self._take_hyperparameters(checked)
-        self.state = dict(zip(self.params, state))
-
-    def _take_hyperparameters(self, checked: "Optimizer") -> None:
-        """Take the settings of ``checked``, a new optimizer made by the constructor (so
-        with its checks) from settings this one is to have."""
-        vars(self).update({k: v for k, v in vars(checked).items() if k not in ("params", "state")})
+        for group, settings in zip(self.param_groups, checked):
+            group._settings = settings          # checked above; the old state goes too
+        self.state = dict(zip(params, state))
 
     def __repr__(self) -> str:
-        settings = ", ".join(f"{k}={v}" for k, v in self.hyperparameters().items())
-        return f"{type(self).__name__}({settings})"
-
-
-class ParamGroup(MutableMapping):
-    """``opt.param_groups[0]``, as in PyTorch: ``"params"`` and the hyperparameters.
-
-    It stores nothing itself: reading a key reads the optimizer's setting, and writing one
-    (``group["lr"] = 0.01``, ``group["betas"] = (0.9, 0.99)``) changes it. ``lr`` goes
-    through the optimizer's ``lr`` property; any other setting through the checks of the
-    optimizer's constructor, so a subclass's settings must be its constructor's keywords
-    (as :meth:`Optimizer.load_state_dict` also assumes). ``update`` checks its settings
-    together (``nesterov=False, momentum=0.0`` in one call). Keys cannot be added or removed.
-    """
-
-    def __init__(self, optimizer: Optimizer):
-        self._optimizer = optimizer
-
-    def __getitem__(self, key: str) -> Any:
-        if key == "params":
-            return self._optimizer.params
-        return self._optimizer.hyperparameters()[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.update({key: value})
-
-    def update(self, other: Any = (), /, **changes: Any) -> None:
-        opt, changes = self._optimizer, {**dict(other), **changes}
-        same = changes.get("params")
-        if same is not None and len(same) == len(opt.params) and all(
-                p is q for p, q in zip(same, opt.params)):
-            del changes["params"]                   # group.update(dict(group)): unchanged
-        name, hyper = f"{type(opt).__name__}.param_groups[0]", opt.hyperparameters()
-        for key in changes:
-            if key not in hyper:
-                raise KeyError(f"{name}: {key!r} is not a setting of this optimizer; its "
-                               f"settings are {', '.join(hyper)}" + (
-                                   " (the parameters are fixed: make a new optimizer)"
-                                   if key == "params" else ""))
-        if set(changes) <= {"lr"}:
-            for value in changes.values():
-                opt.lr = value
-            return
-        checked = type(opt)(opt.params, **{**hyper, **changes})
-        if any(opt.state.values()) and set(checked.state_keys()) != set(opt.state_keys()):
-            said = ", ".join(f"{k}={v!r}" for k, v in changes.items())
-            raise ValueError(f"{name}: {said} changes what the optimizer keeps per parameter "
-                             f"({sorted(opt.state_keys())} -> {sorted(checked.state_keys())}); "
-                             "set it before the first step(), or make a new optimizer")
-        opt._take_hyperparameters(checked)
-
-    def __delitem__(self, key: str) -> None:
-        raise TypeError(f"{type(self._optimizer).__name__}.param_groups[0]: settings cannot "
-                        f"be removed (tried {key!r})")
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(["params", *self._optimizer.hyperparameters()])
-
-    def __len__(self) -> int:
-        return 1 + len(self._optimizer.hyperparameters())
-
-    def __repr__(self) -> str:
-        return repr(dict(self))
+        """PyTorch's: one block per group, its settings sorted by name."""
+        return f"{type(self).__name__} (\n" + "\n".join(
+            f"Parameter Group {i}\n" + "".join(f"    {k}: {group[k]}\n"
+                                                for k in sorted(group) if k != "params")
+            for i, group in enumerate(self.param_groups)) + ")"
 
 
 def _describe(t: Tensor) -> str:
@@ -278,35 +287,41 @@ class SGD(Optimizer):
         θ_t ← θ_{t-1} - γ g
     """
 
-    def __init__(self, params: Iterable[Tensor], lr: float = 1e-3, momentum: float = 0.0,
-                 dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False,
-                 maximize: bool = False):
-        super().__init__(params, lr)
-        self.momentum = _non_negative("SGD", "momentum", momentum)
-        self.dampening = _non_negative("SGD", "dampening", dampening)
-        self.weight_decay = _non_negative("SGD", "weight_decay", weight_decay)
-        self.nesterov = _flag("SGD", "nesterov", nesterov)
-        self.maximize = _flag("SGD", "maximize", maximize)
-        if nesterov and (not self.momentum or self.dampening):
-            raise ValueError("SGD: nesterov=True needs momentum > 0 and dampening = 0, got "
-                             f"momentum={momentum}, dampening={dampening}")
+    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-3,
+                 momentum: float = 0.0, dampening: float = 0.0, weight_decay: float = 0.0,
+                 nesterov: bool = False, maximize: bool = False):
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
+                                      weight_decay=weight_decay, nesterov=nesterov,
+                                      maximize=maximize))
 
-    def state_keys(self) -> tuple:
-        return ("momentum_buffer",) if self.momentum else ()
+    def check_settings(self, owner: str, settings: dict) -> dict:
+        s = super().check_settings(owner, settings)
+        for key in ("momentum", "dampening", "weight_decay"):
+            s[key] = _non_negative(owner, key, s[key])
+        for key in ("nesterov", "maximize"):
+            s[key] = _flag(owner, key, s[key])
+        if s["nesterov"] and (not s["momentum"] or s["dampening"]):
+            raise ValueError(f"{owner}: nesterov=True needs momentum > 0 and dampening = 0, "
+                             f"got momentum={s['momentum']}, dampening={s['dampening']}")
+        return s
 
-    def update(self, w, g, state, xp):
-        if self.maximize:
+    def state_keys(self, settings: Mapping) -> tuple:
+        return ("momentum_buffer",) if settings["momentum"] else ()
+
+    def update(self, w, g, state, xp, *, lr, momentum, dampening, weight_decay, nesterov,
+               maximize):
+        if maximize:
             g = -g
-        if self.weight_decay:
-            g = g + self.weight_decay * w
-        if self.momentum:
+        if weight_decay:
+            g = g + weight_decay * w
+        if momentum:
             if "momentum_buffer" in state:          # b_t = μ b_{t-1} + (1 - τ) g, b_1 = g
-                b = self.momentum * state["momentum_buffer"] + (1 - self.dampening) * g
+                b = momentum * state["momentum_buffer"] + (1 - dampening) * g
             else:                                   # its own array, not p.grad's:
                 b = xp.asarray(g, copy=True)        # nothing else may change it
             state["momentum_buffer"] = b
-            g = g + self.momentum * b if self.nesterov else b
-        return w - self.lr * g
+            g = g + momentum * b if nesterov else b
+        return w - lr * g
 
 
 class Adam(Optimizer):
@@ -325,44 +340,49 @@ class Adam(Optimizer):
     The first step moves every entry by about γ in the direction of -sign(g).
     """
 
-    def __init__(self, params: Iterable[Tensor], lr: float = 1e-3,
+    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.0, amsgrad: bool = False, maximize: bool = False):
-        super().__init__(params, lr)
-        name = type(self).__name__
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                                      amsgrad=amsgrad, maximize=maximize))
+
+    def check_settings(self, owner: str, settings: dict) -> dict:
+        s = super().check_settings(owner, settings)
+        betas = s["betas"]
         if not isinstance(betas, (tuple, list)) or len(betas) != 2 or not all(
-                _non_negative(name, "beta", beta) < 1.0 for beta in betas):
-            raise ValueError(f"{name}: betas must be two numbers in [0, 1), got {betas}")
-        self.betas = tuple(float(beta) for beta in betas)
-        self.eps = _non_negative(name, "eps", eps)
-        self.weight_decay = _non_negative(name, "weight_decay", weight_decay)
-        self.amsgrad = _flag(name, "amsgrad", amsgrad)
-        self.maximize = _flag(name, "maximize", maximize)
+                _non_negative(owner, "beta", beta) < 1.0 for beta in betas):
+            raise ValueError(f"{owner}: betas must be two numbers in [0, 1), got {betas}")
+        s["betas"] = tuple(float(beta) for beta in betas)
+        s["eps"] = _non_negative(owner, "eps", s["eps"])
+        s["weight_decay"] = _non_negative(owner, "weight_decay", s["weight_decay"])
+        for key in ("amsgrad", "maximize"):
+            s[key] = _flag(owner, key, s[key])
+        return s
 
-    def state_keys(self) -> tuple:
-        return ("step", "m", "v") + (("v_max",) if self.amsgrad else ())
+    def state_keys(self, settings: Mapping) -> tuple:
+        return ("step", "m", "v") + (("v_max",) if settings["amsgrad"] else ())
 
-    def update(self, w, g, state, xp):
-        if self.maximize:
+    def update(self, w, g, state, xp, *, lr, betas, eps, weight_decay, amsgrad, maximize):
+        if maximize:
             g = -g
-        if self.weight_decay:
-            g = g + self.weight_decay * w
-        return self.adam_step(w, g, state, xp)
+        if weight_decay:
+            g = g + weight_decay * w
+        return self.adam_step(w, g, state, xp, lr=lr, betas=betas, eps=eps, amsgrad=amsgrad)
 
-    def adam_step(self, w, g, state, xp):
+    def adam_step(self, w, g, state, xp, *, lr, betas, eps, amsgrad):
         """The moment updates and the bias-corrected step, shared by Adam and AdamW."""
-        beta1, beta2 = self.betas
+        beta1, beta2 = betas
         if not state:
             state.update(step=0, m=xp.zeros_like(w), v=xp.zeros_like(w))
         state["step"] += 1
         t = state["step"]
         m = state["m"] = beta1 * state["m"] + (1 - beta1) * g
         v = state["v"] = beta2 * state["v"] + (1 - beta2) * (g * g)
-        if self.amsgrad:
+        if amsgrad:
             v = state["v_max"] = v if t == 1 else xp.maximum(state["v_max"], v)
         m_hat = m / (1 - beta1 ** t)
         v_hat = v / (1 - beta2 ** t)
-        return w - self.lr * m_hat / (xp.sqrt(v_hat) + self.eps)
+        return w - lr * m_hat / (xp.sqrt(v_hat) + eps)
 
 
 class AdamW(Adam):
@@ -375,12 +395,13 @@ class AdamW(Adam):
     shrinks by the same fraction γλ per step. Default λ = 0.01 as in PyTorch.
     """
 
-    def __init__(self, params: Iterable[Tensor], lr: float = 1e-3,
+    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.01, amsgrad: bool = False, maximize: bool = False):
         super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                          amsgrad=amsgrad, maximize=maximize)
 
-    def update(self, w, g, state, xp):
-        w = w - self.lr * self.weight_decay * w
-        return self.adam_step(w, -g if self.maximize else g, state, xp)
+    def update(self, w, g, state, xp, *, lr, betas, eps, weight_decay, amsgrad, maximize):
+        w = w - lr * weight_decay * w
+        return self.adam_step(w, -g if maximize else g, state, xp, lr=lr, betas=betas,
+                              eps=eps, amsgrad=amsgrad)
