@@ -222,6 +222,27 @@ def test_number_to_the_power_of_a_tensor(device):
             base ** x
 
 
+
+def test_an_integer_to_the_power_of_an_integer_tensor_is_exact(device):
+    """As PyTorch: 2 ** int_tensor is int64 and exact (exp(t ln 2) in float32 is not past
+    2 ** 24); a bool exponent or base counts as 0/1 in int64. Where PyTorch wraps around
+    (2 ** 63) or answers 0 (2 ** -1), the error says what to write."""
+    n = tinyffn.tensor([0, 3, 62], device=device)
+    y = 2 ** n
+    assert dtype_name(y.dtype) == "int64" and y.tolist() == [1, 8, 2 ** 62]
+    assert ((-1) ** n).tolist() == [1, -1, 1] and (0 ** n).tolist() == [1, 0, 0]
+    assert (3 ** tinyffn.tensor([True, False], device=device)).tolist() == [3, 1]
+    b = tinyffn.tensor([True, False], device=device) ** 2
+    assert dtype_name(b.dtype) == "int64" and b.tolist() == [1, 0]     # torch 2.13: int64
+    with pytest.raises(ValueError, match=r"2 \*\* an integer tensor holding a negative "
+                                         r"exponent .* \(2.0 \*\* t\)"):
+        2 ** tinyffn.tensor([1, -1], device=device)
+    with pytest.raises(OverflowError, match=r"2 \*\* 63 does not fit in int64"):
+        2 ** tinyffn.tensor([63], device=device)
+    with pytest.raises(OverflowError, match=r"3 \*\* 5 does not fit in int8 \(largest 127\)"):
+        3 ** tinyffn.tensor([5], dtype="int8", device=device)
+    assert (3 ** tinyffn.tensor([4], dtype="int8", device=device)).tolist() == [81]
+
 @pytest.mark.parametrize("make", [tinyffn.randn, tinyffn.rand])
 def test_random_samples_refuse_a_non_float_dtype(make):
     """randn(3, dtype="int64") once truncated its samples to (mostly) zeros."""

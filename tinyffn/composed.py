@@ -105,6 +105,31 @@ def clamp(x, low: float | None = None, high: float | None = None):
         return y if high is None else minimum(y, high)
 
 
+def rpow(base, t):
+    """``base ** t``. For a float ``t``: exp(t · ln base), a positive number as the base,
+    recorded as mul and exp (its derivative, ln(base) · base ** t, follows). For an integer
+    or bool ``t`` and an integer base: the exact integer power, int64 for bools, as in
+    PyTorch (no gradient); a negative exponent, and a power its dtype cannot hold (PyTorch
+    and NumPy wrap around in silence), are errors."""
+    if not _floating(t) and isinstance(base, int) and not isinstance(base, bool):
+        xp = t.backend.xp
+        n = xp.astype(t.data, xp.int64) if xp.isdtype(t.dtype, "bool") else t.data
+        top = int(xp.max(n)) if n.size else 0
+        if n.size and int(xp.min(n)) < 0:
+            raise ValueError(f"pow: {base} ** an integer tensor holding a negative exponent has "
+                             f"no integer result; use a float base ({float(base)} ** t) or "
+                             "t.float()")
+        info = xp.iinfo(n.dtype)
+        if abs(base) > 1 and top * math.log2(abs(base)) >= math.log2(info.max):
+            raise OverflowError(f"pow: {base} ** {top} does not fit in {dtype_name(n.dtype)} "
+                                f"(largest {info.max}); use t.to(dtype='int64') or t.float()")
+        return _tensor.Tensor(xp.pow(xp.asarray(base, dtype=n.dtype), n), _backend=t.backend)
+    if isinstance(base, bool) or not isinstance(base, (int, float)) or not base > 0:
+        raise TypeError(f"pow: base ** tensor needs a positive Python number as the base, "
+                        f"got {base!r}; for other bases write exp(t * log(base)) yourself")
+    return (t * math.log(base)).exp()
+
+
 def where(condition, x, other):
     """x where ``condition`` holds, else ``other``, broadcasting all three, as
     ``torch.where``: the ``where`` primitive. ``x`` and ``other`` may be numbers (the

@@ -303,12 +303,7 @@ class Tensor:
     def __imul__(self, other): return C.in_place(self, E.Mul, other, "*=")
     def __itruediv__(self, other): return C.in_place(self, E.Div, other, "/=")
 
-    def __rpow__(self, base):
-        """``base ** t`` for a positive number: exp(t · ln base), recorded as mul and exp."""
-        if isinstance(base, bool) or not isinstance(base, (int, float)) or not base > 0:
-            raise TypeError(f"pow: base ** tensor needs a positive Python number as the base, "
-                            f"got {base!r}; for other bases write exp(t * log(base)) yourself")
-        return (self * math.log(base)).exp()
+    def __rpow__(self, base): return C.rpow(base, self)
 
     # -- elementwise functions -------------------------------------------------------------
     def exp(self): return E.Exp.apply(self)
