@@ -7,11 +7,11 @@ compare it as a string. Node ids are given in the order of the graph walk (``n0`
 
 What the drawing shows:
 
-* **Tensors** are boxes: the shape, a name (``w1.weight`` for a module's parameter,
-  ``tensor.name`` for a named input), and on request the dtype, the values and the
+* **Tensors** are boxes: the shape, a name (``w1.weight`` for a module's parameter or
+  buffer, ``tensor.name`` for a named input), and on request the dtype, the values and the
   gradient (the numbers when there are at most 8, else the norm, as micrograd shows them).
-  Parameters are blue, inputs grey, the output green; constants (the 2 in ``x * 2``)
-  are just their number.
+  Parameters are blue, inputs and buffers grey, the output green; constants (the 2 in
+  ``x * 2``) are just their number.
 * **Ops** are yellow ellipses with their attributes (``sum axis=(0,)``).
 * **Modules** are nested clusters (an FFN holding its ``w1``, ``act`` and ``w2``), and
   composed functions (``linear``, ``gelu``, ``softmax``) are dashed clusters. ``depth``
@@ -34,6 +34,7 @@ from typing import Any
 from . import autograd, grad_mode
 from .autograd import Context
 from .backend import dtype_name
+from .module import Parameter
 from .naming import format_values, graph_names, is_constant, scope_label, summed_axes
 from .rendering import (INSTALL_HELP, RENDERERS, TEXT_FORMATS, RendererNotFoundError,
                         find_renderer, pipe, render)
@@ -337,8 +338,8 @@ def _tensor_kind(t: Any, root: Any, names: dict) -> str:
         return "output"
     if isinstance(t, Context):
         return "tensor"
-    if id(t) in names:
-        return "parameter"
+    if id(t) in names:              # a parameter, or a buffer: drawn as an input is
+        return "parameter" if isinstance(t, Parameter) else "input"
     if is_constant(t):
         return "constant"
     return "input"

@@ -3,11 +3,13 @@
 A :class:`Module` is an object whose attributes are its :class:`Parameter` s and its
 submodules; ``named_parameters()`` walks them and names each by its attribute path
 (``w1.weight``), the names PyTorch gives the same structure, so ``state_dict()`` keys
-match. Calling a module runs ``forward`` inside ``grad_mode.scope("module", ...)``: every
-op it records remembers which module instance ran it, which is how the graph drawer
-groups an FFN's graph into ``w1``, ``act`` and ``w2`` boxes. ``Sequential`` and
-``ModuleList`` hold submodules in order. The layers built on this are in :mod:`tinyffn.nn`,
-which is where to import all of these from (``nn.Module``, ``nn.Parameter``).
+match. A buffer (``register_buffer``) is state that is not learned, such as a running
+mean or a mask: saved, loaded and moved with the parameters, never trained. Calling a
+module runs ``forward`` inside ``grad_mode.scope("module", ...)``: every op it records
+remembers which module instance ran it, which is how the graph drawer groups an FFN's
+graph into ``w1``, ``act`` and ``w2`` boxes. The containers (``Sequential``,
+``ModuleList``, ``ModuleDict``) are in :mod:`tinyffn.containers`, the layers in
+:mod:`tinyffn.nn`, which is where to import all of these from (``nn.Module``).
 """
 from __future__ import annotations
 
@@ -45,22 +47,26 @@ class Module:
     """Base class of layers and models, as ``torch.nn.Module``.
 
     Subclasses call ``super().__init__()``, assign parameters and submodules as attributes,
-    and define ``forward``. Parameters are listed (and saved) module by module, depth
-    first: a module's own parameters in assignment order, then its submodules'.
+    register buffers, and define ``forward``. Parameters are listed (and saved) module by
+    module, depth first: a module's own parameters in assignment order, then its
+    submodules'. A buffer is an attribute too; ``_buffer_names`` says which attributes are
+    buffers, and whether ``state_dict`` saves them (persistent).
     """
 
     def __init__(self) -> None:
         self.training = True
+        self._buffer_names: dict[str, bool] = {}     # buffer name -> persistent
 
     def __setattr__(self, name: str, value: Any) -> None:
         _check_assignment(self, name, value)
         # Name parameters by their path from here; the outermost assignment, made last
         # because modules are built inside out, leaves the full path (``w1.weight``).
-        if isinstance(value, Parameter):
+        if isinstance(value, Parameter) or (
+                isinstance(value, Tensor) and name in vars(self).get("_buffer_names", ())):
             value.name = name
         elif isinstance(value, Module):
-            for path, p in value.named_parameters():
-                p.name = f"{name}.{path}"
+            for path, t in [*value.named_parameters(), *value.named_buffers()]:
+                t.name = f"{name}.{path}"
         elif isinstance(value, (list, tuple, dict)) and any(
                 isinstance(v, (Module, Parameter))
                 for v in (value.values() if isinstance(value, dict) else value)):
@@ -68,8 +74,13 @@ class Module:
                 f"{type(self).__name__}.{name}: modules or parameters inside a "
                 f"{type(value).__name__} are not registered, so parameters(), state_dict() "
                 f"and optimizers would never see them; use nn.ModuleList([...]) (or "
-                "nn.Sequential) for modules, and one attribute per Parameter")
+                "nn.Sequential) for modules, nn.ModuleDict({...}) for a dict of them, and one "
+                "attribute per Parameter")
         super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        super().__delattr__(name)
+        vars(self).get("_buffer_names", {}).pop(name, None)    # del self.mask: no buffer
 
     # -- running ---------------------------------------------------------------------------
     def forward(self, *args: Any, **kwargs: Any) -> Any:
@@ -152,18 +163,69 @@ class Module:
         """(dotted name, parameter): ``w1.weight``, ``w1.bias``, ...; a shared parameter
         once, unless ``remove_duplicate=False`` (then once per path, as in ``state_dict``).
         With ``recurse=False``, only this module's own parameters (PyTorch's arguments)."""
-        seen = set()
-        modules = self.named_modules(prefix, remove_duplicate) if recurse else [(prefix, self)]
-        for path, module in modules:
-            for name, value in vars(module).items():
-                if isinstance(value, Parameter) and (
-                        not remove_duplicate or id(value) not in seen):
-                    seen.add(id(value))
-                    yield (f"{path}.{name}" if path else name), value
+        return self._named_tensors(_own_parameters, prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         for _, p in self.named_parameters(recurse=recurse):
             yield p
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True
+                        ) -> None:
+        """Make ``tensor`` the buffer ``name``: module state that is not a parameter (a
+        running mean, a mask, a step count), as PyTorch's. It is the attribute
+        ``self.<name>``; ``state_dict`` saves it after this module's parameters unless
+        ``persistent=False``; ``to()`` moves it, and casts it only if it is floating point;
+        ``parameters()`` and optimizers never see it. Assigning ``self.<name> = t`` later
+        replaces it; ``None`` leaves the name registered with nothing saved."""
+        owner = f"{type(self).__name__}.register_buffer"
+        if "training" not in vars(self):
+            raise AttributeError(f"{owner}: cannot register buffer {name!r} before "
+                                 "Module.__init__() has run: call super().__init__() first in "
+                                 f"{type(self).__name__}.__init__")
+        if not isinstance(name, str):
+            raise TypeError(f"{owner}: a buffer's name must be a string, got {type_name(name)}")
+        if not name or "." in name:
+            raise ValueError(f"{owner}: {name!r} cannot name a buffer: a name is a non-empty "
+                             "string without '.' (the '.' joins the names of a path, "
+                             "norm.running_mean)")
+        if name not in self._buffer_names and hasattr(self, name):
+            old = getattr(self, name)
+            what = ("a parameter" if isinstance(old, Parameter) else
+                    "a submodule" if isinstance(old, Module) else
+                    "an attribute" if name in vars(self) else "a method or class attribute")
+            raise ValueError(f"{owner}: {type(self).__name__}.{name} is already {what}; give "
+                             "the buffer another name (or del the attribute first)")
+        if isinstance(tensor, Parameter):
+            raise TypeError(f"{owner}: {name!r} is a Parameter, which a module learns; a "
+                            f"buffer is not learned. Assign it as an attribute (self.{name} = "
+                            "nn.Parameter(t)) to train it, or register a plain tensor "
+                            "(t.detach()) as a buffer")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"{owner}: buffer {name!r} must be a tinyffn Tensor or None, got "
+                            f"{type_name(tensor)}; wrap it with tinyffn.tensor(...)")
+        self._buffer_names[name] = bool(persistent)
+        setattr(self, name, tensor)
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """(dotted name, buffer) for every buffer that is not None, persistent or not,
+        module by module as ``named_parameters``: ``norm.running_mean``, ..."""
+        return self._named_tensors(_own_buffers, prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, t in self.named_buffers(recurse=recurse):
+            yield t
+
+    def _named_tensors(self, own: Callable, prefix: str, recurse: bool,
+                       remove_duplicate: bool) -> Iterator[tuple[str, Tensor]]:
+        """(dotted name, tensor) for the tensors ``own(module)`` lists in each module."""
+        seen = set()
+        modules = self.named_modules(prefix, remove_duplicate) if recurse else [(prefix, self)]
+        for path, module in modules:
+            for name, value in own(module):
+                if not remove_duplicate or id(value) not in seen:
+                    seen.add(id(value))
+                    yield (f"{path}.{name}" if path else name), value
 
     def apply(self, fn: Callable[["Module"], Any]) -> "Module":
         """Call ``fn(module)`` on every submodule and then on this module, children before
@@ -194,43 +256,52 @@ class Module:
 
     # -- saving and loading ----------------------------------------------------------------
     def state_dict(self) -> dict[str, Tensor]:
-        """A snapshot of the parameters: dotted name -> a copy of the values.
+        """A snapshot of the parameters and persistent buffers: dotted name -> a copy of
+        the values, module by module, each module's parameters before its buffers (PyTorch's
+        order).
 
         A shared parameter appears under every path that reaches it, as in PyTorch, so
         keys carry over between the two. The copies do not change when training goes on
         (PyTorch's state_dict shares memory with the parameters instead; here a saved
         state stays saved).
         """
-        return {name: Tensor(p.backend.xp.asarray(p.data, copy=True), _backend=p.backend)
-                for name, p in self.named_parameters(remove_duplicate=False)}
+        return {name: Tensor(t.backend.xp.asarray(t.data, copy=True), _backend=t.backend)
+                for name, t in self._state_tensors()}
+
+    def _state_tensors(self) -> Iterator[tuple[str, Tensor]]:
+        """What ``state_dict`` saves: (dotted name, tensor), every path of a shared one."""
+        for path, module in self.named_modules(remove_duplicate=False):
+            for name, t in [*_own_parameters(module), *_own_buffers(module, persistent=True)]:
+                yield (f"{path}.{name}" if path else name), t
 
     def load_state_dict(self, state_dict: Mapping, strict: bool = True) -> tuple[list, list]:
-        """Copy values into the parameters, by name; returns (missing keys, unexpected keys).
+        """Copy values into the parameters and persistent buffers, by name; returns
+        (missing keys, unexpected keys).
 
         Values may be Tensors on any device, arrays or nested lists; they are copied to
-        each parameter's device and dtype. Raises, changing nothing, on every missing or
+        each tensor's device and dtype. Raises, changing nothing, on every missing or
         unexpected key (unless ``strict=False``) and on any value that does not fit its
-        parameter (always).
+        tensor (always).
         """
         owner = f"{type(self).__name__}.load_state_dict"
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"{owner}: expected a dict of name -> values (as state_dict() "
                             f"returns), got {type(state_dict).__name__}")
-        params = dict(self.named_parameters(remove_duplicate=False))
-        missing = [name for name in params if name not in state_dict]
-        unexpected = [name for name in state_dict if name not in params]
+        tensors = dict(self._state_tensors())
+        missing = [name for name in tensors if name not in state_dict]
+        unexpected = [name for name in state_dict if name not in tensors]
         arrays, problems = {}, []
-        for name, p in params.items():
+        for name, t in tensors.items():
             if name in state_dict:
                 try:
-                    arrays[name] = _array_like(p, state_dict[name])
+                    arrays[name] = _array_like(t, state_dict[name])
                 except (TypeError, ValueError) as e:
                     problems.append(f"{name}: {type(state_dict[name]).__name__} is not an "
                                     f"array of numbers ({e})")
                     continue
-                if tuple(arrays[name].shape) != p.shape:
+                if tuple(arrays[name].shape) != t.shape:
                     problems.append(f"size mismatch for {name}: the checkpoint has shape "
-                                    f"{tuple(arrays[name].shape)}, the model has {p.shape}")
+                                    f"{tuple(arrays[name].shape)}, the model has {t.shape}")
         key_problems = strict and bool(missing or unexpected)
         if strict and missing:
             problems.append("missing key(s): " + ", ".join(missing))
@@ -239,32 +310,34 @@ class Module:
         if problems:
             raise RuntimeError(
                 f"{owner}: the state does not fit this {type(self).__name__}:\n  "
-                + "\n  ".join(problems) + "\n  (its keys are: " + ", ".join(params) + "; "
+                + "\n  ".join(problems) + "\n  (its keys are: " + ", ".join(tensors) + "; "
                 "a state saved from a model built differently, e.g. another d_model or "
                 "bias=False, does not fit"
                 + ("; pass strict=False to skip missing/unexpected keys)" if key_problems else ")"))
         for name, array in arrays.items():
-            params[name].data = array
+            tensors[name].data = array
         return missing, unexpected
 
     # -- devices and dtypes ----------------------------------------------------------------
     def to(self, device: Any = None, dtype: Any = None) -> "Module":
-        """Move every parameter (and its gradient) to ``device`` and/or cast it to ``dtype``,
-        in place: the Parameter objects stay the same, so an optimizer built on them still
-        holds them. Returns self. Build optimizers after moving: their state is not moved.
-        A dtype may take the device's place, as in PyTorch: ``model.to(np.float64)``.
+        """Move every parameter (and its gradient) and buffer to ``device`` and/or cast it to
+        ``dtype``, in place: the Parameter objects stay the same, so an optimizer built on
+        them still holds them. Returns self. Build optimizers after moving: their state is
+        not moved. A dtype may take the device's place, as in PyTorch: ``model.to(np.float64)``.
+        Integer and boolean buffers keep their dtype (a step count stays a count), as PyTorch's.
         """
         device, dtype = device_and_dtype(device, dtype)
         if dtype is not None and dtype_name(dtype) not in FLOAT_DTYPES:
             raise TypeError(f"{type(self).__name__}.to: parameters must stay floating point; "
                             f"got dtype {dtype_name(dtype)}, use one of {', '.join(FLOAT_DTYPES)}")
-        for p in self.parameters():
-            target = p.backend if device is None else get_backend(device)
-            grad, p.grad = p.grad, None
-            p.data = _converted(p, target, dtype)
-            p.backend = target
+        for t in [*self.parameters(), *self.buffers()]:
+            target = t.backend if device is None else get_backend(device)
+            cast = dtype if dtype_name(t.dtype) in FLOAT_DTYPES else None
+            grad, t.grad = t.grad, None
+            t.data = _converted(t, target, cast)
+            t.backend = target
             if grad is not None:
-                p.grad = Tensor(_converted(grad, target, dtype), _backend=target)
+                t.grad = Tensor(_converted(grad, target, cast), _backend=target)
         return self
 
     def float(self) -> "Module":
@@ -288,7 +361,8 @@ class Module:
 
 
 def _check_assignment(module: Module, name: str, value: Any) -> None:
-    """Refuse the assignments that would silently unregister a parameter or submodule."""
+    """Refuse the assignments that would silently unregister a parameter, submodule or
+    buffer."""
     if isinstance(value, (Module, Parameter)) and "training" not in vars(module):
         raise AttributeError(
             f"cannot assign {type(value).__name__} {name!r} before Module.__init__() has run: "
@@ -302,6 +376,27 @@ def _check_assignment(module: Module, name: str, value: Any) -> None:
                 f"cannot assign a value of type {type_name(value)} to "
                 f"{type(module).__name__}.{name}, which holds a {kind.__name__}: "
                 f"parameters(), state_dict() and optimizers would lose it; assign {fix}")
+    if name in vars(module).get("_buffer_names", ()) and value is not None and (
+            not isinstance(value, Tensor) or isinstance(value, Parameter)):
+        fix = (f"a buffer is not learned: to make it a parameter, del the buffer first (del "
+               f"module.{name})") if isinstance(value, Parameter) else \
+            "assign a tinyffn Tensor or None"
+        raise TypeError(f"cannot assign a value of type {type_name(value)} to "
+                        f"{type(module).__name__}.{name}, which is a buffer "
+                        f"(register_buffer); {fix}")
+
+
+def _own_parameters(module: Module) -> list[tuple[str, Parameter]]:
+    """(attribute name, parameter) for the module's own parameters, in assignment order."""
+    return [(name, v) for name, v in vars(module).items() if isinstance(v, Parameter)]
+
+
+def _own_buffers(module: Module, persistent: bool = False) -> list[tuple[str, Tensor]]:
+    """(name, buffer) for the module's own buffers that are not None, in registration
+    order; with ``persistent=True``, only those ``state_dict`` saves."""
+    return [(name, vars(module)[name])
+            for name, keep in vars(module).get("_buffer_names", {}).items()
+            if vars(module)[name] is not None and (keep or not persistent)]
 
 
 def _converted(t: Tensor, target: Any, dtype: Any) -> Any:
@@ -312,113 +407,13 @@ def _converted(t: Tensor, target: Any, dtype: Any) -> Any:
     return data
 
 
-def _array_like(p: Parameter, value: Any) -> Any:
-    """``value`` (a Tensor, array or nested list) as a fresh array on p's device, in p's dtype."""
+def _array_like(t: Tensor, value: Any) -> Any:
+    """``value`` (a Tensor, array or nested list) as a fresh array on t's device, in t's dtype."""
     if isinstance(value, Tensor):
-        value = value.data if value.backend is p.backend else value.numpy()
+        value = value.data if value.backend is t.backend else value.numpy()
     elif value is None or isinstance(value, (str, bytes)):
         raise TypeError("expected a Tensor, an array or a nested list")
-    return p.backend.xp.asarray(p.backend.asarray(value, p.dtype), copy=True)
-
-
-# ----------------------------------------------------------------------------- containers
-class _Container(Module):
-    """Submodules held in order and named "0", "1", ... as in PyTorch (state_dict keys
-    ``0.weight``); indexed, counted and iterated like a list."""
-
-    def __init__(self, modules: Iterable[Module] = ()):
-        super().__init__()
-        self.extend(modules)
-
-    def append(self, module: Module) -> "_Container":
-        """Add ``module`` at the end (named by its position); returns self."""
-        return self._add(str(len(self)), module)
-
-    def extend(self, modules: Iterable[Module]) -> "_Container":
-        """Append each of ``modules``, in order; returns self."""
-        for module in modules:
-            self.append(module)
-        return self
-
-    def _add(self, name: Any, module: Module) -> "_Container":
-        """Register ``module`` as the child ``name``, after the checks of both."""
-        item = f"{type(self).__name__}: item {len(self)}"
-        if not isinstance(module, Module):
-            raise TypeError(f"{item} is not a tinyffn Module (got {type_name(module)}); wrap "
-                            "functions in a Module subclass")
-        if any(m is self for m in module.modules()):
-            raise ValueError(f"{item} contains this {type(self).__name__}; a module tree "
-                             "cannot have cycles")
-        if name in dict(self.named_children()):     # a slice keeps its children's names
-            raise ValueError(f"{item} cannot be named {name!r}: a child has that name (a "
-                             "slice keeps its children's names, as in PyTorch). Name the new "
-                             "child yourself, Sequential(OrderedDict(...)), or rebuild the "
-                             f"container: {type(self).__name__}(*old, module)")
-        if not isinstance(name, str) or not name or "." in name or hasattr(self, name):
-            raise ValueError(f"{item} cannot be named {name!r}: a child's name is a "
-                             "non-empty string without '.', not already taken")
-        setattr(self, name, module)
-        return self
-
-    def __getitem__(self, i: int | slice) -> Module:
-        """The i-th module, or for a slice a container of the same kind holding those
-        modules (``model[:2]``, the first two layers, as in PyTorch)."""
-        named = list(self.named_children())
-        if not isinstance(i, slice):
-            return named[i][1]
-        labels = [(p, p.name) for p in self.parameters()]
-        part = self._of(named[i])
-        for p, label in labels:                     # graph labels keep the full model's paths
-            p.name = label
-        return part
-
-    @classmethod
-    def _of(cls, named: list) -> "_Container":
-        """A container of the same kind holding the (name, module) pairs ``named``."""
-        return cls(module for _, module in named)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self.children())
-
-    def __iter__(self) -> Iterator[Module]:
-        return self.children()
-
-
-class Sequential(_Container):
-    """y = f_n(... f_2(f_1(x))): apply modules one after another, as in
-    ``Sequential(Linear(2, 8), ReLU(), Linear(8, 1))``, whose shapes chain (..., 2) -> (..., 1).
-
-    As in PyTorch, the children may be named: ``Sequential(OrderedDict([("w1", Linear(2,
-    8)), ("act", ReLU()), ...]))`` gives state_dict keys ``w1.weight``; a slice keeps them.
-    """
-
-    def __init__(self, *modules: Module):
-        if len(modules) == 1 and isinstance(modules[0], Mapping):
-            super().__init__()
-            for name, module in modules[0].items():
-                self._add(name, module)
-        else:
-            super().__init__(modules)
-
-    @classmethod
-    def _of(cls, named: list) -> "Sequential":
-        return cls(dict(named))                     # torch's slice keeps the children's names
-
-    def forward(self, x: Tensor) -> Tensor:
-        for module in self.children():
-            x = module(x)
-        return x
-
-
-class ModuleList(_Container):
-    """A list of submodules that registers them, as ``torch.nn.ModuleList``: a stack of
-    blocks is ``self.blocks = ModuleList(FFN(d) for _ in range(n))``, looped over in the
-    owner's forward. A plain list would hide their parameters from ``parameters()``, so a
-    Module refuses one."""
-
-    def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError("ModuleList is a container, not a layer: loop over it in the "
-                        "owner's forward (for block in self.blocks: x = block(x))")
+    return t.backend.xp.asarray(t.backend.asarray(value, t.dtype), copy=True)
 
 
 def zero_grads(params: Iterable[Tensor], set_to_none: bool = True) -> None:

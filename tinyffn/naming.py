@@ -25,7 +25,8 @@ MAX_SHOWN_VALUES = 8        # larger tensors show their norm instead of their nu
 
 
 def graph_names(vertices: list) -> dict:
-    """id() of each module and parameter met in the graph -> its dotted path (``w1.weight``).
+    """id() of each module, parameter and buffer met in the graph -> its dotted path
+    (``w1.weight``, ``norm.running_mean``).
 
     Paths are taken from the outermost module among each op's scopes, by its
     ``named_modules()`` and ``named_parameters()``; that module itself gets "". A module
@@ -50,7 +51,8 @@ def graph_names(vertices: list) -> dict:
             continue
         head = "" if len(outermost) == 1 else \
             classes[i] if classes.count(classes[i]) == 1 else f"{classes[i]}{i}"
-        for path, obj in [*module.named_modules(), *module.named_parameters()]:
+        for path, obj in [*module.named_modules(), *module.named_parameters(),
+                          *module.named_buffers()]:
             names.setdefault(id(obj), ".".join(p for p in (head, path) if p))
     return names
 

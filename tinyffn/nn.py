@@ -2,8 +2,9 @@
 
 ``Linear``, the activation modules, ``FFN`` and ``GatedFFN`` are :class:`Module` s: their
 parameters are attributes, found and named by ``named_parameters()`` (``w1.weight``) as
-PyTorch names them. ``Module``, ``Parameter``, ``Sequential`` and ``ModuleList`` live in
-:mod:`tinyffn.module` and are imported here, so ``nn.Module`` is the one to use.
+PyTorch names them. ``Module`` and ``Parameter`` live in :mod:`tinyffn.module`,
+``Sequential``, ``ModuleList`` and ``ModuleDict`` in :mod:`tinyffn.containers`; they are
+imported here, so ``nn.Module`` is the one to use.
 
 The seed's block, for one position x in R^d (and position-wise for any leading axes)::
 
@@ -22,10 +23,12 @@ from . import functional as F
 from . import init                              # nn.init, as torch.nn.init
 from . import nn_utils as utils                 # nn.utils, as torch.nn.utils (clipping)
 from . import losses
-from .creation import generator, ones, tensor, zeros
-from .module import FLOAT_DTYPES, Module, ModuleList, Parameter, Sequential
 from .arguments import (_is_int, check_inplace, check_positive, check_probability,
                         normalized_shape_arg)
+from .backend import DeviceError, dtype_name
+from .containers import ModuleDict, ModuleList, Sequential
+from .creation import arange, cat, generator, ones, tensor, zeros
+from .module import FLOAT_DTYPES, Module, Parameter
 from .tensor import DEFAULT_FLOAT, Tensor
 
 # nn is a module, not a package: name init under it too, so that `import tinyffn.nn.init`
@@ -33,11 +36,11 @@ from .tensor import DEFAULT_FLOAT, Tensor
 sys.modules[__name__ + ".init"] = init
 sys.modules[__name__ + ".utils"] = utils
 
-# Module and friends are defined in module.py and used from here, as nn.Module
-__all__ = ["init", "utils", "Parameter", "Module", "Sequential", "ModuleList", "Linear", "ReLU", "GELU",
-           "Swish", "SiLU", "FFN", "GatedFFN", "gated_d_ff", "FFN_ACTIVATIONS",
-           "GATED_ACTIVATIONS", "FLOAT_DTYPES", "LayerNorm", "RMSNorm", "Dropout", "MSELoss",
-           "CrossEntropyLoss", "NLLLoss"]
+# Module and friends are defined in module.py and containers.py, and used from here
+__all__ = ["init", "utils", "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict",
+           "Linear", "ReLU", "GELU", "Swish", "SiLU", "FFN", "GatedFFN", "gated_d_ff",
+           "FFN_ACTIVATIONS", "GATED_ACTIVATIONS", "FLOAT_DTYPES", "LayerNorm", "RMSNorm",
+           "Dropout", "Embedding", "MSELoss", "CrossEntropyLoss", "NLLLoss"]
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
@@ -336,6 +339,90 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"            # as PyTorch prints it
+
+
+class Embedding(Module):
+    """y = W[idx]: the rows of a table W (num_embeddings, embedding_dim) that integer
+    indices pick, as PyTorch's ``nn.Embedding``. Shapes: idx (...) -> y (..., embedding_dim).
+
+    The lookup is onehot(idx) @ W done by indexing (:class:`tinyffn.ops.shape.GetItem`),
+    so its backward adds gy into the rows read: dW[i] = Σ over positions p with idx_p = i
+    of gy_p (a row read twice gets both gradients). W starts N(0, 1), as PyTorch's.
+    ``padding_idx`` (negative counts from the end): that row starts at zeros and gets no
+    gradient, for padding tokens; the lookup reads it from ``W.detach()``.
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 *, device: Any = None, dtype: Any = None):
+        super().__init__()
+        self._set_sizes(num_embeddings, embedding_dim, padding_idx)
+        values = generator().standard_normal((num_embeddings, embedding_dim))
+        if self.padding_idx is not None:
+            values[self.padding_idx] = 0
+        self.weight = Parameter(tensor(values, dtype=dtype or DEFAULT_FLOAT,
+                                       device=device or "cpu"))
+
+    def _set_sizes(self, num_embeddings: Any, embedding_dim: Any, padding_idx: Any) -> None:
+        _check_size("Embedding", "num_embeddings", num_embeddings)
+        _check_size("Embedding", "embedding_dim", embedding_dim)
+        n = num_embeddings
+        if padding_idx is not None and not (_is_int(padding_idx) and -n <= padding_idx < n):
+            raise ValueError(f"Embedding: padding_idx must be an integer in [-{n}, {n}), a row "
+                             f"of the table (num_embeddings={n}), got {padding_idx!r}")
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.padding_idx = None if padding_idx is None else int(padding_idx) % n
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
+                        padding_idx: int | None = None) -> "Embedding":
+        """An Embedding whose table is ``embeddings`` (num_embeddings, embedding_dim), its
+        array shared, as PyTorch's; ``freeze=True``: no gradient (``requires_grad=False``).
+        The padding row is kept as it is (only its gradient is cut)."""
+        F._check_tensor("Embedding.from_pretrained", "embeddings", embeddings)
+        if embeddings.ndim != 2:
+            raise ValueError(f"Embedding.from_pretrained: embeddings must be 2-D "
+                             f"(num_embeddings, embedding_dim), got shape {embeddings.shape}")
+        module = cls.__new__(cls)
+        Module.__init__(module)
+        module._set_sizes(*embeddings.shape, padding_idx)
+        module.weight = Parameter(embeddings)
+        module.weight.requires_grad_(not freeze)
+        return module
+
+    def forward(self, idx: Tensor) -> Tensor:
+        _check_indices(idx, self.weight)
+        w, p = self.weight, self.padding_idx
+        if p is not None and w.requires_grad:   # the padding row as a constant: no gradient
+            pad = w[p:p + 1].detach()                                # (1, embedding_dim)
+            pad.name = "padding row"                                 # (in graph drawings)
+            w = cat([part for part in (w[:p], pad, w[p + 1:]) if part.shape[0]])
+        # W[idx] in the x[i, j] form the array API standard takes, one index per axis:
+        rows = idx.unsqueeze(-1)                                     # (..., 1)
+        cols = arange(self.embedding_dim, device=w.device)           # (embedding_dim,)
+        return w[rows, cols]                    # broadcast: (..., embedding_dim)
+
+    def extra_repr(self) -> str:
+        return f"{self.num_embeddings}, {self.embedding_dim}" + (
+            "" if self.padding_idx is None else f", padding_idx={self.padding_idx}")
+
+
+def _check_indices(idx: Any, weight: Tensor) -> None:
+    """Embedding's indices: an integer Tensor on the table's device, entries in [0, n)."""
+    F._check_tensor("Embedding", "the indices", idx)
+    if idx.device != weight.device:
+        raise DeviceError(f"Embedding: the indices are on {idx.device} but the table on "
+                          f"{weight.device}; move them with .to('{weight.device}')")
+    n, xp = weight.shape[0], idx.backend.xp
+    if not xp.isdtype(idx.dtype, "integral"):
+        raise TypeError(f"Embedding: indices must be integers, got dtype "
+                        f"{dtype_name(idx.dtype)}; make them int64: idx.long(), or "
+                        "tinyffn.tensor(ids, dtype='int64')")
+    if math.prod(idx.shape):
+        low, high = int(xp.min(idx.data)), int(xp.max(idx.data))
+        if low < 0 or high >= n:
+            raise IndexError(f"Embedding: index {low if low < 0 else high} is out of range "
+                             f"for num_embeddings={n}: indices must lie in [0, {n}) "
+                             "(negative ones are refused, as in PyTorch)")
 
 
 # ----------------------------------------------------------------------------- losses

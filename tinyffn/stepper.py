@@ -80,7 +80,7 @@ class Step(BackwardStep):
 
     Attributes (besides ``index``, ``node``, ``gy``, ``grads``, ``op``, ``tensor``,
     ``parents`` and ``input_shapes``):
-        names: id() of each module and parameter -> its path (``w1.weight``).
+        names: id() of each module, parameter and buffer -> its path (``w1.weight``).
     """
 
     names: dict = field(default_factory=dict, repr=False)

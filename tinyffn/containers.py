@@ -1,0 +1,217 @@
+"""Modules that hold modules, as ``torch.nn``'s: ``Sequential``, ``ModuleList``, ``ModuleDict``.
+
+A container's children are its attributes, like any module's, so ``named_parameters()``
+names their parameters by the child's name: ``0.weight`` in a ``Sequential`` or a
+``ModuleList``, ``experts.relu.w1.weight`` for the key "relu" of a ``ModuleDict``
+assigned as ``experts``. That is what PyTorch calls them, so ``state_dict`` keys match,
+and the graph drawer frames each call by the same path. Every child is checked as it
+comes in (:func:`_check_child`): a Module, not one that holds the container, under a
+name that could be an attribute. Import them from :mod:`tinyffn.nn` (``nn.ModuleDict``).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable as IterableABC, Mapping
+from typing import Any, Iterable, Iterator
+
+from .arguments import type_name
+from .module import Module
+from .tensor import Tensor
+
+
+def _check_child(container: Module, item: str, name: Any, module: Any) -> None:
+    """Refuse a child that is no Module, holds ``container`` (a cycle), or whose name could
+    not be an attribute path part: not a string, empty, with a '.', or taken by an
+    attribute that is not a child (``forward``, ``training``). ``item`` starts the error."""
+    if not isinstance(module, Module):
+        raise TypeError(f"{item} is not a tinyffn Module (got {type_name(module)}); wrap "
+                        "functions in a Module subclass")
+    if any(m is container for m in module.modules()):
+        raise ValueError(f"{item} contains this {type(container).__name__}; a module tree "
+                         "cannot have cycles")
+    if not isinstance(name, str) or not name or "." in name or (
+            hasattr(container, name) and name not in dict(container.named_children())):
+        raise ValueError(f"{item} cannot be named {name!r}: a child's name is a non-empty "
+                         "string without '.' (which joins the parts of a path, "
+                         "experts.relu.w1.weight) that no attribute or method has")
+
+
+class _Container(Module):
+    """Submodules held in order and named "0", "1", ... as in PyTorch (state_dict keys
+    ``0.weight``); indexed, counted and iterated like a list."""
+
+    def __init__(self, modules: Iterable[Module] = ()):
+        super().__init__()
+        self.extend(modules)
+
+    def append(self, module: Module) -> "_Container":
+        """Add ``module`` at the end (named by its position); returns self."""
+        return self._add(str(len(self)), module)
+
+    def extend(self, modules: Iterable[Module]) -> "_Container":
+        """Append each of ``modules``, in order; returns self."""
+        for module in modules:
+            self.append(module)
+        return self
+
+    def _add(self, name: Any, module: Module) -> "_Container":
+        """Register ``module`` as the child ``name``, after the checks of both."""
+        item = f"{type(self).__name__}: item {len(self)}"
+        if isinstance(name, str) and name in dict(self.named_children()):
+            raise ValueError(f"{item} cannot be named {name!r}: a child has that name (a "
+                             "slice keeps its children's names, as in PyTorch). Name the new "
+                             "child yourself, Sequential(OrderedDict(...)), or rebuild the "
+                             f"container: {type(self).__name__}(*old, module)")
+        _check_child(self, item, name, module)
+        setattr(self, name, module)
+        return self
+
+    def __getitem__(self, i: int | slice) -> Module:
+        """The i-th module, or for a slice a container of the same kind holding those
+        modules (``model[:2]``, the first two layers, as in PyTorch)."""
+        named = list(self.named_children())
+        if not isinstance(i, slice):
+            return named[i][1]
+        labels = [(t, t.name) for t in [*self.parameters(), *self.buffers()]]
+        part = self._of(named[i])
+        for t, label in labels:                     # graph labels keep the full model's paths
+            t.name = label
+        return part
+
+    @classmethod
+    def _of(cls, named: list) -> "_Container":
+        """A container of the same kind holding the (name, module) pairs ``named``."""
+        return cls(module for _, module in named)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self.children())
+
+    def __iter__(self) -> Iterator[Module]:
+        return self.children()
+
+
+class Sequential(_Container):
+    """y = f_n(... f_2(f_1(x))): apply modules one after another, as in
+    ``Sequential(Linear(2, 8), ReLU(), Linear(8, 1))``, whose shapes chain (..., 2) -> (..., 1).
+
+    As in PyTorch, the children may be named: ``Sequential(OrderedDict([("w1", Linear(2,
+    8)), ("act", ReLU()), ...]))`` gives state_dict keys ``w1.weight``; a slice keeps them.
+    """
+
+    def __init__(self, *modules: Module):
+        if len(modules) == 1 and isinstance(modules[0], Mapping):
+            super().__init__()
+            for name, module in modules[0].items():
+                self._add(name, module)
+        else:
+            super().__init__(modules)
+
+    @classmethod
+    def _of(cls, named: list) -> "Sequential":
+        return cls(dict(named))                     # torch's slice keeps the children's names
+
+    def forward(self, x: Tensor) -> Tensor:
+        for module in self.children():
+            x = module(x)
+        return x
+
+
+class ModuleList(_Container):
+    """A list of submodules that registers them, as ``torch.nn.ModuleList``: a stack of
+    blocks is ``self.blocks = ModuleList(FFN(d) for _ in range(n))``, looped over in the
+    owner's forward. A plain list would hide their parameters from ``parameters()``, so a
+    Module refuses one."""
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("ModuleList is a container, not a layer: loop over it in the "
+                        "owner's forward (for block in self.blocks: x = block(x))")
+
+
+class ModuleDict(Module):
+    """A dict of submodules that registers them, as ``torch.nn.ModuleDict``: each child is
+    named by its key, so ``self.experts = ModuleDict({"relu": FFN(d), "gelu": FFN(d,
+    activation="gelu")})`` has parameters ``experts.relu.w1.weight``, ... Keys keep their
+    insertion order; assigning to a key it has replaces that module in its place.
+
+    ``modules``: a dict (or ModuleDict) or an iterable of (key, module) pairs.
+    """
+
+    def __init__(self, modules: Mapping | Iterable | None = None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key: str) -> Module:
+        if key not in self:
+            raise KeyError(f"ModuleDict has no module under {key!r}; its keys are "
+                           f"{list(self.keys())}")
+        return getattr(self, key)
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        if not isinstance(key, str):
+            raise TypeError(f"ModuleDict: a key must be a string (it names the child, as in "
+                            f"experts.relu.w1.weight), got {type_name(key)} {key!r}; use "
+                            f"str({key!r})")
+        _check_child(self, f"ModuleDict[{key!r}]", key, module)
+        setattr(self, key, module)
+
+    def __delitem__(self, key: str) -> None:
+        self[key]                                   # a missing key: the KeyError above
+        delattr(self, key)
+
+    def __contains__(self, key: Any) -> bool:
+        return isinstance(key, str) and key in dict(self.named_children())
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self.children())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self.keys()))
+
+    def keys(self):
+        """The keys, in order (a snapshot: ``dict_keys``)."""
+        return dict(self.named_children()).keys()
+
+    def items(self):
+        """(key, module) pairs, in order."""
+        return dict(self.named_children()).items()
+
+    def values(self):
+        """The modules, in order."""
+        return dict(self.named_children()).values()
+
+    def update(self, modules: Mapping | Iterable) -> None:
+        """Add (or replace) modules from a dict, a ModuleDict or an iterable of (key,
+        module) pairs, in their order, as PyTorch's."""
+        if isinstance(modules, (Mapping, ModuleDict)):
+            pairs = list(modules.items())
+        elif isinstance(modules, IterableABC) and not isinstance(modules, (str, Module)):
+            pairs = [tuple(pair) if isinstance(pair, IterableABC) and
+                     not isinstance(pair, (str, Module)) else pair for pair in modules]
+        else:
+            raise TypeError("ModuleDict.update: expected a dict or an iterable of (key, "
+                            f"module) pairs, got {type_name(modules)}")
+        for j, pair in enumerate(pairs):
+            if not isinstance(pair, tuple):
+                raise TypeError(f"ModuleDict.update: element {j} must be a (key, module) "
+                                f"pair, got {type_name(pair)}")
+            if len(pair) != 2:
+                raise ValueError(f"ModuleDict.update: element {j} must be a (key, module) "
+                                 f"pair, got {len(pair)} items")
+        for key, module in pairs:
+            self[key] = module
+
+    def pop(self, key: str) -> Module:
+        """Remove the module under ``key`` and return it."""
+        module = self[key]
+        del self[key]
+        return module
+
+    def clear(self) -> None:
+        """Remove every module."""
+        for key in list(self.keys()):
+            del self[key]
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("ModuleDict is a container, not a layer: call the modules inside it "
+                        "in the owner's forward (self.experts['relu'](x), or for name, "
+                        "expert in self.experts.items(): ...)")
