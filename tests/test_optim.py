@@ -384,6 +384,17 @@ def test_a_frozen_parameter_is_accepted_and_left_alone():
     assert ffn.w1.bias.grad is not None
 
 
+def train_mse(model, opt, steps, device="cpu"):
+    """One SGD-style step per i in ``steps`` on an MSE loss, batch i drawn from seed i."""
+    for i in steps:
+        rng = np.random.default_rng(i)
+        x, y = (tinyffn.tensor(rng.standard_normal((5, 3)), dtype="float32", device=device)
+                for _ in range(2))
+        opt.zero_grad()
+        ((model(x) - y) ** 2).mean().backward()
+        opt.step()
+
+
 @pytest.mark.parametrize("make", [
     lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True),
     lambda ps: optim.Adam(ps, lr=0.05, amsgrad=True),
@@ -392,24 +403,12 @@ def test_a_frozen_parameter_is_accepted_and_left_alone():
 def test_training_resumes_exactly_from_saved_states(make, device):
     """Three steps, save model and optimizer, two more steps; a fresh model and optimizer
     loaded from the saves take the same two steps to the same numbers."""
-    def batch(i):
-        rng = np.random.default_rng(i)
-        return (tinyffn.tensor(rng.standard_normal((5, 3)), dtype="float32", device=device),
-                tinyffn.tensor(rng.standard_normal((5, 3)), dtype="float32", device=device))
-
-    def train(model, opt, steps):
-        for i in steps:
-            x, y = batch(i)
-            opt.zero_grad()
-            ((model(x) - y) ** 2).mean().backward()
-            opt.step()
-
     tinyffn.manual_seed(0)
     model = nn.FFN(3).to(device)
     opt = make(model.parameters())
-    train(model, opt, range(3))
+    train_mse(model, opt, range(3), device)
     saved_model, saved_opt = model.state_dict(), opt.state_dict()
-    train(model, opt, range(3, 5))
+    train_mse(model, opt, range(3, 5), device)
     tinyffn.manual_seed(1)                                   # other initial weights
     resumed = nn.FFN(3).to(device)
     resumed.load_state_dict(saved_model)
@@ -417,7 +416,7 @@ def test_training_resumes_exactly_from_saved_states(make, device):
     resumed_opt.lr = 123.0                                   # overwritten by the load
     resumed_opt.load_state_dict(saved_opt)
     assert resumed_opt.lr == opt.lr
-    train(resumed, resumed_opt, range(3, 5))
+    train_mse(resumed, resumed_opt, range(3, 5), device)
     for (name, a), b in zip(model.named_parameters(), resumed.parameters()):
         np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=name)
 
@@ -822,18 +821,6 @@ def test_two_groups_resume_exactly_from_a_saved_state(make):
     """Three steps, save; the run goes on for two. A fresh model and an optimizer over the
     same groups, made with other settings (the defaults), loaded from the saves, take the
     same two steps to the same numbers. With SGD only the first group keeps momentum."""
-    def batch(i):
-        rng = np.random.default_rng(i)
-        return (tinyffn.tensor(rng.standard_normal((5, 3))),
-                tinyffn.tensor(rng.standard_normal((5, 3))))
-
-    def train(model, opt, steps):
-        for i in steps:
-            x, y = batch(i)
-            opt.zero_grad()
-            ((model(x) - y) ** 2).mean().backward()
-            opt.step()
-
     def groups(model):
         ps = list(model.parameters())
         return [p for p in ps if p.ndim >= 2], [p for p in ps if p.ndim < 2]
@@ -841,10 +828,10 @@ def test_two_groups_resume_exactly_from_a_saved_state(make):
     tinyffn.manual_seed(0)
     model = nn.FFN(3, dtype="float64")
     opt = make(*groups(model))
-    train(model, opt, range(3))
+    train_mse(model, opt, range(3))
     saved_model, saved_opt = model.state_dict(), opt.state_dict()
     assert [g["params"] for g in saved_opt["param_groups"]] == [[0, 1], [2, 3]]  # by group
-    train(model, opt, range(3, 5))
+    train_mse(model, opt, range(3, 5))
     tinyffn.manual_seed(1)
     resumed = nn.FFN(3, dtype="float64")
     resumed.load_state_dict(saved_model)
@@ -853,7 +840,7 @@ def test_two_groups_resume_exactly_from_a_saved_state(make):
     resumed_opt.load_state_dict(saved_opt)
     assert [dict(g, params=None) for g in resumed_opt.param_groups] == \
            [dict(g, params=None) for g in saved_opt["param_groups"]]
-    train(resumed, resumed_opt, range(3, 5))
+    train_mse(resumed, resumed_opt, range(3, 5))
     for (name, p), q in zip(model.named_parameters(), resumed.parameters()):
         np.testing.assert_array_equal(p.numpy(), q.numpy(), err_msg=name)
 
