@@ -1112,12 +1112,50 @@ def test_clamp_at_a_bound_of_zero_matches_pytorch(low, high):
     np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())
 
 
-def test_clamp_shares_the_gradient_at_a_bound_as_its_docstring_says():
-    """Exactly on a bound the tie of maximum / minimum splits gy in halves (PyTorch passes
-    all of it: a documented difference); inside 1, outside 0."""
-    x = tinyffn.tensor([-1.0, 0.0, 0.5, 1.0, 2.0], requires_grad=True)
-    x.clamp(0.0, 1.0).sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.5, 1.0, 0.5, 0.0])
+def test_clamp_passes_the_gradient_on_a_bound_and_none_at_a_nan_as_pytorch(device):
+    """PyTorch 2.13: clamp(0, 1) of [-1, 0, 0.5, 1, 2, nan] has gradient [0, 1, 1, 1, 0, 0]:
+    the bounds belong to the range, a NaN passes nothing (when clamp was maximum then
+    minimum, the tie on a bound took half, and a NaN passed gy)."""
+    x = tinyffn.tensor([-1.0, 0.0, 0.5, 1.0, 2.0, np.nan], requires_grad=True, device=device)
+    y = x.clamp(0.0, 1.0)
+    np.testing.assert_array_equal(y.numpy(), [0.0, 0.0, 0.5, 1.0, 1.0, np.nan])
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 1.0, 1.0, 1.0, 0.0, 0.0])
+
+
+def test_clamp_to_tensor_bounds_gives_them_the_gradient_outside_the_range():
+    """torch.clamp(x, lo, hi) with tensors (PyTorch 2.13 gives these numbers): x's
+    gradient in [lo, hi], lo's below, hi's above, none at a NaN."""
+    x = tinyffn.tensor([-2.0, 0.0, 0.5, 3.0, np.nan], dtype="float64", requires_grad=True)
+    lo = tinyffn.tensor([-1.0, 0.0, 0.0, 0.0, 0.0], dtype="float64", requires_grad=True)
+    hi = tinyffn.tensor(2.0, dtype="float64", requires_grad=True)
+    y = x.clamp(lo, hi)
+    np.testing.assert_array_equal(y.numpy(), [-1.0, 0.0, 0.5, 2.0, np.nan])
+    (y * tinyffn.tensor([1.0, 2.0, 3.0, 4.0, 5.0], dtype="float64")).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 2.0, 3.0, 0.0, 0.0])
+    np.testing.assert_array_equal(lo.grad.numpy(), [1.0, 0.0, 0.0, 0.0, 0.0])
+    assert hi.grad.item() == 4.0
+    assert tinyffn.gradcheck(lambda x, lo: x.clamp(lo, 1.5), [   # away from the kinks
+        tinyffn.tensor([-1.0, 0.3, 0.7, 2.0, -0.2], dtype="float64", requires_grad=True),
+        tinyffn.tensor([-0.5, 1.0, 0.0, 0.0, 0.0], dtype="float64", requires_grad=True)])
+
+
+def test_maximum_minimum_and_abs_at_a_nan_give_pytorchs_gradients(device):
+    """PyTorch 2.13, maximum(x, w) with x = [1, nan, 3, 2], w = [2, 1, nan, 2]: x.grad
+    [0, 1, 1, 0.5], w.grad [1, 1, 1, 0.5] (a NaN sends gy to both); minimum the mirror
+    image; abs of [-1, 0, 0.5, nan]: [-1, 0, 1, 0]."""
+    x = tinyffn.tensor([1.0, np.nan, 3.0, 2.0], requires_grad=True, device=device)
+    w = tinyffn.tensor([2.0, 1.0, np.nan, 2.0], requires_grad=True, device=device)
+    x.maximum(w).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 1.0, 1.0, 0.5])
+    np.testing.assert_array_equal(w.grad.numpy(), [1.0, 1.0, 1.0, 0.5])
+    x.grad = w.grad = None
+    x.minimum(w).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0, 1.0, 0.5])
+    np.testing.assert_array_equal(w.grad.numpy(), [0.0, 1.0, 1.0, 0.5])
+    a = tinyffn.tensor([-1.0, 0.0, 0.5, np.nan], requires_grad=True, device=device)
+    a.abs().sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [-1.0, 0.0, 1.0, 0.0])
 
 
 def test_argmax_and_argmin_of_a_0d_tensor_take_dim_0_as_pytorch():

@@ -95,14 +95,44 @@ def _float_like(v, other):
     return v.to(dtype=other.dtype if isinstance(other, _tensor.Tensor) else "float32")
 
 
-def clamp(x, low: float | None = None, high: float | None = None):
-    """x limited to [low, high] (either bound may be None): maximum, then minimum. At a
-    value exactly on a bound the tie shares gy (PyTorch passes all of it)."""
+def clamp(x, low: Any = None, high: Any = None):
+    """x limited to [low, high] (either bound may be None), as ``torch.clamp``: where x is
+    in range, bounds included, x and its gradient; below, ``low`` (and the gradient goes
+    to ``low``, if it is a tensor that needs one); above, ``high``; a NaN stays NaN and
+    passes no gradient. Each bound is one ``where`` on masks that record nothing::
+
+        y = where(x >= low, x, where(x < low, low, x.detach()))     (a NaN: neither)
+
+    A bound may be a number, an array or a tensor; x and it meet in one dtype first, as
+    in every op (an integer x and a float bound: float32). Integers and bools with integer
+    bounds take the exact array functions (no gradient to give, and a bound outside the
+    dtype, uint8 clamped to 300, compares exactly)."""
     if low is None and high is None:
         raise ValueError("clamp: give min, max or both")
+    if not _floating(x) and not any(_floating(np.asarray(b) if isinstance(b, (list, tuple))
+                                         else b) for b in (low, high)):
+        y = x if low is None else compare(x, low, "maximum")
+        return y if high is None else compare(y, high, "minimum")
     with grad_mode.scope("function", "clamp"):
-        y = x if low is None else x.maximum(low)
-        return y if high is None else minimum(y, high)
+        y = x
+        if low is not None:
+            y, low = _meet(y, low)
+            y = where(y >= low, y, where(y < low, low, y.detach()))
+        if high is not None:
+            y, high = _meet(y, high)
+            y = where(y <= high, y, where(y > high, high, y.detach()))
+        return y
+
+
+def _meet(y, bound) -> tuple:
+    """``y`` and a bound of clamp in one dtype, as an op would promote them: a number as it
+    is (an integer y next to a float made float32), anything else a tensor."""
+    if is_real(bound) and not isinstance(bound, np.generic):
+        return _float_like(y, bound), bound
+    return _tensor.as_tensors((y, bound), _CLAMP)
+
+
+_CLAMP = types.SimpleNamespace(op_name=lambda: "clamp")         # the name errors give
 
 
 def rpow(base, t):

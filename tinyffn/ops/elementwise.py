@@ -316,7 +316,9 @@ class Maximum(Function):
     """y = maximum(x, w) elementwise (broadcasting).
 
     dy/dx = 1 where x > w, dy/dw = 1 where w > x; where x == w the gradient is split
-    half and half (the average of the two one-sided derivatives, as PyTorch does).
+    half and half (the average of the two one-sided derivatives). Where x or w is NaN (so
+    is y) both get all of gy, so the NaN reaches both. That is PyTorch's rule, written as
+    it does: each input's share is 1, less 1 where it lost, less 1/2 on a tie.
     """
 
     @staticmethod
@@ -331,9 +333,12 @@ class Maximum(Function):
     def backward(ctx: Context, gy):
         x, w = ctx.saved_tensors
         xp = ctx.xp
-        share_x = xp.astype(x > w, gy.dtype) + 0.5 * xp.astype(x == w, gy.dtype)
-        gx = sum_to_shape(xp, gy * share_x, x.shape) if ctx.needs_input_grad[0] else None
-        gw = sum_to_shape(xp, gy * (1 - share_x), w.shape) if ctx.needs_input_grad[1] else None
+        tie = 0.5 * xp.astype(x == w, gy.dtype)
+        gx = gw = None
+        if ctx.needs_input_grad[0]:
+            gx = sum_to_shape(xp, gy * (1 - xp.astype(x < w, gy.dtype) - tie), x.shape)
+        if ctx.needs_input_grad[1]:
+            gw = sum_to_shape(xp, gy * (1 - xp.astype(x > w, gy.dtype) - tie), w.shape)
         return gx, gw
 
 
