@@ -220,6 +220,7 @@ def test_flop_totals_include_the_backward():
     ("mean", lambda x: x.mean(axis=0), 12),
     ("max", lambda x: x.max(axis=1, keepdims=True), 12),
     ("cast", lambda x: x.double(), 0),              # these move numbers and compute none
+    ("clone", lambda x: x.clone(), 0),
     ("reshape", lambda x: x.reshape(2, 6), 0),
     ("transpose", lambda x: x.T, 0),
     ("broadcastto", lambda x: x.broadcast_to(2, 3, 4), 0),

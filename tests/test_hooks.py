@@ -68,6 +68,15 @@ def test_hooks_chain_in_registration_order_and_remove():
     assert x.grad.item() == 6.0
 
 
+def test_a_hook_returning_none_hands_the_gradient_on_to_the_next():
+    x = leaf([1.0])
+    seen = []
+    x.register_hook(lambda g: seen.append(g.item()))        # None: keeps the gradient
+    x.register_hook(lambda g: g * 5)                        # and the next hook still runs
+    (x * 3).sum().backward()
+    assert seen == [3.0] and x.grad.item() == 15.0          # torch 2.13: 15
+
+
 def test_a_handle_used_with_with_removes_its_hook():
     x = leaf([2.0])
     with x.register_hook(lambda g: g * 0):
@@ -169,7 +178,8 @@ def test_a_hook_can_clip_the_gradient_of_a_hidden_layer():
 
 @pytest.mark.parametrize("bad, message", [
     (lambda g: g.numpy(), "returned numpy.ndarray; return a Tensor"),
-    (lambda g: g.sum(), r"shape \(\) .* of shape \(2,\)"),
+    (lambda g: g.sum(), r"shape \(\) .* of shape \(2,\) on cpu; a hook may change a "
+                        "gradient's values, not its shape, dtype or device"),
     (lambda g: g.double(), "float64 tensor .* float32"),
 ])
 def test_a_hook_result_that_is_not_a_gradient_is_refused(bad, message):
@@ -179,10 +189,13 @@ def test_a_hook_result_that_is_not_a_gradient_is_refused(bad, message):
         (x * 2).sum().backward()
 
 
-def test_a_hook_result_on_another_device_is_refused():
-    x = leaf([1.0, 2.0])
-    x.register_hook(lambda g: tinyffn.tensor(g.numpy(), device="strict"))
-    with pytest.raises(RuntimeError, match="on strict, but the gradient .* on cpu"):
+def test_a_hook_result_on_another_device_is_refused(device):
+    """The device is checked by itself: a CPU result for a CUDA gradient has the very same
+    (NumPy) dtype, so only the device tells the two apart."""
+    other = "strict" if device == "cpu" else "cpu"
+    x = leaf([1.0, 2.0], device)
+    x.register_hook(lambda g: tinyffn.tensor(g.numpy(), device=other))
+    with pytest.raises(RuntimeError, match=f"on {other}, but the gradient .* on {device}"):
         (x * 2).sum().backward()
 
 
@@ -191,6 +204,17 @@ def test_register_hook_refuses_what_backward_never_reaches():
         tinyffn.tensor([1.0]).register_hook(lambda g: g)
     with pytest.raises(TypeError, match="must be a function of the gradient, fn.grad., got int"):
         leaf([1.0]).register_hook(3)
+
+
+def test_a_leaf_made_by_an_op_under_no_grad_takes_a_hook():
+    """An op's result made without a graph, then given requires_grad_(), is a leaf like
+    any other (a frozen layer's output fine-tuned from there on)."""
+    with tinyffn.no_grad():
+        h = tinyffn.tensor([1.0, 2.0]) * 3
+    h.requires_grad_()
+    h.register_hook(lambda g: g * 10)
+    (h * h).sum().backward()
+    np.testing.assert_allclose(h.grad.numpy(), [60.0, 120.0])     # 10 * 2h, as torch 2.13
 
 
 # ----------------------------------------------------------------------------- forward hooks
@@ -234,6 +258,12 @@ def test_what_a_forward_hook_computes_is_drawn_in_the_module_frame():
     y = relu(leaf([1.0, -1.0]))
     assert y.grad_fn.name == "mul"
     assert y.grad_fn.scope == (Scope("module", "ReLU", relu),)
+    x = leaf([1.0, -1.0])
+    seen = []
+    relu.register_forward_pre_hook(lambda m, args: seen.append(args[0] + 1) or (seen[-1],))
+    relu(x)
+    assert seen[0].grad_fn.name == "add"
+    assert seen[0].grad_fn.scope == (Scope("module", "ReLU", relu),)     # pre-hooks too
 
 
 def test_a_pre_hook_replaces_the_arguments():
@@ -247,6 +277,15 @@ def test_a_pre_hook_replaces_the_arguments():
     layer2.register_forward_pre_hook(lambda m, args: (args[0] * 2,))
     np.testing.assert_allclose(layer2(x).numpy(), (2 * x.numpy()) @ layer2.weight.numpy().T,
                                rtol=1e-6)
+
+
+def test_a_forward_hook_sees_the_arguments_the_pre_hooks_made():
+    relu = nn.ReLU()
+    relu.register_forward_pre_hook(lambda m, args: (args[0] * 2,))
+    seen = []
+    relu.register_forward_hook(lambda m, args, y: seen.append(args[0].numpy()))
+    relu(tinyffn.tensor([1.0]))
+    np.testing.assert_array_equal(seen, [[2.0]])            # torch 2.13: (tensor([2.]),)
 
 
 def test_pre_hooks_and_forward_hooks_run_in_order_around_forward():
@@ -263,6 +302,24 @@ def test_pre_hooks_and_forward_hooks_run_in_order_around_forward():
     m.register_forward_pre_hook(lambda m, a: order.append("before 2"))
     m(tinyffn.tensor([1.0]))
     assert order == ["before 1", "before 2", "forward", "after 1", "after 2"]
+
+
+def test_forward_hooks_may_remove_themselves_while_running():
+    calls = []
+    relu = nn.ReLU()
+
+    def pre_once(m, args):
+        calls.append("before")
+        pre.remove()
+
+    def once(m, args, y):
+        calls.append("after")
+        post.remove()
+    pre = relu.register_forward_pre_hook(pre_once)
+    post = relu.register_forward_hook(once)
+    relu(tinyffn.tensor([1.0]))
+    relu(tinyffn.tensor([1.0]))
+    assert calls == ["before", "after"]                     # as torch 2.13: each ran once
 
 
 def test_forward_hook_registration_refuses_a_non_function():

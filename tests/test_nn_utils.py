@@ -70,7 +70,17 @@ def test_parameters_without_gradients_are_skipped():
     q.grad = None
     assert nn.utils.clip_grad_norm_([p, q], 10.0).item() == 5.0
     assert q.grad is None
-    assert nn.utils.clip_grad_norm_([q], 1.0).item() == 0.0              # torch: tensor(0.)
+    none = nn.utils.clip_grad_norm_([q], 1.0)
+    assert none.item() == 0.0 and dtype_name(none.dtype) == "float32"    # torch: tensor(0.)
+
+
+def test_an_empty_gradient_adds_nothing_to_the_max_norm():
+    """torch 2.13 refuses this ("cannot compute the infinity norm on an empty tensor");
+    here a gradient with no entries has no largest entry to contribute."""
+    p, q = with_grads([np.zeros(0), [3.0, -4.0]])
+    assert nn.utils.clip_grad_norm_([p, q], 2.0, norm_type=math.inf).item() == 4.0
+    np.testing.assert_allclose(q.grad.numpy(), [1.5, -2.0], rtol=1e-6)
+    assert nn.utils.clip_grad_norm_([p], 1.0, norm_type=math.inf).item() == 0.0
 
 
 def test_a_nonfinite_norm_is_an_error_only_when_asked():
@@ -81,6 +91,12 @@ def test_a_nonfinite_norm_is_an_error_only_when_asked():
     np.testing.assert_array_equal(q.grad.numpy(), [2.0])                 # left as it was
     assert math.isnan(nn.utils.clip_grad_norm_([p, q], 1.0).item())
     assert np.isnan(q.grad.numpy()).all()                               # as PyTorch: NaN
+    (r,) = with_grads([[np.inf, 1.0]])
+    with pytest.raises(RuntimeError, match="total norm of order 2.0 of the gradients is inf"):
+        nn.utils.clip_grad_norm_(r, 1.0, error_if_nonfinite=True)
+    with np.errstate(invalid="ignore"):                                  # inf * 0: expected
+        assert nn.utils.clip_grad_norm_(r, 1.0).item() == np.inf
+    np.testing.assert_array_equal(r.grad.numpy(), [np.nan, 0.0])         # torch 2.13: inf * 0
 
 
 def test_clip_grad_value_clamps_every_entry(device):
@@ -88,6 +104,14 @@ def test_clip_grad_value_clamps_every_entry(device):
     assert nn.utils.clip_grad_value_([p, q], 3.5) is None
     np.testing.assert_array_equal(p.grad.numpy(), [[3.0, -3.5]])        # torch 2.13
     np.testing.assert_array_equal(q.grad.numpy(), [3.5])
+
+
+def test_clipping_to_zero_zeroes_the_gradients():
+    p, q = with_grads([[3.0, 4.0], [3.0, -4.0]])
+    assert nn.utils.clip_grad_norm_(p, 0.0).item() == 5.0                # torch 2.13: 5
+    np.testing.assert_array_equal(p.grad.numpy(), [0.0, 0.0])
+    nn.utils.clip_grad_value_(q, 0)
+    np.testing.assert_array_equal(q.grad.numpy(), [0.0, 0.0])           # torch: [0., -0.]
 
 
 def test_clipping_refuses_bad_arguments():

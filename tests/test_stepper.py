@@ -108,6 +108,17 @@ def test_describe_says_where_broadcasting_is_summed():
     assert add.describe().endswith("(summed over axes (0,))")
 
 
+def test_describe_says_where_the_where_op_sums_its_broadcast_inputs():
+    c = tinyffn.tensor([[True, False, True], [False, True, True]])
+    x = tinyffn.tensor([1.0, 2.0, 3.0], requires_grad=True)                # (3,): each row
+    w = tinyffn.tensor([[10.0], [20.0]], requires_grad=True)               # (2, 1): each column
+    where = list(backward_steps(tinyffn.where(c, x, w).sum()))[1]
+    assert where.describe().splitlines()[2:] == [
+        "  input 0, input (2, 3): needs no gradient",
+        "  input 1, input (3,), gets dL/dx = [1, 1, 2]  (summed over axes (0,))",
+        "  input 2, input (2, 1), gets dL/dx = [[1], [1]]  (summed over axes (1,))"]
+
+
 def test_a_non_scalar_output_takes_its_gradient():
     x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
     y = x * x

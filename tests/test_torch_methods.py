@@ -152,6 +152,22 @@ def test_var_and_std_match_numpy_for_every_correction_and_axis(kwargs, ddof, axe
                                np.std(a, axis=axis, ddof=ddof, keepdims=keep), rtol=1e-12)
 
 
+def test_std_of_a_constant_row_passes_back_zeros_as_pytorch():
+    """d std / dx = (x - mean) / ((n - c) std) is 0 / 0 where std = 0: PyTorch 2.13 gives 0
+    there (a constant feature must not turn a whole batch's gradients into NaN)."""
+    t = f64([[1.0, 2.0, 4.0], [3.0, 3.0, 3.0]])
+    s = t.std(dim=1, keepdim=True)
+    (s * f64([[1.0], [2.0]], requires_grad=False)).sum().backward()
+    np.testing.assert_allclose(s.numpy(), [[1.5275252316519465], [0.0]], rtol=1e-15)
+    np.testing.assert_allclose(t.grad.numpy(), [
+        [-0.43643578047198484, -0.10910894511799625, 0.5455447255899809], [0.0, 0.0, 0.0]],
+        rtol=1e-14)
+    u = tinyffn.tensor([2.0, 2.0], requires_grad=True)
+    u.std(correction=0).backward()
+    np.testing.assert_array_equal(u.grad.numpy(), [0.0, 0.0])          # torch 2.13: [0, 0]
+    assert dtype_name(u.std().dtype) == "float32"
+
+
 def test_var_and_std_are_gradchecked_and_drawn_in_their_frames():
     x = f64(np.random.default_rng(2).standard_normal((3, 4)))
     assert tinyffn.gradcheck(lambda x: x.var(dim=1), [x])
@@ -174,6 +190,8 @@ def test_var_refuses_what_would_be_nan_or_ambiguous():
         x.std(correction=2)
     with pytest.raises(ValueError, match="correction must be a number >= 0"):
         x.var(correction=-1)
+    with pytest.raises(ValueError, match="correction must be a number >= 0.* got '1'"):
+        x.var(correction="1")
     with pytest.raises(TypeError, match="pass correction or unbiased"):
         x.var(correction=0, unbiased=False)
     with pytest.raises(TypeError, match="unbiased must be True or False, got 0"):
@@ -193,6 +211,24 @@ def test_any_and_all_follow_numpy_and_count_nan_as_true(device):
     np.testing.assert_array_equal((x > 0).any(0).numpy(), [True, True, False])
     assert tinyffn.tensor([1.0, np.nan]).all().item() is True           # torch 2.13: True
     assert dtype_name(x.any().dtype) == "bool" and x.any().grad_fn is None
+
+
+def test_any_and_all_keep_the_reduced_axes_under_both_names(device):
+    a = np.array([[0.0, 1.0, 0.0], [1.0, 2.0, 0.0]])
+    x = tinyffn.tensor(a, device=device)
+    for op in ("any", "all"):
+        expected = getattr(np, op)(a != 0, axis=1, keepdims=True)         # (2, 1)
+        for y in (getattr(x, op)(dim=1, keepdim=True), getattr(x, op)(1, True),
+                  getattr(x, op)(axis=1, keepdims=True)):
+            np.testing.assert_array_equal(y.numpy(), expected, strict=True)
+
+
+def test_any_and_all_over_no_dims_reduce_nothing_as_pytorch():
+    """Unlike sum and mean, whose dim=() is every axis, torch 2.13's x.any(dim=()) reduces
+    no axis: [[False, True], [False, True]] here; NumPy's axis=() is the same."""
+    x = tinyffn.tensor([[0.0, 1.0], [0.0, np.nan]])
+    for y in (x.any(dim=()), x.all(dim=[]), x.any(dim=(), keepdim=True), x.all(axis=())):
+        np.testing.assert_array_equal(y.numpy(), [[False, True], [False, True]], strict=True)
 
 
 # ----------------------------------------------------------------------------- casts, clone
@@ -226,5 +262,9 @@ def test_softmax_methods_are_the_functional_ones():
                                rtol=1e-13)
     np.testing.assert_allclose(x.log_softmax(0).numpy(), ref.log_softmax(x.numpy(), axis=0),
                                rtol=1e-13)
+    np.testing.assert_allclose(x.softmax(0).numpy(), ref.softmax(x.numpy(), axis=0),
+                               rtol=1e-13)
+    np.testing.assert_allclose(x.log_softmax(-1).numpy(),
+                               ref.log_softmax(x.numpy(), axis=-1), rtol=1e-13)
     with pytest.raises(TypeError):
         x.softmax()                              # dim is required, as torch.Tensor.softmax's

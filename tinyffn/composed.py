@@ -211,8 +211,8 @@ def amin(x, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
 def variance(x, op: str, dim: Any, correction: Any, keepdim: Any, axis: Any,
              keepdims: bool, unbiased: Any):
     """``x.var`` and ``x.std`` (``op``): Σ (x - mean)² / (n - correction) over the axes,
-    and its square root; composed of mean, sub, mul, sum and div (and pow), in a frame of
-    the op's name.
+    and its square root; composed of mean, sub, mul, sum and div (and pow and where), in a
+    frame of the op's name.
 
     ``correction`` defaults to 1 (the unbiased estimate), as in PyTorch; NumPy's default is
     0 (``np.var(x, ddof=0)``): pass ``correction=0`` for that. ``unbiased`` is PyTorch's older
@@ -239,7 +239,13 @@ def variance(x, op: str, dim: Any, correction: Any, keepdim: Any, axis: Any,
     with grad_mode.scope("function", op):
         d = x - x.mean(axis=axis, keepdims=True)
         v = (d * d).sum(axis=axis, keepdims=keepdims) / (n - correction)
-        return v ** 0.5 if op == "std" else v
+        if op == "var":
+            return v
+        # d std/dv = 1 / (2 std) is inf where std = 0 (a constant row), and inf * 0 = NaN
+        # would reach every x of the row. PyTorch passes 0 there; so does where, which
+        # selects gradients rather than multiplying them: sqrt sees 1 in place of those 0s.
+        flat = v == 0
+        return where(flat, 0.0, where(flat, 1.0, v) ** 0.5)
 
 
 def arg_extreme(x, op: str, axis: Any, keepdims: bool, dim: Any, keepdim: Any):
@@ -384,9 +390,11 @@ def _operand(x, other, name: str) -> Any:
 
 def any_all(x, op: str, dim: Any, keepdim: Any, axis: Any, keepdims: bool):
     """``x.any()`` and ``x.all()`` (``op``): whether any / every element along the axes is
-    nonzero (a NaN counts as nonzero), as a bool tensor outside any graph."""
+    nonzero (a NaN counts as nonzero), as a bool tensor outside any graph. ``dim=()``
+    reduces no axis here, as in PyTorch (whose sum and mean read it as every axis)."""
+    no_axis = isinstance(dim, (tuple, list)) and len(dim) == 0
     axis, keepdims = _numpy_names(op, axis, keepdims, dim, keepdim)
-    axes = _axes(axis, x.ndim, op)
+    axes = () if no_axis else _axes(axis, x.ndim, op)
     data = getattr(x.backend.xp, op)(x.data, axis=axes, keepdims=keepdims)
     return _tensor.Tensor(data, _backend=x.backend)
 

@@ -32,8 +32,10 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
     ``norm_type``-norm is at most ``max_norm``; returns the norm before clipping.
 
     ``norm_type``: any p > 0, or ``math.inf`` (the largest |g|). Parameters without a
-    ``.grad`` are skipped (no gradient at all: the norm is 0). A NaN or inf norm scales
-    every gradient to NaN, as in PyTorch, unless ``error_if_nonfinite`` makes it an error.
+    ``.grad`` are skipped (no gradient at all: the norm is 0). A NaN norm scales every
+    gradient to NaN and an inf norm scales by 0 (the inf entries to inf · 0 = NaN), as in
+    PyTorch, unless ``error_if_nonfinite`` makes either an error. An empty gradient adds
+    nothing to an inf norm (PyTorch refuses it: max of no entries).
     The ``.grad`` tensors stay the same objects, holding new arrays (as an optimizer
     step leaves its parameters).
     """
