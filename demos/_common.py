@@ -141,19 +141,21 @@ def fit(model: tinyffn.nn.Module, loss_of: Callable[[], tinyffn.Tensor], steps: 
 
     ``loss_of`` runs the model on the whole data set and returns the scalar loss, so the
     loop below is the whole of training: zero the gradients, forward, backward, step.
-    ``decay``: the learning rate falls linearly from ``lr`` to 0 over the steps (set
-    through ``param_groups``, as a PyTorch schedule does); else it stays ``lr``.
+    ``decay``: the learning rate falls linearly from ``lr`` to 0 over the steps, step t
+    taking lr · (1 - t / steps) (PyTorch's ``LinearLR`` schedule); else it stays ``lr``.
     """
     opt = optim.Adam(model.parameters(), lr=lr)
+    schedule = optim.lr_scheduler.LinearLR(opt, start_factor=1.0, end_factor=0.0,
+                                           total_iters=steps) if decay else None
     history = []
     bar = tqdm(range(steps), desc=desc, leave=False, mininterval=0.25)
-    for step in bar:
-        if decay:
-            opt.param_groups[0]["lr"] = lr * (1 - step / steps)
+    for _ in bar:
         opt.zero_grad()
         loss = loss_of()
         loss.backward()
         opt.step()
+        if schedule is not None:
+            schedule.step()
         history.append(loss.item())
         bar.set_postfix_str(f"loss {history[-1]:.3g}", refresh=False)
     return history

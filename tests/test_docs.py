@@ -382,7 +382,8 @@ def test_index_links_every_page():
 
 # ----------------------------------------------------------------------------- api.md
 API_MODULES = ("tinyffn.functional", "tinyffn.nn", "tinyffn.nn.utils", "tinyffn.init",
-               "tinyffn.optim", "tinyffn.accounting", "tinyffn.graphviz", "tinyffn.naming", "tinyffn.hooks",
+               "tinyffn.optim", "tinyffn.optim.lr_scheduler", "tinyffn.accounting",
+               "tinyffn.graphviz", "tinyffn.naming", "tinyffn.hooks",
                "tinyffn.autograd", "tinyffn.stepper")
 # and tinyffn.ops, whose names are its __all__
 

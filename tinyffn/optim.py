@@ -22,16 +22,26 @@ array namespace, and the settings of the parameter's group as keywords (``lr``, 
 update works on raw arrays, so nothing it computes is recorded in any graph, and it builds
 new arrays: ``p.grad`` is only read, and ``p.data`` is replaced, not overwritten. The state
 keeps no reference to ``p.grad``'s array either.
+
+Learning-rate schedules (warmup, cosine decay) are in ``tinyffn.optim.lr_scheduler``, as in
+PyTorch; the code is in :mod:`tinyffn.lr_scheduler`.
 """
 from __future__ import annotations
 
+import sys
 from typing import Any, Iterable, Mapping
 
 from .arguments import is_real, type_name
 from .backend import backend_of_array, dtype_name
 from .module import _array_like, zero_grads
-from .param_groups import EMPTY, ParamGroup, checked_group, ordered
+from .param_groups import EMPTY, SCHEDULE_KEYS, ParamGroup, checked_group, ordered
 from .tensor import Tensor
+from . import lr_scheduler      # optim.lr_scheduler, as torch.optim.lr_scheduler
+
+# optim is a module, not a package: name lr_scheduler under it too, so that
+# `from tinyffn.optim.lr_scheduler import CosineAnnealingLR` works as with torch (see nn.py)
+sys.modules[__name__ + ".lr_scheduler"] = lr_scheduler
+_NOT_SETTINGS = ("params",) + SCHEDULE_KEYS     # in a group, but not passed to update
 
 
 class Optimizer:
@@ -80,8 +90,10 @@ class Optimizer:
         """One group's settings, checked and made Python numbers, in a new dict; ``owner``
         starts the error messages. A subclass checks its own after calling this one."""
         settings = dict(settings)
-        if "lr" in settings:    # a NumPy float64 lr would turn float32 weights into float64
-            settings["lr"] = _non_negative(owner, "lr", settings["lr"])
+        # Python floats: a NumPy float64 lr would turn float32 weights into float64
+        for key in ("lr",) + SCHEDULE_KEYS:
+            if key in settings:
+                settings[key] = _non_negative(owner, key, settings[key])
         return settings
 
     # -- one group: opt.lr, opt.momentum, ... read and write the group's setting -----------
@@ -112,7 +124,7 @@ class Optimizer:
     def hyperparameters(self) -> dict:
         """The one group's settings as they are now: ``{"lr": 0.001, ...}`` (with several
         groups, read ``opt.param_groups[i]``)."""
-        return {k: v for k, v in self._only_group().items() if k != "params"}
+        return {k: v for k, v in self._only_group().items() if k not in _NOT_SETTINGS}
 
     @property
     def params(self) -> list:
@@ -132,7 +144,7 @@ class Optimizer:
         """Update every parameter that has a gradient, with its group's settings:
         ``p.data = update(p.data, p.grad.data, state, xp, **settings)``."""
         for i, group in enumerate(self.param_groups):
-            settings = {k: v for k, v in group.items() if k != "params"}
+            settings = {k: v for k, v in group.items() if k not in _NOT_SETTINGS}
             for j, p in enumerate(group["params"]):
                 if p.grad is None:
                     continue
@@ -213,7 +225,7 @@ class Optimizer:
         checked = []
         for i, group in enumerate(groups):
             settings = {k: v for k, v in group.items() if k != "params"}
-            unknown = sorted(set(settings) - set(self.defaults))
+            unknown = sorted(set(settings) - set(self.defaults) - set(SCHEDULE_KEYS))
             if unknown:
                 raise ValueError(
                     f"{name}: the saved hyperparameters {unknown} are not {cls}'s "

@@ -7,6 +7,12 @@ leaves out takes the constructor's value (``opt.defaults``). The checks here are
 PyTorch's ``add_param_group`` and more: each parameter is a floating-point leaf in one
 group only, and parameters come in an order (a set is refused), as ``state_dict`` numbers
 them by it. The optimizers themselves are in :mod:`tinyffn.optim`.
+
+One key beyond the settings may join a group: ``initial_lr``, the lr a learning-rate
+schedule starts from, which a scheduler stores with ``group.setdefault("initial_lr",
+group["lr"])`` as PyTorch's do (:mod:`tinyffn.lr_scheduler`). It is saved and loaded with
+the settings, so a schedule resumes from the optimizer's ``state_dict``, but it is not a
+setting: ``update`` never receives it.
 """
 from __future__ import annotations
 
@@ -17,6 +23,7 @@ from .arguments import type_name
 from .backend import dtype_name
 from .tensor import Tensor
 
+SCHEDULE_KEYS = ("initial_lr",)    # in a group beside the settings; see the docstring
 EMPTY = ("{owner}: got an empty parameter list; pass model.parameters() (a generator is "
          "consumed once: create it for this optimizer)")
 
@@ -41,7 +48,7 @@ def checked_group(optimizer: Any, owner: str, group: Any) -> "ParamGroup":
         raise ValueError(f"{owner}: the group has no 'params' (it has {', '.join(group)}); "
                          "give each group its parameters: {'params': [w, b], ...}")
     for key in group:
-        if key != "params" and key not in optimizer.defaults:
+        if key != "params" and key not in optimizer.defaults and key not in SCHEDULE_KEYS:
             raise KeyError(f"{owner}: {key!r} is not a setting of {name}; its settings "
                            f"are {', '.join(optimizer.defaults)}")
     params = group["params"]
@@ -86,7 +93,8 @@ class ParamGroup(MutableMapping):
     this group only, after the optimizer's ``check_settings``; ``update`` checks its
     settings together (``nesterov=False, momentum=0.0`` in one call). A change of what the
     optimizer keeps per parameter (Adam's ``amsgrad``) is refused once the group's
-    parameters have state. Keys cannot be added or removed, and the parameters are fixed.
+    parameters have state. Keys cannot be added or removed, but for ``initial_lr``, which
+    a learning-rate scheduler adds (see the module docstring); the parameters are fixed.
     """
 
     def __init__(self, optimizer: Any, index: int, params: list, settings: dict):
@@ -107,7 +115,7 @@ class ParamGroup(MutableMapping):
             del changes["params"]                   # group.update(dict(group)): unchanged
         name = f"{type(opt).__name__}.param_groups[{self._index}]"
         for key in changes:
-            if key not in self._settings:
+            if key not in self._settings and key not in SCHEDULE_KEYS:
                 raise KeyError(f"{name}: {key!r} is not a setting of this optimizer; its "
                                f"settings are {', '.join(self._settings)}" + (
                                    " (the parameters are fixed: make a new optimizer, or "
