@@ -77,6 +77,16 @@ def test_dtype_names_across_backends():
     assert strict.is_floating(strict.xp.float32) and not strict.is_floating(strict.xp.int64)
 
 
+def test_the_strict_backend_says_it_has_no_float16():
+    """x.half() on the strict backend raised AttributeError: module 'array_api_strict' has
+    no attribute 'float16'."""
+    x = tinyffn.tensor([1.0, 2.0], device="strict")
+    for cast in (x.half, lambda: x.to(dtype="float16")):
+        with pytest.raises(TypeError, match="the strict backend has no float16, as the array "
+                                            "API standard has none; use float32"):
+            cast()
+
+
 def test_keep_freed_memory_respects_the_switch(monkeypatch):
     monkeypatch.setenv("TINYFFN_KEEP_FREED_MEMORY", "0")
     assert backend.keep_freed_memory() is False

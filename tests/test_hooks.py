@@ -77,6 +77,21 @@ def test_a_hook_returning_none_hands_the_gradient_on_to_the_next():
     assert seen == [3.0] and x.grad.item() == 15.0          # torch 2.13: 15
 
 
+def test_a_hook_that_updates_its_argument_in_place_changes_the_gradient(device):
+    """def hook(g): g *= 0.5 returns None, but in PyTorch 2.13 the halving holds: x.grad is
+    [4.5, 9] for L = sum((3x)²), x = [1, 2], with the hook on h = 3x and on x. It was
+    [18, 36], the update silently lost (tinyffn's g *= 0.5 gives g a new array)."""
+    x = leaf([1.0, 2.0], device)
+    h = x * 3
+
+    def halve(g):
+        g *= 0.5
+    h.register_hook(halve)
+    x.register_hook(halve)
+    (h * h).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [4.5, 9.0])
+
+
 def test_a_handle_used_with_with_removes_its_hook():
     x = leaf([2.0])
     with x.register_hook(lambda g: g * 0):

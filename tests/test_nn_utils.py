@@ -65,6 +65,24 @@ def test_float16_gradients_are_summed_in_float32():
     np.testing.assert_allclose(p.grad.numpy(), [0.6, 0.8], rtol=1e-3)
 
 
+def test_a_0d_gradient_keeps_its_dtype_next_to_wider_ones(device):
+    """torch 2.13 scales in place (mul_), so every .grad keeps its dtype; a 0-d float16
+    .grad times the 0-d float32 scale became float32, and the optimizer's step refused it.
+    PyTorch's numbers: 300 and [400, 0] in float16 clip to 0.6001 and [0.8003, 0]."""
+    if device != "strict":
+        s, w = with_grads([300.0, [400.0, 0.0]], device, dtype="float16")
+        assert nn.utils.clip_grad_norm_([s, w], 1.0).item() == 500.0
+        assert [dtype_name(p.grad.dtype) for p in (s, w)] == ["float16", "float16"]
+        np.testing.assert_array_equal(s.grad.numpy(), np.float16(0.6001))
+        np.testing.assert_array_equal(w.grad.numpy(), np.float16([0.8003, 0.0]))
+        tinyffn.optim.SGD([s, w], lr=1.0).step()
+    (a,) = with_grads([3.0], device)
+    (b,) = with_grads([[4.0]], device, dtype="float64")
+    assert nn.utils.clip_grad_norm_([a, b], 1.0, norm_type="inf").item() == 4.0  # torch's "inf"
+    assert dtype_name(a.grad.dtype) == "float32"
+    assert a.grad.item() == pytest.approx(0.75, rel=1e-6)
+
+
 def test_parameters_without_gradients_are_skipped():
     p, q = with_grads([[3.0, 4.0], [1.0]])
     q.grad = None

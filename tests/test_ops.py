@@ -316,11 +316,16 @@ def test_pow_zero_passes_back_zero_whatever_gradient_arrives():
 
 
 def test_integer_tensor_to_a_negative_power_is_refused_on_every_backend(device):
-    """NumPy and PyTorch refuse it; CuPy's integer power answers 0 (2 ** -1 == 0)."""
+    """NumPy and PyTorch refuse it; CuPy's integer power answers 0 (2 ** -1 == 0). A bool
+    tensor counts in int64 (bool ** 2), so it is refused too, as by PyTorch, also empty
+    (NumPy's own message came through, and an empty one gave an empty answer)."""
     x = tinyffn.tensor([2, 3], device=device)
-    with pytest.raises(ValueError, match=r"pow: an integer tensor to a negative integer "
-                                         r"power \(-1\) .*\(x \*\* -1\.0"):
+    with pytest.raises(ValueError, match=r"pow: an integer or bool tensor to a negative "
+                                         r"integer power \(-1\) .*\(x \*\* -1\.0"):
         x ** -1
+    for b in ([True, False], np.zeros(0, dtype=bool)):
+        with pytest.raises(ValueError, match=r"pow: an integer or bool tensor .* \(-2\)"):
+            tinyffn.tensor(b, device=device) ** -2
     np.testing.assert_allclose((x ** -1.0).numpy(), [0.5, 1 / 3], rtol=1e-6)
     np.testing.assert_array_equal((x ** 2).numpy(), [4, 9])
 

@@ -222,7 +222,6 @@ def test_number_to_the_power_of_a_tensor(device):
             base ** x
 
 
-
 def test_an_integer_to_the_power_of_an_integer_tensor_is_exact(device):
     """As PyTorch: 2 ** int_tensor is int64 and exact (exp(t ln 2) in float32 is not past
     2 ** 24); a bool exponent or base counts as 0/1 in int64. Where PyTorch wraps around
@@ -242,6 +241,14 @@ def test_an_integer_to_the_power_of_an_integer_tensor_is_exact(device):
     with pytest.raises(OverflowError, match=r"3 \*\* 5 does not fit in int8 \(largest 127\)"):
         3 ** tinyffn.tensor([5], dtype="int8", device=device)
     assert (3 ** tinyffn.tensor([4], dtype="int8", device=device)).tolist() == [81]
+    # a base outside the exponents' dtype: NumPy's "Python integer -2 out of bounds" came out
+    for base, dtype in ((-2, "uint8"), (300, "int8")):
+        with pytest.raises(OverflowError, match=rf"pow: the base {base} does not fit in "
+                                                rf"{dtype} \(.*\), .* t.to\(dtype='int64'\)"):
+            base ** tinyffn.tensor([0, 1], dtype=dtype, device=device)
+    assert ((-2) ** tinyffn.tensor([0, 1, 3], dtype="int16", device=device)).tolist() == \
+        [1, -2, -8]
+
 
 @pytest.mark.parametrize("make", [tinyffn.randn, tinyffn.rand])
 def test_random_samples_refuse_a_non_float_dtype(make):
@@ -1138,6 +1145,32 @@ def test_clamp_to_tensor_bounds_gives_them_the_gradient_outside_the_range():
     assert tinyffn.gradcheck(lambda x, lo: x.clamp(lo, 1.5), [   # away from the kinks
         tinyffn.tensor([-1.0, 0.3, 0.7, 2.0, -0.2], dtype="float64", requires_grad=True),
         tinyffn.tensor([-0.5, 1.0, 0.0, 0.0, 0.0], dtype="float64", requires_grad=True)])
+
+
+def test_clamp_to_a_nan_bound_is_nan_with_no_gradient_as_pytorch(device):
+    """PyTorch 2.13: x = [-1, 0.5, 2] clamped to min=[nan, 0, 0] is [nan, 0.5, 2] with
+    x.grad [0, 2, 3] and none for the bound (cotangent [1, 2, 3]); to max=[1, nan, 1],
+    [-1, nan, 1] with x.grad [1, 0, 0], hi.grad [0, 0, 3]; to min=nan, all NaN. The NaN
+    bound was passed over: x came back as it was, its gradient too."""
+    dt = "float32" if device == "strict" else "float64"
+    gy = tinyffn.tensor([1.0, 2.0, 3.0], dtype=dt, device=device)
+    for bound, y_torch, gx_torch, gb_torch in [
+            ("min", [np.nan, 0.5, 2.0], [0.0, 2.0, 3.0], [0.0, 0.0, 0.0]),
+            ("max", [-1.0, np.nan, 1.0], [1.0, 0.0, 0.0], [0.0, 0.0, 3.0])]:
+        x = tinyffn.tensor([-1.0, 0.5, 2.0], dtype=dt, device=device, requires_grad=True)
+        b = tinyffn.tensor([np.nan, 0.0, 0.0] if bound == "min" else [1.0, np.nan, 1.0],
+                           dtype=dt, device=device, requires_grad=True)
+        y = x.clamp(**{bound: b})
+        np.testing.assert_array_equal(y.numpy(), y_torch)
+        (y * gy).sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), gx_torch)
+        np.testing.assert_array_equal(b.grad.numpy(), gb_torch)
+    x = tinyffn.tensor([-1.0, 0.5, 2.0], device=device, requires_grad=True)
+    for y in (x.clamp(min=np.nan), x.clamp(max=np.nan), x.clamp(0.0, np.nan),
+              tinyffn.tensor([1, 5], device=device).clamp(min=np.nan)):
+        assert np.isnan(y.numpy()).all()
+    x.clamp(min=np.nan).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0, 0.0])
 
 
 def test_maximum_minimum_and_abs_at_a_nan_give_pytorchs_gradients(device):

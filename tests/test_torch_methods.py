@@ -168,6 +168,26 @@ def test_std_of_a_constant_row_passes_back_zeros_as_pytorch():
     assert dtype_name(u.std().dtype) == "float32"
 
 
+def test_var_and_std_of_float16_are_computed_in_float32_as_pytorch():
+    """(x - mean)² overflows float16 past 256: var([200, -200, 0]) and std([300, -300, 250])
+    were inf, with zero gradients. PyTorch 2.13 computes in float32 and rounds the result:
+    40000 and 333 (float16), var's gradient [200, -200, 0]; std's gradient written out from
+    float64 NumPy, (x - mean) / ((n - 1) std) (PyTorch's own, in float16: [0.3254, -0.5752,
+    0.2502])."""
+    x = tinyffn.tensor([200.0, -200.0, 0.0], dtype="float16", requires_grad=True)
+    v = x.var()
+    v.backward()
+    assert dtype_name(v.dtype) == "float16" and v.item() == 40000.0
+    np.testing.assert_array_equal(x.grad.numpy(), [200.0, -200.0, 0.0])
+    assert dtype_name(x.grad.dtype) == "float16"
+    x = tinyffn.tensor([300.0, -300.0, 250.0], dtype="float16", requires_grad=True)
+    s = x.std()
+    s.backward()
+    assert dtype_name(s.dtype) == "float16" and s.item() == 333.0
+    np.testing.assert_allclose(x.grad.numpy(), [0.32540701, -0.5757201, 0.25031309],
+                               rtol=1e-3)
+
+
 def test_var_and_std_are_gradchecked_and_drawn_in_their_frames():
     x = f64(np.random.default_rng(2).standard_normal((3, 4)))
     assert tinyffn.gradcheck(lambda x: x.var(dim=1), [x])

@@ -95,7 +95,13 @@ class Backend:
 
     def dtype(self, dtype: Any) -> Any:
         """This backend's dtype for a NumPy dtype, a dtype name, or a dtype of this backend."""
-        return getattr(self.xp, dtype_name(dtype)) if self.device == "strict" else np.dtype(dtype)
+        if self.device != "strict":
+            return np.dtype(dtype)
+        name = dtype_name(dtype)
+        if not hasattr(self.xp, name):          # x.half(): float16, which the standard lacks
+            raise TypeError(f"the strict backend has no {name}, as the array API standard has "
+                            "none; use float32 or float64 there, or the cpu device")
+        return getattr(self.xp, name)
 
 
 FLOAT_DTYPES = ("float16", "float32", "float64")   # the dtypes tinyffn computes gradients in

@@ -98,10 +98,12 @@ def _float_like(v, other):
 def clamp(x, low: Any = None, high: Any = None):
     """x limited to [low, high] (either bound may be None), as ``torch.clamp``: where x is
     in range, bounds included, x and its gradient; below, ``low`` (and the gradient goes
-    to ``low``, if it is a tensor that needs one); above, ``high``; a NaN stays NaN and
-    passes no gradient. Each bound is one ``where`` on masks that record nothing::
+    to ``low``, if it is a tensor that needs one); above, ``high``; a NaN, in x or in a
+    bound, gives NaN and passes no gradient. Each bound is one ``where`` on masks that
+    record nothing; where neither holds (x or the bound is NaN) the array maximum (minimum
+    for ``high``), NaN there, recorded as nothing either::
 
-        y = where(x >= low, x, where(x < low, low, x.detach()))     (a NaN: neither)
+        y = where(x >= low, x, where(x < low, low, maximum(x, low)))
 
     A bound may be a number, an array or a tensor; x and it meet in one dtype first, as
     in every op (an integer x and a float bound: float32). Integers and bools with integer
@@ -117,10 +119,10 @@ def clamp(x, low: Any = None, high: Any = None):
         y = x
         if low is not None:
             y, low = _meet(y, low)
-            y = where(y >= low, y, where(y < low, low, y.detach()))
+            y = where(y >= low, y, where(y < low, low, compare(y, low, "maximum")))
         if high is not None:
             y, high = _meet(y, high)
-            y = where(y <= high, y, where(y > high, high, y.detach()))
+            y = where(y <= high, y, where(y > high, high, compare(y, high, "minimum")))
         return y
 
 
@@ -139,8 +141,8 @@ def rpow(base, t):
     """``base ** t``. For a float ``t``: exp(t · ln base), a positive number as the base,
     recorded as mul and exp (its derivative, ln(base) · base ** t, follows). For an integer
     or bool ``t`` and an integer base: the exact integer power, int64 for bools, as in
-    PyTorch (no gradient); a negative exponent, and a power its dtype cannot hold (PyTorch
-    and NumPy wrap around in silence), are errors."""
+    PyTorch (no gradient); a negative exponent, and a base or a power its dtype cannot hold
+    (PyTorch and NumPy wrap around in silence), are errors."""
     if not _floating(t) and isinstance(base, int) and not isinstance(base, bool):
         xp = t.backend.xp
         n = xp.astype(t.data, xp.int64) if xp.isdtype(t.dtype, "bool") else t.data
@@ -150,6 +152,10 @@ def rpow(base, t):
                              f"no integer result; use a float base ({float(base)} ** t) or "
                              "t.float()")
         info = xp.iinfo(n.dtype)
+        if not info.min <= base <= info.max:        # -2 ** a uint8 tensor: NumPy's error
+            raise OverflowError(f"pow: the base {base} does not fit in {dtype_name(n.dtype)} "
+                                f"({info.min} to {info.max}), the exponents' dtype; use "
+                                "t.to(dtype='int64') or t.float()")
         if abs(base) > 1 and top * math.log2(abs(base)) >= math.log2(info.max):
             raise OverflowError(f"pow: {base} ** {top} does not fit in {dtype_name(n.dtype)} "
                                 f"(largest {info.max}); use t.to(dtype='int64') or t.float()")
@@ -206,46 +212,6 @@ def amin(x, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
         with grad_mode.scope("function", "min"):
             values = -(-x).max(axis=axis, keepdims=keepdims)
     return MaxResult.over("min", x, values, dim, keepdims) if dim is not None else values
-
-
-def variance(x, op: str, dim: Any, correction: Any, keepdim: Any, axis: Any,
-             keepdims: bool, unbiased: Any):
-    """``x.var`` and ``x.std`` (``op``): Σ (x - mean)² / (n - correction) over the axes,
-    and its square root; composed of mean, sub, mul, sum and div (and pow and where), in a
-    frame of the op's name.
-
-    ``correction`` defaults to 1 (the unbiased estimate), as in PyTorch; NumPy's default is
-    0 (``np.var(x, ddof=0)``): pass ``correction=0`` for that. ``unbiased`` is PyTorch's older
-    flag (True: 1, False: 0). At least one degree of freedom must be left (n > correction),
-    where PyTorch would answer NaN or inf.
-    """
-    axis, keepdims = _numpy_names(op, axis, keepdims, dim, keepdim)
-    if unbiased is not None:
-        if correction is not None:
-            raise TypeError(f"{op}: pass correction or unbiased (the older name), not both")
-        if not isinstance(unbiased, bool):
-            raise TypeError(f"{op}: unbiased must be True or False, got {unbiased!r}")
-        correction = int(unbiased)
-    correction = 1 if correction is None else correction
-    if not is_real(correction) or correction < 0:
-        raise ValueError(f"{op}: correction must be a number >= 0 (1: unbiased, 0: the "
-                         f"population's), got {correction!r}")
-    axes = _axes(axis, x.ndim, op)
-    n = math.prod(x.shape[a] for a in axes) if axes is not None else math.prod(x.shape)
-    if n - correction <= 0:
-        raise ValueError(f"{op}: {n} element(s) per result leave no degrees of freedom with "
-                         f"correction={correction}; reduce over more elements, or pass "
-                         "correction=0 for the population's")
-    with grad_mode.scope("function", op):
-        d = x - x.mean(axis=axis, keepdims=True)
-        v = (d * d).sum(axis=axis, keepdims=keepdims) / (n - correction)
-        if op == "var":
-            return v
-        # d std/dv = 1 / (2 std) is inf where std = 0 (a constant row), and inf * 0 = NaN
-        # would reach every x of the row. PyTorch passes 0 there; so does where, which
-        # selects gradients rather than multiplying them: sqrt sees 1 in place of those 0s.
-        flat = v == 0
-        return where(flat, 0.0, where(flat, 1.0, v) ** 0.5)
 
 
 def arg_extreme(x, op: str, axis: Any, keepdims: bool, dim: Any, keepdim: Any):

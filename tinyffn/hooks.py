@@ -5,12 +5,12 @@ editing it:
 
 * ``t.register_hook(fn)``, a gradient hook: during backward, once dL/dt is complete (every
   consumer of ``t`` has passed its share back), ``fn(grad)`` runs with it as a Tensor. If
-  ``fn`` returns a Tensor, that replaces the gradient from there on: it is what reaches
-  ``t.grad`` (for a leaf or a ``retain_grad()`` tensor) and what the op that made ``t``
-  backpropagates. The hook is kept on the graph vertex standing for ``t``
-  (:func:`tinyffn.autograd.node_of`: the op node that made it, or ``t`` itself for a leaf),
-  so a hook set on an activation inside a module's ``forward`` still runs after the
-  Python name is gone.
+  ``fn`` returns a Tensor, that replaces the gradient from there on (so does ``grad *=
+  0.5`` inside ``fn``, as in PyTorch): it is what reaches ``t.grad`` (for a leaf or a
+  ``retain_grad()`` tensor) and what the op that made ``t`` backpropagates. The hook is
+  kept on the graph vertex standing for ``t`` (:func:`tinyffn.autograd.node_of`: the op
+  node that made it, or ``t`` itself for a leaf), so a hook set on an activation inside a
+  module's ``forward`` still runs after the Python name is gone.
 * ``module.register_forward_pre_hook(fn)``: ``fn(module, args)`` before ``forward``; it
   may return new positional arguments (a tuple, or one value).
 * ``module.register_forward_hook(fn)``: ``fn(module, args, output)`` after ``forward``;
@@ -85,14 +85,16 @@ def run_grad_hooks(v: Any, gy: Any) -> Any:
 
     Called by :func:`tinyffn.autograd.walk` for a vertex with hooks, before the gradient
     is stored or backpropagated. A hook's result must be a Tensor of the gradient's
-    shape, dtype and device (or None, keeping the gradient as it was).
+    shape, dtype and device, or None: then the gradient is its argument, which ``g *= 0.5``
+    in the hook changes (an in-place update gives ``g`` a new array of its dtype).
     """
     shape, dtype = autograd.shape_and_dtype(v)
     with grad_mode.no_grad():
         for fn in list(v._hooks.values()):      # a list: a hook may remove itself
-            out = fn(_tensor.Tensor(gy, _backend=v.backend))
-            if out is None:
-                continue
+            g = _tensor.Tensor(gy, _backend=v.backend)
+            out = fn(g)
+            if out is None:         # g, as the hook left it: g *= 0.5 gives g a new array
+                out = g
             if not isinstance(out, _tensor.Tensor):
                 raise TypeError(f"register_hook: the hook {_name(fn)} returned "
                                 f"{type_name(out)}; return a Tensor to replace the gradient, "

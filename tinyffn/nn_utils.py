@@ -31,17 +31,19 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
     """Scale every ``.grad`` of ``parameters`` in place by one factor, so that their total
     ``norm_type``-norm is at most ``max_norm``; returns the norm before clipping.
 
-    ``norm_type``: any p > 0, or ``math.inf`` (the largest |g|). Parameters without a
-    ``.grad`` are skipped (no gradient at all: the norm is 0). A NaN norm scales every
-    gradient to NaN and an inf norm scales by 0 (the inf entries to inf · 0 = NaN), as in
-    PyTorch, unless ``error_if_nonfinite`` makes either an error. An empty gradient adds
-    nothing to an inf norm (PyTorch refuses it: max of no entries).
-    The ``.grad`` tensors stay the same objects, holding new arrays (as an optimizer
-    step leaves its parameters).
+    ``norm_type``: any p > 0, or ``math.inf`` (the largest |g|; also ``"inf"``, as in
+    PyTorch). Parameters without a ``.grad`` are skipped (no gradient at all: the norm is
+    0). A NaN norm scales every gradient to NaN and an inf norm scales by 0 (the inf
+    entries to inf · 0 = NaN), as in PyTorch, unless ``error_if_nonfinite`` makes either
+    an error. An empty gradient adds nothing to an inf norm (PyTorch refuses it: max of
+    no entries). The ``.grad`` tensors stay the same objects, of the same dtypes, holding
+    new arrays (as an optimizer step leaves its parameters).
     """
     grads = _grads("clip_grad_norm_", parameters)
     if not (is_real(max_norm) and max_norm >= 0):
         raise ValueError(f"clip_grad_norm_: max_norm must be a number >= 0, got {max_norm!r}")
+    if isinstance(norm_type, str) and norm_type == "inf":
+        norm_type = math.inf
     if not (is_real(norm_type) and norm_type > 0):
         raise ValueError(f"clip_grad_norm_: norm_type must be a number > 0 or math.inf, got "
                          f"{norm_type!r}")
@@ -56,7 +58,7 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
                                "error_if_nonfinite=False to scale them by it anyway (NaN)")
         scale = (max_norm / (total + 1e-6)).clamp(max=1.0)
         for g in grads:
-            g.data = (g * scale).data        # scale is 0-d: g keeps its dtype
+            g *= scale      # in place, as torch's mul_: g keeps its dtype, also a 0-d g
     return total
 
 

@@ -359,13 +359,15 @@ class Tensor:
     def var(self, dim=None, *, correction=None, keepdim=None, axis=None, keepdims=False,
             unbiased=None):
         """Σ (x - mean)² / (n - correction) over ``dim``/``axis``; correction 1 by default,
-        as PyTorch's (NumPy's ddof is 0: pass ``correction=0``). See composed.variance."""
-        return C.variance(self, "var", dim, correction, keepdim, axis, keepdims, unbiased)
+        as PyTorch's (NumPy's ddof is 0: pass ``correction=0``). See functional.variance."""
+        from .functional import variance        # functional.py imports this module
+        return variance(self, "var", dim, correction, keepdim, axis, keepdims, unbiased)
 
     def std(self, dim=None, *, correction=None, keepdim=None, axis=None, keepdims=False,
             unbiased=None):
         """The square root of :meth:`var`, with its arguments."""
-        return C.variance(self, "std", dim, correction, keepdim, axis, keepdims, unbiased)
+        from .functional import variance
+        return variance(self, "std", dim, correction, keepdim, axis, keepdims, unbiased)
 
     # whether any / every element (along dim) is nonzero: a bool tensor, outside any graph
     def any(self, dim=None, keepdim=None, *, axis=None, keepdims=False):

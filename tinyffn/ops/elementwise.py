@@ -141,10 +141,11 @@ class Pow(Function):
             x = as_float(ctx, x)            # int ** 2.0 is float (as in PyTorch), int ** 2 int
         elif ctx.xp.isdtype(x.dtype, "bool"):
             x = ctx.xp.astype(x, ctx.xp.int64)     # bool ** 2 counts, as PyTorch: int64
-        elif p < 0 and x.dtype not in ctx.backend.float_dtypes:
-            # NumPy and PyTorch refuse; CuPy would answer 0 for every |x| > 1
-            raise ValueError(f"pow: an integer tensor to a negative integer power ({p}) has no "
-                             f"integer result; use a float power (x ** {float(p)}) or x.float()")
+        if p < 0 and x.dtype not in ctx.backend.float_dtypes:
+            # NumPy and PyTorch refuse (also for bools); CuPy would answer 0 for |x| > 1
+            raise ValueError(f"pow: an integer or bool tensor to a negative integer power ({p}) "
+                             f"has no integer result; use a float power (x ** {float(p)}) or "
+                             "x.float()")
         ctx.save_for_backward(x)
         return _power(ctx.xp, x, p)
 
