@@ -325,7 +325,8 @@ def test_param_groups_changes_are_checked_and_kept_consistent():
     p.grad = tinyffn.ones(2)
     opt.step()
     with pytest.raises(ValueError, match=r"amsgrad=False changes what the optimizer keeps "
-                                         r"per parameter \(\['m', 'step', 'v', 'v_max'\] -> "):
+                                         r"per parameter \(\['exp_avg', 'exp_avg_sq', "
+                                         r"'max_exp_avg_sq', 'step'\] -> "):
         group["amsgrad"] = False
     assert opt.amsgrad is True and opt.lr == 0.1 and opt.param_groups[0]["lr"] == 0.1
     stepped = optim.Adam([p], lr=0.1)
@@ -429,24 +430,24 @@ def test_a_saved_optimizer_state_is_a_copy_and_is_checked_on_loading():
     saved = opt.state_dict()
     assert saved["param_groups"][0]["lr"] == 0.1 and saved["state"][0]["step"] == 1
     opt.step()
-    np.testing.assert_allclose(saved["state"][0]["m"].numpy(), [0.1, 0.1])    # not 0.19
+    np.testing.assert_allclose(saved["state"][0]["exp_avg"].numpy(), [0.1, 0.1])    # not 0.19
     snapshot = opt.state_dict()
-    snapshot["state"][0]["m"].data[...] = 123.0     # editing a snapshot, the other way round,
-    np.testing.assert_allclose(opt.state[p]["m"], [0.19, 0.19])   # leaves the optimizer alone
+    snapshot["state"][0]["exp_avg"].data[...] = 123.0     # editing a snapshot, the other way round,
+    np.testing.assert_allclose(opt.state[p]["exp_avg"], [0.19, 0.19])   # leaves the optimizer alone
     with pytest.raises(ValueError, match=r"state is for 1 parameters in 1 group\(s\); this "
                                          "optimizer has one group of 2"):
         optim.Adam([p, nn.Parameter(tinyffn.zeros(1))]).load_state_dict(saved)
     with pytest.raises(ValueError, match=r"SGD.load_state_dict: parameter 0's state has "
-                                         r"\['m', 'step', 'v'\]; SGD as configured keeps "
-                                         r"\['momentum_buffer'\]"):
+                                         r"\['exp_avg', 'exp_avg_sq', 'step'\]; SGD as "
+                                         r"configured keeps \['momentum_buffer'\]"):
         optim.SGD([p], lr=0.1, momentum=0.9).load_state_dict(
             {"state": saved["state"], "param_groups": [{"lr": 0.1, "momentum": 0.9, "params": [0]}]})
     saved["param_groups"][0]["lr"] = -1.0
     with pytest.raises(ValueError, match="Adam: lr must be >= 0, got -1"):
         optim.Adam([p]).load_state_dict(saved)
     saved["param_groups"][0]["lr"] = 0.1
-    saved["state"][0]["m"] = tinyffn.zeros(3)
-    with pytest.raises(ValueError, match=r"state 'm' of parameter 0 has shape \(3,\), the "
+    saved["state"][0]["exp_avg"] = tinyffn.zeros(3)
+    with pytest.raises(ValueError, match=r"state 'exp_avg' of parameter 0 has shape \(3,\), the "
                                          r"parameter \(2,\)"):
         optim.Adam([p]).load_state_dict(saved)
 
@@ -478,10 +479,12 @@ def test_a_loaded_state_must_be_one_the_optimizer_could_have_made():
     for edit, message in [(lambda s: s["state"][0].update(step=-1), r"step of parameter 0 "
                            r"must be a whole number >= 0, got -1"),
                           (lambda s: s["state"][0].update(step=2.7), r"got 2.7"),
-                          (lambda s: s["state"][0].pop("m"), r"state has \['step', 'v', "
-                           r"'v_max'\]; Adam as configured keeps \['m', 'step', 'v', 'v_max'\]"),
-                          (lambda s: s["state"][0].pop("v_max"), r"keeps \['m', 'step', 'v', "
-                           r"'v_max'\]")]:
+                          (lambda s: s["state"][0].pop("exp_avg"),
+                           r"state has \['exp_avg_sq', 'max_exp_avg_sq', 'step'\]; Adam as "
+                           r"configured keeps \['exp_avg', 'exp_avg_sq', 'max_exp_avg_sq', "
+                           r"'step'\]"),
+                          (lambda s: s["state"][0].pop("max_exp_avg_sq"),
+                           r"keeps \['exp_avg', 'exp_avg_sq', 'max_exp_avg_sq', 'step'\]")]:
         saved = adam.state_dict()
         edit(saved)
         with pytest.raises(ValueError, match=message):
@@ -581,14 +584,14 @@ def test_state_is_keyed_by_parameter_as_in_pytorch():
     assert [id(p) for p in opt.state] == [id(w), id(unused)]
     assert opt.state[unused] == {}                                        # no gradient yet
     assert opt.state[w]["step"] == 1
-    np.testing.assert_allclose(opt.state[w]["m"], [0.05, -0.1])           # (1 - β1) g
-    np.testing.assert_allclose(opt.state[w]["v"], [0.00025, 0.001])       # (1 - β2) g²
+    np.testing.assert_allclose(opt.state[w]["exp_avg"], [0.05, -0.1])           # (1 - β1) g
+    np.testing.assert_allclose(opt.state[w]["exp_avg_sq"], [0.00025, 0.001])       # (1 - β2) g²
     sgd = optim.SGD([w], lr=0.1, momentum=0.9)
     sgd.step()
     np.testing.assert_allclose(sgd.state[w]["momentum_buffer"], [0.5, -1.0])
     resumed = optim.Adam([w, unused], lr=0.1)
     resumed.load_state_dict(opt.state_dict())
-    np.testing.assert_allclose(resumed.state[w]["v"], [0.00025, 0.001])
+    np.testing.assert_allclose(resumed.state[w]["exp_avg_sq"], [0.00025, 0.001])
     assert resumed.state[unused] == {}
 
 
@@ -679,9 +682,10 @@ def test_a_loaded_state_is_copied_in_the_parameters_dtype():
     p = nn.Parameter(tinyffn.tensor(p64.numpy(), dtype="float32"))     # the model's values
     opt = optim.Adam([p], lr=0.01)
     opt.load_state_dict(saved)
-    assert dtype_name(opt.state[p]["m"].dtype) == dtype_name(opt.state[p]["v"].dtype) == "float32"
-    saved["state"][0]["m"].data[...] = 123.0                # editing the checkpoint afterwards
-    assert not np.any(opt.state[p]["m"] == 123.0)
+    state = opt.state[p]
+    assert dtype_name(state["exp_avg"].dtype) == dtype_name(state["exp_avg_sq"].dtype) == "float32"
+    saved["state"][0]["exp_avg"].data[...] = 123.0          # editing the checkpoint afterwards
+    assert not np.any(opt.state[p]["exp_avg"] == 123.0)
     p.grad = tinyffn.tensor(GRADS[1], dtype="float32")
     opt.step()                                              # no stale-state error, no float64
     assert dtype_name(p.dtype) == "float32"

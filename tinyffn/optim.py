@@ -349,7 +349,9 @@ class Adam(Optimizer):
         m̂_t = m_t / (1 - β1^t),  v̂_t = v_t / (1 - β2^t)     bias corrections
         θ_t = θ_{t-1} - γ m̂_t / (sqrt(v̂_t) + ε)
 
-    The first step moves every entry by about γ in the direction of -sign(g).
+    The first step moves every entry by about γ in the direction of -sign(g). The state
+    keeps m, v and v_max under PyTorch's names, ``exp_avg``, ``exp_avg_sq`` and
+    ``max_exp_avg_sq`` (``opt.state[p]["exp_avg"]``), and the step count t as ``step``.
     """
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-3,
@@ -372,7 +374,8 @@ class Adam(Optimizer):
         return s
 
     def state_keys(self, settings: Mapping) -> tuple:
-        return ("step", "m", "v") + (("v_max",) if settings["amsgrad"] else ())
+        return ("step", "exp_avg", "exp_avg_sq") + (
+            ("max_exp_avg_sq",) if settings["amsgrad"] else ())
 
     def update(self, w, g, state, xp, *, lr, betas, eps, weight_decay, amsgrad, maximize):
         if maximize:
@@ -385,13 +388,13 @@ class Adam(Optimizer):
         """The moment updates and the bias-corrected step, shared by Adam and AdamW."""
         beta1, beta2 = betas
         if not state:
-            state.update(step=0, m=xp.zeros_like(w), v=xp.zeros_like(w))
+            state.update(step=0, exp_avg=xp.zeros_like(w), exp_avg_sq=xp.zeros_like(w))
         state["step"] += 1
         t = state["step"]
-        m = state["m"] = beta1 * state["m"] + (1 - beta1) * g
-        v = state["v"] = beta2 * state["v"] + (1 - beta2) * (g * g)
+        m = state["exp_avg"] = beta1 * state["exp_avg"] + (1 - beta1) * g
+        v = state["exp_avg_sq"] = beta2 * state["exp_avg_sq"] + (1 - beta2) * (g * g)
         if amsgrad:
-            v = state["v_max"] = v if t == 1 else xp.maximum(state["v_max"], v)
+            v = state["max_exp_avg_sq"] = v if t == 1 else xp.maximum(state["max_exp_avg_sq"], v)
         m_hat = m / (1 - beta1 ** t)
         v_hat = v / (1 - beta2 ** t)
         return w - lr * m_hat / (xp.sqrt(v_hat) + eps)
