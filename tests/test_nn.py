@@ -600,6 +600,9 @@ def test_module_requires_grad_freezes_and_float_double_cast():
     assert [p.requires_grad for p in ffn.parameters()] == [False, False, True, True]
     assert all(dtype_name(p.dtype) == "float64" for p in ffn.double().parameters())
     assert all(dtype_name(p.dtype) == "float32" for p in ffn.float().parameters())
+    y = ffn.half()(tinyffn.randn(3, 2).half())                       # model.half(), as torch
+    assert all(dtype_name(p.dtype) == "float16" for p in ffn.parameters())
+    assert dtype_name(y.dtype) == "float16"
 
 
 def test_sequential_of_named_children_and_extend_as_in_pytorch():

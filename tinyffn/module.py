@@ -346,6 +346,9 @@ class Module:
     def double(self) -> "Module":
         return self.to(dtype="float64")
 
+    def half(self) -> "Module":
+        return self.to(dtype="float16")
+
     # -- printing --------------------------------------------------------------------------
     def extra_repr(self) -> str:
         """The settings shown inside this module's parentheses (override in subclasses)."""
