@@ -174,6 +174,18 @@ def test_softmax_is_stable_for_large_logits(device):
     np.testing.assert_allclose(F.log_softmax(x).numpy()[1], [-2000.0, -1000.0, 0.0], rtol=1e-12)
 
 
+
+@pytest.mark.parametrize("shape, axis", [((3, 0), -1), ((0, 3), -1), ((2, 0, 4), 1)])
+def test_softmax_over_an_empty_axis_is_empty_as_in_pytorch(shape, axis, device):
+    """PyTorch 2.13: softmax of a (3, 0) tensor along its empty axis is (3, 0); tinyffn
+    took the maximum of nothing and raised an error naming max."""
+    x = tinyffn.zeros(*shape, device=device, requires_grad=True)
+    for f in (F.softmax, F.log_softmax):
+        y = f(x, axis=axis)
+        assert y.shape == shape and y is not x
+        y.sum().backward()
+        assert x.grad.shape == shape
+
 def test_softmax_gradient_does_not_depend_on_the_shift():
     x = np.random.default_rng(6).normal(size=(2, 4))
     gy = np.random.default_rng(7).normal(size=(2, 4))

@@ -204,7 +204,7 @@ def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
     axis = check_axis("softmax", x, either_name(
         "softmax", "axis", axis, -1, "dim", dim))
     with grad_mode.scope("function", "softmax"):
-        z = x - x.max(axis=axis, keepdims=True).detach()   # shift so max(z) = 0
+        z = _shifted(x, axis)                               # max(z) = 0
         e = z.exp()
         return e / e.sum(axis=axis, keepdims=True)
 
@@ -222,8 +222,18 @@ def log_softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
     axis = check_axis("log_softmax", x, either_name(
         "log_softmax", "axis", axis, -1, "dim", dim))
     with grad_mode.scope("function", "log_softmax"):
-        z = x - x.max(axis=axis, keepdims=True).detach()   # shift so max(z) = 0
+        z = _shifted(x, axis)                               # max(z) = 0
+        if x.ndim > 0 and x.shape[axis] == 0:
+            return z                    # an empty axis: no sum to take the log of
         return z - z.exp().sum(axis=axis, keepdims=True).log()
+
+
+def _shifted(x: Tensor, axis: int) -> Tensor:
+    """x minus its maximum along ``axis``, taken detached (see :func:`softmax`). An empty
+    axis has no maximum and nothing to normalise: x as it is, as PyTorch's softmax of a
+    (3, 0) tensor is (3, 0): a copy of x (``clone``), so the result is a new tensor."""
+    empty = x.ndim > 0 and x.shape[axis] == 0       # (a 0-d x has its one element)
+    return x.clone() if empty else x - x.max(axis=axis, keepdims=True).detach()
 
 
 # ----------------------------------------------------------------------------- statistics, norms
