@@ -343,3 +343,27 @@ def test_forward_hook_registration_refuses_a_non_function():
         nn.FFN(2).register_forward_hook(None)
     with pytest.raises(TypeError, match=r"ReLU.register_forward_pre_hook: .* fn\(module, args\)"):
         nn.ReLU().register_forward_pre_hook("hook")
+
+
+def test_prepend_and_with_kwargs_as_in_pytorch():
+    """PyTorch 2.13 on the same module: [6.] and the order ['b', 'a']: the pre-hook sees and
+    replaces the keyword arguments, the forward hook reads them, and a prepended hook runs
+    first."""
+    class Scale(nn.Module):
+        def forward(self, x, scale=1.0):
+            return x * scale
+    m, order = Scale(), []
+    m.register_forward_hook(lambda mod, a, y: order.append("a"))
+    m.register_forward_hook(lambda mod, a, y: order.append("b"), prepend=True)
+    m.register_forward_pre_hook(lambda mod, a, kw: (a, {**kw, "scale": 3.0}), with_kwargs=True)
+    m.register_forward_hook(lambda mod, a, kw, y: y + kw["scale"], with_kwargs=True)
+    y = m(tinyffn.tensor([1.0]), scale=2.0)
+    assert y.tolist() == [6.0] and order == ["b", "a"]
+    handle = m.register_forward_pre_hook(lambda mod, a, kw: "not a pair", with_kwargs=True,
+                                         prepend=True)
+    with pytest.raises(RuntimeError, match=r"Scale: the forward pre-hook .* with_kwargs=True, "
+                                           r"returned str; return None or a tuple \(args, "
+                                           r"kwargs\)"):
+        m(tinyffn.tensor([1.0]))
+    handle.remove()                              # prepended, then removed: the rest stay
+    assert m(tinyffn.tensor([1.0])).tolist() == [6.0]

@@ -57,8 +57,10 @@ class RemovableHandle:
         self.remove()
 
 
-def _add(owner: Any, attr: str, fn: Callable, where: str, calls: str) -> RemovableHandle:
-    """Register ``fn`` in ``owner.<attr>`` (a dict made on first use, id -> function)."""
+def _add(owner: Any, attr: str, fn: Callable, where: str, calls: str, entry: Any = None,
+         prepend: bool = False) -> RemovableHandle:
+    """Register ``fn`` in ``owner.<attr>`` (a dict made on first use, id -> ``entry``, the
+    function unless given), last, or first with ``prepend``."""
     if not callable(fn):
         raise TypeError(f"{where}: the hook must be a function {calls}, got {type_name(fn)}")
     hooks = getattr(owner, attr)
@@ -66,7 +68,11 @@ def _add(owner: Any, attr: str, fn: Callable, where: str, calls: str) -> Removab
         hooks = {}
         object.__setattr__(owner, attr, hooks)
     handle = RemovableHandle(hooks)
-    hooks[handle.id] = fn
+    later = list(hooks.items()) if prepend else []
+    for key, _ in later:                # the same dict (handles hold it), in a new order
+        del hooks[key]
+    hooks[handle.id] = fn if entry is None else entry
+    hooks.update(later)
     return handle
 
 
@@ -114,32 +120,50 @@ def _name(fn: Callable) -> str:
 
 
 # ----------------------------------------------------------------------------- modules
-def register_forward_pre_hook(module: Any, fn: Callable) -> RemovableHandle:
-    """``module.register_forward_pre_hook(fn)``: see the module docstring."""
+def register_forward_pre_hook(module: Any, fn: Callable, prepend: bool = False,
+                              with_kwargs: bool = False) -> RemovableHandle:
+    """``module.register_forward_pre_hook(fn)``: see the module docstring. As in PyTorch,
+    ``prepend`` runs it before the hooks already there, and ``with_kwargs`` calls
+    ``fn(module, args, kwargs)``, which may return a new ``(args, kwargs)``."""
+    calls = "fn(module, args, kwargs)" if with_kwargs else "fn(module, args)"
     return _add(module, "_forward_pre_hooks", fn, f"{type(module).__name__}."
-                "register_forward_pre_hook", "fn(module, args)")
+                "register_forward_pre_hook", calls, (fn, bool(with_kwargs)), prepend)
 
 
-def register_forward_hook(module: Any, fn: Callable) -> RemovableHandle:
-    """``module.register_forward_hook(fn)``: see the module docstring."""
+def register_forward_hook(module: Any, fn: Callable, prepend: bool = False,
+                          with_kwargs: bool = False) -> RemovableHandle:
+    """``module.register_forward_hook(fn)``: see the module docstring; ``prepend`` and
+    ``with_kwargs`` as for the pre-hook (``fn(module, args, kwargs, output)``)."""
+    calls = "fn(module, args, kwargs, output)" if with_kwargs else "fn(module, args, output)"
     return _add(module, "_forward_hooks", fn, f"{type(module).__name__}."
-                "register_forward_hook", "fn(module, args, output)")
+                "register_forward_hook", calls, (fn, bool(with_kwargs)), prepend)
 
 
-def run_forward_pre_hooks(module: Any, args: tuple) -> tuple:
-    """``args`` passed through the module's pre-hooks: a hook returning a tuple replaces
-    them, one returning another value replaces them with ``(value,)``, None keeps them."""
-    for fn in list(module._forward_pre_hooks.values()):
-        out = fn(module, args)
+def run_forward_pre_hooks(module: Any, args: tuple, kwargs: dict) -> tuple:
+    """``(args, kwargs)`` passed through the module's pre-hooks: a hook returning a tuple
+    replaces the args, one returning another value replaces them with ``(value,)``, None
+    keeps them; a ``with_kwargs`` hook returns None or a new ``(args, kwargs)``."""
+    for fn, with_kwargs in list(module._forward_pre_hooks.values()):
+        if not with_kwargs:
+            out = fn(module, args)
+            if out is not None:
+                args = out if isinstance(out, tuple) else (out,)
+            continue
+        out = fn(module, args, kwargs)
         if out is not None:
-            args = out if isinstance(out, tuple) else (out,)
-    return args
+            if not (isinstance(out, tuple) and len(out) == 2 and isinstance(out[1], dict)):
+                raise RuntimeError(f"{type(module).__name__}: the forward pre-hook "
+                                   f"{_name(fn)}, registered with_kwargs=True, returned "
+                                   f"{type_name(out)}; return None or a tuple (args, kwargs)")
+            args, kwargs = out
+            args = args if isinstance(args, tuple) else (args,)
+    return args, kwargs
 
 
-def run_forward_hooks(module: Any, args: tuple, y: Any) -> Any:
+def run_forward_hooks(module: Any, args: tuple, kwargs: dict, y: Any) -> Any:
     """``forward``'s output passed through the module's forward hooks (None keeps it)."""
-    for fn in list(module._forward_hooks.values()):
-        out = fn(module, args, y)
+    for fn, with_kwargs in list(module._forward_hooks.values()):
+        out = fn(module, args, kwargs, y) if with_kwargs else fn(module, args, y)
         if out is not None:
             y = out
     return y

@@ -93,22 +93,25 @@ class Module:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         with grad_mode.scope("module", type(self).__name__, self):
             if self._forward_pre_hooks:
-                args = hooks.run_forward_pre_hooks(self, args)
+                args, kwargs = hooks.run_forward_pre_hooks(self, args, kwargs)
             y = self.forward(*args, **kwargs)
             if self._forward_hooks:
-                y = hooks.run_forward_hooks(self, args, y)
+                y = hooks.run_forward_hooks(self, args, kwargs, y)
             return y
 
-    def register_forward_pre_hook(self, hook: Callable) -> hooks.RemovableHandle:
+    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> hooks.RemovableHandle:
         """Call ``hook(module, args)`` before each ``forward``; a tuple (or one value) it
-        returns replaces the positional arguments. ``handle.remove()`` unregisters it."""
-        return hooks.register_forward_pre_hook(self, hook)
+        returns replaces the positional arguments. ``handle.remove()`` unregisters it;
+        ``prepend``, ``with_kwargs``: as PyTorch's (hooks.py)."""
+        return hooks.register_forward_pre_hook(self, hook, prepend, with_kwargs)
 
-    def register_forward_hook(self, hook: Callable) -> hooks.RemovableHandle:
+    def register_forward_hook(self, hook: Callable, *, prepend: bool = False,
+                              with_kwargs: bool = False) -> hooks.RemovableHandle:
         """Call ``hook(module, args, output)`` after each ``forward``; a value it returns
         replaces the output (``ffn.act``'s hook sees the hidden activations). Returns a
-        handle whose ``remove()`` unregisters it."""
-        return hooks.register_forward_hook(self, hook)
+        handle whose ``remove()`` unregisters it; ``prepend``, ``with_kwargs`` as PyTorch's."""
+        return hooks.register_forward_hook(self, hook, prepend, with_kwargs)
 
     def train(self, mode: bool = True) -> "Module":
         """Set ``training`` on this module and every submodule; returns self."""
