@@ -17,7 +17,9 @@ editing it:
   it may return a new output. ``ffn.act.register_forward_hook(...)`` sees the hidden
   activations σ(W1 x + b1), (T, d_ff): which "keys" of the FFN's memory fire.
 
-Hooks run in the order they were registered, each seeing the previous one's result.
+Hooks run in the order they were registered (a forward hook registered with
+``prepend=True`` first), each seeing the previous one's result; a forward hook registered
+``with_kwargs=True`` sees the keyword arguments too, as PyTorch's.
 Gradient hooks run with gradient recording off (as in PyTorch without create_graph);
 forward hooks run inside the module's frame, so what they compute is drawn there. Every
 ``register_*`` returns a :class:`RemovableHandle`: ``handle.remove()`` takes the hook
