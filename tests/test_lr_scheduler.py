@@ -35,6 +35,11 @@ SCHEDULES = {
                                           total_iters=8),
     "LinearLR-defaults": lambda m, opt: m.LinearLR(opt),
     "CosineAnnealingLR": lambda m, opt: m.CosineAnnealingLR(opt, T_max=8, eta_min=0.001),
+    "ExponentialLR": lambda m, opt: m.ExponentialLR(opt, gamma=0.8),
+    "MultiStepLR": lambda m, opt: m.MultiStepLR(opt, milestones=[3, 7, 12], gamma=0.5),
+    "MultiStepLR-defaults": lambda m, opt: m.MultiStepLR(opt, milestones=[4]),
+    "ConstantLR": lambda m, opt: m.ConstantLR(opt, factor=0.25, total_iters=6),
+    "ConstantLR-defaults": lambda m, opt: m.ConstantLR(opt),
     "SequentialLR": lambda m, opt: m.SequentialLR(
         opt, [m.LinearLR(opt, start_factor=0.1, total_iters=5),
               m.CosineAnnealingLR(opt, T_max=10, eta_min=0.002)], milestones=[5]),
@@ -134,6 +139,68 @@ TORCH_LRS = {
         (0.06944282990207205, 0.02104890976929383),
         (0.050500000000000066, 0.015500000000000017),
     ],
+    "ExponentialLR": [
+        (0.1, 0.03), (0.08000000000000002, 0.024),
+        (0.06400000000000002, 0.019200000000000002),
+        (0.051200000000000016, 0.015360000000000002),
+        (0.04096000000000002, 0.012288000000000002),
+        (0.03276800000000001, 0.009830400000000003),
+        (0.026214400000000013, 0.007864320000000003),
+        (0.02097152000000001, 0.0062914560000000026),
+        (0.016777216000000008, 0.005033164800000003),
+        (0.013421772800000007, 0.004026531840000003),
+        (0.010737418240000006, 0.0032212254720000023),
+        (0.008589934592000005, 0.002576980377600002),
+        (0.0068719476736000045, 0.0020615843020800016),
+        (0.005497558138880004, 0.0016492674416640014),
+        (0.004398046511104004, 0.0013194139533312013),
+        (0.0035184372088832034, 0.001055531162664961),
+        (0.002814749767106563, 0.0008444249301319689),
+        (0.0022517998136852503, 0.0006755399441055751),
+        (0.0018014398509482003, 0.0005404319552844601),
+        (0.0014411518807585604, 0.0004323455642275681),
+        (0.0011529215046068484, 0.0003458764513820545),
+    ],
+    "MultiStepLR": [
+        (0.1, 0.03), (0.1, 0.03), (0.1, 0.03), (0.05, 0.015), (0.05, 0.015), (0.05, 0.015),
+        (0.05, 0.015), (0.025, 0.0075), (0.025, 0.0075), (0.025, 0.0075), (0.025, 0.0075),
+        (0.025, 0.0075), (0.0125, 0.00375), (0.0125, 0.00375), (0.0125, 0.00375),
+        (0.0125, 0.00375), (0.0125, 0.00375), (0.0125, 0.00375), (0.0125, 0.00375),
+        (0.0125, 0.00375), (0.0125, 0.00375),
+    ],
+    "MultiStepLR-defaults": [
+        (0.1, 0.03), (0.1, 0.03), (0.1, 0.03), (0.1, 0.03), (0.010000000000000002, 0.003),
+        (0.010000000000000002, 0.003), (0.010000000000000002, 0.003),
+        (0.010000000000000002, 0.003), (0.010000000000000002, 0.003),
+        (0.010000000000000002, 0.003), (0.010000000000000002, 0.003),
+        (0.010000000000000002, 0.003), (0.010000000000000002, 0.003),
+        (0.010000000000000002, 0.003), (0.010000000000000002, 0.003),
+        (0.010000000000000002, 0.003), (0.010000000000000002, 0.003),
+        (0.010000000000000002, 0.003), (0.010000000000000002, 0.003),
+        (0.010000000000000002, 0.003), (0.010000000000000002, 0.003),
+    ],
+    "ConstantLR": [
+        (0.025, 0.0075), (0.025, 0.0075), (0.025, 0.0075), (0.025, 0.0075), (0.025, 0.0075),
+        (0.025, 0.0075), (0.1, 0.03), (0.1, 0.03), (0.1, 0.03), (0.1, 0.03), (0.1, 0.03),
+        (0.1, 0.03), (0.1, 0.03), (0.1, 0.03), (0.1, 0.03), (0.1, 0.03), (0.1, 0.03),
+        (0.1, 0.03), (0.1, 0.03), (0.1, 0.03), (0.1, 0.03),
+    ],
+    "ConstantLR-defaults": [
+        (0.03333333333333333, 0.009999999999999998),
+        (0.03333333333333333, 0.009999999999999998),
+        (0.03333333333333333, 0.009999999999999998),
+        (0.03333333333333333, 0.009999999999999998),
+        (0.03333333333333333, 0.009999999999999998), (0.1, 0.029999999999999995),
+        (0.1, 0.029999999999999995), (0.1, 0.029999999999999995),
+        (0.1, 0.029999999999999995), (0.1, 0.029999999999999995),
+        (0.1, 0.029999999999999995), (0.1, 0.029999999999999995),
+        (0.1, 0.029999999999999995), (0.1, 0.029999999999999995),
+        (0.1, 0.029999999999999995), (0.1, 0.029999999999999995),
+        (0.1, 0.029999999999999995), (0.1, 0.029999999999999995),
+        (0.1, 0.029999999999999995), (0.1, 0.029999999999999995),
+        (0.1, 0.029999999999999995),
+    ],
+
     "SequentialLR": [
         (0.010000000000000002, 0.003), (0.028000000000000004, 0.0084),
         (0.046000000000000006, 0.013799999999999998), (0.064, 0.0192),
@@ -476,6 +543,45 @@ ERRORS = {      # name -> (the call, the error, a distinctive part of its messag
     "end_factor-above-1": (
         lambda: S.LinearLR(two_groups(), end_factor=2.0), ValueError,
         r"end_factor must be a number in \[0, 1\], .* got 2.0"),
+    "exponential-gamma-0": (
+        lambda: S.ExponentialLR(two_groups(), gamma=0), ValueError,
+        r"ExponentialLR: gamma must be a number > 0 \(the factor the lr is multiplied by "
+        r"every step\), got 0"),
+    "exponential-gamma-nan": (
+        lambda: S.ExponentialLR(two_groups(), gamma=float("nan")), ValueError,
+        r"ExponentialLR: gamma must be a number > 0 .* got nan"),
+    "multistep-gamma-negative": (
+        lambda: S.MultiStepLR(two_groups(), [2], gamma=-0.1), ValueError,
+        r"MultiStepLR: gamma must be a number >= 0 \(the factor the lr is multiplied by at "
+        r"each milestone\), got -0.1"),
+    "multistep-repeated": (
+        lambda: S.MultiStepLR(two_groups(), [3, 3]), ValueError,
+        r"MultiStepLR: milestones must be a list of increasing whole numbers >= 1, the "
+        r"steps at which the lr is multiplied by gamma, got \[3, 3\]"),
+    "multistep-decreasing": (
+        lambda: S.MultiStepLR(two_groups(), (7, 3)), ValueError,
+        r"MultiStepLR: milestones must be a list of increasing .* got \(7, 3\)"),
+    "multistep-0": (
+        lambda: S.MultiStepLR(two_groups(), [0, 4]), ValueError,
+        r"MultiStepLR: milestones must be .* whole numbers >= 1, .* got \[0, 4\]"),
+    "multistep-float": (
+        lambda: S.MultiStepLR(two_groups(), [2.0]), ValueError,
+        r"MultiStepLR: milestones must be .* whole numbers .* got \[2.0\]"),
+    "multistep-not-a-list": (
+        lambda: S.MultiStepLR(two_groups(), 5), ValueError,
+        r"MultiStepLR: milestones must be a list .* got 5"),
+    "constant-factor-0": (
+        lambda: S.ConstantLR(two_groups(), factor=0.0), ValueError,
+        r"ConstantLR: factor must be a number in \(0, 1\], as in PyTorch .* got 0.0"),
+    "constant-factor-above-1": (
+        lambda: S.ConstantLR(two_groups(), factor=1.5), ValueError,
+        r"ConstantLR: factor must be a number in \(0, 1\], .* got 1.5"),
+    "constant-total_iters-0": (
+        lambda: S.ConstantLR(two_groups(), total_iters=0), ValueError,
+        r"ConstantLR: total_iters must be >= 1 \(the steps at base_lr · factor\), got 0"),
+    "constant-total_iters-float": (
+        lambda: S.ConstantLR(two_groups(), total_iters=2.5), TypeError,
+        r"ConstantLR: total_iters must be a whole number of steps .* pass int\(2.5\)"),
     "last_epoch-below-minus-1": (
         lambda: S.StepLR(two_groups(), 3, last_epoch=-2), ValueError,
         r"StepLR: last_epoch must be a whole number >= -1"),
@@ -516,6 +622,13 @@ ERRORS = {      # name -> (the call, the error, a distinctive part of its messag
 def test_errors_say_what_to_do(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_multistep_without_milestones_keeps_the_base_lrs_as_pytorch():
+    sched = lr_scheduler.MultiStepLR(make_optimizer(), milestones=[])
+    for _ in range(5):
+        sched.step()
+    assert sched.get_last_lr() == list(LRS)
 
 
 def test_a_sequential_in_a_sequential_is_refused():

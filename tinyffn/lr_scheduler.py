@@ -11,9 +11,9 @@ optimizer step::
 
 A scheduler counts its steps in ``last_epoch`` (PyTorch's name; t in the formulas) and
 sets each group's lr to a function of t and the group's base lr: the closed forms of
-PyTorch's documentation, computed from the count. PyTorch steps StepLR, LinearLR and
-CosineAnnealingLR recursively instead, from the lr the group holds (it keeps the closed
-forms for the deprecated ``step(epoch)``). For one scheduler on an optimizer the two give
+PyTorch's documentation, computed from the count. PyTorch steps all but LambdaLR
+recursively instead, from the lr the group holds (it keeps the closed forms for the
+deprecated ``step(epoch)``). For one scheduler on an optimizer the two give
 the same numbers to rounding (within 5e-15 relative over the tests' 20 steps, the drift
 of PyTorch's recursion). They part where something else moves the lr between steps:
 
@@ -22,8 +22,9 @@ of PyTorch's recursion). They part where something else moves the lr between ste
 * an lr written by hand is carried on by PyTorch's recursive schedulers; here the next
   ``step()`` sets the schedule's value over it;
 * ``last_epoch=k`` (resuming): building the scheduler takes t to k + 1, as in PyTorch, and
-  sets the schedule's lr there, where PyTorch's LinearLR and CosineAnnealingLR keep the
-  group's lr (and PyTorch's SequentialLR starts its first scheduler whatever k is).
+  sets the schedule's lr there, where PyTorch's LinearLR, CosineAnnealingLR and
+  ExponentialLR keep the group's lr (and its SequentialLR starts its first scheduler
+  whatever k is).
 
 And ``load_state_dict`` sets the lrs saved, which PyTorch's leaves to the optimizer's.
 
@@ -156,6 +157,13 @@ def _whole(owner: str, name: str, value: Any, why: str) -> int:
     return int(value)
 
 
+def _number(owner: str, name: str, value: Any, ok: Callable, wanted: str, why: str) -> float:
+    """A setting that must be a real number for which ``ok`` holds, as a Python float."""
+    if not (is_real(value) and ok(value)):
+        raise ValueError(f"{owner}: {name} must be a number {wanted} ({why}), got {value!r}")
+    return float(value)
+
+
 class LambdaLR(LRScheduler):
     """lr_t = base_lr · λ(t), any schedule written as a function of the step t (PyTorch's
     ``LambdaLR``, which computes the same). ``lr_lambda`` is one function for every group,
@@ -227,10 +235,8 @@ class StepLR(LRScheduler):
                  last_epoch: int = -1):
         self.step_size = _whole("StepLR", "step_size", step_size,
                                 "the lr falls by gamma every step_size steps")
-        if not is_real(gamma) or not gamma >= 0:
-            raise ValueError(f"StepLR: gamma must be a number >= 0, the factor the lr is "
-                             f"multiplied by every step_size steps, got {gamma!r}")
-        self.gamma = float(gamma)
+        self.gamma = _number("StepLR", "gamma", gamma, lambda g: g >= 0, ">= 0",
+                             "the factor the lr is multiplied by every step_size steps")
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list:
@@ -246,15 +252,12 @@ class LinearLR(LRScheduler):
 
     def __init__(self, optimizer: optim.Optimizer, start_factor: float = 1.0 / 3,
                  end_factor: float = 1.0, total_iters: int = 5, last_epoch: int = -1):
-        if not is_real(start_factor) or not 0 < start_factor <= 1:
-            raise ValueError(f"LinearLR: start_factor must be a number in (0, 1], as in "
-                             f"PyTorch (the lr at step 0 is base_lr · start_factor), got "
-                             f"{start_factor!r}")
-        if not is_real(end_factor) or not 0 <= end_factor <= 1:
-            raise ValueError(f"LinearLR: end_factor must be a number in [0, 1], as in "
-                             f"PyTorch (the lr from step total_iters on is base_lr · "
-                             f"end_factor), got {end_factor!r}")
-        self.start_factor, self.end_factor = float(start_factor), float(end_factor)
+        self.start_factor = _number("LinearLR", "start_factor", start_factor,
+                                    lambda f: 0 < f <= 1, "in (0, 1], as in PyTorch",
+                                    "the lr at step 0 is base_lr · start_factor")
+        self.end_factor = _number("LinearLR", "end_factor", end_factor, lambda f: 0 <= f <= 1,
+                                  "in [0, 1], as in PyTorch",
+                                  "the lr from step total_iters on is base_lr · end_factor")
         self.total_iters = _whole("LinearLR", "total_iters", total_iters,
                                   "the steps from start_factor to end_factor")
         super().__init__(optimizer, last_epoch)
@@ -281,15 +284,69 @@ class CosineAnnealingLR(LRScheduler):
                  last_epoch: int = -1):
         self.T_max = _whole("CosineAnnealingLR", "T_max", T_max,
                             "the steps from base_lr down to eta_min")
-        if not is_real(eta_min) or not eta_min >= 0:
-            raise ValueError(f"CosineAnnealingLR: eta_min must be a number >= 0, the lr "
-                             f"reached at step T_max, got {eta_min!r}")
-        self.eta_min = float(eta_min)
+        self.eta_min = _number("CosineAnnealingLR", "eta_min", eta_min, lambda e: e >= 0,
+                               ">= 0", "the lr reached at step T_max")
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list:
         cosine = (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2  # 1 -> 0 -> 1
         return [self.eta_min + (base_lr - self.eta_min) * cosine for base_lr in self.base_lrs]
+
+
+class MultiStepLR(LRScheduler):
+    """lr_t = base_lr · γ^k, k the number of ``milestones`` ≤ t: the lr falls by a factor
+    γ = ``gamma`` at each milestone (PyTorch's ``MultiStepLR``, which multiplies the
+    group's lr by γ there). The milestones are increasing steps ≥ 1, none at all a
+    constant lr; PyTorch also takes a repeated one as γ², written here as one with γ²."""
+
+    def __init__(self, optimizer: optim.Optimizer, milestones: Sequence[int],
+                 gamma: float = 0.1, last_epoch: int = -1):
+        if not isinstance(milestones, (list, tuple)) or not all(
+                _is_int(m) for m in milestones) or any(
+                b <= a for a, b in zip([0, *milestones], milestones)):
+            raise ValueError(f"MultiStepLR: milestones must be a list of increasing whole "
+                             f"numbers >= 1, the steps at which the lr is multiplied by "
+                             f"gamma, got {milestones!r}")
+        self.gamma = _number("MultiStepLR", "gamma", gamma, lambda g: g >= 0, ">= 0",
+                             "the factor the lr is multiplied by at each milestone")
+        self.milestones = [int(m) for m in milestones]
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        k = bisect_right(self.milestones, self.last_epoch)
+        return [base_lr * self.gamma ** k for base_lr in self.base_lrs]
+
+
+class ConstantLR(LRScheduler):
+    """lr_t = base_lr · f for t < T, then base_lr, with f = ``factor`` and T =
+    ``total_iters``: a constant warmup (PyTorch's ``ConstantLR``, which multiplies the
+    group's lr by f at step 0 and divides it by f at T). As in PyTorch, f is in (0, 1]."""
+
+    def __init__(self, optimizer: optim.Optimizer, factor: float = 1.0 / 3,
+                 total_iters: int = 5, last_epoch: int = -1):
+        self.factor = _number("ConstantLR", "factor", factor, lambda f: 0 < f <= 1,
+                              "in (0, 1], as in PyTorch",
+                              "the lr before step total_iters is base_lr · factor")
+        self.total_iters = _whole("ConstantLR", "total_iters", total_iters,
+                                  "the steps at base_lr · factor")
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        f = self.factor if self.last_epoch < self.total_iters else 1.0
+        return [base_lr * f for base_lr in self.base_lrs]
+
+
+class ExponentialLR(LRScheduler):
+    """lr_t = base_lr · γ^t: the lr falls by a factor γ = ``gamma`` > 0 every step
+    (PyTorch's ``ExponentialLR``, which multiplies the group's lr by γ each step)."""
+
+    def __init__(self, optimizer: optim.Optimizer, gamma: float, last_epoch: int = -1):
+        self.gamma = _number("ExponentialLR", "gamma", gamma, lambda g: 0 < g < math.inf,
+                             "> 0", "the factor the lr is multiplied by every step")
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        return [base_lr * self.gamma ** self.last_epoch for base_lr in self.base_lrs]
 
 
 class SequentialLR(LRScheduler):
@@ -321,7 +378,7 @@ class SequentialLR(LRScheduler):
             if not isinstance(scheduler, LRScheduler) or isinstance(scheduler, SequentialLR):
                 raise TypeError(
                     f"{name}: schedulers[{i}] is {type_name(scheduler)}; each must be a "
-                    "tinyffn scheduler (LambdaLR, StepLR, LinearLR, CosineAnnealingLR)" + (
+                    "tinyffn scheduler (StepLR, LinearLR, CosineAnnealingLR, ...)" + (
                         ", not a SequentialLR: list its schedulers here instead, with its "
                         "milestones moved by the step at which it would start"
                         if isinstance(scheduler, SequentialLR) else ""))
