@@ -125,8 +125,8 @@ CASES = {
     ],
     ops.Max: [
         Case("all", [distinct(3, 4)], lambda x: x.max(), np.max),
-        Case("axis-1", [distinct(2, 3, 4)], lambda x: x.max(axis=-1), lambda x: x.max(-1)),
-        Case("axes-keepdims", [distinct(2, 3, 4)], lambda x: x.max(axis=(0, 1), keepdims=True),
+        Case("axis-1", [distinct(2, 3, 4)], lambda x: x.amax(axis=-1), lambda x: x.max(-1)),
+        Case("axes-keepdims", [distinct(2, 3, 4)], lambda x: x.amax(dim=(0, 1), keepdim=True),
              lambda x: x.max(axis=(0, 1), keepdims=True)),
     ],
     ops.MatMul: [
@@ -333,9 +333,9 @@ def test_integer_tensor_to_a_negative_power_is_refused_on_every_backend(device):
 def test_max_over_a_nonempty_axis_of_an_empty_tensor(device):
     """Like torch.amax: reducing the size-3 axis of a (0, 3) tensor gives shape (0,)."""
     x = tinyffn.zeros(0, 3, device=device, requires_grad=True)
-    y = x.max(axis=1)
+    y = x.amax(axis=1)
     assert y.shape == (0,)
-    assert x.max(axis=1, keepdims=True).shape == (0, 1)
+    assert x.amax(axis=1, keepdims=True).shape == (0, 1)
     y.sum().backward()
     assert x.grad.shape == (0, 3)
 
@@ -343,7 +343,7 @@ def test_max_over_a_nonempty_axis_of_an_empty_tensor(device):
 @pytest.mark.parametrize("axis", [None, 0, (0, 1)])
 def test_max_refuses_an_empty_reduction(axis):
     with pytest.raises(ValueError, match=r"max: .*shape \(0, 3\)"):
-        tinyffn.zeros(0, 3).max(axis=axis)
+        tinyffn.zeros(0, 3).amax(axis=axis)
 
 
 def test_relu_passes_the_gradient_at_nan_as_torch():
@@ -458,7 +458,7 @@ def test_max_and_maximum_split_the_gradient_at_ties_as_pytorch(device):
     """The op tests keep their points apart on purpose, so nothing checked the tie rule;
     these are PyTorch's gradients (torch.amax, torch.maximum), written out."""
     x = tinyffn.tensor([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]], device=device, requires_grad=True)
-    x.max(axis=1).sum().backward()
+    x.amax(axis=1).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [[0, 0.5, 0.5], [0.5, 0.5, 0]])
     a = tinyffn.tensor([1.0, 2.0], device=device, requires_grad=True)
     b = tinyffn.tensor([1.0, 3.0], device=device, requires_grad=True)

@@ -281,7 +281,7 @@ def test_axes_must_be_distinct_integers():
             x.sum(axis=axis)
     with pytest.raises(ValueError, match=r"mean: axes \(1, -1\) name the same axis twice"):
         x.mean(axis=(1, -1))
-    assert x.max(axis=[np.int64(0)]).shape == (3,)
+    assert x.amax(axis=[np.int64(0)]).shape == (3,)
     for n in (True, "3", float("inf")):
         with pytest.raises(TypeError, match="arange: end must be a finite number"):
             tinyffn.arange(n)
@@ -402,9 +402,10 @@ def test_numpy_numbers_keep_the_tensor_dtype():
 
 def test_a_0d_tensor_reduces_over_axis_0_or_minus_1_as_pytorch():
     s = tinyffn.tensor(3.0, requires_grad=True)
-    for op in ("sum", "mean", "max"):
+    for op in ("sum", "mean", "amax"):
         for axis in (0, -1, (0,)):
             assert getattr(s, op)(axis=axis).item() == 3.0
+    assert s.max(0) == (3.0, 0)                             # torch.max(s, 0): (3., 0)
     assert tinyffn.functional.softmax(s).item() == 1.0
 
 
@@ -622,14 +623,22 @@ def test_reductions_take_pytorchs_dim_and_keepdim():
 
 
 def test_max_over_dim_unpacks_as_pytorchs_values_and_indices():
-    """``v, i = x.max(dim=1)`` is the PyTorch idiom; over ``axis`` the values alone come
-    back, as NumPy's. With two rows, a values-only result would unpack silently."""
+    """``v, i = x.max(dim=1)`` is the PyTorch idiom, and PyTorch reads ``axis=1`` as
+    ``dim=1``: with two rows, a values-only result would unpack silently into the rows.
+    ``amax`` / ``amin`` give the values alone, over any axes."""
     x = tinyffn.tensor([[1.0, 5.0, 3.0], [7.0, 2.0, 7.0]], requires_grad=True)
     values, indices = x.max(dim=1)
     np.testing.assert_array_equal(values.numpy(), [5.0, 7.0])
     np.testing.assert_array_equal(indices.numpy(), [1, 0])
     assert x.max(dim=1, keepdim=True).indices.shape == (2, 1)
-    assert x.max(axis=1).shape == (2,)
+    for by_axis in (x.max(axis=1), x.min(axis=1, keepdims=True)):    # torch takes both names
+        assert isinstance(by_axis, tinyffn.composed.MaxResult)
+    np.testing.assert_array_equal(x.max(axis=1).indices.numpy(), [1, 0])
+    np.testing.assert_array_equal(x.min(axis=1, keepdims=True).values.numpy(), [[1], [2]])
+    np.testing.assert_array_equal(x.amax(1).numpy(), [5.0, 7.0])
+    np.testing.assert_array_equal(x.amin(dim=(0, 1), keepdim=True).numpy(), [[1.0]])
+    with pytest.raises(TypeError, match=r"max: dim must be one int .* x\.amax\(\(0, 1\)\)"):
+        x.max(axis=(0, 1))
     for by_position in (x.max(1), x.max(1, True), x.min(1)):   # torch's out.max(1) idiom
         assert isinstance(by_position, tinyffn.composed.MaxResult)
     np.testing.assert_array_equal(x.max(1, True).indices.numpy(), [[1], [0]])
@@ -652,8 +661,10 @@ def test_reductions_by_dim_match_pytorch():
                                    getattr(t, op)(dim=()).numpy(), strict=True)
         assert getattr(x, op)(axis=()).shape == (3, 4, 5)
     for op in ("max", "min"):
-        with pytest.raises(TypeError, match=rf"{op}: dim must be one int .* axis=\(0, 2\)"):
+        with pytest.raises(TypeError, match=rf"{op}: dim must be one int .* x\.a{op}\(\(0, 2\)\)"):
             getattr(x, op)(dim=(0, 2))
+        np.testing.assert_allclose(getattr(x, "a" + op)(dim=(0, 2), keepdim=True).numpy(),
+                                   getattr(t, "a" + op)(dim=(0, 2), keepdim=True).numpy())
         with pytest.raises(TypeError, match=rf"{op}: dim must be one int .* got \(\); for the "
                                             "values over all axes pass no dim"):
             getattr(x, op)(dim=())
@@ -665,6 +676,8 @@ def test_reductions_by_dim_match_pytorch():
             for op in ("max", "min"):
                 for mine, theirs in [(getattr(x, op)(dim=dim, keepdim=keepdim),
                                       getattr(t, op)(dim=dim, keepdim=keepdim)),
+                                     (getattr(x, op)(axis=dim, keepdims=keepdim),  # torch's
+                                      getattr(t, op)(axis=dim, keepdims=keepdim)),  # aliases
                                      (getattr(x, op)(dim, keepdim), getattr(t, op)(dim, keepdim))]:
                     np.testing.assert_array_equal(mine.values.numpy(), theirs.values.numpy())
                     np.testing.assert_array_equal(mine.indices.numpy(), theirs.indices.numpy())
@@ -881,7 +894,7 @@ def test_chunk_of_an_empty_axis_gives_every_piece_and_nan_maxima_take_the_gradie
     pieces = tinyffn.zeros(0, 2).chunk(3)
     assert [p.shape for p in pieces] == [(0, 2)] * 3              # as torch.chunk
     x = tinyffn.tensor([[1.0, float("nan"), 1.0], [2.0, 2.0, 5.0]], requires_grad=True)
-    x.max(axis=1).sum().backward()
+    x.amax(axis=1).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [[0, 1, 0], [0, 0, 1]])
     x.grad = None
     x.min(dim=1).values.sum().backward()
@@ -1448,8 +1461,8 @@ def test_max_and_min_of_bools_on_every_backend(device):
     x.min() of a mask); a mask's max is any, its min all, as in PyTorch."""
     m = tinyffn.tensor([[True, False, True], [True, True, True]], device=device)
     assert m.max().item() is True and m.min().item() is False
-    np.testing.assert_array_equal(m.min(axis=1).numpy(), [False, True])
-    np.testing.assert_array_equal(m.max(axis=0).numpy(), [True, True, True])
+    np.testing.assert_array_equal(m.amin(axis=1).numpy(), [False, True])
+    np.testing.assert_array_equal(m.amax(axis=0).numpy(), [True, True, True])
     values, indices = m.min(1)
     np.testing.assert_array_equal(values.numpy(), [False, True])
     np.testing.assert_array_equal(indices.numpy(), [1, 0])

@@ -23,6 +23,7 @@ from . import tensor as _tensor  # the Tensor class, read at call time (tensor.p
 from .backend import check_one_device, dtype_name
 from .arguments import _axes, _axis_list, _is_int, _numpy_names, _shape_arg, is_real
 from .ops import elementwise as E
+from .ops import reduce as R
 
 
 class MaxResult(NamedTuple):
@@ -31,15 +32,24 @@ class MaxResult(NamedTuple):
     indices: Any
 
     @classmethod
-    def over(cls, op: str, x: Any, values: Any, dim: Any, keepdim: bool) -> "MaxResult":
-        """``values`` with the indices of op ``max`` or ``min`` over ``dim``, one axis as
-        in PyTorch (``axis=`` takes several, for the values alone)."""
-        if not _is_int(dim):
+    def over(cls, op: str, x: Any, dim: Any, keepdim: Any, axis: Any, keepdims: bool) -> Any:
+        """``x.max(...)`` and ``x.min(...)`` (``op``): over one axis, named ``dim`` (by name
+        or position) or ``axis`` (PyTorch takes it as ``dim`` too), the pair (values,
+        indices) of ``torch.max(x, dim)``; with neither, the value over all entries.
+        ``x.amax`` / ``x.amin`` give the values alone, over any axes."""
+        given = dim if dim is not None else axis
+        if isinstance(given, _tensor.Tensor):           # torch's x.max(other)
+            method = {"max": "maximum", "min": "minimum"}[op]
+            raise TypeError(f"{op}: dim must be an int, got a tensor; for the elementwise "
+                            f"{method} of two tensors write x.{method}(other)")
+        if given is not None and not _is_int(given):
             raise TypeError(f"{op}: dim must be one int for (values, indices), as in "
-                            f"torch.{op}(x, dim), got {dim!r}"
-                            + (f"; for the values over several axes pass axis={dim!r}"
-                               if dim else "; for the values over all axes pass no dim"))
-        return cls(values, getattr(x, "arg" + op)(dim, keepdim))
+                            f"torch.{op}(x, dim), got {given!r}"
+                            + (f"; for the values over several axes write x.a{op}({given!r})"
+                               if given else "; for the values over all axes pass no dim"))
+        dim, keepdim = _numpy_names(op, axis, keepdims, dim, keepdim)
+        values = amax(x, dim, keepdim) if op == "max" else amin(x, dim, keepdim)
+        return values if dim is None else cls(values, getattr(x, "arg" + op)(dim, keepdim))
 
 
 # ----------------------------------------------------------------------------- elementwise
@@ -199,19 +209,25 @@ def masked_fill(x, mask, value):
 
 
 # ----------------------------------------------------------------------------- reductions
+def amax(x, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
+         keepdim: bool | None = None):
+    """The maximum over ``axis`` (an int, a tuple, or None for all axes), the values
+    alone, as ``torch.amax`` and ``numpy.amax``; ties share the gradient (the ``Max`` op)."""
+    axis, keepdims = _numpy_names("amax", axis, keepdims, dim, keepdim)
+    return R.Max.apply(x, axis=_axes(axis, x.ndim, "amax"), keepdims=keepdims)
+
+
 def amin(x, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
          keepdim: bool | None = None):
-    """-max(-x): the minimum over ``axis``; with ``dim``, ``(values, indices)`` as
-    ``torch.min(x, dim)`` (see :meth:`tinyffn.Tensor.max`). For integers and bools, whose
-    negation can wrap around (uint8, the most negative int), ~max(~x), exact."""
-    axis, keepdims = _numpy_names("min", axis, keepdims, dim, keepdim)
-    _axes(axis, x.ndim, "min")          # checked here, so that an error says min
+    """-amax(-x): the minimum over ``axis``, the values alone, as ``torch.amin``. For
+    integers and bools, whose negation can wrap around (uint8, the most negative int),
+    ~amax(~x), exact."""
+    axis, keepdims = _numpy_names("amin", axis, keepdims, dim, keepdim)
+    _axes(axis, x.ndim, "amin")         # checked here, so that an error says amin
     if not _floating(x):                # ~ reverses the order of integers and bools
-        values = invert(invert(x).max(axis=axis, keepdims=keepdims))   # exactly: no wrap
-    else:
-        with grad_mode.scope("function", "min"):
-            values = -(-x).max(axis=axis, keepdims=keepdims)
-    return MaxResult.over("min", x, values, dim, keepdims) if dim is not None else values
+        return invert(amax(invert(x), axis, keepdims))                  # exactly: no wrap
+    with grad_mode.scope("function", "min"):
+        return -amax(-x, axis, keepdims)
 
 
 def arg_extreme(x, op: str, axis: Any, keepdims: bool, dim: Any, keepdim: Any):

@@ -233,7 +233,7 @@ def _shifted(x: Tensor, axis: int) -> Tensor:
     axis has no maximum and nothing to normalise: x as it is, as PyTorch's softmax of a
     (3, 0) tensor is (3, 0): a copy of x (``clone``), so the result is a new tensor."""
     empty = x.ndim > 0 and x.shape[axis] == 0       # (a 0-d x has its one element)
-    return x.clone() if empty else x - x.max(axis=axis, keepdims=True).detach()
+    return x.clone() if empty else x - x.amax(axis=axis, keepdims=True).detach()
 
 
 # ----------------------------------------------------------------------------- statistics, norms

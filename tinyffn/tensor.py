@@ -345,16 +345,17 @@ class Tensor:
         return R.Mean.apply(self, axis=_axes(axis, self.ndim, "mean"), keepdims=keepdims)
 
     def max(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
-        """The maximum over ``dim`` or ``axis`` (all axes when neither is given).
+        """The maximum; over ``dim`` (by name or position, or NumPy's name ``axis``, which
+        PyTorch also takes) the pair ``(values, indices)``, as ``torch.max(x, dim)``: ``v, i
+        = x.max(1)``. :meth:`amax` gives the values alone, over any axes. Ties share the
+        gradient (the ``Max`` op); torch gives it to the index it returns."""
+        return C.MaxResult.over("max", self, dim, keepdim, axis, keepdims)
 
-        With PyTorch's ``dim`` (by name or position) the pair ``(values, indices)`` comes
-        back, as from ``torch.max(x, dim)``: ``v, i = x.max(1)`` means what it means in
-        PyTorch. With NumPy's ``axis`` (by name) the values alone, as ``numpy.max``. Ties
-        share the gradient (the ``Max`` op); torch gives it to the index it returns.
-        """
-        axis, keepdims = _numpy_names("max", axis, keepdims, dim, keepdim)
-        values = R.Max.apply(self, axis=_axes(axis, self.ndim, "max"), keepdims=keepdims)
-        return C.MaxResult.over("max", self, values, dim, keepdims) if dim is not None else values
+    def amax(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
+        return C.amax(self, axis, keepdims, dim=dim, keepdim=keepdim)
+
+    def amin(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
+        return C.amin(self, axis, keepdims, dim=dim, keepdim=keepdim)
 
     def var(self, dim=None, *, correction=None, keepdim=None, axis=None, keepdims=False,
             unbiased=None):
@@ -378,7 +379,7 @@ class Tensor:
 
     def min(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
         """The minimum, as :meth:`max` the maximum: ``(values, indices)`` over ``dim``."""
-        return C.amin(self, axis, keepdims, dim=dim, keepdim=keepdim)
+        return C.MaxResult.over("min", self, dim, keepdim, axis, keepdims)
 
     def argmin(self, axis: int | None = None, keepdims: bool = False, *,
                dim: int | None = None, keepdim: bool | None = None) -> "Tensor":
