@@ -53,7 +53,7 @@ import types
 import weakref
 from typing import Any, Iterator, Sequence
 
-from .arguments import either_name, single_of_sequence
+from .arguments import either_name, single_of_sequence, type_name
 from .backend import check_one_device
 from . import hooks, tensor as _tensor  # used at call time only (both import this)
 # The switches every op reads live in grad_mode.py; autograd's names too (torch.autograd.no_grad)
@@ -423,14 +423,16 @@ def _root_grad(root: "_tensor.Tensor", grad: Any, op: str) -> Any:
 
 
 def grad(output: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_output: Any = None,
-         retain_graph: bool = False, *, grad_outputs: Any = None,
-         create_graph: bool = False) -> tuple:
+         retain_graph: bool = False, *, grad_outputs: Any = None, create_graph: bool = False,
+         allow_unused: bool | None = None, materialize_grads: bool = False) -> tuple:
     """dL/d(input) for each input, as tensors; no ``.grad`` changes (``torch.autograd.grad``).
 
-    ``inputs`` is a sequence of tensors, or one Tensor (the result is still a tuple).
-    ``grad_output`` (PyTorch's ``grad_outputs``) is dL/d(output), needed unless ``output``
-    has one element. An input that ``output`` does not depend on gets a zero gradient.
-    ``create_graph=True`` is refused: backward records no graph.
+    ``inputs`` is a sequence of tensors that require grad, or one Tensor (the result is
+    still a tuple). ``grad_output`` (PyTorch's ``grad_outputs``) is dL/d(output), needed
+    unless ``output`` has one element. An input that ``output`` does not depend on is an
+    error, as in PyTorch, unless ``allow_unused=True`` (its gradient is None) or
+    ``materialize_grads=True`` (zeros). ``create_graph=True`` is refused: backward records
+    no graph.
     """
     grad_output = either_name("grad", "grad_output", grad_output, None, "grad_outputs",
                               grad_outputs)
@@ -439,12 +441,27 @@ def grad(output: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_outp
     if create_graph:
         raise ValueError("grad: create_graph=True (gradients of gradients) is not supported: "
                          "backward computes on raw arrays and records no graph")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("grad: materialize_grads=True gives unused inputs zeros, which "
+                         "allow_unused=False forbids; leave allow_unused out")
     inputs = (inputs,) if isinstance(inputs, _tensor.Tensor) else tuple(inputs)
+    for i, t in enumerate(inputs):
+        if not isinstance(t, _tensor.Tensor) or not t.requires_grad:
+            raise RuntimeError(f"grad: input {i} ({type_name(t)}) does not require grad, so "
+                               "it has no gradient; pass tensors made with requires_grad=True "
+                               "(or computed from one)")
     captured = {id(node_of(t)): None for t in inputs}
     run_to_end(walk(output, grad_output, retain_graph, capture=captured))
     out = []
-    for t in inputs:
+    for i, t in enumerate(inputs):
         g = captured[id(node_of(t))]
+        if g is None and not materialize_grads:
+            if not allow_unused:
+                raise RuntimeError(f"grad: input {i} (shape {t.shape}) was not used to compute "
+                                   "the output, so it has no gradient; pass allow_unused=True "
+                                   "to get None for it, or materialize_grads=True for zeros")
+            out.append(None)
+            continue
         if g is None:
             g = t.backend.xp.zeros(t.shape, dtype=t.data.dtype)
         else:                        # its own array, as a leaf's .grad (see _accumulate_grad)

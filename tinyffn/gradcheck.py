@@ -121,7 +121,8 @@ def _analytical_jacobians(fn, inputs, checked, rng) -> list:
             cotangent[o] = r
             cotangent = Tensor(y.backend.asarray(cotangent.reshape(y.shape), y.dtype),
                                _backend=y.backend)
-            grads = autograd.grad(y, [inputs[i] for i in checked], cotangent, retain_graph=True)
+            grads = autograd.grad(y, [inputs[i] for i in checked], cotangent, retain_graph=True,
+                                  materialize_grads=True)      # an unused input: zeros
             for jacobian, g in zip(jacobians, grads):
                 jacobian[o] = g.numpy().astype(np.float64).ravel() / r
         for block, jacobian in zip(blocks, jacobians):
