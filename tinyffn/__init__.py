@@ -8,10 +8,22 @@ import numpy as _np
 
 # creation and tensor first: tensor imports autograd and the ops, which refer back to it
 # at call time.
-from .creation import (arange, cat, manual_seed, ones, ones_like, rand, randn, stack, tensor,
-                       zeros, zeros_like)
+from .creation import (arange, cat, eye, full, full_like, linspace, manual_seed, ones, ones_like,
+                       rand, rand_like, randint, randn, randn_like, stack, tensor, zeros,
+                       zeros_like)
 from .tensor import Tensor
 from .composed import where
+# PyTorch's module-level functions: tinyffn.tanh(x), tinyffn.sum(x, dim=1), ...
+from . import torch_functions as _tf
+from .torch_functions import (allclose, amax, amin, argmax, argmin, clamp, clip, equal, erf,
+                              exp, flatten, isclose, isfinite, isinf, isnan, log, log_softmax,
+                              masked_fill, matmul, maximum, mean, minimum, neg, permute, relu,
+                              reshape, sigmoid, softmax, sqrt, squeeze, std, tanh, transpose,
+                              tril, triu, unsqueeze, var)
+# Seven share a name with a Python builtin: reachable as tinyffn.sum, but kept out of
+# __all__ below (as bool is), so that `import *` leaves the builtins alone. From here on,
+# this file cannot call those builtins.
+abs, all, any, max, min, pow, sum = _tf.abs, _tf.all, _tf.any, _tf.max, _tf.min, _tf.pow, _tf.sum
 from . import ops
 from .autograd import Context, Function, grad
 from .grad_mode import (AnomalyError, detect_anomaly, enable_grad, is_grad_enabled,
@@ -37,6 +49,13 @@ __version__ = "0.1.0"
 __all__ = [
     "Tensor", "tensor", "zeros", "ones", "zeros_like", "ones_like", "randn", "rand", "arange",
     "manual_seed", "cat", "stack", "where",
+    "full", "full_like", "eye", "linspace", "randint", "randn_like", "rand_like",
+    # PyTorch's functions (torch_functions.py), less the seven named as builtins
+    "exp", "log", "tanh", "sigmoid", "relu", "erf", "sqrt", "neg", "maximum", "minimum",
+    "clamp", "clip", "matmul", "softmax", "log_softmax",
+    "mean", "amax", "amin", "argmax", "argmin", "var", "std",
+    "reshape", "transpose", "permute", "flatten", "squeeze", "unsqueeze", "masked_fill",
+    "tril", "triu", "isnan", "isinf", "isfinite", "isclose", "allclose", "equal",
     "Function", "Context", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "detect_anomaly",
     "AnomalyError", "keep_intermediates", "grad", "iter_backward", "BackwardStep",

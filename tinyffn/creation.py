@@ -1,5 +1,7 @@
-"""Making tensors: from data (``tensor``), filled (``zeros``, ``ones``), random (``randn``,
-``rand``, seeded by ``manual_seed``) and ``arange``, as PyTorch's factory functions.
+"""Making tensors: from data (``tensor``), filled (``zeros``, ``ones``, ``full``, ``eye``),
+random (``randn``, ``rand``, ``randint``, seeded by ``manual_seed``), ``arange`` and
+``linspace``, as PyTorch's factory functions; the ``*_like`` ones take another tensor's
+shape, dtype and device.
 
 Every function here returns a new leaf :class:`~tinyffn.tensor.Tensor`. Values are made
 with NumPy on the CPU and then moved to the requested device, so a seed gives the same
@@ -96,11 +98,97 @@ def ones_like(t: Tensor, *, dtype=None, device=None, requires_grad=False) -> Ten
     return _like("ones_like", ones, t, dtype, device, requires_grad)
 
 
+def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any = "cpu",
+         requires_grad: bool = False) -> Tensor:
+    """A leaf tensor of shape ``size`` (a tuple or list) filled with ``fill_value``, as
+    ``torch.full``: ``full((T, T), float("-inf"))``. Unless ``dtype`` says otherwise, the
+    value's, as PyTorch reads it: bool for a Python bool, int64 for an integer (NumPy's
+    too), float32 for a float (and for NumPy's bool_).
+
+    A value the dtype cannot hold is refused: one out of its range (as PyTorch refuses
+    it), and a fraction for an integer dtype (which PyTorch truncates in silence).
+    """
+    shape = _size_arg("full", size)
+    if dtype is None:                   # a value that is not a number: _full says so
+        dtype = "bool" if isinstance(fill_value, bool) else \
+            "int64" if _is_int(fill_value) else DEFAULT_FLOAT
+    return _full("full", shape, fill_value, dtype, device, requires_grad)
+
+
+def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Tensor:
+    """``full`` of ``input``'s shape, and of its dtype and device unless given (a leaf),
+    as ``torch.full_like``; a fraction into an integer tensor's dtype is refused."""
+    _check_like("full_like", input)
+    return _full("full_like", input.shape, fill_value, dtype or backends.dtype_name(input.dtype),
+                 device or input.device, requires_grad)
+
+
+def _full(op: str, shape: tuple, fill_value: Any, dtype: Any, device: Any,
+          requires_grad: bool) -> Tensor:
+    _check_number(op, "fill_value", fill_value)
+    _check_fits(op, "fill_value", fill_value, dtype)
+    return _filled(np.full(shape, fill_value), dtype, device, requires_grad)
+
+
+def _check_number(op: str, name: str, value: Any) -> None:
+    if not (isinstance(value, (bool, np.bool_)) or is_real(value)):
+        raise TypeError(f"{op}: {name} must be a number (a bool, an int or a float), got "
+                        f"{type_name(value)}" + ("; for a one-element tensor pass t.item()"
+                                                 if isinstance(value, Tensor) else ""))
+
+
+def _check_fits(op: str, name: str, value: Any, dtype: Any) -> None:
+    """``value`` as an entry of ``dtype``: a whole number in range for an integer dtype, a
+    finite number a float dtype does not round to inf; anything for bool (its truth)."""
+    target = backends.dtype_name(dtype)
+    kind = np.dtype(target).kind
+    if kind in "iu":
+        if not (math.isfinite(value) and value == int(value)):
+            raise TypeError(f"{op}: {name} {value!r} is not a whole number, and the dtype is "
+                            f"{target} (PyTorch truncates it in silence); pass a whole "
+                            "number, or a float dtype")
+        low, high = int(np.iinfo(target).min), int(np.iinfo(target).max)
+    else:                               # float: its largest finite number; bool: any
+        high = float(np.finfo(target).max) if kind == "f" else math.inf
+        low = -high
+    if math.isfinite(value) and not low <= value <= high:
+        raise ValueError(f"{op}: {name} {value!r} does not fit in {target} ({low} to "
+                         f"{high}); pass a wider dtype")
+
+
+def _size_arg(op: str, size: Any) -> tuple:
+    """PyTorch's ``size`` argument: a tuple or list of ints; one int is refused, as in
+    PyTorch (``full(2, 3)`` could mean either number as the size)."""
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"{op}: size must be a tuple or list of ints, such as (2, 3), got "
+                        f"{size!r}")
+    return _shape_arg((size,), op)
+
+
+def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = "cpu",
+        requires_grad: bool = False) -> Tensor:
+    """The identity matrix, (n, n), or (n, m) with ones on the main diagonal, as
+    ``torch.eye``; float32 unless ``dtype`` says otherwise."""
+    for name, v in (("n", n), ("m", m)):
+        if v is not None and not (_is_int(v) and v >= 0):
+            raise (ValueError if _is_int(v) else TypeError)(
+                f"eye: {name} must be an integer >= 0 (a number of rows or columns), got {v!r}")
+    return _filled(np.eye(n, n if m is None else m), dtype, device, requires_grad)
+
+
 def _like(name: str, make: Any, t: Tensor, dtype, device, requires_grad) -> Tensor:
+    _check_like(name, t)
+    dtype = dtype or backends.dtype_name(t.dtype)
+    if make in (randn, rand):
+        _check_sample_dtype(name, dtype, device or t.device)
+    return make(t.shape, dtype=dtype, device=device or t.device, requires_grad=requires_grad)
+
+
+def _check_like(name: str, t: Any) -> None:
     if not isinstance(t, Tensor):
-        raise TypeError(f"{name}: needs a tinyffn Tensor, got {type_name(t)}")
-    return make(t.shape, dtype=dtype or backends.dtype_name(t.dtype),
-                device=device or t.device, requires_grad=requires_grad)
+        raise TypeError(f"{name}: needs a tinyffn Tensor, got {type_name(t)}; wrap it with "
+                        "tinyffn.tensor(...)")
 
 
 def randn(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
@@ -118,6 +206,40 @@ def rand(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
     shape = _shape_arg(shape, "rand")
     _check_sample_dtype("rand", dtype, device)
     return _filled(_rng.random(shape), dtype, device, requires_grad)
+
+
+def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False) -> Tensor:
+    """``randn`` of ``input``'s shape, and of its dtype and device unless given, as
+    ``torch.randn_like``: an integer tensor needs a float ``dtype``."""
+    return _like("randn_like", randn, input, dtype, device, requires_grad)
+
+
+def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Tensor:
+    """``rand`` of ``input``'s shape, and of its dtype and device unless given."""
+    return _like("rand_like", rand, input, dtype, device, requires_grad)
+
+
+def randint(low: int = 0, high: int | None = None, size: Sequence[int] | None = None, *,
+            dtype: Any = None, device: Any = "cpu", requires_grad: bool = False) -> Tensor:
+    """Integers drawn uniformly from [low, high), of shape ``size``, as ``torch.randint``:
+    ``randint(high, size)`` or ``randint(low, high, size)``; int64 unless ``dtype`` says
+    otherwise. Drawn from the generator :func:`manual_seed` seeds."""
+    if size is None:                    # randint(high, size): two given by position
+        low, high, size = 0, low, high
+    elif high is None:                  # randint(high, size=...)
+        low, high = 0, low
+    if not (_is_int(low) and _is_int(high)):
+        raise TypeError(f"randint: low and high must be integers, got {low!r} and {high!r}")
+    if low >= high:
+        raise ValueError(f"randint: low must be below high (values are drawn from [low, "
+                         f"high)), got low={low}, high={high}")
+    shape = _size_arg("randint", size)
+    dtype = dtype or "int64"
+    for name, v in (("low", low), ("high - 1 =", high - 1)):
+        _check_fits("randint", name, v, dtype)
+    return _filled(_rng.integers(low, high, size=shape), dtype, device, requires_grad)
 
 
 def _check_sample_dtype(name: str, dtype: Any, device: Any) -> None:
@@ -145,6 +267,21 @@ def arange(start: float, end: float | None = None, step: float = 1, *, dtype: An
     integers = all(_is_int(v) for v in (start, end, step))
     return _filled(np.arange(start, end, step), dtype or ("int64" if integers else DEFAULT_FLOAT),
                    device, requires_grad)
+
+
+def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: Any = "cpu",
+             requires_grad: bool = False) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end``, both included, shape
+    (steps,), as ``torch.linspace``: ``linspace(-3, 3, 7)`` is -3, -2, ..., 3. Float32
+    unless ``dtype`` says otherwise; computed in float64 and rounded once, so a value
+    may differ from PyTorch's (computed in the dtype) in the last digit."""
+    for name, v in (("start", start), ("end", end)):
+        if not (is_real(v) and math.isfinite(v)):
+            raise TypeError(f"linspace: {name} must be a finite number, got {v!r}")
+    if not _is_int(steps) or steps < 0:
+        raise ValueError(f"linspace: steps must be an integer >= 0 (the number of values), "
+                         f"got {steps!r}")
+    return _filled(np.linspace(start, end, steps), dtype, device, requires_grad)
 
 
 # ----------------------------------------------------------------------------- joining

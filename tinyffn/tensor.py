@@ -439,6 +439,16 @@ class Tensor:
     def split(self, split_size_or_sections, dim=0): return C.split(self, split_size_or_sections, dim)
     def chunk(self, chunks, dim=0): return C.chunk(self, chunks, dim)
 
+    def tril(self, diagonal=0):
+        """``tinyffn.tril(self, diagonal)``: zeros above the ``diagonal``-th diagonal."""
+        from .torch_functions import tril       # torch_functions.py imports this module
+        return tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        """``tinyffn.triu(self, diagonal)``: zeros below the ``diagonal``-th diagonal."""
+        from .torch_functions import triu
+        return triu(self, diagonal)
+
     def __getitem__(self, key):
         return S.GetItem.apply(self, key=S.normalize_key(key, self))
 
