@@ -333,6 +333,10 @@ def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
             out = v.output
             if out is not None and out._retains_grad:
                 out._accumulate_grad(gy)
+        if v._hooks:                 # a module's backward hooks, if v is one's view (hooks.py)
+            gy = hooks.run_module_hooks(v, gy)
+            if gy is None:           # they dropped it
+                continue
         grads = _call_backward(v, gy)
         for parent, gx in zip(v.parents, grads):
             if gx is not None:

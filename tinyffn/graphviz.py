@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import autograd, grad_mode
+from . import autograd, grad_mode, hooks
 from .autograd import Context
 from .backend import dtype_name
 from .module import Parameter
@@ -53,6 +53,7 @@ NODE_ATTRS = 'node [fontname=Helvetica fontsize=10]\n'
 EDGE_ATTRS = 'edge [fontname=Helvetica fontsize=9 arrowsize=0.6]\n'
 STYLES = {
     "op": 'shape=ellipse style=filled fillcolor="#fff3b0"',
+    "hook view": 'shape=ellipse style="filled,dashed" fillcolor="#fff3b0"',
     "function": 'shape=ellipse style=filled fillcolor="#fff3b0" peripheries=2',
     "module": 'shape=box3d style=filled fillcolor="#f4d8f0"',
     "parameter": 'shape=box style="rounded,filled" fillcolor="#cfe2ff"',
@@ -214,7 +215,7 @@ class _Layout:
         if key[0] == "constant":
             return format_values(self.constants[key].data), STYLES["constant"]
         if key[0] == "op":
-            return _op_label(t), STYLES["op"]
+            return _op_label(t), STYLES["hook view" if hooks.hooked_view(t) else "op"]
         if key[0] == "group":
             return self._group_label(key)
         kind = self.kind_of[id(t)]
@@ -373,7 +374,11 @@ def _tensor_label(v, kind, names, show_shapes, show_dtypes, show_values, show_gr
 
 
 def _op_label(ctx: Context) -> str:
-    """The op's name and its non-default attributes, one per line: ``sum`` / ``axis=(0,)``."""
+    """The op's name and its non-default attributes, one per line: ``sum`` / ``axis=(0,)``;
+    for the identity view of a module's backward hooks, what it is (hooks.BackwardHook)."""
+    side = hooks.hooked_view(ctx)
+    if side is not None:
+        return f"{ctx.name} (identity)\nbackward hooks: {side}"
     lines = [ctx.name]
     for key, value in ctx.attrs.items():
         if value is not None and value is not False:

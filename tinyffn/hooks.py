@@ -1,7 +1,6 @@
 """Hooks: functions of yours that the engine calls at fixed points, as PyTorch's do.
 
-Three kinds, the ones a learner reaches for to watch an FFN compute and learn without
-editing it:
+The kinds a learner reaches for to watch an FFN compute and learn without editing it:
 
 * ``t.register_hook(fn)``, a gradient hook: during backward, once dL/dt is complete (every
   consumer of ``t`` has passed its share back), ``fn(grad)`` runs with it as a Tensor. If
@@ -16,11 +15,17 @@ editing it:
 * ``module.register_forward_hook(fn)``: ``fn(module, args, output)`` after ``forward``;
   it may return a new output. ``ffn.act.register_forward_hook(...)`` sees the hidden
   activations σ(W1 x + b1), (T, d_ff): which "keys" of the FFN's memory fire.
+* ``module.register_full_backward_pre_hook(fn)``: ``fn(module, grad_output)`` in backward,
+  when dL/d(output) of a call arrives; ``module.register_full_backward_hook(fn)``:
+  ``fn(module, grad_input, grad_output)`` once dL/d(input) of the call is computed (the
+  gradient norm reaching each Linear of a deep stack). Each may return a tuple replacing
+  what it got. They run as gradient hooks on identity views at the call's border
+  (:class:`BackwardHook`).
 
-Hooks run in the order they were registered (a forward hook registered with
-``prepend=True`` first), each seeing the previous one's result; a forward hook registered
+Hooks run in the order they were registered (one registered with ``prepend=True``
+first), each seeing the previous one's result; a forward hook registered
 ``with_kwargs=True`` sees the keyword arguments too, as PyTorch's.
-Gradient hooks run with gradient recording off (as in PyTorch without create_graph);
+Gradient hooks (backward hooks too) run with recording off (as in PyTorch without create_graph);
 forward hooks run inside the module's frame, so what they compute is drawn there. Every
 ``register_*`` returns a :class:`RemovableHandle`: ``handle.remove()`` takes the hook
 away, and ``with handle:`` removes it when the block ends.
@@ -28,6 +33,7 @@ away, and ``with handle:`` removes it when the block ends.
 from __future__ import annotations
 
 import itertools
+import warnings
 from typing import Any, Callable
 
 from . import autograd, grad_mode
@@ -99,22 +105,30 @@ def run_grad_hooks(v: Any, gy: Any) -> Any:
     shape, dtype = autograd.shape_and_dtype(v)
     with grad_mode.no_grad():
         for fn in list(v._hooks.values()):      # a list: a hook may remove itself
+            if isinstance(fn, _HookedView):     # a module's hooks: run_module_hooks
+                continue
             g = _tensor.Tensor(gy, _backend=v.backend)
             out = fn(g)
             if out is None:         # g, as the hook left it: g *= 0.5 gives g a new array
                 out = g
-            if not isinstance(out, _tensor.Tensor):
-                raise TypeError(f"register_hook: the hook {_name(fn)} returned "
-                                f"{type_name(out)}; return a Tensor to replace the gradient, "
-                                "or None to keep it")
-            if out.backend is not v.backend or out.shape != tuple(shape) or out.dtype != dtype:
-                raise RuntimeError(
-                    f"register_hook: the hook {_name(fn)} returned a {dtype_name(out.dtype)} "
-                    f"tensor of shape {out.shape} on {out.device}, but the gradient is "
-                    f"{dtype_name(dtype)} of shape {tuple(shape)} on {v.backend.device}; a "
-                    "hook may change a gradient's values, not its shape, dtype or device")
+            _check_gradient(f"register_hook: the hook {_name(fn)}", "or None to keep it",
+                            out, shape, dtype, v.backend)
             gy = out.data
     return gy
+
+
+def _check_gradient(who: str, none_does: str, out: Any, shape: tuple, dtype: Any,
+                    backend: Any) -> None:
+    """Refuse a hook's result that cannot stand for a gradient of that shape and dtype."""
+    if not isinstance(out, _tensor.Tensor):
+        raise TypeError(f"{who} returned {type_name(out)}; return a Tensor to replace the "
+                        f"gradient, {none_does}")
+    if out.backend is not backend or out.shape != tuple(shape) or out.dtype != dtype:
+        raise RuntimeError(
+            f"{who} returned a {dtype_name(out.dtype)} tensor of shape {out.shape} on "
+            f"{out.device}, but the gradient is {dtype_name(dtype)} of shape {tuple(shape)} "
+            f"on {backend.device}; a hook may change a gradient's values, not its shape, "
+            "dtype or device")
 
 
 def _name(fn: Callable) -> str:
@@ -169,3 +183,198 @@ def run_forward_hooks(module: Any, args: tuple, kwargs: dict, y: Any) -> Any:
         if out is not None:
             y = out
     return y
+
+
+# ----------------------------------------------------------------------------- module backward hooks
+def register_full_backward_pre_hook(module: Any, fn: Callable,
+                                    prepend: bool = False) -> RemovableHandle:
+    """``module.register_full_backward_pre_hook(fn)``: see :class:`BackwardHook`."""
+    return _add(module, "_backward_pre_hooks", fn, f"{type(module).__name__}."
+                "register_full_backward_pre_hook", "fn(module, grad_output)", prepend=prepend)
+
+
+def register_full_backward_hook(module: Any, fn: Callable,
+                                prepend: bool = False) -> RemovableHandle:
+    """``module.register_full_backward_hook(fn)``: see :class:`BackwardHook`."""
+    return _add(module, "_backward_hooks", fn, f"{type(module).__name__}."
+                "register_full_backward_hook", "fn(module, grad_input, grad_output)",
+                prepend=prepend)
+
+
+_DROPPED = object()      # a view's answer when a module's backward hook put None in its place
+
+
+class BackwardHook:
+    """The backward hooks of one call of a module (PyTorch's ``torch.utils.hooks.BackwardHook``).
+
+    ``Module.__call__`` makes one when the module has backward hooks. Each hook needs a
+    gradient that only this call of the module produces or receives, so the call puts an
+    *identity view* at its border, as PyTorch does: ``t.reshape(t.shape)``, the Reshape
+    primitive to the tensor's own shape, an op node that shares ``t``'s array.
+
+    * ``setup_input_hook(args)``, before ``forward`` (if full hooks are registered): the
+      positional argument that requires grad is replaced by its view. The gradient that
+      reaches the view is dL/dx through this call alone, not through a residual path
+      around it, and it is complete once every op of the call has run its backward.
+    * ``setup_output_hook(y)``, after the forward hooks: the output (a Tensor, or a tensor
+      in a tuple) is replaced by its view, which receives dL/d(output).
+
+    The walk reaches the output view first: ``grad_output`` (one entry per output) goes
+    through the pre-hooks, ``fn(module, grad_output)``, a tuple returned replacing it. Then
+    the call's ops run their backward, and at the input view the hooks ``fn(module,
+    grad_input, grad_output)`` run; a tuple returned replaces ``grad_input`` (one entry per
+    positional argument). An entry is None for a non-tensor, a tensor that does not require
+    grad, or an output nothing used; a hook that puts None where a gradient was drops it:
+    nothing flows on from there. When no positional input requires grad, the hooks run at
+    the output view with ``grad_input`` all None and may not replace it. The hooks are those
+    registered when the module was called; a view's tensor hooks run before them, and its
+    own gradient (``retain_grad()``, :func:`tinyffn.grad`) is the one before them (see
+    :func:`run_module_hooks`). All as in PyTorch 2.13, except one limit: PyTorch passes all of a call's inputs through one
+    node with many outputs, so its hooks see and can replace every gradient at one moment;
+    tinyffn's nodes have one output each, so a call with hooks may have at most one output
+    and (with full hooks) one positional input that require grad. More are refused when
+    the module is called.
+    """
+
+    def __init__(self, module: Any):
+        self.module = module
+        # the hooks at call time, as PyTorch: a later (un)registration leaves this call alone
+        self.hooks = list((module._backward_hooks or {}).values())
+        self.pre_hooks = list((module._backward_pre_hooks or {}).values())
+        self.n_inputs = self.n_outputs = 0
+        self.input_index = self.output_index = None     # where the views stand
+        self.grad_output = None      # from the output view to the input view, in backward
+
+    def setup_input_hook(self, args: tuple) -> tuple:
+        """``args`` with the positional input that requires grad replaced by its view."""
+        self.n_inputs = len(args)
+        i = self._watched(args, "positional input") if self.hooks else None
+        if i is None:
+            return args
+        self.input_index = i
+        return (*args[:i], self._view(args[i], "input"), *args[i + 1:])
+
+    def setup_output_hook(self, y: Any) -> Any:
+        """``y`` with its output that requires grad replaced by its view."""
+        if not isinstance(y, (_tensor.Tensor, tuple)):
+            warnings.warn(f"{type(self.module).__name__}: for backward hooks to be called, "
+                          "the module's output should be a Tensor or a tuple of Tensors, "
+                          f"but it is {type_name(y)}", stacklevel=3)
+            return y
+        outputs = (y,) if isinstance(y, _tensor.Tensor) else y
+        self.n_outputs = len(outputs)
+        i = self._watched(outputs, "output")
+        if i is None:
+            return y
+        self.output_index = i
+        if isinstance(y, _tensor.Tensor):
+            return self._view(y, "output")
+        items = [*y[:i], self._view(y[i], "output"), *y[i + 1:]]
+        return tuple(items) if type(y) is tuple else type(y)(*items)     # a namedtuple too
+
+    def _watched(self, values: tuple, what: str) -> int | None:
+        """The position of the one tensor in ``values`` that requires grad, or None."""
+        if not grad_mode.STATE.grad_enabled:
+            return None
+        found = [i for i, t in enumerate(values)
+                 if isinstance(t, _tensor.Tensor) and t.requires_grad]
+        if len(found) > 1:
+            raise RuntimeError(
+                f"{type(self.module).__name__}: {what}s {found} require grad, but with "
+                f"backward hooks tinyffn watches one {what} per call (PyTorch any number: "
+                "its hooks see all of them in one node with many outputs, tinyffn's nodes "
+                "have one); detach() those that need no gradient, or watch each tensor with "
+                "t.register_hook(fn) instead")
+        return found[0] if found else None
+
+    def _view(self, t: Any, side: str) -> Any:
+        view = t.reshape(tuple(t.shape))         # the identity, sharing t's array
+        _add(view.grad_fn, "_hooks", _HookedView(self, side), "", "")
+        return view
+
+    def output_reached(self, g: Any) -> Any:
+        """At the output view: the pre-hooks, and the hooks too if no input is watched."""
+        grad_output = tuple(g if i == self.output_index else None
+                            for i in range(self.n_outputs))
+        for fn in self.pre_hooks:
+            out = fn(self.module, grad_output)
+            if out is not None:
+                grad_output = self._checked(fn, "pre-hook", out, "grad_output", g,
+                                            self.output_index)
+        if self.input_index is None:    # no positional input requires grad (or no hooks)
+            for fn in self.hooks:
+                out = fn(self.module, (None,) * self.n_inputs, grad_output)
+                if out is not None and not (isinstance(out, tuple) and
+                                            all(x is None for x in out)):
+                    raise RuntimeError(
+                        f"{type(self.module).__name__}: the backward hook {_name(fn)} "
+                        "returned a gradient, but no positional input of the module "
+                        "requires grad, so there is nothing to replace; return None (or "
+                        "None for every entry), as PyTorch requires")
+        else:
+            self.grad_output = grad_output
+        gy = grad_output[self.output_index]
+        return _DROPPED if gy is None else gy
+
+    def input_reached(self, g: Any) -> Any:
+        """At the input view: the hooks, with ``grad_input`` and the saved ``grad_output``."""
+        if self.grad_output is None:    # the gradient came without passing the output
+            return None
+        grad_input = tuple(g if i == self.input_index else None for i in range(self.n_inputs))
+        for fn in self.hooks:
+            out = fn(self.module, grad_input, self.grad_output)
+            if out is not None:
+                grad_input = self._checked(fn, "hook", out, "grad_input", g, self.input_index)
+        self.grad_output = None
+        gx = grad_input[self.input_index]
+        return _DROPPED if gx is None else gx
+
+    def _checked(self, fn: Callable, kind: str, out: Any, name: str, g: Any, i: int) -> tuple:
+        """A hook's replacement ``name`` tuple: as long as before, entry i a gradient like g."""
+        who = f"{type(self.module).__name__}: the backward {kind} {_name(fn)}"
+        n = self.n_outputs if name == "grad_output" else self.n_inputs
+        if not isinstance(out, (tuple, list)):
+            raise TypeError(f"{who} returned {type_name(out)}; return None, or a tuple like "
+                            f"{name} ({n} entries)")
+        if len(out) != n:
+            raise RuntimeError(f"{who} returned {len(out)} entries, but {name} has {n}; "
+                               "return a tuple of the same length")
+        if out[i] is not None:      # (the others go nowhere; PyTorch checks none)
+            _check_gradient(f"{who}, in {name}[{i}],", "or None to drop it", out[i],
+                            g.shape, g.dtype, g.backend)
+        return tuple(out)
+
+
+def run_module_hooks(v: Any, gy: Any) -> Any:
+    """What op node ``v`` passes on to its input, given dL/d(its output) ``gy``: ``gy`` as
+    the module's backward hooks leave it if ``v`` is a :class:`BackwardHook`'s view, None
+    if they dropped it, else ``gy`` itself.
+
+    Called by :func:`tinyffn.autograd.walk` after ``v``'s gradient hooks, and after
+    ``retain_grad()`` and :func:`tinyffn.grad` took their copy: as in PyTorch, where these
+    are hooks on the view's node, so the view's own gradient is the one before them.
+    """
+    for fn in v._hooks.values():
+        if isinstance(fn, _HookedView):
+            with grad_mode.no_grad():
+                out = fn(_tensor.Tensor(gy, _backend=v.backend))
+            return None if out is _DROPPED else gy if out is None else out.data
+    return gy
+
+
+class _HookedView:
+    """The entry a :class:`BackwardHook` puts in its view's ``_hooks``."""
+
+    def __init__(self, call: BackwardHook, side: str):
+        self.call, self.side = call, side
+
+    def __call__(self, g: Any) -> Any:
+        reached = self.call.input_reached if self.side == "input" else self.call.output_reached
+        return reached(g)
+
+
+def hooked_view(node: Any) -> str | None:
+    """The side, ``"input"`` or ``"output"``, when op node ``node`` is a view of a module's
+    backward hooks (:class:`BackwardHook`), else None: drawings and the stepper say so."""
+    return next((fn.side for fn in (node._hooks or {}).values()
+                 if isinstance(fn, _HookedView)), None)

@@ -88,30 +88,40 @@ class Module:
 
     # hooks.py's registries (id -> function), made on first use; None on the class, so that a
     # subclass that forgets super().__init__() still runs
-    _forward_pre_hooks = _forward_hooks = None
+    _forward_pre_hooks = _forward_hooks = _backward_pre_hooks = _backward_hooks = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         with grad_mode.scope("module", type(self).__name__, self):
             if self._forward_pre_hooks:
                 args, kwargs = hooks.run_forward_pre_hooks(self, args, kwargs)
+            bw = (self._backward_hooks or self._backward_pre_hooks) and hooks.BackwardHook(self)
+            args = bw.setup_input_hook(args) if bw else args
             y = self.forward(*args, **kwargs)
             if self._forward_hooks:
                 y = hooks.run_forward_hooks(self, args, kwargs, y)
-            return y
+            return bw.setup_output_hook(y) if bw else y
 
     def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
                                   with_kwargs: bool = False) -> hooks.RemovableHandle:
         """Call ``hook(module, args)`` before each ``forward``; a tuple (or one value) it
-        returns replaces the positional arguments. ``handle.remove()`` unregisters it;
-        ``prepend``, ``with_kwargs``: as PyTorch's (hooks.py)."""
+        returns replaces the positional arguments. ``prepend``, ``with_kwargs``: as
+        PyTorch's (hooks.py). Each ``register_*`` returns a handle: ``.remove()`` it."""
         return hooks.register_forward_pre_hook(self, hook, prepend, with_kwargs)
 
     def register_forward_hook(self, hook: Callable, *, prepend: bool = False,
                               with_kwargs: bool = False) -> hooks.RemovableHandle:
         """Call ``hook(module, args, output)`` after each ``forward``; a value it returns
-        replaces the output (``ffn.act``'s hook sees the hidden activations). Returns a
-        handle whose ``remove()`` unregisters it; ``prepend``, ``with_kwargs`` as PyTorch's."""
+        replaces the output (``ffn.act``'s hook sees the hidden activations); ``prepend``,
+        ``with_kwargs`` as PyTorch's."""
         return hooks.register_forward_hook(self, hook, prepend, with_kwargs)
+
+    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> Any:
+        """``hook(module, grad_output)``, in backward: see hooks.BackwardHook."""
+        return hooks.register_full_backward_pre_hook(self, hook, prepend)
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> Any:
+        """``hook(module, grad_input, grad_output)``, in backward (ditto)."""
+        return hooks.register_full_backward_hook(self, hook, prepend)
 
     def train(self, mode: bool = True) -> "Module":
         """Set ``training`` on this module and every submodule; returns self."""

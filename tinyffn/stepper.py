@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from . import autograd
+from . import autograd, hooks
 from .naming import format_values, graph_names, is_constant, scope_label, summed_axes
 
 
@@ -109,6 +109,9 @@ class Step(BackwardStep):
         where = f"   (in {self.where})" if self.where else ""
         lines = [f"step {self.index}: {self.op}{where}",
                  f"  dL/dy arrives at its output {tuple(node.out_shape)}: {format_values(self.gy)}"]
+        side = hooks.hooked_view(node)
+        if side is not None:          # a view of hooks.BackwardHook
+            lines.append(f"  (identity view at the module's {side}: dL/dy is what its backward hooks left)")
         for i, (x, g) in enumerate(zip(self.parents, self.grads)):
             head = f"  input {i}, {self.label(x)} {self.input_shapes[i]}"
             if g is None:
