@@ -385,7 +385,9 @@ API_MODULES = ("tinyffn.functional", "tinyffn.nn", "tinyffn.nn.utils", "tinyffn.
                "tinyffn.optim", "tinyffn.optim.lr_scheduler", "tinyffn.accounting",
                "tinyffn.graphviz", "tinyffn.naming", "tinyffn.hooks",
                "tinyffn.autograd", "tinyffn.stepper")
-# and tinyffn.ops, whose names are its __all__
+# and tinyffn.ops, whose names are its __all__; a module whose classes another one imports,
+# to be reached there, is listed in that one's section
+REEXPORTED = {"tinyffn.optim.lr_scheduler": ("tinyffn.lr_scheduler_extra",)}
 
 
 def defined_names(module_name: str) -> list[str]:
@@ -406,7 +408,8 @@ def public_names() -> dict:
     """module name -> its public names: tinyffn.__all__, then each API module's own."""
     out = {"tinyffn": list(tinyffn.__all__), "tinyffn.ops": list(ops.__all__)}
     for name in API_MODULES:
-        out[name] = defined_names(name)
+        out[name] = defined_names(name) + [n for other in REEXPORTED.get(name, ())
+                                           for n in defined_names(other)]
     return out
 
 

@@ -410,7 +410,7 @@ def test_base_lrs_are_kept_in_the_groups_as_initial_lr():
     with pytest.raises(ValueError, match=r"SGD.param_groups\[0\]: initial_lr must be >= 0"):
         opt.param_groups[0]["initial_lr"] = -1.0
     with pytest.raises(KeyError, match="'warmup' is not a setting of this optimizer"):
-        opt.param_groups[0]["warmup"] = 10              # the one key added is initial_lr
+        opt.param_groups[0]["warmup"] = 10              # only the schedulers' keys are added
 
 
 def test_last_epoch_resumes_from_the_optimizers_saved_state():

@@ -4,13 +4,14 @@
 function here turns what a caller wrote into the one form the ops take (non-negative
 axes, a tuple of ints for a shape), or raises an error naming the op. The layers' number
 arguments (LayerNorm's ``normalized_shape`` and ``eps``, dropout's ``p``, PyTorch's
-``inplace``) are checked here too, once for the function and its module.
+``inplace``) are checked here too, once for the function and its module, and the
+learning-rate schedulers' step counts and factors.
 """
 from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -161,6 +162,32 @@ def check_positive(owner: str, name: str, value: Any, why: str) -> None:
     if not (is_real(value) and 0 < value < math.inf):
         raise ValueError(f"{owner}: {name} must be a positive, finite number ({why}), got "
                          f"{value!r}")
+
+
+# the numbers a learning-rate scheduler takes (tinyffn.lr_scheduler)
+def _whole(owner: str, name: str, value: Any, why: str) -> int:
+    """A count of steps: a whole number >= 1."""
+    if not _is_int(value):
+        raise TypeError(f"{owner}: {name} must be a whole number of steps ({why}), got "
+                        f"{value!r}" + (f"; pass int({value!r})" if is_real(value) else ""))
+    if value < 1:
+        raise ValueError(f"{owner}: {name} must be >= 1 ({why}), got {value}")
+    return int(value)
+
+
+def _number(owner: str, name: str, value: Any, ok: Callable, wanted: str, why: str) -> float:
+    """A setting that must be a real number for which ``ok`` holds, as a Python float."""
+    if not (is_real(value) and ok(value)):
+        raise ValueError(f"{owner}: {name} must be a number {wanted} ({why}), got {value!r}")
+    return float(value)
+
+
+def _count(owner: str, name: str, value: Any, why: str) -> int:
+    """A number of steps that may be 0: a whole number >= 0."""
+    if not _is_int(value) or value < 0:
+        raise ValueError(f"{owner}: {name} must be a whole number >= 0 ({why}), got "
+                         f"{value!r}")
+    return int(value)
 
 
 def check_probability(owner: str, p: Any) -> None:

@@ -18,7 +18,8 @@ the same numbers to rounding (within 5e-15 relative over the tests' 20 steps, th
 of PyTorch's recursion). They part where something else moves the lr between steps:
 
 * two schedulers stepped together on one optimizer compound in PyTorch (its "chaining");
-  here the last to step sets the lr. Run schedulers one after another with SequentialLR;
+  here the last to step sets the lr (no ChainedScheduler: see lr_scheduler_extra.py).
+  Run schedulers one after another with SequentialLR;
 * an lr written by hand is carried on by PyTorch's recursive schedulers; here the next
   ``step()`` sets the schedule's value over it;
 * ``last_epoch=k`` (resuming): building the scheduler takes t to k + 1, as in PyTorch, and
@@ -43,7 +44,7 @@ from bisect import bisect_right
 from typing import Any, Callable, Mapping, Sequence
 
 from . import optim     # optim imports this module as it starts: use optim.Optimizer in calls
-from .arguments import _is_int, is_real, type_name
+from .arguments import _is_int, _number, _whole, is_real, type_name
 
 
 class LRScheduler:
@@ -145,23 +146,6 @@ def _check_optimizer(owner: str, optimizer: Any) -> None:
             "on the optimizer whose param_groups' lr it should set" + (
                 " (torch.optim's optimizers take torch.optim.lr_scheduler's schedulers)"
                 if got.startswith("torch.") else ""))
-
-
-def _whole(owner: str, name: str, value: Any, why: str) -> int:
-    """A count of steps: a whole number >= 1."""
-    if not _is_int(value):
-        raise TypeError(f"{owner}: {name} must be a whole number of steps ({why}), got "
-                        f"{value!r}" + (f"; pass int({value!r})" if is_real(value) else ""))
-    if value < 1:
-        raise ValueError(f"{owner}: {name} must be >= 1 ({why}), got {value}")
-    return int(value)
-
-
-def _number(owner: str, name: str, value: Any, ok: Callable, wanted: str, why: str) -> float:
-    """A setting that must be a real number for which ``ok`` holds, as a Python float."""
-    if not (is_real(value) and ok(value)):
-        raise ValueError(f"{owner}: {name} must be a number {wanted} ({why}), got {value!r}")
-    return float(value)
 
 
 class LambdaLR(LRScheduler):
@@ -375,13 +359,15 @@ class SequentialLR(LRScheduler):
             raise ValueError(f"{name}: schedulers must be a list of one or more schedulers "
                              f"built on the optimizer, got {schedulers!r}")
         for i, scheduler in enumerate(schedulers):
-            if not isinstance(scheduler, LRScheduler) or isinstance(scheduler, SequentialLR):
+            nested, plateau = (isinstance(scheduler, c) for c in (SequentialLR,
+                                                                   ReduceLROnPlateau))
+            if not isinstance(scheduler, LRScheduler) or nested or plateau:
                 raise TypeError(
                     f"{name}: schedulers[{i}] is {type_name(scheduler)}; each must be a "
                     "tinyffn scheduler (StepLR, LinearLR, CosineAnnealingLR, ...)" + (
                         ", not a SequentialLR: list its schedulers here instead, with its "
-                        "milestones moved by the step at which it would start"
-                        if isinstance(scheduler, SequentialLR) else ""))
+                        "milestones moved by the step at which it would start" if nested
+                        else ", stepped without a metric" if plateau else ""))
             if scheduler.optimizer is not optimizer:
                 raise ValueError(
                     f"{name}: schedulers[{i}] ({type(scheduler).__name__}) was built on "
@@ -435,3 +421,12 @@ class SequentialLR(LRScheduler):
         for scheduler, state in zip(self._schedulers, saved):
             scheduler.load_state_dict(state)
         super().load_state_dict({**state_dict, "_schedulers": self._schedulers})
+
+
+# more schedules, in a file of their own
+from .lr_scheduler_extra import (CosineAnnealingWarmRestarts, OneCycleLR, PolynomialLR,
+                                 ReduceLROnPlateau)
+
+__all__ = ["LRScheduler", "LambdaLR", "StepLR", "LinearLR", "CosineAnnealingLR", "MultiStepLR",
+           "ConstantLR", "ExponentialLR", "SequentialLR", "PolynomialLR",
+           "CosineAnnealingWarmRestarts", "OneCycleLR", "ReduceLROnPlateau"]

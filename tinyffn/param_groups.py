@@ -8,11 +8,12 @@ PyTorch's ``add_param_group`` and more: each parameter is a floating-point leaf 
 group only, and parameters come in an order (a set is refused), as ``state_dict`` numbers
 them by it. The optimizers themselves are in :mod:`tinyffn.optim`.
 
-One key beyond the settings may join a group: ``initial_lr``, the lr a learning-rate
-schedule starts from, which a scheduler stores with ``group.setdefault("initial_lr",
-group["lr"])`` as PyTorch's do (:mod:`tinyffn.lr_scheduler`). It is saved and loaded with
-the settings, so a schedule resumes from the optimizer's ``state_dict``, but it is not a
-setting: ``update`` never receives it.
+Keys beyond the settings that learning-rate schedulers store, as PyTorch's, may join a
+group: ``initial_lr``, the lr a schedule starts from, which a scheduler stores with
+``group.setdefault("initial_lr", group["lr"])`` (:mod:`tinyffn.lr_scheduler`), and
+OneCycleLR's ``max_lr``, ``min_lr``, ``max_momentum`` and ``base_momentum``. They are
+saved and loaded with the settings, so a schedule resumes from the optimizer's
+``state_dict``, but they are not settings: ``update`` never receives them.
 """
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ from .arguments import type_name
 from .backend import dtype_name
 from .tensor import Tensor
 
-SCHEDULE_KEYS = ("initial_lr",)    # in a group beside the settings; see the docstring
+# in a group beside the settings; see the docstring
+SCHEDULE_KEYS = ("initial_lr", "max_lr", "min_lr", "max_momentum", "base_momentum")
 EMPTY = ("{owner}: got an empty parameter list; pass model.parameters() (a generator is "
          "consumed once: create it for this optimizer)")
 
@@ -93,8 +95,8 @@ class ParamGroup(MutableMapping):
     this group only, after the optimizer's ``check_settings``; ``update`` checks its
     settings together (``nesterov=False, momentum=0.0`` in one call). A change of what the
     optimizer keeps per parameter (Adam's ``amsgrad``) is refused once the group's
-    parameters have state. Keys cannot be added or removed, but for ``initial_lr``, which
-    a learning-rate scheduler adds (see the module docstring); the parameters are fixed.
+    parameters have state. Keys cannot be added or removed, but for those a learning-rate
+    scheduler adds (``initial_lr``, ...; see the module docstring); the parameters are fixed.
     """
 
     def __init__(self, optimizer: Any, index: int, params: list, settings: dict):
