@@ -68,12 +68,20 @@ def per_op_seconds(stats: pstats.Stats) -> dict:
 def main(argv: list | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python benchmarks/profile_step.py",
                                      description="cProfile one tinyffn FFN training step.")
-    parser.add_argument("--activation", choices=reference.ACTIVATIONS, default="relu")
-    parser.add_argument("--T", type=int, default=512)
-    parser.add_argument("--d", type=int, default=256)
-    parser.add_argument("--steps", type=int, default=20, help="steps profiled (default 20)")
-    parser.add_argument("--top", type=int, default=20, help="cProfile lines shown")
-    parser.add_argument("--threads", type=int, metavar="N", help="cap BLAS at N threads")
+    parser.add_argument("--activation", choices=reference.ACTIVATIONS, default="relu",
+                        metavar="NAME", help=f"the FFN's activation, one of "
+                        f"{', '.join(reference.ACTIVATIONS)}; +fused: the one-node forms "
+                        "(default relu)")
+    parser.add_argument("--T", type=run.positive, default=512,
+                        help="positions T of the input (T, d) (default 512)")
+    parser.add_argument("--d", type=run.positive, default=256,
+                        help="model width d; d_ff = 4d, about 2/3 of that for swiglu (default 256)")
+    parser.add_argument("--steps", type=run.positive, default=20,
+                        help="steps profiled (default 20)")
+    parser.add_argument("--top", type=run.positive, default=20,
+                        help="cProfile lines shown (default 20)")
+    parser.add_argument("--threads", type=run.positive, metavar="N",
+                        help="cap BLAS at N threads (default: its own choice)")
     args = parser.parse_args(argv)
     with machine.threads_limited(args.threads):
         profile_step(args)

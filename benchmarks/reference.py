@@ -109,8 +109,8 @@ def activation_forward(name: str, a: Any, xp: Any, erf: Callable) -> tuple:
     if name == "relu":
         return xp.maximum(a, 0), None
     if name == "gelu":
-        phi = 0.5 * (1 + erf(a / SQRT_2))
-        return a * phi, phi
+        cdf = 0.5 * (1 + erf(a / SQRT_2))                 # Φ(a)
+        return a * cdf, cdf
     if name == "gelu_tanh":
         # a * a * a, not a ** 3: NumPy's float32 power with exponent 3 goes through powf,
         # about 300 times slower here (31 ms against 0.1 ms on 512 x 1024 numbers)

@@ -592,7 +592,8 @@ def parse_args(argv: list | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python benchmarks/run.py",
         description="Benchmark tinyffn against BLAS, hand-written NumPy and PyTorch.")
-    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                        help="where tinyffn and PyTorch run (default: cpu; cuda needs CuPy)")
     parser.add_argument("--json", metavar="PATH", help="also write every result to this file")
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes, 1-2 repeats: checks the harness, times mean nothing")
@@ -601,7 +602,7 @@ def parse_args(argv: list | None) -> argparse.Namespace:
                              "choice); 1 gives steadier times on a busy machine")
     parser.add_argument("--stat", choices=("median", "min"), default="median",
                         help="what the FFN table prints (the JSON holds both): the median "
-                             "round, or the fastest (steadier on a busy machine)")
+                             "round (the default), or the fastest (steadier on a busy machine)")
     parser.add_argument("--sections", default=",".join(SECTIONS),
                         help=f"comma-separated subset of {','.join(SECTIONS)} (default: all)")
     args = parser.parse_args(argv)

@@ -148,7 +148,9 @@ def fit(model: tinyffn.nn.Module, loss_of: Callable[[], tinyffn.Tensor], steps: 
     schedule = optim.lr_scheduler.LinearLR(opt, start_factor=1.0, end_factor=0.0,
                                            total_iters=steps) if decay else None
     history = []
-    bar = tqdm(range(steps), desc=desc, leave=False, mininterval=0.25)
+    # disable=None: a bar only on a terminal, so `python demos/tour.py 2>&1 | tee log`
+    # logs the results, not hundreds of redrawn bars
+    bar = tqdm(range(steps), desc=desc, leave=False, mininterval=0.25, disable=None)
     for _ in bar:
         opt.zero_grad()
         loss = loss_of()

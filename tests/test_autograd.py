@@ -37,6 +37,15 @@ def test_chain_of_100k_ops_backpropagates_without_recursion():
     assert x.grad.item() == 1.0
 
 
+def test_a_node_prints_its_op_and_its_inputs_shapes():
+    """One input read like a malformed tuple: <SumBackward inputs=((3, 4))>."""
+    x = tinyffn.zeros(3, 4, requires_grad=True)
+    b = tinyffn.zeros(4, requires_grad=True)
+    assert repr(x.sum().grad_fn) == "<SumBackward input_shapes=[(3, 4)]>"
+    assert repr((x + b).grad_fn) == "<AddBackward input_shapes=[(3, 4), (4,)]>"
+    assert repr((x.sum() * 2).grad_fn) == "<MulBackward input_shapes=[(), ()]>"
+
+
 def test_topological_order_is_deterministic_and_parents_first():
     def build():
         tinyffn.manual_seed(0)

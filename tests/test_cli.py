@@ -69,6 +69,38 @@ def test_graph_refuses_an_activation_the_block_lacks(capsys):
     assert exit_.value.code == 2 and "integer from 1 to 2147483647" in capsys.readouterr().err
 
 
+def test_a_gated_name_for_activation_points_at_gated(capsys):
+    for name, activation in [("swiglu", "swish"), ("GeGLU", "gelu")]:
+        with pytest.raises(SystemExit) as exit_:
+            main(["graph", "--activation", name])
+        assert exit_.value.code == 2
+        assert f"{name} is a gated FFN: use --gated --activation {activation}" in \
+            capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["graph", "--activation", "tanh"])             # no hint: argparse's own message
+    assert "invalid choice: 'tanh'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [[], ["graph"], ["step"]])
+def test_help_is_plain_text_with_examples_and_defaults(command, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(command + ["--help"])
+    assert exit_.value.code == 0
+    text = capsys.readouterr().out
+    assert "``" not in text and ":func:" not in text        # no reStructuredText markup
+    examples = text[text.index("\nexamples:\n"):].splitlines()[2:]
+    assert examples and all(e.startswith("  python -m tinyffn " + " ".join(command))
+                            for e in examples)
+    if command:                                             # each option shown exists
+        options = {w for e in examples for w in e.split() if w.startswith("--")}
+        assert options and all(f"  {o}" in text for o in options)
+    if command == ["graph"]:
+        one_line = " ".join(text.split())
+        for default in ("(default 4)", "(default 3)", "default TB", "default: relu",
+                        "default: fold none"):
+            assert default in one_line
+
+
 @needs_renderer
 def test_graph_writes_svg(tmp_path, capsys):
     out = tmp_path / "ffn.svg"
@@ -237,8 +269,10 @@ def test_step_says_NO_and_fails_when_the_check_disagrees(monkeypatch, capsys):
                              "w2.weight": cli.SEED_W2,
                              "w2.bias": [0.0, 0.0] if len(calls) == 1 else [0.0, 1.0]})
         x = tinyffn.tensor(cli.SEED_X)
-        y = ffn(x)
-        return ffn, x, y, (y ** 2).sum() / 2
+        a = ffn.w1(x)
+        h = ffn.act(a)
+        y = ffn.w2(h)
+        return ffn, x, a, h, y, (y ** 2).sum() / 2
     monkeypatch.setattr(cli, "seed_example", seed_example)
     assert main(["step"]) == 1          # w1's gradients still agree, w2's do not
     assert "gives the same gradients: NO" in capsys.readouterr().out

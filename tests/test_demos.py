@@ -174,3 +174,30 @@ def test_fit_decays_the_learning_rate_linearly_to_zero():
         model = tinyffn.nn.Linear(1, 1, bias=False, dtype="float64")
         losses = _common.fit(model, lambda: model.weight.sum(), 4, 0.1, "test", decay=decay)
         assert [a - b for a, b in zip(losses, losses[1:])] == pytest.approx(lrs, rel=1e-6)
+
+
+class Stream:
+    """A stand-in for sys.stderr that says whether it is a terminal."""
+
+    def __init__(self, tty):
+        self.tty, self.text = tty, []
+
+    def isatty(self):
+        return self.tty
+
+    def write(self, text):
+        self.text.append(text)
+
+    def flush(self):
+        pass
+
+
+@pytest.mark.parametrize("tty", [False, True])
+def test_fit_draws_a_progress_bar_only_on_a_terminal(tty, monkeypatch):
+    """`python demos/tour.py 2>&1 | tee log` logged every redraw of every bar."""
+    import _common
+    stderr = Stream(tty)
+    monkeypatch.setattr(sys, "stderr", stderr)
+    model = tinyffn.nn.Linear(1, 1, bias=False)
+    _common.fit(model, lambda: model.weight.sum(), 3, 0.1, "bar")
+    assert ("bar" in "".join(stderr.text)) == tty

@@ -432,7 +432,7 @@ def test_the_stepper_runs_the_hooks_and_says_where():
     assert seen == [[G_HIDDEN]]
     views = [s for s in steps if "identity view" in s.describe()]
     assert [s.op for s in views] == ["reshape", "reshape"]
-    assert "identity view at the module's output: dL/dy is what its backward hooks left" in views[0].describe()
+    assert "identity view at the module's output: dL/d(out) is what its backward hooks left" in views[0].describe()
     assert "identity view at the module's input" in views[1].describe()
     np.testing.assert_array_equal(x.grad.numpy(), G_X)
 

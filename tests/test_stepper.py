@@ -1,4 +1,6 @@
 """The backward stepper: the same walk as backward(), one node at a time."""
+import weakref
+
 import numpy as np
 import pytest
 
@@ -77,7 +79,8 @@ def test_the_seed_example_by_hand():
     dL/dy = y = (2, 0); dL/da = W2^T y = (2, 0, 2, 0) = dL/dh (relu passes h > 0);
     dL/dW1 = dL/dh x^T, dL/dW2 = dL/dy a^T.
     """
-    ffn, _, y, loss = seed_example()
+    ffn, _, a, h, y, loss = seed_example()
+    assert a.tolist() == [1.0, 0.0, 1.0, -1.0] and h.tolist() == [1.0, 0.0, 1.0, 0.0]
     assert y.tolist() == [2.0, 0.0] and loss.item() == 2.0
     steps = list(backward_steps(loss))
     assert [s.op for s in steps] == ["div", "sum", "pow", "add", "matmul", "transpose", "relu",
@@ -89,22 +92,37 @@ def test_the_seed_example_by_hand():
                      "w2.weight": [[2, 0, 2, 0], [0, 0, 0, 0]], "w2.bias": [2, 0]}
 
 
+def test_the_seed_example_removes_the_hooks_that_caught_a_and_h():
+    ffn, x, *_ = seed_example()
+    later = ffn.w1(x)                       # a hook left on w1 would keep this one too
+    kept = weakref.ref(later)
+    del later
+    assert kept() is None
+
+
 def test_describe_names_tensors_and_modules():
-    _, _, _, loss = seed_example()
+    *_, loss = seed_example()
     text = [s.describe() for s in backward_steps(loss)]
     assert text[0].splitlines() == ["step 0: div",
-                                    "  dL/dy arrives at its output (): 1",
-                                    "  input 0, sum output (), gets dL/dx = 0.5",
+                                    "  dL/d(out) arrives at its output L = ½ Σ y² (): 1",
+                                    "  input 0, sum output (), gets dL/d(in) = 0.5",
                                     "  input 1, constant 2 (): needs no gradient"]
-    assert text[3].splitlines()[0] == "step 3: add   (in FFN › w2: Linear › linear)"
-    assert "  input 1, w2.bias (2,), gets dL/dx = [2, 0]" in text[3]
+    assert text[3].splitlines() == ["step 3: add   (in FFN › w2: Linear › linear)",
+                                    "  dL/d(out) arrives at its output y (2,): [2, 0]",
+                                    "  input 0, matmul output (2,), gets dL/d(in) = [2, 0]",
+                                    "  input 1, w2.bias (2,), gets dL/d(in) = [2, 0]"]
+    # the FFN's tensors by their names; an op's own output and inputs are out and in
+    assert "  input 0, y (2,), gets dL/d(in) = [2, 0]" in text[2]
+    assert text[6].splitlines()[1:] == ["  dL/d(out) arrives at its output h (4,): [2, 0, 2, 0]",
+                                        "  input 0, a (4,), gets dL/d(in) = [2, 0, 2, 0]"]
     assert "  input 0, x (2,): needs no gradient" in text[8]
+    assert "  dL/d(out) arrives at its output (4,): [2, 0, 2, 0]" in text[8]   # unnamed
 
 
 def test_describe_says_where_broadcasting_is_summed():
     _, loss = ffn_loss("relu")
     add = next(s for s in backward_steps(loss) if s.op == "add" and "w2" in s.where)
-    assert "w2.bias (3,), gets dL/dx = [" in add.describe()
+    assert "w2.bias (3,), gets dL/d(in) = [" in add.describe()
     assert add.describe().endswith("(summed over axes (0,))")
 
 
@@ -115,8 +133,8 @@ def test_describe_says_where_the_where_op_sums_its_broadcast_inputs():
     where = list(backward_steps(tinyffn.where(c, x, w).sum()))[1]
     assert where.describe().splitlines()[2:] == [
         "  input 0, input (2, 3): needs no gradient",
-        "  input 1, input (3,), gets dL/dx = [1, 1, 2]  (summed over axes (0,))",
-        "  input 2, input (2, 1), gets dL/dx = [[1], [1]]  (summed over axes (1,))"]
+        "  input 1, input (3,), gets dL/d(in) = [1, 1, 2]  (summed over axes (0,))",
+        "  input 2, input (2, 1), gets dL/d(in) = [[1], [1]]  (summed over axes (1,))"]
 
 
 def test_a_non_scalar_output_takes_its_gradient():
@@ -143,9 +161,9 @@ def test_describe_calls_a_named_intermediate_by_its_name():
     h = x.exp()
     h.name = "h"
     step = next(iter(backward_steps(h.sum())))
-    assert "  input 0, h (2,), gets dL/dx = [1, 1]" in step.describe().splitlines()
+    assert "  input 0, h (2,), gets dL/d(in) = [1, 1]" in step.describe().splitlines()
     step = next(iter(backward_steps(x.exp().sum())))       # unnamed, and no longer held
-    assert "  input 0, exp output (2,), gets dL/dx = [1, 1]" in step.describe().splitlines()
+    assert "  input 0, exp output (2,), gets dL/d(in) = [1, 1]" in step.describe().splitlines()
 
 
 def test_retain_graph_keeps_the_graph_for_another_backward():

@@ -28,24 +28,28 @@ SEED_X = [1.0, 0.0]                                               # (d,)
 # ----------------------------------------------------------------------------- graph
 def graph_arguments(parser: argparse.ArgumentParser) -> None:
     activations = sorted(set(nn.FFN_ACTIVATIONS + nn.GATED_ACTIVATIONS))
-    parser.add_argument("--activation", choices=activations,
-                        help="σ (default: relu; swish with --gated)")
-    parser.add_argument("--d-model", type=positive, default=4, help="model width d (default 4)")
-    parser.add_argument("--d-ff", type=positive,
+    parser.add_argument("--activation", type=activation_name, choices=activations,
+                        help="σ (default: relu; swish with --gated, which makes SwiGLU; "
+                             "gelu with --gated makes GEGLU)")
+    parser.add_argument("--d-model", type=positive, default=4, metavar="D",
+                        help="model width d (default 4)")
+    parser.add_argument("--d-ff", type=positive, metavar="D_FF",
                         help="hidden width (default 4d; 2/3 of 4d with --gated)")
-    parser.add_argument("--tokens", type=positive, default=3,
-                        help="positions T of the input (T, d)")
+    parser.add_argument("--tokens", type=positive, default=3, metavar="T",
+                        help="positions T (default 3): the input x is (T, d)")
     parser.add_argument("--gated", action="store_true", help="a gated FFN: W2 (σ(W1 x) ⊙ W3 x)")
-    parser.add_argument("--out", type=picture_path,
+    parser.add_argument("--out", type=picture_path, metavar="FILE",
                         help="write the picture here (.svg, .png or .pdf; .dot for the DOT "
                              "text); without it, print the DOT text")
-    parser.add_argument("--depth", type=natural,
-                        help="fold modules this deep into one box (0 = all)")
+    parser.add_argument("--depth", type=natural, metavar="K",
+                        help="fold modules this deep into one box (0 = all; default: "
+                             "fold none)")
     parser.add_argument("--no-expand", action="store_true",
                         help="draw each composed function (linear, gelu, swish) as one node")
     parser.add_argument("--show-grads", action="store_true",
                         help="end in the loss L = ½ Σ y², run backward, show the gradients")
-    parser.add_argument("--rankdir", choices=RANKDIRS, default="TB", help="layout direction")
+    parser.add_argument("--rankdir", choices=RANKDIRS, default="TB",
+                        help="layout direction (default TB: top to bottom)")
     parser.add_argument("--fused", action="store_true",
                         help="the fast form: each Linear and the activation as one node")
 
@@ -88,17 +92,15 @@ def step(args: argparse.Namespace) -> int:
         args.frames.mkdir(parents=True, exist_ok=True)
     # `kept` holds every intermediate tensor, and so its value and .grad, for the frames
     with grad_mode.keep_intermediates(retain_grad=True) as kept:
-        ffn, x, y, loss = seed_example()
-    with tinyffn.no_grad():                         # the hidden values, for the printout
-        a = ffn.w1(x)                               # pre-activation, (d_ff,)
-        h = ffn.act(a)                              # hidden activation, (d_ff,)
+        ffn, x, a, h, y, loss = seed_example()
     print("The seed's worked example: FFN(x) = W2 relu(W1 x + b1) + b2 with d = 2, d_ff = 4,")
     print(f"W1 = {SEED_W1}, W2 = {SEED_W2}, zero biases, x = {SEED_X}.\n")
     print(f"Forward:  a = W1 x + b1 = {a.tolist()},  h = relu(a) = {h.tolist()},")
     print(f"          y = W2 h + b2 = {y.tolist()},  loss L = ½ Σ y² = {loss.item():g}.\n")
     print("Backward visits each op once, from the loss back to the parameters. At each op,")
-    print("dL/dy (the gradient of the loss with respect to the op's output) arrives, and each")
-    print("input x receives dL/dx = dL/dy · dy/dx, its share by the chain rule:\n")
+    print("dL/d(out), the gradient of the loss with respect to the op's own output, arrives,")
+    print("and each input receives dL/d(in) = dL/d(out) · d(out)/d(in), its share by the")
+    print("chain rule. (out and in are the op's; x, a, h and y are the FFN's tensors.)\n")
     for s in backward_steps(loss):
         print(s.describe() + "\n")
         if args.frames is not None:
@@ -107,7 +109,7 @@ def step(args: argparse.Namespace) -> int:
     print("Gradients of the parameters:")
     for name, p in ffn.named_parameters():
         print(f"  {name:10} {p.grad.tolist()}")
-    check, _, _, check_loss = seed_example()
+    check, *_, check_loss = seed_example()
     check_loss.backward()
     same = all(p.grad.tolist() == q.grad.tolist()
                for p, q in zip(ffn.parameters(), check.parameters()))
@@ -119,16 +121,25 @@ def step(args: argparse.Namespace) -> int:
 
 
 def seed_example() -> tuple:
-    """(ffn, x, y, loss) of the worked example, with L = ½ Σ y² (so dL/dy = y)."""
+    """(ffn, x, a, h, y, loss) of the worked example: a = W1 x + b1, h = relu(a), y = W2 h + b2
+    and L = ½ Σ y² (so dL/dy = y). Each is named, so that the stepper's printout calls
+    the tensors by these names; a and h are caught by forward hooks, as one reads the
+    activations inside a PyTorch model."""
     ffn = nn.FFN(2, 4, activation="relu")
     ffn.load_state_dict({"w1.weight": SEED_W1, "w1.bias": [0.0] * 4,
                          "w2.weight": SEED_W2, "w2.bias": [0.0] * 2})
     x = tinyffn.tensor(SEED_X)
-    x.name = "x"
+    caught = []                                     # the outputs of w1 and act: a, then h
+    handles = [m.register_forward_hook(lambda module, args, out: caught.append(out))
+               for m in (ffn.w1, ffn.act)]
     y = ffn(x)                                      # (2,)
+    for handle in handles:
+        handle.remove()
+    a, h = caught                                   # (4,) each
     loss = (y ** 2).sum() / 2                       # ()
-    loss.name = "L = ½ Σ y²"
-    return ffn, x, y, loss
+    for t, name in ((x, "x"), (a, "a"), (h, "h"), (y, "y"), (loss, "L = ½ Σ y²")):
+        t.name = name
+    return ffn, x, a, h, y, loss
 
 
 # ----------------------------------------------------------------------------- main
@@ -138,6 +149,16 @@ def positive(text: str) -> int:
 
 def natural(text: str) -> int:
     return _integer(text, 0)
+
+
+GATED_NAMES = {"swiglu": "swish", "geglu": "gelu"}     # the gated FFNs' own names
+
+
+def activation_name(text: str) -> str:
+    if text.lower() in GATED_NAMES:
+        raise argparse.ArgumentTypeError(
+            f"{text} is a gated FFN: use --gated --activation {GATED_NAMES[text.lower()]}")
+    return text
 
 
 PICTURE_SUFFIXES = (".svg", ".png", ".pdf") + tuple("." + f for f in TEXT_FORMATS)
@@ -166,13 +187,32 @@ COMMANDS = {
     "graph": (graph_arguments, graph, "draw the computation graph of an FFN"),
     "step": (step_arguments, step, "walk backward through the seed's worked example"),
 }
+# what --help shows under the description: a few command lines to copy
+EXAMPLES = {
+    None: ["graph --out ffn.svg", "graph --gated --activation gelu --show-grads",
+           "step", "graph --help"],
+    "graph": ["graph", "graph --activation gelu --d-model 4 --out ffn.svg",
+              "graph --gated --depth 1 --out swiglu.png", "graph --show-grads --out ffn.dot"],
+    "step": ["step", "step --frames frames"],
+}
+
+
+def examples(command: str | None) -> str:
+    lines = [f"  python -m tinyffn {example}" for example in EXAMPLES[command]]
+    return "\n".join(["examples:"] + lines)
 
 
 def main(argv: list | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tinyffn", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m tinyffn", epilog=examples(None),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="tinyffn's command line: draw the graph of an FFN, or watch backward\n"
+                    "walk the seed chapter's worked example one node at a time.")
     commands = parser.add_subparsers(dest="command", required=True)
     for name, (add_arguments, _, help_text) in COMMANDS.items():
-        add_arguments(commands.add_parser(name, help=help_text, description=help_text))
+        add_arguments(commands.add_parser(name, help=help_text, description=help_text,
+                                          epilog=examples(name),
+                                          formatter_class=argparse.RawDescriptionHelpFormatter))
     args = parser.parse_args(argv)
     try:
         return COMMANDS[args.command][1](args)

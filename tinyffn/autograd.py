@@ -35,15 +35,15 @@ freed by reference counting alone.
 
 How backward walks it
 ---------------------
-``loss.backward()`` (1) orders the graph topologically with an explicit stack, no
-recursion, so a 100,000-op chain is fine, (2) visits the nodes from ``loss.grad_fn`` back to
-the leaves, calling each ``backward`` with the gradient accumulated for its output (first
-passed through any hooks on it: :mod:`tinyffn.hooks`), (3) adds
-the gradients returned for each input into a running total, freeing each total as soon
-as it has been consumed, and (4) stores the totals of leaf tensors in ``.grad``.
-:func:`walk` is that loop, written as a generator that pauses after each node;
-``backward()`` runs it to the end, and :func:`tinyffn.stepper.iter_backward` hands each
-pause to a learner as a ``BackwardStep``, so stepping through it runs the very same code.
+``loss.backward()`` orders the graph topologically with an explicit stack, no recursion,
+so a 100,000-op chain is fine. :func:`walk` then visits each vertex from ``loss`` back to
+the leaves with a running total dL/dt per tensor t, and (steps numbered as in
+docs/autograd.md §3 and in walk's comments) (1) pops the total, complete now, (2) runs
+any hooks (:mod:`tinyffn.hooks`), (3) at a leaf adds it into ``.grad``, or at an op node
+(4) calls ``backward`` with it, (5) adds each input's share to that input's total and
+(6) frees the op's saved arrays. It pauses after each node: ``backward()`` runs it to the
+end, :func:`tinyffn.stepper.iter_backward` hands each pause to a learner as a
+``BackwardStep``, so stepping through it runs the very same code.
 """
 from __future__ import annotations
 
@@ -150,8 +150,8 @@ class Context:
         return self.fn.op_name()
 
     def __repr__(self) -> str:
-        shapes = ", ".join(str(tuple(shape)) for shape in self.input_shapes)
-        return f"<{self.fn.__name__}Backward inputs=({shapes})>"
+        shapes = [tuple(shape) for shape in self.input_shapes]
+        return f"<{self.fn.__name__}Backward input_shapes={shapes}>"
 
 
 def node_of(t: "_tensor.Tensor") -> "Context | _tensor.Tensor":
@@ -314,35 +314,36 @@ def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
     order = topological_order(root)
     totals = {id(order[-1]): gy}     # id(vertex) -> dL/d(its tensor) summed over consumers
     step = None                      # the last op node's (node, gy, grads), not yet handed out
+    # (1)-(6): the steps of docs/autograd.md §3; the rest serves grad(), retain_grad(), stepper
     for v in reversed(order):
-        gy = totals.pop(id(v), None)     # dL/d(v's tensor), complete: every consumer is done
+        gy = totals.pop(id(v), None)     # (1) dL/d(v's tensor), complete: its consumers ran
         if gy is None:               # its consumers' backwards returned None for it (zero)
             continue
-        if v._hooks:                 # t.register_hook(fn) on the tensor v stands for
+        if v._hooks:                 # (2) t.register_hook(fn) on the tensor v stands for
             gy = hooks.run_grad_hooks(v, gy)
-        if capture is not None and id(v) in capture:
+        if capture is not None and id(v) in capture:    # grad(): kept here, not in .grad
             capture[id(v)] = gy
-        if not isinstance(v, Context):           # a leaf tensor
+        if not isinstance(v, Context):           # (3) a leaf tensor: into its .grad
             if capture is None:
                 v._accumulate_grad(gy)
             continue
-        if step is not None:     # (only with hold_steps)
+        if step is not None:         # hold_steps: the last node's leaves are stored now
             yield step
             step = None
-        if capture is None:
+        if capture is None:          # retain_grad() on the op's output
             out = v.output
             if out is not None and out._retains_grad:
                 out._accumulate_grad(gy)
-        if v._hooks:                 # a module's backward hooks, if v is one's view (hooks.py)
+        if v._hooks:                 # (2) a module's backward hooks, if v is one's view
             gy = hooks.run_module_hooks(v, gy)
             if gy is None:           # they dropped it
                 continue
-        grads = _call_backward(v, gy)
-        for parent, gx in zip(v.parents, grads):
+        grads = _call_backward(v, gy)            # (4) the op's backward: dL/d(each input)
+        for parent, gx in zip(v.parents, grads):     # (5) add each input's share
             if gx is not None:
                 key = id(parent)
                 totals[key] = gx if key not in totals else totals[key] + gx
-        if not retain_graph:
+        if not retain_graph:         # (6) free the op's saved arrays
             v.release()
         if hold_steps:
             step = (v, gy, grads)

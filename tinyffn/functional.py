@@ -141,11 +141,11 @@ def gelu(x: Tensor, approximate: str = "none", fused: bool = False) -> Tensor:
         return FusedGELU.apply(x, approximate=approximate)
     with grad_mode.scope("function", "gelu"):
         if approximate == "none":
-            phi = 0.5 * (1 + (x / SQRT_2).erf())           # Φ(x), the normal CDF
+            cdf = 0.5 * (1 + (x / SQRT_2).erf())           # Φ(x), the normal CDF
         else:
             u = SQRT_2_OVER_PI * (x + GELU_TANH_COEFF * x ** 3)
-            phi = 0.5 * (1 + u.tanh())                     # ≈ Φ(x)
-        return x * phi
+            cdf = 0.5 * (1 + u.tanh())                     # ≈ Φ(x)
+        return x * cdf
 
 
 def _check_approximate(owner: str, approximate: Any) -> None:

@@ -3,8 +3,9 @@
 :func:`iter_backward` is the walk that ``loss.backward()`` runs (:func:`tinyffn.autograd.walk`),
 paused after each node, each pause a :class:`BackwardStep`; :func:`backward_steps` dresses
 each one as a :class:`Step` that knows the names in its graph: every step holds the
-op, its inputs' shapes, the gradient that arrived at its output (dL/dy) and the
-gradients it passed to its inputs (dL/dx_i), and can describe itself in words::
+op, its inputs' shapes, the gradient that arrived at its output (dL/d(out), ``gy``) and
+the gradients it passed to its inputs (dL/d(in) for each, ``grads``), and can describe
+itself in words ("out" and "in" are the op's own, whatever the tensors are called)::
 
     for step in tinyffn.backward_steps(loss):
         print(step.describe())
@@ -28,8 +29,8 @@ class BackwardStep:
     Attributes:
         index: 0 for the first node processed (the root's), 1 for the next, ...
         node: the op's :class:`~tinyffn.autograd.Context`.
-        gy: the gradient arriving at the op's output, dL/dy (an array).
-        grads: one array (or None) per input: what the op passes back, dL/dx_i.
+        gy: the gradient arriving at the op's output y, dL/dy (an array).
+        grads: one array (or None) per input x_i: what the op passes back, dL/dx_i.
     """
 
     index: int
@@ -104,14 +105,20 @@ class Step(BackwardStep):
         return "input"
 
     def describe(self) -> str:
-        """This step in a few lines: what arrived at the op's output, what each input got."""
+        """This step in a few lines: dL/d(out), what arrived at the op's output, and
+        dL/d(in), what each input got. out and in are this op's own output and inputs, not
+        a model's x and y; the output is named if it has a name, each input by :meth:`label`."""
         node = self.node
         where = f"   (in {self.where})" if self.where else ""
+        out = node.output
+        name = f" {out.name}" if out is not None and out.name else ""
         lines = [f"step {self.index}: {self.op}{where}",
-                 f"  dL/dy arrives at its output {tuple(node.out_shape)}: {format_values(self.gy)}"]
+                 f"  dL/d(out) arrives at its output{name} {tuple(node.out_shape)}: "
+                 f"{format_values(self.gy)}"]
         side = hooks.hooked_view(node)
         if side is not None:          # a view of hooks.BackwardHook
-            lines.append(f"  (identity view at the module's {side}: dL/dy is what its backward hooks left)")
+            lines.append(f"  (identity view at the module's {side}: dL/d(out) is what its "
+                         "backward hooks left)")
         for i, (x, g) in enumerate(zip(self.parents, self.grads)):
             head = f"  input {i}, {self.label(x)} {self.input_shapes[i]}"
             if g is None:
@@ -119,7 +126,7 @@ class Step(BackwardStep):
                 continue
             axes = summed_axes(node, i)
             summed = f"  (summed over axes {axes})" if axes else ""
-            lines.append(f"{head}, gets dL/dx = {format_values(g)}{summed}")
+            lines.append(f"{head}, gets dL/d(in) = {format_values(g)}{summed}")
         return "\n".join(lines)
 
 

@@ -22,6 +22,7 @@ import numpy as np
 import tinyffn
 from tinyffn import FlopCounter, accounting, nn, optim
 from tinyffn import functional as F
+from tinyffn.__main__ import seed_example
 from tinyffn.graphviz import render, to_dot
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -34,18 +35,6 @@ def figure(name: str):
         FIGURES[name] = fn
         return fn
     return register
-
-
-def seed_ffn() -> tuple:
-    """The seed's self-test (c): d = 2, d_ff = 4, ReLU, zero biases; and x = (1, 0)."""
-    ffn = nn.FFN(2, 4, activation="relu")
-    ffn.load_state_dict({"w1.weight": [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 1.0]],
-                         "w1.bias": [0.0] * 4,
-                         "w2.weight": [[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0]],
-                         "w2.bias": [0.0] * 2})
-    x = tinyffn.tensor([1.0, 0.0])
-    x.name = "x"
-    return ffn, x
 
 
 def named_input(*shape) -> tinyffn.Tensor:
@@ -140,11 +129,8 @@ def ffn_grads(out: pathlib.Path) -> None:
 @figure("backward_step.svg")
 def backward_step(out: pathlib.Path) -> None:
     """One frame of `python -m tinyffn step --frames`: the seed example at the relu node."""
-    ffn, x = seed_ffn()
     with tinyffn.autograd.keep_intermediates(retain_grad=True) as kept:  # hold every value
-        y = ffn(x)
-        loss = (y ** 2).sum() / 2
-    loss.name = "L = ½ Σ y²"
+        *_, loss = seed_example()                   # x, a, h, y and L named, as step does
     for step in tinyffn.backward_steps(loss):
         if step.op == "relu":
             frame = to_dot(loss, show_values=True, show_grads=True, highlight=step.node)

@@ -43,12 +43,14 @@ def _rounded(xp, y, dtype):
 
 
 class GELU(Function):
-    """y = x Φ(x), Φ the standard normal CDF, in one node.
+    """y = x Φ(x), Φ the standard normal CDF and φ = Φ' its density, in one node.
 
     approximate="none":  Φ(x) = (1 + erf(x/√2)) / 2,     dy/dx = Φ(x) + x φ(x),
                          φ(x) = exp(-x²/2) / √(2π).
     approximate="tanh":  Φ(x) ≈ (1 + tanh(u)) / 2,  u = √(2/π) (x + 0.044715 x³),
                          dy/dx = (1 + t)/2 + x (1 - t²) √(2/π) (1 + 3·0.044715 x²) / 2,  t = tanh(u).
+
+    ``cdf`` holds Φ(x) and ``pdf`` its derivative: φ(x), or the tanh form's (1 - t²) du/dx / 2.
     """
 
     @staticmethod
@@ -56,42 +58,42 @@ class GELU(Function):
         xp, x = ctx.xp, as_float(ctx, x)                   # an integer x gives float32
         dtype, x = x.dtype, _opmath(xp, x)                 # float16 runs in float32
         if approximate == "none":
-            phi = ctx.backend.erf(x * (1 / SQRT_2))        # erf(x/√2)
+            cdf = ctx.backend.erf(x * (1 / SQRT_2))        # erf(x/√2)
         else:
-            phi = x * x
-            phi *= GELU_TANH_COEFF
-            phi += 1
-            phi *= x
-            phi *= SQRT_2_OVER_PI                          # u
-            phi = xp.tanh(phi)                             # t = tanh(u)
-        phi += 1
-        phi *= 0.5                                         # Φ(x)
-        ctx.save_for_backward(x, phi)
-        return _rounded(xp, x * phi, dtype)
+            cdf = x * x
+            cdf *= GELU_TANH_COEFF
+            cdf += 1
+            cdf *= x
+            cdf *= SQRT_2_OVER_PI                          # u
+            cdf = xp.tanh(cdf)                             # t = tanh(u)
+        cdf += 1
+        cdf *= 0.5                                         # Φ(x)
+        ctx.save_for_backward(x, cdf)
+        return _rounded(xp, x * cdf, dtype)
 
     @staticmethod
     def backward(ctx: Context, gy):
-        x, phi = ctx.saved_tensors
+        x, cdf = ctx.saved_tensors
         xp = ctx.xp
         if ctx.attrs["approximate"] == "none":
-            dphi = x * x
-            dphi *= -0.5
-            dphi = xp.exp(dphi)
-            dphi *= INV_SQRT_2PI                           # φ(x)
+            pdf = x * x
+            pdf *= -0.5
+            pdf = xp.exp(pdf)
+            pdf *= INV_SQRT_2PI                            # φ(x) = dΦ/dx
         else:
-            t = 2 * phi
+            t = 2 * cdf
             t -= 1                                         # tanh(u), recovered from Φ
-            dphi = x * x
-            dphi *= 3 * GELU_TANH_COEFF
-            dphi += 1
-            dphi *= SQRT_2_OVER_PI * 0.5                   # du/dx / 2
+            pdf = x * x
+            pdf *= 3 * GELU_TANH_COEFF
+            pdf += 1
+            pdf *= SQRT_2_OVER_PI * 0.5                    # du/dx / 2
             t *= t
             t -= 1
-            dphi *= t
-            dphi *= -1                                     # (1 - t²) du/dx / 2 = dΦ/dx
-        gx = dphi                                          # the same buffer, now for gx
+            pdf *= t
+            pdf *= -1                                      # (1 - t²) du/dx / 2 = dΦ/dx
+        gx = pdf                                           # the same buffer, now for gx
         gx *= x
-        gx += phi                                          # dy/dx = Φ + x dΦ/dx
+        gx += cdf                                          # dy/dx = Φ + x dΦ/dx
         gx *= gy
         return _rounded(xp, gx, gy.dtype)
 

@@ -52,17 +52,20 @@ class MatMul(Function):
         xp = ctx.xp
         x2 = xp.reshape(x, (1, x.shape[0])) if x.ndim == 1 else x      # (..., m, k)
         w2 = xp.reshape(w, (w.shape[0], 1)) if w.ndim == 1 else w      # (..., k, n)
+        # gy lacks the axes forward removed from y: put back m = 1 (a 1-D x), n = 1 (a 1-D w)
         gy2 = gy
-        if x.ndim == 1:
+        if x.ndim == 1:     # before the last axis: (..., n) -> (..., 1, n); () -> (1,) if w is 1-D
             gy2 = xp.expand_dims(gy2, axis=gy2.ndim - (0 if w.ndim == 1 else 1))
-        if w.ndim == 1:
+        if w.ndim == 1:     # as the last axis: (..., m) -> (..., m, 1)
             gy2 = xp.expand_dims(gy2, axis=gy2.ndim)                    # (..., m, n)
         gx = gw = None
         if ctx.needs_input_grad[0]:
             gx = xp.matmul(gy2, xp.matrix_transpose(w2))               # (..., m, k)
+            # sum the batch axes x did not have, drop an added m: (k,) or x's (..., m, k)
             gx = xp.reshape(sum_to_shape(xp, gx, x2.shape), x.shape)
         if ctx.needs_input_grad[1]:
             gw = xp.matmul(xp.matrix_transpose(x2), gy2)               # (..., k, n)
+            # sum the batch axes w did not have, drop an added n: (k,) or w's (..., k, n)
             gw = xp.reshape(sum_to_shape(xp, gw, w2.shape), w.shape)
         return gx, gw
 
