@@ -2,6 +2,7 @@
 import gc
 import re
 import tracemalloc
+import warnings
 import weakref
 
 import numpy as np
@@ -70,7 +71,8 @@ def test_intermediate_grads_not_kept_unless_asked():
     z = x.tanh()
     (h * 2.0 + z).sum().backward()
     np.testing.assert_allclose(h.grad.numpy(), [2.0, 2.0, 2.0])
-    assert z.grad is None
+    with pytest.warns(UserWarning, match=r"not a leaf.*computed by tanh.*retain_grad\(\)"):
+        assert z.grad is None                   # with PyTorch's warning
 
 
 def test_second_backward_on_freed_graph_raises_clear_error():
@@ -681,3 +683,41 @@ def test_the_sum_to_shape_hint_covers_size_1_axes_of_the_same_rank():
             "broadcast it: sum the gradient back to its shape with "
             "tinyffn.ops.sum_to_shape(ctx.xp, g, ctx.input_shapes[1])")):
         AddNoSum.apply(x, w).sum().backward()
+
+
+def test_reading_the_grad_of_a_computed_tensor_warns_as_pytorch_does():
+    """PyTorch 2.13 warns ("The .grad attribute of a Tensor that is not a leaf Tensor is
+    being accessed ...") for a computed tensor that did not retain_grad(), and only then."""
+    x = tinyffn.randn(3, requires_grad=True)
+    h, kept = x.exp(), x.tanh()
+    kept.retain_grad()
+    loss = (h * kept).sum()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert kept.grad is None                       # retained: None until backward
+        loss.backward(retain_graph=True)
+        assert x.grad is not None and kept.grad is not None
+        with tinyffn.no_grad():
+            assert (x * 2).grad is None                # no graph: a leaf
+        assert tinyffn.ones(2).exp().grad is None      # needs no gradient: a leaf
+        tinyffn.to_dot(loss, show_grads=True)          # drawings read ._grad
+    with pytest.warns(UserWarning, match=r"^The \.grad attribute of a Tensor that is not a "
+                                         r"leaf Tensor is being accessed: this tensor was "
+                                         r"computed by exp, .*\.retain_grad\(\)") as record:
+        assert h.grad is None
+    assert record[0].filename == __file__              # it points at the line that read it
+
+
+def test_pytorch_warns_for_the_same_tensors():
+    torch = pytest.importorskip("torch")
+    x = torch.randn(3, requires_grad=True)
+    h, kept = x.exp(), x.tanh()
+    kept.retain_grad()
+    (h * kept).sum().backward()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert x.grad is not None and kept.grad is not None
+        assert torch.ones(2).exp().grad is None
+    with pytest.warns(UserWarning, match=r"^The \.grad attribute of a Tensor that is not a "
+                                         r"leaf Tensor is being accessed"):
+        assert h.grad is None

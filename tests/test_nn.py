@@ -532,10 +532,15 @@ def test_module_arguments_sit_where_pytorch_puts_them():
     assert [n for n, _ in ffn.w1.named_parameters("w1", False)] == ["w1.weight", "w1.bias"]
     assert list(ffn.parameters(recurse=False)) == [] and len(list(ffn.parameters())) == 4
     for make in (lambda: nn.SiLU(True), lambda: nn.GELU("none", True),
-                 lambda: nn.Swish(1.0, True), lambda: nn.Linear(2, 3, True, "cpu")):
+                 lambda: nn.Swish(1.0, True), lambda: nn.Linear(2, 3, True, "cpu"),
+                 lambda: nn.FFN(4, 16, "gelu", True, "cpu"),      # was dtype='cpu'
+                 lambda: nn.GatedFFN(4, None, "swish", False, 1, "float64")):
         with pytest.raises(TypeError, match="positional argument"):
             make()
     assert nn.Linear(2, 3, device="cpu", dtype="float64").weight.dtype == np.float64
+    for ffn in (nn.FFN(4, 16, "gelu", True, device="cpu", dtype="float64", fused=True),
+                nn.GatedFFN(4, None, "swish", False, 1, dtype="float64", device="cpu")):
+        assert all(p.dtype == np.float64 and p.device == "cpu" for p in ffn.parameters())
 
 
 def test_module_zero_grad_can_fill_zeros_as_pytorch():
@@ -727,3 +732,53 @@ def test_appending_to_a_slice_refuses_a_taken_name_even_without_torch():
                                          r"that name"):
         part.append(nn.ReLU())
     assert len(part) == 2
+
+
+# ----------------------------------------------------------------------------- more of torch.nn
+def test_activation_modules_give_pytorchs_values(device):
+    """PyTorch 2.13's nn.Tanh, nn.Sigmoid and nn.Softmax on the same inputs (float32)."""
+    x = tinyffn.tensor([0.5, -1.0], device=device)
+    np.testing.assert_allclose(nn.Tanh()(x).numpy(), [0.46211716532707214, -0.7615941762924194],
+                               rtol=1e-6)
+    np.testing.assert_allclose(nn.Sigmoid()(x).numpy(), [0.622459352016449, 0.2689414322376251],
+                               rtol=1e-6)
+    m = tinyffn.tensor([[1.0, 2.0], [3.0, 0.0]], device=device)
+    np.testing.assert_allclose(nn.Softmax(dim=0)(m).numpy(),
+                               [[0.11920291930437088, 0.8807970285415649],
+                                [0.8807970285415649, 0.11920291930437088]], rtol=1e-6)
+    last = [[0.2689414322376251, 0.7310585975646973], [0.9525741338729858, 0.04742587357759476]]
+    np.testing.assert_allclose(nn.Softmax(-1)(m).numpy(), last, rtol=1e-6)
+    np.testing.assert_allclose(nn.Softmax()(m).numpy(), last, rtol=1e-6)   # None: the last
+    assert nn.Identity(3, bias=False)(m) is m
+    y = nn.Sequential(nn.Linear(2, 2, device=device), nn.Tanh(), nn.Identity())(m)
+    assert y.grad_fn.name == "tanh" and y.grad_fn.scope[-1].name == "Tanh"
+
+
+def test_activation_modules_print_and_gradcheck_as_pytorchs():
+    model = nn.Sequential(nn.Identity(), nn.Tanh(), nn.Sigmoid(), nn.Softmax(dim=1))
+    assert repr(model) == ("Sequential(\n  (0): Identity()\n  (1): Tanh()\n  (2): Sigmoid()\n"
+                           "  (3): Softmax(dim=1)\n)")          # torch 2.13 prints the same
+    assert repr(nn.Softmax()) == "Softmax(dim=None)" and list(model.parameters()) == []
+    x = tinyffn.tensor([[0.3, -1.2, 2.0], [1.0, 0.5, -0.5]], dtype="float64", requires_grad=True)
+    assert tinyffn.gradcheck(model, [x])
+    torch = pytest.importorskip("torch")
+    theirs = torch.nn.Sequential(torch.nn.Identity(), torch.nn.Tanh(), torch.nn.Sigmoid(),
+                                 torch.nn.Softmax(dim=1))
+    assert repr(theirs) == repr(model)
+    np.testing.assert_allclose(model(x).numpy(), theirs(torch.tensor(x.numpy())).numpy(),
+                               rtol=1e-14)
+
+
+def test_module_cuda_and_cpu_are_to(device):
+    ffn = nn.FFN(2, device=device)
+    params = list(ffn.parameters())
+    assert ffn.cpu() is ffn and list(ffn.parameters()) == params
+    assert all(p.device == "cpu" for p in ffn.parameters())
+    if tinyffn.cuda_available():
+        assert ffn.cuda() is ffn and all(p.device == "cuda" for p in ffn.parameters())
+        assert ffn.cuda(0) is ffn
+    else:
+        with pytest.raises(tinyffn.DeviceError, match="cuda"):
+            ffn.cuda()
+    with pytest.raises(tinyffn.DeviceError, match="tinyffn uses one GPU"):
+        ffn.cuda(1)

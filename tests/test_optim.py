@@ -980,3 +980,109 @@ def test_repr_is_pytorchs_one_block_per_group():
         "Parameter Group 1\n    dampening: 0.0\n    lr: 0.5\n    maximize: False\n"
         "    momentum: 0.9\n    nesterov: False\n    weight_decay: 0.0\n"
         ")")
+
+
+# ----------------------------------------------------------------------------- named parameters
+def named_linear():
+    m = nn.Linear(2, 1)
+    m.weight.data = np.array([[0.5, -1.0]], dtype=np.float32)
+    m.bias.data = np.array([0.25], dtype=np.float32)
+    return m
+
+
+def two_steps(opt, m):
+    for _ in range(2):
+        opt.zero_grad()
+        (m(tinyffn.tensor([[1.0, 2.0]])) ** 2).sum().backward()
+        opt.step()
+
+
+def test_named_parameters_are_taken_and_their_names_kept_as_pytorch_does():
+    """torch 2.13: AdamW(m.named_parameters(), lr=0.1) steps as AdamW(m.parameters()) (after
+    two steps, weight [[0.6961422, -0.8008593]], bias [0.4466419]), and keeps the names in
+    its group as "param_names", saved first in state_dict's groups, "params" last."""
+    m = named_linear()
+    opt = optim.AdamW(m.named_parameters(), lr=0.1)
+    group = opt.param_groups[0]
+    assert group["param_names"] == ["weight", "bias"] and group["params"] == [m.weight, m.bias]
+    assert list(group)[:2] == ["params", "param_names"] and len(group) == 2 + 6
+    two_steps(opt, m)
+    np.testing.assert_allclose(m.weight.numpy(), [[0.6961421966552734, -0.8008593320846558]],
+                               rtol=1e-6)
+    np.testing.assert_allclose(m.bias.numpy(), [0.4466419219970703], rtol=1e-6)
+    saved = opt.state_dict()["param_groups"][0]
+    assert list(saved) == ["param_names", "lr", "betas", "eps", "weight_decay", "amsgrad",
+                           "maximize", "params"]
+    assert saved["param_names"] == ["weight", "bias"] and saved["params"] == [0, 1]
+    assert saved["param_names"] is not group["param_names"]          # a snapshot
+    assert "param_names" not in opt.hyperparameters()
+    assert "    param_names: ['weight', 'bias']\n" in repr(opt)       # as torch's repr
+
+
+def test_named_parameters_match_pytorch_live():
+    torch = pytest.importorskip("torch")
+    m, tm = named_linear(), torch.nn.Linear(2, 1)
+    with torch.no_grad():
+        tm.weight.copy_(torch.tensor([[0.5, -1.0]]))
+        tm.bias.copy_(torch.tensor([0.25]))
+    opt, topt = optim.AdamW(m.named_parameters(), lr=0.1), torch.optim.AdamW(
+        tm.named_parameters(), lr=0.1)
+    two_steps(opt, m)
+    for _ in range(2):
+        topt.zero_grad()
+        (tm(torch.tensor([[1.0, 2.0]])) ** 2).sum().backward()
+        topt.step()
+    np.testing.assert_allclose(m.weight.numpy(), tm.weight.detach().numpy(), rtol=1e-6)
+    ours, theirs = opt.state_dict()["param_groups"][0], topt.state_dict()["param_groups"][0]
+    assert ours["param_names"] == theirs["param_names"]
+    assert list(ours)[0] == list(theirs)[0] == "param_names" and list(theirs)[-1] == "params"
+
+
+def test_named_groups_load_and_schedule_as_unnamed_ones():
+    m = named_linear()
+    opt = optim.SGD([{"params": [("weight", m.weight)], "lr": 0.5},
+                     {"params": [("bias", m.bias)]}], lr=0.1, momentum=0.9)
+    assert [g["param_names"] for g in opt.param_groups] == [["weight"], ["bias"]]
+    scheduler = optim.lr_scheduler.LinearLR(opt, start_factor=0.5, total_iters=2)
+    two_steps(opt, m)
+    scheduler.step()
+    saved = opt.state_dict()
+    unnamed = optim.SGD([{"params": [m.weight], "lr": 0.5}, {"params": [m.bias]}], lr=0.1,
+                        momentum=0.9)
+    unnamed.load_state_dict(saved)           # saved names replace none, as in torch 2.13
+    assert [g["param_names"] for g in unnamed.param_groups] == [["weight"], ["bias"]]
+    named = optim.SGD([{"params": [("w", m.weight)], "lr": 0.5},
+                       {"params": [("b", m.bias)]}], lr=0.1, momentum=0.9)
+    named.load_state_dict(saved)             # and replace others, uncompared, as torch's
+    assert [g["param_names"] for g in named.param_groups] == [["weight"], ["bias"]]
+    named.load_state_dict(optim.SGD([{"params": [m.weight], "lr": 0.5}, {"params": [m.bias]}],
+                                    lr=0.1, momentum=0.9).state_dict())
+    assert [g["param_names"] for g in named.param_groups] == [["weight"], ["bias"]]   # kept
+    assert named.state[m.weight] == {}       # the state loaded: a fresh one
+
+
+def test_names_are_all_or_none_and_fixed():
+    """torch 2.13 refuses the same mixes: "all optimizer params should be with/without
+    names", "all optimizer param groups should be with/without names"."""
+    m = named_linear()
+    with pytest.raises(ValueError, match=r"SGD: some parameters come as \(name, parameter\) "
+                                         r"pairs and some do not; pass all with names"):
+        optim.SGD([("weight", m.weight), m.bias], lr=0.1)
+    with pytest.raises(ValueError, match=r"SGD.param_groups\[1\]: this group's parameters "
+                                         r"come without names, the other groups' with"):
+        optim.SGD([{"params": [("weight", m.weight)]}, {"params": [m.bias]}], lr=0.1)
+    opt = optim.SGD([m.weight], lr=0.1)
+    with pytest.raises(ValueError, match=r"come with names, the other groups' without"):
+        opt.add_param_group({"params": [("bias", m.bias)]})
+    with pytest.raises(TypeError, match="parameter 0 is a tuple, but not a pair"):
+        optim.SGD([(0, m.weight)], lr=0.1)
+    with pytest.raises(ValueError, match=r"'param_names' must be a list of 1 strings"):
+        optim.SGD([{"params": [m.weight], "param_names": ["w", "x"]}], lr=0.1)
+    named = optim.SGD(m.named_parameters(), lr=0.1)
+    group = named.param_groups[0]
+    group.update(dict(group))                # the same names: nothing changes
+    with pytest.raises(KeyError, match=r"'param_names' is not a setting of this optimizer; "
+                                       r".*\(the names are fixed with the parameters\)"):
+        group["param_names"] = ["a", "b"]
+    assert optim.SGD([{"params": [m.weight], "param_names": ["w"]}],
+                     lr=0.1).param_groups[0]["param_names"] == ["w"]

@@ -30,7 +30,7 @@ FUNCTIONS = ["exp", "log", "tanh", "sigmoid", "relu", "erf", "sqrt", "abs", "neg
              "maximum", "minimum", "clamp", "clip", "pow", "matmul", "softmax", "log_softmax",
              "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std", "any", "all",
              "reshape", "transpose", "permute", "flatten", "squeeze", "unsqueeze",
-             "masked_fill", "tril", "triu", "isnan", "isinf", "isfinite", "isclose",
+             "masked_fill", "tril", "triu", "norm", "isnan", "isinf", "isfinite", "isclose",
              "allclose", "equal", "full", "full_like", "eye", "linspace",
              "float32", "float64", "int64"]
 CASES = [
@@ -61,6 +61,10 @@ CASES = [
     # triangles
     "tril(x)", "tril(x, 1)", "tril(x, -1)", "tril(x, 5)", "triu(x)", "triu(x, 1)",
     "triu(x, -2)", "triu(x, -5)", "tril(b, 1)", "triu(b, -1)", "tril(x > 0)", "triu(n)",
+    # norms
+    "norm(x)", "norm(x, 1)", "norm(x, 2, 1)", "norm(x, inf)", "norm(x, -inf, 0)",
+    "norm(b, 'fro', (0, 2))", "norm(x, 3, 1, True)", "norm(x, 0.5)", "norm(x, dim=0)",
+    "norm(b, 1, dim=-1, keepdim=True)",
     # tests of values
     "isnan(z)", "isinf(z)", "isfinite(z)", "isnan(n)", "isinf(n)", "isfinite(n)",
     "isfinite(x > 0)", "isclose(x, y)", "isclose(x, x + 1e-6)",
@@ -151,7 +155,7 @@ def test_the_names_of_builtins_are_reachable_but_left_out_of_import_star():
 def test_every_other_new_function_is_in_all():
     public = [n for n, f in vars(torch_functions).items() if not n.startswith("_")
               and callable(f) and getattr(f, "__module__", "") == torch_functions.__name__]
-    assert len(public) == 44 and set(public) <= set(FUNCTIONS)    # each has its cases
+    assert len(public) == 45 and set(public) <= set(FUNCTIONS)    # each has its cases
     assert sorted(set(public) - set(BUILTIN_NAMES)) == sorted(set(public) & set(tinyffn.__all__))
     for name in ("full", "full_like", "eye", "linspace", "randint", "randn_like", "rand_like"):
         assert name in tinyffn.__all__
@@ -187,6 +191,11 @@ DIFFERENTIABLE = {
     "masked_fill": lambda x, y, b: T.masked_fill(x, y > 0, 2.0) * x,
     "tril": lambda x, y, b: T.tril(b, -1), "triu": lambda x, y, b: T.triu(b, 1),
     "tril method": lambda x, y, b: b.tril(1) * b.triu(),
+    "norm": lambda x, y, b: T.norm(b, dim=(0, 2)) * T.norm(x),
+    "norm 1": lambda x, y, b: T.norm(b, 1, 1),
+    "norm inf": lambda x, y, b: T.norm(b, math.inf, -1) + T.norm(x, -math.inf, 0, True),
+    "norm 3": lambda x, y, b: T.norm(b, 3, (1, 2)), "norm 0.5": lambda x, y, b: T.norm(x, 0.5, 0),
+    "norm method": lambda x, y, b: x.norm(dim=1, keepdim=True) * y,
 }
 
 
@@ -223,6 +232,96 @@ def test_tril_and_triu_keep_the_dtype_and_frame_the_where():
     x = tinyffn.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
     y = x.tril()
     assert y.grad_fn.name == "where" and y.grad_fn.scope[-1].name == "tril"
+
+
+# ----------------------------------------------------------------------------- norms
+# PyTorch 2.13: x = [0, 1, -2] (and all zeros): x.norm(p).backward() gives x.grad below; at
+# a 0 entry, and at an all-zero x, the gradient is 0 for every p (no NaN from the root).
+NORM_GRADS = {"fro": [0.0, 0.4472135954999579, -0.8944271909999159], 1: [0.0, 1.0, -1.0],
+              math.inf: [0.0, 0.0, -1.0], 3: [0.0, 0.2311204247835449, -0.9244816991341795],
+              0.5: [0.0, 2.414213562373095, -1.7071067811865472],
+              1.5: [0.0, 0.6392340078652324, -0.9040134034531215]}
+
+
+@pytest.mark.parametrize("p", NORM_GRADS)
+def test_norm_passes_back_zero_at_zero_as_pytorch(p, device):
+    x = tinyffn.tensor([0.0, 1.0, -2.0], dtype="float64", device=device, requires_grad=True)
+    x.norm(p).backward()
+    np.testing.assert_allclose(x.grad.numpy(), NORM_GRADS[p], rtol=1e-14, atol=0)
+    z = tinyffn.zeros(3, dtype="float64", device=device, requires_grad=True)
+    y = tinyffn.norm(z, p)
+    y.backward()
+    assert y.item() == 0.0 and z.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_norm_gradients_at_zero_are_pytorchs_live():
+    torch = pytest.importorskip("torch")
+    for p, expected in NORM_GRADS.items():
+        x = torch.tensor([0.0, 1.0, -2.0], dtype=torch.float64, requires_grad=True)
+        x.norm(p).backward()
+        np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-14, atol=0)
+
+
+def test_norm_ties_share_and_float16_sums_in_float32():
+    x = tinyffn.tensor([3.0, -3.0, 1.0], requires_grad=True)
+    x.norm(math.inf).backward()
+    assert x.grad.tolist() == [0.5, -0.5, 0.0]          # PyTorch 2.13's
+    h = tinyffn.tensor([300.0, 400.0], dtype="float16")  # 300² overflows float16
+    assert h.norm().item() == 500.0 and dtype_name(h.norm().dtype) == "float16"
+    y = tinyffn.tensor([[1.0, 2.0]], requires_grad=True).norm(dim=1)
+    assert y.grad_fn.scope[-1].name == "norm"
+
+
+def test_norm_refuses_what_it_cannot_differentiate_or_compute():
+    x = tinyffn.tensor([1.0, 2.0])
+    with pytest.raises(TypeError, match="norm: the tensor has dtype int64; a norm needs a "
+                                        "floating-point tensor, as in PyTorch"):
+        tinyffn.tensor([3, 4]).norm()
+    with pytest.raises(ValueError, match=r"p must be 'fro', a number > 0, inf or -inf, got 0; "
+                                         r"the count of nonzero entries has no gradient"):
+        x.norm(0)
+    with pytest.raises(ValueError, match="'nuc' needs singular values"):
+        x.reshape(1, 2).norm("nuc")
+    for p in (-1, "max", True):
+        with pytest.raises(ValueError, match="p must be 'fro', a number > 0"):
+            x.norm(p)
+    with pytest.raises(TypeError, match="keepdim must be True or False"):
+        x.norm(2, 0, 1)
+
+
+# ----------------------------------------------------------------------------- from_numpy, cuda
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int64", "int32", "int16",
+                                   "int8", "uint8", "bool"])
+def test_from_numpy_keeps_the_dtype_and_copies(dtype):
+    a = np.arange(3).astype(dtype)
+    t = tinyffn.from_numpy(a)
+    assert dtype_name(t.dtype) == dtype and t.device == "cpu" and t.tolist() == a.tolist()
+    assert not t.requires_grad and t.is_leaf
+    a[1] = 0                                    # a copy: PyTorch's would change with the array
+    assert t.tolist()[1] == np.arange(3).astype(dtype)[1]
+
+
+def test_from_numpy_gives_pytorchs_dtypes():
+    torch = pytest.importorskip("torch")
+    for dtype in ("float64", "float32", "float16", "int32", "uint8", "bool"):
+        a = np.zeros(2, dtype=dtype)
+        assert str(torch.from_numpy(a).dtype) == "torch." + dtype_name(tinyffn.from_numpy(a).dtype)
+
+
+def test_from_numpy_refuses_what_is_not_an_array_of_numbers():
+    with pytest.raises(TypeError, match=r"from_numpy: expected a NumPy array, got list; for "
+                                        r"other data use tinyffn.tensor\(...\)"):
+        tinyffn.from_numpy([1.0, 2.0])              # torch: "expected np.ndarray (got list)"
+    for a in (np.zeros(2, dtype=np.complex64), np.zeros(2, dtype=np.longdouble),
+              np.array(["a"])):
+        with pytest.raises(TypeError, match="from_numpy: tinyffn computes with bool, integer "
+                                            "and float16/32/64 arrays"):
+            tinyffn.from_numpy(a)
+
+
+def test_tinyffn_cuda_is_available_is_cuda_available():
+    assert tinyffn.cuda.is_available() is tinyffn.cuda_available()
+    assert not hasattr(tinyffn.cuda, "device_count")     # on purpose: see tinyffn/cuda.py
 
 
 # ----------------------------------------------------------------------------- numbers, dtypes
@@ -548,6 +647,18 @@ EXPECTED = {
          0.5]], [[1.0, 1.5, 2.0, 2.5], [3.0, 3.5, 4.0, 4.5], [0.0, 5.5, 6.0, 6.5]]]),
     'tril(x > 0)': ('bool', [[True, False, False], [False, True, False]]),
     'triu(n)': ('int64', [[1, 2, 3], [0, 5, 6]]),
+    'norm(x)': ('float64', 5.618051263561058),
+    'norm(x, 1)': ('float64', 11.25),
+    'norm(x, 2, 1)': ('float64', [3.640054944640259, 4.2793106921559225]),
+    'norm(x, inf)': ('float64', 4.0),
+    'norm(x, -inf, 0)': ('float64', [0.5, 1.5, 0.25]),
+    "norm(b, 'fro', (0, 2))": ('float64', [9.327379053088816, 8.888194417315589,
+                                           11.61895003862225]),
+    'norm(x, 3, 1, True)': ('float64', [[3.274955810059687], [4.069426055053331]]),
+    'norm(x, 0.5)': ('float64', 57.42784245077601),
+    'norm(x, dim=0)': ('float64', [4.031128874149275, 2.5, 3.010398644698074]),
+    'norm(b, 1, dim=-1, keepdim=True)': ('float64', [[[17.0], [9.0], [2.0]],
+                                                     [[7.0], [15.0], [23.0]]]),
     'isnan(z)': ('bool', [False, False, False, True, False]),
     'isinf(z)': ('bool', [False, True, True, False, False]),
     'isfinite(z)': ('bool', [True, False, False, False, True]),

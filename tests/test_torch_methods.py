@@ -1,14 +1,21 @@
 """The Tensor methods a PyTorch user reaches for: where and masked_fill, var and std, any
-and all, the casts, clone, softmax.
+and all, the casts, clone, softmax; and those of torch_methods.py: add, sub, mul, div,
+matmul, t, contiguous, cpu, cuda, the in-place methods (zero_, fill_, copy_, normal_,
+uniform_), and what ``x[key] = value`` and a missing in-place name say.
 
 References: NumPy written out here, gradcheck, and PyTorch 2.13's values written out as
 numbers (computed once with torch; these tests run without it).
 """
+import re
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 import numpy_reference as ref
 import tinyffn
+from tinyffn import nn
 from tinyffn.autograd import Scope
 from tinyffn.backend import dtype_name
 
@@ -288,3 +295,191 @@ def test_softmax_methods_are_the_functional_ones():
                                ref.log_softmax(x.numpy(), axis=-1), rtol=1e-13)
     with pytest.raises(TypeError):
         x.softmax()                              # dim is required, as torch.Tensor.softmax's
+
+
+# ----------------------------------------------------------------------------- torch_methods.py
+# The Tensor methods of TorchMethods (tinyffn/torch_methods.py). PyTorch 2.13's values are
+# written out; the tests marked so compare with torch too where it is installed.
+XA = [[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]]
+YA = [[2.0, 1.0, -1.0], [3.0, -0.5, 2.0]]
+
+
+def test_arithmetic_methods_give_pytorchs_values_and_gradients(device):
+    x, y = f64(XA, device), f64(YA, device)
+    added, subbed = x.add(y, alpha=2.5), x.sub(y, alpha=-3)
+    np.testing.assert_array_equal(added.numpy(), [[6.0, 0.5, 0.5], [8.0, 2.75, 4.0]])
+    np.testing.assert_array_equal(subbed.numpy(), [[7.0, 1.0, 0.0], [9.5, 2.5, 5.0]])
+    np.testing.assert_array_equal(x.mul(y).numpy(), [[2.0, -2.0, -3.0], [1.5, -2.0, -2.0]])
+    np.testing.assert_allclose(x.div(y).numpy(), [[0.5, -2.0, -3.0], [1 / 6, -8.0, -0.5]],
+                               rtol=1e-15)
+    np.testing.assert_array_equal(x.matmul(y.t()).numpy(), [[-3.0, 10.0], [6.0, -2.5]])
+    (added * subbed).sum().backward()           # torch 2.13's gradients
+    np.testing.assert_array_equal(x.grad.numpy(), [[13.0, 1.5, 0.5], [17.5, 5.25, 9.0]])
+    np.testing.assert_array_equal(y.grad.numpy(), [[35.5, 4.0, 1.5], [47.75, 14.5, 24.5]])
+    n = tinyffn.tensor([1, 2], device=device)
+    assert n.add(tinyffn.tensor([3, 4], device=device), alpha=2).tolist() == [7, 10]
+    assert n.sub(1, alpha=3).tolist() == [-2, -1] and dtype_name(n.sub(1, alpha=3).dtype) == "int64"
+    assert x.add(y).grad_fn.parents == (x, y)   # alpha 1: the operator itself, no mul
+
+
+def test_arithmetic_methods_refuse_what_pytorch_refuses():
+    n = tinyffn.tensor([1, 2])
+    with pytest.raises(TypeError, match="add: alpha=1.5 is not an integer, and x has dtype "
+                                        r"int64; PyTorch refuses this too"):
+        n.add(n, alpha=1.5)
+    with pytest.raises(TypeError, match="sub: alpha must be a number, got bool"):
+        tinyffn.tensor([1.0]).sub(1.0, alpha=True)
+
+
+def test_arithmetic_methods_are_gradchecked():
+    x, y = f64(XA), f64(YA)
+    assert tinyffn.gradcheck(lambda x, y: x.add(y, alpha=-0.5) * x.sub(y, alpha=2.0), [x, y])
+    assert tinyffn.gradcheck(lambda x, y: x.mul(y).div(y + 5.0).matmul(y.t()), [x, y])
+
+
+def test_methods_match_torch_live():
+    torch = pytest.importorskip("torch")
+    x, y = f64(XA), f64(YA)
+    tx, ty = (torch.tensor(v, dtype=torch.float64) for v in (XA, YA))
+    for ours, theirs in [(x.add(y, alpha=2.5), tx.add(ty, alpha=2.5)),
+                         (x.sub(y, alpha=-3), tx.sub(ty, alpha=-3)), (x.t(), tx.t()),
+                         (x.matmul(y.t()), tx.matmul(ty.t())), (x.div(y), tx.div(ty))]:
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.numpy(), rtol=1e-15)
+    assert tinyffn.tensor(2.0).t().shape == tuple(torch.tensor(2.0).t().shape) == ()
+
+
+def test_t_transposes_a_matrix_and_refuses_more_axes(device):
+    x = f64(XA, device)
+    assert x.t().tolist() == [[1.0, 0.5], [-2.0, 4.0], [3.0, -1.0]]
+    assert x.t().grad_fn.name == "transpose"
+    v = f64([1.0, 2.0], device)
+    assert v.t().tolist() == [1.0, 2.0] and tinyffn.tensor(3.0, device=device).t().item() == 3.0
+    with pytest.raises(ValueError, match=r"t: a tensor of shape \(1, 2, 3\) has 3 axes, and "
+                                         r"t\(\) transposes at most 2; write x.mT"):
+        x.reshape(1, 2, 3).t()
+
+
+def test_contiguous_and_cpu_are_the_tensor_itself_on_the_cpu():
+    x = tinyffn.tensor(XA).T                     # a strided view of the array underneath
+    assert x.contiguous() is x and x.cpu() is x
+    assert x.contiguous().numpy().tolist() == [[1.0, 0.5], [-2.0, 4.0], [3.0, -1.0]]
+
+
+def test_cpu_and_cuda_move_a_tensor_as_to(device):
+    x = tinyffn.tensor([1.0, 2.0], device=device, requires_grad=True)
+    back = x.cpu()
+    assert back.device == "cpu" and back.tolist() == [1.0, 2.0] and back.requires_grad
+    assert (back is x) == (device == "cpu")
+    if tinyffn.cuda_available():
+        for there in (x.cuda(), x.cuda(0), x.cuda("cuda:0")):
+            assert there.device == "cuda" and there.tolist() == [1.0, 2.0]
+        assert (x.cuda() is x) == (device == "cuda")
+    else:
+        with pytest.raises(tinyffn.DeviceError, match="cuda"):
+            x.cuda()
+    with pytest.raises(tinyffn.DeviceError, match="tinyffn uses one GPU"):
+        x.cuda(1)
+
+
+# ----------------------------------------------------------------------------- in place
+def test_zero_fill_and_copy_give_the_same_tensor_a_new_array(device):
+    p = tinyffn.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
+    (p * p).sum().backward()
+    g = p.grad
+    old = g.data
+    assert g.zero_() is g and p.grad is g and g.tolist() == [0.0, 0.0, 0.0]
+    assert g.data is not old                     # the old array keeps its values
+    assert tinyffn.tensor(old, device=device).tolist() == [2.0, 4.0, 6.0]
+    n = tinyffn.zeros(2, 3, dtype="int64", device=device)
+    assert n.fill_(tinyffn.tensor(7)).tolist() == [[7] * 3] * 2 and dtype_name(n.dtype) == "int64"
+    z = tinyffn.zeros(2, 3, device=device)
+    z.copy_(tinyffn.tensor([1, 2, 3]))           # broadcast, cast and moved, as torch 2.13
+    assert z.tolist() == [[1.0, 2.0, 3.0]] * 2 and dtype_name(z.dtype) == "float32"
+    assert z.device == device
+    i = tinyffn.zeros(2, 2, dtype="int32", device=device)
+    src = f64([[1.7, -1.7], [2.5, 0.2]], requires_grad=False)       # on the cpu
+    assert i.copy_(src).tolist() == [[1, -1], [2, 0]]            # toward zero, as torch
+
+
+def test_in_place_methods_follow_the_rules_of_x_minus_equals_y():
+    """PyTorch 2.13 refuses each on a leaf that requires grad ("a leaf Variable that
+    requires grad is being used in an in-place operation"); inside no_grad it runs."""
+    w = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    for call, new in [("zero_()", "x = tinyffn.zeros_like(x)"),
+                      ("fill_(1.0)", "x = tinyffn.full_like(x, value)"),
+                      ("copy_(tinyffn.ones(2))", "x = src.expand(*x.shape)"),
+                      ("normal_()", "x = tinyffn.randn_like(x) * std + mean"),
+                      ("uniform_()", "x = tinyffn.rand_like(x) * (b - a) + a")]:
+        op = call.split("(")[0]
+        with pytest.raises(RuntimeError, match=f"{op}: x (or y )?requires grad, and tinyffn "
+                                               f"does not record in-place ops.*write "
+                                               f"{re.escape(new)} for a new tensor"):
+            eval("w." + call)
+    z = tinyffn.zeros(2)
+    with pytest.raises(RuntimeError, match="copy_: x or y requires grad"):
+        z.copy_(w)                              # PyTorch would record it; tinyffn cannot
+    with tinyffn.no_grad():
+        assert w.fill_(3.0) is w and w.tolist() == [3.0, 3.0] and w.requires_grad
+        z.copy_(w)
+    assert z.tolist() == [3.0, 3.0] and not z.requires_grad
+
+
+def test_in_place_methods_refuse_what_does_not_fit():
+    with pytest.raises(ValueError, match=r"fill_: the value must be a number or a 0-d "
+                                         r"tensor, got shape \(2,\)"):
+        tinyffn.zeros(3).fill_(tinyffn.ones(2))
+    with pytest.raises(TypeError, match="fill_: value 1.5 is not a whole number"):
+        tinyffn.zeros(3, dtype="int64").fill_(1.5)     # PyTorch truncates it to 1
+    with pytest.raises(TypeError, match="fill_: value must be a number"):
+        tinyffn.zeros(3).fill_("1")
+    with pytest.raises(ValueError, match=r"copy_: src of shape \(2,\) does not broadcast "
+                                         r"to x's shape \(3,\)"):
+        tinyffn.zeros(3).copy_(tinyffn.ones(2))
+    with pytest.raises(ValueError, match=r"copy_: src of shape \(2, 3\) does not broadcast"):
+        tinyffn.zeros(3).copy_(tinyffn.ones(2, 3))     # it would broadcast the other way
+    with pytest.raises(TypeError, match="copy_: src must be a tinyffn Tensor, got list"):
+        tinyffn.zeros(3).copy_([1.0, 2.0, 3.0])
+    with pytest.raises(TypeError, match="normal_: draws real numbers"):
+        tinyffn.zeros(3, dtype="int64").normal_()
+
+
+def test_normal_and_uniform_draw_what_nn_init_draws(device):
+    x, y = tinyffn.zeros(1000, device=device), tinyffn.zeros(1000, device=device)
+    tinyffn.manual_seed(3)
+    assert x.normal_(1.0, 2.0) is x
+    tinyffn.manual_seed(3)
+    tinyffn.nn.init.normal_(y, 1.0, 2.0)
+    np.testing.assert_array_equal(x.numpy(), y.numpy())
+    assert 0.8 < x.numpy().mean() < 1.2 and 1.8 < x.numpy().std() < 2.2
+    u = tinyffn.zeros(1000, device=device).uniform_(-0.5, 0.25)
+    assert -0.5 <= u.numpy().min() and u.numpy().max() < 0.25 and u.numpy().min() < -0.45
+    w = nn.Linear(3, 2).weight
+    with tinyffn.no_grad():
+        w.normal_(0, 0.02)                       # GPT-2's initialisation, as in PyTorch
+    assert w.requires_grad and w.numpy().std() < 0.1
+
+
+def test_item_assignment_is_refused_and_the_message_tells_the_truth(device):
+    x = tinyffn.tensor([1.0, 2.0, 3.0], device=device)
+    with pytest.raises(TypeError, match=r"x\[key\] = value: tinyffn records no in-place ops.*"
+                                        r"x = x.masked_fill\(mask, value\).*tinyffn.where.*"
+                                        r"x.data\[key\] = value"):
+        x[0] = 5.0
+    row0 = tinyffn.arange(3, device=device) == 0      # the mask the message suggests
+    assert x.masked_fill(row0, 5.0).tolist() == [5.0, 2.0, 3.0]
+    before, view = x.detach(), x[1:]
+    x.data[0] = 5.0
+    x.data[1] = 7.0                               # "also any x.detach() or view of x"
+    assert x.tolist() == [5.0, 7.0, 3.0] and before.tolist() == [5.0, 7.0, 3.0]
+    assert view.tolist() == [7.0, 3.0]
+
+
+def test_a_missing_in_place_name_gets_pythons_suggestion_of_the_method():
+    """No __getattr__ (it would slow every attribute read): Python's AttributeError names
+    the out-of-place method, "Did you mean: 'clamp'?", as the docs say. Python prints the
+    suggestion as it shows the error (3.11's traceback module does not), hence a process."""
+    shown = subprocess.run([sys.executable, "-c", "import tinyffn\n"
+                            "tinyffn.tensor([1.0]).clamp_(0)"], capture_output=True, text=True)
+    assert shown.stderr.rstrip().endswith(
+        "AttributeError: 'Tensor' object has no attribute 'clamp_'. Did you mean: 'clamp'?")
+    assert not hasattr(tinyffn.Tensor, "__getattr__")

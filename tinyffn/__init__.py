@@ -8,18 +8,18 @@ import numpy as _np
 
 # creation and tensor first: tensor imports autograd and the ops, which refer back to it
 # at call time.
-from .creation import (arange, cat, eye, full, full_like, linspace, manual_seed, ones, ones_like,
-                       rand, rand_like, randint, randn, randn_like, stack, tensor, zeros,
-                       zeros_like)
+from .creation import (arange, cat, eye, from_numpy, full, full_like, linspace, manual_seed, ones,
+                       ones_like, rand, rand_like, randint, randn, randn_like, stack, tensor,
+                       zeros, zeros_like)
 from .tensor import Tensor
 from .composed import where
 # PyTorch's module-level functions: tinyffn.tanh(x), tinyffn.sum(x, dim=1), ...
 from . import torch_functions as _tf
 from .torch_functions import (allclose, amax, amin, argmax, argmin, clamp, clip, equal, erf,
                               exp, flatten, isclose, isfinite, isinf, isnan, log, log_softmax,
-                              masked_fill, matmul, maximum, mean, minimum, neg, permute, relu,
-                              reshape, sigmoid, softmax, sqrt, squeeze, std, tanh, transpose,
-                              tril, triu, unsqueeze, var)
+                              masked_fill, matmul, maximum, mean, minimum, neg, norm, permute,
+                              relu, reshape, sigmoid, softmax, sqrt, squeeze, std, tanh,
+                              transpose, tril, triu, unsqueeze, var)
 # Seven share a name with a Python builtin: reachable as tinyffn.sum, but kept out of
 # __all__ below (as bool is), so that `import *` leaves the builtins alone. From here on,
 # this file cannot call those builtins.
@@ -29,6 +29,7 @@ from .autograd import Context, Function, grad
 from .grad_mode import (AnomalyError, detect_anomaly, enable_grad, is_grad_enabled,
                         keep_intermediates, no_grad, set_grad_enabled)
 from .backend import DeviceError, cuda_available
+from . import cuda                  # tinyffn.cuda.is_available(), as torch.cuda's
 from .flops import FlopCounter
 from .gradcheck import GradcheckError, gradcheck
 # the FFN family, built on the engine above: composed ops, modules, optimizers, counts
@@ -49,17 +50,17 @@ __version__ = "0.1.0"
 __all__ = [
     "Tensor", "tensor", "zeros", "ones", "zeros_like", "ones_like", "randn", "rand", "arange",
     "manual_seed", "cat", "stack", "where",
-    "full", "full_like", "eye", "linspace", "randint", "randn_like", "rand_like",
+    "full", "full_like", "eye", "linspace", "randint", "randn_like", "rand_like", "from_numpy",
     # PyTorch's functions (torch_functions.py), less the seven named as builtins
     "exp", "log", "tanh", "sigmoid", "relu", "erf", "sqrt", "neg", "maximum", "minimum",
     "clamp", "clip", "matmul", "softmax", "log_softmax",
     "mean", "amax", "amin", "argmax", "argmin", "var", "std",
     "reshape", "transpose", "permute", "flatten", "squeeze", "unsqueeze", "masked_fill",
-    "tril", "triu", "isnan", "isinf", "isfinite", "isclose", "allclose", "equal",
+    "tril", "triu", "norm", "isnan", "isinf", "isfinite", "isclose", "allclose", "equal",
     "Function", "Context", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "detect_anomaly",
     "AnomalyError", "keep_intermediates", "grad", "iter_backward", "BackwardStep",
-    "gradcheck", "GradcheckError", "FlopCounter", "cuda_available", "DeviceError", "ops",
+    "gradcheck", "GradcheckError", "FlopCounter", "cuda_available", "cuda", "DeviceError", "ops",
     "functional", "nn", "optim", "accounting",
     "draw_graph", "to_dot", "backward_steps",
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",

@@ -392,16 +392,7 @@ def in_place(x, fn: Any, other: Any, symbol: str):
     Recording this in a graph would need in-place ops, which tinyffn does not have, so
     when a gradient would be needed it is an error, as PyTorch's is for a leaf.
     """
-    from .promotion import is_shared_constant   # promotion.py imports tensor.py, which imports this
-    if is_shared_constant(x):
-        raise RuntimeError(f"x {symbol} y: x is a shared constant of the graph (the 2 in "
-                           "x * 2); it cannot change")
-    if grad_mode.STATE.grad_enabled and (
-            x.requires_grad or isinstance(other, _tensor.Tensor) and other.requires_grad):
-        raise RuntimeError(
-            f"x {symbol} y: x or y requires grad, and tinyffn does not record in-place "
-            f"ops; update parameters inside `with tinyffn.no_grad():` (or with "
-            f"tinyffn.optim), or write x = x {symbol[0]} y for a new tensor in the graph")
+    check_in_place(x, f"x {symbol} y", other, f"x = x {symbol[0]} y")
     y = fn.apply(x, other)
     if y.dtype != x.dtype and x.backend.is_floating(x.dtype) and \
             x.backend.is_floating(y.dtype):
@@ -413,6 +404,21 @@ def in_place(x, fn: Any, other: Any, symbol: str):
             f"{dtype_name(x.dtype)}; in place, x cannot change either")
     x.data = y.data
     return x
+
+
+def check_in_place(x, what: str, other: Any, new: str) -> None:
+    """The rules of every change in place, ``x -= y`` as ``x.zero_()`` (see
+    :func:`in_place`): ``what`` starts the errors, ``new`` is the form they suggest."""
+    from .promotion import is_shared_constant   # promotion.py imports tensor.py, which imports this
+    if is_shared_constant(x):
+        raise RuntimeError(f"{what}: x is a shared constant of the graph (the 2 in "
+                           "x * 2); it cannot change")
+    if grad_mode.STATE.grad_enabled and (
+            x.requires_grad or isinstance(other, _tensor.Tensor) and other.requires_grad):
+        raise RuntimeError(
+            f"{what}: {'x' if other is None else 'x or y'} requires grad, and tinyffn does "
+            f"not record in-place ops; update parameters inside `with tinyffn.no_grad():` (or "
+            f"with tinyffn.optim), or write {new} for a new tensor in the graph")
 
 
 def tensor_repr(x) -> str:

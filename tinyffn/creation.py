@@ -1,7 +1,7 @@
 """Making tensors: from data (``tensor``), filled (``zeros``, ``ones``, ``full``, ``eye``),
 random (``randn``, ``rand``, ``randint``, seeded by ``manual_seed``), ``arange`` and
 ``linspace``, as PyTorch's factory functions; the ``*_like`` ones take another tensor's
-shape, dtype and device.
+shape, dtype and device; ``from_numpy`` copies an array, keeping its dtype.
 
 Every function here returns a new leaf :class:`~tinyffn.tensor.Tensor`. Values are made
 with NumPy on the CPU and then moved to the requested device, so a seed gives the same
@@ -67,6 +67,22 @@ def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: boo
     if dtype is None and array.dtype == np.float64 and not hasattr(data, "dtype"):
         array = array.astype(DEFAULT_FLOAT)         # Python floats; arrays keep their dtype
     return Tensor(be.from_numpy(array), requires_grad=requires_grad, _backend=be)
+
+
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A CPU tensor of a NumPy array's values, in its dtype, as ``torch.from_numpy``, but a
+    copy, where PyTorch's shares the array's memory: tinyffn never writes into an array
+    (``x -= y`` gives x a new one), so sharing would hold one way only, and a write into
+    the array would change values a graph had saved, unnoticed (PyTorch's version
+    counters catch that). ``tensor(ndarray)`` makes the same tensor."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"from_numpy: expected a NumPy array, got {type_name(ndarray)}; "
+                        "for other data use tinyffn.tensor(...)")
+    if ndarray.dtype.kind not in "biuf" or ndarray.dtype.kind == "f" and \
+            backends.dtype_name(ndarray.dtype) not in backends.FLOAT_DTYPES:
+        raise TypeError(f"from_numpy: tinyffn computes with bool, integer and float16/32/64 "
+                        f"arrays, not {ndarray.dtype}; convert it first (a.astype(np.float32))")
+    return tensor(ndarray)
 
 
 def _filled(values: np.ndarray, dtype, device, requires_grad) -> Tensor:

@@ -368,8 +368,8 @@ def _tensor_label(v, kind, names, show_shapes, show_dtypes, show_values, show_gr
         lines.append(dtype_name(dtype) + ("" if device == "cpu" else f" {device}"))
     if show_values:
         lines.append("value freed" if t is None else "value " + format_values(t.data))
-    if show_grads and t is not None and t.grad is not None:
-        lines.append("grad " + format_values(t.grad.data))
+    if show_grads and t is not None and t._grad is not None:    # ._grad: no warning for a
+        lines.append("grad " + format_values(t._grad.data))     # non-leaf without one
     return "\n".join(line for line in lines if line)
 
 

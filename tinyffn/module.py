@@ -7,7 +7,8 @@ match. A buffer (``register_buffer``) is state that is not learned, such as a ru
 mean or a mask: saved, loaded and moved with the parameters, never trained. Calling a
 module runs ``forward`` inside ``grad_mode.scope("module", ...)``: every op it records
 remembers which module instance ran it, which is how the graph drawer groups an FFN's
-graph into ``w1``, ``act`` and ``w2`` boxes. The containers (``Sequential``,
+graph into ``w1``, ``act`` and ``w2`` boxes. What ``load_state_dict`` and ``to`` do to
+each tensor is in :mod:`tinyffn.module_state`. The containers (``Sequential``,
 ``ModuleList``, ``ModuleDict``) are in :mod:`tinyffn.containers`, the layers in
 :mod:`tinyffn.nn`, which is where to import all of these from (``nn.Module``).
 """
@@ -16,9 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Callable, Iterable, Iterator
 
-from . import grad_mode, hooks
-from .arguments import type_name
-from .backend import FLOAT_DTYPES, device_and_dtype, dtype_name, get_backend
+from . import grad_mode, hooks, module_state
+from .arguments import _is_int, type_name
 from .tensor import Tensor
 
 
@@ -296,40 +296,7 @@ class Module:
         unexpected key (unless ``strict=False``) and on any value that does not fit its
         tensor (always).
         """
-        owner = f"{type(self).__name__}.load_state_dict"
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(f"{owner}: expected a dict of name -> values (as state_dict() "
-                            f"returns), got {type(state_dict).__name__}")
-        tensors = dict(self._state_tensors())
-        missing = [name for name in tensors if name not in state_dict]
-        unexpected = [name for name in state_dict if name not in tensors]
-        arrays, problems = {}, []
-        for name, t in tensors.items():
-            if name in state_dict:
-                try:
-                    arrays[name] = _array_like(t, state_dict[name])
-                except (TypeError, ValueError) as e:
-                    problems.append(f"{name}: {type(state_dict[name]).__name__} is not an "
-                                    f"array of numbers ({e})")
-                    continue
-                if tuple(arrays[name].shape) != t.shape:
-                    problems.append(f"size mismatch for {name}: the checkpoint has shape "
-                                    f"{tuple(arrays[name].shape)}, the model has {t.shape}")
-        key_problems = strict and bool(missing or unexpected)
-        if strict and missing:
-            problems.append("missing key(s): " + ", ".join(missing))
-        if strict and unexpected:
-            problems.append("unexpected key(s): " + ", ".join(unexpected))
-        if problems:
-            raise RuntimeError(
-                f"{owner}: the state does not fit this {type(self).__name__}:\n  "
-                + "\n  ".join(problems) + "\n  (its keys are: " + ", ".join(tensors) + "; "
-                "a state saved from a model built differently, e.g. another d_model or "
-                "bias=False, does not fit"
-                + ("; pass strict=False to skip missing/unexpected keys)" if key_problems else ")"))
-        for name, array in arrays.items():
-            tensors[name].data = array
-        return missing, unexpected
+        return module_state.load_state_dict(self, state_dict, strict)
 
     # -- devices and dtypes ----------------------------------------------------------------
     def to(self, device: Any = None, dtype: Any = None) -> "Module":
@@ -339,19 +306,16 @@ class Module:
         not moved. A dtype may take the device's place, as in PyTorch: ``model.to(np.float64)``.
         Integer and boolean buffers keep their dtype (a step count stays a count), as PyTorch's.
         """
-        device, dtype = device_and_dtype(device, dtype)
-        if dtype is not None and dtype_name(dtype) not in FLOAT_DTYPES:
-            raise TypeError(f"{type(self).__name__}.to: parameters must stay floating point; "
-                            f"got dtype {dtype_name(dtype)}, use one of {', '.join(FLOAT_DTYPES)}")
-        for t in [*self.parameters(), *self.buffers()]:
-            target = t.backend if device is None else get_backend(device)
-            cast = dtype if dtype_name(t.dtype) in FLOAT_DTYPES else None
-            grad, t.grad = t.grad, None
-            t.data = _converted(t, target, cast)
-            t.backend = target
-            if grad is not None:
-                t.grad = Tensor(_converted(grad, target, cast), _backend=target)
-        return self
+        return module_state.to(self, device, dtype)
+
+    def cuda(self, device: Any = None) -> "Module":
+        """``to("cuda")`` (``device``: None, 0 or ``"cuda:0"``), as PyTorch's; returns self."""
+        return self.to("cuda" if device is None else f"cuda:{device}" if _is_int(device)
+                       else device)
+
+    def cpu(self) -> "Module":
+        """``to("cpu")``, as PyTorch's; returns self."""
+        return self.to("cpu")
 
     def float(self) -> "Module":
         return self.to(dtype="float32")
@@ -413,23 +377,6 @@ def _own_buffers(module: Module, persistent: bool = False) -> list[tuple[str, Te
     return [(name, vars(module)[name])
             for name, keep in vars(module).get("_buffer_names", {}).items()
             if vars(module)[name] is not None and (keep or not persistent)]
-
-
-def _converted(t: Tensor, target: Any, dtype: Any) -> Any:
-    """t's array on backend ``target``, cast to ``dtype`` if given (a new array)."""
-    data = t.data if target is t.backend else target.from_numpy(t.numpy())
-    if dtype is not None:
-        data = target.xp.astype(data, target.dtype(dtype))
-    return data
-
-
-def _array_like(t: Tensor, value: Any) -> Any:
-    """``value`` (a Tensor, array or nested list) as a fresh array on t's device, in t's dtype."""
-    if isinstance(value, Tensor):
-        value = value.data if value.backend is t.backend else value.numpy()
-    elif value is None or isinstance(value, (str, bytes)):
-        raise TypeError("expected a Tensor, an array or a nested list")
-    return t.backend.xp.asarray(t.backend.asarray(value, t.dtype), copy=True)
 
 
 def zero_grads(params: Iterable[Tensor], set_to_none: bool = True) -> None:

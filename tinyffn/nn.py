@@ -3,8 +3,9 @@
 ``Linear``, the activation modules, ``FFN`` and ``GatedFFN`` are :class:`Module` s: their
 parameters are attributes, found and named by ``named_parameters()`` (``w1.weight``) as
 PyTorch names them. ``Module`` and ``Parameter`` live in :mod:`tinyffn.module`,
-``Sequential``, ``ModuleList`` and ``ModuleDict`` in :mod:`tinyffn.containers`; they are
-imported here, so ``nn.Module`` is the one to use.
+``Sequential``, ``ModuleList`` and ``ModuleDict`` in :mod:`tinyffn.containers`, the
+activation modules (``ReLU``, ``GELU``, ``Tanh``, ``Softmax``, ...) in
+:mod:`tinyffn.activation_modules`; they are imported here, so ``nn.Module`` is the one to use.
 
 The seed's block, for one position x in R^d (and position-wise for any leading axes)::
 
@@ -23,12 +24,13 @@ from . import functional as F
 from . import init                              # nn.init, as torch.nn.init
 from . import nn_utils as utils                 # nn.utils, as torch.nn.utils (clipping)
 from . import losses
+from .activation_modules import GELU, ReLU, Sigmoid, SiLU, Softmax, Swish, Tanh
 from .arguments import (_is_int, check_inplace, check_positive, check_probability,
                         normalized_shape_arg)
-from .backend import DeviceError, dtype_name
+from .backend import FLOAT_DTYPES, DeviceError, dtype_name
 from .containers import ModuleDict, ModuleList, Sequential
 from .creation import arange, cat, generator, ones, tensor, zeros
-from .module import FLOAT_DTYPES, Module, Parameter
+from .module import Module, Parameter
 from .tensor import DEFAULT_FLOAT, Tensor
 
 # nn is a module, not a package: name init under it too, so that `import tinyffn.nn.init`
@@ -36,9 +38,10 @@ from .tensor import DEFAULT_FLOAT, Tensor
 sys.modules[__name__ + ".init"] = init
 sys.modules[__name__ + ".utils"] = utils
 
-# Module and friends are defined in module.py and containers.py, and used from here
+# Module and friends are defined in module.py, containers.py and activation_modules.py
 __all__ = ["init", "utils", "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict",
-           "Linear", "ReLU", "GELU", "Swish", "SiLU", "FFN", "GatedFFN", "gated_d_ff",
+           "Linear", "Identity", "ReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax",
+           "FFN", "GatedFFN", "gated_d_ff",
            "FFN_ACTIVATIONS", "GATED_ACTIVATIONS", "FLOAT_DTYPES", "LayerNorm", "RMSNorm",
            "Dropout", "Embedding", "MSELoss", "CrossEntropyLoss", "NLLLoss"]
 
@@ -81,6 +84,18 @@ class Linear(Module):
                 f"bias={self.bias is not None}" + (", fused=True" if self.fused else ""))
 
 
+class Identity(Module):
+    """y = x, the input itself, as ``torch.nn.Identity``: a placeholder where a layer is
+    optional (``nn.Identity()`` in place of an activation or a norm). Any arguments are
+    accepted and ignored, as PyTorch's."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__()
+
+    def forward(self, x: Any) -> Any:
+        return x
+
+
 def _uniform(shape: tuple, bound: float, dtype: Any, device: Any) -> Tensor:
     values = generator().uniform(-bound, bound, size=shape)
     return tensor(values, dtype=dtype or DEFAULT_FLOAT, device=device or "cpu")
@@ -90,71 +105,6 @@ def _check_size(owner: str, name: str, n: Any) -> None:
     """A width or count: a positive integer (NumPy's integers too), never a bool or float."""
     if not _is_int(n) or n < 1:
         raise ValueError(f"{owner}: {name} must be a positive integer, got {n!r}")
-
-
-class ReLU(Module):
-    """y = max(x, 0), elementwise (:func:`tinyffn.functional.relu`).    Shape preserved.
-
-    ``inplace``: PyTorch's argument, only a false value
-    (:func:`tinyffn.arguments.check_inplace`).
-    """
-
-    def __init__(self, inplace: bool = False):
-        super().__init__()
-        check_inplace("ReLU", inplace)
-        self.inplace = False                        # PyTorch's attribute, always False here
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.relu(x)
-
-
-class GELU(Module):
-    """y = x Φ(x), exact or with GPT-2's tanh approximation (:func:`tinyffn.functional.gelu`).
-
-    Elementwise: shape preserved.
-    """
-
-    def __init__(self, approximate: str = "none", *, fused: bool = False):
-        super().__init__()
-        F._check_approximate("GELU", approximate)
-        self.approximate, self.fused = approximate, fused
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.gelu(x, approximate=self.approximate, fused=self.fused)
-
-    def extra_repr(self) -> str:
-        return f"approximate={self.approximate!r}" + (", fused=True" if self.fused else "")
-
-
-class Swish(Module):
-    """y = x sigmoid(beta x), elementwise (:func:`tinyffn.functional.swish`); beta = 1 is SiLU.
-
-    Shape preserved.
-    """
-
-    def __init__(self, beta: float = 1.0, *, fused: bool = False):
-        super().__init__()
-        self.beta, self.fused = beta, fused
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.swish(x, beta=self.beta, fused=self.fused)
-
-    def extra_repr(self) -> str:
-        return f"beta={self.beta}" + (", fused=True" if self.fused else "")
-
-
-class SiLU(Module):
-    """y = x sigmoid(x), elementwise (:func:`tinyffn.functional.silu`).    Shape preserved."""
-
-    def __init__(self, *, fused: bool = False):
-        super().__init__()
-        self.fused = fused
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.silu(x, fused=self.fused)
-
-    def extra_repr(self) -> str:
-        return "fused=True" if self.fused else ""
 
 
 def _activation(owner: str, name: str, valid: tuple, fused: bool = False) -> Module:
@@ -197,7 +147,7 @@ class FFN(Module):
     """
 
     def __init__(self, d_model: int, d_ff: int | None = None, activation: str = "relu",
-                 bias: bool = True, dtype: Any = None, device: Any = None,
+                 bias: bool = True, *, device: Any = None, dtype: Any = None,
                  fused: bool = False):
         super().__init__()
         _check_size("FFN", "d_model", d_model)
@@ -242,8 +192,8 @@ class GatedFFN(Module):
     """
 
     def __init__(self, d_model: int, d_ff: int | None = None, activation: str = "swish",
-                 bias: bool = False, multiple_of: int = 1, dtype: Any = None,
-                 device: Any = None, fused: bool = False):
+                 bias: bool = False, multiple_of: int = 1, *, device: Any = None,
+                 dtype: Any = None, fused: bool = False):
         super().__init__()
         _check_size("GatedFFN", "d_model", d_model)
         _check_size("GatedFFN", "multiple_of", multiple_of)

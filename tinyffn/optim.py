@@ -33,15 +33,17 @@ from typing import Any, Iterable, Mapping
 
 from .arguments import is_real, type_name
 from .backend import backend_of_array, dtype_name
-from .module import _array_like, zero_grads
-from .param_groups import EMPTY, SCHEDULE_KEYS, ParamGroup, checked_group, ordered
+from .module import zero_grads
+from .module_state import array_like
+from .param_groups import (EMPTY, NAMES, SCHEDULE_KEYS, ParamGroup, checked_group,
+                           checked_names, ordered)
 from .tensor import Tensor
 from . import lr_scheduler      # optim.lr_scheduler, as torch.optim.lr_scheduler
 
 # optim is a module, not a package: name lr_scheduler under it too, so that
 # `from tinyffn.optim.lr_scheduler import CosineAnnealingLR` works as with torch (see nn.py)
 sys.modules[__name__ + ".lr_scheduler"] = lr_scheduler
-_NOT_SETTINGS = ("params",) + SCHEDULE_KEYS     # in a group, but not passed to update
+_NOT_SETTINGS = ("params", NAMES) + SCHEDULE_KEYS     # in a group, not passed to update
 
 
 class Optimizer:
@@ -194,19 +196,21 @@ class Optimizer:
     def state_dict(self) -> dict:
         """What resuming training needs, laid out as PyTorch's: ``state`` (parameter index,
         counted over all groups in order -> its momentum, moments, step count, as copies)
-        and ``param_groups`` (per group its settings and its parameters' indices). Save it
-        beside the model's."""
+        and ``param_groups`` (per group its settings, its parameters' indices and, if they
+        came with them, their ``param_names``). Save it beside the model's."""
         state = {i: {k: Tensor(p.backend.xp.asarray(v, copy=True), _backend=p.backend)
                      if hasattr(v, "dtype") else v for k, v in s.items()}
                  for i, p in enumerate(self.params) if (s := self.state.get(p))}
-        groups = [{**{k: v for k, v in group.items() if k != "params"}, "params": indices}
+        groups = [{**{k: list(v) if k == NAMES else v for k, v in group.items()
+                      if k != "params"}, "params": indices}
                   for group, indices in zip(self.param_groups, self._index_lists())]
         return {"state": state, "optimizer": type(self).__name__, "param_groups": groups}
 
     def load_state_dict(self, state_dict: Mapping) -> None:
         """Resume from a :meth:`state_dict`: the same groups of parameters in the same order
         (their values come from the model's own ``load_state_dict``). Settings go through
-        ``check_settings``; arrays are copied to each parameter's device and dtype."""
+        ``check_settings``; arrays are copied to each parameter's device and dtype; saved
+        ``param_names`` replace the groups' (as in PyTorch, they are not compared)."""
         cls = type(self).__name__
         name = f"{cls}.load_state_dict"
         saved_by = state_dict.get("optimizer", cls)
@@ -222,9 +226,11 @@ class Optimizer:
                 + (f"one group of {len(mine[0])}" if len(mine) == 1 else
                    f"{len(mine)} groups of sizes {[len(m) for m in mine]}")
                 + "; make it with the groups of the optimizer saved, in the same order")
-        checked = []
+        checked, names = [], []
         for i, group in enumerate(groups):
-            settings = {k: v for k, v in group.items() if k != "params"}
+            settings = {k: v for k, v in group.items() if k not in ("params", NAMES)}
+            names.append(checked_names(f"{name}: param_groups[{i}]", group[NAMES],
+                                       len(group["params"])) if NAMES in group else None)
             unknown = sorted(set(settings) - set(self.defaults) - set(SCHEDULE_KEYS))
             if unknown:
                 raise ValueError(
@@ -248,13 +254,15 @@ class Optimizer:
                                          f"number >= 0, got {value!r}")
                     value = int(value)
                 elif hasattr(value, "shape"):
-                    value = _array_like(p, value)   # a fresh array on p's device, p's dtype
+                    value = array_like(p, value)    # a fresh array on p's device, p's dtype
                     if tuple(value.shape) != p.shape:
                         raise ValueError(f"{name}: state {key!r} of parameter {i} has shape "
                                          f"{tuple(value.shape)}, the parameter {p.shape}")
                 state[int(i)][key] = value
-        for group, settings in zip(self.param_groups, checked):
+        for group, settings, saved_names in zip(self.param_groups, checked, names):
             group._settings = settings          # checked above; the old state goes too
+            if saved_names is not None:         # saved names replace these, as in PyTorch
+                group._names = saved_names
         self.state = dict(zip(params, state))
 
     def __repr__(self) -> str:

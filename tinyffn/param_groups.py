@@ -8,6 +8,11 @@ PyTorch's ``add_param_group`` and more: each parameter is a floating-point leaf 
 group only, and parameters come in an order (a set is refused), as ``state_dict`` numbers
 them by it. The optimizers themselves are in :mod:`tinyffn.optim`.
 
+Parameters may come with names, as ``model.named_parameters()`` gives them: ``AdamW(
+model.named_parameters(), lr=1e-3)`` keeps the names in the group as ``"param_names"``,
+as PyTorch (2.2 and later) does, and ``state_dict`` saves them; every group has names or
+none does. They label the parameters and change nothing in a step.
+
 Keys beyond the settings that learning-rate schedulers store, as PyTorch's, may join a
 group: ``initial_lr``, the lr a schedule starts from, which a scheduler stores with
 ``group.setdefault("initial_lr", group["lr"])`` (:mod:`tinyffn.lr_scheduler`), and
@@ -26,6 +31,7 @@ from .tensor import Tensor
 
 # in a group beside the settings; see the docstring
 SCHEDULE_KEYS = ("initial_lr", "max_lr", "min_lr", "max_momentum", "base_momentum")
+NAMES = "param_names"               # the parameters' names, if they came with them
 EMPTY = ("{owner}: got an empty parameter list; pass model.parameters() (a generator is "
          "consumed once: create it for this optimizer)")
 
@@ -50,13 +56,20 @@ def checked_group(optimizer: Any, owner: str, group: Any) -> "ParamGroup":
         raise ValueError(f"{owner}: the group has no 'params' (it has {', '.join(group)}); "
                          "give each group its parameters: {'params': [w, b], ...}")
     for key in group:
-        if key != "params" and key not in optimizer.defaults and key not in SCHEDULE_KEYS:
+        if key not in ("params", NAMES) and key not in optimizer.defaults and \
+                key not in SCHEDULE_KEYS:
             raise KeyError(f"{owner}: {key!r} is not a setting of {name}; its settings "
                            f"are {', '.join(optimizer.defaults)}")
     params = group["params"]
     params = [params] if isinstance(params, Tensor) else ordered(owner, params)
     if not params:
         raise ValueError(EMPTY.format(owner=owner))
+    params, names = _split_names(owner, params, group.get(NAMES))
+    if optimizer.param_groups and (names is None) != (NAMES not in optimizer.param_groups[0]):
+        mine, theirs = ("without", "with") if names is None else ("with", "without")
+        raise ValueError(f"{owner}: this group's parameters come {mine} names, the other "
+                         f"groups' {theirs}; give every group names (named_parameters()) or "
+                         "none, as PyTorch asks")
     seen = {id(p): (k, j) for k, g in enumerate(optimizer.param_groups)
             for j, p in enumerate(g["params"])}
     for j, p in enumerate(params):
@@ -69,9 +82,36 @@ def checked_group(optimizer: Any, owner: str, group: Any) -> "ParamGroup":
                 f"{owner}: parameter {j} is parameter {first} of param_groups[{k}]; some "
                 "parameters appear in more than one parameter group: put each in one group")
         seen[id(p)] = (i, j)
-    settings = {k: v for k, v in group.items() if k != "params"}
+    settings = {k: v for k, v in group.items() if k not in ("params", NAMES)}
     settings = optimizer.check_settings(owner, {**optimizer.defaults, **settings})
-    return ParamGroup(optimizer, i, params, settings)
+    return ParamGroup(optimizer, i, params, settings, names)
+
+
+def _split_names(owner: str, params: list, names: Any) -> tuple[list, list | None]:
+    """(name, parameter) pairs, as ``named_parameters()`` gives, split into the parameters
+    and their names; plain parameters keep the group's ``"param_names"``, if it has one."""
+    pairs = [isinstance(p, tuple) for p in params]
+    if any(pairs):
+        if not all(pairs) or names is not None:
+            raise ValueError(f"{owner}: some parameters come as (name, parameter) pairs and "
+                             "some do not" + (" (or names twice: in pairs and in "
+                                              "'param_names')" if all(pairs) else "")
+                             + "; pass all with names (named_parameters()) or none")
+        for j, pair in enumerate(params):
+            if len(pair) != 2 or not isinstance(pair[0], str):
+                raise TypeError(f"{owner}: parameter {j} is a tuple, but not a pair (name, "
+                                "parameter) as named_parameters() gives")
+        names, params = [name for name, _ in params], [p for _, p in params]
+    return params, None if names is None else checked_names(owner, names, len(params))
+
+
+def checked_names(owner: str, names: Any, n: int) -> list:
+    """A group's ``"param_names"``: a list of ``n`` strings, one per parameter."""
+    if isinstance(names, str) or not isinstance(names, (list, tuple)) or len(names) != n \
+            or not all(isinstance(name, str) for name in names):
+        raise ValueError(f"{owner}: 'param_names' must be a list of {n} strings, one per "
+                         f"parameter, got {names!r}")
+    return list(names)
 
 
 def _check_parameter(owner: str, j: int, p: Any) -> None:
@@ -88,23 +128,28 @@ def _check_parameter(owner: str, j: int, p: Any) -> None:
 
 
 class ParamGroup(MutableMapping):
-    """``opt.param_groups[i]``, as in PyTorch: ``"params"``, the group's parameters, and
-    its settings (``"lr"``, ...), which ``step`` passes to ``update`` for those parameters.
+    """``opt.param_groups[i]``, as in PyTorch: ``"params"``, the group's parameters, their
+    ``"param_names"`` if they came with names, and its settings (``"lr"``, ...), which
+    ``step`` passes to ``update`` for those parameters.
 
     Writing a setting (``group["lr"] = 0.01``, ``group["betas"] = (0.9, 0.99)``) changes
     this group only, after the optimizer's ``check_settings``; ``update`` checks its
     settings together (``nesterov=False, momentum=0.0`` in one call). A change of what the
     optimizer keeps per parameter (Adam's ``amsgrad``) is refused once the group's
     parameters have state. Keys cannot be added or removed, but for those a learning-rate
-    scheduler adds (``initial_lr``, ...; see the module docstring); the parameters are fixed.
+    scheduler adds (``initial_lr``, ...; see the module docstring); the parameters and
+    their names are fixed.
     """
 
-    def __init__(self, optimizer: Any, index: int, params: list, settings: dict):
+    def __init__(self, optimizer: Any, index: int, params: list, settings: dict,
+                 names: list | None = None):
         self._optimizer, self._index = optimizer, index
-        self._params, self._settings = params, settings
+        self._params, self._settings, self._names = params, settings, names
 
     def __getitem__(self, key: str) -> Any:
-        return self._params if key == "params" else self._settings[key]
+        if key == "params":
+            return self._params
+        return self._names if key == NAMES and self._names is not None else self._settings[key]
 
     def __setitem__(self, key: str, value: Any) -> None:
         self.update({key: value})
@@ -115,14 +160,17 @@ class ParamGroup(MutableMapping):
         if same is not None and len(same) == len(self._params) and all(
                 p is q for p, q in zip(same, self._params)):
             del changes["params"]                   # group.update(dict(group)): unchanged
+        if NAMES in changes and changes[NAMES] == self._names:
+            del changes[NAMES]
         name = f"{type(opt).__name__}.param_groups[{self._index}]"
         for key in changes:
             if key not in self._settings and key not in SCHEDULE_KEYS:
                 raise KeyError(f"{name}: {key!r} is not a setting of this optimizer; its "
                                f"settings are {', '.join(self._settings)}" + (
                                    " (the parameters are fixed: make a new optimizer, or "
-                                   "add a group with add_param_group)"
-                                   if key == "params" else ""))
+                                   "add a group with add_param_group)" if key == "params" else
+                                   " (the names are fixed with the parameters)"
+                                   if key == NAMES else ""))
         checked = opt.check_settings(opt._owner(self._index), {**self._settings, **changes})
         before, after = set(opt.state_keys(self._settings)), set(opt.state_keys(checked))
         if before != after and any(opt.state.get(p) for p in self._params):
@@ -137,10 +185,10 @@ class ParamGroup(MutableMapping):
                         f"settings cannot be removed (tried {key!r})")
 
     def __iter__(self) -> Iterator[str]:
-        return iter(["params", *self._settings])
+        return iter(["params", *([NAMES] if self._names is not None else []), *self._settings])
 
     def __len__(self) -> int:
-        return 1 + len(self._settings)
+        return 1 + (self._names is not None) + len(self._settings)
 
     def __repr__(self) -> str:
         return repr(dict(self))

@@ -5,12 +5,15 @@ A tensor wraps one array of its backend (``.data``: NumPy on ``"cpu"``, CuPy on
 in ``.grad_fn`` (a :class:`tinyffn.autograd.Context`); following ``grad_fn.parents`` back
 from a result visits its whole computation graph. Operators (``+ - * / ** @``) and the
 methods below call the primitives in :mod:`tinyffn.ops`; most are one line, so this file
-reads as the table of contents of the engine.
+reads as the table of contents of the engine. PyTorch's other names for the same things
+(``x.float()``, ``x.view``, ``x.cpu()``, ``x.add(y)``, ``x.norm()``) and its in-place
+methods (``x.zero_()``) are in the base class :class:`tinyffn.torch_methods.TorchMethods`.
 """
 from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from typing import Any
 
 import numpy as np
@@ -18,17 +21,18 @@ import numpy as np
 from . import autograd, grad_mode, hooks
 from . import backend as backends
 from . import composed as C
-from .arguments import (_axes, _axis_list, _numpy_names, _permutation, _shape_arg,
-                        _transposition, either_name, is_real, type_name)
+from .arguments import (_axes, _numpy_names, _permutation, _shape_arg, _transposition,
+                        either_name, is_real, type_name)
 from .ops import elementwise as E
 from .ops import linalg as L
 from .ops import reduce as R
 from .ops import shape as S
+from .torch_methods import TorchMethods
 
 DEFAULT_FLOAT = "float32"
 
 
-class Tensor:
+class Tensor(TorchMethods):
     """An n-dimensional array that can take part in automatic differentiation.
 
     Create tensors with :func:`tinyffn.tensor`, :func:`zeros`, :func:`randn`, ...; the
@@ -36,7 +40,8 @@ class Tensor:
 
     Attributes:
         data: the backend array (``numpy.ndarray`` on the CPU, ``cupy.ndarray`` on the GPU).
-        grad: after ``backward()``, a Tensor holding dL/d(self) for leaf tensors, else None.
+        grad: after ``backward()``, a Tensor holding dL/d(self) for leaf tensors, else None
+            (with a warning for a computed tensor, as in PyTorch: see ``retain_grad``).
             Its array is the leaf's own: writing into it changes no other gradient.
         requires_grad: whether ops on this tensor are recorded for backward.
         grad_fn: the op context that produced this tensor (None for leaves).
@@ -182,14 +187,6 @@ class Tensor:
             out = E.Cast.apply(out, dtype=out.backend.dtype(dtype))
         return out
 
-    # PyTorch's casts: .to(dtype=...) under the dtype's torch name
-    def float(self) -> "Tensor": return self.to(dtype="float32")
-    def double(self) -> "Tensor": return self.to(dtype="float64")
-    def half(self) -> "Tensor": return self.to(dtype="float16")
-    def long(self) -> "Tensor": return self.to(dtype="int64")
-    def int(self) -> "Tensor": return self.to(dtype="int32")
-    def bool(self) -> "Tensor": return self.to(dtype="bool")
-
     def clone(self) -> "Tensor":
         """A copy in new memory, still in the graph (gradient passed through)."""
         return E.Clone.apply(self)
@@ -258,6 +255,14 @@ class Tensor:
 
     @property
     def grad(self) -> "Tensor | None":
+        # backward stores into _grad (_accumulate_grad), so this check costs it nothing
+        if self._grad is None and self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed: "
+                f"this tensor was computed by {self.grad_fn.name}, and backward() keeps no "
+                ".grad for it. Call .retain_grad() on it before backward() to keep one, or "
+                "read the .grad of a leaf (a parameter, or an input made with "
+                "requires_grad=True)", UserWarning, stacklevel=2)
         return self._grad
 
     @grad.setter
@@ -411,43 +416,6 @@ class Tensor:
 
     def broadcast_to(self, *shape):
         return S.BroadcastTo.apply(self, shape=_shape_arg(shape, "broadcast_to"))
-
-    # PyTorch's names for shape changes: each a reshape, transpose, broadcast_to or
-    # getitem above (composed.py)
-    @property
-    def mT(self):
-        """The last two axes swapped (a batch of matrices transposed), as ``torch.Tensor.mT``."""
-        return self.transpose(-2, -1)
-
-    def size(self, dim: int | None = None):
-        """``shape``, or ``shape[dim]``, as ``torch.Tensor.size``."""
-        return self.shape if dim is None else self.shape[_axis_list((dim,), self.ndim, "size")[0]]
-
-    def dim(self) -> int:
-        """``ndim``, as ``torch.Tensor.dim``."""
-        return self.ndim
-
-    def view(self, *shape):
-        """``reshape``: as tinyffn writes into no array in place, a view and a copy read
-        the same (``torch.Tensor.view`` shares memory)."""
-        return self.reshape(*shape)
-
-    def unsqueeze(self, dim): return C.unsqueeze(self, dim)
-    def squeeze(self, dim=None): return C.squeeze(self, dim)
-    def flatten(self, start_dim=0, end_dim=-1): return C.flatten(self, start_dim, end_dim)
-    def expand(self, *sizes): return C.expand(self, *sizes)
-    def split(self, split_size_or_sections, dim=0): return C.split(self, split_size_or_sections, dim)
-    def chunk(self, chunks, dim=0): return C.chunk(self, chunks, dim)
-
-    def tril(self, diagonal=0):
-        """``tinyffn.tril(self, diagonal)``: zeros above the ``diagonal``-th diagonal."""
-        from .torch_functions import tril       # torch_functions.py imports this module
-        return tril(self, diagonal)
-
-    def triu(self, diagonal=0):
-        """``tinyffn.triu(self, diagonal)``: zeros below the ``diagonal``-th diagonal."""
-        from .torch_functions import triu
-        return triu(self, diagonal)
 
     def __getitem__(self, key):
         return S.GetItem.apply(self, key=S.normalize_key(key, self))

@@ -7,8 +7,8 @@ operator, under PyTorch's name and with PyTorch's parameter names: ``input`` fir
 them). The first argument must be a Tensor; a binary function (``maximum``, ``pow``,
 ``isclose``, ...) takes a number on either side of one, as the operators do (``equal``
 wants two tensors, as PyTorch's). Two groups compute something of their own from
-existing pieces: ``tril`` and ``triu``, one ``where`` each (the Tensor methods
-``x.tril()`` and ``x.triu()`` call them), and the tests of values (``isnan``,
+existing pieces: ``tril`` and ``triu``, one ``where`` each, and ``norm`` (the Tensor
+methods ``x.tril()``, ``x.triu()`` and ``x.norm()`` call them), and the tests of values (``isnan``,
 ``isclose``, ``allclose``, ``equal``), computed on the arrays outside any graph. The
 factory functions (``full``, ``eye``, ``linspace``, ``randint``, ``randn_like``, ...) are
 in :mod:`tinyffn.creation`; ``tinyffn.functional`` (``F``) is ``torch.nn.functional``.
@@ -19,13 +19,16 @@ that ``from tinyffn import *`` leaves the builtins alone; in this file they are 
 """
 from __future__ import annotations
 
+import math
 import numbers
 import types
 from typing import Any
 
 from . import grad_mode
-from .arguments import _is_int, is_real, type_name
+from .arguments import _axes, _is_int, is_real, type_name
+from .backend import dtype_name
 from .composed import where
+from .functional import _narrowed, _widened
 from .tensor import Tensor, as_tensors
 
 
@@ -291,6 +294,52 @@ def _triangle(op: str, x, diagonal: int):
     zero = False if xp.isdtype(x.dtype, "bool") else 0            # bool stays bool
     with grad_mode.scope("function", op):
         return where(Tensor(keep, _backend=x.backend), x, zero)
+
+
+# ----------------------------------------------------------------------------- norms
+def norm(input, p="fro", dim=None, keepdim=False):
+    """The p-norm (Σ |x|^p)^(1/p) over ``dim`` (an int, a tuple, or None: every entry), as
+    ``torch.norm``. ``p``: ``"fro"`` or 2 (the default, sqrt(Σ x²): for a matrix its
+    Frobenius norm), 1 (Σ |x|), ``inf`` (max |x|), ``-inf`` (min |x|), or another number
+    > 0. Composed of mul, abs, pow, sum, amax and where, in a frame ``norm``: gradient x /
+    norm for p = 2, sign(x) for 1, ties sharing it for ±inf. Where x = 0 (a kink of |x|,
+    and the root's slope is infinite at a zero sum) the gradient is 0, as PyTorch's. A
+    float16 input is computed in float32 and rounded, and an integer one refused, as there.
+    """
+    x = _tensor_input("norm", input)
+    if not x.backend.is_floating(x.dtype):
+        raise TypeError(f"norm: the tensor has dtype {dtype_name(x.dtype)}; a norm needs a "
+                        "floating-point tensor, as in PyTorch: call x.float() first")
+    if not (p == "fro" or is_real(p) and (p > 0 or p == -math.inf)):
+        raise ValueError(f"norm: p must be 'fro', a number > 0, inf or -inf, got {p!r}" + (
+            "; the count of nonzero entries has no gradient: (x != 0).sum(dim)" if p == 0
+            else "; 'nuc' needs singular values, which tinyffn does not compute"
+            if p == "nuc" else ""))
+    if not isinstance(keepdim, bool):
+        raise TypeError(f"norm: keepdim must be True or False, got {keepdim!r}")
+    axes, p = _axes(dim, x.ndim, "norm"), 2 if p == "fro" else p
+    with grad_mode.scope("function", "norm"):
+        w = _widened(x)
+        if p == 2:
+            y = _root((w * w).sum(axis=axes, keepdims=keepdim), 2)
+        elif p == 1:
+            y = w.abs().sum(axis=axes, keepdims=keepdim)
+        elif math.isinf(p):
+            y = w.abs().amax(axes, keepdim) if p > 0 else w.abs().amin(axes, keepdim)
+        else:                           # |x|^p: d/dx is infinite at 0 for p < 1; 0 there
+            a = w.abs()
+            zero = a == 0
+            y = _root(where(zero, 0.0, where(zero, 1.0, a) ** p).sum(
+                axis=axes, keepdims=keepdim), p)
+        return _narrowed(y, x)
+
+
+def _root(s, p):
+    """s^(1/p), with gradient 0 where s = 0, where the slope is infinite: inf · 0 = NaN
+    would reach every entry. ``where`` selects gradients rather than multiplying them, so
+    the root sees 1 in place of those 0s (as in ``functional.variance``)."""
+    flat = s == 0
+    return where(flat, 0.0, where(flat, 1.0, s) ** (1 / p))
 
 
 # ----------------------------------------------------------------------------- tests of values

@@ -1,0 +1,213 @@
+"""PyTorch's other names for what a :class:`tinyffn.Tensor` does, and its in-place methods.
+
+``Tensor`` inherits these from :class:`TorchMethods`, so that tensor.py keeps the engine
+(the operators, the primitives, backward) and this file holds the rest of the vocabulary
+a PyTorch user brings: casts (``x.float()``), devices (``x.cpu()``, ``x.cuda()``), shape
+names (``x.view``, ``x.t()``, ``x.unsqueeze``), arithmetic methods (``x.add(y,
+alpha=2)``), ``x.norm()``, and the in-place methods (``p.grad.zero_()``, ``w.normal_(0,
+0.02)``). Each is a line or two over a method of tensor.py or a function of composed.py,
+torch_functions.py or init.py; none is a primitive of its own.
+
+In place, tinyffn works as in ``x -= y`` (:func:`tinyffn.composed.in_place`): the tensor
+stays the same object and gets a new array, so a graph that saved the old one, views of
+x and ``x.detach()`` keep the old values. Allowed where no gradient is needed (inside
+``no_grad()``, or on a tensor that does not require grad, such as a ``.grad``); refused
+where one is, since no graph records it. ``x[key] = value`` is refused with the forms to
+write instead. A PyTorch in-place name tinyffn lacks (``x.clamp_(0)``) is Python's own
+AttributeError, which ends "Did you mean: 'clamp'?". A ``__getattr__`` could say more, but
+a class with one reads every attribute on a slower path (``t.data`` three times slower on
+Python 3.11), and every op reads several.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import composed as C
+from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
+from .arguments import _axis_list, _is_int, is_real, type_name
+from .backend import dtype_name
+
+
+class TorchMethods:
+    """The methods of :class:`tinyffn.Tensor` that this file holds (see its docstring)."""
+
+    __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
+
+    # -- casts: .to(dtype=...) under the dtype's torch name ------------------------------
+    def float(self): return self.to(dtype="float32")
+    def double(self): return self.to(dtype="float64")
+    def half(self): return self.to(dtype="float16")
+    def long(self): return self.to(dtype="int64")
+    def int(self): return self.to(dtype="int32")
+    def bool(self): return self.to(dtype="bool")
+
+    # -- devices -------------------------------------------------------------------------
+    def cpu(self):
+        """``to("cpu")``: self if it is there already (as PyTorch's)."""
+        return self.to("cpu")
+
+    def cuda(self, device=None):
+        """``to("cuda")`` (``device``: None, 0 or ``"cuda:0"``; tinyffn uses one GPU); self
+        if it is there already. Without CuPy or a GPU, ``to``'s DeviceError says why."""
+        return self.to("cuda" if device is None else f"cuda:{device}" if _is_int(device)
+                       else device)
+
+    def contiguous(self):
+        """self, as PyTorch's for a tensor already contiguous. Here layout never matters:
+        no op writes into an array, and every op reads a strided view (``x.T``'s, a
+        slice's) as it reads a packed copy, so no tensor needs a packed copy made."""
+        return self
+
+    # -- shape: PyTorch's names, each a reshape, transpose, broadcast_to or getitem --------
+    @property
+    def mT(self):
+        """The last two axes swapped (a batch of matrices transposed), as ``torch.Tensor.mT``."""
+        return self.transpose(-2, -1)
+
+    def t(self):
+        """A matrix's transpose, as ``torch.Tensor.t``: ``transpose()`` for at most 2 axes (a
+        0-d or 1-d tensor as it is); more axes are refused, as in PyTorch."""
+        if self.ndim > 2:
+            raise ValueError(f"t: a tensor of shape {self.shape} has {self.ndim} axes, and "
+                             "t() transposes at most 2; write x.mT (the last two swapped) "
+                             "or x.transpose(d0, d1)")
+        return self.transpose()
+
+    def size(self, dim: int | None = None):
+        """``shape``, or ``shape[dim]``, as ``torch.Tensor.size``."""
+        return self.shape if dim is None else self.shape[_axis_list((dim,), self.ndim, "size")[0]]
+
+    def dim(self) -> int:
+        """``ndim``, as ``torch.Tensor.dim``."""
+        return self.ndim
+
+    def view(self, *shape):
+        """``reshape``: as tinyffn writes into no array in place, a view and a copy read
+        the same (``torch.Tensor.view`` shares memory)."""
+        return self.reshape(*shape)
+
+    def unsqueeze(self, dim): return C.unsqueeze(self, dim)
+    def squeeze(self, dim=None): return C.squeeze(self, dim)
+    def flatten(self, start_dim=0, end_dim=-1): return C.flatten(self, start_dim, end_dim)
+    def expand(self, *sizes): return C.expand(self, *sizes)
+    def split(self, split_size_or_sections, dim=0): return C.split(self, split_size_or_sections, dim)
+    def chunk(self, chunks, dim=0): return C.chunk(self, chunks, dim)
+
+    def tril(self, diagonal=0):
+        """``tinyffn.tril(self, diagonal)``: zeros above the ``diagonal``-th diagonal."""
+        from .torch_functions import tril       # torch_functions.py imports tensor.py
+        return tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        """``tinyffn.triu(self, diagonal)``: zeros below the ``diagonal``-th diagonal."""
+        from .torch_functions import triu
+        return triu(self, diagonal)
+
+    # -- arithmetic under method names: the operators ---------------------------------------
+    def add(self, other, *, alpha=1):
+        """``self + alpha * other``, as ``torch.Tensor.add`` (``alpha`` a number)."""
+        return self + _scaled("add", self, other, alpha)
+
+    def sub(self, other, *, alpha=1):
+        """``self - alpha * other``, as ``torch.Tensor.sub``."""
+        return self - _scaled("sub", self, other, alpha)
+
+    def mul(self, other): return self * other
+    def div(self, other): return self / other
+    def matmul(self, other): return self @ other
+
+    def norm(self, p="fro", dim=None, keepdim=False):
+        """``tinyffn.norm(self, p, dim, keepdim)``: (Σ |x|^p)^(1/p) over ``dim``."""
+        from .torch_functions import norm
+        return norm(self, p, dim, keepdim)
+
+    # -- in place: a new array for the same tensor, outside any graph -----------------------
+    def zero_(self):
+        """Every entry set to 0 (``p.grad.zero_()``); returns self. See :meth:`fill_`."""
+        C.check_in_place(self, "zero_", None, "x = tinyffn.zeros_like(x)")
+        return self._set_data(self.backend.xp.zeros_like(self.data))
+
+    def fill_(self, value):
+        """Every entry set to ``value``, a number (or a 0-d tensor) that x's dtype holds
+        (a fraction into an integer tensor is refused; PyTorch truncates it); returns
+        self. As ``x -= y``: a new array, allowed where no gradient is needed."""
+        from .creation import _check_fits, _check_number, _filled
+        C.check_in_place(self, "fill_", value, "x = tinyffn.full_like(x, value)")
+        if isinstance(value, _tensor.Tensor):
+            if value.ndim != 0:
+                raise ValueError(f"fill_: the value must be a number or a 0-d tensor, got "
+                                 f"shape {value.shape}; for several values use copy_(src)")
+            value = value.item()
+        _check_number("fill_", "value", value)
+        _check_fits("fill_", "value", value, self.dtype)
+        return self._set_data(
+            _filled(np.full(self.shape, value), self.dtype, self.device, False).data)
+
+    def copy_(self, src):
+        """``src``'s values into x, broadcast to x's shape, cast to x's dtype and moved to
+        its device, as ``torch.Tensor.copy_``; returns self. As ``x -= y``: a new array,
+        allowed where no gradient is needed (neither x nor src may require one)."""
+        C.check_in_place(self, "copy_", src, "x = src.expand(*x.shape)")
+        if not isinstance(src, _tensor.Tensor):
+            raise TypeError(f"copy_: src must be a tinyffn Tensor, got {type_name(src)}; wrap "
+                            "it with tinyffn.tensor(...)")
+        if _broadcast_shape(src.shape, self.shape) != self.shape:
+            raise ValueError(f"copy_: src of shape {src.shape} does not broadcast to x's "
+                             f"shape {self.shape}")
+        values = src.detach().to(self.device).to(dtype=self.dtype).data
+        xp = self.backend.xp
+        return self._set_data(xp.asarray(xp.broadcast_to(values, self.shape), copy=True))
+
+    def normal_(self, mean=0.0, std=1.0):
+        """Entries drawn from N(mean, std²), as ``nn.init.normal_(x, mean, std)``, from
+        the generator ``manual_seed`` seeds; returns self. Inside ``no_grad()`` for a
+        parameter, as in PyTorch (``nn.init.normal_`` needs no ``no_grad``)."""
+        from . import init
+        C.check_in_place(self, "normal_", None, "x = tinyffn.randn_like(x) * std + mean")
+        return init.normal_(self, mean, std)
+
+    def uniform_(self, a=0.0, b=1.0):
+        """Entries drawn from U(a, b), as ``nn.init.uniform_(x, a, b)`` (PyTorch names the
+        bounds ``from`` and ``to``: pass them by position); returns self."""
+        from . import init
+        C.check_in_place(self, "uniform_", None, "x = tinyffn.rand_like(x) * (b - a) + a")
+        return init.uniform_(self, a, b)
+
+    def _set_data(self, array: Any):
+        self.data = array
+        return self
+
+    def __setitem__(self, key, value):
+        """Refused: tinyffn records no in-place ops; the message says what to write."""
+        raise TypeError(
+            "x[key] = value: tinyffn records no in-place ops, so a tensor's entries cannot "
+            "be assigned. For a new tensor in the graph, write x = x.masked_fill(mask, value) "
+            "or x = tinyffn.where(mask, values, x) with a bool mask (tinyffn.arange(len(x)) "
+            "== 0 selects row 0). To change x's values where no gradient is needed, write "
+            "into its array, x.data[key] = value: that changes the array itself, and so "
+            "also any x.detach() or view of x and any graph that saved x")
+
+
+def _scaled(op: str, x: Any, other: Any, alpha: Any) -> Any:
+    """``alpha * other`` for ``x.add`` and ``x.sub`` (``other`` itself when alpha is 1). A
+    float alpha with integer operands is refused, as in PyTorch (it would make x float)."""
+    if not is_real(alpha):
+        raise TypeError(f"{op}: alpha must be a number, got {type_name(alpha)}")
+    if alpha == 1:
+        return other
+    floats = x.backend.is_floating(x.dtype) or isinstance(other, _tensor.Tensor) and \
+        other.backend.is_floating(other.dtype) or isinstance(other, float)
+    if not _is_int(alpha) and not floats:
+        raise TypeError(f"{op}: alpha={alpha!r} is not an integer, and x has dtype "
+                        f"{dtype_name(x.dtype)}; PyTorch refuses this too: cast first (x.float())")
+    return other * alpha
+
+
+def _broadcast_shape(a: tuple, b: tuple) -> tuple | None:
+    """The shape ``a`` and ``b`` broadcast to, or None if they do not."""
+    try:
+        return np.broadcast_shapes(a, b)
+    except ValueError:
+        return None
