@@ -299,6 +299,10 @@ def test_arange_takes_start_end_and_step_as_pytorch():
     np.testing.assert_array_equal(floats.numpy(), [0, 0.25, 0.5, 0.75])
     assert tinyffn.arange(0).shape == (0,)
     assert dtype_name(tinyffn.arange(3, dtype="float64").dtype) == "float64"
+    assert tinyffn.arange(4.0, dtype="int32").tolist() == [0, 1, 2, 3]       # whole floats
+    with pytest.raises(TypeError, match=r"arange: start=0, end=2, step=0.5 are not all whole "
+                                        r"numbers, and the dtype is int64"):
+        tinyffn.arange(0, 2, 0.5, dtype="int64")      # it gave [0, 0, 1, 1]; torch refuses
 
 
 @pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")  # torch's
@@ -639,6 +643,10 @@ def test_max_over_dim_unpacks_as_pytorchs_values_and_indices():
     np.testing.assert_array_equal(x.amin(dim=(0, 1), keepdim=True).numpy(), [[1.0]])
     with pytest.raises(TypeError, match=r"max: dim must be one int .* x\.amax\(\(0, 1\)\)"):
         x.max(axis=(0, 1))
+    with pytest.raises(TypeError, match=r"min: dim must be one int .*, got 1\.0$"):
+        x.min(1.0)                                    # no amax hint for what is no axis
+    with pytest.raises(ValueError, match=r"^max: axis 5 is out of range"):      # not amax
+        x.max(5)
     for by_position in (x.max(1), x.max(1, True), x.min(1)):   # torch's out.max(1) idiom
         assert isinstance(by_position, tinyffn.composed.MaxResult)
     np.testing.assert_array_equal(x.max(1, True).indices.numpy(), [[1], [0]])

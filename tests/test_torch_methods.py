@@ -329,6 +329,23 @@ def test_arithmetic_methods_refuse_what_pytorch_refuses():
         n.add(n, alpha=1.5)
     with pytest.raises(TypeError, match="sub: alpha must be a number, got bool"):
         tinyffn.tensor([1.0]).sub(1.0, alpha=True)
+    with pytest.raises(TypeError, match="add: alpha=1.0 is not an integer"):    # also at 1
+        n.add(n, alpha=1.0)
+    m = tinyffn.tensor([True, False])
+    with pytest.raises(TypeError, match=r"add: alpha=2 on bool tensors .* write x \| y"):
+        m.add(m, alpha=2)
+
+
+def test_alpha_takes_no_part_in_the_dtype_as_pytorch(device):
+    """torch: float16 + int64 * 0.5 is float16 (alpha is no operand); it was float32."""
+    if device == "strict":
+        pytest.skip("the array API standard has no float16")
+    h = tinyffn.tensor([1.0, 2.0], dtype="float16", device=device)
+    k = tinyffn.tensor([1, 3], device=device)
+    for y, values in [(h.add(k, alpha=0.5), [1.5, 3.5]), (h.sub(k, alpha=2), [-1.0, -4.0])]:
+        assert dtype_name(y.dtype) == "float16" and y.tolist() == values
+    y = k.sub(tinyffn.tensor([1.5, 1.0], device=device), alpha=2)     # int - float: float32
+    assert dtype_name(y.dtype) == "float32" and y.tolist() == [-2.0, 1.0]
 
 
 def test_arithmetic_methods_are_gradchecked():

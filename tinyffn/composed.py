@@ -43,11 +43,14 @@ class MaxResult(NamedTuple):
             raise TypeError(f"{op}: dim must be an int, got a tensor; for the elementwise "
                             f"{method} of two tensors write x.{method}(other)")
         if given is not None and not _is_int(given):
+            several = isinstance(given, (tuple, list))
             raise TypeError(f"{op}: dim must be one int for (values, indices), as in "
                             f"torch.{op}(x, dim), got {given!r}"
-                            + (f"; for the values over several axes write x.a{op}({given!r})"
+                            + ("" if not several else
+                               f"; for the values over several axes write x.a{op}({given!r})"
                                if given else "; for the values over all axes pass no dim"))
         dim, keepdim = _numpy_names(op, axis, keepdims, dim, keepdim)
+        _axes(dim, x.ndim, op)          # checked here, so that an error says max, not amax
         values = amax(x, dim, keepdim) if op == "max" else amin(x, dim, keepdim)
         return values if dim is None else cls(values, getattr(x, "arg" + op)(dim, keepdim))
 

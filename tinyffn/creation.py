@@ -281,8 +281,14 @@ def arange(start: float, end: float | None = None, step: float = 1, *, dtype: An
         raise ValueError(f"arange: no values from {start} to {end} in steps of {step}; "
                          "the step must be nonzero and point from start towards end")
     integers = all(_is_int(v) for v in (start, end, step))
-    return _filled(np.arange(start, end, step), dtype or ("int64" if integers else DEFAULT_FLOAT),
-                   device, requires_grad)
+    dtype = dtype or ("int64" if integers else DEFAULT_FLOAT)
+    whole = all(float(v).is_integer() for v in (start, end, step))
+    if not whole and np.dtype(backends.dtype_name(dtype)).kind in "iub":
+        raise TypeError(f"arange: start={start!r}, end={end!r}, step={step!r} are not all whole "
+                        f"numbers, and the dtype is {backends.dtype_name(dtype)} (PyTorch "
+                        "truncates them, or refuses a step that truncates to 0); pass whole "
+                        "numbers, or make a float arange and cast it")
+    return _filled(np.arange(start, end, step), dtype, device, requires_grad)
 
 
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: Any = "cpu",

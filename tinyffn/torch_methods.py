@@ -191,17 +191,28 @@ class TorchMethods:
 
 
 def _scaled(op: str, x: Any, other: Any, alpha: Any) -> Any:
-    """``alpha * other`` for ``x.add`` and ``x.sub`` (``other`` itself when alpha is 1). A
-    float alpha with integer operands is refused, as in PyTorch (it would make x float)."""
+    """``alpha * other`` for ``x.add`` and ``x.sub`` (``other`` itself when alpha is 1).
+
+    As in PyTorch, alpha takes no part in the result's dtype: an integer ``other`` next to
+    a floating x is scaled in x's dtype (float16 + int64 * 0.5 stays float16). A float
+    alpha with integer operands is refused (it would make the result float), and so is an
+    alpha other than 1 on bools (PyTorch's answer there is a logical or)."""
     if not is_real(alpha):
         raise TypeError(f"{op}: alpha must be a number, got {type_name(alpha)}")
-    if alpha == 1:
-        return other
-    floats = x.backend.is_floating(x.dtype) or isinstance(other, _tensor.Tensor) and \
-        other.backend.is_floating(other.dtype) or isinstance(other, float)
+    other_dtype = other.dtype if isinstance(other, _tensor.Tensor) else None
+    floats = x.backend.is_floating(x.dtype) or isinstance(other, float) or \
+        other_dtype is not None and other.backend.is_floating(other_dtype)
     if not _is_int(alpha) and not floats:
         raise TypeError(f"{op}: alpha={alpha!r} is not an integer, and x has dtype "
                         f"{dtype_name(x.dtype)}; PyTorch refuses this too: cast first (x.float())")
+    if alpha == 1:
+        return other
+    if dtype_name(x.dtype) == "bool" and (other_dtype is None or dtype_name(other_dtype) == "bool"):
+        raise TypeError(f"{op}: alpha={alpha!r} on bool tensors has no arithmetic meaning "
+                        "(PyTorch answers a logical or); write x | y, or cast first (x.long())")
+    if other_dtype is not None and x.backend.is_floating(x.dtype) and \
+            not other.backend.is_floating(other_dtype):
+        other = other.to(dtype=x.dtype)          # scaled in x's dtype, as PyTorch
     return other * alpha
 
 
