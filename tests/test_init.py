@@ -241,19 +241,22 @@ def test_parameters_that_are_not_numbers_are_refused():
         init.normal_(tinyffn.zeros(3), std="0.1")
     with pytest.raises(TypeError, match="uniform_: .* got a=None, b=1"):
         init.uniform_(tinyffn.zeros(3), None, 1)
-    with pytest.raises(TypeError, match="constant_: val must be a real number, got NoneType"):
+    with pytest.raises(TypeError, match=r"constant_: val must be a number \(a bool, an int or a float\), got NoneType"):
         init.constant_(tinyffn.zeros(3), None)
-    with pytest.raises(TypeError, match="constant_: val must be a real number, got list"):
+    with pytest.raises(TypeError, match=r"constant_: val must be a number \(a bool, an int or a float\), got list"):
         init.constant_(tinyffn.zeros(2, 3), [1, 2, 3])
     w = init.normal_(tinyffn.zeros(3), np.float32(1), np.float64(0))   # NumPy's numbers
     np.testing.assert_array_equal(w.numpy(), [1, 1, 1])
 
 
 def test_a_value_the_dtype_cannot_hold_is_refused():
-    with pytest.raises(ValueError, match="constant_: 10000000000.0 does not fit in float16"):
+    with pytest.raises(ValueError, match="constant_: val 10000000000.0 does not fit in float16"):
         init.constant_(tinyffn.zeros(2, dtype="float16"), 1e10)
-    with pytest.raises(ValueError, match="constant_: 1099511627776 does not fit in int32"):
+    with pytest.raises(ValueError, match="constant_: val 1099511627776 does not fit in int32"):
         init.constant_(tinyffn.zeros(2, dtype="int32"), 2 ** 40)
+    with pytest.raises(TypeError, match="constant_: val 1.5 is not a whole number, and the "
+                                        "dtype is int64"):      # torch truncates it to 1
+        init.constant_(tinyffn.zeros(2, dtype="int64"), 1.5)
     assert np.isinf(init.constant_(tinyffn.zeros(2, dtype="float16"), math.inf).numpy()).all()
 
 

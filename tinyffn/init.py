@@ -28,14 +28,13 @@ the engine (the 2 in ``x * 2``).
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import numpy as np
 
 from .arguments import check_choice, is_real, type_name
 from .backend import dtype_name
-from .creation import generator, tensor
+from .creation import _check_fits, _check_number, generator, tensor
 from .promotion import is_shared_constant
 from .tensor import Tensor
 
@@ -90,17 +89,12 @@ def ones_(tensor: Tensor) -> Tensor:
     return _constant("ones_", tensor, 1)
 
 
-def _constant(op: str, tensor: Tensor, val: Any) -> Tensor:
-    if not isinstance(val, numbers.Real):
-        raise TypeError(f"{op}: val must be a real number, got {type_name(val)}")
+def _constant(op: str, tensor: Tensor, val: Any, name: str = "val") -> Tensor:
+    """``val`` into every entry, if the tensor's dtype holds it: in range, and whole for an
+    integer dtype (PyTorch truncates 1.5 to 1 in silence). ``Tensor.fill_`` comes here too."""
+    _check_number(op, name, val)
     _check_target(op, tensor)
-    name = dtype_name(tensor.dtype)
-    kind = np.dtype(name).kind
-    if kind in "iuf" and math.isfinite(val):
-        info = np.finfo(name) if kind == "f" else np.iinfo(name)
-        low, high = (float(info.min), float(info.max)) if kind == "f" else (info.min, info.max)
-        if not low <= val <= high:
-            raise ValueError(f"{op}: {val!r} does not fit in {name} (from {low} to {high})")
+    _check_fits(op, name, val, tensor.dtype)
     return _set(op, tensor, lambda shape: np.full(shape, val), random=False)
 
 

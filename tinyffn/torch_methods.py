@@ -133,17 +133,14 @@ class TorchMethods:
         """Every entry set to ``value``, a number (or a 0-d tensor) that x's dtype holds
         (a fraction into an integer tensor is refused; PyTorch truncates it); returns
         self. As ``x -= y``: a new array, allowed where no gradient is needed."""
-        from .creation import _check_fits, _check_number, _filled
+        from . import init
         C.check_in_place(self, "fill_", value, "x = tinyffn.full_like(x, value)")
         if isinstance(value, _tensor.Tensor):
             if value.ndim != 0:
                 raise ValueError(f"fill_: the value must be a number or a 0-d tensor, got "
                                  f"shape {value.shape}; for several values use copy_(src)")
             value = value.item()
-        _check_number("fill_", "value", value)
-        _check_fits("fill_", "value", value, self.dtype)
-        return self._set_data(
-            _filled(np.full(self.shape, value), self.dtype, self.device, False).data)
+        return init._constant("fill_", self, value, "value")   # nn.init.constant_'s checks
 
     def copy_(self, src):
         """``src``'s values into x, broadcast to x's shape, cast to x's dtype and moved to
