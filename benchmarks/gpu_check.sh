@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
 # The GPU check of issue 7, in one go, on a machine with an NVIDIA GPU and CuPy:
-#   1. the whole test suite, with the GPU tests enabled (they run whenever CuPy sees a GPU),
+#   1. the GPU benchmark (FFN steps up to (T, d) = (8192, 4096), TFLOP/s, against PyTorch CUDA),
 #   2. every demo with --device cuda at its default size,
-#   3. the GPU benchmark (FFN steps up to (T, d) = (8192, 4096), TFLOP/s, against PyTorch CUDA).
+#   3. the whole test suite, with the GPU tests enabled (they run whenever CuPy sees a GPU).
 # Everything it prints goes to one folder: logs, the benchmark JSON, the demos' figures, and
 # summary.txt, one line per stage.
 #
 #   bash benchmarks/gpu_check.sh [--rehearse] [OUT_DIR]     (default: out/gpu_check)
 #
 # --rehearse runs the same three stages on the CPU, to check this script before GPU time is
-# spent on it (the test suite does, on any machine): any GPU is hidden, stage 1 runs only
-# the GPU-marked tests (they skip), stage 2 the demos on the strict array-API backend with
-# --quick, stage 3 the benchmark on the CPU with --quick. It proves the plumbing, not the GPU.
+# spent on it (the test suite does, on any machine): any GPU is hidden, the benchmark runs on
+# the CPU with --quick, the demos on the strict array-API backend with --quick, and the test
+# stage only the GPU-marked tests (they skip). It proves the plumbing, not the GPU.
 #
 # Time: the whole check must end within GPU_CHECK_SECONDS (default 480). Each stage gets at
 # most what is left of it: a stage that runs past the limit is stopped, the stages after it
-# are not started, and summary.txt says which (exit 124: stopped or not started).
+# are not started, and summary.txt says which (exit 124: stopped or not started). The order
+# puts the stage with the least predictable time last: the suite's GPU time depends on how
+# many kernels CuPy must compile on a fresh machine, while the benchmark's is bounded by its
+# own budget per row. GPU_CHECK_STAGES picks stages (comma-separated, from benchmark, demos,
+# tests; default all three), so a run cut short can be finished on the same machine by
+# running only what it did not reach, e.g. GPU_CHECK_STAGES=tests, into another folder.
 #
 # Packages: CuPy, NumPy, SciPy, pytest, hypothesis, matplotlib and tqdm are expected on the
 # machine; pytest-xdist, if there, runs the tests in parallel (CuPy compiles each new
@@ -35,6 +40,15 @@ cd "$(dirname "$0")/.."
 rehearse=0
 if [ "${1:-}" = "--rehearse" ]; then rehearse=1; shift; fi
 out="${1:-out/gpu_check}"
+stages=",${GPU_CHECK_STAGES:-benchmark,demos,tests},"
+for name in $(echo "$stages" | tr ',' ' '); do
+    case "$name" in
+        benchmark|demos|tests) ;;
+        *) echo "GPU_CHECK_STAGES: unknown stage '$name'; choose from benchmark, demos, tests" >&2
+           exit 2 ;;
+    esac
+done
+wanted() { [[ "$stages" == *",$1,"* ]]; }
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1 MPLBACKEND=Agg
 py="${PYTHON:-python3}"
@@ -115,18 +129,25 @@ if "$py" -c "import pytest_timeout" 2>/dev/null; then
     pytest_opts+=(--timeout 150)    # pytest-timeout, if there: one hung test fails alone
 fi
 
-echo "== 1/3 tests (GPU tests enabled)" | tee "$out/summary.txt"
-stage tests "$out/tests.log" 1 "$py" -m pytest -q -p no:cacheprovider "${pytest_opts[@]}" "${select[@]}" tests
-[ -f "$out/tests.log" ] && echo "   $(tail -n 1 "$out/tests.log")" | tee -a "$out/summary.txt"
+: > "$out/summary.txt"
+if wanted benchmark; then
+    echo "== benchmark on $bench_device" | tee -a "$out/summary.txt"
+    stage benchmark "$out/bench_$bench_device.txt" 1 \
+        "$py" benchmarks/run.py --device "$bench_device" "${quick[@]}" --json "$out/bench_$bench_device.json"
+fi
 
-echo "== 2/3 demos on $device" | tee -a "$out/summary.txt"
-for demo in seed_selftest train_activations key_value_memory per_position_jacobian cost_model; do
-    stage "$demo" "$out/demo_$demo.log" 0 \
-        "$py" "demos/$demo.py" --device "$device" "${quick[@]}" --out "$out/demos/$demo"
-done
+if wanted demos; then
+    echo "== demos on $device" | tee -a "$out/summary.txt"
+    for demo in seed_selftest train_activations key_value_memory per_position_jacobian cost_model; do
+        stage "$demo" "$out/demo_$demo.log" 0 \
+            "$py" "demos/$demo.py" --device "$device" "${quick[@]}" --out "$out/demos/$demo"
+    done
+fi
 
-echo "== 3/3 benchmark on $bench_device" | tee -a "$out/summary.txt"
-stage benchmark "$out/bench_$bench_device.txt" 1 \
-    "$py" benchmarks/run.py --device "$bench_device" "${quick[@]}" --json "$out/bench_$bench_device.json"
+if wanted tests; then
+    echo "== tests (GPU tests enabled)" | tee -a "$out/summary.txt"
+    stage tests "$out/tests.log" 1 "$py" -m pytest -q -p no:cacheprovider "${pytest_opts[@]}" "${select[@]}" tests
+    [ -f "$out/tests.log" ] && echo "   $(tail -n 1 "$out/tests.log")" | tee -a "$out/summary.txt"
+fi
 echo "total: $(( $(date +%s) - start )) s, status $status" | tee -a "$out/summary.txt"
 exit "$status"

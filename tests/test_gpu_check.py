@@ -2,9 +2,9 @@
 
 A GPU machine is lent rarely and briefly, so the script must not fail there on plumbing:
 a wrong path, a demo option, a missing log. ``--rehearse`` runs its three stages on the
-CPU (GPU-marked tests, which skip; the demos on the strict array-API backend; the quick
-benchmark); these tests run that rehearsal, and check the two ways the real run stops
-early: no usable GPU, and the time limit.
+CPU (the quick benchmark; the demos on the strict array-API backend; GPU-marked tests,
+which skip); these tests run that rehearsal, check the two ways the real run stops early
+(no usable GPU, and the time limit), and the choice of stages for a rerun.
 """
 import json
 import os
@@ -72,10 +72,30 @@ def test_past_the_time_limit_a_stage_is_stopped_and_the_rest_not_started(tmp_pat
     assert done.returncode == 1
     summary = (tmp_path / "summary.txt").read_text()
     exits = summary_lines(tmp_path)
-    assert exits["tests"] == 124                # collecting the suite alone takes over 1 s
     assert exits == {"tests": 124, "benchmark": 124, **{d: 124 for d in DEMOS}}
-    # the clock counts whole seconds: a run that starts late in one may find the second
-    # spent before the tests begin, and then they are not started either
+    # importing the benchmark's libraries alone takes over 1 s, so it is stopped, and the
+    # later stages are not started; the clock counts whole seconds: a run that starts late
+    # in one may find the second spent before the benchmark begins, and it is not started
+    # either
     assert summary.count("not started: the time limit is spent") in (len(DEMOS) + 1,
                                                                       len(DEMOS) + 2)
     assert summary.splitlines()[-1].endswith("status 1")
+
+
+def test_the_stages_run_in_order_and_a_rerun_can_pick_some(tmp_path):
+    everything = tmp_path / "all"
+    gpu_check("--rehearse", everything, GPU_CHECK_SECONDS="1")
+    names = list(summary_lines(everything))
+    assert names == ["benchmark", *DEMOS, "tests"]   # the least predictable stage last
+    only = tmp_path / "only"
+    done = gpu_check("--rehearse", only, GPU_CHECK_STAGES="demos,benchmark",
+                     GPU_CHECK_SECONDS="1")
+    assert list(summary_lines(only)) == ["benchmark", *DEMOS]
+    assert not (only / "tests.log").exists() and done.returncode == 1
+
+
+def test_an_unknown_stage_is_refused_before_anything_runs(tmp_path):
+    done = gpu_check("--rehearse", tmp_path, GPU_CHECK_STAGES="bench")
+    assert done.returncode == 2
+    assert "unknown stage 'bench'; choose from benchmark, demos, tests" in done.stderr
+    assert not (tmp_path / "summary.txt").exists()
