@@ -251,6 +251,22 @@ def test_a_fused_linear_charges_the_bias_gradient_only_when_it_is_computed(bias_
     assert counter.backward["linear"] == 2 * (2 * N * d_in * d_out) + bias_grad * N * d_out
 
 
+@pytest.mark.parametrize("bias", [True, False])
+def test_a_fused_linear_counts_every_position_of_a_batched_input(bias):
+    """x (B, T, in): 2·B·T·in·out per product (in is x's last axis, not its second), and
+    the bias add and its gradient's sum, B·T·out each, only when there is a bias."""
+    B, T, d_in, d_out = 2, 4, 3, 5
+    x = tinyffn.randn(B, T, d_in, requires_grad=True)
+    w = tinyffn.randn(d_out, d_in, requires_grad=True)
+    b = (tinyffn.randn(d_out, requires_grad=True),) if bias else ()
+    with tinyffn.FlopCounter() as counter:
+        y = tinyffn.ops.Linear.apply(x, w, *b)
+        y.backward(tinyffn.ones(B, T, d_out))
+    product, bias_add = 2 * B * T * d_in * d_out, bias * B * T * d_out
+    assert counter.forward["linear"] == product + bias_add
+    assert counter.backward["linear"] == 2 * product + bias_add
+
+
 def test_nested_counters_both_count_and_stop_at_their_exit():
     """An outer counter sees every op, an inner one only those inside it; after its with
     block a counter counts nothing more, and its repr totals forward and backward."""

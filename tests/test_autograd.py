@@ -64,6 +64,17 @@ def test_topological_order_is_deterministic_and_parents_first():
             assert position[id(parent)] < position[id(v)]
 
 
+def test_topological_order_leaves_out_the_inputs_that_need_no_gradient():
+    """Data and constants (the 2.0) are no vertices of the backward walk; the graph drawer
+    asks for them with every_input=True."""
+    x, data = tinyffn.randn(3, requires_grad=True), tinyffn.randn(3)
+    y = (x * data * 2.0).sum()
+    order = topological_order(y)
+    assert order[0] is x and [v.name for v in order[1:]] == ["mul", "mul", "sum"]
+    everything = topological_order(y, every_input=True)
+    assert [v is data for v in everything] == [False, True, False, False, False, False]
+
+
 def test_intermediate_grads_not_kept_unless_asked():
     x = tinyffn.randn(3, requires_grad=True)
     h = x.exp()
@@ -211,6 +222,17 @@ def test_grad_function_leaves_dot_grad_alone():
     (gx,) = tinyffn.grad((x ** 3).sum(), [x])
     np.testing.assert_allclose(gx.numpy(), [3.0, 12.0])
     assert x.grad is None
+
+
+def test_grad_returns_gradients_of_their_own(device):
+    """For x + 1 the walk hands grad_output's array itself through to x; grad() copies it,
+    as a leaf's .grad is copied, so writing into the result's array leaves the caller's
+    grad_output and the other result alone (PyTorch returns grad_output itself here)."""
+    x = tinyffn.tensor([1.0, 2.0], device=device, requires_grad=True)
+    g = tinyffn.tensor([3.0, 4.0], device=device)
+    gx, again = tinyffn.grad(x + 1, [x, x], g)
+    gx.data += 1.0                                            # into the array itself
+    assert gx.tolist() == [4.0, 5.0] and again.tolist() == g.tolist() == [3.0, 4.0]
 
 
 def test_grad_takes_one_tensor_and_names_its_own_argument():
@@ -389,7 +411,15 @@ def test_forward_returning_no_array_names_the_op():
         def forward(ctx, x):
             return [1.0, 2.0]
 
+    class GivesDtype(tinyffn.Function):      # a NumPy dtype has a .shape, (), but no .dtype
+        @staticmethod
+        def forward(ctx, x):
+            return x.dtype
+
     x = tinyffn.randn(2, requires_grad=True)
+    with pytest.raises(TypeError, match=r"givesdtype\.forward returned a \S+; it must "
+                                        r"return one array"):
+        GivesDtype.apply(x)
     with pytest.raises(TypeError, match=r"givestensor\.forward returned a Tensor; .*\(return "
                                         r"y\.data"):
         GivesTensor.apply(x)
@@ -406,7 +436,8 @@ def doubling(backward):
 
 
 @pytest.mark.parametrize("gradient, kind", [(2.0, "float"), ([1.0, 1.0], "list"),
-                                             (tinyffn.ones(2), "Tensor")])
+                                             (tinyffn.ones(2), "Tensor"),
+                                             (np.dtype("float32"), r"\S+")])  # .shape, no .dtype
 def test_backward_returning_no_array_names_the_op(gradient, kind):
     """A float failed deep in the engine; a Tensor ended up nested inside .grad."""
     x = tinyffn.randn(2, requires_grad=True)
@@ -683,6 +714,17 @@ def test_the_sum_to_shape_hint_covers_size_1_axes_of_the_same_rank():
             "broadcast it: sum the gradient back to its shape with "
             "tinyffn.ops.sum_to_shape(ctx.xp, g, ctx.input_shapes[1])")):
         AddNoSum.apply(x, w).sum().backward()
+
+
+def test_a_gradient_shape_no_broadcast_explains_gets_no_sum_to_shape_hint():
+    """(4, 3) for a (2, 3) input: the rows differ and neither is 1, so summing cannot fix
+    it, and the error names the shapes only."""
+    x = tinyffn.randn(2, 3, requires_grad=True)
+    y = doubling(lambda ctx, gy: ctx.xp.concat([gy, gy])).apply(x)
+    with pytest.raises(RuntimeError, match=re.escape(
+            "doubling.backward: gradient of input 0 has shape (4, 3) but the input has shape "
+            "(2, 3)") + "$"):
+        y.sum().backward()
 
 
 def test_reading_the_grad_of_a_computed_tensor_warns_as_pytorch_does():

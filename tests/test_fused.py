@@ -6,6 +6,7 @@ import numpy_reference as ref
 import tinyffn
 from tinyffn import functional as F
 from tinyffn import nn
+from tinyffn.backend import dtype_name
 
 ACTIVATIONS = [
     ("gelu", lambda x, fused: F.gelu(x, fused=fused)),
@@ -105,6 +106,23 @@ def test_fused_linear_bias_gradient_follows_the_bias_alone(bias_grad, weight_gra
         np.testing.assert_allclose(tb.grad.numpy(), gy.sum(axis=0), rtol=1e-12)
     if weight_grad:
         np.testing.assert_allclose(tw.grad.numpy(), gy.T @ x, rtol=1e-12)
+
+
+@pytest.mark.parametrize("fused", [False, True])
+def test_linear_with_a_wider_bias_gives_the_wider_dtype(fused, device):
+    """A float64 bias on a float32 product widens y to float64, fused or composed (the fused
+    add cannot be in place there); each gradient keeps its input's dtype. Reference: NumPy."""
+    rng = np.random.default_rng(6)
+    x, w, b = rng.standard_normal((2, 3)), rng.standard_normal((4, 3)), rng.standard_normal(4)
+    tw = tinyffn.tensor(w, dtype="float32", device=device, requires_grad=True)
+    tb = tinyffn.tensor(b, dtype="float64", device=device, requires_grad=True)
+    y = F.linear(tinyffn.tensor(x, dtype="float32", device=device), tw, tb, fused=fused)
+    assert dtype_name(y.dtype) == "float64"
+    x32, w32 = x.astype(np.float32), w.astype(np.float32)
+    np.testing.assert_allclose(y.numpy(), (x32 @ w32.T).astype(np.float64) + b, rtol=1e-6)
+    y.sum().backward()
+    assert (dtype_name(tw.grad.dtype), dtype_name(tb.grad.dtype)) == ("float32", "float64")
+    np.testing.assert_allclose(tb.grad.numpy(), [2.0] * 4)
 
 
 def test_fused_linear_shape_error():

@@ -86,6 +86,8 @@ CASES = {
              lambda c, x, w: tinyffn.where(c, x, w), np.where),
         Case("masked_fill", [normal(2, 3) > 0, normal(2, 3)], lambda c, x: x.masked_fill(c, -1.5),
              lambda c, x: np.where(c, -1.5, x)),
+        Case("x-only", [normal(2, 3) > 0, normal(2, 3)], lambda c, x: tinyffn.where(c, x, 0.5),
+             lambda c, x: np.where(c, x, 0.5)),
     ],
     ops.Neg: [Case("neg", [normal(3, 2)], lambda x: -x, np.negative)],
     ops.Pow: [
@@ -93,6 +95,9 @@ CASES = {
         Case("cube", [normal(5)], lambda x: x ** 3, lambda x: x ** 3),
         Case("sqrt", [positive(2, 3)], lambda x: x ** 0.5, np.sqrt),
         Case("inverse", [positive(4)], lambda x: x ** -1.5, lambda x: x ** -1.5),
+        # next to the powers _power writes as products (1, 2, 3, 0.5): the general path
+        Case("fourth", [normal(5)], lambda x: x ** 4, lambda x: x ** 4),
+        Case("three-quarters", [positive(4)], lambda x: x ** 0.75, lambda x: x ** 0.75),
     ],
     ops.Exp: [Case("exp", [normal(3, 4)], lambda x: x.exp(), np.exp)],
     ops.Log: [Case("log", [positive(3, 4)], lambda x: x.log(), np.log)],
@@ -187,6 +192,8 @@ CASES = {
              lambda x: x * special.expit(x)),
         Case("beta", [normal(5) * 2], lambda x: ops.Swish.apply(x, beta=1.7),
              lambda x: x * special.expit(1.7 * x)),
+        Case("beta-2", [normal(5) * 2], lambda x: ops.Swish.apply(x, beta=2.0),
+             lambda x: x * special.expit(2.0 * x)),
     ],
 }
 
@@ -328,6 +335,9 @@ def test_integer_tensor_to_a_negative_power_is_refused_on_every_backend(device):
             tinyffn.tensor(b, device=device) ** -2
     np.testing.assert_allclose((x ** -1.0).numpy(), [0.5, 1 / 3], rtol=1e-6)
     np.testing.assert_array_equal((x ** 2).numpy(), [4, 9])
+    ones = x ** 0                               # not negative: allowed, int64 ones as in PyTorch
+    assert dtype_name(ones.dtype) == "int64"
+    np.testing.assert_array_equal(ones.numpy(), [1, 1])
 
 
 def test_max_over_a_nonempty_axis_of_an_empty_tensor(device):
@@ -373,6 +383,11 @@ def test_getitem_out_of_range_names_the_op_and_shape(device):
     with pytest.raises(IndexError, match=r"getitem: .*tensor of shape \(2, 3\)") as info:
         x[5]
     assert info.value.__cause__ is not None
+    # too many indices: the array past the last axis is not checked against axis 0 of x
+    with pytest.raises(IndexError, match=r"getitem: .* \(2, 3\) with \[0, 1, 2, <index array"):
+        x[0, 1, 2, [5]]
+    with pytest.raises(IndexError, match=r"\(2, 3\) with \[0, 7\]: "):    # the key as written
+        x[0, 7]
 
 
 def test_an_index_array_out_of_range_raises_on_every_backend(device):
@@ -437,13 +452,20 @@ def test_index_bounds_after_an_ellipsis_count_only_real_axes(device):
     np.testing.assert_array_equal(x[..., None, [3, 0]].numpy(), data[..., None, [3, 0]])
     with pytest.raises(IndexError, match="index 4 is out of range for axis 1 of size 4"):
         x[..., None, [4]]
+    x = tinyffn.tensor(np.arange(24.0).reshape(2, 3, 4), device=device)
+    with pytest.raises(IndexError, match="index 4 is out of range for axis 2 of size 4"):
+        x[:, ..., [4]]                  # the ... stands for axis 1 alone
 
 
 def test_an_index_numpy_and_pytorch_lay_out_differently_is_refused():
     """x[0, :, i]: NumPy's result is PyTorch's transposed (same shape when the sizes match)."""
     data = np.arange(24.0).reshape(2, 3, 4)
     x = tinyffn.tensor(data)
-    for key in [(0, slice(None), [1, 2, 0]), (0, None, [1, 2])]:
+    # the last two: a ... standing for no axes keeps the array and the integer (or the two
+    # arrays) apart in NumPy only: x[:, [1, 0], ..., 0] is [[4, 16], [0, 12]] in NumPy and
+    # its transpose in PyTorch (four parts: past the exhaustive test below)
+    for key in [(0, slice(None), [1, 2, 0]), (0, None, [1, 2]),
+                (slice(None), [1, 0], Ellipsis, 0), (slice(None), [1, 0], Ellipsis, [0, 1])]:
         with pytest.raises(IndexError, match="NumPy and PyTorch order the axes .* two steps"):
             x[key]
     # The two agree where the integers and arrays sit together, or the axes go first anyway
@@ -531,6 +553,7 @@ def test_broadcast_axes_are_the_added_and_stretched_ones_only():
     assert broadcast_axes((3, 1), (2, 3, 5)) == (0, 2)
     assert broadcast_axes((1, 1), (1, 6)) == (1,)
     assert broadcast_axes((), (2, 3)) == (0, 1)
+    assert broadcast_axes((1, 1, 1), (1, 5, 1)) == (1,)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

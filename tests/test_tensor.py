@@ -1471,6 +1471,8 @@ def test_max_and_min_of_bools_on_every_backend(device):
     assert m.max().item() is True and m.min().item() is False
     np.testing.assert_array_equal(m.amin(axis=1).numpy(), [False, True])
     np.testing.assert_array_equal(m.amax(axis=0).numpy(), [True, True, True])
+    kept = m.amax(axis=1, keepdim=True)       # torch.amax(m, 1, keepdim=True): (2, 1)
+    assert kept.shape == (2, 1) and kept.numpy().tolist() == [[True], [True]]
     values, indices = m.min(1)
     np.testing.assert_array_equal(values.numpy(), [False, True])
     np.testing.assert_array_equal(indices.numpy(), [1, 0])
