@@ -20,6 +20,7 @@ ACTIVATIONS = {
     "erf": (F.erf, ref.erf),
     "gelu": (F.gelu, ref.gelu),
     "gelu_tanh": (lambda x: F.gelu(x, approximate="tanh"), ref.gelu_tanh),
+    "swish": (F.swish, ref.swish),                  # beta = 1 by default: SiLU
     "swish_beta_1.7": (lambda x: F.swish(x, beta=1.7), lambda x: ref.swish(x, beta=1.7)),
     "silu": (F.silu, ref.swish),
 }
@@ -131,6 +132,16 @@ def test_composed_ops_tag_their_ops_with_a_function_scope():
     assert names <= {f.op_name() for f in PRIMITIVES}
 
 
+@pytest.mark.parametrize("name, call", [
+    ("linear", lambda x: F.linear(x, tinyffn.randn(2, 3, requires_grad=True), tinyffn.zeros(2))),
+    ("silu", F.silu), ("swish", F.swish), ("gelu", F.gelu)])
+def test_composed_functions_are_not_fused_by_default(name, call):
+    """fused=False is the default: the graph shows the primitives, in a frame of the name
+    (a fused node is one node, outside any frame)."""
+    nodes = graph_nodes(call(tinyffn.randn(4, 3, requires_grad=True)))
+    assert len(nodes) > 1 and all(node.scope == (Scope("function", name),) for node in nodes)
+
+
 def test_nested_function_scopes():
     logits = tinyffn.randn(4, 3, requires_grad=True)
     loss = F.cross_entropy(logits, [0, 2, 1, 1])
@@ -175,7 +186,8 @@ def test_softmax_is_stable_for_large_logits(device):
 
 
 
-@pytest.mark.parametrize("shape, axis", [((3, 0), -1), ((0, 3), -1), ((2, 0, 4), 1)])
+@pytest.mark.parametrize("shape, axis", [((3, 0), -1), ((0, 3), -1), ((2, 0, 4), 1),
+                                         ((0,), 0)])
 def test_softmax_over_an_empty_axis_is_empty_as_in_pytorch(shape, axis, device):
     """PyTorch 2.13: softmax of a (3, 0) tensor along its empty axis is (3, 0); tinyffn
     took the maximum of nothing and raised an error naming max."""
@@ -185,6 +197,28 @@ def test_softmax_over_an_empty_axis_is_empty_as_in_pytorch(shape, axis, device):
         assert y.shape == shape and y is not x
         y.sum().backward()
         assert x.grad.shape == shape
+
+
+def test_softmax_of_a_0d_tensor_is_its_one_element_as_in_pytorch(device):
+    """torch 2.13: softmax(tensor(2.), 0) is 1 and log_softmax 0, with a zero gradient."""
+    for f, want in ((F.softmax, 1.0), (F.log_softmax, 0.0)):
+        x = tinyffn.tensor(2.0, device=device, requires_grad=True)
+        y = f(x)
+        assert y.shape == () and y.item() == want
+        y.backward()
+        assert x.grad.item() == 0.0
+
+
+def test_softmax_over_an_axis_of_length_1_is_1_with_no_gradient(device):
+    """The shift by the maximum is what keeps exp(1000) finite here too; and log_softmax's
+    gradient, 1 - softmax = 0, comes through the log of the sum (torch 2.13 agrees)."""
+    for f, want in ((F.softmax, 1.0), (F.log_softmax, 0.0)):
+        x = tinyffn.tensor([[1000.0], [-1000.0]], device=device, requires_grad=True)
+        y = f(x, dim=-1)
+        np.testing.assert_array_equal(y.numpy(), [[want], [want]])
+        y.backward(tinyffn.tensor([[2.0], [-3.0]], device=device))
+        np.testing.assert_array_equal(x.grad.numpy(), [[0.0], [0.0]])
+
 
 def test_softmax_gradient_does_not_depend_on_the_shift():
     x = np.random.default_rng(6).normal(size=(2, 4))

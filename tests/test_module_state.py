@@ -465,6 +465,7 @@ def test_embedding_from_pretrained():
 def test_embedding_repr_is_pytorchs():
     assert repr(nn.Embedding(10, 3)) == "Embedding(10, 3)"                 # torch's strings
     assert repr(nn.Embedding(10, 3, padding_idx=-2)) == "Embedding(10, 3, padding_idx=8)"
+    assert repr(nn.Embedding(4, 3, padding_idx=-4)) == "Embedding(4, 3, padding_idx=0)"  # -n
 
 
 @pytest.mark.parametrize("ids, error, message", [
@@ -476,6 +477,8 @@ def test_embedding_repr_is_pytorchs():
      r"\[0, 5\) \(negative ones are refused, as in PyTorch\)"),
     (tinyffn.tensor([[0, 5], [7, 1]]), IndexError, r"index 7 is out of range for "
                                                    r"num_embeddings=5"),
+    (tinyffn.tensor([4, 5]), IndexError, r"Embedding: index 5 is out of range for "
+                                         r"num_embeddings=5"),          # n itself: one past
     ([0, 1], TypeError, r"Embedding: the indices must be a tinyffn Tensor, got list"),
 ])
 def test_embedding_refuses_bad_indices(ids, error, message):

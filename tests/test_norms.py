@@ -455,6 +455,8 @@ def test_dropout_keeps_a_fraction_1_minus_p_scaled_by_1_over_1_minus_p(device):
     # each entry is dropped with probability p: the fraction is within 5 standard errors
     assert abs(dropped.mean() - p) < 5 * math.sqrt(p * (1 - p) / n)
     np.testing.assert_allclose(y[~dropped], x_np[~dropped] / (1 - p), rtol=1e-15, atol=0)
+    y = F.dropout(x).numpy()                              # p = 0.5 by default, as PyTorch
+    np.testing.assert_allclose(y[y != 0], 2 * x_np[y != 0], rtol=1e-15, atol=0)
     # the mask is not one decision per row or column
     assert 0 < dropped.sum(axis=1).min() and dropped.sum(axis=1).max() < 1000
     assert dropped.any(axis=0).sum() > 900

@@ -64,6 +64,9 @@ def test_numbers_become_constants_shared_per_value_dtype_and_sign():
     assert (x64 * 2).grad_fn.parents[1] is not two[0]      # another dtype, another one
     assert (x64 * 2).grad_fn.parents[1].dtype == np.float64
     assert (x * 2.0).grad_fn.parents[1] is not two[0]      # 2.0 is a float, 2 an int
+    halves = [(x * 2.5).grad_fn.parents[1] for _ in range(2)]
+    x * 3.5                                                # another number in between
+    assert halves[0] is halves[1] is (x * 2.5).grad_fn.parents[1]   # a float is shared too
     ints = tinyffn.tensor([1, 2])
     assert _constant_of(ints, 0.5).dtype == np.float32       # int tensor * 0.5: float32 0.5
     assert _constant_of(ints, 2).dtype == np.int64
@@ -236,10 +239,14 @@ def test_an_integer_to_the_power_of_an_integer_tensor_is_exact(device):
     with pytest.raises(ValueError, match=r"2 \*\* an integer tensor holding a negative "
                                          r"exponent .* \(2.0 \*\* t\)"):
         2 ** tinyffn.tensor([1, -1], device=device)
-    with pytest.raises(OverflowError, match=r"2 \*\* 63 does not fit in int64"):
+    with pytest.raises(OverflowError, match=r"2 \*\* 63 does not fit in int64 \(.*\); use "
+                                            r"t\.float\(\)$"):     # int64 is the widest
         2 ** tinyffn.tensor([63], device=device)
-    with pytest.raises(OverflowError, match=r"3 \*\* 5 does not fit in int8 \(largest 127\)"):
+    with pytest.raises(OverflowError, match=r"3 \*\* 5 does not fit in int8 \(-128 to 127\); "
+                                            r"use t\.to\(dtype='int64'\) or t\.float\(\)$"):
         3 ** tinyffn.tensor([5], dtype="int8", device=device)
+    with pytest.raises(OverflowError, match=r"^pow: \(-2\) \*\* 8 does not fit in int8"):
+        (-2) ** tinyffn.tensor([7, 8], dtype="int8", device=device)  # 256; (-2) ** 7 fits
     assert (3 ** tinyffn.tensor([4], dtype="int8", device=device)).tolist() == [81]
     # a base outside the exponents' dtype: NumPy's "Python integer -2 out of bounds" came out
     for base, dtype in ((-2, "uint8"), (300, "int8")):
@@ -248,6 +255,13 @@ def test_an_integer_to_the_power_of_an_integer_tensor_is_exact(device):
             base ** tinyffn.tensor([0, 1], dtype=dtype, device=device)
     assert ((-2) ** tinyffn.tensor([0, 1, 3], dtype="int16", device=device)).tolist() == \
         [1, -2, -8]
+    # the dtype's own limits are bases and powers it holds (torch 2.13 gives these): 255 ** 1
+    # and -2 ** 63 were refused as not fitting, and so was an empty tensor of exponents
+    for base, exponents, dtype, want in ((0, [0, 2], "uint8", [1, 0]), (255, [0, 1], "uint8",
+                                         [1, 255]), (-128, [0, 1], "int8", [1, -128]),
+                                         (-2, [63], "int64", [-2 ** 63]), (255, [], "uint8", [])):
+        y = base ** tinyffn.tensor(exponents, dtype=dtype, device=device)
+        assert y.tolist() == want and dtype_name(y.dtype) == dtype
 
 
 @pytest.mark.parametrize("make", [tinyffn.randn, tinyffn.rand])
@@ -463,6 +477,7 @@ def test_integers_meet_floats_in_the_floats_dtype_as_in_pytorch():
     (x * i).sum().backward()
     assert x.grad.tolist() == [1.0, 2.0, 3.0]
     assert dtype_name((x.double() + i).dtype) == "float64"   # the float's own width
+    assert (x + x.double()).grad_fn.parents[0] is x    # a narrower float: the op widens it
     assert dtype_name((i + i).dtype) == "int64" and dtype_name((i * 2).dtype) == "int64"
 
 
@@ -624,6 +639,8 @@ def test_reductions_take_pytorchs_dim_and_keepdim():
     assert y.grad_fn.attrs["axis"] == (0, 2)
     with pytest.raises(ValueError, match="argmax: axis 2 is out of range"):
         x.argmax(2)
+    assert tinyffn.tensor([1.0, 3.0, 2.0]).argmax(dim=-1).item() == 1    # as torch.argmax
+    assert tinyffn.tensor(3.0).argmax(dim=0).item() == 0
 
 
 def test_max_over_dim_unpacks_as_pytorchs_values_and_indices():
@@ -825,6 +842,7 @@ def test_composed_methods_at_their_kinks_and_pytorchs_pairs():
         m.split([1, 1], dim=1)
     with pytest.raises(ValueError, match="chunk: chunks must be a positive integer"):
         m.chunk(0)
+    assert [p.shape for p in m.chunk(1)] == [(2, 3)]
     with pytest.raises(ValueError, match="clamp: give min, max or both"):
         m.clamp()
 
@@ -847,8 +865,11 @@ def test_edge_shapes_of_pytorchs_shape_methods():
     assert tinyffn.zeros(2, 3).unsqueeze(-1).shape == (2, 3, 1)
     assert tinyffn.zeros(2, 3).unsqueeze(2).shape == (2, 3, 1)
     assert tinyffn.tensor(1.0).flatten().shape == (1,)
-    with pytest.raises(ValueError, match="flatten: axis 1 is out of range"):
-        tinyffn.tensor(1.0).flatten(1)
+    for dims in ((1,), (0, 1)):                 # a 0-d tensor takes dims 0 and -1 only
+        with pytest.raises(ValueError, match="flatten: axis 1 is out of range"):
+            tinyffn.tensor(1.0).flatten(*dims)
+    with pytest.raises(ValueError, match=r"unsqueeze: dim must be an integer in \[-3, 2\]"):
+        tinyffn.zeros(2, 3).unsqueeze(-4)
     assert tinyffn.zeros(0, 3, 4).flatten(1).shape == (0, 12)
 
 
@@ -922,36 +943,49 @@ def test_edges_of_the_composed_shape_methods_and_their_arguments():
 
 
 def test_masks_combine_and_invert_as_in_pytorch(device):
-    """``~``, ``&``, ``|``, ``^`` on bool masks (logical) and integer tensors (bitwise)."""
-    torch = pytest.importorskip("torch")
+    """``~``, ``&``, ``|``, ``^`` on bool masks (logical) and integer tensors (bitwise): the
+    values torch 2.13 gives written out, then compared with torch where it is installed."""
     values = np.array([-1.5, 0.0, 2.0, 3.5], dtype=np.float32)
-    x, t = tinyffn.tensor(values, device=device), torch.tensor(values)
+    x = tinyffn.tensor(values, device=device)
     mine = {"not": ~(x > 0), "and": (x > 0) & (x < 3), "or": (x < 0) | (x > 3),
             "xor": (x >= 0) ^ (x > 2), "int": ~tinyffn.tensor([1, 2], device=device) & 6}
-    theirs = {"not": ~(t > 0), "and": (t > 0) & (t < 3), "or": (t < 0) | (t > 3),
-              "xor": (t >= 0) ^ (t > 2), "int": ~torch.tensor([1, 2]) & 6}
-    for key, want in theirs.items():
-        np.testing.assert_array_equal(mine[key].numpy(), want.numpy(), err_msg=key)
-        assert dtype_name(mine[key].dtype) == str(want.dtype).removeprefix("torch.")
+    written = {"not": [True, True, False, False], "and": [False, False, True, False],
+               "or": [True, False, False, True], "xor": [False, True, True, False],
+               "int": [6, 4]}
+    for key, want in written.items():
+        assert mine[key].tolist() == want, key
+        assert dtype_name(mine[key].dtype) == ("int64" if key == "int" else "bool")
         assert mine[key].device == device
     with pytest.raises(TypeError, match="bitwise_invert: needs bool or integer tensors, got "
                                         "float32; for a float 0/1 mask m write 1 - m"):
         ~x
     with pytest.raises(TypeError, match="bitwise_and: needs bool or integer tensors"):
         (x > 0) & x
-    np.testing.assert_array_equal((True & (x > 0)).numpy(), (t > 0).numpy())   # reflected
+    assert (True & (x > 0)).tolist() == ((x > 0) & True).tolist() == [False, False, True, True]
     np.testing.assert_array_equal((1 | tinyffn.tensor([2], device=device)).numpy(), [3])
     other = "strict" if device == "cpu" else "cpu"
     for op in (lambda a, b: a & b, lambda a, b: a == b):
         with pytest.raises(tinyffn.DeviceError, match="operands are on different devices"):
             op(x > 0, tinyffn.tensor([True] * 4, device=other))
-    for foreign in (None, "a", t > 0):              # not an operand: Python's own answer
+    for foreign in (None, "a"):                     # not an operand: Python's own answer
         with pytest.raises(TypeError, match="unsupported operand"):
             (x > 0) & foreign
         assert (x == foreign) is False and (x != foreign) is True
     np.testing.assert_array_equal((x == [-1.5, 0.0, 0.0, 3.5]).numpy(), [1, 1, 0, 1])
     np.testing.assert_array_equal((x == np.float64(2.0)).numpy(), [0, 0, 1, 0])  # a float too
-    np.testing.assert_array_equal((x == 2 + 0j).numpy(), (t == 2 + 0j).numpy())  # elementwise
+    assert (x == 2 + 0j).tolist() == [False, False, True, False]                 # elementwise
+    torch = pytest.importorskip("torch")
+    t = torch.tensor(values)
+    theirs = {"not": ~(t > 0), "and": (t > 0) & (t < 3), "or": (t < 0) | (t > 3),
+              "xor": (t >= 0) ^ (t > 2), "int": ~torch.tensor([1, 2]) & 6}
+    for key, want in theirs.items():
+        np.testing.assert_array_equal(mine[key].numpy(), want.numpy(), err_msg=key)
+        assert dtype_name(mine[key].dtype) == str(want.dtype).removeprefix("torch.")
+    np.testing.assert_array_equal((True & (x > 0)).numpy(), (t > 0).numpy())   # reflected
+    with pytest.raises(TypeError, match="unsupported operand"):
+        (x > 0) & (t > 0)                           # a torch tensor is no operand either
+    assert (x == (t > 0)) is False and (x != (t > 0)) is True
+    np.testing.assert_array_equal((x == 2 + 0j).numpy(), (t == 2 + 0j).numpy())
 
 
 def test_format_abs_and_comparison_with_none_as_in_pytorch():
@@ -1268,6 +1302,9 @@ def test_min_abs_minimum_and_clamp_of_integers_are_exact(dtype):
     # next to a float, the integers are made float first (as torch.minimum would): exact
     np.testing.assert_array_equal(x.clamp(max=1.5).numpy(),
                                   np.minimum(a.astype(np.float32), 1.5))
+    y = x.clamp(max=[1.5, 1.5, 1.5])            # a list of floats too, read as float32
+    np.testing.assert_array_equal(y.numpy(), np.minimum(a.astype(np.float32), 1.5))
+    assert dtype_name(y.dtype) == "float32"                # torch 2.13: float32
 
 
 def test_minimum_and_clamp_of_floats_with_a_narrow_integer_array_are_exact(device):
@@ -1312,7 +1349,7 @@ def test_float16_scaled_by_a_number_float16_cannot_hold_is_refused():
         with pytest.raises(ValueError, match=r"^div: the number"):
             quotient()
     # a subnormal keeps a few digits: x * 1e-7 was 19% off PyTorch's (1.19e-07 in float16)
-    for tiny in (1e-7, 3e-8, 2 ** -24, 1e-5):
+    for tiny in (1e-7, 3e-8, 2 ** -24, 1e-5, 4e-5):     # 4e-5: below 2 ** -14 = 6.1e-5
         with pytest.raises(ValueError, match=r"^mul: the number .* is .*, a subnormal with "
                                              r"few digits, in float16 \(its normal numbers"):
             x * tiny
@@ -1486,6 +1523,7 @@ def test_float16_scale_refusal_at_its_edges_and_for_zero_and_inf():
     with np.errstate(over="ignore"):
         assert np.float16(65520.0) == np.inf and np.float16(2.0 ** -25) == 0      # the edges
     x = tinyffn.tensor(np.array([1e-3, 2.0, -3e-3], dtype=np.float16))
+    assert (x * 2.0 ** -14).tolist() == (x.numpy() * np.float16(2.0 ** -14)).tolist()  # normal
     for number, became in [(65520.0, "inf"), (-65520, "inf"), (65536, "inf"),
                            (2.0 ** -25, "0"), (-1e-8, "0")]:
         with pytest.raises(ValueError, match=rf"^mul: the number {number!r} is {became} in "

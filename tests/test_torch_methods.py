@@ -37,6 +37,14 @@ def test_where_passes_back_zeros_not_nans_where_an_inf_arrives(device):
     np.testing.assert_array_equal(w.grad.numpy(), [0.0, np.inf, 0.0])
 
 
+def test_where_promotes_its_three_tensors_together(device):
+    """Condition and x both bool, other float32: x is made float first (torch 2.13 gives
+    float32 [1.0, 0.5]); the strict backend refuses to mix bool and float in its where."""
+    c = tinyffn.tensor([True, False], device=device)
+    y = tinyffn.where(c, c, tinyffn.tensor([0.5, 0.5], device=device))
+    assert y.tolist() == [1.0, 0.5] and dtype_name(y.dtype) == "float32"
+
+
 def test_where_sums_a_broadcast_gradient_back():
     c = tinyffn.tensor([[True, False, True], [False, False, True]])     # (2, 3)
     x = f64([1.0, 2.0, 3.0])                                             # (3,): each row

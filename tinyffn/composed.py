@@ -169,9 +169,11 @@ def rpow(base, t):
             raise OverflowError(f"pow: the base {base} does not fit in {dtype_name(n.dtype)} "
                                 f"({info.min} to {info.max}), the exponents' dtype; use "
                                 "t.to(dtype='int64') or t.float()")
-        if abs(base) > 1 and top * math.log2(abs(base)) >= math.log2(info.max):
-            raise OverflowError(f"pow: {base} ** {top} does not fit in {dtype_name(n.dtype)} "
-                                f"(largest {info.max}); use t.to(dtype='int64') or t.float()")
+        if abs(base) > 1 and (top >= 64 or not info.min <= base ** top <= info.max):
+            wider = "" if n.dtype == xp.int64 else "t.to(dtype='int64') or "
+            raise OverflowError(f"pow: {base if base > 0 else f'({base})'} ** {top} does not "
+                                f"fit in {dtype_name(n.dtype)} ({info.min} to {info.max}); "
+                                f"use {wider}t.float()")
         return _tensor.Tensor(xp.pow(xp.asarray(base, dtype=n.dtype), n), _backend=t.backend)
     if isinstance(base, bool) or not isinstance(base, (int, float)) or not base > 0:
         raise TypeError(f"pow: base ** tensor needs a positive Python number as the base, "
