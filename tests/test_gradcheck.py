@@ -169,6 +169,24 @@ def test_each_output_of_a_tuple_is_checked():
         tinyffn.gradcheck(lambda x: (x, 1.0), [x])
 
 
+def test_an_output_that_depends_on_no_input_has_a_zero_jacobian():
+    """torch.autograd.gradcheck returns True here too: a constant output's Jacobian is zero
+    both ways (no backward to run), and the other outputs are still checked."""
+    w, c = _x(3), tinyffn.ones(2, dtype="float64")
+    assert tinyffn.gradcheck(lambda w: (Square.apply(w), c * 3.0), [w])
+    with pytest.raises(tinyffn.GradcheckError, match=r"d output 0\(0,\) / d input\(0,\)"):
+        tinyffn.gradcheck(lambda w: (OffByFactor.apply(w), c * 3.0), [w])
+
+
+def test_an_input_with_no_elements_has_an_empty_jacobian():
+    """torch.autograd.gradcheck returns True here too: a (0, 3) input has no entry to
+    perturb, and the other inputs are still checked."""
+    x, w = tinyffn.zeros(0, 3, dtype="float64", requires_grad=True), _x(3)
+    assert tinyffn.gradcheck(lambda x, w: (x * w).sum() + Square.apply(w), [x, w])
+    with pytest.raises(tinyffn.GradcheckError, match="failed for input 1 "):
+        tinyffn.gradcheck(lambda x, w: (x * w).sum() + OffByFactor.apply(w), [x, w])
+
+
 def test_numpy_numbers_are_fine_tolerances():
     assert tinyffn.gradcheck(Square.apply, [_x(2)], eps=np.float32(1e-6), atol=np.float64(1e-5))
 

@@ -198,7 +198,7 @@ def test_convolutions_have_gain_1_as_in_pytorch():
         assert init.calculate_gain(name) == 1.0
 
 
-@pytest.mark.parametrize("shape", [(6, 7), (8, 5, 3), (8, 5, 3, 4)])
+@pytest.mark.parametrize("shape", [(6, 7), (8, 5, 3), (8, 5, 3, 4), (5, 1)])  # fan_in 1 too
 def test_fans_multiply_every_trailing_axis(shape):
     """The same seed gives uniform_ with the bound written out: exact, so no statistics."""
     receptive = math.prod(shape[2:])
@@ -214,6 +214,24 @@ def test_fans_multiply_every_trailing_axis(shape):
         got = fn(tinyffn.zeros(*shape)).numpy()
         tinyffn.manual_seed(5)
         want = init.uniform_(tinyffn.zeros(*shape), -bound, bound).numpy()
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("shape", [(6, 7), (8, 5, 3), (5, 1)])
+def test_normal_inits_draw_mean_0_and_the_std_written_out(shape):
+    """The same seed gives normal_(w, 0, std) with std written out: exact, so the mean is
+    checked too (the sample std alone would not see a shifted mean)."""
+    receptive = math.prod(shape[2:])
+    fan_in, fan_out = shape[1] * receptive, shape[0] * receptive
+    for fn, std in [
+            (lambda w: init.xavier_normal_(w), math.sqrt(2 / (fan_in + fan_out))),
+            (lambda w: init.kaiming_normal_(w), math.sqrt(2 / fan_in)),             # a=0
+            (lambda w: init.kaiming_normal_(w, mode="fan_out", nonlinearity="tanh"),
+             (5 / 3) / math.sqrt(fan_out))]:
+        tinyffn.manual_seed(5)
+        got = fn(tinyffn.zeros(*shape)).numpy()
+        tinyffn.manual_seed(5)
+        want = init.normal_(tinyffn.zeros(*shape), 0.0, std).numpy()
         np.testing.assert_array_equal(got, want)
 
 

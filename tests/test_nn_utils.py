@@ -37,7 +37,7 @@ def test_clip_grad_norm_gives_pytorchs_numbers(max_norm, norm_type, total, a, b)
     assert pa.grad is grad_a                     # the same .grad tensor, new values
 
 
-@pytest.mark.parametrize("norm_type", [1, 2, 3.5, math.inf])
+@pytest.mark.parametrize("norm_type", [1, 2, 3, 3.5, math.inf])   # 3: a ** p, not p = 2's a * a
 def test_clip_grad_norm_follows_the_formula(norm_type, device):
     rng = np.random.default_rng(7)
     grads = [rng.standard_normal((4, 3)), rng.standard_normal(3), rng.standard_normal((2, 2))]
@@ -138,6 +138,8 @@ def test_clipping_refuses_bad_arguments():
         nn.utils.clip_grad_norm_(p, -1)
     with pytest.raises(ValueError, match="norm_type must be a number > 0 or math.inf, got 0"):
         nn.utils.clip_grad_norm_(p, 1.0, norm_type=0)
+    with pytest.raises(ValueError, match="norm_type must be a number > 0 or math.inf, got 'fro'"):
+        nn.utils.clip_grad_norm_(p, 1.0, norm_type="fro")      # torch refuses it too
     with pytest.raises(ValueError, match="clip_value must be a number >= 0, got None"):
         nn.utils.clip_grad_value_(p, None)
     with pytest.raises(TypeError, match=r"parameters must be tensors \(model.parameters\(\)\), "

@@ -494,6 +494,16 @@ def test_a_loaded_state_must_be_one_the_optimizer_could_have_made():
     resumed = optim.Adam([p])
     resumed.load_state_dict(saved)
     assert resumed.amsgrad and resumed.state[p]["step"] == 1
+    # the smallest count: step 0 with zero moments is a fresh state (torch loads it too),
+    # so the next step is Adam's first, -lr g / (|g| + eps) for the gradient of ones
+    saved = adam.state_dict()
+    zeros = tinyffn.zeros(2)
+    saved["state"][0].update(step=0, exp_avg=zeros, exp_avg_sq=zeros, max_exp_avg_sq=zeros)
+    resumed = optim.Adam([p], amsgrad=True)
+    resumed.load_state_dict(saved)
+    before = p.numpy()
+    resumed.step()
+    np.testing.assert_allclose(p.numpy(), before - 1e-3, rtol=0, atol=1e-9)
 
 
 @pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW"])

@@ -428,13 +428,17 @@ def test_a_0d_tensor_reduces_over_axis_0_or_minus_1_as_pytorch():
 
 
 def test_iterating_a_tensor_walks_its_first_axis():
-    x = tinyffn.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    x = tinyffn.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], requires_grad=True)  # not square
+    assert len(x) == 3 and len(x[0]) == 2            # as len() of NumPy's array and torch's
     rows = list(x)
-    assert [r.tolist() for r in rows] == [[1.0, 2.0], [3.0, 4.0]]
+    assert [r.tolist() for r in rows] == [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
+    assert [v.item() for v in x[0]] == [1.0, 2.0]    # a 1-d tensor iterates over its entries
     sum(r.sum() for r in rows).backward()
-    assert x.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    assert x.grad.tolist() == [[1.0, 1.0]] * 3
     with pytest.raises(TypeError, match="iteration over a 0-d tensor"):
         list(tinyffn.tensor(1.0))
+    with pytest.raises(TypeError, match=r"len\(\) of a 0-d tensor"):
+        len(tinyffn.tensor(1.0))
 
 
 def test_each_leaf_owns_its_gradient_array():
