@@ -8,7 +8,7 @@ import pytest
 
 import numpy_reference as ref
 import tinyffn
-from tinyffn import nn
+from tinyffn import hooks, nn
 from tinyffn.autograd import Scope
 
 
@@ -367,3 +367,29 @@ def test_prepend_and_with_kwargs_as_in_pytorch():
         m(tinyffn.tensor([1.0]))
     handle.remove()                              # prepended, then removed: the rest stay
     assert m(tinyffn.tensor([1.0])).tolist() == [6.0]
+
+
+def test_the_hooks_functions_append_and_pass_no_kwargs_by_default():
+    """hooks.register_* called with the defaults api.md gives (prepend=False,
+    with_kwargs=False): each hook runs after those before it, and with PyTorch's plain
+    signatures; a with_kwargs or prepend default would reorder or break these calls."""
+    m, order = nn.ReLU(), []
+    for i in (1, 2):
+        hooks.register_forward_pre_hook(m, lambda mod, a, i=i: order.append(f"pre {i}"))
+        hooks.register_forward_hook(m, lambda mod, a, y, i=i: order.append(f"post {i}"))
+        hooks.register_full_backward_pre_hook(m, lambda mod, g, i=i: order.append(f"bpre {i}"))
+        hooks.register_full_backward_hook(m, lambda mod, gx, g, i=i: order.append(f"bw {i}"))
+    m(leaf([1.0])).sum().backward()
+    assert order == ["pre 1", "pre 2", "post 1", "post 2", "bpre 1", "bpre 2", "bw 1", "bw 2"]
+
+
+@pytest.mark.parametrize("bad", [((1.0,),), ((1.0,), {}, {}), ((1.0,), "scale")])
+def test_a_with_kwargs_pre_hook_must_return_an_args_kwargs_pair(bad):
+    """A tuple, but not of two: torch 2.13 raises RuntimeError too ("must return None or a
+    tuple of (new_args, new_kwargs)"); for a second entry that is no dict it raises a
+    TypeError from forward(**kwargs), here the same RuntimeError, before forward runs."""
+    relu = nn.ReLU()
+    relu.register_forward_pre_hook(lambda mod, a, kw: bad, with_kwargs=True)
+    with pytest.raises(RuntimeError, match=r"ReLU: the forward pre-hook .* returned tuple; "
+                                           r"return None or a tuple \(args, kwargs\)"):
+        relu(tinyffn.tensor([1.0]))

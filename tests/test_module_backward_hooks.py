@@ -227,6 +227,8 @@ def hook_order(m):
     m.register_full_backward_hook(lambda mod, gi, go: order.append("b"), prepend=True)
     m.register_full_backward_pre_hook(lambda mod, go: order.append("pa"))
     m.register_full_backward_pre_hook(lambda mod, go: order.append("pb"), prepend=True)
+    m.register_full_backward_hook(lambda mod, gi, go: order.append("c"))        # appended
+    m.register_full_backward_pre_hook(lambda mod, go: order.append("pc"))
     return order
 
 
@@ -234,7 +236,7 @@ def test_prepend_runs_a_hook_first():
     layer, x = nn.Linear(2, 2), tinyffn.tensor([1.0, 2.0], requires_grad=True)
     order = hook_order(layer)
     layer(x).sum().backward()
-    assert order == ["pb", "pa", "b", "a"]                # torch 2.13
+    assert order == ["pb", "pa", "pc", "b", "a", "c"]    # torch 2.13
 
 
 def test_prepend_order_matches_torch():
@@ -242,7 +244,7 @@ def test_prepend_order_matches_torch():
     layer = torch.nn.Linear(2, 2)
     order = hook_order(layer)
     layer(torch.ones(2, requires_grad=True)).sum().backward()
-    assert order == ["pb", "pa", "b", "a"]
+    assert order == ["pb", "pa", "pc", "b", "a", "c"]
 
 
 def test_handles_remove_the_hooks_for_later_calls():
@@ -386,6 +388,18 @@ def test_a_tuple_output_has_one_grad_output_entry_each():
     assert seen == [[None, [5.0, 5.0], None], [[10.0, 10.0]]]      # torch 2.13
 
 
+def test_a_tuple_output_replaces_grad_output_and_grad_input_each_by_its_length():
+    """A pre-hook returns 3 entries (one per output), a hook 1 (one per input); torch 2.13
+    gives a.grad [21, 21] and the hook sees grad_output (None, [10, 10], None)."""
+    m, seen = Pair(), []
+    m.register_full_backward_pre_hook(lambda mod, go: (None, go[1] * 2, None))
+    m.register_full_backward_hook(lambda mod, gi, go: seen.append(values(go)) or (gi[0] + 1,))
+    a = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    _, y, _ = m(a)
+    (y * 5).sum().backward()
+    assert seen == [[None, [10.0, 10.0], None]] and a.grad.tolist() == [21.0, 21.0]
+
+
 def test_a_tuple_output_as_torch():
     torch = pytest.importorskip("torch")
 
@@ -398,6 +412,13 @@ def test_a_tuple_output_as_torch():
     _, y, _ = m(torch.tensor([1.0, 2.0], requires_grad=True))
     (y * 5).sum().backward()
     assert seen == [[None, [5.0, 5.0], None], [[10.0, 10.0]]]
+    m, seen = TorchPair(), []                   # replaced: 3 entries, then 1, as above
+    m.register_full_backward_pre_hook(lambda mod, go: (None, go[1] * 2, None))
+    m.register_full_backward_hook(lambda mod, gi, go: seen.append(values(go)) or (gi[0] + 1,))
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    _, y, _ = m(a)
+    (y * 5).sum().backward()
+    assert seen == [[None, [10.0, 10.0], None]] and a.grad.tolist() == [21.0, 21.0]
 
 
 def test_no_hook_under_no_grad_and_no_trace_once_removed():

@@ -310,7 +310,9 @@ def test_module_dict_update_pop_del_and_clear():
     assert list(d) == ["x", "y", "z"] and d["x"] is swish
     d.update(nn.ModuleDict({"w": gelu}))
     d.update({"v": nn.Linear(2, 2)})
-    assert list(d) == ["x", "y", "z", "w", "v"]
+    d.update([["u", relu]])                                     # a list pair too, as torch
+    assert list(d) == ["x", "y", "z", "w", "v", "u"] and d["u"] is relu
+    del d["u"]
     assert [name for name, _ in d.named_parameters()] == ["v.weight", "v.bias"]
     assert d.pop("v").out_features == 2 and "v" not in d
     assert list(d.parameters()) == []
@@ -347,6 +349,11 @@ def test_module_dict_errors():
     with pytest.raises(TypeError, match=r"ModuleDict\.update: element 0 must be a \(key, "
                                         r"module\) pair, got ReLU"):
         d.update([nn.ReLU()])
+    # a string or a container of two is one element, not unpacked into a (key, module) pair
+    for whole, name in (("ab", "str"), (nn.Sequential(nn.ReLU(), nn.ReLU()), "Sequential")):
+        with pytest.raises(TypeError, match=rf"element 0 must be a \(key, module\) pair, got "
+                                            rf"{name}$"):
+            d.update([whole])
     with pytest.raises(ValueError, match=r"element 1 must be a \(key, module\) pair, got 3 "
                                          r"items"):
         d.update([("a", nn.ReLU()), ("b", nn.ReLU(), 1)])

@@ -239,6 +239,7 @@ def test_repr_reads_like_pytorch():
 
 def test_zero_grad_train_and_eval():
     ffn = nn.FFN(2)
+    assert all(m.training is True for m in ffn.modules())   # new modules train, as torch's
     ffn(tinyffn.randn(3, 2)).sum().backward()
     assert all(p.grad is not None for p in ffn.parameters())
     ffn.zero_grad()
@@ -249,6 +250,14 @@ def test_zero_grad_train_and_eval():
     assert all(m.training for m in ffn.modules())
     with pytest.raises(TypeError, match="FFN.train: mode must be True or False, got 'no'"):
         ffn.train("no")                                 # a non-empty string is truthy
+
+
+@pytest.mark.parametrize("make", [lambda a: a, tinyffn.tensor], ids=["array", "tensor"])
+def test_a_parameter_is_a_leaf_that_requires_grad(make):
+    p = nn.Parameter(make(np.array([1.0, 2.0])))
+    assert p.requires_grad and p.is_leaf and p.tolist() == [1.0, 2.0]
+    (p * p).sum().backward()
+    assert p.grad.tolist() == [2.0, 4.0]                    # 2p
 
 
 def test_parameter_must_be_floating_point():

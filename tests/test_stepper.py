@@ -64,6 +64,7 @@ def test_each_step_holds_the_op_shapes_and_gradients():
     for s in backward_steps(loss):
         assert isinstance(s, Step) and isinstance(s, tinyffn.BackwardStep)
         assert s.op == s.node.name
+        assert repr(s).startswith(f"Step(index={s.index}, node=") and "names" not in repr(s)
         assert s.input_shapes == tuple(                   # each parent's own shape
             tuple(x.out_shape) if isinstance(x, autograd.Context) else x.shape for x in s.parents)
         assert tuple(s.gy.shape) == tuple(s.node.out_shape)
@@ -166,15 +167,16 @@ def test_describe_calls_a_named_intermediate_by_its_name():
     assert "  input 0, exp output (2,), gets dL/d(in) = [1, 1]" in step.describe().splitlines()
 
 
-def test_retain_graph_keeps_the_graph_for_another_backward():
+@pytest.mark.parametrize("stepper", [backward_steps, tinyffn.iter_backward])
+def test_retain_graph_keeps_the_graph_for_another_backward(stepper):
     x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
     loss = (x * x).sum()
-    for _ in backward_steps(loss, retain_graph=True):
+    for _ in stepper(loss, retain_graph=True):
         pass
     loss.backward()                                         # the saved arrays are still there
     assert x.grad.tolist() == [4.0, 8.0]                    # 2x, twice
     freed = (x * x).sum()
-    for _ in backward_steps(freed):
+    for _ in stepper(freed):                                # as backward(): frees by default
         pass
     with pytest.raises(RuntimeError, match="second time"):
         freed.backward()
