@@ -161,6 +161,16 @@ def test_depth_one_draws_the_submodules_as_boxes():
     assert len(edges) == 6
 
 
+def test_depth_counts_every_module_level():
+    """depth=2 folds the modules two levels below the outermost, not one."""
+    tinyffn.manual_seed(0)
+    seq = nn.Sequential(nn.FFN(2, 4))
+    nodes, _ = parse(to_dot(seq(tinyffn.randn(3, 2)), depth=2))
+    assert [(label[0], c) for label, attrs, c in nodes.values() if "box3d" in attrs] == [
+        ("0.w1: Linear", ("Sequential", "0: FFN")), ("0.act: ReLU", ("Sequential", "0: FFN")),
+        ("0.w2: Linear", ("Sequential", "0: FFN"))]
+
+
 def test_expand_false_draws_composed_functions_as_one_node():
     dot = to_dot(ffn_output("gelu"), expand=False)
     nodes, edges = parse(dot)
@@ -172,6 +182,14 @@ def test_expand_false_draws_composed_functions_as_one_node():
     assert node_named(nodes, "w1.weight")[2] == ("FFN", "w1: Linear")   # still an input
     w1 = next(i for i, v in nodes.items() if v[0][0] == "w1.weight")
     assert [nodes[e[1]][0][0] for e in edges if e[0] == w1] == ["linear"]
+
+
+def test_expand_false_folds_a_function_with_the_functions_it_calls():
+    from tinyffn import functional as F
+    logits = tinyffn.randn(3, 4, requires_grad=True)
+    nodes, _ = parse(to_dot(F.cross_entropy(logits, [0, 1, 3]), expand=False))
+    folded = [(label, c) for label, attrs, c in nodes.values() if "peripheries=2" in attrs]
+    assert folded == [(["cross_entropy", "9 ops"], ())]     # log_softmax's ops inside it
 
 
 def test_two_calls_of_one_module_are_two_clusters():
@@ -248,6 +266,12 @@ def test_small_values_keep_four_significant_digits():
     loss = (w * w).sum()
     loss.backward(retain_graph=True)
     assert "grad [2e-05, 6e-06]" in to_dot(loss, show_grads=True)
+
+
+def test_at_most_eight_values_are_drawn_and_nine_are_a_norm():
+    from tinyffn.naming import format_values
+    assert format_values(np.arange(8.0)) == "[0, 1, 2, 3, 4, 5, 6, 7]"
+    assert format_values(np.arange(9.0)) == "norm 14.28"        # sqrt(0 + 1 + 4 + ... + 64)
 
 
 def test_an_intermediate_nobody_holds_is_freed_and_drawn_without_values():
@@ -393,6 +417,8 @@ def test_named_0d_tensors_are_boxes_and_large_whole_numbers_keep_their_exponent(
     assert not is_constant(named)                         # drawn as a box with its name
     assert format_values(np.array(1e20)) == "1e+20"       # not 100000000000000000000
     assert format_values(np.array(12345.0)) == "12345"
+    assert format_values(np.array(999999999999999.0)) == "999999999999999"   # below 1e15: whole
+    assert format_values(np.array(1e15)) == "1e+15"       # from 1e15 on: the exponent
 
 
 def test_a_learnable_scalar_is_not_drawn_as_a_constant():
@@ -563,6 +589,22 @@ def test_a_parameter_is_not_drawn_in_a_module_whose_name_merely_prefixes_its_own
     assert node_named(nodes, "a.lin.weight")[2] == ("_Tied", "a: _Borrower", "a.lin: Linear")
 
 
+class _Lender(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(2, 2)
+        self.b = _Borrower()
+
+    def forward(self, x):
+        return self.b(self.a(x), self.a.weight)
+
+
+def test_a_parameter_used_by_two_sibling_calls_is_drawn_in_their_shared_cluster():
+    nodes, _ = parse(to_dot(_Lender()(tinyffn.randn(1, 2))))
+    assert node_named(nodes, "a.weight")[2] == ("_Lender",)     # used in a and in b
+    assert node_named(nodes, "a.bias")[2] == ("_Lender", "a: Linear")
+
+
 def test_names_with_quotes_and_backslashes_survive_the_dot_text():
     odd = ['say "hi"', "C:\\new"]
     seq = nn.Sequential(OrderedDict([(odd[0], nn.Linear(2, 2)), (odd[1], nn.ReLU())]))
@@ -687,3 +729,27 @@ def test_render_keeps_the_source_unless_cleanup(tmp_path, monkeypatch):
     assert (tmp_path / "kept").read_text() == g.source      # the source, as graphviz leaves it
     g.render(tmp_path / "gone", format="dot", cleanup=True)
     assert (tmp_path / "gone.dot").read_text() == g.source and not (tmp_path / "gone").exists()
+
+
+@pytest.mark.parametrize("renderer", ["dot", "fallback"])
+def test_render_names_files_and_opens_the_viewer_as_graphviz_does(renderer, tmp_path, monkeypatch):
+    """The fallback (no dot on PATH) behaves as graphviz's own render (dot on PATH)."""
+    graphviz = pytest.importorskip("graphviz")
+    if renderer == "dot" and shutil.which("dot") is None:
+        pytest.skip("no dot on PATH")
+    if renderer == "fallback":
+        monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    monkeypatch.chdir(tmp_path)
+    seen = []
+    monkeypatch.setattr(graphviz, "view", lambda path, quiet: seen.append((path, quiet)))
+    g = draw_graph(ffn_output())
+    monkeypatch.setattr(g, "_view", lambda path, format, quiet: seen.append((path, quiet)))
+    g.render(outfile=tmp_path / "o.dot")                  # the source: the outfile's name, .gv
+    g.render("src.gv", outfile=tmp_path / "p.dot")        # the source: the filename given
+    g.render(tmp_path / "a", format="dot")
+    g.render(tmp_path / "b", format="dot", view=True)
+    g.render(tmp_path / "c", format="dot", quiet_view=True)     # implies view=True
+    assert sorted(p.name for p in tmp_path.iterdir()) == \
+        ["a", "a.dot", "b", "b.dot", "c", "c.dot", "o.dot", "o.gv", "p.dot", "src.gv"]
+    assert [(pathlib.Path(path).name, quiet) for path, quiet in seen] == \
+        [("b.dot", False), ("c.dot", True)]

@@ -48,7 +48,7 @@ class Drawing(graphviz.Digraph):
         out = rendering.render(self.source, outfile, format)
         if cleanup:
             source_path.unlink()
-        if view:
+        if view or quiet_view:                      # quiet_view implies view, as in graphviz
             graphviz.view(out, quiet=quiet_view)
         return str(out)
 
