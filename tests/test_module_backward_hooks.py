@@ -388,16 +388,21 @@ def test_a_tuple_output_has_one_grad_output_entry_each():
     assert seen == [[None, [5.0, 5.0], None], [[10.0, 10.0]]]      # torch 2.13
 
 
-def test_a_tuple_output_replaces_grad_output_and_grad_input_each_by_its_length():
-    """A pre-hook returns 3 entries (one per output), a hook 1 (one per input); torch 2.13
-    gives a.grad [21, 21] and the hook sees grad_output (None, [10, 10], None)."""
-    m, seen = Pair(), []
+def replace_by_length(m, a):
+    """A pre-hook returns 3 entries (one per output of m), a hook 1 (one per input): what
+    the hook saw as grad_output, and a's gradient. Written once for tinyffn and torch."""
+    seen = []
     m.register_full_backward_pre_hook(lambda mod, go: (None, go[1] * 2, None))
     m.register_full_backward_hook(lambda mod, gi, go: seen.append(values(go)) or (gi[0] + 1,))
-    a = tinyffn.tensor([1.0, 2.0], requires_grad=True)
     _, y, _ = m(a)
     (y * 5).sum().backward()
-    assert seen == [[None, [10.0, 10.0], None]] and a.grad.tolist() == [21.0, 21.0]
+    return seen, a.grad.tolist()
+
+
+def test_a_tuple_output_replaces_grad_output_and_grad_input_each_by_its_length():
+    """torch 2.13 gives a.grad [21, 21] and the hook sees grad_output (None, [10, 10], None)."""
+    a = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    assert replace_by_length(Pair(), a) == ([[None, [10.0, 10.0], None]], [21.0, 21.0])
 
 
 def test_a_tuple_output_as_torch():
@@ -412,13 +417,8 @@ def test_a_tuple_output_as_torch():
     _, y, _ = m(torch.tensor([1.0, 2.0], requires_grad=True))
     (y * 5).sum().backward()
     assert seen == [[None, [5.0, 5.0], None], [[10.0, 10.0]]]
-    m, seen = TorchPair(), []                   # replaced: 3 entries, then 1, as above
-    m.register_full_backward_pre_hook(lambda mod, go: (None, go[1] * 2, None))
-    m.register_full_backward_hook(lambda mod, gi, go: seen.append(values(go)) or (gi[0] + 1,))
     a = torch.tensor([1.0, 2.0], requires_grad=True)
-    _, y, _ = m(a)
-    (y * 5).sum().backward()
-    assert seen == [[None, [10.0, 10.0], None]] and a.grad.tolist() == [21.0, 21.0]
+    assert replace_by_length(TorchPair(), a) == ([[None, [10.0, 10.0], None]], [21.0, 21.0])
 
 
 def test_no_hook_under_no_grad_and_no_trace_once_removed():
