@@ -1,4 +1,5 @@
 """The backend module: device names, dtype names, the malloc setting, the float32 erf."""
+import dataclasses
 import platform
 import sys
 import types
@@ -67,6 +68,23 @@ def test_no_gpu_at_all_is_refused_with_cupys_reason(monkeypatch):
     _cupy_without_a_usable_gpu(monkeypatch, CUDARuntimeError("cudaErrorNoDevice"), unused)
     with pytest.raises(backend.DeviceError, match=r"no GPU is usable \(cudaErrorNoDevice\)"):
         backend._FACTORIES["cuda"]()
+
+
+def test_a_backend_is_one_immutable_hashable_value():
+    """Every tensor of a device shares its Backend: frozen, so no code can change it for all."""
+    cpu = backend.get_backend("cpu")
+    assert backend.get_backend("CPU") is cpu and hash(cpu) == hash(backend.get_backend("cpu"))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cpu.device = "cuda"
+
+
+@pytest.mark.parametrize("name", ["cpu", "strict"])
+def test_asarray_casts_an_array_of_its_backend_only_when_the_dtype_differs(name):
+    be = backend.get_backend(name)
+    x = be.asarray([1.5, 2.5], "float32")
+    assert be.asarray(x) is x and be.asarray(x, "float32") is x
+    y = be.asarray(x, "float64")
+    assert y.dtype == be.dtype("float64") and be.to_numpy(y).tolist() == [1.5, 2.5]
 
 
 def test_dtype_names_across_backends():

@@ -655,7 +655,10 @@ def test_a_gradient_of_many_axes_scatters_without_add_at():
     x = tinyffn.tensor(np.zeros(2), requires_grad=True)
     x[(None,) * 32].sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [1, 1])
-    y = x[(None,) * 32 + (np.array([0, 0, 1]),)]          # an index array: add.at, refused
+    y = x[(None,) * 31 + (np.array([0, 0, 1]),)]          # an index array: add.at, 32 axes
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [3, 2])   # 1 + 2 repeats of 0, 1 + 1
+    y = x[(None,) * 32 + (np.array([0, 0, 1]),)]          # 33 axes: refused
     with pytest.raises(ValueError, match="getitem: the gradient has 33 axes, and NumPy's add.at"):
         y.sum().backward()
 
@@ -681,6 +684,12 @@ def test_stack_and_cat_as_pytorch_and_their_errors():
     for axis in (0, 1, 2, -1, -3):
         np.testing.assert_array_equal(tinyffn.stack(xs, dim=axis).numpy(),
                                       np.stack(data, axis=axis))
+    for axis in (0, 1, -1):                             # dim= as in PyTorch; one tensor alone
+        np.testing.assert_array_equal(tinyffn.cat(xs, dim=axis).numpy(),
+                                      np.concatenate(data, axis=axis))
+        np.testing.assert_array_equal(tinyffn.cat(xs[:1], axis).numpy(), data[0])
+        np.testing.assert_array_equal(tinyffn.stack(xs[:1], axis).numpy(),
+                                      np.stack(data[:1], axis=axis))
     y = tinyffn.stack(xs, axis=1)                       # (2, 3, 3): xs[i] at y[:, i, :]
     y.backward(np.arange(18.0).reshape(2, 3, 3))
     np.testing.assert_array_equal(xs[1].grad.numpy(), np.arange(18.0).reshape(2, 3, 3)[:, 1, :])
@@ -692,8 +701,9 @@ def test_stack_and_cat_as_pytorch_and_their_errors():
         tinyffn.cat([tinyffn.tensor(1.0), tinyffn.tensor(2.0)])
     with pytest.raises(ValueError, match=r"stack: the tensors must all have one shape"):
         tinyffn.stack([xs[0], tinyffn.randn(3, 2)])
-    with pytest.raises(ValueError, match=r"stack: axis must be an integer in \[-3, 2\]"):
-        tinyffn.stack(xs, axis=3)
+    for axis in (3, -4):
+        with pytest.raises(ValueError, match=r"stack: axis must be an integer in \[-3, 2\]"):
+            tinyffn.stack(xs, axis=axis)
     with pytest.raises(TypeError, match="cat: pass a list or tuple of tensors, got Tensor"):
         tinyffn.cat(xs[0])
     with pytest.raises(TypeError, match=r"cat: item 1 is not a Tensor \(got ndarray\)"):

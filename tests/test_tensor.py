@@ -1,5 +1,7 @@
 """The Tensor API and its errors: creation, conversion, devices, and bad input."""
 import operator
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -1052,6 +1054,19 @@ def test_zeros_like_and_ones_like_take_shape_dtype_and_device(device):
         tinyffn.ones_like(np.ones(2))
 
 
+@pytest.mark.parametrize("make", [
+    lambda: tinyffn.tensor([1.0]), lambda: tinyffn.zeros(2), lambda: tinyffn.ones(2),
+    lambda: tinyffn.full((2,), 1.5), lambda: tinyffn.eye(2), lambda: tinyffn.randn(2),
+    lambda: tinyffn.rand(2), lambda: tinyffn.randint(5, (2,)), lambda: tinyffn.arange(3),
+    lambda: tinyffn.linspace(0, 1, 3), lambda: tinyffn.zeros_like(tinyffn.ones(2)),
+    lambda: tinyffn.ones_like(tinyffn.ones(2)), lambda: tinyffn.full_like(tinyffn.ones(2), 2.0),
+    lambda: tinyffn.randn_like(tinyffn.ones(2)), lambda: tinyffn.rand_like(tinyffn.ones(2))])
+def test_every_factory_makes_a_leaf_without_grad_unless_asked(make):
+    """As PyTorch's factories: requires_grad=False by default."""
+    t = make()
+    assert t.is_leaf and t.requires_grad is False
+
+
 @pytest.mark.parametrize("dtype, scalar", [("float16", np.float32(3.0)), ("int32", np.int64(3))])
 def test_a_numpy_scalar_is_a_weak_number_as_in_torch(dtype, scalar):
     torch = pytest.importorskip("torch")
@@ -1067,6 +1082,15 @@ def test_the_number_cache_stays_bounded():
     for i in range(promotion.MAX_NUMBERS + 10):
         x * (i + 0.5)                                        # ever new numbers, as a schedule makes
     assert len(promotion._NUMBERS) <= promotion.MAX_NUMBERS
+
+
+def test_a_fresh_interpreter_draws_as_after_manual_seed_0():
+    """The docs' examples show the numbers of a fresh interpreter (tests/test_docs.py runs
+    them after manual_seed(0)): tinyffn's generator starts from seed 0."""
+    code = "import tinyffn; print(tinyffn.randn(3, dtype='float64').numpy().tolist())"
+    fresh = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True).stdout
+    assert fresh.strip() == str(np.random.default_rng(0).standard_normal(3).tolist())
 
 
 def test_manual_seed_is_numpys_generator():

@@ -367,6 +367,23 @@ def test_full_takes_its_dtype_from_the_value_as_pytorch_reads_it():
     assert tinyffn.full((2,), 2, dtype="bool").tolist() == [True, True]        # as torch
 
 
+@pytest.mark.parametrize("dtype, value", [("uint8", 0), ("uint8", 255), ("int8", -128),
+                                          ("int8", 127), ("float32", -3.4028234663852886e38),
+                                          ("float32", 3.4028234663852886e38)])
+def test_full_and_randint_take_the_ends_of_the_dtypes_range(dtype, value):
+    """torch 2.13 fills these (torch.full((1,), 255, dtype=torch.uint8) is [255]); only a
+    value past an end is refused. randint's low and high - 1 may be the ends too."""
+    assert tinyffn.full((1,), value, dtype=dtype).tolist() == [value]
+    if dtype != "float32":
+        drawn = tinyffn.randint(value, value + 1, (2,), dtype=dtype)
+        assert drawn.tolist() == [value, value] and dtype_name(drawn.dtype) == dtype
+
+
+def test_eye_takes_zero_rows_or_columns():
+    """torch 2.13: torch.eye(0) is (0, 0), torch.eye(2, 0) is (2, 0), torch.eye(0, 3) (0, 3)."""
+    assert [tinyffn.eye(*nm).shape for nm in [(0,), (2, 0), (0, 3)]] == [(0, 0), (2, 0), (0, 3)]
+
+
 def test_creation_puts_tensors_on_the_device_asked_for(device):
     x = tinyffn.tensor([[1.0, 2.0]], dtype="float64", device=device)
     made = [tinyffn.full((2,), 0.5, device=device), tinyffn.full_like(x, 3),
