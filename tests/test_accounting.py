@@ -57,6 +57,14 @@ def test_block_and_llama_totals():
     assert totals["exact"] == 6_738_415_616                                # LLaMA-7B's count
 
 
+def test_the_defaults_are_the_seeds():
+    """multiple_of 1 (⌊8·5/3⌋ = 13, not rounded), tied embeddings, LLaMA's multiple_of 256."""
+    assert A.gated_ffn_params(5) == 3 * 5 * 13 == 195
+    assert A.gated_ffn_flops(2, 5) == 6 * 2 * 5 * 13 == 780
+    assert A.transformer_params(10, 2, 7) == 2 * 1200 + 7 * 10 == 2470
+    assert A.llama_params(4096, 32, 32000) == 6_738_415_616
+
+
 class _LlamaLayer(nn.Module):
     """A LLaMA layer's parameters as real modules: two RMSNorms, W_Q, W_K, W_V, W_O
     without biases, a SwiGLU FFN (the computation is not needed to count them)."""
@@ -213,6 +221,14 @@ def test_flop_totals_include_the_backward():
     with tinyffn.FlopCounter() as c:
         y.sum().backward()
     assert c.by_op["matmul"] == 2 * F
+
+
+def test_training_flops_pass_over_a_parameter_the_forward_does_not_use():
+    T, d = 3, 2
+    ffn = nn.FFN(d)
+    ffn.spare = nn.Parameter(tinyffn.zeros(4))                # registered, never used
+    c = A.measure_training_flops(ffn, tinyffn.randn(T, d, requires_grad=True))
+    assert c.by_op["matmul"] == 3 * 16 * T * d * d and ffn.spare.grad is None
 
 
 @pytest.mark.parametrize("name, call, per_pass", [

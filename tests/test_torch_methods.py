@@ -340,8 +340,24 @@ def test_arithmetic_methods_refuse_what_pytorch_refuses():
     with pytest.raises(TypeError, match="add: alpha=1.0 is not an integer"):    # also at 1
         n.add(n, alpha=1.0)
     m = tinyffn.tensor([True, False])
-    with pytest.raises(TypeError, match=r"add: alpha=2 on bool tensors .* write x \| y"):
-        m.add(m, alpha=2)
+    for other in (m, True):
+        with pytest.raises(TypeError, match=r"add: alpha=2 on bool tensors .* write x \| y"):
+            m.add(other, alpha=2)
+
+
+BOOL_ALPHA = [(1, [3, 2], "int64"), (1.5, [4.0, 3.0], "float32"),     # torch 2.13: a bool x
+              ([1, 2], [3, 4], "int64")]                                # with numbers adds
+
+
+@pytest.mark.parametrize("other, values, dtype", BOOL_ALPHA)
+def test_alpha_on_a_bool_tensor_with_numbers_is_arithmetic_as_pytorch(other, values, dtype):
+    m = tinyffn.tensor([True, False])
+    y = m.add(tinyffn.tensor(other) if isinstance(other, list) else other, alpha=2)
+    assert y.tolist() == values and dtype_name(y.dtype) == dtype
+    torch = pytest.importorskip("torch")
+    t = torch.tensor([True, False]).add(torch.tensor(other) if isinstance(other, list)
+                                        else other, alpha=2)
+    assert t.tolist() == values and str(t.dtype) == "torch." + dtype
 
 
 def test_alpha_takes_no_part_in_the_dtype_as_pytorch(device):
@@ -368,9 +384,21 @@ def test_methods_match_torch_live():
     tx, ty = (torch.tensor(v, dtype=torch.float64) for v in (XA, YA))
     for ours, theirs in [(x.add(y, alpha=2.5), tx.add(ty, alpha=2.5)),
                          (x.sub(y, alpha=-3), tx.sub(ty, alpha=-3)), (x.t(), tx.t()),
-                         (x.matmul(y.t()), tx.matmul(ty.t())), (x.div(y), tx.div(ty))]:
+                         (x.matmul(y.t()), tx.matmul(ty.t())), (x.div(y), tx.div(ty)),
+                         (x.sub(y), tx.sub(ty)), (x.tril(), tx.tril()), (x.triu(), tx.triu()),
+                         (x.norm(dim=1), tx.norm(dim=1))]:
         np.testing.assert_allclose(ours.detach().numpy(), theirs.numpy(), rtol=1e-15)
     assert tinyffn.tensor(2.0).t().shape == tuple(torch.tensor(2.0).t().shape) == ()
+
+
+def test_method_defaults_are_pytorchs(device):
+    """alpha=1, diagonal=0, keepdim=False, as torch 2.13's methods (values written out)."""
+    x, y = f64(XA, device), f64(YA, device)
+    np.testing.assert_array_equal(x.sub(y).numpy(), [[-1.0, -3.0, 4.0], [-2.5, 4.5, -3.0]])
+    np.testing.assert_array_equal(x.tril().numpy(), [[1.0, 0.0, 0.0], [0.5, 4.0, 0.0]])
+    np.testing.assert_array_equal(x.triu().numpy(), [[1.0, -2.0, 3.0], [0.0, 4.0, -1.0]])
+    np.testing.assert_allclose(x.norm(dim=1).numpy(), [3.7416573867739413, 4.153311931459037],
+                               rtol=1e-15)
 
 
 def test_t_transposes_a_matrix_and_refuses_more_axes(device):
@@ -424,6 +452,9 @@ def test_zero_fill_and_copy_give_the_same_tensor_a_new_array(device):
     i = tinyffn.zeros(2, 2, dtype="int32", device=device)
     src = f64([[1.7, -1.7], [2.5, 0.2]], requires_grad=False)       # on the cpu
     assert i.copy_(src).tolist() == [[1, -1], [2, 0]]            # toward zero, as torch
+    s, c = tinyffn.tensor([1.0, 2.0], device=device), tinyffn.zeros(2, device=device)
+    c.copy_(s).data[0] = 9.0                     # an array of its own, writable: src keeps
+    assert s.tolist() == [1.0, 2.0] and c.tolist() == [9.0, 2.0]      # its values
 
 
 def test_in_place_methods_follow_the_rules_of_x_minus_equals_y():
@@ -478,6 +509,13 @@ def test_normal_and_uniform_draw_what_nn_init_draws(device):
     assert 0.8 < x.numpy().mean() < 1.2 and 1.8 < x.numpy().std() < 2.2
     u = tinyffn.zeros(1000, device=device).uniform_(-0.5, 0.25)
     assert -0.5 <= u.numpy().min() and u.numpy().max() < 0.25 and u.numpy().min() < -0.45
+    for draw, init in [("normal_", tinyffn.nn.init.normal_),       # torch's defaults:
+                       ("uniform_", tinyffn.nn.init.uniform_)]:    # N(0, 1) and U(0, 1)
+        tinyffn.manual_seed(4)
+        x = getattr(tinyffn.zeros(5, device=device), draw)()
+        tinyffn.manual_seed(4)
+        y = init(tinyffn.zeros(5, device=device), 0.0, 1.0)
+        np.testing.assert_array_equal(x.numpy(), y.numpy())
     w = nn.Linear(3, 2).weight
     with tinyffn.no_grad():
         w.normal_(0, 0.02)                       # GPT-2's initialisation, as in PyTorch

@@ -193,7 +193,8 @@ def _scaled(op: str, x: Any, other: Any, alpha: Any) -> Any:
     As in PyTorch, alpha takes no part in the result's dtype: an integer ``other`` next to
     a floating x is scaled in x's dtype (float16 + int64 * 0.5 stays float16). A float
     alpha with integer operands is refused (it would make the result float), and so is an
-    alpha other than 1 on bools (PyTorch's answer there is a logical or)."""
+    alpha other than 1 on two bools (PyTorch's answer there is a logical or); a bool x
+    with a number or a tensor of numbers is arithmetic, as in PyTorch."""
     if not is_real(alpha):
         raise TypeError(f"{op}: alpha must be a number, got {type_name(alpha)}")
     other_dtype = other.dtype if isinstance(other, _tensor.Tensor) else None
@@ -204,7 +205,8 @@ def _scaled(op: str, x: Any, other: Any, alpha: Any) -> Any:
                         f"{dtype_name(x.dtype)}; PyTorch refuses this too: cast first (x.float())")
     if alpha == 1:
         return other
-    if dtype_name(x.dtype) == "bool" and (other_dtype is None or dtype_name(other_dtype) == "bool"):
+    if dtype_name(x.dtype) == "bool" and (isinstance(other, bool) if other_dtype is None
+                                          else dtype_name(other_dtype) == "bool"):
         raise TypeError(f"{op}: alpha={alpha!r} on bool tensors has no arithmetic meaning "
                         "(PyTorch answers a logical or); write x | y, or cast first (x.long())")
     if other_dtype is not None and x.backend.is_floating(x.dtype) and \
