@@ -40,6 +40,9 @@ SCHEDULES = {
     "MultiStepLR-defaults": lambda m, opt: m.MultiStepLR(opt, milestones=[4]),
     "ConstantLR": lambda m, opt: m.ConstantLR(opt, factor=0.25, total_iters=6),
     "ConstantLR-defaults": lambda m, opt: m.ConstantLR(opt),
+    # the bounds PyTorch takes: gamma = 0, a milestone at 1
+    "StepLR-gamma-0": lambda m, opt: m.StepLR(opt, step_size=2, gamma=0.0),
+    "MultiStepLR-gamma-0": lambda m, opt: m.MultiStepLR(opt, milestones=[1], gamma=0.0),
     "SequentialLR": lambda m, opt: m.SequentialLR(
         opt, [m.LinearLR(opt, start_factor=0.1, total_iters=5),
               m.CosineAnnealingLR(opt, T_max=10, eta_min=0.002)], milestones=[5]),
@@ -47,6 +50,9 @@ SCHEDULES = {
         opt, [m.LinearLR(opt, start_factor=0.5, total_iters=4),
               m.StepLR(opt, step_size=2, gamma=0.5),
               m.CosineAnnealingLR(opt, T_max=6)], milestones=[3, 10]),
+    "SequentialLR-at-1": lambda m, opt: m.SequentialLR(
+        opt, [m.ConstantLR(opt, factor=0.1, total_iters=1),
+              m.ExponentialLR(opt, gamma=0.9)], milestones=[1]),
 }
 
 # torch.optim.lr_scheduler 2.13's get_last_lr() after building and after each of 20 steps,
@@ -201,6 +207,8 @@ TORCH_LRS = {
         (0.1, 0.029999999999999995),
     ],
 
+    "StepLR-gamma-0": [(0.1, 0.03)] * 2 + [(0.0, 0.0)] * 19,
+    "MultiStepLR-gamma-0": [(0.1, 0.03)] + [(0.0, 0.0)] * 20,
     "SequentialLR": [
         (0.010000000000000002, 0.003), (0.028000000000000004, 0.0084),
         (0.046000000000000006, 0.013799999999999998), (0.064, 0.0192),
@@ -229,6 +237,26 @@ TORCH_LRS = {
         (0.006698729810778065, 0.0020096189432334192), (0.025, 0.0075),
         (0.05000000000000004, 0.01500000000000001),
         (0.07500000000000008, 0.02250000000000002),
+    ],
+    "SequentialLR-at-1": [
+        (0.010000000000000002, 0.003), (0.1, 0.03), (0.09000000000000001, 0.027),
+        (0.08100000000000002, 0.0243), (0.07290000000000002, 0.02187),
+        (0.06561000000000002, 0.019683000000000003),
+        (0.05904900000000002, 0.017714700000000003),
+        (0.05314410000000002, 0.015943230000000003),
+        (0.04782969000000002, 0.014348907000000003),
+        (0.043046721000000024, 0.012914016300000003),
+        (0.03874204890000002, 0.011622614670000003),
+        (0.03486784401000002, 0.010460353203000003),
+        (0.03138105960900001, 0.009414317882700002),
+        (0.028242953648100012, 0.008472886094430003),
+        (0.025418658283290013, 0.007625597484987002),
+        (0.022876792454961013, 0.006863037736488302),
+        (0.020589113209464913, 0.0061767339628394724),
+        (0.01853020188851842, 0.005559060566555525),
+        (0.01667718169966658, 0.005003154509899972),
+        (0.015009463529699923, 0.004502839058909975),
+        (0.013508517176729932, 0.004052555153018977),
     ],
 }
 
@@ -356,6 +384,7 @@ def test_sequential_undoes_its_schedulers_first_steps_as_pytorch():
     for _ in range(6):
         sched.step()
     assert (sched.last_epoch, warmup.last_epoch, cosine.last_epoch) == (6, 4, 1)
+    assert sched.get_lr() == sched.get_last_lr() == cosine.get_last_lr()   # cosine's turn
     saved = sched.state_dict()
     assert [s["last_epoch"] for s in saved["_schedulers"]] == [4, 1]
     assert saved["_milestones"] == [5] and saved["last_epoch"] == 6
@@ -506,6 +535,9 @@ ERRORS = {      # name -> (the call, the error, a distinctive part of its messag
         lambda: S.LambdaLR(two_groups(), [abs, lambda t: t - 1]), ValueError,
         r"LambdaLR: lr_lambda\(0\) returned -1 for param_groups\[1\]; it must return a "
         r"number >= 0"),
+    "lambda-negative-one-group": (      # one group: no "for param_groups[0]"
+        lambda: S.LambdaLR(make_optimizer(lrs=(0.1,)), lambda t: -0.5), ValueError,
+        r"LambdaLR: lr_lambda\(0\) returned -0.5; it must return a number >= 0"),
     "lambda-tensor": (
         lambda: S.LambdaLR(two_groups(), lambda t: tinyffn.tensor(1.0)), TypeError,
         r"LambdaLR: lr_lambda\(0\) returned tensor\(.*\) for param_groups\[0\]"),
@@ -550,6 +582,9 @@ ERRORS = {      # name -> (the call, the error, a distinctive part of its messag
     "exponential-gamma-nan": (
         lambda: S.ExponentialLR(two_groups(), gamma=float("nan")), ValueError,
         r"ExponentialLR: gamma must be a number > 0 .* got nan"),
+    "exponential-gamma-inf": (
+        lambda: S.ExponentialLR(two_groups(), gamma=math.inf), ValueError,
+        r"ExponentialLR: gamma must be a number > 0 .* got inf"),
     "multistep-gamma-negative": (
         lambda: S.MultiStepLR(two_groups(), [2], gamma=-0.1), ValueError,
         r"MultiStepLR: gamma must be a number >= 0 \(the factor the lr is multiplied by at "
@@ -624,8 +659,11 @@ def test_errors_say_what_to_do(call, error, message):
         call()
 
 
-def test_multistep_without_milestones_keeps_the_base_lrs_as_pytorch():
-    sched = lr_scheduler.MultiStepLR(make_optimizer(), milestones=[])
+@pytest.mark.parametrize("build", [
+    lambda opt: lr_scheduler.MultiStepLR(opt, milestones=[]),
+    lambda opt: lr_scheduler.ConstantLR(opt, factor=1.0)], ids=["no-milestones", "factor-1"])
+def test_a_schedule_of_factor_1_keeps_the_base_lrs_as_pytorch(build):
+    sched = build(make_optimizer())
     for _ in range(5):
         sched.step()
     assert sched.get_last_lr() == list(LRS)

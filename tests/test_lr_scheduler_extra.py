@@ -146,6 +146,9 @@ PLATEAUS = {    # "max" modes see the metrics negated: higher is better
                                                   min_lr=0.005),
     "eps": lambda m, opt: m.ReduceLROnPlateau(opt, factor=0.5, patience=1, eps=0.004),
     "defaults": lambda m, opt: m.ReduceLROnPlateau(opt),
+    "max-rel": lambda m, opt: m.ReduceLROnPlateau(opt, mode="max", patience=3, threshold=0.05),
+    "factor-0": lambda m, opt: m.ReduceLROnPlateau(opt, factor=0.0, patience=4,
+                                                   min_lr=[0.01, 0.0]),
 }
 TORCH_PLATEAU_LRS = {
     "min": [
@@ -184,6 +187,8 @@ TORCH_PLATEAU_LRS = {
         (0.1, 0.03), (0.1, 0.03), (0.1, 0.03), (0.1, 0.03), (0.010000000000000002, 0.003),
         (0.010000000000000002, 0.003), (0.010000000000000002, 0.003),
     ],
+    "max-rel": [(0.1, 0.03)] * 11 + [(0.010000000000000002, 0.003)] * 20,
+    "factor-0": [(0.1, 0.03)] * 22 + [(0.01, 0.0)] * 9,
 }
 
 # CosineAnnealingWarmRestarts(T_0=3, T_mult=2, eta_min=0.001) stepped to each of EPOCHS with
@@ -438,6 +443,8 @@ def plateau_sequence(name, module=lr_scheduler, opt=None):
 def test_plateau_lrs_are_pytorchs(name):
     """Reductions after more than patience bad epochs, none in the cooldown, down to each
     group's min_lr, skipped when by no more than eps: torch's lrs exactly."""
+    fresh = PLATEAUS[name](lr_scheduler, make_optimizer())
+    assert (fresh.num_bad_epochs, fresh.cooldown_counter, fresh.in_cooldown) == (0, 0, False)
     lrs, sched = plateau_sequence(name)
     assert lrs == [list(lr) for lr in TORCH_PLATEAU_LRS[name]]
     assert sched.last_epoch == len(METRICS)
@@ -513,6 +520,32 @@ def test_plateau_multiplies_the_lr_the_group_holds(device):
     with pytest.raises(TypeError, match=r"ReduceLROnPlateau has no lr as a function of "
                                         r"the step"):
         sched.get_lr()
+
+
+def test_plateau_skips_a_reduction_by_exactly_eps_as_pytorch():
+    """A reduction by eps or less is skipped: 0.5 -> 0.25 with eps = 0.25 (torch: 0.5)."""
+    sched = lr_scheduler.ReduceLROnPlateau(make_optimizer(lrs=(0.5, 1.0)), factor=0.5,
+                                           patience=0, eps=0.25)
+    sched.step(1.0)
+    sched.step(1.0)
+    assert sched.get_last_lr() == [0.5, 0.5]
+
+
+@pytest.mark.parametrize("mode", ["min", "max"])
+def test_plateau_an_equal_metric_is_a_bad_epoch_as_pytorch(mode):
+    sched = lr_scheduler.ReduceLROnPlateau(make_optimizer(), mode=mode, patience=0,
+                                           threshold=0.0, threshold_mode="abs")
+    sched.step(1.0)
+    sched.step(1.0)
+    assert sched.get_last_lr() == [0.010000000000000002, 0.003]
+
+
+def test_one_cycle_takes_a_beta1_of_0_as_pytorch():
+    opt = make_optimizer(cls=optim.Adam)
+    sched = lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=10, base_momentum=0.0)
+    for _ in range(2):                                  # to the peak, pct_start · 10 - 1
+        sched.step()
+    assert momenta(opt) == [0.0, 0.0]
 
 
 def test_plateau_min_lr_for_a_group_added_later():
@@ -669,6 +702,9 @@ ERRORS = {      # name -> (the call, the error, a distinctive part of its messag
         lambda: S.PolynomialLR(two_groups(), power=-1.0), ValueError,
         r"PolynomialLR: power must be a number >= 0 .* a negative power divides by 0 at "
         r"total_iters\), got -1.0"),
+    "polynomial-power-inf": (
+        lambda: S.PolynomialLR(two_groups(), power=math.inf), ValueError,
+        r"PolynomialLR: power must be a number >= 0 .* got inf"),
     "restarts-T_0-0": (
         lambda: S.CosineAnnealingWarmRestarts(two_groups(), T_0=0), ValueError,
         r"CosineAnnealingWarmRestarts: T_0 must be >= 1 \(the steps of the first cycle\)"),
@@ -731,6 +767,9 @@ ERRORS = {      # name -> (the call, the error, a distinctive part of its messag
     "one-cycle-div_factor-0": (
         lambda: S.OneCycleLR(two_groups(), 1.0, 10, div_factor=0), ValueError,
         r"OneCycleLR: div_factor must be a number > 0"),
+    "one-cycle-final_div_factor-0": (
+        lambda: S.OneCycleLR(two_groups(), 1.0, 10, final_div_factor=0), ValueError,
+        r"OneCycleLR: final_div_factor must be a number > 0"),
     "one-cycle-no-momentum": (
         lambda: S.OneCycleLR(NoMomentum([nn.Parameter(tinyffn.zeros(2))]), 1.0, 10),
         ValueError,
@@ -742,6 +781,9 @@ ERRORS = {      # name -> (the call, the error, a distinctive part of its messag
     "one-cycle-sgd-momentum-0": (
         lambda: S.OneCycleLR(two_groups(), 1.0, 10, base_momentum=[0.8, 0.0]), ValueError,
         r"OneCycleLR: base_momentum\[1\] must be a number > 0 for SGD"),
+    "one-cycle-sgd-momentum-inf": (
+        lambda: S.OneCycleLR(two_groups(), 1.0, 10, max_momentum=math.inf), ValueError,
+        r"OneCycleLR: max_momentum must be a number > 0 for SGD .* got inf"),
     "one-cycle-past-the-end": (
         lambda: S.OneCycleLR(two_groups(), 1.0, 10, last_epoch=10), KeyError,
         r"last_epoch=10 resumes a cycle"),
