@@ -55,7 +55,7 @@ from typing import Any, Iterator, Sequence
 
 from .arguments import either_name, single_of_sequence, type_name
 from .backend import check_one_device
-from . import hooks, tensor as _tensor  # used at call time only (both import this)
+from . import hooks, op_checks, tensor as _tensor  # used at call time only (all import this)
 # The switches every op reads live in grad_mode.py; autograd's names too (torch.autograd.no_grad)
 from .grad_mode import (STATE, AnomalyError, Scope, check_finite, detect_anomaly, enable_grad,
                         is_grad_enabled, keep_intermediates, no_grad, scope)
@@ -217,7 +217,7 @@ class Function:
         ctx = Context(cls, inputs, backend, attrs)
         y = cls.forward(ctx, *[t.data for t in inputs], **attrs)
         if not isinstance(y, backend.array_type):
-            y = _forward_array(cls, y, backend)
+            y = op_checks.forward_array(cls, y, backend)
         ctx.out_shape, ctx.out_dtype = y.shape, y.dtype
         if STATE.anomaly:
             check_finite(ctx, y, "forward produced")
@@ -233,31 +233,6 @@ class Function:
                 STATE.kept.append(out)
             return out
         return _tensor.Tensor._wrap(y, backend)
-
-
-def _forward_array(fn: type, y: Any, backend: Any) -> Any:
-    """``fn.forward``'s result as an array of ``backend``: NumPy's reductions return a
-    NumPy scalar, which becomes a 0-d array. Anything else is a mistake in the op."""
-    if isinstance(y, _tensor.Tensor):
-        raise TypeError(f"{fn.op_name()}.forward returned a Tensor; forward computes on the "
-                        "raw arrays it is given, with ctx.xp, and returns an array (return "
-                        "y.data, or move the Tensor arithmetic out of forward). If an input's "
-                        ".data was set to a Tensor (p.data = t), set it to an array: p.data = "
-                        "t.data")
-    if not (hasattr(y, "dtype") and hasattr(y, "shape")):
-        raise TypeError(f"{fn.op_name()}.forward returned a {type(y).__name__}; it must "
-                        "return one array (ctx.xp.asarray(...) makes one)")
-    return backend.xp.asarray(y)
-
-
-def _backward_array(ctx: Context, i: int, g: Any) -> Any:
-    """A gradient that is not an array of the backend: NumPy's 0-d results are scalars,
-    which become 0-d arrays; anything else is a mistake in the op's backward."""
-    if isinstance(g, _tensor.Tensor) or not (hasattr(g, "dtype") and hasattr(g, "shape")):
-        raise TypeError(f"{ctx.fn.op_name()}.backward returned a {type(g).__name__} as the "
-                        f"gradient of input {i}; return one array per input, computed from gy "
-                        "with ctx.xp (None where no gradient is needed)")
-    return ctx.xp.asarray(g)
 
 
 # ----------------------------------------------------------------------------- the walk
@@ -362,48 +337,15 @@ def run_to_end(steps: Iterator) -> None:
     collections.deque(steps, maxlen=0)
 
 
-_SUM_BACK = ("; forward broadcast it: sum the gradient back to its shape with "
-             "tinyffn.ops.sum_to_shape(ctx.xp, g, ctx.input_shapes[{}])")
-
-
-def _broadcasts_to(shape: tuple, target: tuple) -> bool:
-    return len(shape) <= len(target) and all(n in (1, m) for n, m in zip(shape[::-1], target[::-1]))
-
-
 def _call_backward(ctx: Context, gy: Any) -> tuple:
-    """Run one node's backward and check what it returns: one gradient per input, each of
-    its input's shape, None where ``needs_input_grad`` is False. An op may mix dtypes
-    (float64 data @ float32 weight); as in PyTorch, each gradient is cast to its input's
-    dtype, so a float32 parameter never receives a float64 ``.grad``."""
-    grads = ctx.fn.backward(ctx, gy)
-    if not isinstance(grads, tuple):
-        grads = (grads,)
-    if len(grads) != len(ctx.parents):
-        raise RuntimeError(f"{ctx.fn.op_name()}.backward returned {len(grads)} gradients for "
-                           f"{len(ctx.parents)} inputs; return one per input (None where unused)")
-    checked = []
-    for i, (g, needed, parent) in enumerate(zip(grads, ctx.needs_input_grad, ctx.parents)):
-        if g is not None and not needed:
-            g = None                 # computed anyway by a lazy backward: drop it
-        if g is not None:
-            if not isinstance(g, ctx.backend.array_type):
-                g = _backward_array(ctx, i, g)
-            shape, dtype = shape_and_dtype(parent)
-            if g.shape != shape:
-                raise RuntimeError(
-                    f"{ctx.fn.op_name()}.backward: gradient of input {i} has shape "
-                    f"{tuple(g.shape)} but the input has shape {tuple(shape)}"
-                    + (_SUM_BACK.format(i) if _broadcasts_to(shape, g.shape) else ""))
-            if g.dtype != dtype:
-                g = ctx.xp.astype(g, dtype)
-            if STATE.anomaly:
-                check_finite(ctx, g, f"backward produced (gradient of input {i})")
-        checked.append(g)
+    """Run one node's backward: one gradient per input, each of its input's shape and
+    dtype, None where ``needs_input_grad`` is False (checked in :mod:`tinyffn.op_checks`)."""
+    grads = op_checks.checked_grads(ctx, ctx.fn.backward(ctx, gy))
     if STATE.flop_counters:
         n = ctx.fn.backward_flops(ctx)
         for counter in STATE.flop_counters:
             counter.add(ctx.fn.op_name(), "backward", n)
-    return tuple(checked)
+    return grads
 
 
 def _root_grad(root: "_tensor.Tensor", grad: Any, op: str) -> Any:

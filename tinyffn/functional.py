@@ -419,7 +419,7 @@ def _check_floating_input(x: Tensor, weight: Tensor) -> None:
     """An integer input to a layer is refused (PyTorch refuses it too): NumPy would run
     int64 @ float32 in float64, and integers here are usually token ids, which need an
     embedding first. Mixed float dtypes are allowed (each gradient comes back in its
-    input's dtype; see autograd._call_backward)."""
+    input's dtype; see op_checks.checked_grads)."""
     if not x.backend.is_floating(x.dtype):
         raise TypeError(f"linear: input has dtype {dtype_name(x.dtype)}, but a layer computes "
                         f"in floating point (weight: {dtype_name(weight.dtype)}); cast the input "

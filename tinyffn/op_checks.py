@@ -1,0 +1,80 @@
+"""What a Function's forward and backward hand back, checked before the engine uses it.
+
+A Function is free code, the user's as much as the library's: its forward may return a
+NumPy scalar (NumPy's reductions do) or, by mistake, a Tensor; its backward may return
+too few gradients, or a gradient of the output's shape where the forward broadcast the
+input. :mod:`tinyffn.autograd` calls the two functions here right after ``forward`` and
+``backward``, so such a mistake is an error that names the op and says what to return,
+not a failure deep inside NumPy or a ``.grad`` of the wrong shape.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .grad_mode import STATE, check_finite
+from . import autograd, tensor as _tensor  # used at call time only (both import this)
+
+__all__ = ["forward_array", "checked_grads"]
+
+_SUM_BACK = ("; forward broadcast it: sum the gradient back to its shape with "
+             "tinyffn.ops.sum_to_shape(ctx.xp, g, ctx.input_shapes[{}])")
+
+
+def forward_array(fn: type, y: Any, backend: Any) -> Any:
+    """``fn.forward``'s result as an array of ``backend``: NumPy's reductions return a
+    NumPy scalar, which becomes a 0-d array. Anything else is a mistake in the op."""
+    if isinstance(y, _tensor.Tensor):
+        raise TypeError(f"{fn.op_name()}.forward returned a Tensor; forward computes on the "
+                        "raw arrays it is given, with ctx.xp, and returns an array (return "
+                        "y.data, or move the Tensor arithmetic out of forward). If an input's "
+                        ".data was set to a Tensor (p.data = t), set it to an array: p.data = "
+                        "t.data")
+    if not (hasattr(y, "dtype") and hasattr(y, "shape")):
+        raise TypeError(f"{fn.op_name()}.forward returned a {type(y).__name__}; it must "
+                        "return one array (ctx.xp.asarray(...) makes one)")
+    return backend.xp.asarray(y)
+
+
+def checked_grads(ctx: "autograd.Context", grads: Any) -> tuple:
+    """``ctx.fn.backward``'s result as one gradient per input, each of its input's shape,
+    None where ``needs_input_grad`` is False. An op may mix dtypes (float64 data @ float32
+    weight); as in PyTorch, each gradient is cast to its input's dtype, so a float32
+    parameter never receives a float64 ``.grad``."""
+    if not isinstance(grads, tuple):
+        grads = (grads,)
+    if len(grads) != len(ctx.parents):
+        raise RuntimeError(f"{ctx.fn.op_name()}.backward returned {len(grads)} gradients for "
+                           f"{len(ctx.parents)} inputs; return one per input (None where unused)")
+    checked = []
+    for i, (g, needed, parent) in enumerate(zip(grads, ctx.needs_input_grad, ctx.parents)):
+        if g is not None and not needed:
+            g = None                 # computed anyway by a lazy backward: drop it
+        if g is not None:
+            if not isinstance(g, ctx.backend.array_type):
+                g = _backward_array(ctx, i, g)
+            shape, dtype = autograd.shape_and_dtype(parent)
+            if g.shape != shape:
+                raise RuntimeError(
+                    f"{ctx.fn.op_name()}.backward: gradient of input {i} has shape "
+                    f"{tuple(g.shape)} but the input has shape {tuple(shape)}"
+                    + (_SUM_BACK.format(i) if _broadcasts_to(shape, g.shape) else ""))
+            if g.dtype != dtype:
+                g = ctx.xp.astype(g, dtype)
+            if STATE.anomaly:
+                check_finite(ctx, g, f"backward produced (gradient of input {i})")
+        checked.append(g)
+    return tuple(checked)
+
+
+def _backward_array(ctx: "autograd.Context", i: int, g: Any) -> Any:
+    """A gradient that is not an array of the backend: NumPy's 0-d results are scalars,
+    which become 0-d arrays; anything else is a mistake in the op's backward."""
+    if isinstance(g, _tensor.Tensor) or not (hasattr(g, "dtype") and hasattr(g, "shape")):
+        raise TypeError(f"{ctx.fn.op_name()}.backward returned a {type(g).__name__} as the "
+                        f"gradient of input {i}; return one array per input, computed from gy "
+                        "with ctx.xp (None where no gradient is needed)")
+    return ctx.xp.asarray(g)
+
+
+def _broadcasts_to(shape: tuple, target: tuple) -> bool:
+    return len(shape) <= len(target) and all(n in (1, m) for n, m in zip(shape[::-1], target[::-1]))
