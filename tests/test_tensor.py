@@ -495,6 +495,48 @@ def test_a_bool_tensor_meets_numbers_as_in_pytorch():
     assert (mask * 0.5).tolist() == [0.5, 0.0] and dtype_name((mask * 0.5).dtype) == "float32"
 
 
+BOOL_MINUS = {   # each refused by torch 2.13: "Subtraction, the `-` operator, with a bool
+    # tensor is not supported. If you are trying to invert a mask, use the `~` ..."
+    "mask - 1": lambda m, x: m - 1, "1 - mask": lambda m, x: 1 - m,
+    "mask - 1.5": lambda m, x: m - 1.5, "mask - mask": lambda m, x: m - m,
+    "x - mask": lambda m, x: x - m, "mask - x": lambda m, x: m - x,
+    "x - True": lambda m, x: x - True, "True - x": lambda m, x: True - x,
+    "mask.sub(1)": lambda m, x: m.sub(1), "x.sub(mask, alpha=2)": lambda m, x: x.sub(m, alpha=2),
+    "-mask": lambda m, x: -m, "neg(mask)": lambda m, x: tinyffn.neg(m),
+}
+
+
+@pytest.mark.parametrize("form", BOOL_MINUS)
+def test_a_bool_operand_of_minus_is_refused_as_in_pytorch(device, form):
+    """``1 - mask`` once gave int64 [0, 1] and ``-mask`` NumPy's own error; PyTorch refuses
+    both, because a mask meant to be inverted is written ``~mask``."""
+    mask = tinyffn.tensor([True, False], device=device)
+    x = tinyffn.tensor([1.0, 2.0], device=device, requires_grad=True)
+    word = "negation" if form in ("-mask", "neg(mask)") else "subtraction"
+    with pytest.raises(TypeError, match=f"{word} .* bool .* write ~mask"):
+        BOOL_MINUS[form](mask, x)
+
+
+def test_minus_next_to_a_bool_refusal_still_computes(device):
+    """The neighbours of the refused forms: + with a bool, - of integers and floats."""
+    mask = tinyffn.tensor([True, False], device=device)
+    i = tinyffn.tensor([5, 7], device=device)
+    assert (mask + 1).tolist() == [2, 1] and (~mask).tolist() == [False, True]
+    assert (i - 1).tolist() == [4, 6] and (1 - i).tolist() == [-4, -6] and (-i).tolist() == [-5, -7]
+    assert (i - mask.long()).tolist() == [4, 7] and (mask ^ mask).tolist() == [False, False]
+    x = tinyffn.tensor([1.0, 2.0], device=device)
+    assert (x - 1).tolist() == [0.0, 1.0] and (x - i).tolist() == [-4.0, -5.0]
+
+
+def test_pytorch_refuses_the_same_bool_minus_forms():
+    torch = pytest.importorskip("torch")
+    mask, x = torch.tensor([True, False]), torch.tensor([1.0, 2.0])
+    for form, f in BOOL_MINUS.items():
+        f = {"neg(mask)": lambda m, x: torch.neg(m)}.get(form, f)
+        with pytest.raises(RuntimeError, match="bool tensors? is not supported"):
+            f(mask, x)
+
+
 def test_integer_division_gives_float32(device):
     i = tinyffn.tensor([1, 2, 3], device=device)
     for y in (i / 2, i / i, 1 / i):

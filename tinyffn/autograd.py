@@ -54,7 +54,7 @@ import weakref
 from typing import Any, Iterator, Sequence
 
 from .arguments import either_name, single_of_sequence, type_name
-from .backend import check_one_device
+from .backend import check_one_device, dtype_name
 from . import hooks, op_checks, tensor as _tensor  # used at call time only (all import this)
 # The switches every op reads live in grad_mode.py; autograd's names too (torch.autograd.no_grad)
 from .grad_mode import (STATE, AnomalyError, Scope, check_finite, detect_anomaly, enable_grad,
@@ -62,7 +62,7 @@ from .grad_mode import (STATE, AnomalyError, Scope, check_finite, detect_anomaly
 
 __all__ = [
     "Function", "Context", "NO_ATTRS", "node_of", "shape_and_dtype",
-    "topological_order", "backward", "walk", "run_to_end", "grad",
+    "topological_order", "backward", "walk", "run_to_end", "grad", "refuse_bool",
     # from grad_mode.py
     "STATE", "AnomalyError", "Scope", "detect_anomaly", "enable_grad", "is_grad_enabled",
     "keep_intermediates", "no_grad", "scope",
@@ -183,7 +183,13 @@ class Function:
     Call ``MyOp.apply(*tensors, **attrs)``. Python numbers and arrays among the positional
     arguments become constant tensors on the first tensor's device: a number takes the
     tensor's dtype, an array with axes keeps its own (see :mod:`tinyffn.promotion`).
+
+    An op with no meaning for bool operands (``x - mask``) sets ``bool_refused`` to its
+    error message: promotion raises it before it would turn a bool into 0s and 1s, and
+    the op's forward for operands that are all bool (:func:`refuse_bool`).
     """
+
+    bool_refused: str | None = None
 
     @staticmethod
     def forward(ctx: Context, *xs: Any, **attrs: Any) -> Any:  # pragma: no cover - abstract
@@ -335,6 +341,12 @@ def run_to_end(steps: Iterator) -> None:
     """Run a backward walk, dropping each step as soon as it is made: a step holds the
     gradients of its node, which would otherwise stay alive while the next node runs."""
     collections.deque(steps, maxlen=0)
+
+
+def refuse_bool(fn: type, x: Any, backend: Any) -> None:
+    """Raise ``fn.bool_refused`` if the array ``x`` is bool (costs one hash for a float)."""
+    if x.dtype not in backend.float_dtypes and dtype_name(x.dtype) == "bool":
+        raise TypeError(fn.bool_refused)
 
 
 def _call_backward(ctx: Context, gy: Any) -> tuple:

@@ -88,6 +88,8 @@ def _promote(args: tuple, be: Any, fn: Any) -> tuple:
 def _target(args: Any, be: Any, fn: Any) -> tuple:
     """(each tensor's kind, the highest kind, the result dtype) by the rules of :func:`_promote`."""
     kinds = [_kind(a.data.dtype, be, fn) for a in args]
+    if 0 in kinds and getattr(fn, "bool_refused", None):   # x - mask: before mask is 0s and 1s
+        raise TypeError(fn.bool_refused)
     top = max(kinds)
     deciding = ([a.data.dtype for a, k in zip(args, kinds) if k == top and a.ndim]
                 or [a.data.dtype for a, k in zip(args, kinds) if k == top])

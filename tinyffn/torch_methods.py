@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from . import composed as C
+from .ops import elementwise as E
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
 from .arguments import _axis_list, _is_int, is_real, type_name
 from .backend import dtype_name
@@ -194,7 +195,8 @@ def _scaled(op: str, x: Any, other: Any, alpha: Any) -> Any:
     a floating x is scaled in x's dtype (float16 + int64 * 0.5 stays float16). A float
     alpha with integer operands is refused (it would make the result float), and so is an
     alpha other than 1 on two bools (PyTorch's answer there is a logical or); a bool x
-    with a number or a tensor of numbers is arithmetic, as in PyTorch."""
+    plus a number or a tensor of numbers is arithmetic, as in PyTorch (``sub`` with a
+    bool is refused by the ``Sub`` op, as ``-`` is)."""
     if not is_real(alpha):
         raise TypeError(f"{op}: alpha must be a number, got {type_name(alpha)}")
     other_dtype = other.dtype if isinstance(other, _tensor.Tensor) else None
@@ -205,6 +207,9 @@ def _scaled(op: str, x: Any, other: Any, alpha: Any) -> Any:
                         f"{dtype_name(x.dtype)}; PyTorch refuses this too: cast first (x.float())")
     if alpha == 1:
         return other
+    if op == "sub" and (other is True or other is False or other_dtype is not None and
+                        dtype_name(other_dtype) == "bool"):
+        raise TypeError(E.Sub.bool_refused)     # scaled, it would be 0s and 1s: refused first
     if dtype_name(x.dtype) == "bool" and (isinstance(other, bool) if other_dtype is None
                                           else dtype_name(other_dtype) == "bool"):
         raise TypeError(f"{op}: alpha={alpha!r} on bool tensors has no arithmetic meaning "

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from ..autograd import Context, Function
+from ..autograd import Context, Function, refuse_bool
 from .shape import sum_to_shape
 
 SQRT_PI = math.sqrt(math.pi)
@@ -53,10 +53,18 @@ class Add(Function):
 
 
 class Sub(Function):
-    """y = x - w (broadcasting).    dy/dx = 1,  dy/dw = -1."""
+    """y = x - w (broadcasting).    dy/dx = 1,  dy/dw = -1.
+
+    A bool operand is refused, as in PyTorch: ``1 - mask`` is most often a mask meant to
+    be inverted (``~mask``), and two masks have no arithmetic difference (``a ^ b``)."""
+
+    bool_refused = ("sub: subtraction with a bool operand is not supported, as in PyTorch: "
+                    "to invert a mask write ~mask, for the logical difference of two masks "
+                    "a ^ b; for arithmetic, cast it first (mask.long() or mask.float())")
 
     @staticmethod
     def forward(ctx: Context, x, w):
+        refuse_bool(Sub, x, ctx.backend)    # both bool here: promotion refused one alone
         try:
             return x - w
         except ValueError as e:
@@ -117,10 +125,14 @@ class Div(Function):
 
 
 class Neg(Function):
-    """y = -x.    dy/dx = -1."""
+    """y = -x.    dy/dx = -1.  A bool x is refused, as in PyTorch (``~mask`` inverts one)."""
+
+    bool_refused = ("neg: negation of a bool tensor is not supported, as in PyTorch: to "
+                    "invert a mask write ~mask; for arithmetic, cast it first (-mask.long())")
 
     @staticmethod
     def forward(ctx: Context, x):
+        refuse_bool(Neg, x, ctx.backend)
         return -x
 
     @staticmethod
