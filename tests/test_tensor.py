@@ -990,6 +990,35 @@ def test_edges_of_the_composed_shape_methods_and_their_arguments():
     assert tinyffn.ones(1, 3).expand([2, 3]).shape == (2, 3)
 
 
+NUMBER_KINDS = {   # a Python number of another kind than the tensor: torch 2.13's answers
+    "mask == 0": (lambda b, i, u, f: b == 0, [False, True]),
+    "mask < 1": (lambda b, i, u, f: b < 1, [False, True]),
+    "mask >= 0.5": (lambda b, i, u, f: b >= 0.5, [True, False]),
+    "mask == 1.5": (lambda b, i, u, f: b == 1.5, [False, False]),
+    "i < 1.5": (lambda b, i, u, f: i < 1.5, [True, False]),
+    "u8 < 1.5": (lambda b, i, u, f: u < 1.5, [True, False]),
+    "u8 < 300": (lambda b, i, u, f: u < 300, [True, True]),
+    "i == True": (lambda b, i, u, f: i == True, [True, False]),     # noqa: E712
+    "i >= True": (lambda b, i, u, f: i >= True, [True, True]),
+    "x < True": (lambda b, i, u, f: f < True, [False, False]),
+    "mask & 1": (lambda b, i, u, f: b & 1, [1, 0]),
+    "i & True": (lambda b, i, u, f: i & True, [1, 0]),
+}
+
+
+@pytest.mark.parametrize("form", NUMBER_KINDS)
+def test_a_number_of_another_kind_compares_as_in_pytorch_on_every_backend(device, form):
+    """``mask == 0`` and ``i < 1.5`` raised on the strict backend, whose array API refuses
+    a Python number of another kind; NumPy compared them. Each operand is brought to the
+    higher kind first now, on every backend."""
+    b = tinyffn.tensor([True, False], device=device)
+    i = tinyffn.tensor([1, 2], device=device)
+    u = tinyffn.tensor([1, 2], dtype="uint8", device=device)
+    f = tinyffn.tensor([1.0, 2.0], device=device)
+    call, want = NUMBER_KINDS[form]
+    assert call(b, i, u, f).tolist() == want
+
+
 def test_masks_combine_and_invert_as_in_pytorch(device):
     """``~``, ``&``, ``|``, ``^`` on bool masks (logical) and integer tensors (bitwise): the
     values torch 2.13 gives written out, then compared with torch where it is installed."""

@@ -6,13 +6,12 @@ gradient follows from theirs and a drawing shows what it is made of: ``x.abs()``
 ``getitem`` slices. The elementwise ones and ``amin`` run inside a frame of their name.
 The Tensor methods (``x.abs()``, ``x.min()``, ``x.chunk(2)``, ...) call these; the names
 here are NumPy's where a Python builtin would be shadowed (``absolute``, ``amin``).
-At the end, the operators that record no graph: comparisons, ``~ & | ^``, ``x += y``
-(``in_place``), formatting.
+At the end, what records no graph: ``any``/``all``, ``x += y`` (``in_place``),
+formatting; the comparisons and ``~ & | ^`` are in :mod:`tinyffn.comparisons`.
 """
 from __future__ import annotations
 
 import math
-import numbers
 import types
 from typing import Any, NamedTuple, Sequence
 
@@ -20,8 +19,9 @@ import numpy as np
 
 from . import grad_mode
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
-from .backend import check_one_device, dtype_name
+from .backend import dtype_name
 from .arguments import _axes, _axis_list, _is_int, _numpy_names, _shape_arg, is_real
+from .comparisons import compare, invert
 from .ops import elementwise as E
 from .ops import reduce as R
 
@@ -323,58 +323,8 @@ def chunk(x, chunks: int, dim: int = 0) -> tuple:
 
 
 # ----------------------------------------------------------------------------- not differentiable
-# The operators that record no graph live here too: comparisons, bitwise logic, in-place
-# updates, formatting.
-def compare(x, other, name: str):
-    """``x == other`` and the other comparisons (``name`` is the array function, e.g.
-    ``"less"``): a bool tensor, outside any graph. An operand that is not a number, an
-    array or a tensor (``None``, a string) is Python's business: ``x == None`` is False."""
-    w = _operand(x, other, name)
-    if w is NotImplemented:
-        return NotImplemented
-    xp, data = x.backend.xp, x.data
-    if type(w) is int and xp.isdtype(data.dtype, "integral") and not \
-            xp.iinfo(data.dtype).min <= w <= xp.iinfo(data.dtype).max:
-        data = xp.astype(data, xp.int64)    # uint8 < 300 is exact in int64 (the strict
-        #                                     backend refuses the number, CuPy may wrap it)
-    return _tensor.Tensor(getattr(xp, name)(data, w), _backend=x.backend)
-
-
-def bitwise(x, other, name: str):
-    """``x & other``, ``x | other``, ``x ^ other`` (and reflected) on bool (logical) or
-    integer tensors, as in PyTorch: ``(x > 0) & (x < 3)``. Outside any graph."""
-    _integral(name, x)
-    if isinstance(other, _tensor.Tensor):
-        _integral(name, other)
-    return compare(x, other, name)
-
-
-def invert(x):
-    """``~x``: logical not of a bool mask, bitwise not of an integer tensor."""
-    _integral("bitwise_invert", x)
-    return _tensor.Tensor(x.backend.xp.bitwise_invert(x.data), _backend=x.backend)
-
-
-def _integral(name: str, t) -> None:
-    if t.backend.is_floating(t.dtype):
-        raise TypeError(f"{name}: needs bool or integer tensors, got {dtype_name(t.dtype)}; "
-                        "for a float 0/1 mask m write 1 - m (not), m * k (and)")
-
-
-def _operand(x, other, name: str) -> Any:
-    """``other`` as an operand of ``x``'s array functions: a tensor's array (on x's device,
-    else a DeviceError), a number, or an array or list made one of x's backend; anything
-    else NotImplemented."""
-    if isinstance(other, _tensor.Tensor):
-        check_one_device(name, "operands", x, other)
-        return other.data
-    if isinstance(other, (list, tuple, np.ndarray, np.generic)):     # np.float64 is a float
-        return x.backend.asarray(np.asarray(other))
-    if isinstance(other, numbers.Complex):          # bool, int, float, complex
-        return other
-    return NotImplemented
-
-
+# Operators that record no graph live here too: any/all, in-place updates, formatting
+# (comparisons and bitwise logic: comparisons.py).
 def any_all(x, op: str, dim: Any, keepdim: Any, axis: Any, keepdims: bool):
     """``x.any()`` and ``x.all()`` (``op``): whether any / every element along the axes is
     nonzero (a NaN counts as nonzero), as a bool tensor outside any graph. ``dim=()``

@@ -20,6 +20,7 @@ import numpy as np
 
 from . import autograd, grad_mode, hooks
 from . import backend as backends
+from . import comparisons as K
 from . import composed as C
 from .arguments import (_axes, _numpy_names, _permutation, _shape_arg, _transposition,
                         either_name, is_real, type_name)
@@ -423,16 +424,16 @@ class Tensor(TorchMethods):
     # -- comparisons and bitwise logic: not differentiable, outside any graph ----------------
     __hash__ = object.__hash__  # tensors are graph nodes: hashed by identity
 
-    def __eq__(self, other): return C.compare(self, other, "equal")
-    def __ne__(self, other): return C.compare(self, other, "not_equal")
-    def __lt__(self, other): return C.compare(self, other, "less")
-    def __le__(self, other): return C.compare(self, other, "less_equal")
-    def __gt__(self, other): return C.compare(self, other, "greater")
-    def __ge__(self, other): return C.compare(self, other, "greater_equal")
-    def __invert__(self): return C.invert(self)
-    def __and__(self, other): return C.bitwise(self, other, "bitwise_and")
-    def __or__(self, other): return C.bitwise(self, other, "bitwise_or")
-    def __xor__(self, other): return C.bitwise(self, other, "bitwise_xor")
+    def __eq__(self, other): return K.compare(self, other, "equal")
+    def __ne__(self, other): return K.compare(self, other, "not_equal")
+    def __lt__(self, other): return K.compare(self, other, "less")
+    def __le__(self, other): return K.compare(self, other, "less_equal")
+    def __gt__(self, other): return K.compare(self, other, "greater")
+    def __ge__(self, other): return K.compare(self, other, "greater_equal")
+    def __invert__(self): return K.invert(self)
+    def __and__(self, other): return K.bitwise(self, other, "bitwise_and")
+    def __or__(self, other): return K.bitwise(self, other, "bitwise_or")
+    def __xor__(self, other): return K.bitwise(self, other, "bitwise_xor")
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
 

@@ -1,0 +1,85 @@
+"""The comparisons (``==``, ``<``, ...) and the bitwise operators (``~ & | ^``): bool or
+integer tensors, computed outside any graph (no derivative to record).
+
+A Python number next to a tensor of another kind (bool < integer < float) is compared as
+PyTorch compares it: ``mask == 0`` as integers, ``i < 1.5`` and ``x < True`` in the higher
+kind. NumPy does that by itself; the array API standard refuses a number of another kind,
+so each operand is brought to the higher kind here first (:func:`_with_number`), and the
+same code runs on every backend.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
+from .backend import check_one_device, dtype_name
+
+__all__ = ["compare", "bitwise", "invert"]
+
+
+def compare(x, other, name: str):
+    """``x == other`` and the other comparisons (``name`` is the array function, e.g.
+    ``"less"``): a bool tensor, outside any graph. An operand that is not a number, an
+    array or a tensor (``None``, a string) is Python's business: ``x == None`` is False."""
+    w = _operand(x, other, name)
+    if w is NotImplemented:
+        return NotImplemented
+    xp, data = x.backend.xp, x.data
+    if isinstance(w, (int, float)):
+        data, w = _with_number(xp, data, w)
+    return _tensor.Tensor(getattr(xp, name)(data, w), _backend=x.backend)
+
+
+def bitwise(x, other, name: str):
+    """``x & other``, ``x | other``, ``x ^ other`` (and reflected) on bool (logical) or
+    integer tensors, as in PyTorch: ``(x > 0) & (x < 3)``. Outside any graph."""
+    _integral(name, x)
+    if isinstance(other, _tensor.Tensor):
+        _integral(name, other)
+    return compare(x, other, name)
+
+
+def invert(x):
+    """``~x``: logical not of a bool mask, bitwise not of an integer tensor."""
+    _integral("bitwise_invert", x)
+    return _tensor.Tensor(x.backend.xp.bitwise_invert(x.data), _backend=x.backend)
+
+
+def _integral(name: str, t) -> None:
+    if t.backend.is_floating(t.dtype):
+        raise TypeError(f"{name}: needs bool or integer tensors, got {dtype_name(t.dtype)}; "
+                        "for a float 0/1 mask m write 1 - m (not), m * k (and)")
+
+
+def _operand(x, other, name: str) -> Any:
+    """``other`` as an operand of ``x``'s array functions: a tensor's array (on x's device,
+    else a DeviceError), a number, or an array or list made one of x's backend; anything
+    else NotImplemented."""
+    if isinstance(other, _tensor.Tensor):
+        check_one_device(name, "operands", x, other)
+        return other.data
+    if isinstance(other, (list, tuple, np.ndarray, np.generic)):     # np.float64 is a float
+        return x.backend.asarray(np.asarray(other))
+    if isinstance(other, numbers.Complex):          # bool, int, float, complex
+        return other
+    return NotImplemented
+
+
+def _with_number(xp: Any, data: Any, w: int | float) -> tuple:
+    """The array ``data`` and the Python number ``w`` in one kind (bool < integer < float),
+    the higher of theirs: a bool or integer array meets a float as float64 (exact for
+    integers up to 2**53), a bool array meets an int as int64, a bool number meets an
+    integer array as 0 or 1 and a float array as 0.0 or 1.0. An int outside an integer
+    array's dtype (uint8 < 300) makes the array int64: exact, where CuPy might wrap it."""
+    kind = 0 if xp.isdtype(data.dtype, "bool") else 1 if xp.isdtype(data.dtype, "integral") else 2
+    w_kind = 0 if isinstance(w, bool) else 1 if isinstance(w, int) else 2
+    if w_kind > kind:
+        return xp.astype(data, xp.int64 if w_kind == 1 else xp.float64), w
+    if w_kind < kind:
+        return data, int(w) if kind == 1 else float(w)
+    if kind == 1 and not xp.iinfo(data.dtype).min <= w <= xp.iinfo(data.dtype).max:
+        return xp.astype(data, xp.int64), w
+    return data, w
