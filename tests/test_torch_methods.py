@@ -1,7 +1,9 @@
 """The Tensor methods a PyTorch user reaches for: where and masked_fill, var and std, any
 and all, the casts, clone, softmax; and those of torch_methods.py: add, sub, mul, div,
 matmul, t, contiguous, cpu, cuda, the in-place methods (zero_, fill_, copy_, normal_,
-uniform_), and what ``x[key] = value`` and a missing in-place name say.
+uniform_, add_, sub_, mul_, div_), the everyday names (neg, square, rsqrt, eq, isnan,
+logical_and, view_as, type_as, new_zeros, ...), and what ``x[key] = value`` and a missing
+in-place name say.
 
 References: NumPy written out here, gradcheck, and PyTorch 2.13's values written out as
 numbers (computed once with torch; these tests run without it).
@@ -546,3 +548,143 @@ def test_a_missing_in_place_name_gets_pythons_suggestion_of_the_method():
     assert shown.stderr.rstrip().endswith(
         "AttributeError: 'Tensor' object has no attribute 'clamp_'. Did you mean: 'clamp'?")
     assert not hasattr(tinyffn.Tensor, "__getattr__")
+
+
+# ------------------------------------------------- the rest of PyTorch's everyday vocabulary
+# neg ... rsqrt, the comparison/test/logic names, *_as, new_*, add_ ... div_. Operands with a
+# zero, a NaN and the infinities; torch 2.13's values and dtypes written out.
+nan, inf = float("nan"), float("inf")
+VOCAB_OPERANDS = {"f": [0.0, 4.0, nan, -1.0, inf], "i": [0, 2, -3], "b": [True, False],
+                  "f2": [1.0, 0.0, 0.0, 2.0, 0.0], "b2": [True, True], "i2": [0, 0, 1]}
+VOCAB = {   # name -> (the call, on tinyffn's or torch's tensors, torch's values, dtype)
+    "f.neg()": (lambda t: t["f"].neg(), [-0.0, -4.0, nan, 1.0, -inf], "float32"),
+    "f.negative()": (lambda t: t["f"].negative(), [-0.0, -4.0, nan, 1.0, -inf], "float32"),
+    "i.neg()": (lambda t: t["i"].neg(), [0, -2, 3], "int64"),
+    "f.square()": (lambda t: t["f"].square(), [0.0, 16.0, nan, 1.0, inf], "float32"),
+    "i.square()": (lambda t: t["i"].square(), [0, 4, 9], "int64"),
+    "b.square()": (lambda t: t["b"].square(), [1, 0], "int64"),
+    "f.reciprocal()": (lambda t: t["f"].reciprocal(), [inf, 0.25, nan, -1.0, 0.0], "float32"),
+    "i.reciprocal()": (lambda t: t["i"].reciprocal(), [inf, 0.5, -0.3333333432674408], "float32"),
+    "b.reciprocal()": (lambda t: t["b"].reciprocal(), [1.0, inf], "float32"),
+    "f.rsqrt()": (lambda t: t["f"].rsqrt(), [inf, 0.5, nan, nan, 0.0], "float32"),
+    "i.rsqrt()": (lambda t: t["i"].rsqrt(), [inf, 0.7071067690849304, nan], "float32"),
+    "f.eq(0)": (lambda t: t["f"].eq(0), [True, False, False, False, False], "bool"),
+    "f.ne(4)": (lambda t: t["f"].ne(4), [True, False, True, True, True], "bool"),
+    "f.lt(1)": (lambda t: t["f"].lt(1), [True, False, False, True, False], "bool"),
+    "f.le(0)": (lambda t: t["f"].le(0), [True, False, False, True, False], "bool"),
+    "f.gt(0)": (lambda t: t["f"].gt(0), [False, True, False, False, True], "bool"),
+    "f.ge(-1)": (lambda t: t["f"].ge(-1), [True, True, False, True, True], "bool"),
+    "i.eq(i2)": (lambda t: t["i"].eq(t["i2"]), [True, False, False], "bool"),
+    "f.isnan()": (lambda t: t["f"].isnan(), [False, False, True, False, False], "bool"),
+    "f.isinf()": (lambda t: t["f"].isinf(), [False, False, False, False, True], "bool"),
+    "f.isfinite()": (lambda t: t["f"].isfinite(), [True, True, False, True, False], "bool"),
+    "f.isclose(f)": (lambda t: t["f"].isclose(t["f"]), [True, True, False, True, True], "bool"),
+    "f.isclose(f, equal_nan)": (lambda t: t["f"].isclose(t["f"], equal_nan=True),
+                                [True] * 5, "bool"),
+    "f.logical_not()": (lambda t: t["f"].logical_not(), [True, False, False, False, False],
+                        "bool"),
+    "i.logical_not()": (lambda t: t["i"].logical_not(), [True, False, False], "bool"),
+    "b.logical_not()": (lambda t: t["b"].logical_not(), [False, True], "bool"),
+    "f.logical_and(f2)": (lambda t: t["f"].logical_and(t["f2"]),
+                          [False, False, False, True, False], "bool"),
+    "f.logical_or(f2)": (lambda t: t["f"].logical_or(t["f2"]), [True] * 5, "bool"),
+    "f.logical_xor(f2)": (lambda t: t["f"].logical_xor(t["f2"]),
+                          [True, True, True, False, True], "bool"),
+    "b.logical_and(b2)": (lambda t: t["b"].logical_and(t["b2"]), [True, False], "bool"),
+    "i.logical_or(i2)": (lambda t: t["i"].logical_or(t["i2"]), [False, True, True], "bool"),
+    "i.type_as(f)": (lambda t: t["i"].type_as(t["f"]), [0.0, 2.0, -3.0], "float32"),
+}
+
+
+@pytest.mark.parametrize("name", VOCAB)
+def test_everyday_methods_give_pytorchs_values_and_dtypes(device, name):
+    operands = {k: tinyffn.tensor(v, device=device) for k, v in VOCAB_OPERANDS.items()}
+    call, values, dtype = VOCAB[name]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = call(operands)
+    np.testing.assert_array_equal(y.numpy(), np.array(values, dtype=dtype))
+    assert dtype_name(y.dtype) == dtype and y.device == device
+
+
+def test_everyday_methods_match_torch_live():
+    torch = pytest.importorskip("torch")
+    ours = {k: tinyffn.tensor(v) for k, v in VOCAB_OPERANDS.items()}
+    theirs = {k: torch.tensor(v) for k, v in VOCAB_OPERANDS.items()}
+    for name, (call, _, _) in VOCAB.items():
+        with np.errstate(divide="ignore", invalid="ignore"):
+            y = call(ours)
+        t = call(theirs)
+        np.testing.assert_array_equal(y.numpy(), t.numpy(), err_msg=name)
+        assert str(t.dtype) == "torch." + dtype_name(y.dtype), name
+
+
+def test_everyday_arithmetic_methods_are_gradchecked_and_drawn_as_one_op():
+    x = f64([[0.5, 2.0, 3.0], [1.5, 4.0, 0.25]])
+    for name in ("neg", "negative", "square", "reciprocal", "rsqrt"):
+        assert tinyffn.gradcheck(lambda x: getattr(x, name)(), [x]), name
+    assert x.rsqrt().grad_fn.name == "pow" and x.square().grad_fn.name == "pow"
+    assert x.reciprocal().grad_fn.name == "div" and x.neg().grad_fn.name == "neg"
+    np.testing.assert_allclose(x.rsqrt().numpy(), 1 / np.sqrt(x.numpy()), rtol=1e-15)
+
+
+def test_allclose_and_equal_methods_answer_python_bools():
+    x = tinyffn.tensor([1.0, nan])
+    assert x.allclose(x, equal_nan=True) is True and x.allclose(x) is False
+    assert x.allclose(x + 1e-9, equal_nan=True) is True
+    assert x.allclose(x + 1e-3, atol=0.0, rtol=1e-4, equal_nan=True) is False
+    assert x.equal(tinyffn.tensor([1.0, 2.0])) is False and x[:1].equal(x[:1]) is True
+    assert x.nelement() == 2
+
+
+def test_as_methods_take_the_other_tensors_shape_dtype_and_device(device):
+    x = tinyffn.tensor([1.0, 2.0, 3.0, 4.0], device=device, requires_grad=True)
+    grid = tinyffn.zeros(2, 2, dtype="float64", device=device)
+    assert x.view_as(grid).tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert x.reshape_as(grid).shape == (2, 2) and x[:2].expand_as(grid).tolist() == [[1.0, 2.0]] * 2
+    y = x.type_as(grid)
+    assert dtype_name(y.dtype) == "float64" and y.device == device and y.grad_fn.name == "cast"
+    other = "strict" if device == "cpu" else "cpu"
+    moved = x.detach().type_as(tinyffn.zeros(1, dtype="int64", device=other))
+    assert moved.device == other and dtype_name(moved.dtype) == "int64"
+
+
+def test_new_methods_make_leaves_in_selfs_dtype_and_device(device):
+    """torch 2.13: x.new_zeros(2, 3) is float32 like x; i.new_tensor([1.5, 2]) is [1, 2]."""
+    x = tinyffn.tensor([1.0], dtype="float64", device=device, requires_grad=True)
+    i = tinyffn.tensor([5], device=device)
+    for y, values, dtype in [(x.new_zeros(2, 3), [[0.0] * 3] * 2, "float64"),
+                             (x.new_zeros((2,)), [0.0, 0.0], "float64"),
+                             (i.new_ones(3), [1, 1, 1], "int64"),
+                             (x.new_full((2,), 7), [7.0, 7.0], "float64"),
+                             (i.new_tensor([1.5, 2]), [1, 2], "int64"),
+                             (x.new_ones(2, dtype="int32"), [1, 1], "int32"),
+                             (i.new_tensor([1, 2], dtype=tinyffn.float32), [1.0, 2.0], "float32")]:
+        assert y.tolist() == values and dtype_name(y.dtype) == dtype and y.device == device
+        assert y.is_leaf and not y.requires_grad
+    assert x.new_zeros(2, requires_grad=True).requires_grad
+    other = "strict" if device == "cpu" else "cpu"
+    assert x.new_full((1,), 2.5, device=other).device == other
+
+
+def test_in_place_arithmetic_methods_follow_the_rules_of_x_minus_equals_y():
+    """p.add_(g, alpha=-lr) ... as torch 2.13 (values from it), on the same object."""
+    p = tinyffn.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with tinyffn.no_grad():
+        assert p.add_(tinyffn.tensor([0.5, 0.5, 1.0]), alpha=-0.1) is p
+        np.testing.assert_allclose(p.numpy(), [0.95, 1.95, 2.9], rtol=1e-7)
+        assert p.sub_(1, alpha=2) is p and p.mul_(tinyffn.tensor(2.0)) is p and p.div_(4) is p
+    np.testing.assert_allclose(p.numpy(), [-0.525, -0.025, 0.45], rtol=1e-6, atol=1e-7)
+    assert p.is_leaf and p.requires_grad and dtype_name(p.dtype) == "float32"
+    with pytest.raises(RuntimeError, match=r"add_: x or y requires grad, .*tinyffn.no_grad"):
+        p.add_(1)
+    for call, message in [(lambda: tinyffn.tensor([1, 2]).div_(2), "div_: the result has shape "
+                           r"\(2,\) and dtype float32, but x has .* int64"),
+                          (lambda: tinyffn.tensor([1.0, 2.0]).add_(tinyffn.ones(2, 2)),
+                           r"add_: the result has shape \(2, 2\)"),
+                          (lambda: tinyffn.tensor([1, 2]).mul_(1.5), "mul_: the result .* float32")]:
+        with pytest.raises(RuntimeError, match=message):
+            call()
+    with pytest.raises(TypeError, match="add_: alpha must be a number"):
+        tinyffn.zeros(1).add_(1, alpha="2")
+    with pytest.raises(TypeError, match="sub: subtraction with a bool operand"):
+        tinyffn.zeros(2).sub_(tinyffn.tensor([True, False]), alpha=2)

@@ -336,9 +336,10 @@ def any_all(x, op: str, dim: Any, keepdim: Any, axis: Any, keepdims: bool):
     return _tensor.Tensor(data, _backend=x.backend)
 
 
-def in_place(x, fn: Any, other: Any, symbol: str):
-    """``x op= y``: x stays the same object (a Parameter stays registered) and its
-    ``data`` becomes the array of ``x op y``, of x's shape and dtype.
+def in_place(x, fn: Any, other: Any, symbol: str, what: str = ""):
+    """``x op= y`` (or the method ``what``, ``x.add_(y)``): x stays the same object (a
+    Parameter stays registered); its ``data`` becomes the array of ``x op y``, of x's
+    shape and dtype.
 
     The new values go into a new array, not into x's old one, so arrays that a graph
     saved for backward keep their values (PyTorch would refuse that backward instead);
@@ -347,14 +348,15 @@ def in_place(x, fn: Any, other: Any, symbol: str):
     Recording this in a graph would need in-place ops, which tinyffn does not have, so
     when a gradient would be needed it is an error, as PyTorch's is for a leaf.
     """
-    check_in_place(x, f"x {symbol} y", other, f"x = x {symbol[0]} y")
+    what = what or f"x {symbol} y"
+    check_in_place(x, what, other, f"x = x {symbol[0]} y")
     y = fn.apply(x, other)
     if y.dtype != x.dtype and x.backend.is_floating(x.dtype) and \
             x.backend.is_floating(y.dtype):
         y = y.to(dtype=x.dtype)                 # x += float64 array: x stays float32
     if y.shape != x.shape or y.dtype != x.dtype:
         raise RuntimeError(
-            f"x {symbol} y: the result has shape {y.shape} and dtype "
+            f"{what}: the result has shape {y.shape} and dtype "
             f"{dtype_name(y.dtype)}, but x has shape {x.shape} and dtype "
             f"{dtype_name(x.dtype)}; in place, x cannot change either")
     x.data = y.data

@@ -3,9 +3,11 @@
 ``Tensor`` inherits these from :class:`TorchMethods`, so that tensor.py keeps the engine
 (the operators, the primitives, backward) and this file holds the rest of the vocabulary
 a PyTorch user brings: casts (``x.float()``), devices (``x.cpu()``, ``x.cuda()``), shape
-names (``x.view``, ``x.t()``, ``x.unsqueeze``), arithmetic methods (``x.add(y,
-alpha=2)``), ``x.norm()``, and the in-place methods (``p.grad.zero_()``, ``w.normal_(0,
-0.02)``). Each is a line or two over a method of tensor.py or a function of composed.py,
+names (``x.view``, ``x.t()``, ``x.unsqueeze``, ``x.view_as(y)``), arithmetic methods
+(``x.add(y, alpha=2)``, ``x.rsqrt()``), the comparisons, tests and logic under method
+names (``x.eq(0)``, ``x.isnan()``, ``m.logical_and(k)``), ``x.norm()``, new tensors like x
+(``x.new_zeros(2, 3)``), and the in-place methods (``p.grad.zero_()``, ``w.normal_(0,
+0.02)``, ``p.add_(g, alpha=-lr)``). Each is a line or two over a method of tensor.py or a function of composed.py,
 torch_functions.py or init.py; none is a primitive of its own.
 
 In place, tinyffn works as in ``x -= y`` (:func:`tinyffn.composed.in_place`): the tensor
@@ -89,6 +91,17 @@ class TorchMethods:
         the same (``torch.Tensor.view`` shares memory)."""
         return self.reshape(*shape)
 
+    def view_as(self, other): return self.view(other.shape)
+    def reshape_as(self, other): return self.reshape(other.shape)
+    def expand_as(self, other): return self.expand(*other.shape)
+
+    def type_as(self, other):
+        """``to(other)``: other's dtype and device, as ``torch.Tensor.type_as``."""
+        return self.to(other)
+
+    def nelement(self) -> int:
+        return self.numel()
+
     def unsqueeze(self, dim): return C.unsqueeze(self, dim)
     def squeeze(self, dim=None): return C.squeeze(self, dim)
     def flatten(self, start_dim=0, end_dim=-1): return C.flatten(self, start_dim, end_dim)
@@ -118,13 +131,107 @@ class TorchMethods:
     def mul(self, other): return self * other
     def div(self, other): return self / other
     def matmul(self, other): return self @ other
+    def neg(self): return -self
+    negative = neg
+
+    def square(self):
+        """``self ** 2``, as ``torch.square`` (a bool or integer x stays an integer)."""
+        return self ** 2
+
+    def reciprocal(self):
+        """``1 / self``, as ``torch.reciprocal`` (an integer x gives float32; 1/0 is inf)."""
+        return 1 / self
+
+    def rsqrt(self):
+        """``self ** -0.5``, as ``torch.rsqrt``: one ``pow`` node in the graph."""
+        return self ** -0.5
+
+    # -- comparisons, tests and logic: PyTorch's method names for the operators -------------
+    def eq(self, other): return self == other
+    def ne(self, other): return self != other
+    def lt(self, other): return self < other
+    def le(self, other): return self <= other
+    def gt(self, other): return self > other
+    def ge(self, other): return self >= other
+
+    def isnan(self):
+        from . import torch_functions as F      # torch_functions.py imports tensor.py
+        return F.isnan(self)
+
+    def isinf(self):
+        from . import torch_functions as F
+        return F.isinf(self)
+
+    def isfinite(self):
+        from . import torch_functions as F
+        return F.isfinite(self)
+
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        from . import torch_functions as F
+        return F.isclose(self, other, rtol, atol, equal_nan)
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        from . import torch_functions as F
+        return F.allclose(self, other, rtol, atol, equal_nan)
+
+    def equal(self, other):
+        from . import torch_functions as F
+        return F.equal(self, other)
+
+    def logical_not(self):
+        """True where an entry is zero (False), as ``torch.logical_not``: ``self == 0``."""
+        return self == 0
+
+    def logical_and(self, other):
+        """Both nonzero, as ``torch.logical_and``: ``(self != 0) & (other != 0)``; a NaN
+        counts as nonzero (true), as in PyTorch."""
+        return (self != 0) & (other != 0)
+
+    def logical_or(self, other): return (self != 0) | (other != 0)
+    def logical_xor(self, other): return (self != 0) ^ (other != 0)
 
     def norm(self, p="fro", dim=None, keepdim=False):
         """``tinyffn.norm(self, p, dim, keepdim)``: (Σ |x|^p)^(1/p) over ``dim``."""
         from .torch_functions import norm
         return norm(self, p, dim, keepdim)
 
+    # -- new tensors: self's dtype and device unless told otherwise --------------------------
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        """``tinyffn.zeros(*size)`` in self's dtype and on its device, as PyTorch's."""
+        from . import creation
+        return creation.zeros(*size, **self._new_kwargs(dtype, device, requires_grad))
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        from . import creation
+        return creation.ones(*size, **self._new_kwargs(dtype, device, requires_grad))
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+        from . import creation
+        return creation.full(size, fill_value, **self._new_kwargs(dtype, device, requires_grad))
+
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+        """``tinyffn.tensor(data)`` in self's dtype and on its device (``[1.5]`` into an
+        int64 x's dtype truncates, as PyTorch's ``new_tensor``)."""
+        from . import creation
+        return creation.tensor(data, **self._new_kwargs(dtype, device, requires_grad))
+
+    def _new_kwargs(self, dtype, device, requires_grad) -> dict:
+        return {"dtype": dtype_name(self.dtype) if dtype is None else dtype,
+                "device": self.device if device is None else device,
+                "requires_grad": requires_grad}
+
     # -- in place: a new array for the same tensor, outside any graph -----------------------
+    def add_(self, other, *, alpha=1):
+        """``self += alpha * other`` (``p.add_(p.grad, alpha=-lr)``); returns self. With
+        the rules of ``x -= y``: x keeps its shape and dtype, no gradient may be needed."""
+        return C.in_place(self, E.Add, _scaled("add_", self, other, alpha), "+=", "add_")
+
+    def sub_(self, other, *, alpha=1):
+        return C.in_place(self, E.Sub, _scaled("sub_", self, other, alpha), "-=", "sub_")
+
+    def mul_(self, other): return C.in_place(self, E.Mul, other, "*=", "mul_")
+    def div_(self, other): return C.in_place(self, E.Div, other, "/=", "div_")
+
     def zero_(self):
         """Every entry set to 0 (``p.grad.zero_()``); returns self. See :meth:`fill_`."""
         C.check_in_place(self, "zero_", None, "x = tinyffn.zeros_like(x)")
@@ -207,7 +314,7 @@ def _scaled(op: str, x: Any, other: Any, alpha: Any) -> Any:
                         f"{dtype_name(x.dtype)}; PyTorch refuses this too: cast first (x.float())")
     if alpha == 1:
         return other
-    if op == "sub" and (other is True or other is False or other_dtype is not None and
+    if op.startswith("sub") and (other is True or other is False or other_dtype is not None and
                         dtype_name(other_dtype) == "bool"):
         raise TypeError(E.Sub.bool_refused)     # scaled, it would be 0s and 1s: refused first
     if dtype_name(x.dtype) == "bool" and (isinstance(other, bool) if other_dtype is None
