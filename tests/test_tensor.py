@@ -1019,6 +1019,21 @@ def test_a_number_of_another_kind_compares_as_in_pytorch_on_every_backend(device
     assert call(b, i, u, f).tolist() == want
 
 
+def test_tensors_of_two_kinds_compare_in_pytorchs_dtype_on_every_backend(device):
+    """The strict backend refused int < float and mask == int; and NumPy compared int64
+    with float32 in float64, where PyTorch compares in float32: torch 2.13 says
+    16777217 == 16777216.0 (float32) is True, since float32 rounds 16777217 to 16777216."""
+    b = tinyffn.tensor([True, False], device=device)
+    i = tinyffn.tensor([1, 2], device=device)
+    x = tinyffn.tensor([1.0, 2.5], device=device)
+    assert (i < x).tolist() == [False, True] and (b == i).tolist() == [True, False]
+    assert (i == x.double()).tolist() == [True, False] and (x == x.double()).tolist() == [True] * 2
+    assert (i & b).tolist() == [1, 0] and dtype_name((i & b).dtype) == "int64"
+    big = tinyffn.tensor([16777217], device=device)
+    assert (big == tinyffn.tensor([16777216.0], device=device)).tolist() == [True]
+    assert (big == tinyffn.tensor([16777216.0], dtype="float64", device=device)).tolist() == [False]
+
+
 def test_masks_combine_and_invert_as_in_pytorch(device):
     """``~``, ``&``, ``|``, ``^`` on bool masks (logical) and integer tensors (bitwise): the
     values torch 2.13 gives written out, then compared with torch where it is installed."""

@@ -5,11 +5,13 @@ A Python number next to a tensor of another kind (bool < integer < float) is com
 PyTorch compares it: ``mask == 0`` as integers, ``i < 1.5`` and ``x < True`` in the higher
 kind. NumPy does that by itself; the array API standard refuses a number of another kind,
 so each operand is brought to the higher kind here first (:func:`_with_number`), and the
-same code runs on every backend.
+same code runs on every backend. Two tensors of different dtypes are compared in the dtype
+PyTorch's promotion gives them (:func:`_with_array`): ``i < x`` in float32, as there.
 """
 from __future__ import annotations
 
 import numbers
+import types
 from typing import Any
 
 import numpy as np
@@ -30,6 +32,8 @@ def compare(x, other, name: str):
     xp, data = x.backend.xp, x.data
     if isinstance(w, (int, float)):
         data, w = _with_number(xp, data, w)
+    elif hasattr(w, "dtype") and w.dtype != data.dtype:
+        data, w = _with_array(x.backend, data, w, name)
     return _tensor.Tensor(getattr(xp, name)(data, w), _backend=x.backend)
 
 
@@ -83,3 +87,13 @@ def _with_number(xp: Any, data: Any, w: int | float) -> tuple:
     if kind == 1 and not xp.iinfo(data.dtype).min <= w <= xp.iinfo(data.dtype).max:
         return xp.astype(data, xp.int64), w
     return data, w
+
+
+def _with_array(be: Any, data: Any, w: Any, name: str) -> tuple:
+    """Two arrays of different dtypes, cast to the dtype PyTorch compares them in, by the
+    rules of :mod:`tinyffn.promotion`: ``i < x`` in float32 (NumPy: float64), ``mask == i``
+    in int64. The array API standard refuses to mix kinds at all."""
+    from .promotion import _target          # promotion.py imports tensor.py, which imports this
+    pair = (_tensor.Tensor._wrap(data, be), _tensor.Tensor._wrap(w, be))
+    target = _target(pair, be, types.SimpleNamespace(op_name=lambda: name))[2]
+    return tuple(a if a.dtype == target else be.xp.astype(a, target) for a in (data, w))
