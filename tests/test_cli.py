@@ -1,5 +1,6 @@
 """python -m tinyffn: the graph and step commands."""
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -52,13 +53,18 @@ def test_graph_fused_draws_one_node_per_linear_and_activation(capsys):
 
 
 def test_step_into_a_closed_pipe_exits_quietly():
-    # `python -m tinyffn step | head -1`: no BrokenPipeError traceback
-    step = subprocess.Popen([sys.executable, "-m", "tinyffn", "step"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
-    step.stdout.readline()
-    step.stdout.close()
-    _, err = step.communicate(timeout=60)
-    assert b"Traceback" not in err
+    """`python -m tinyffn step | head -1`: no BrokenPipeError traceback, exit status 1.
+    The reader is gone before the first write (its end of the pipe closed at the start):
+    a reader that reads a line first would usually leave after the child had written all
+    of its 3 KB into the pipe's buffer, and the handler would never run."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        step = subprocess.run([sys.executable, "-m", "tinyffn", "step"], stdout=write_end,
+                              stderr=subprocess.PIPE, timeout=60)
+    finally:
+        os.close(write_end)
+    assert step.returncode == 1 and step.stderr == b""
 
 
 def test_graph_refuses_an_activation_the_block_lacks(capsys):
@@ -124,17 +130,28 @@ def test_step_prints_the_walk(capsys):
     assert out.count("\nstep ") == 10
     assert "  w1.weight  [[2.0, 0.0], [0.0, 0.0], [2.0, 0.0], [0.0, 0.0]]" in out
     assert "gives the same gradients: yes" in out
+    # the seed's weights, whose second columns x = (1, 0) hides from every value above
+    assert ("W1 = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 1.0]], "
+            "W2 = [[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0]], zero biases") in out
+    # dL/dh = W2ᵀ y, by hand: y = (2, 0)
+    assert "input 0, h (4,), gets dL/d(in) = [2, 0, 2, 0]" in out
+    assert "frames written" not in out
 
 
 @needs_renderer
 def test_step_writes_one_frame_per_step(tmp_path, capsys):
-    assert main(["step", "--frames", str(tmp_path)]) == 0
-    frames = sorted(tmp_path.glob("*.svg"))
+    folder = tmp_path / "new" / "frames"                    # missing folders are made
+    assert main(["step", "--frames", str(folder)]) == 0
+    assert capsys.readouterr().out.endswith(f"frames written to {folder}/\n")
+    frames = sorted(folder.glob("*.svg"))
     assert [f.name for f in frames][:3] == ["step_00_div.svg", "step_01_sum.svg",
                                            "step_02_pow.svg"]
     assert len(frames) == 10
     for frame in frames:
         assert ET.parse(frame).getroot().tag.endswith("svg")
+    relu = (folder / "step_06_relu.svg").read_text()
+    assert "value [1, 0, 1, " in relu        # a = W1 x = (1, 0, 1, -1); dot writes - as &#45;
+    assert "grad [2, 0, 2, 0]" in relu                      # dL/dh, an intermediate's grad
 
 
 def test_module_runs_as_a_program():
