@@ -41,6 +41,8 @@ SCHEDULES = {
         opt, max_lr=0.5, epochs=3, steps_per_epoch=5, pct_start=0.25,
         anneal_strategy="linear", three_phase=True, div_factor=10.0,
         final_div_factor=100.0), 14),
+    "OneCycleLR-no-warmup": (lambda m, opt: m.OneCycleLR(         # from max_lr down at once
+        opt, max_lr=[1.0, 0.3], total_steps=6, pct_start=0.0, div_factor=1.0), 5),
 }
 ONE_CYCLES = [name for name in SCHEDULES if name.startswith("OneCycleLR")]
 
@@ -113,6 +115,11 @@ TORCH_LRS = {
         (0.006323529411764707, 0.006323529411764707),
         (0.0005000000000000004, 0.0005000000000000004),
     ],
+    "OneCycleLR-no-warmup": [
+        (0.9330194006220301, 0.27990582018660903), (0.7500249999999999, 0.2250075),
+        (0.50005, 0.150015), (0.2500750000000001, 0.07502250000000003),
+        (0.06708059937796987, 0.02012417981339096), (0.0001, 2.9999999999999997e-05),
+    ],
 }
 # and each group's momentum after building and after each step (SGD's momentum; torch gives
 # Adam's betas[0] the same numbers)
@@ -132,6 +139,11 @@ TORCH_MOMENTA = {
         (0.95, 0.95), (0.95, 0.95), (0.95, 0.95), (0.95, 0.95), (0.95, 0.95), (0.95, 0.95),
         (0.95, 0.95), (0.95, 0.95), (0.95, 0.95),
     ],
+    "OneCycleLR-no-warmup": [
+        (0.856698729810778, 0.856698729810778), (0.875, 0.875),
+        (0.8999999999999999, 0.8999999999999999), (0.9249999999999999, 0.9249999999999999),
+        (0.9433012701892219, 0.9433012701892219), (0.95, 0.95),
+    ],
 }
 
 # ReduceLROnPlateau: the metric given at each step (a plateau at 0.69 of 13 epochs, long
@@ -149,6 +161,8 @@ PLATEAUS = {    # "max" modes see the metrics negated: higher is better
     "max-rel": lambda m, opt: m.ReduceLROnPlateau(opt, mode="max", patience=3, threshold=0.05),
     "factor-0": lambda m, opt: m.ReduceLROnPlateau(opt, factor=0.0, patience=4,
                                                    min_lr=[0.01, 0.0]),
+    "min-abs": lambda m, opt: m.ReduceLROnPlateau(opt, factor=0.5, patience=1, cooldown=2,
+                                                  threshold=0.1, threshold_mode="abs"),
 }
 TORCH_PLATEAU_LRS = {
     "min": [
@@ -189,6 +203,23 @@ TORCH_PLATEAU_LRS = {
     ],
     "max-rel": [(0.1, 0.03)] * 11 + [(0.010000000000000002, 0.003)] * 20,
     "factor-0": [(0.1, 0.03)] * 22 + [(0.01, 0.0)] * 9,
+    "min-abs": [
+        (0.1, 0.03), (0.1, 0.03), (0.1, 0.03), (0.05, 0.015), (0.05, 0.015), (0.05, 0.015),
+        (0.05, 0.015), (0.05, 0.015), (0.025, 0.0075), (0.025, 0.0075), (0.025, 0.0075),
+        (0.025, 0.0075), (0.025, 0.0075), (0.025, 0.0075), (0.0125, 0.00375),
+        (0.0125, 0.00375), (0.0125, 0.00375), (0.0125, 0.00375), (0.00625, 0.001875),
+        (0.00625, 0.001875), (0.00625, 0.001875), (0.00625, 0.001875),
+        (0.003125, 0.0009375), (0.003125, 0.0009375), (0.003125, 0.0009375),
+        (0.003125, 0.0009375), (0.0015625, 0.00046875), (0.0015625, 0.00046875),
+        (0.0015625, 0.00046875), (0.0015625, 0.00046875), (0.00078125, 0.000234375),
+    ],
+}
+# and the state_dict of ReduceLROnPlateau(opt), all defaults, before any step
+TORCH_PLATEAU_DEFAULTS = {
+    "factor": 0.1, "default_min_lr": 0, "min_lrs": [0, 0], "patience": 10, "cooldown": 0,
+    "eps": 1e-08, "last_epoch": 0, "_last_lr": [0.1, 0.03], "mode_worse": math.inf,
+    "mode": "min", "threshold": 0.0001, "threshold_mode": "rel", "best": math.inf,
+    "cooldown_counter": 0, "num_bad_epochs": 0,
 }
 
 # CosineAnnealingWarmRestarts(T_0=3, T_mult=2, eta_min=0.001) stepped to each of EPOCHS with
@@ -450,6 +481,11 @@ def test_plateau_lrs_are_pytorchs(name):
     assert sched.last_epoch == len(METRICS)
 
 
+def test_plateau_defaults_are_pytorchs():
+    state = lr_scheduler.ReduceLROnPlateau(make_optimizer()).state_dict()
+    assert state == TORCH_PLATEAU_DEFAULTS
+
+
 @pytest.mark.parametrize("name", PLATEAUS)
 def test_plateau_lrs_and_state_are_live_pytorchs(name):
     torch = pytest.importorskip("torch")
@@ -546,6 +582,15 @@ def test_one_cycle_takes_a_beta1_of_0_as_pytorch():
     for _ in range(2):                                  # to the peak, pct_start · 10 - 1
         sched.step()
     assert momenta(opt) == [0.0, 0.0]
+
+
+def test_one_cycle_takes_a_final_div_factor_of_1_as_pytorch():
+    """The cycle ends where it started: min_lr = initial_lr = max_lr / div_factor."""
+    opt = make_optimizer()
+    sched = lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=10, final_div_factor=1.0)
+    for _ in range(9):
+        sched.step()
+    assert [g["min_lr"] for g in opt.param_groups] == sched.get_last_lr() == [0.04, 0.04]
 
 
 def test_plateau_min_lr_for_a_group_added_later():
@@ -722,6 +767,9 @@ ERRORS = {      # name -> (the call, the error, a distinctive part of its messag
         lambda: S.CosineAnnealingWarmRestarts(two_groups(), T_0=2).step(-1), ValueError,
         r"CosineAnnealingWarmRestarts.step: epoch must be a number >= 0 \(the epoch to "
         r"move to, such as epoch \+ i / batches\), got -1"),
+    "restarts-epoch-inf": (
+        lambda: S.CosineAnnealingWarmRestarts(two_groups(), T_0=2).step(math.inf), ValueError,
+        r"CosineAnnealingWarmRestarts.step: epoch must be a number >= 0 .* got inf"),
     "restarts-epoch-not-a-number": (
         lambda: S.CosineAnnealingWarmRestarts(two_groups(), T_0=2).step("3"), ValueError,
         r"epoch must be a number >= 0 .* got '3'"),
