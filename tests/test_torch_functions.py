@@ -27,6 +27,8 @@ Z = [1.0, inf, -inf, nan, 0.0]
 W = [1.0, inf, inf, nan, 1e-9]
 
 FUNCTIONS = ["exp", "log", "tanh", "sigmoid", "relu", "erf", "sqrt", "abs", "neg",
+             "square", "reciprocal", "rsqrt", "logical_not", "logical_and", "logical_or",
+             "logical_xor",
              "maximum", "minimum", "clamp", "clip", "pow", "matmul", "softmax", "log_softmax",
              "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std", "any", "all",
              "reshape", "transpose", "permute", "flatten", "squeeze", "unsqueeze",
@@ -40,7 +42,8 @@ CASES = [
     "clamp(x, min=0.0)", "clamp(x, y)", "clip(x, max=1.0)", "pow(p, 2.5)", "pow(x, 2)",
     "pow(2.0, x)", "matmul(x, transpose(y, 0, 1))", "matmul(y, b)", "softmax(x, 1)",
     "softmax(x, dim=0)", "softmax(x, -1, dtype=float32)", "log_softmax(x, 1)",
-    "log_softmax(x, 0, float32)",
+    "log_softmax(x, 0, float32)", "square(x)", "square(n)", "reciprocal(x)", "reciprocal(n)",
+    "rsqrt(p)", "rsqrt(n)",
     # reductions
     "sum(x)", "sum(x, 1)", "sum(x, 0, True)", "sum(x, dim=(0, 1))", "sum(x, dtype=float32)",
     "sum(x > 0)", "sum(n, 1)", "mean(x)", "mean(x, 1, True)", "mean(b, dim=(0, 2))",
@@ -75,7 +78,8 @@ CASES = [
     "allclose(x, x * (1 + 1e-6))", "allclose(x, x * (1 + 1e-4))", "allclose(z, z)",
     "allclose(x, x * (1 + 1.2e-5))", "allclose(x, x + 1.2e-8, rtol=0.0)",
     "allclose(z, z, equal_nan=True)", "equal(x, x)", "equal(x, y)", "equal(n, n * 1.0)",
-    "equal(z, z)", "equal(x, reshape(x, (3, 2)))",
+    "equal(z, z)", "equal(x, reshape(x, (3, 2)))", "logical_not(y)", "logical_not(n > 2)",
+    "logical_and(x, y)", "logical_or(y, z[:3])", "logical_xor(y > 0, n)", "logical_and(z, w)",
     # creation
     "full((2, 3), 0.5)", "full((2,), 7)", "full((2, 2), True)", "full((), -1.5)",
     "full([2], 3, dtype=float64)", "full((2,), -inf)", "full_like(x, 2)", "full_like(n, 7)",
@@ -158,7 +162,7 @@ def test_the_names_of_builtins_are_reachable_but_left_out_of_import_star():
 def test_every_other_new_function_is_in_all():
     public = [n for n, f in vars(torch_functions).items() if not n.startswith("_")
               and callable(f) and getattr(f, "__module__", "") == torch_functions.__name__]
-    assert len(public) == 45 and set(public) <= set(FUNCTIONS)    # each has its cases
+    assert len(public) == 52 and set(public) <= set(FUNCTIONS)    # each has its cases
     assert sorted(set(public) - set(BUILTIN_NAMES)) == sorted(set(public) & set(tinyffn.__all__))
     for name in ("full", "full_like", "eye", "linspace", "randint", "randn_like", "rand_like"):
         assert name in tinyffn.__all__
@@ -175,6 +179,8 @@ DIFFERENTIABLE = {
     "relu": lambda x, y, b: T.relu(x), "erf": lambda x, y, b: T.erf(x),
     "sqrt": lambda x, y, b: T.sqrt(T.abs(x)), "abs": lambda x, y, b: T.abs(x),
     "neg": lambda x, y, b: T.neg(x), "maximum": lambda x, y, b: T.maximum(x, y),
+    "square": lambda x, y, b: T.square(x), "reciprocal": lambda x, y, b: T.reciprocal(x + 3.0),
+    "rsqrt": lambda x, y, b: T.rsqrt(T.abs(x) + 0.5),
     "maximum of a number": lambda x, y, b: T.maximum(0.1, x),
     "minimum": lambda x, y, b: T.minimum(x, y),
     "minimum of a number": lambda x, y, b: T.minimum(0.1, x),
@@ -728,4 +734,28 @@ EXPECTED = {
     'linspace(0, 1, 1)': ('float32', [0.0]),
     'linspace(0, 10, 5, dtype=int64)': ('int64', [0, 2, 5, 7, 10]),
     'linspace(0, 1, 0)': ('float32', []),
+    'square(x)':
+        ('float64', [[0.25, 4.0, 9.0], [16.0, 2.25, 0.0625]]),
+    'square(n)':
+        ('int64', [[1, 4, 9], [16, 25, 36]]),
+    'reciprocal(x)':
+        ('float64', [[2.0, -0.5, 0.3333333333333333], [-0.25, 0.6666666666666666, 4.0]]),
+    'reciprocal(n)':
+        ('float32', [[1.0, 0.5, 0.3333333432674408], [0.25, 0.20000000298023224, 0.1666666716337204]]),
+    'rsqrt(p)':
+        ('float64', [[1.414213562373095, 0.7071067811865475, 0.5773502691896258], [0.5, 0.8164965809277261, 2.0]]),
+    'rsqrt(n)':
+        ('float32', [[1.0, 0.7071067690849304, 0.5773502588272095], [0.5, 0.4472135901451111, 0.40824827551841736]]),
+    'logical_not(y)':
+        ('bool', [[False, False, False], [True, False, False]]),
+    'logical_not(n > 2)':
+        ('bool', [[True, True, False], [False, False, False]]),
+    'logical_and(x, y)':
+        ('bool', [[True, True, True], [False, True, True]]),
+    'logical_or(y, z[:3])':
+        ('bool', [[True, True, True], [True, True, True]]),
+    'logical_xor(y > 0, n)':
+        ('bool', [[False, True, False], [True, False, False]]),
+    'logical_and(z, w)':
+        ('bool', [True, True, True, True, False]),
 }

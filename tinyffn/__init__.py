@@ -17,9 +17,10 @@ from .composed import where
 from . import torch_functions as _tf
 from .torch_functions import (allclose, amax, amin, argmax, argmin, clamp, clip, equal, erf,
                               exp, flatten, isclose, isfinite, isinf, isnan, log, log_softmax,
-                              masked_fill, matmul, maximum, mean, minimum, neg, norm, permute,
-                              relu, reshape, sigmoid, softmax, sqrt, squeeze, std, tanh,
-                              transpose, tril, triu, unsqueeze, var)
+                              logical_and, logical_not, logical_or, logical_xor, masked_fill,
+                              matmul, maximum, mean, minimum, neg, norm, permute, reciprocal,
+                              relu, reshape, rsqrt, sigmoid, softmax, sqrt, square, squeeze,
+                              std, tanh, transpose, tril, triu, unsqueeze, var)
 # Seven share a name with a Python builtin: reachable as tinyffn.sum, but kept out of
 # __all__ below (as bool is), so that `import *` leaves the builtins alone. From here on,
 # this file cannot call those builtins.
@@ -52,11 +53,13 @@ __all__ = [
     "manual_seed", "cat", "stack", "where",
     "full", "full_like", "eye", "linspace", "randint", "randn_like", "rand_like", "from_numpy",
     # PyTorch's functions (torch_functions.py), less the seven named as builtins
-    "exp", "log", "tanh", "sigmoid", "relu", "erf", "sqrt", "neg", "maximum", "minimum",
+    "exp", "log", "tanh", "sigmoid", "relu", "erf", "sqrt", "neg", "square", "reciprocal",
+    "rsqrt", "maximum", "minimum",
     "clamp", "clip", "matmul", "softmax", "log_softmax",
     "mean", "amax", "amin", "argmax", "argmin", "var", "std",
     "reshape", "transpose", "permute", "flatten", "squeeze", "unsqueeze", "masked_fill",
     "tril", "triu", "norm", "isnan", "isinf", "isfinite", "isclose", "allclose", "equal",
+    "logical_not", "logical_and", "logical_or", "logical_xor",
     "Function", "Context", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "detect_anomaly",
     "AnomalyError", "keep_intermediates", "grad", "iter_backward", "BackwardStep",

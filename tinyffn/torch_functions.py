@@ -103,6 +103,21 @@ def neg(input):
     return -_tensor_input("neg", input)
 
 
+def square(input):
+    """input ** 2, as ``torch.square``: ``input.square()``."""
+    return _tensor_input("square", input).square()
+
+
+def reciprocal(input):
+    """1 / input, as ``torch.reciprocal``: ``input.reciprocal()``."""
+    return _tensor_input("reciprocal", input).reciprocal()
+
+
+def rsqrt(input):
+    """input ** -0.5, as ``torch.rsqrt``: ``input.rsqrt()``."""
+    return _tensor_input("rsqrt", input).rsqrt()
+
+
 def maximum(input, other):
     """The larger of ``input`` and ``other``, elementwise with broadcasting, as
     ``torch.maximum``: ``input.maximum(other)``; a number may stand on either side, as
@@ -359,6 +374,26 @@ def isfinite(input):
     """Where ``input`` is neither inf, -inf nor NaN, as ``torch.isfinite``: a bool tensor
     (all True for integers and bools)."""
     return _value_test("isfinite", input)
+
+
+def logical_not(input):
+    """Where ``input`` is zero (False), as ``torch.logical_not``: ``input.logical_not()``."""
+    return _tensor_input("logical_not", input).logical_not()
+
+
+def logical_and(input, other):
+    """Where both are nonzero (a NaN counts as nonzero), as ``torch.logical_and``."""
+    return _tensor_input("logical_and", input).logical_and(other)
+
+
+def logical_or(input, other):
+    """Where either is nonzero, as ``torch.logical_or``."""
+    return _tensor_input("logical_or", input).logical_or(other)
+
+
+def logical_xor(input, other):
+    """Where exactly one is nonzero, as ``torch.logical_xor``."""
+    return _tensor_input("logical_xor", input).logical_xor(other)
 
 
 def _value_test(op: str, x):
