@@ -309,6 +309,19 @@ def test_keep_intermediates_holds_every_op_output_in_order():
     assert len(kept) == 3 and y.grad_fn.output is y
 
 
+def test_keep_intermediates_keeps_no_gradient_unless_asked():
+    """By default the kept outputs are like any non-leaf tensor: backward leaves their
+    ``.grad`` None (as torch's without retain_grad()); only the values are kept."""
+    x = tinyffn.tensor([1.0, -2.0], requires_grad=True)
+    with tinyffn.keep_intermediates() as kept:
+        loss = (x.exp() * x).sum()
+    loss.backward()
+    with pytest.warns(UserWarning, match="not a leaf Tensor is being accessed"):
+        grads = [t.grad for t in kept]
+    assert len(kept) == 3 and grads == [None, None, None]
+    np.testing.assert_allclose(kept[0].numpy(), np.exp([1.0, -2.0]))
+
+
 def test_backward_steps_reproduce_backward():
     tinyffn.manual_seed(3)
     x = tinyffn.randn(2, 3, requires_grad=True)

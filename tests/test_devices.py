@@ -109,6 +109,23 @@ def test_training_step_on_device(other):
 
 
 @pytest.mark.parametrize("other", OTHER)
+def test_a_state_dict_loads_into_a_model_on_another_device(other):
+    """As torch's load_state_dict of a GPU checkpoint into a CPU model: each value is
+    copied onto the device of the parameter it fills, both ways."""
+    tinyffn.manual_seed(3)
+    there, here = nn.FFN(3, device=other), nn.FFN(3)
+    expected = {k: p.numpy() for k, p in there.named_parameters()}
+    assert here.load_state_dict(there.state_dict()) == ([], [])
+    for k, p in here.named_parameters():
+        assert p.device == "cpu"
+        np.testing.assert_array_equal(p.numpy(), expected[k])
+    here.w2.bias.data = here.w2.bias.data + 1.0
+    assert there.load_state_dict(here.state_dict()) == ([], [])
+    assert all(p.device == other for p in there.parameters())
+    np.testing.assert_array_equal(there.w2.bias.numpy(), expected["w2.bias"] + 1.0)
+
+
+@pytest.mark.parametrize("other", OTHER)
 def test_a_computed_tensor_cannot_move_out_of_its_graph(other):
     """Moving it would make a new leaf: the layers before it would silently get no grad."""
     layer = nn.Linear(3, 2)

@@ -360,6 +360,20 @@ def test_load_state_dict_errors():
     assert "strict=False" not in str(e.value)
 
 
+@pytest.mark.parametrize("edit, hint", [
+    (lambda s: s.pop("w2.bias"), True),                              # missing only
+    (lambda s: s.update({"w3.weight": tinyffn.zeros(8, 2)}), True),  # unexpected only
+    (lambda s: s.update({"w1.weight": tinyffn.zeros(4, 2)}), False),  # a bad shape only
+])
+def test_load_state_dict_suggests_strict_false_only_for_key_problems(edit, hint):
+    ffn = nn.FFN(2)
+    state = ffn.state_dict()
+    edit(state)
+    with pytest.raises(RuntimeError, match="FFN.load_state_dict: the state does not fit") as e:
+        ffn.load_state_dict(state)
+    assert ("pass strict=False to skip missing/unexpected keys" in str(e.value)) == hint
+
+
 # ----------------------------------------------------------------------------- FFN
 @pytest.mark.parametrize("activation", nn.FFN_ACTIVATIONS)
 def test_ffn_matches_numpy(activation, device):

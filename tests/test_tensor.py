@@ -675,6 +675,9 @@ def test_reductions_take_pytorchs_dim_and_keepdim():
     for bad in (dict(axis=0, dim=0), dict(keepdims=True, keepdim=True)):
         with pytest.raises(TypeError, match="sum: pass .* not both"):
             x.sum(**bad)
+    # a NumPy name left at its default, in any type equal to it, counts as not given
+    for default in (False, np.False_, 0):
+        assert x.sum(1, keepdims=default, keepdim=True).shape == (2, 1)
     with pytest.raises(TypeError, match="keepdims must be True or False"):
         x.sum(0, 1)
     with pytest.raises(TypeError, match="keepdims must be True or False, got None"):
@@ -1003,6 +1006,8 @@ NUMBER_KINDS = {   # a Python number of another kind than the tensor: torch 2.13
     "x < True": (lambda b, i, u, f: f < True, [False, False]),
     "mask & 1": (lambda b, i, u, f: b & 1, [1, 0]),
     "i & True": (lambda b, i, u, f: i & True, [1, 0]),
+    "x32 == 0.1": (lambda b, i, u, f: (f * 0.1) == 0.1, [True, False]),   # in float32, as
+    "x32 < 0.1": (lambda b, i, u, f: (f * 0.1) < 0.1, [False, False]),    # torch compares
 }
 
 

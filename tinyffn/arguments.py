@@ -73,12 +73,7 @@ def _axes(axis: Any, ndim: int, op: str) -> tuple | None:
         return None
     axes = (axis,) if _is_int(axis) else tuple(axis) if isinstance(axis, (tuple, list)) else None
     if axes is None or not all(_is_int(a) for a in axes):
-        hint = ""
-        if op in ("max", "min") and hasattr(axis, "shape"):        # torch's x.max(other)
-            method = {"max": "maximum", "min": "minimum"}[op]
-            hint = f"; for the elementwise {method} of two tensors write x.{method}(other)"
-        raise TypeError(f"{op}: axis must be None, an int or a tuple of ints, got {axis!r}"
-                        + hint)
+        raise TypeError(f"{op}: axis must be None, an int or a tuple of ints, got {axis!r}")
     if ndim == 0:
         if not all(a in (0, -1) for a in axes):
             raise ValueError(f"{op}: a 0-d tensor takes axis 0 or -1 (there is nothing to "
