@@ -502,6 +502,8 @@ BOOL_MINUS = {   # each refused by torch 2.13: "Subtraction, the `-` operator, w
     "x - mask": lambda m, x: x - m, "mask - x": lambda m, x: m - x,
     "x - True": lambda m, x: x - True, "True - x": lambda m, x: True - x,
     "mask.sub(1)": lambda m, x: m.sub(1), "x.sub(mask, alpha=2)": lambda m, x: x.sub(m, alpha=2),
+    "x.sub(True, alpha=2)": lambda m, x: x.sub(True, alpha=2),
+    "x.sub(False, alpha=2)": lambda m, x: x.sub(False, alpha=2),
     "-mask": lambda m, x: -m, "neg(mask)": lambda m, x: tinyffn.neg(m),
 }
 

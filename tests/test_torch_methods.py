@@ -570,7 +570,7 @@ VOCAB = {   # name -> (the call, on tinyffn's or torch's tensors, torch's values
     "i.rsqrt()": (lambda t: t["i"].rsqrt(), [inf, 0.7071067690849304, nan], "float32"),
     "f.eq(0)": (lambda t: t["f"].eq(0), [True, False, False, False, False], "bool"),
     "f.ne(4)": (lambda t: t["f"].ne(4), [True, False, True, True, True], "bool"),
-    "f.lt(1)": (lambda t: t["f"].lt(1), [True, False, False, True, False], "bool"),
+    "f.lt(4)": (lambda t: t["f"].lt(4), [True, False, False, True, False], "bool"),
     "f.le(0)": (lambda t: t["f"].le(0), [True, False, False, True, False], "bool"),
     "f.gt(0)": (lambda t: t["f"].gt(0), [False, True, False, False, True], "bool"),
     "f.ge(-1)": (lambda t: t["f"].ge(-1), [True, True, False, True, True], "bool"),
@@ -634,6 +634,11 @@ def test_allclose_and_equal_methods_answer_python_bools():
     assert x.allclose(x + 1e-3, atol=0.0, rtol=1e-4, equal_nan=True) is False
     assert x.equal(tinyffn.tensor([1.0, 2.0])) is False and x[:1].equal(x[:1]) is True
     assert x.nelement() == 2
+    z = tinyffn.tensor([0.0, 1.0], dtype="float64")   # torch's defaults: rtol 1e-5, atol 1e-8
+    assert z.isclose(z * (1 + 1.2e-5)).tolist() == [True, False]
+    assert z.isclose(z + 1.2e-8).tolist() == [False, True]
+    assert z.allclose(z * (1 + 0.8e-5)) is True and z.allclose(z * (1 + 1.2e-5)) is False
+    assert z.allclose(z + 0.8e-8) is True and z.allclose(z + 1.2e-8) is False
 
 
 def test_as_methods_take_the_other_tensors_shape_dtype_and_device(device):
@@ -674,6 +679,8 @@ def test_in_place_arithmetic_methods_follow_the_rules_of_x_minus_equals_y():
         np.testing.assert_allclose(p.numpy(), [0.95, 1.95, 2.9], rtol=1e-7)
         assert p.sub_(1, alpha=2) is p and p.mul_(tinyffn.tensor(2.0)) is p and p.div_(4) is p
     np.testing.assert_allclose(p.numpy(), [-0.525, -0.025, 0.45], rtol=1e-6, atol=1e-7)
+    q = tinyffn.tensor([1.0, 2.0])                      # alpha 1 by default
+    assert q.add_(tinyffn.tensor([0.5, 0.25])).sub_(tinyffn.tensor(1.0)).tolist() == [0.5, 1.25]
     assert p.is_leaf and p.requires_grad and dtype_name(p.dtype) == "float32"
     with pytest.raises(RuntimeError, match=r"add_: x or y requires grad, .*tinyffn.no_grad"):
         p.add_(1)
