@@ -348,6 +348,17 @@ def test_mse_loss_reads_a_list_target_in_the_inputs_dtype():
     assert loss.item() == pytest.approx((0.25 + 0.0 + 4.0) / 3, rel=1e-6)
 
 
+def test_mse_loss_counts_a_bool_target_as_0_and_1(device):
+    """torch 2.13: mse_loss([1., 2.], [True, False]) is 2.0 (float32), gradient [0, 2];
+    the bool mask must not meet the refusal of input - mask."""
+    x = tinyffn.tensor([1.0, 2.0], device=device, requires_grad=True)
+    loss = F.mse_loss(x, tinyffn.tensor([True, False], device=device))
+    loss.backward()
+    assert loss.item() == 2.0 and dtype_name(loss.dtype) == "float32"
+    assert x.grad.tolist() == [0.0, 2.0]
+    assert nn.MSELoss()(x, tinyffn.tensor([True, False], device=device)).item() == 2.0
+
+
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_cross_entropy_matches_numpy(reduction, device):
     logits = np.random.default_rng(12).normal(scale=2.0, size=(5, 4))

@@ -36,6 +36,8 @@ def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     _check_reduction("mse_loss", reduction)
     if not isinstance(target, Tensor):
         target = Tensor(input.backend.asarray(target, input.dtype), _backend=input.backend)
+    elif dtype_name(target.dtype) == "bool":    # 0/1 labels as a mask: counted, as in
+        target = target.to(dtype=input.dtype)   # PyTorch (input - mask itself is refused)
     if target.shape != input.shape:
         raise ValueError(f"mse_loss: input has shape {input.shape} but target has shape "
                          f"{target.shape}; they must be equal (reshape the target, e.g. a "
