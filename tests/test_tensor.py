@@ -1010,6 +1010,10 @@ NUMBER_KINDS = {   # a Python number of another kind than the tensor: torch 2.13
     "i & True": (lambda b, i, u, f: i & True, [1, 0]),
     "x32 == 0.1": (lambda b, i, u, f: (f * 0.1) == 0.1, [True, False]),   # in float32, as
     "x32 < 0.1": (lambda b, i, u, f: (f * 0.1) < 0.1, [False, False]),    # torch compares
+    "i == 16777216.0": (lambda b, i, u, f: (i + 16777215) == 16777216.0, [True, True]),
+    "u8 == np.int64(300)": (lambda b, i, u, f: (u + 43) == np.int64(300), [False, False]),
+    "x == np.float64(2.0)": (lambda b, i, u, f: f == np.float64(2.0), [False, True]),
+    "i < np.array(1.5)": (lambda b, i, u, f: i < np.array(1.5), [True, False]),
 }
 
 
@@ -1024,6 +1028,21 @@ def test_a_number_of_another_kind_compares_as_in_pytorch_on_every_backend(device
     f = tinyffn.tensor([1.0, 2.0], device=device)
     call, want = NUMBER_KINDS[form]
     assert call(b, i, u, f).tolist() == want
+
+
+def test_comparisons_refuse_what_has_no_order_or_no_bits(device):
+    """torch 2.13 refuses x < 1j and i ^ 2.5 (NotImplementedError); NumPy answered the first
+    (ordering complex numbers lexicographically) and refused the second naming no op."""
+    x = tinyffn.tensor([0.5, 2.0], device=device)
+    i = tinyffn.tensor([1, 2], device=device)
+    for compare in (lambda: x < 1j, lambda: x >= 1 + 0j):
+        with pytest.raises(TypeError, match="complex numbers have no order"):
+            compare()
+    assert (x == 1j).tolist() == [False, False] and (x != 2 + 0j).tolist() == [True, False]
+    for bits in (lambda: i ^ 2.5, lambda: i | np.float64(1), lambda: (i > 1) & [1.0, 0.0]):
+        with pytest.raises(TypeError, match="bitwise_.*: needs bool or integer operands"):
+            bits()
+    assert (i & np.int64(3)).tolist() == [1, 2]
 
 
 def test_tensors_of_two_kinds_compare_in_pytorchs_dtype_on_every_backend(device):

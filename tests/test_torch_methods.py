@@ -693,5 +693,33 @@ def test_in_place_arithmetic_methods_follow_the_rules_of_x_minus_equals_y():
             call()
     with pytest.raises(TypeError, match="add_: alpha must be a number"):
         tinyffn.zeros(1).add_(1, alpha="2")
+    # a result of x's kind is cast back, wrapping around, as torch 2.13 does
+    k = tinyffn.tensor([7, -7], dtype="int32")
+    assert k.add_(tinyffn.tensor([1, 1])).tolist() == [8, -6] and dtype_name(k.dtype) == "int32"
+    u = tinyffn.tensor([200], dtype="uint8")
+    u *= tinyffn.tensor([2])
+    assert u.tolist() == [144] and dtype_name(u.dtype) == "uint8"
+    with pytest.raises(RuntimeError, match="add_: the result has .* int64, but x has .* bool"):
+        tinyffn.tensor([True]).add_(tinyffn.tensor([1]))
+
+
+def test_a_list_with_alpha_is_read_as_a_tensor_not_repeated():
+    """x.add([1., 2.], alpha=2) computed [1., 2.] * 2 in Python: the list, repeated."""
+    assert tinyffn.zeros(2).add([1.0, 2.0], alpha=2).tolist() == [2.0, 4.0]
+    with pytest.raises(ValueError, match=r"add: shapes \(4,\) and \(2,\) cannot be broadcast"):
+        tinyffn.zeros(4).add([1.0, 2.0], alpha=2)
+    y = tinyffn.zeros(2)
+    assert y.sub_((1.0, 2.0), alpha=2).tolist() == [-2.0, -4.0]
+    assert tinyffn.zeros(2).add(np.array([1, 2]), alpha=0.5).dtype == np.float32
+
+
+def test_logical_methods_refuse_what_is_not_a_tensor_or_a_number():
+    """(other != 0) of a list is Python's True: x.logical_and([0, 0]) was x != 0."""
+    x = tinyffn.tensor([1.0, 0.0])
+    for other in ([0, 0], (0, 0), None, "a", np.array([0, 0])):
+        for name in ("logical_and", "logical_or", "logical_xor"):
+            with pytest.raises(TypeError, match=f"{name}: other must be a Tensor"):
+                getattr(x, name)(other)
+    assert x.logical_and(1).tolist() == [True, False] and x.logical_or(True).tolist() == [True] * 2
     with pytest.raises(TypeError, match="sub: subtraction with a bool operand"):
         tinyffn.zeros(2).sub_(tinyffn.tensor([True, False]), alpha=2)

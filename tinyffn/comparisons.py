@@ -1,9 +1,9 @@
 """The comparisons (``==``, ``<``, ...) and the bitwise operators (``~ & | ^``): bool or
 integer tensors, computed outside any graph (no derivative to record).
 
-A Python number next to a tensor of another kind (bool < integer < float) is compared as
-PyTorch compares it: ``mask == 0`` as integers, ``i < 1.5`` and ``x < True`` in the higher
-kind. NumPy does that by itself; the array API standard refuses a number of another kind,
+A Python (or NumPy) number next to a tensor of another kind (bool < integer < float) is
+compared as PyTorch compares it: ``mask == 0`` as integers, ``i < 1.5`` in float32 and
+``x < True`` in the higher kind. NumPy does that by itself; the array API standard refuses a number of another kind,
 so each operand is brought to the higher kind here first (:func:`_with_number`), and the
 same code runs on every backend. Two tensors of different dtypes are compared in the dtype
 PyTorch's promotion gives them (:func:`_with_array`): ``i < x`` in float32, as there.
@@ -30,6 +30,9 @@ def compare(x, other, name: str):
     if w is NotImplemented:
         return NotImplemented
     xp, data = x.backend.xp, x.data
+    if isinstance(w, complex) and name not in ("equal", "not_equal"):
+        raise TypeError(f"{name}: complex numbers have no order (PyTorch refuses this too); "
+                        "compare with a real number, such as z.real")
     if isinstance(w, (int, float)):
         data, w = _with_number(xp, data, w)
     elif hasattr(w, "dtype") and w.dtype != data.dtype:
@@ -43,6 +46,9 @@ def bitwise(x, other, name: str):
     _integral(name, x)
     if isinstance(other, _tensor.Tensor):
         _integral(name, other)
+    elif np.asarray(other).dtype.kind in "fc":      # 2.5, np.float64(1), [1.0, 0.0]
+        raise TypeError(f"{name}: needs bool or integer operands, got {other!r}; for a "
+                        "float mask compare first, x > 0")
     return compare(x, other, name)
 
 
@@ -65,7 +71,9 @@ def _operand(x, other, name: str) -> Any:
     if isinstance(other, _tensor.Tensor):
         check_one_device(name, "operands", x, other)
         return other.data
-    if isinstance(other, (list, tuple, np.ndarray, np.generic)):     # np.float64 is a float
+    if isinstance(other, np.generic) or isinstance(other, np.ndarray) and other.ndim == 0:
+        return other.item()     # a NumPy number compares as the Python number it holds
+    if isinstance(other, (list, tuple, np.ndarray)):
         return x.backend.asarray(np.asarray(other))
     if isinstance(other, numbers.Complex):          # bool, int, float, complex
         return other
@@ -74,14 +82,15 @@ def _operand(x, other, name: str) -> Any:
 
 def _with_number(xp: Any, data: Any, w: int | float) -> tuple:
     """The array ``data`` and the Python number ``w`` in one kind (bool < integer < float),
-    the higher of theirs: a bool or integer array meets a float as float64 (exact for
-    integers up to 2**53), a bool array meets an int as int64, a bool number meets an
-    integer array as 0 or 1 and a float array as 0.0 or 1.0. An int outside an integer
-    array's dtype (uint8 < 300) makes the array int64: exact, where CuPy might wrap it."""
+    the higher of theirs, as PyTorch's promotion gives: a bool or integer array meets a
+    float in float32 (PyTorch's default float: 16777217 == 16777216.0 is True there), a
+    bool array meets an int as int64, a bool number meets an integer array as 0 or 1 and a
+    float array as 0.0 or 1.0. An int outside an integer array's dtype (uint8 < 300) makes
+    the array int64: exact, where CuPy might wrap it (PyTorch wraps it)."""
     kind = 0 if xp.isdtype(data.dtype, "bool") else 1 if xp.isdtype(data.dtype, "integral") else 2
     w_kind = 0 if isinstance(w, bool) else 1 if isinstance(w, int) else 2
     if w_kind > kind:
-        return xp.astype(data, xp.int64 if w_kind == 1 else xp.float64), w
+        return xp.astype(data, xp.int64 if w_kind == 1 else xp.float32), w
     if w_kind < kind:
         return data, int(w) if kind == 1 else float(w)
     if kind == 1 and not xp.iinfo(data.dtype).min <= w <= xp.iinfo(data.dtype).max:

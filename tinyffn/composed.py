@@ -343,16 +343,16 @@ def in_place(x, fn: Any, other: Any, symbol: str, what: str = ""):
 
     The new values go into a new array, not into x's old one, so arrays that a graph
     saved for backward keep their values (PyTorch would refuse that backward instead);
-    views of x (``x[0]``) and a ``detach()`` of x keep the old values too. A float x
-    keeps its dtype (x += a float64 array); an integer x cannot become float.
+    views of x (``x[0]``) and a ``detach()`` of x keep the old values too. As in PyTorch,
+    x keeps its dtype when the result has the same kind (a float32 x += a float64 array,
+    an int32 x += an int64 tensor, wrapping around); an integer x cannot become float.
     Recording this in a graph would need in-place ops, which tinyffn does not have, so
     when a gradient would be needed it is an error, as PyTorch's is for a leaf.
     """
     what = what or f"x {symbol} y"
     check_in_place(x, what, other, f"x = x {symbol[0]} y")
     y = fn.apply(x, other)
-    if y.dtype != x.dtype and x.backend.is_floating(x.dtype) and \
-            x.backend.is_floating(y.dtype):
+    if y.dtype != x.dtype and _same_kind(x.backend, x.dtype, y.dtype):
         y = y.to(dtype=x.dtype)                 # x += float64 array: x stays float32
     if y.shape != x.shape or y.dtype != x.dtype:
         raise RuntimeError(
@@ -361,6 +361,12 @@ def in_place(x, fn: Any, other: Any, symbol: str, what: str = ""):
             f"{dtype_name(x.dtype)}; in place, x cannot change either")
     x.data = y.data
     return x
+
+
+def _same_kind(be: Any, a: Any, b: Any) -> bool:
+    """Both floating or both integer dtypes (bool is neither)."""
+    return be.is_floating(a) == be.is_floating(b) and \
+        be.xp.isdtype(a, "integral") == be.xp.isdtype(b, "integral")
 
 
 def check_in_place(x, what: str, other: Any, new: str) -> None:

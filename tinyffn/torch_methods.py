@@ -184,11 +184,11 @@ class TorchMethods:
 
     def logical_and(self, other):
         """Both nonzero, as ``torch.logical_and``: ``(self != 0) & (other != 0)``; a NaN
-        counts as nonzero (true), as in PyTorch."""
-        return (self != 0) & (other != 0)
+        counts as nonzero (true), as in PyTorch. ``other`` is a Tensor (or a number)."""
+        return (self != 0) & (_logical_operand("logical_and", other) != 0)
 
-    def logical_or(self, other): return (self != 0) | (other != 0)
-    def logical_xor(self, other): return (self != 0) ^ (other != 0)
+    def logical_or(self, other): return (self != 0) | (_logical_operand("logical_or", other) != 0)
+    def logical_xor(self, other): return (self != 0) ^ (_logical_operand("logical_xor", other) != 0)
 
     def norm(self, p="fro", dim=None, keepdim=False):
         """``tinyffn.norm(self, p, dim, keepdim)``: (Σ |x|^p)^(1/p) over ``dim``."""
@@ -295,6 +295,14 @@ class TorchMethods:
             "also any x.detach() or view of x and any graph that saved x")
 
 
+def _logical_operand(op: str, other: Any) -> Any:
+    """A Tensor or a number: ``[0, 1] != 0`` would be Python's True, a silent wrong mask."""
+    if isinstance(other, (_tensor.Tensor, bool)) or is_real(other):
+        return other
+    raise TypeError(f"{op}: other must be a Tensor (or a number), got {type_name(other)}; "
+                    "wrap it with tinyffn.tensor(...)")
+
+
 def _scaled(op: str, x: Any, other: Any, alpha: Any) -> Any:
     """``alpha * other`` for ``x.add`` and ``x.sub`` (``other`` itself when alpha is 1).
 
@@ -306,6 +314,9 @@ def _scaled(op: str, x: Any, other: Any, alpha: Any) -> Any:
     bool is refused by the ``Sub`` op, as ``-`` is)."""
     if not is_real(alpha):
         raise TypeError(f"{op}: alpha must be a number, got {type_name(alpha)}")
+    if not isinstance(other, (_tensor.Tensor, bool)) and not is_real(other):
+        from .creation import tensor    # a list or array, read as x + other reads it (a
+        other = tensor(other, device=x.device)  # list times alpha would repeat the list)
     other_dtype = other.dtype if isinstance(other, _tensor.Tensor) else None
     floats = x.backend.is_floating(x.dtype) or isinstance(other, float) or \
         other_dtype is not None and other.backend.is_floating(other_dtype)
