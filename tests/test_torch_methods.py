@@ -713,6 +713,17 @@ def test_a_list_with_alpha_is_read_as_a_tensor_not_repeated():
     assert tinyffn.zeros(2).add(np.array([1, 2]), alpha=0.5).dtype == np.float32
 
 
+def test_comparison_methods_refuse_what_the_operators_leave_to_python():
+    """x == None is False (Python's answer, as torch's operator); x.eq(None) raises in
+    torch 2.13 (TypeError), and so here."""
+    x = tinyffn.tensor([1.0, 2.0])
+    for name in ("eq", "ne", "lt", "le", "gt", "ge"):
+        with pytest.raises(TypeError, match=f"{name}: other must be a Tensor, a number or an "
+                                            "array, got NoneType"):
+            getattr(x, name)(None)
+    assert (x == None) is False and x.eq([1.0, 0.0]).tolist() == [True, False]   # noqa: E711
+
+
 def test_logical_methods_refuse_what_is_not_a_tensor_or_a_number():
     """(other != 0) of a list is Python's True: x.logical_and([0, 0]) was x != 0."""
     x = tinyffn.tensor([1.0, 0.0])

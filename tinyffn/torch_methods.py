@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from . import comparisons as K
 from . import composed as C
 from .ops import elementwise as E
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
@@ -147,12 +148,12 @@ class TorchMethods:
         return self ** -0.5
 
     # -- comparisons, tests and logic: PyTorch's method names for the operators -------------
-    def eq(self, other): return self == other
-    def ne(self, other): return self != other
-    def lt(self, other): return self < other
-    def le(self, other): return self <= other
-    def gt(self, other): return self > other
-    def ge(self, other): return self >= other
+    def eq(self, other): return _compared(self, other, "eq", "equal")
+    def ne(self, other): return _compared(self, other, "ne", "not_equal")
+    def lt(self, other): return _compared(self, other, "lt", "less")
+    def le(self, other): return _compared(self, other, "le", "less_equal")
+    def gt(self, other): return _compared(self, other, "gt", "greater")
+    def ge(self, other): return _compared(self, other, "ge", "greater_equal")
 
     def isnan(self):
         from . import torch_functions as F      # torch_functions.py imports tensor.py
@@ -293,6 +294,16 @@ class TorchMethods:
             "== 0 selects row 0). To change x's values where no gradient is needed, write "
             "into its array, x.data[key] = value: that changes the array itself, and so "
             "also any x.detach() or view of x and any graph that saved x")
+
+
+def _compared(x: Any, other: Any, op: str, name: str) -> Any:
+    """``x.eq(other)``, ...: the operator's bool tensor; where the operator leaves the
+    answer to Python (``x == None`` is False), the method raises, as PyTorch's does."""
+    y = K.compare(x, other, name)
+    if y is NotImplemented:
+        raise TypeError(f"{op}: other must be a Tensor, a number or an array, got "
+                        f"{type_name(other)}")
+    return y
 
 
 def _logical_operand(op: str, other: Any) -> Any:
