@@ -14,6 +14,8 @@ its own, with the same options; run one to see it alone.
 """
 from __future__ import annotations
 
+import math
+
 import cost_model
 import key_value_memory
 import per_position_jacobian
@@ -59,7 +61,7 @@ def summary(results: dict, out) -> None:
     lines = {
         "seed_selftest": "FFN((1, 0)) = ({:g}, {:g}), FFN((0, 1)) = ({:g}, {:g}); "
                          "counts = formulas".format(*sum(selftest["c"]["outputs"], ())),
-        "train_activations": f"held-out accuracy ≥ {non_linear:.0%} with σ, "
+        "train_activations": f"held-out accuracy ≥ {math.floor(non_linear * 100)}% with σ, "
                              f"{training['linear (no σ)']['test_acc']:.0%} without",
         "key_value_memory": f"sum over units = forward pass to "
                             f"{memory['reconstruction_error']:.0e}",

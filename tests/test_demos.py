@@ -5,6 +5,7 @@ seed's worked answers, matched parameter counts, exact reconstructions, exact ze
 measured FLOPs equal to the formulas) and that the figures were written.
 """
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -121,6 +122,11 @@ def test_tour_runs_all_five_and_lists_the_figures(tmp_path, capsys):
     for figure in figures:
         assert str(figure.relative_to(tmp_path)) in out       # the summary says where each went
     assert "FFN((1, 0)) = (2, 0), FFN((0, 1)) = (1, 2)" in out
+    # the bound the summary states holds for every activation (68.7% once read "≥ 69%")
+    bound = int(re.search(r"held-out accuracy ≥ (\d+)% with σ", out).group(1))
+    accuracies = [r["test_acc"] for name, r in results["train_activations"]["results"].items()
+                  if "linear" not in name]
+    assert bound / 100 <= min(accuracies) < (bound + 1) / 100
 
 
 def test_a_demo_runs_as_a_script(tmp_path):
