@@ -442,6 +442,63 @@ def test_forward_returning_no_array_names_the_op():
     assert x.sum().grad_fn is not None                     # a NumPy scalar is still fine
 
 
+class LeakyReLU(tinyffn.Function):        # docs/custom_ops.md's, reading its setting
+    @staticmethod
+    def forward(ctx, x, alpha):
+        ctx.save_for_backward(x)
+        return ctx.xp.where(x > 0, x, alpha * x)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        return ctx.xp.where(x > 0, gy, ctx.attrs["alpha"] * gy)
+
+
+def test_a_setting_given_by_position_gets_a_keyerror_that_says_so(device):
+    """torch's Function.apply takes settings by position; here a positional 0.1 is an input
+    (as the 2 in x * 2), and backward's ctx.attrs["alpha"] was a bare KeyError('alpha')."""
+    v = tinyffn.tensor([-2.0, 3.0], device=device, requires_grad=True)
+    with pytest.raises(KeyError, match=r"leakyrelu\.backward: 'alpha' is not in ctx\.attrs, .*"
+                                       r"\(\{\}\); pass settings by keyword, "
+                                       r"LeakyReLU\.apply\(x, alpha=\.\.\.\)"):
+        LeakyReLU.apply(v, 0.1).sum().backward()
+    LeakyReLU.apply(v, alpha=0.1).sum().backward()          # by keyword: as the docs show
+    assert v.grad.tolist() == pytest.approx([0.1, 1.0])
+
+    class Lookup(tinyffn.Function):         # a KeyError of the op's own is left as it is
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, gy):
+            return {}["table"]
+
+    with pytest.raises(KeyError) as e:
+        Lookup.apply(tinyffn.tensor([1.0], requires_grad=True)).sum().backward()
+    assert e.value.args == ("table",)
+
+
+def test_a_tensor_method_on_a_raw_array_in_forward_says_what_to_write(device):
+    class TorchStyle(tinyffn.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.exp()
+
+    class Typo(tinyffn.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return ctx.xpp.exp(x)
+
+    x = tinyffn.tensor([1.0], device=device, requires_grad=True)
+    with pytest.raises(AttributeError, match=r"torchstyle\.forward: .* has no attribute 'exp'\. "
+                                             r"forward computes on the raw arrays .* "
+                                             r"ctx\.xp\.exp\(x\) for x\.exp\(\)"):
+        TorchStyle.apply(x)
+    with pytest.raises(AttributeError, match="^'Context' object has no attribute 'xpp'$"):
+        Typo.apply(x)
+
+
 def doubling(backward):
     """A Function computing 2x, with the given backward (to test what the engine accepts)."""
     return type("Doubling", (tinyffn.Function,), {

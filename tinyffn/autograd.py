@@ -221,7 +221,10 @@ class Function:
         inputs = _tensor.as_tensors(args, cls)      # numbers become constants; one device
         backend = inputs[0].backend
         ctx = Context(cls, inputs, backend, attrs)
-        y = cls.forward(ctx, *[t.data for t in inputs], **attrs)
+        try:
+            y = cls.forward(ctx, *[t.data for t in inputs], **attrs)
+        except AttributeError as e:     # x.exp() on a raw array: say what to write
+            raise op_checks.array_method_error(cls, e) from e
         if not isinstance(y, backend.array_type):
             y = op_checks.forward_array(cls, y, backend)
         ctx.out_shape, ctx.out_dtype = y.shape, y.dtype
@@ -352,7 +355,10 @@ def refuse_bool(fn: type, x: Any, backend: Any) -> None:
 def _call_backward(ctx: Context, gy: Any) -> tuple:
     """Run one node's backward: one gradient per input, each of its input's shape and
     dtype, None where ``needs_input_grad`` is False (checked in :mod:`tinyffn.op_checks`)."""
-    grads = op_checks.checked_grads(ctx, ctx.fn.backward(ctx, gy))
+    try:
+        grads = op_checks.checked_grads(ctx, ctx.fn.backward(ctx, gy))
+    except KeyError as e:               # ctx.attrs["alpha"], alpha given by position
+        raise op_checks.attrs_key_error(ctx, e) from e
     if STATE.flop_counters:
         n = ctx.fn.backward_flops(ctx)
         for counter in STATE.flop_counters:

@@ -66,6 +66,33 @@ def checked_grads(ctx: "autograd.Context", grads: Any) -> tuple:
     return tuple(checked)
 
 
+def array_method_error(fn: type, e: AttributeError) -> AttributeError:
+    """``e``, raised inside ``fn.forward``, with a hint where a Tensor method was called on
+    a raw array (``x.exp()`` for ``ctx.xp.exp(x)``); other AttributeErrors as they are."""
+    obj = getattr(e, "obj", None)       # what the attribute was looked up on
+    if isinstance(obj, _tensor.Tensor) or not (hasattr(obj, "dtype") and hasattr(obj, "shape")):
+        return e
+    return AttributeError(f"{fn.op_name()}.forward: {e}. forward computes on the raw arrays it "
+                          "is given, not Tensors: write ctx.xp.exp(x) for x.exp(), and "
+                          "ctx.xp.sum(x, axis=0) for x.sum(0)")
+
+
+def attrs_key_error(ctx: "autograd.Context", e: KeyError) -> KeyError:
+    """``e``, raised inside a backward, with a hint where it looks like a setting missing
+    from ``ctx.attrs``: a name the attrs lack, and a number among the op's inputs (given
+    by position, the setting became an input instead); other KeyErrors as they are."""
+    key = e.args[0] if e.args else None
+    numbers = [p for p in ctx.parents if not isinstance(p, autograd.Context) and p.ndim == 0
+               and not p.requires_grad]
+    if not isinstance(key, str) or key in ctx.attrs or not numbers:
+        return e
+    name = ctx.fn.__name__
+    return KeyError(f"{ctx.fn.op_name()}.backward: {key!r} is not in ctx.attrs, which holds "
+                    f"the keyword arguments of apply ({dict(ctx.attrs)}); pass settings by "
+                    f"keyword, {name}.apply(x, {key}=...): a number given by position is an "
+                    "input of the op, as the 2 in x * 2")
+
+
 def _backward_array(ctx: "autograd.Context", i: int, g: Any) -> Any:
     """A gradient that is not an array of the backend: NumPy's 0-d results are scalars,
     which become 0-d arrays; anything else is a mistake in the op's backward."""
