@@ -321,5 +321,10 @@ def test_the_engines_shared_constants_cannot_be_initialised():
 def test_nn_init_imports_as_in_pytorch():
     import importlib
     assert importlib.import_module("tinyffn.nn.init") is init is tinyffn.init
+    # and nn.functional, as `import torch.nn.functional as F`
+    assert importlib.import_module("tinyffn.nn.functional") is tinyffn.functional
+    assert tinyffn.nn.functional is tinyffn.functional
+    from tinyffn.nn.functional import relu
+    assert relu is tinyffn.functional.relu
     from tinyffn.nn.init import kaiming_uniform_
     assert kaiming_uniform_ is init.kaiming_uniform_

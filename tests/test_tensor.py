@@ -383,6 +383,16 @@ def test_in_place_where_a_gradient_is_needed_or_the_shape_would_change_is_refuse
     assert x.grad.tolist() == [1.0, 2.0]
 
 
+def test_T_of_more_than_two_axes_reverses_them_and_warns_as_pytorch():
+    """q @ k.T of a batch reversed the batch axis too without a word; torch 2.13 warns."""
+    x = tinyffn.zeros(2, 3, 4)
+    with pytest.warns(UserWarning, match=r"x\.T on a tensor of shape \(2, 3, 4\) reverses all 3 "
+                                         r"axes; to transpose a batch of matrices write x\.mT"):
+        assert x.T.shape == (4, 3, 2)
+    assert x.mT.shape == (2, 4, 3) and tinyffn.zeros(2, 3).T.shape == (3, 2)
+    assert tinyffn.zeros(3).T.shape == (3,)                  # 1-d: NumPy's identity, no warning
+
+
 def test_transpose_swaps_two_axes_as_pytorch_and_permute_reorders():
     m = np.arange(6.0).reshape(2, 3)
     t = tinyffn.tensor(m)

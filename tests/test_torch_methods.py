@@ -425,6 +425,7 @@ def test_cpu_and_cuda_move_a_tensor_as_to(device):
     back = x.cpu()
     assert back.device == "cpu" and back.tolist() == [1.0, 2.0] and back.requires_grad
     assert (back is x) == (device == "cpu")
+    assert x.is_cuda == (device == "cuda") and back.is_cuda is False
     if tinyffn.cuda_available():
         for there in (x.cuda(), x.cuda(0), x.cuda("cuda:0")):
             assert there.device == "cuda" and there.tolist() == [1.0, 2.0]

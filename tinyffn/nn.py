@@ -21,6 +21,7 @@ import sys
 from typing import Any
 
 from . import functional as F
+from . import functional                        # nn.functional, as torch.nn.functional
 from . import init                              # nn.init, as torch.nn.init
 from . import nn_utils as utils                 # nn.utils, as torch.nn.utils (clipping)
 from . import losses
@@ -37,9 +38,10 @@ from .tensor import DEFAULT_FLOAT, Tensor
 # and `from tinyffn.nn.init import normal_` work as with torch (os.py does this for os.path)
 sys.modules[__name__ + ".init"] = init
 sys.modules[__name__ + ".utils"] = utils
+sys.modules[__name__ + ".functional"] = functional
 
 # Module and friends are defined in module.py, containers.py and activation_modules.py
-__all__ = ["init", "utils", "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict",
+__all__ = ["init", "utils", "functional", "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict",
            "Linear", "Identity", "ReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax",
            "FFN", "GatedFFN", "gated_d_ff",
            "FFN_ACTIVATIONS", "GATED_ACTIVATIONS", "FLOAT_DTYPES", "LayerNorm", "RMSNorm",

@@ -413,6 +413,14 @@ class Tensor(TorchMethods):
 
     @property
     def T(self):
+        """``transpose()``: a matrix's transpose. On 3 or more axes it reverses them all, as
+        NumPy's does and PyTorch's (which warns): it warns too, since a batch of matrices
+        (``q @ k.T``) wants ``x.mT``, the last two swapped."""
+        if self.ndim > 2:
+            warnings.warn(f"x.T on a tensor of shape {self.shape} reverses all {self.ndim} axes; "
+                          "to transpose a batch of matrices write x.mT (the last two "
+                          "swapped), to reverse the axes on purpose x.transpose()",
+                          UserWarning, stacklevel=2)
         return self.transpose()
 
     def broadcast_to(self, *shape):

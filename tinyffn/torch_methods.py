@@ -58,6 +58,11 @@ class TorchMethods:
         return self.to("cuda" if device is None else f"cuda:{device}" if _is_int(device)
                        else device)
 
+    @property
+    def is_cuda(self) -> bool:
+        """Whether the tensor is on the GPU, as ``torch.Tensor.is_cuda``."""
+        return self.device == "cuda"
+
     def contiguous(self):
         """self, as PyTorch's for a tensor already contiguous. Here layout never matters:
         no op writes into an array, and every op reads a strided view (``x.T``'s, a
