@@ -943,6 +943,10 @@ def test_param_group_errors_say_what_to_do():
         optim.SGD([{"params": [a]}, [b]], lr=0.1)
     with pytest.raises(TypeError, match=r"SGD: params is one Parameter; pass a list: \[w\]"):
         optim.SGD(a, lr=0.1)
+    for opt in (optim.SGD, optim.AdamW):    # torch: "'Linear' object is not iterable"
+        with pytest.raises(TypeError, match=f"{opt.__name__}: params is the module Linear, not "
+                                            r"its parameters; pass model.parameters\(\)"):
+            opt(nn.Linear(2, 2), lr=0.1)
     with pytest.raises(TypeError, match=r"Optimizer: defaults must be a dict of the settings, "
                                         r"such as \{'lr': lr\}, got float"):
         optim.Optimizer([a], 0.1)                    # the signature before groups came

@@ -33,7 +33,7 @@ from typing import Any, Iterable, Mapping
 
 from .arguments import is_real, type_name
 from .backend import backend_of_array, dtype_name
-from .module import zero_grads
+from .module import Module, zero_grads
 from .module_state import array_like
 from .param_groups import (EMPTY, NAMES, SCHEDULE_KEYS, ParamGroup, checked_group,
                            checked_names, ordered)
@@ -61,6 +61,9 @@ class Optimizer:
         if isinstance(params, (Tensor, Mapping)):   # iterating gives its rows, or keys
             raise TypeError(f"{name}: params is one {type_name(params)}; pass a list: [w], "
                             "model.parameters(), or for groups [{'params': [w]}, ...]")
+        if isinstance(params, Module):
+            raise TypeError(f"{name}: params is the module {type(params).__name__}, not its "
+                            "parameters; pass model.parameters()")
         if not isinstance(defaults, Mapping):  # Optimizer(params, lr) before groups came
             raise TypeError(f"{name}: defaults must be a dict of the settings, such as "
                             f"{{'lr': lr}}, got {type_name(defaults)}")
