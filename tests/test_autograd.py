@@ -47,6 +47,18 @@ def test_a_node_prints_its_op_and_its_inputs_shapes():
     assert repr((x.sum() * 2).grad_fn) == "<MulBackward input_shapes=[(), ()]>"
 
 
+def test_next_functions_give_the_parents_in_pytorchs_form():
+    """torch 2.13: (x * 2).sum().grad_fn.next_functions is ((MulBackward0, 0),), and the
+    mul's is ((AccumulateGrad, 0), (None, 0)): None for the 2, which needs no gradient."""
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * 2).sum()
+    (mul, zero), = y.grad_fn.next_functions
+    assert mul is y.grad_fn.parents[0] and mul.name == "mul" and zero == 0
+    assert mul.next_functions == ((x, 0), (None, 0))
+    data = tinyffn.tensor([3.0])
+    assert (data * x).grad_fn.next_functions == ((None, 0), (x, 0))
+
+
 def test_topological_order_is_deterministic_and_parents_first():
     def build():
         tinyffn.manual_seed(0)

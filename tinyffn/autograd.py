@@ -141,6 +141,13 @@ class Context:
         return tuple([shape_and_dtype(p)[1] for p in self.parents])
 
     @property
+    def next_functions(self) -> tuple:
+        """``parents`` in PyTorch's form: one ``(parent, 0)`` per input, ``(None, 0)`` for an
+        input that needs no gradient; a leaf is itself (PyTorch's ``AccumulateGrad``)."""
+        return tuple([(p if need else None, 0)
+                      for p, need in zip(self.parents, self.needs_input_grad)])
+
+    @property
     def output(self) -> "_tensor.Tensor | None":
         """The tensor this op produced, while something outside the graph still holds it."""
         return None if self._output is None else self._output()
