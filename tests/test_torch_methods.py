@@ -642,6 +642,25 @@ def test_allclose_and_equal_methods_answer_python_bools():
     assert z.allclose(z + 0.8e-8) is True and z.allclose(z + 1.2e-8) is False
 
 
+def test_repeat_tiles_as_pytorch_and_sums_the_gradient_back(device):
+    """torch 2.13: arange(6).reshape(2, 3).repeat(1, 1, 2) has shape (1, 2, 6)."""
+    x = tinyffn.tensor([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]], device=device, requires_grad=True)
+    y = x.repeat(1, 1, 2)
+    assert y.shape == (1, 2, 6)
+    assert y.tolist() == [[[0.0, 1.0, 2.0, 0.0, 1.0, 2.0], [3.0, 4.0, 5.0, 3.0, 4.0, 5.0]]]
+    np.testing.assert_array_equal(x.repeat((2, 3)).numpy(), np.tile(x.detach().numpy(), (2, 3)))
+    assert x.repeat(0, 2).shape == (0, 6) and tinyffn.tensor(5.0).repeat(3).tolist() == [5.0] * 3
+    (x.repeat(2, 3) * tinyffn.arange(36.0, device=device).reshape(4, 9)).sum().backward()
+    # each entry's gradient: the sum of the weights at its 6 copies (rows i, i + 2; columns
+    # j, j + 3, j + 6 of the (4, 9) tiling): 0 + 3 + 6 + 18 + 21 + 24 = 72 for x[0, 0]
+    assert x.grad.tolist() == [[72.0, 78.0, 84.0], [126.0, 132.0, 138.0]]
+    assert tinyffn.gradcheck(lambda a: a.repeat(2, 1, 2), [f64([[1.0, -2.0]], device)])
+    for bad in [(2,), (-1, 1)]:
+        with pytest.raises(ValueError, match=r"repeat: needs a count >= 0 for each of x's 2 "
+                                             r"axes \(shape \(2, 3\); more counts add"):
+            x.repeat(*bad)
+
+
 def test_as_methods_take_the_other_tensors_shape_dtype_and_device(device):
     x = tinyffn.tensor([1.0, 2.0, 3.0, 4.0], device=device, requires_grad=True)
     grid = tinyffn.zeros(2, 2, dtype="float64", device=device)

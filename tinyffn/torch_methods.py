@@ -30,7 +30,7 @@ from . import comparisons as K
 from . import composed as C
 from .ops import elementwise as E
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
-from .arguments import _axis_list, _is_int, is_real, type_name
+from .arguments import _axis_list, _is_int, _shape_arg, is_real, type_name
 from .backend import dtype_name
 
 
@@ -112,6 +112,19 @@ class TorchMethods:
     def squeeze(self, dim=None): return C.squeeze(self, dim)
     def flatten(self, start_dim=0, end_dim=-1): return C.flatten(self, start_dim, end_dim)
     def expand(self, *sizes): return C.expand(self, *sizes)
+
+    def repeat(self, *sizes):
+        """Tiled ``sizes[i]`` times along axis i (more sizes than axes add leading axes), as
+        ``torch.Tensor.repeat`` (NumPy's ``tile``): a ``reshape`` that puts a length-1 axis
+        before each axis, an ``expand`` of those, and a ``reshape`` that merges each pair."""
+        sizes = _shape_arg(sizes, "repeat")
+        if len(sizes) < self.ndim or min(sizes, default=0) < 0:
+            raise ValueError(f"repeat: needs a count >= 0 for each of x's {self.ndim} axes "
+                             f"(shape {self.shape}; more counts add leading axes), got {sizes}")
+        shape = (1,) * (len(sizes) - self.ndim) + tuple(self.shape)
+        pairs = [v for n in shape for v in (1, n)]
+        tiled = [v for s, n in zip(sizes, shape) for v in (s, n)]
+        return self.reshape(pairs).expand(*tiled).reshape([s * n for s, n in zip(sizes, shape)])
     def split(self, split_size_or_sections, dim=0): return C.split(self, split_size_or_sections, dim)
     def chunk(self, chunks, dim=0): return C.chunk(self, chunks, dim)
 
