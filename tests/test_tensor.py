@@ -1518,6 +1518,26 @@ def test_float16_scaled_by_a_number_float16_cannot_hold_is_refused():
         assert not (x > 1e5).numpy().any()
 
 
+def test_the_values_indices_pair_and_lists_of_tensors_are_no_operands(device):
+    """x[:, :2] * x.max(1) stacked (values, indices) into one constant and multiplied by
+    both, outside the graph, without an error (torch refuses the pair: TypeError)."""
+    x = tinyffn.tensor([[1.0, 3.0, 2.0], [0.5, -1.0, 4.0]], device=device, requires_grad=True)
+    for use in (lambda: x[:, :2] * x.max(1), lambda: x.max(1) * x[:, :2],
+                lambda: x[:, 0] == x.min(1), lambda: x[:, 0] - x.min(dim=1)):
+        with pytest.raises(TypeError, match=r"an operand is the pair \(values, indices\) that "
+                                            r"x\.max\(dim\) and x\.min\(dim\) return; use its "
+                                            r"\.values"):
+            use()
+    with pytest.raises(TypeError, match=r"relu: input must be a tinyffn Tensor, got MaxResult; "
+                                        r"x\.max\(dim\) gives \(values, indices\): pass its "
+                                        r"\.values"):
+        tinyffn.relu(x.max(1))
+    with pytest.raises(TypeError, match=r"add: an operand is a list of tensors, which would be "
+                                        r"stacked outside the graph; .* tinyffn\.stack"):
+        x + [x[0], x[1]]
+    assert (x * [1.0, 2.0, 3.0]).shape == (2, 3) and (x.max(1).values * 2).tolist() == [6.0, 8.0]
+
+
 def test_max_and_min_of_a_tensor_point_to_maximum_and_minimum():
     """torch's x.max(other) is the elementwise maximum; here a number by position is a dim,
     so a tensor there is refused, and the error names the method to call instead."""

@@ -74,6 +74,9 @@ def _operand(x, other, name: str) -> Any:
     if isinstance(other, np.generic) or isinstance(other, np.ndarray) and other.ndim == 0:
         return other.item()     # a NumPy number compares as the Python number it holds
     if isinstance(other, (list, tuple, np.ndarray)):
+        if isinstance(other, (list, tuple)):
+            from .promotion import check_no_tensors     # promotion.py imports tensor.py
+            check_no_tensors(name, other)
         return x.backend.asarray(np.asarray(other))
     if isinstance(other, numbers.Complex):          # bool, int, float, complex
         return other

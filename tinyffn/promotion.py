@@ -126,6 +126,8 @@ def _constant(a: Any, be: Any, dtype: Any, fn: Any) -> Tensor:
     if a is None or isinstance(a, (str, bytes)):
         raise TypeError(f"{fn.op_name()}: cannot use an argument of type {type(a).__name__}; "
                         "pass a Tensor, a number or an array of numbers")
+    if isinstance(a, (list, tuple)):
+        check_no_tensors(fn.op_name(), a)
     try:
         from_list = isinstance(a, (list, tuple))
         if from_list:
@@ -139,6 +141,19 @@ def _constant(a: Any, be: Any, dtype: Any, fn: Any) -> Tensor:
     except (TypeError, ValueError) as e:
         raise TypeError(f"{fn.op_name()}: cannot use an argument of type "
                         f"{type(a).__name__} ({e})") from e
+
+
+def check_no_tensors(op: str, a: list | tuple) -> None:
+    """Refuse a list or tuple of tensors as an operand: NumPy would stack them into one
+    constant, outside the graph, and ``x * x.max(1)`` (a (values, indices) pair) would
+    multiply by both, with no gradient and no error."""
+    if not any(isinstance(v, Tensor) for v in a):
+        return
+    if getattr(a, "_fields", None) == ("values", "indices"):
+        raise TypeError(f"{op}: an operand is the pair (values, indices) that x.max(dim) "
+                        "and x.min(dim) return; use its .values (or x.amax(dim))")
+    raise TypeError(f"{op}: an operand is a {type(a).__name__} of tensors, which would be "
+                    "stacked outside the graph; stack them first, tinyffn.stack(tensors)")
 
 
 _NUMBERS: dict = {}     # (type, value, dtype, device) -> its constant tensor
