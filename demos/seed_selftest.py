@@ -5,8 +5,9 @@
 What to look for:
 
 * (c) the forward pass of the 2 -> 4 -> 2 example one step at a time, W1 x, ReLU, W2 h,
-  ending in the chapter's answers FFN((1, 0)) = (2, 0) and FFN((0, 1)) = (1, 2); the same
-  numbers from ``nn.FFN`` on both positions at once.
+  ending in FFN((1, 0)) = (2, 0) and FFN((0, 1)) = (1, 2) (the chapter asks for them and
+  gives no numbers: these are worked out by hand); the same numbers from ``nn.FFN`` on both
+  positions at once.
 * (a) 8d² + 5d parameters, counted entry by entry from real ``nn.FFN`` objects and from
   the formula; then §4's LLaMA-7B arithmetic (where the seed's "~6.7e9" comes from).
 * (b) FFN FLOPs 16·T·d² against attention's 4·T²·d: measured with ``FlopCounter`` on small
@@ -14,7 +15,9 @@ What to look for:
 * (e) SwiGLU's three matrices, counted from real ``nn.GatedFFN`` objects, and the
   d_ff ≈ 8d/3 rule that brings the count back to 8d².
 
-Where the seed's wording and the measured numbers differ, the demo says so.
+Where the seed's wording and the measured numbers differ, the demo says so. (d) asks
+for an argument, not a number: docs/ffn.md answers it ("Why not let the FFN mix positions
+too"), and demos/per_position_jacobian.py shows it.
 """
 from __future__ import annotations
 
@@ -31,7 +34,7 @@ NAME = "seed_selftest"
 W1 = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 1.0]]       # (d_ff, d): one detector per row
 W2 = [[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0]]             # (d, d_ff): one output per column
 INPUTS = [[1.0, 0.0], [0.0, 1.0]]
-EXPECTED = [[2.0, 0.0], [1.0, 2.0]]                          # the chapter's answers
+EXPECTED = [[2.0, 0.0], [1.0, 2.0]]       # worked out by hand (the chapter gives none)
 
 
 def main(argv: list | None = None) -> dict:
@@ -54,7 +57,7 @@ def worked_example(device: str) -> dict:
 
     Each row of W1 is a detector: (W1 x)_i scores how much of that pattern x holds. ReLU
     keeps the positive scores; W2 adds up the columns of the units that fired. Raises
-    RuntimeError if the answers are not the chapter's (2, 0) and (1, 2).
+    RuntimeError if the answers are not (2, 0) and (1, 2), worked out by hand.
     """
     header("(c) The forward pass by hand: d = 2, d_ff = 4, zero biases, σ = ReLU")
     w1 = tinyffn.tensor(W1, device=device)                     # (4, 2)
@@ -87,7 +90,7 @@ def worked_example(device: str) -> dict:
     if outputs != EXPECTED or both.numpy().tolist() != EXPECTED:
         raise RuntimeError(f"self-test (c): expected {EXPECTED}, got {outputs} step by step "
                            f"and {both.numpy().tolist()} from nn.FFN")
-    print("Both agree with the chapter: FFN((1, 0)) = (2, 0), FFN((0, 1)) = (1, 2).")
+    print("Both agree with the hand computation: FFN((1, 0)) = (2, 0), FFN((0, 1)) = (1, 2).")
     return {"outputs": [tuple(y) for y in outputs], "ffn_outputs": both.numpy().tolist()}
 
 
