@@ -502,6 +502,11 @@ def test_a_tensor_method_on_a_raw_array_in_forward_says_what_to_write(device):
         def forward(ctx, x):
             return ctx.xpp.exp(x)
 
+    class OnTheDtype(tinyffn.Function):     # a dtype has a .shape, (), but is no array
+        @staticmethod
+        def forward(ctx, x):
+            return x.dtype.exp()
+
     x = tinyffn.tensor([1.0], device=device, requires_grad=True)
     with pytest.raises(AttributeError, match=r"torchstyle\.forward: .* has no attribute 'exp'\. "
                                              r"forward computes on the raw arrays .* "
@@ -509,6 +514,8 @@ def test_a_tensor_method_on_a_raw_array_in_forward_says_what_to_write(device):
         TorchStyle.apply(x)
     with pytest.raises(AttributeError, match="^'Context' object has no attribute 'xpp'$"):
         Typo.apply(x)
+    with pytest.raises(AttributeError, match="object has no attribute 'exp'$"):
+        OnTheDtype.apply(x)
 
 
 def doubling(backward):
