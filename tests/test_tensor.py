@@ -1523,7 +1523,8 @@ def test_the_values_indices_pair_and_lists_of_tensors_are_no_operands(device):
     both, outside the graph, without an error (torch refuses the pair: TypeError)."""
     x = tinyffn.tensor([[1.0, 3.0, 2.0], [0.5, -1.0, 4.0]], device=device, requires_grad=True)
     for use in (lambda: x[:, :2] * x.max(1), lambda: x.max(1) * x[:, :2],
-                lambda: x[:, 0] == x.min(1), lambda: x[:, 0] - x.min(dim=1)):
+                lambda: x[:, 0] == x.min(1), lambda: x[:, 0] - x.min(dim=1),
+                lambda: x[:, :2].add(x.max(1)), lambda: x[:, :2].sub(x.max(1), alpha=2)):
         with pytest.raises(TypeError, match=r"an operand is the pair \(values, indices\) that "
                                             r"x\.max\(dim\) and x\.min\(dim\) return; use its "
                                             r"\.values"):
@@ -1532,9 +1533,12 @@ def test_the_values_indices_pair_and_lists_of_tensors_are_no_operands(device):
                                         r"x\.max\(dim\) gives \(values, indices\): pass its "
                                         r"\.values"):
         tinyffn.relu(x.max(1))
-    with pytest.raises(TypeError, match=r"add: an operand is a list of tensors, which would be "
-                                        r"stacked outside the graph; .* tinyffn\.stack"):
-        x + [x[0], x[1]]
+    w = tinyffn.tensor(2.0, device=device, requires_grad=True)
+    for use in (lambda: x + [x[0], x[1]], lambda: x[0].add([w, w]),
+                lambda: x[:, :2] + [[w, 1.0]], lambda: x * [x.max(1)]):   # nested: looked into
+        with pytest.raises(TypeError, match=r"(add|mul): an operand is a list of tensors, which "
+                                            r"would be stacked outside the graph; .* tinyffn\.stack"):
+            use()
     assert (x * [1.0, 2.0, 3.0]).shape == (2, 3) and (x.max(1).values * 2).tolist() == [6.0, 8.0]
 
 

@@ -146,14 +146,19 @@ def _constant(a: Any, be: Any, dtype: Any, fn: Any) -> Tensor:
 def check_no_tensors(op: str, a: list | tuple) -> None:
     """Refuse a list or tuple of tensors as an operand: NumPy would stack them into one
     constant, outside the graph, and ``x * x.max(1)`` (a (values, indices) pair) would
-    multiply by both, with no gradient and no error."""
-    if not any(isinstance(v, Tensor) for v in a):
+    multiply by both, with no gradient and no error. Nested lists are looked into."""
+    if not _holds_tensor(a):
         return
     if getattr(a, "_fields", None) == ("values", "indices"):
         raise TypeError(f"{op}: an operand is the pair (values, indices) that x.max(dim) "
                         "and x.min(dim) return; use its .values (or x.amax(dim))")
     raise TypeError(f"{op}: an operand is a {type(a).__name__} of tensors, which would be "
                     "stacked outside the graph; stack them first, tinyffn.stack(tensors)")
+
+
+def _holds_tensor(a: list | tuple) -> bool:
+    return any(isinstance(v, Tensor) or isinstance(v, (list, tuple)) and _holds_tensor(v)
+               for v in a)
 
 
 _NUMBERS: dict = {}     # (type, value, dtype, device) -> its constant tensor

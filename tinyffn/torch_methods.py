@@ -345,7 +345,10 @@ def _scaled(op: str, x: Any, other: Any, alpha: Any) -> Any:
         raise TypeError(f"{op}: alpha must be a number, got {type_name(alpha)}")
     if not isinstance(other, (_tensor.Tensor, bool)) and not is_real(other):
         from .creation import tensor    # a list or array, read as x + other reads it (a
-        other = tensor(other, device=x.device)  # list times alpha would repeat the list)
+        from .promotion import check_no_tensors     # list times alpha would repeat it)
+        if isinstance(other, (list, tuple)):
+            check_no_tensors(op, other)
+        other = tensor(other, device=x.device)
     other_dtype = other.dtype if isinstance(other, _tensor.Tensor) else None
     floats = x.backend.is_floating(x.dtype) or isinstance(other, float) or \
         other_dtype is not None and other.backend.is_floating(other_dtype)
