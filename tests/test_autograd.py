@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tinyffn
-from tinyffn.autograd import Context, topological_order
+from tinyffn.autograd import AccumulateGrad, Context, topological_order
 
 
 def test_gradients_accumulate_over_paths_and_calls():
@@ -54,9 +54,19 @@ def test_next_functions_give_the_parents_in_pytorchs_form():
     y = (x * 2).sum()
     (mul, zero), = y.grad_fn.next_functions
     assert mul is y.grad_fn.parents[0] and mul.name == "mul" and zero == 0
-    assert mul.next_functions == ((x, 0), (None, 0))
+    ((leaf, _), none) = mul.next_functions
+    assert isinstance(leaf, AccumulateGrad) and leaf.variable is x and none == (None, 0)
     data = tinyffn.tensor([3.0])
-    assert (data * x).grad_fn.next_functions == ((None, 0), (x, 0))
+    assert (data * x).grad_fn.next_functions == ((None, 0), (AccumulateGrad(x), 0))
+
+    def walk(fn, seen):         # PyTorch's usual recursive walker, unchanged
+        seen.append(type(fn).__name__)
+        for f, _ in fn.next_functions:
+            if f is not None:
+                walk(f, seen)
+        return seen
+
+    assert walk(((x.exp() * 2).sum()).grad_fn, []) == ["Context"] * 3 + ["AccumulateGrad"]
 
 
 def test_topological_order_is_deterministic_and_parents_first():
@@ -490,6 +500,19 @@ def test_a_setting_given_by_position_gets_a_keyerror_that_says_so(device):
         Lookup.apply(tinyffn.tensor([1.0], requires_grad=True)).sum().backward()
     assert e.value.args == ("table",)
 
+    class Scale(tinyffn.Function):          # a number input, but "b" is no forward parameter
+        @staticmethod
+        def forward(ctx, x, s):
+            return x * s
+
+        @staticmethod
+        def backward(ctx, gy):
+            return gy * {"a": 1.0}["b"], None
+
+    with pytest.raises(KeyError) as e:
+        Scale.apply(tinyffn.tensor([1.0], requires_grad=True), 2.0).sum().backward()
+    assert e.value.args == ("b",)
+
 
 def test_a_tensor_method_on_a_raw_array_in_forward_says_what_to_write(device):
     class TorchStyle(tinyffn.Function):
@@ -501,6 +524,11 @@ def test_a_tensor_method_on_a_raw_array_in_forward_says_what_to_write(device):
         @staticmethod
         def forward(ctx, x):
             return ctx.xpp.exp(x)
+
+    class ModuleTypo(tinyffn.Function):     # numpy itself has a .dtype and a .shape
+        @staticmethod
+        def forward(ctx, x):
+            return ctx.xp.gelu(x)
 
     class OnTheDtype(tinyffn.Function):     # a dtype has a .shape, (), but is no array
         @staticmethod
@@ -516,6 +544,8 @@ def test_a_tensor_method_on_a_raw_array_in_forward_says_what_to_write(device):
         Typo.apply(x)
     with pytest.raises(AttributeError, match="object has no attribute 'exp'$"):
         OnTheDtype.apply(x)
+    with pytest.raises(AttributeError, match="has no attribute 'gelu'$"):
+        ModuleTypo.apply(x)
 
 
 def doubling(backward):

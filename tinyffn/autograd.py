@@ -61,7 +61,7 @@ from .grad_mode import (STATE, AnomalyError, Scope, check_finite, detect_anomaly
                         is_grad_enabled, keep_intermediates, no_grad, scope)
 
 __all__ = [
-    "Function", "Context", "NO_ATTRS", "node_of", "shape_and_dtype",
+    "Function", "Context", "AccumulateGrad", "NO_ATTRS", "node_of", "shape_and_dtype",
     "topological_order", "backward", "walk", "run_to_end", "grad", "refuse_bool",
     # from grad_mode.py
     "STATE", "AnomalyError", "Scope", "detect_anomaly", "enable_grad", "is_grad_enabled",
@@ -142,9 +142,9 @@ class Context:
 
     @property
     def next_functions(self) -> tuple:
-        """``parents`` in PyTorch's form: one ``(parent, 0)`` per input, ``(None, 0)`` for an
-        input that needs no gradient; a leaf is itself (PyTorch's ``AccumulateGrad``)."""
-        return tuple([(p if need else None, 0)
+        """``parents`` in PyTorch's form: one ``(node, 0)`` per input, ``(None, 0)`` for an
+        input that needs no gradient, and a leaf wrapped in an :class:`AccumulateGrad`."""
+        return tuple([(None if not need else p if isinstance(p, Context) else AccumulateGrad(p), 0)
                       for p, need in zip(self.parents, self.needs_input_grad)])
 
     @property
@@ -159,6 +159,25 @@ class Context:
     def __repr__(self) -> str:
         shapes = [tuple(shape) for shape in self.input_shapes]
         return f"<{self.fn.__name__}Backward input_shapes={shapes}>"
+
+
+class AccumulateGrad:
+    """A leaf as ``next_functions`` shows it, as PyTorch's: ``.variable`` is the leaf, and
+    ``next_functions`` is empty, so a walker written for PyTorch stops there."""
+
+    __slots__ = ("variable",)
+    next_functions = ()
+
+    def __init__(self, variable: "_tensor.Tensor"):
+        self.variable = variable
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, AccumulateGrad) and other.variable is self.variable
+
+    __hash__ = None         # as its equality follows the leaf
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad variable shape={tuple(self.variable.shape)}>"
 
 
 def node_of(t: "_tensor.Tensor") -> "Context | _tensor.Tensor":

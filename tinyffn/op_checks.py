@@ -9,6 +9,8 @@ not a failure deep inside NumPy or a ``.grad`` of the wrong shape.
 """
 from __future__ import annotations
 
+import inspect
+import types
 from typing import Any
 
 from .grad_mode import STATE, check_finite
@@ -69,8 +71,9 @@ def checked_grads(ctx: "autograd.Context", grads: Any) -> tuple:
 def array_method_error(fn: type, e: AttributeError) -> AttributeError:
     """``e``, raised inside ``fn.forward``, with a hint where a Tensor method was called on
     a raw array (``x.exp()`` for ``ctx.xp.exp(x)``); other AttributeErrors as they are."""
-    obj = getattr(e, "obj", None)       # what the attribute was looked up on
-    if isinstance(obj, _tensor.Tensor) or not (hasattr(obj, "dtype") and hasattr(obj, "shape")):
+    obj = getattr(e, "obj", None)       # what the attribute was looked up on: an array?
+    if type(e) is not AttributeError or isinstance(obj, (_tensor.Tensor, types.ModuleType, type)) \
+            or not (hasattr(obj, "dtype") and hasattr(obj, "shape")):
         return e
     return AttributeError(f"{fn.op_name()}.forward: {e}. forward computes on the raw arrays it "
                           "is given, not Tensors: write ctx.xp.exp(x) for x.exp(), and "
@@ -78,13 +81,17 @@ def array_method_error(fn: type, e: AttributeError) -> AttributeError:
 
 
 def attrs_key_error(ctx: "autograd.Context", e: KeyError) -> KeyError:
-    """``e``, raised inside a backward, with a hint where it looks like a setting missing
-    from ``ctx.attrs``: a name the attrs lack, and a number among the op's inputs (given
-    by position, the setting became an input instead); other KeyErrors as they are."""
+    """``e``, raised inside a backward, with a hint where it is a setting missing from
+    ``ctx.attrs`` that forward took by position: a name the attrs lack that is a parameter
+    of forward (``forward(ctx, x, alpha)``); other KeyErrors as they are."""
     key = e.args[0] if e.args else None
-    numbers = [p for p in ctx.parents if not isinstance(p, autograd.Context) and p.ndim == 0
-               and not p.requires_grad]
-    if not isinstance(key, str) or key in ctx.attrs or not numbers:
+    if type(e) is not KeyError or not isinstance(key, str) or key in ctx.attrs:
+        return e
+    try:
+        parameters = inspect.signature(ctx.fn.forward).parameters
+    except (TypeError, ValueError):     # a forward without a signature Python can read
+        return e
+    if key not in parameters:
         return e
     name = ctx.fn.__name__
     return KeyError(f"{ctx.fn.op_name()}.backward: {key!r} is not in ctx.attrs, which holds "
