@@ -34,7 +34,7 @@ def compare(x, other, name: str):
         raise TypeError(f"{name}: complex numbers have no order (PyTorch refuses this too); "
                         "compare with a real number, such as z.real")
     if isinstance(w, (int, float)):
-        data, w = _with_number(xp, data, w)
+        data, w = _with_number(x.backend, data, w)
     elif hasattr(w, "dtype") and w.dtype != data.dtype:
         data, w = _with_array(x.backend, data, w, name)
     return _tensor.Tensor(getattr(xp, name)(data, w), _backend=x.backend)
@@ -83,14 +83,15 @@ def _operand(x, other, name: str) -> Any:
     return NotImplemented
 
 
-def _with_number(xp: Any, data: Any, w: int | float) -> tuple:
+def _with_number(be: Any, data: Any, w: int | float) -> tuple:
     """The array ``data`` and the Python number ``w`` in one kind (bool < integer < float),
     the higher of theirs, as PyTorch's promotion gives: a bool or integer array meets a
     float in float32 (PyTorch's default float: 16777217 == 16777216.0 is True there), a
     bool array meets an int as int64, a bool number meets an integer array as 0 or 1 and a
     float array as 0.0 or 1.0. An int outside an integer array's dtype (uint8 < 300) makes
     the array int64: exact, where CuPy might wrap it (PyTorch wraps it)."""
-    kind = 0 if xp.isdtype(data.dtype, "bool") else 1 if xp.isdtype(data.dtype, "integral") else 2
+    from .promotion import kind_of          # promotion.py imports tensor.py, which imports this
+    xp, kind = be.xp, kind_of(data.dtype, be)
     w_kind = 0 if isinstance(w, bool) else 1 if isinstance(w, int) else 2
     if w_kind > kind:
         return xp.astype(data, xp.int64 if w_kind == 1 else xp.float32), w

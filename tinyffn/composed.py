@@ -352,7 +352,8 @@ def in_place(x, fn: Any, other: Any, symbol: str, what: str = ""):
     what = what or f"x {symbol} y"
     check_in_place(x, what, other, f"x = x {symbol[0]} y")
     y = fn.apply(x, other)
-    if y.dtype != x.dtype and _same_kind(x.backend, x.dtype, y.dtype):
+    from .promotion import kind_of              # promotion.py imports tensor.py, which imports this
+    if y.dtype != x.dtype and kind_of(x.dtype, x.backend) == kind_of(y.dtype, x.backend):
         y = y.to(dtype=x.dtype)                 # x += float64 array: x stays float32
     if y.shape != x.shape or y.dtype != x.dtype:
         raise RuntimeError(
@@ -361,12 +362,6 @@ def in_place(x, fn: Any, other: Any, symbol: str, what: str = ""):
             f"{dtype_name(x.dtype)}; in place, x cannot change either")
     x.data = y.data
     return x
-
-
-def _same_kind(be: Any, a: Any, b: Any) -> bool:
-    """Both floating or both integer dtypes (bool is neither)."""
-    return be.is_floating(a) == be.is_floating(b) and \
-        be.xp.isdtype(a, "integral") == be.xp.isdtype(b, "integral")
 
 
 def check_in_place(x, what: str, other: Any, new: str) -> None:

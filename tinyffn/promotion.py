@@ -96,18 +96,23 @@ def _target(args: Any, be: Any, fn: Any) -> tuple:
     return kinds, top, be.xp.result_type(*deciding)
 
 
-def _kind(dtype: Any, be: Any, fn: Any) -> int:
-    """0 for bool, 1 for integers, 2 for floats: the order of PyTorch's type categories.
-
-    Anything else (complex) is refused: ranked below float, it would be cast to float and
-    lose its imaginary part without a word.
-    """
+def kind_of(dtype: Any, be: Any) -> int | None:
+    """0 for bool, 1 for integers, 2 for floats: the order of PyTorch's type categories
+    (None for anything else, such as complex)."""
     if dtype in be.float_dtypes:
         return 2
     if be.xp.isdtype(dtype, "bool"):
         return 0
-    if be.xp.isdtype(dtype, "integral"):
-        return 1
+    return 1 if be.xp.isdtype(dtype, "integral") else None
+
+
+def _kind(dtype: Any, be: Any, fn: Any) -> int:
+    """:func:`kind_of`, for an op ``fn``'s operand. Anything else (complex) is refused:
+    ranked below float, it would be cast to float and lose its imaginary part without a
+    word."""
+    kind = kind_of(dtype, be)
+    if kind is not None:
+        return kind
     raise TypeError(f"{fn.op_name()}: tinyffn computes with float, integer and bool "
                     f"tensors, not {backends.dtype_name(dtype)}")
 
