@@ -197,6 +197,30 @@ def test_no_grad_and_enable_grad_decorate_with_or_without_parentheses():
         tinyffn.no_grad(False)
 
 
+def test_inference_mode_is_no_grad_and_its_false_records_as_pytorchs():
+    """torch 2.13: inside inference_mode() is_grad_enabled() is False, bare decorator too;
+    inference_mode(False) inside no_grad() turns recording on."""
+    x = tinyffn.randn(3, requires_grad=True)
+    with tinyffn.inference_mode():
+        y = x * 2.0
+        with tinyffn.inference_mode(False):
+            z = x * 3.0
+    assert y.grad_fn is None and z.grad_fn is not None and tinyffn.is_grad_enabled()
+    with tinyffn.no_grad(), tinyffn.inference_mode(mode=False):
+        assert tinyffn.is_grad_enabled()
+
+    @tinyffn.inference_mode
+    def bare():
+        return tinyffn.is_grad_enabled()
+
+    @tinyffn.inference_mode()
+    def called():
+        return x * 2.0
+
+    assert bare() is False and called().grad_fn is None and bare.__name__ == "bare"
+    assert tinyffn.is_grad_enabled()
+
+
 def test_a_generator_function_is_not_decorated_with_a_mode_it_would_not_run_in():
     """A generator's body runs at next(), after the decorated call has returned: the mode
     would be back already (as with contextlib's decorators, and torch's before 2.0)."""

@@ -19,6 +19,23 @@ def test_device_names_normalise():
         backend.normalize_device("cuda:1")
 
 
+def test_a_tensors_device_has_pytorchs_type_and_index_and_is_still_its_name(device):
+    """torch 2.13: x.device.type == "cpu", .index None on the CPU; a GPU tensor's is 0."""
+    x = tinyffn.zeros(2, device=device)
+    assert isinstance(x.device, tinyffn.device) and x.device == device
+    assert x.device.type == device and type(x.device.type) is str
+    assert x.device.index == (0 if device == "cuda" else None)
+    assert f"{x.device}" == device and repr(x.device) == repr(device)
+    cuda = tinyffn.device("cuda:0")             # no GPU needed: only a name
+    assert cuda == "cuda" and cuda.type == "cuda" and cuda.index == 0
+    assert tinyffn.device() == "cpu" and tinyffn.device("CPU").index is None
+    assert tinyffn.zeros(1, device=tinyffn.device(device)).device == device
+    with pytest.raises(backend.DeviceError, match="unknown device 'tpu'"):
+        tinyffn.device("tpu")
+    with pytest.raises(backend.DeviceError, match="tinyffn uses one GPU"):
+        tinyffn.device("cuda:1")
+
+
 class CUDARuntimeError(RuntimeError):
     """Stands in for ``cupy.cuda.runtime.CUDARuntimeError``."""
 

@@ -417,18 +417,19 @@ def public_names() -> dict:
 def signature_text(obj) -> str:
     """``name(a, b=1, *, c=None)``: the call signature, without annotations, ``self`` and
     the engine's private ``_arguments``; just ``name`` for a class whose constructor is
-    not tinyffn's (an exception, ``Function``)."""
+    not tinyffn's (an exception, ``Function``). A class that defines ``__new__`` (a ``str``
+    subclass, ``device``) is called with its arguments."""
     if inspect.isclass(obj):
-        own = any("__init__" in vars(c) for c in obj.__mro__[:-1]
-                  if c.__module__.startswith("tinyffn"))
+        own = [method for c in obj.__mro__[:-1] if c.__module__.startswith("tinyffn")
+               for method in ("__init__", "__new__") if method in vars(c)]
         if not own:
             return obj.__name__
-        target = obj.__init__
+        target = getattr(obj, own[0])
     else:
         target = obj
     sig = inspect.signature(target)
     params = [p.replace(annotation=inspect.Parameter.empty) for p in sig.parameters.values()
-              if p.name != "self" and not p.name.startswith("_")]
+              if p.name not in ("self", "cls") and not p.name.startswith("_")]
     sig = sig.replace(parameters=params, return_annotation=inspect.Signature.empty)
     return f"{obj.__name__}{sig}"
 

@@ -1164,6 +1164,24 @@ def test_to_takes_a_dtype_in_the_devices_place_as_pytorch(device):
         x.to(torch.float64)
 
 
+def test_factories_take_the_shape_by_position_or_as_pytorchs_size_keyword():
+    """torch 2.13: zeros(size=(2, 3)) works; zeros(size=2) and zeros(2, size=(2,)) raise."""
+    for make in (tinyffn.zeros, tinyffn.ones, tinyffn.randn, tinyffn.rand):
+        assert make(size=(2, 3)).shape == make(2, 3).shape == make((2, 3)).shape == (2, 3)
+        assert make(size=[4]).shape == (4,) and make(size=()).shape == ()
+        with pytest.raises(TypeError, match=f"{make.__name__}: size must be a tuple or list"):
+            make(size=2)
+        with pytest.raises(TypeError, match=f"{make.__name__}: the shape is given twice, by "
+                                            r"position \(2,\) and as size=\(2,\)"):
+            make(2, size=(2,))
+    assert tinyffn.zeros(size=(2,)).tolist() == [0.0, 0.0]
+    assert tinyffn.ones(size=(2,), dtype="int64").tolist() == [1, 1]
+    tinyffn.manual_seed(3)
+    a = tinyffn.randn(size=(3,))
+    tinyffn.manual_seed(3)
+    np.testing.assert_array_equal(a.numpy(), tinyffn.randn(3).numpy())
+
+
 def test_zeros_like_and_ones_like_take_shape_dtype_and_device(device):
     x = tinyffn.randn(2, 3, dtype="float64", device=device, requires_grad=True) * 2
     z, o = tinyffn.zeros_like(x), tinyffn.ones_like(x, dtype="float32", requires_grad=True)

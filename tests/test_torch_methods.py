@@ -679,6 +679,7 @@ def test_new_methods_make_leaves_in_selfs_dtype_and_device(device):
     i = tinyffn.tensor([5], device=device)
     for y, values, dtype in [(x.new_zeros(2, 3), [[0.0] * 3] * 2, "float64"),
                              (x.new_zeros((2,)), [0.0, 0.0], "float64"),
+                             (x.new_ones(size=(1, 2)), [[1.0, 1.0]], "float64"),
                              (i.new_ones(3), [1, 1, 1], "int64"),
                              (x.new_full((2,), 7), [7.0, 7.0], "float64"),
                              (i.new_tensor([1.5, 2]), [1, 2], "int64"),

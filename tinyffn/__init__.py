@@ -28,8 +28,8 @@ abs, all, any, max, min, pow, sum = _tf.abs, _tf.all, _tf.any, _tf.max, _tf.min,
 from . import ops
 from .autograd import Context, Function, grad
 from .grad_mode import (AnomalyError, detect_anomaly, enable_grad, is_grad_enabled,
-                        keep_intermediates, no_grad, set_grad_enabled)
-from .backend import DeviceError, cuda_available
+                        inference_mode, keep_intermediates, no_grad, set_grad_enabled)
+from .backend import DeviceError, cuda_available, device
 from . import cuda                  # tinyffn.cuda.is_available(), as torch.cuda's
 from .flops import FlopCounter
 from .gradcheck import GradcheckError, gradcheck
@@ -61,9 +61,10 @@ __all__ = [
     "tril", "triu", "norm", "isnan", "isinf", "isfinite", "isclose", "allclose", "equal",
     "logical_not", "logical_and", "logical_or", "logical_xor",
     "Function", "Context", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
-    "detect_anomaly",
+    "inference_mode", "detect_anomaly",
     "AnomalyError", "keep_intermediates", "grad", "iter_backward", "BackwardStep",
-    "gradcheck", "GradcheckError", "FlopCounter", "cuda_available", "cuda", "DeviceError", "ops",
+    "gradcheck", "GradcheckError", "FlopCounter", "cuda_available", "cuda", "device",
+    "DeviceError", "ops",
     "functional", "nn", "optim", "accounting",
     "draw_graph", "to_dot", "backward_steps",
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",

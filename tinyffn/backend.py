@@ -44,12 +44,31 @@ def check_one_device(op: str, what: str, a: Any, b: Any) -> None:
                           f"{b.device}); move them to one device with .to(device) first")
 
 
+class device(str):
+    """A device's name, with ``torch.device``'s attributes: ``x.device.type`` is ``"cpu"``,
+    ``"cuda"`` or ``"strict"``, ``x.device.index`` is 0 on the GPU (tinyffn uses one) and
+    None elsewhere. A ``str`` as well, so ``x.device == "cpu"`` holds, where PyTorch would
+    say False (compare ``.type`` there). ``device("cuda:0")`` is ``"cuda"``."""
+
+    def __new__(cls, type: Any = "cpu"):
+        return super().__new__(cls, normalize_device(type))
+
+    @property
+    def type(self) -> str:
+        return str(self)
+
+    @property
+    def index(self) -> int | None:
+        return 0 if self == "cuda" else None
+
+
 @dataclass(frozen=True)
 class Backend:
     """What the engine needs from one array library.
 
     Attributes:
-        device: the device name tensors report (``"cpu"``, ``"cuda"``, ``"strict"``).
+        device: the device tensors report, a :class:`device` (``"cpu"``, ``"cuda"``,
+            ``"strict"``).
         xp: the array-API namespace op code computes with.
         array_type: the class of arrays this backend owns.
         erf: elementwise error function, ``erf(x) = 2/sqrt(pi) * int_0^x exp(-t^2) dt``,
@@ -216,7 +235,7 @@ def _numpy_backend() -> Backend:
         np.add.at(gx, key, gy)
 
     return Backend(
-        device="cpu",
+        device=device("cpu"),
         xp=np,
         array_type=np.ndarray,
         erf=_numpy_erf,
@@ -262,7 +281,7 @@ def _cupy_backend() -> Backend:
         return y.astype(x.dtype) if x.dtype == cupy.float16 else y
 
     return Backend(
-        device="cuda",
+        device=device("cuda"),
         xp=xp,
         array_type=cupy.ndarray,
         erf=erf,
@@ -298,7 +317,7 @@ def _strict_backend() -> Backend:
         gx[...] = xp.asarray(g)
 
     return Backend(
-        device="strict",
+        device=device("strict"),
         xp=xp,
         array_type=type(xp.asarray(0.0)),
         erf=erf,

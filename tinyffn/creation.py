@@ -91,17 +91,18 @@ def _filled(values: np.ndarray, dtype, device, requires_grad) -> Tensor:
     return Tensor(be.from_numpy(array), requires_grad=requires_grad, _backend=be)
 
 
-def zeros(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
+def zeros(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> Tensor:
     """A leaf tensor of the given shape filled with 0 (float32 unless ``dtype`` says otherwise).
 
-    ``zeros(2, 3)`` and ``zeros((2, 3))`` both give shape (2, 3).
+    ``zeros(2, 3)``, ``zeros((2, 3))`` and PyTorch's ``zeros(size=(2, 3))`` all give
+    shape (2, 3); so for ``ones``, ``randn`` and ``rand``.
     """
-    return _filled(np.zeros(_shape_arg(shape, "zeros")), dtype, device, requires_grad)
+    return _filled(np.zeros(_shape_or_size("zeros", shape, size)), dtype, device, requires_grad)
 
 
-def ones(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
+def ones(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> Tensor:
     """A leaf tensor of the given shape filled with 1 (float32 unless ``dtype`` says otherwise)."""
-    return _filled(np.ones(_shape_arg(shape, "ones")), dtype, device, requires_grad)
+    return _filled(np.ones(_shape_or_size("ones", shape, size)), dtype, device, requires_grad)
 
 
 def zeros_like(t: Tensor, *, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -182,6 +183,16 @@ def _size_arg(op: str, size: Any) -> tuple:
     return _shape_arg((size,), op)
 
 
+def _shape_or_size(op: str, shape: tuple, size: Any) -> tuple:
+    """The shape given by position, ``op(2, 3)`` or ``op((2, 3))``, or as ``size=(2, 3)``."""
+    if size is None:
+        return _shape_arg(shape, op)
+    if shape:
+        raise TypeError(f"{op}: the shape is given twice, by position {shape} and as "
+                        f"size={size!r}; give it once")
+    return _size_arg(op, size)
+
+
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = "cpu",
         requires_grad: bool = False) -> Tensor:
     """The identity matrix, (n, n), or (n, m) with ones on the main diagonal, as
@@ -207,19 +218,19 @@ def _check_like(name: str, t: Any) -> None:
                         "tinyffn.tensor(...)")
 
 
-def randn(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
+def randn(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> Tensor:
     """A leaf tensor of the given shape of standard normal samples N(0, 1).
 
     Drawn from the generator :func:`manual_seed` seeds.
     """
-    shape = _shape_arg(shape, "randn")
+    shape = _shape_or_size("randn", shape, size)
     _check_sample_dtype("randn", dtype, device)
     return _filled(_rng.standard_normal(shape), dtype, device, requires_grad)
 
 
-def rand(*shape, dtype=None, device="cpu", requires_grad=False) -> Tensor:
+def rand(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> Tensor:
     """A leaf tensor of the given shape of uniform samples on [0, 1) (see :func:`manual_seed`)."""
-    shape = _shape_arg(shape, "rand")
+    shape = _shape_or_size("rand", shape, size)
     _check_sample_dtype("rand", dtype, device)
     return _filled(_rng.random(shape), dtype, device, requires_grad)
 

@@ -93,6 +93,16 @@ def enable_grad(fn: Callable | None = None) -> Any:
     return switch if fn is None else switch(fn)
 
 
+def inference_mode(mode: Any = True) -> Any:
+    """``torch.inference_mode``: here :func:`no_grad` by another name, since tinyffn has
+    no inference tensors (PyTorch's way to skip its version counters as well). As in
+    PyTorch, ``inference_mode(False)`` turns recording *on* (as :func:`enable_grad`), and
+    it decorates written ``@inference_mode()`` or ``@inference_mode``."""
+    if not isinstance(mode, bool):      # @inference_mode, without the call
+        return _Switch("inference_mode", "grad_enabled", False)(mode)
+    return _Switch("inference_mode", "grad_enabled", not mode)
+
+
 class set_grad_enabled:
     """Turn recording on or off, as ``torch.set_grad_enabled``: at once when called, and
     back to what it was at the end of a ``with`` block. One loop body can then serve

@@ -215,14 +215,15 @@ class TorchMethods:
         return norm(self, p, dim, keepdim)
 
     # -- new tensors: self's dtype and device unless told otherwise --------------------------
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-        """``tinyffn.zeros(*size)`` in self's dtype and on its device, as PyTorch's."""
+    def new_zeros(self, *shape, size=None, dtype=None, device=None, requires_grad=False):
+        """``tinyffn.zeros(*shape)`` (or ``size=``) in self's dtype and on its device, as
+        PyTorch's."""
         from . import creation
-        return creation.zeros(*size, **self._new_kwargs(dtype, device, requires_grad))
+        return creation.zeros(*shape, size=size, **self._new_kwargs(dtype, device, requires_grad))
 
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_ones(self, *shape, size=None, dtype=None, device=None, requires_grad=False):
         from . import creation
-        return creation.ones(*size, **self._new_kwargs(dtype, device, requires_grad))
+        return creation.ones(*shape, size=size, **self._new_kwargs(dtype, device, requires_grad))
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
         from . import creation
