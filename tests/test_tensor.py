@@ -1543,13 +1543,13 @@ def test_the_values_indices_pair_and_lists_of_tensors_are_no_operands(device):
     for use in (lambda: x[:, :2] * x.max(1), lambda: x.max(1) * x[:, :2],
                 lambda: x[:, 0] == x.min(1), lambda: x[:, 0] - x.min(dim=1),
                 lambda: x[:, :2].add(x.max(1)), lambda: x[:, :2].sub(x.max(1), alpha=2)):
-        with pytest.raises(TypeError, match=r"an operand is the pair \(values, indices\) that "
-                                            r"x\.max\(dim\) and x\.min\(dim\) return; use its "
+        with pytest.raises(TypeError, match=r"an operand is the pair \(values, indices\) from "
+                                            r"x\.max\(dim\) and x\.min\(dim\); use its "
                                             r"\.values"):
             use()
     with pytest.raises(TypeError, match=r"relu: input must be a tinyffn Tensor, got MaxResult; "
-                                        r"x\.max\(dim\) gives \(values, indices\): pass its "
-                                        r"\.values"):
+                                        r"it is the pair \(values, indices\) from x\.max\(dim\) "
+                                        r"and x\.min\(dim\): pass its \.values"):
         tinyffn.relu(x.max(1))
     w = tinyffn.tensor(2.0, device=device, requires_grad=True)
     for use in (lambda: x + [x[0], x[1]], lambda: x[0].add([w, w]),

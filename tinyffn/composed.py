@@ -26,10 +26,19 @@ from .ops import elementwise as E
 from .ops import reduce as R
 
 
-class MaxResult(NamedTuple):
-    """What ``x.max(dim=d)`` and ``x.min(dim=d)`` return, as ``torch.max(x, d)`` does."""
+class ValuesIndices(NamedTuple):
+    """A pair ``(values, indices)`` that unpacks as ``v, i = x.max(1)``, as PyTorch's
+    ``torch.return_types`` do. Each op that returns one has its subclass, so that a
+    printed pair says where it came from: ``MaxResult`` below, ``SortResult`` and
+    ``TopkResult`` in :mod:`tinyffn.sorting`; ``made_by`` names it in error messages."""
     values: Any
     indices: Any
+
+
+class MaxResult(ValuesIndices):
+    """What ``x.max(dim=d)`` and ``x.min(dim=d)`` return, as ``torch.max(x, d)`` does."""
+    __slots__ = ()
+    made_by = "x.max(dim) and x.min(dim)"
 
     @classmethod
     def over(cls, op: str, x: Any, dim: Any, keepdim: Any, axis: Any, keepdims: bool) -> Any:

@@ -154,9 +154,9 @@ def check_no_tensors(op: str, a: list | tuple) -> None:
     multiply by both, with no gradient and no error. Nested lists are looked into."""
     if not _holds_tensor(a):
         return
-    if getattr(a, "_fields", None) == ("values", "indices"):
-        raise TypeError(f"{op}: an operand is the pair (values, indices) that x.max(dim) "
-                        "and x.min(dim) return; use its .values (or x.amax(dim))")
+    if getattr(a, "_fields", None) == ("values", "indices"):     # composed.ValuesIndices
+        raise TypeError(f"{op}: an operand is the pair (values, indices) from "
+                        f"{getattr(a, 'made_by', 'x.max(dim)')}; use its .values")
     raise TypeError(f"{op}: an operand is a {type(a).__name__} of tensors, which would be "
                     "stacked outside the graph; stack them first, tinyffn.stack(tensors)")
 

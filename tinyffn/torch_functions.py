@@ -37,7 +37,8 @@ def _tensor_input(op: str, input: Any):
     """``input``, which must be a Tensor: ``torch.exp(2.0)`` is an error in PyTorch too."""
     if not isinstance(input, Tensor):
         raise TypeError(f"{op}: input must be a tinyffn Tensor, got {type_name(input)}; " + (
-            "x.max(dim) gives (values, indices): pass its .values" if isinstance(input, tuple)
+            f"it is the pair (values, indices) from {getattr(input, 'made_by', 'x.max(dim)')}"
+            ": pass its .values" if isinstance(input, tuple)
             and getattr(input, "_fields", None) == ("values", "indices")
             else "wrap it with tinyffn.tensor(...)"))
     return input
