@@ -25,6 +25,7 @@ from .torch_functions import (allclose, amax, amin, argmax, argmin, clamp, clip,
 # __all__ below (as bool is), so that `import *` leaves the builtins alone. From here on,
 # this file cannot call those builtins.
 abs, all, any, max, min, pow, sum = _tf.abs, _tf.all, _tf.any, _tf.max, _tf.min, _tf.pow, _tf.sum
+from .sorting import argsort, gather, sort, take_along_dim, topk
 from . import ops
 from .autograd import Context, Function, grad
 from .grad_mode import (AnomalyError, detect_anomaly, enable_grad, is_grad_enabled,
@@ -60,6 +61,7 @@ __all__ = [
     "reshape", "transpose", "permute", "flatten", "squeeze", "unsqueeze", "masked_fill",
     "tril", "triu", "norm", "isnan", "isinf", "isfinite", "isclose", "allclose", "equal",
     "logical_not", "logical_and", "logical_or", "logical_xor",
+    "sort", "argsort", "topk", "gather", "take_along_dim",     # sorting.py
     "Function", "Context", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "inference_mode", "detect_anomaly",
     "AnomalyError", "keep_intermediates", "grad", "iter_backward", "BackwardStep",

@@ -6,9 +6,10 @@ a PyTorch user brings: casts (``x.float()``), devices (``x.cpu()``, ``x.cuda()``
 names (``x.view``, ``x.t()``, ``x.unsqueeze``, ``x.view_as(y)``), arithmetic methods
 (``x.add(y, alpha=2)``, ``x.rsqrt()``), the comparisons, tests and logic under method
 names (``x.eq(0)``, ``x.isnan()``, ``m.logical_and(k)``), ``x.norm()``, new tensors like x
-(``x.new_zeros(2, 3)``), and the in-place methods (``p.grad.zero_()``, ``w.normal_(0,
+(``x.new_zeros(2, 3)``), sorting (``h.topk(5)``, ``x.gather(1, i)``: :mod:`tinyffn.sorting`),
+and the in-place methods (``p.grad.zero_()``, ``w.normal_(0,
 0.02)``, ``p.add_(g, alpha=-lr)``). Each is a line or two over a method of tensor.py or a function of composed.py,
-torch_functions.py or init.py; none is a primitive of its own.
+torch_functions.py, sorting.py or init.py; none is a primitive of its own.
 
 In place, tinyffn works as in ``x -= y`` (:func:`tinyffn.composed.in_place`): the tensor
 stays the same object and gets a new array, so a graph that saved the old one, views of
@@ -137,6 +138,29 @@ class TorchMethods:
         """``tinyffn.triu(self, diagonal)``: zeros below the ``diagonal``-th diagonal."""
         from .torch_functions import triu
         return triu(self, diagonal)
+
+    # -- sorting and picking by index: tinyffn.sort(self, ...), ... (sorting.py) -------------
+    def sort(self, dim=-1, descending=False, *, stable=False):
+        """``values, indices = x.sort()``: ``tinyffn.sort(self, dim, descending)``."""
+        from . import sorting               # sorting.py imports tensor.py
+        return sorting.sort(self, dim, descending, stable=stable)
+
+    def argsort(self, dim=-1, descending=False, *, stable=False):
+        from . import sorting
+        return sorting.argsort(self, dim, descending, stable=stable)
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):
+        """``values, indices = h.topk(5)``: ``tinyffn.topk(self, k, dim, largest, sorted)``."""
+        from . import sorting
+        return sorting.topk(self, k, dim, largest, sorted)
+
+    def gather(self, dim, index):
+        from . import sorting
+        return sorting.gather(self, dim, index)
+
+    def take_along_dim(self, indices, dim=None):
+        from . import sorting
+        return sorting.take_along_dim(self, indices, dim)
 
     # -- arithmetic under method names: the operators ---------------------------------------
     def add(self, other, *, alpha=1):
