@@ -208,10 +208,11 @@ def top_units(ffn: nn.FFN, keys, values, fired: np.ndarray, rows: int) -> dict:
     K, V = keys.numpy(), values.numpy()
     W1, W2 = ffn.w1.weight.numpy(), ffn.w2.weight.numpy()
     size = fired * np.linalg.norm(W2, axis=0)                        # (n, d_ff)
+    top = tinyffn.tensor(size).topk(3)                  # each key's 3 largest: (n, 3), (n, 3)
     out, table_rows = {}, []
     for j in range(rows):
-        order = np.argsort(-size[j])[:3]
-        share = size[j, order] / size[j].sum()
+        order = top.indices[j].numpy()                               # (3,) units, largest first
+        share = top.values[j].numpy() / size[j].sum()
         best = order[0]
         out[j] = [int(i) for i in order]
         table_rows.append([f"key {j}", int((fired[j] > 0).sum()),
