@@ -1,7 +1,8 @@
 """Sorting and picking entries by index, under PyTorch's names: ``sort``, ``argsort``,
 ``topk``, ``gather`` and ``take_along_dim`` (``h.topk(5)``: which hidden units fire most).
 
-Each is two steps, and neither is a new primitive:
+``sort`` and ``topk`` take two steps; ``argsort`` is the first alone, ``gather`` and
+``take_along_dim`` (given the indices) the second alone. None is a new primitive:
 
 1. **Which entry goes where** is decided on the arrays, by the backend's stable
    ``argsort``: an int64 tensor outside any graph, as ``argmax``'s (an order has no
@@ -15,11 +16,12 @@ The order is PyTorch's: NaN counts as larger than every number, so it comes last
 ascending order and first in descending order (and first in ``topk``); -0.0 equals 0.0;
 ties keep their order in x. tinyffn always sorts stably: ``stable=False`` (the default,
 as in PyTorch) leaves the order of ties unspecified there, so the stable order is one of
-the answers it allows, and the same on every device. A descending sort is the ascending
-sort of x reversed, reversed back: the ties stay in their order, and the NaNs, last when
-ascending, come first. ``topk(sorted=False)`` returns them sorted too (PyTorch's order
-is unspecified there), and among tied values takes the earlier index (PyTorch's choice
-among ties is unspecified). A 0-d tensor is read as one entry along dim 0, as in PyTorch.
+the answers it allows, and one that no sorting algorithm changes. A descending sort is
+the ascending sort of x reversed, reversed back: the ties stay in their order, and the
+NaNs, last when ascending, come first. ``topk(sorted=False)`` returns them sorted too
+(PyTorch's order is unspecified there), and among tied values takes the earlier index
+(PyTorch's choice among ties is unspecified). A 0-d tensor is read as one entry along
+dim 0, as in PyTorch.
 """
 from __future__ import annotations
 
@@ -116,10 +118,15 @@ def _order(xp, data, axis: int, descending: bool):
     """The indices that sort ``data`` along ``axis`` (int64, ``data``'s shape); ties in
     their order. Descending: the ascending order of ``data`` reversed, reversed back and
     counted from the other end, so that ties stay in their order (reversing the
-    ascending order would reverse them) and NaN, which the array API's sort puts last,
-    comes first."""
+    ascending order would reverse them) and NaN, which NumPy's sort puts last (and
+    CuPy's, for a NaN without its sign bit), comes first."""
     if xp.isdtype(data.dtype, "bool"):              # the standard sorts numbers, not bools
         data = xp.astype(data, xp.uint8)
+    elif xp.isdtype(data.dtype, "real floating"):
+        # CuPy radix-sorts floats by their bits, which puts a NaN with its sign bit set
+        # first and may put -0.0 before 0.0: sort a key with every NaN as NaN and -0.0
+        # as 0.0 (-0.0 + 0.0 is 0.0), as NumPy's and PyTorch's comparisons see them
+        data = xp.where(xp.isnan(data), xp.nan, data + 0.0)
     if not descending:
         order = xp.argsort(data, axis=axis, stable=True)
     else:
