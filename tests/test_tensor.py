@@ -1,5 +1,8 @@
 """The Tensor API and its errors: creation, conversion, devices, and bad input."""
+import copy
 import operator
+import pickle
+import re
 import subprocess
 import sys
 
@@ -333,6 +336,76 @@ def test_shapes_are_integers_not_bools():
     with pytest.raises(TypeError, match=r"zeros: expected integers, got \(True,\)"):
         tinyffn.zeros(True)
     assert tinyffn.zeros(np.int64(2), 3).shape == (2, 3)
+
+
+# What PyTorch makes a view of w (a change of it in place reaches w), and such a change:
+# change(x, lib) with lib tinyffn or torch.
+VIEWS_OF_W = [
+    ("x[key]", lambda w: w[:, 1], lambda x, lib: x.zero_()),
+    ("x[key]", lambda w: w[0], lambda x, lib: x.fill_(-1.0)),
+    ("x[key]", lambda w: w[..., None], lambda x, lib: x.__iadd__(1.0)),
+    ("x.reshape(...) or x.view(...)", lambda w: w.view(-1), lambda x, lib: x.add_(1.0)),
+    ("x.reshape(...) or x.view(...)", lambda w: w.flatten(), lambda x, lib: x.__imul__(2.0)),
+    ("x.reshape(...) or x.view(...)", lambda w: w.unsqueeze(0), lambda x, lib: x.copy_(x * 0)),
+    ("x.T or x.transpose(...)", lambda w: w.T, lambda x, lib: x.mul_(2.0)),
+    ("x.permute(...)", lambda w: w.permute(1, 0), lambda x, lib: x.sub_(1.0)),
+    ("x.expand(...)", lambda w: w[0:1].expand(3, 3), lambda x, lib: x.div_(2.0)),
+    ("x.detach()", lambda w: w.detach(), lambda x, lib: x.uniform_()),
+    ("x.detach()", lambda w: w.detach(), lambda x, lib: lib.nn.init.zeros_(x)),
+    ("x[key]", lambda w: w[1], lambda x, lib: lib.nn.init.normal_(x)),
+]
+
+
+@pytest.mark.parametrize("made_by, view, change", VIEWS_OF_W)
+def test_a_change_in_place_of_what_pytorch_makes_a_view_is_refused(device, made_by, view,
+                                                                   change):
+    """In PyTorch ``w[:, 1].zero_()`` zeroes a column of w; here w's tensors share no
+    memory, so the change would be lost (an ablation that ablates nothing): refused,
+    with how x was made and the forms that work. A clone is x's own to change."""
+    w = tinyffn.tensor(np.arange(9.0).reshape(3, 3), device=device, requires_grad=True)
+    with tinyffn.no_grad():
+        x = view(w)
+        with pytest.raises(RuntimeError, match=(
+                rf"x was made from another tensor by {re.escape(made_by)}, which in "
+                r"PyTorch shares that tensor's memory.* w\.data\[key\] = value .*"
+                r"x = x\.clone\(\)")):
+            change(x, tinyffn)
+        assert w.tolist() == np.arange(9.0).reshape(3, 3).tolist()
+        change(x.clone(), tinyffn)                      # a copy of its own: allowed
+        w.data[:, 1] = 0                                # the form the message gives
+    assert w.numpy()[:, 1].tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("made_by, view, change", VIEWS_OF_W)
+def test_what_is_refused_as_a_view_is_one_in_pytorch(made_by, view, change):
+    """The reason for the refusal above, checked: each change reaches w in torch 2.13
+    (which refuses to write into an expand, whose entries share memory)."""
+    torch = pytest.importorskip("torch")
+    w = torch.arange(9.0).reshape(3, 3)
+    if made_by == "x.expand(...)":
+        with pytest.raises(RuntimeError, match="more than one element of the written-to"):
+            change(view(w), torch)
+        return
+    change(view(w), torch)
+    assert not torch.equal(w, torch.arange(9.0).reshape(3, 3))
+
+
+def test_copies_change_in_place_as_in_pytorch(device):
+    """Index arrays copy in PyTorch too (torch 2.13: ``v[[0, 2]].zero_()`` leaves v), and
+    so does pickling or copying a view; a state_dict entry is refused, as in PyTorch it
+    shares the parameter's memory."""
+    w = tinyffn.tensor([[1.0, 2.0], [3.0, 4.0]], device=device)
+    v = tinyffn.tensor([1.0, 2.0, 3.0], device=device)
+    assert v[[0, 2]].zero_().tolist() == [0.0, 0.0] and v.tolist() == [1.0, 2.0, 3.0]
+    assert pickle.loads(pickle.dumps(w[0])).zero_().tolist() == [0.0, 0.0]
+    assert copy.deepcopy(w.T).fill_(1.0).tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    model = tinyffn.nn.Linear(2, 2, device=device)
+    state = model.state_dict()
+    with pytest.raises(RuntimeError, match=r"zero_: x was made from another tensor by "
+                                           r"model\.state_dict\(\)"):
+        state["weight"].zero_()
+    pickle.loads(pickle.dumps(state))["weight"].zero_()        # a saved state may change
+    assert state["weight"].clone().zero_().tolist() == [[0.0, 0.0], [0.0, 0.0]]
 
 
 def test_in_place_update_inside_no_grad_keeps_the_parameter():

@@ -373,6 +373,16 @@ def in_place(x, fn: Any, other: Any, symbol: str, what: str = ""):
     return x
 
 
+def as_view(y, made_by: str):
+    """Mark ``y`` as a tensor PyTorch makes a *view* of another, sharing its memory: a
+    slice ``w[0]``, a reshape, a transpose, an expand, a ``detach()``, a ``state_dict()``
+    entry. There a change of y in place reaches the other tensor; here it could not
+    (tinyffn's tensors share no memory), so :func:`check_in_place` refuses it. ``made_by``
+    says how y was made, for that error."""
+    y._view = made_by
+    return y
+
+
 def check_in_place(x, what: str, other: Any, new: str) -> None:
     """The rules of every change in place, ``x -= y`` as ``x.zero_()`` (see
     :func:`in_place`): ``what`` starts the errors, ``new`` is the form they suggest."""
@@ -386,6 +396,21 @@ def check_in_place(x, what: str, other: Any, new: str) -> None:
             f"{what}: {'x' if other is None else 'x or y'} requires grad, and tinyffn does "
             f"not record in-place ops; update parameters inside `with tinyffn.no_grad():` (or "
             f"with tinyffn.optim), or write {new} for a new tensor in the graph")
+    check_not_view(x, what, new)
+
+
+def check_not_view(x, what: str, new: str | None = None) -> None:
+    """Refuse to change a view (see :func:`as_view`) in place: w[:, k].zero_() would
+    leave w as it was. ``new``, if given, is the form for a new tensor."""
+    made_by = getattr(x, "_view", None)
+    if made_by is not None:
+        raise RuntimeError(
+            f"{what}: x was made from another tensor by {made_by}, which in PyTorch shares "
+            "that tensor's memory, so this change would reach it too; tinyffn's tensors "
+            "share none, and the other tensor would keep its values. Change that tensor "
+            "itself (inside `with tinyffn.no_grad():`, w.data[key] = value writes into part "
+            "of w's array), or make x a tensor of its own first (x = x.clone())"
+            + (f", or write {new} for a new tensor" if new else ""))
 
 
 def tensor_repr(x) -> str:

@@ -34,6 +34,7 @@ import numpy as np
 
 from .arguments import check_choice, is_real, type_name
 from .backend import dtype_name
+from .composed import check_not_view
 from .creation import _check_fits, _check_number, generator, tensor
 from .promotion import is_shared_constant
 from .tensor import Tensor
@@ -190,6 +191,7 @@ def _check_target(op: str, t: Any) -> None:
         raise RuntimeError(f"{op}: this tensor was computed by {t.grad_fn.name}, and its "
                            "graph saved the values it had; initialise the parameter (or "
                            "other leaf tensor) itself")
+    check_not_view(t, op)               # nn.init.zeros_(w.detach()) would leave w as it was
     if is_shared_constant(t):
         raise RuntimeError(f"{op}: this tensor is one of the engine's shared number "
                            "constants (the 2 in x * 2), which every op using that number "

@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from . import grad_mode, hooks, module_state
 from .arguments import _is_int, type_name
+from .composed import as_view
 from .tensor import Tensor
 
 
@@ -276,9 +277,11 @@ class Module:
         A shared parameter appears under every path that reaches it, as in PyTorch, so
         keys carry over between the two. The copies do not change when training goes on
         (PyTorch's state_dict shares memory with the parameters instead; here a saved
-        state stays saved).
+        state stays saved), and for that reason refuse a change in place, which in PyTorch
+        would change the model (``sd["w"].zero_()``); a pickled or copied one takes it.
         """
-        return {name: Tensor(t.backend.xp.asarray(t.data, copy=True), _backend=t.backend)
+        return {name: as_view(Tensor(t.backend.xp.asarray(t.data, copy=True), _backend=t.backend),
+                              "model.state_dict()")
                 for name, t in self._state_tensors()}
 
     def _state_tensors(self) -> Iterator[tuple[str, Tensor]]:

@@ -49,8 +49,10 @@ class Tensor(TorchMethods):
         name: an optional label shown in graphs (parameters get their module path).
     """
 
+    # _view, set only on what PyTorch would make a view (see composed.as_view), is read
+    # with getattr
     __slots__ = ("data", "_grad", "_requires_grad", "grad_fn", "backend", "name", "_retains_grad",
-                 "_hooks", "__weakref__")
+                 "_hooks", "_view", "__weakref__")
 
     def __init__(self, data: Any, requires_grad: bool = False, *, _backend: Any = None,
                  _ctx: Any = None, name: str | None = None):
@@ -110,6 +112,12 @@ class Tensor(TorchMethods):
         return (self[i] for i in range(len(self)))
 
     def __repr__(self) -> str: return C.tensor_repr(self)
+
+    def __getstate__(self):
+        """Pickles and copies keep every slot but ``_view``: a copy shares no tensor's
+        memory, in PyTorch either, so it may change in place (see composed.as_view)."""
+        return getattr(self, "__dict__", None), {
+            k: getattr(self, k) for k in Tensor.__slots__[:-2] if hasattr(self, k)}
 
     # -- conversion ----------------------------------------------------------------------
     def numpy(self) -> np.ndarray:
@@ -200,7 +208,7 @@ class Tensor(TorchMethods):
         detached tensor keeps the old one. Views (``x[0]``) and ``numpy()`` are snapshots too, of a
         ``.grad`` as well: backward and ``zero_grad`` give the ``.grad`` Tensor a new array.
         """
-        return Tensor(self.data, _backend=self.backend)
+        return C.as_view(Tensor(self.data, _backend=self.backend), "x.detach()")
 
     # -- autograd ------------------------------------------------------------------------
     def backward(self, grad: Any = None, retain_graph: bool = False, *,
@@ -363,26 +371,6 @@ class Tensor(TorchMethods):
     def amin(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
         return C.amin(self, axis, keepdims, dim=dim, keepdim=keepdim)
 
-    def var(self, dim=None, *, correction=None, keepdim=None, axis=None, keepdims=False,
-            unbiased=None):
-        """Σ (x - mean)² / (n - correction) over ``dim``/``axis``; correction 1 by default,
-        as PyTorch's (NumPy's ddof is 0: pass ``correction=0``). See functional.variance."""
-        from .functional import variance        # functional.py imports this module
-        return variance(self, "var", dim, correction, keepdim, axis, keepdims, unbiased)
-
-    def std(self, dim=None, *, correction=None, keepdim=None, axis=None, keepdims=False,
-            unbiased=None):
-        """The square root of :meth:`var`, with its arguments."""
-        from .functional import variance
-        return variance(self, "std", dim, correction, keepdim, axis, keepdims, unbiased)
-
-    # whether any / every element (along dim) is nonzero: a bool tensor, outside any graph
-    def any(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
-        return C.any_all(self, "any", dim, keepdim, axis, keepdims)
-
-    def all(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
-        return C.any_all(self, "all", dim, keepdim, axis, keepdims)
-
     def min(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
         """The minimum, as :meth:`max` the maximum: ``(values, indices)`` over ``dim``."""
         return C.MaxResult.over("min", self, dim, keepdim, axis, keepdims)
@@ -400,16 +388,19 @@ class Tensor(TorchMethods):
 
     # -- shape ---------------------------------------------------------------------------
     def reshape(self, *shape):
-        return S.Reshape.apply(self, shape=_shape_arg(shape, "reshape"))
+        return C.as_view(S.Reshape.apply(self, shape=_shape_arg(shape, "reshape")),
+                        "x.reshape(...) or x.view(...)")
 
     def transpose(self, *axes):
         """Reverse the axes (none given, as ``.T``), swap two (``transpose(-2, -1)``, as
         ``torch.transpose``) or apply a full permutation of three or more (as NumPy)."""
-        return S.Transpose.apply(self, axes=_transposition(axes, self.shape))
+        return C.as_view(S.Transpose.apply(self, axes=_transposition(axes, self.shape)),
+                        "x.T or x.transpose(...)")
 
     def permute(self, *axes):
         """Reorder the axes: ``y.shape[i] = x.shape[axes[i]]`` (``torch.permute``)."""
-        return S.Transpose.apply(self, axes=_permutation(axes, self.shape, "permute"))
+        return C.as_view(S.Transpose.apply(self, axes=_permutation(axes, self.shape, "permute")),
+                        "x.permute(...)")
 
     @property
     def T(self):
@@ -424,10 +415,15 @@ class Tensor(TorchMethods):
         return self.transpose()
 
     def broadcast_to(self, *shape):
-        return S.BroadcastTo.apply(self, shape=_shape_arg(shape, "broadcast_to"))
+        return C.as_view(S.BroadcastTo.apply(self, shape=_shape_arg(shape, "broadcast_to")),
+                        "x.expand(...)")
 
     def __getitem__(self, key):
-        return S.GetItem.apply(self, key=S.normalize_key(key, self))
+        key = S.normalize_key(key, self)
+        y = S.GetItem.apply(self, key=key)
+        if any(hasattr(k, "dtype") or isinstance(k, bool) for k in key):
+            return y                    # index arrays: a copy in PyTorch too
+        return C.as_view(y, "x[key]")
 
     # -- comparisons and bitwise logic: not differentiable, outside any graph ----------------
     __hash__ = object.__hash__  # tensors are graph nodes: hashed by identity

@@ -162,6 +162,27 @@ class TorchMethods:
         from . import sorting
         return sorting.take_along_dim(self, indices, dim)
 
+    # -- reductions beyond tensor.py's sum, mean, max and min ------------------------------
+    def var(self, dim=None, *, correction=None, keepdim=None, axis=None, keepdims=False,
+            unbiased=None):
+        """Σ (x - mean)² / (n - correction) over ``dim``/``axis``; correction 1 by default,
+        as PyTorch's (NumPy's ddof is 0: pass ``correction=0``). See functional.variance."""
+        from .functional import variance        # functional.py imports this module
+        return variance(self, "var", dim, correction, keepdim, axis, keepdims, unbiased)
+
+    def std(self, dim=None, *, correction=None, keepdim=None, axis=None, keepdims=False,
+            unbiased=None):
+        """The square root of :meth:`var`, with its arguments."""
+        from .functional import variance
+        return variance(self, "std", dim, correction, keepdim, axis, keepdims, unbiased)
+
+    # whether any / every element (along dim) is nonzero: a bool tensor, outside any graph
+    def any(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
+        return C.any_all(self, "any", dim, keepdim, axis, keepdims)
+
+    def all(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
+        return C.any_all(self, "all", dim, keepdim, axis, keepdims)
+
     # -- arithmetic under method names: the operators ---------------------------------------
     def add(self, other, *, alpha=1):
         """``self + alpha * other``, as ``torch.Tensor.add`` (``alpha`` a number)."""
