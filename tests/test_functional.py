@@ -512,6 +512,28 @@ def test_cross_entropy_with_pytorch_layout_logits_says_where_the_classes_go():
     assert loss.shape == ()
 
 
+def test_square_logits_that_fit_both_class_layouts_are_refused_with_both_forms():
+    """(2, 4, 4) logits with (2, 4) targets: torch 2.13 reads the classes on axis 1 and
+    gives 1.5796207, tinyffn's last-axis reading 1.5248142; nothing would tell which.
+    The two 2-d forms the message gives reproduce each (values from torch)."""
+    rng = np.random.default_rng(0)
+    a, t = rng.standard_normal((2, 4, 4)).astype("float32"), [[0, 1, 2, 3], [3, 2, 1, 0]]
+    logits, targets = tinyffn.tensor(a), tinyffn.tensor(t)
+    for loss, name, x in [(F.cross_entropy, "logits", logits),
+                          (F.nll_loss, "log_probs", F.log_softmax(logits))]:
+        with pytest.raises(ValueError, match=(
+                rf"{loss.__name__}: {name} of shape \(2, 4, 4\) and targets of shape \(2, 4\) "
+                r"fit two layouts: .* for PyTorch's, " + name + r"\.permute\(0, 2, 1\)"
+                r"\.reshape\(-1, 4\), for tinyffn's, " + name + r"\.reshape\(-1, 4\); "
+                r"and targets\.reshape\(-1\)")):
+            loss(x, targets)
+    pytorchs = F.cross_entropy(logits.permute(0, 2, 1).reshape(-1, 4), targets.reshape(-1))
+    tinyffns = F.cross_entropy(logits.reshape(-1, 4), targets.reshape(-1))
+    np.testing.assert_allclose([pytorchs.item(), tinyffns.item()], [1.5796207, 1.5248142],
+                               rtol=1e-6)
+    assert F.cross_entropy(tinyffn.tensor(a[:, :3]), [[0, 1, 2]] * 2).shape == ()   # not square
+
+
 def test_losses_check_their_reduction_and_hint_at_the_class_axis_only_when_it_fits():
     """An unknown reduction is refused before any work (it would silently mean "none"),
     and a class weight in its place is named, without torch too. The permute hint shows

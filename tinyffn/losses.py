@@ -182,10 +182,18 @@ def _class_targets(op: str, name: str, logits: Tensor, targets: Any,
                         f"-(p * {'log_softmax(logits)' if name == 'logits' else name})"
                         ".sum(axis=-1).mean()")
     targets = targets.to(dtype="int64")     # as PyTorch's: uint8 targets meet -100 exactly
+    pytorchs = logits.ndim > 2 and targets.shape == logits.shape[:1] + logits.shape[2:]
+    order = ", ".join(map(str, [0, *range(2, logits.ndim), 1]))
+    if pytorchs and targets.shape == logits.shape[:-1]:     # (2, 4, 4) with (2, 4)
+        raise ValueError(f"{op}: {name} of shape {logits.shape} and targets of shape "
+                         f"{targets.shape} fit two layouts: PyTorch's, classes on axis 1 "
+                         "(N, C, ...), and tinyffn's, classes on the last axis, which give "
+                         f"different losses. Say which with 2-d {name}, which both libraries "
+                         f"read alike: for PyTorch's, {name}.permute({order}).reshape(-1, {C}), "
+                         f"for tinyffn's, {name}.reshape(-1, {C}); and targets.reshape(-1)")
     if targets.shape != logits.shape[:-1]:
         hint = ""
-        if logits.ndim > 2 and targets.shape == logits.shape[:1] + logits.shape[2:]:
-            order = ", ".join(map(str, [0, *range(2, logits.ndim), 1]))
+        if pytorchs:
             hint = (f"; tinyffn takes the classes on the last axis, where PyTorch takes "
                     f"them on axis 1: for (N, C, ...) {name} pass {name}.permute({order})")
         raise ValueError(f"{op}: {name} of shape {logits.shape} need targets of shape "
