@@ -13,6 +13,7 @@ from .creation import (arange, cat, eye, from_numpy, full, full_like, linspace, 
                        zeros, zeros_like)
 from .tensor import Tensor
 from .composed import where
+from .contraction import einsum
 # PyTorch's module-level functions: tinyffn.tanh(x), tinyffn.sum(x, dim=1), ...
 from . import torch_functions as _tf
 from .torch_functions import (allclose, amax, amin, argmax, argmin, clamp, clip, equal, erf,
@@ -51,7 +52,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Tensor", "tensor", "zeros", "ones", "zeros_like", "ones_like", "randn", "rand", "arange",
-    "manual_seed", "cat", "stack", "where",
+    "manual_seed", "cat", "stack", "where", "einsum",
     "full", "full_like", "eye", "linspace", "randint", "randn_like", "rand_like", "from_numpy",
     # PyTorch's functions (torch_functions.py), less the seven named as builtins
     "exp", "log", "tanh", "sigmoid", "relu", "erf", "sqrt", "neg", "square", "reciprocal",
