@@ -265,6 +265,21 @@ def test_graph_of_td_fd_is_x_at_w_transposed():
     assert dot.count("matmul") == 1 and dot.count("transpose") == 1 and "reshape" not in dot
 
 
+def test_flops_are_the_matmuls_of_x_at_w_transposed():
+    """The FFN's first matmul as an equation counts what x @ W1.T counts: 2·B·T·d·d_ff
+    forward, twice that backward, and nothing for the transpose."""
+    x = tinyffn.randn(2, 3, 4, requires_grad=True)
+    w = tinyffn.randn(8, 4, requires_grad=True)
+    counts = []
+    for f in (lambda: tinyffn.einsum("btd,fd->btf", x, w), lambda: x @ w.T):
+        with tinyffn.FlopCounter() as c:
+            f().sum().backward()
+        counts.append((dict(c.forward), dict(c.backward)))
+    assert counts[0] == counts[1]
+    assert counts[0][0]["matmul"] == 2 * 2 * 3 * 4 * 8
+    assert counts[0][1]["matmul"] == 2 * (2 * 2 * 3 * 4 * 8)
+
+
 # ----------------------------------------------------------------------------- errors
 A, B = tinyffn.ones(2, 3), tinyffn.ones(3, 4)
 ERRORS = [
