@@ -378,7 +378,8 @@ def as_view(y, made_by: str):
     slice ``w[0]``, a reshape, a transpose, an expand, a ``detach()``, a ``state_dict()``
     entry. There a change of y in place reaches the other tensor; here it could not
     (tinyffn's tensors share no memory), so :func:`check_in_place` refuses it. ``made_by``
-    says how y was made, for that error."""
+    says how y was made, for that error; None unmarks a result that is a copy in PyTorch
+    (``x.repeat(2)``) though made here by a reshape."""
     y._view = made_by
     return y
 

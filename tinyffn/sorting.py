@@ -31,7 +31,7 @@ from typing import Any
 from . import grad_mode
 from .arguments import _is_int, type_name
 from .backend import DeviceError, dtype_name
-from .composed import ValuesIndices
+from .composed import ValuesIndices, as_view
 from .tensor import Tensor
 from .torch_functions import _tensor_input
 
@@ -110,7 +110,7 @@ def _sorted(op: str, x, axis: int, descending: bool, k: int | None) -> tuple:
             order = order[(slice(None),) * axis + (slice(0, k), ...)]   # k along axis
         values = _along(x, order, axis, tuple(order.shape))
         if scalar:
-            values, order = values.reshape(()), xp.reshape(order, ())
+            values, order = as_view(values.reshape(()), None), xp.reshape(order, ())
     return values, Tensor(order, _backend=x.backend)
 
 

@@ -125,7 +125,9 @@ class TorchMethods:
         shape = (1,) * (len(sizes) - self.ndim) + tuple(self.shape)
         pairs = [v for n in shape for v in (1, n)]
         tiled = [v for s, n in zip(sizes, shape) for v in (s, n)]
-        return self.reshape(pairs).expand(*tiled).reshape([s * n for s, n in zip(sizes, shape)])
+        y = self.reshape(pairs).expand(*tiled).reshape([s * n for s, n in zip(sizes, shape)])
+        return C.as_view(y, None)       # a copy in PyTorch, its own to change
+
     def split(self, split_size_or_sections, dim=0): return C.split(self, split_size_or_sections, dim)
     def chunk(self, chunks, dim=0): return C.chunk(self, chunks, dim)
 
