@@ -130,6 +130,9 @@ def test_masked_fill_refuses_what_pytorch_would_truncate_or_reshape():
     with pytest.raises(ValueError, match=r"mask of shape \(2, 2\) does not broadcast to the "
                                          r"tensor's shape \(2,\)"):
         tinyffn.tensor([1.0, 2.0]).masked_fill(tinyffn.tensor([[True, False]] * 2), 0.0)
+    with pytest.raises(TypeError, match=r"masked_fill: the mask must be a bool tensor, such "
+                                        r"as x > 0, got an int64 tensor"):
+        tinyffn.tensor([1.0, 2.0]).masked_fill(tinyffn.tensor([1, 0]), 0.0)   # torch refuses too
 
 
 # ----------------------------------------------------------------------------- var, std

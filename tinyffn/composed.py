@@ -195,13 +195,16 @@ def where(condition, x, other):
     ``torch.where``: the ``where`` primitive. ``x`` and ``other`` may be numbers (the
     result then takes the tensor's dtype, or PyTorch's default for two numbers); the
     condition must be a bool tensor (``x > 0``)."""
-    if not (isinstance(condition, _tensor.Tensor)
-            and condition.backend.xp.isdtype(condition.dtype, "bool")):
-        got = (f"a {dtype_name(condition.dtype)} tensor" if isinstance(condition, _tensor.Tensor)
-               else type(condition).__name__)
-        raise TypeError(f"where: the condition must be a bool tensor, such as x > 0, got {got};"
-                        " compare it first (c != 0)")
+    _check_bool("where", "the condition", condition)
     return E.Where.apply(condition, x, other)
+
+
+def _check_bool(op: str, what: str, c) -> None:
+    if not (isinstance(c, _tensor.Tensor) and c.backend.xp.isdtype(c.dtype, "bool")):
+        name = dtype_name(c.dtype) if isinstance(c, _tensor.Tensor) else ""
+        got = f"a{'n' * (name[:1] in 'iu')} {name} tensor" if name else type(c).__name__
+        raise TypeError(f"{op}: {what} must be a bool tensor, such as x > 0, got {got}; "
+                        "compare it first (c != 0)")
 
 
 def masked_fill(x, mask, value):
@@ -211,6 +214,7 @@ def masked_fill(x, mask, value):
     if isinstance(value, _tensor.Tensor) and value.ndim != 0:
         raise ValueError(f"masked_fill: the value must be a number or a 0-d tensor, got "
                          f"shape {value.shape}; for a tensor of values use where(mask, values, x)")
+    _check_bool("masked_fill", "the mask", mask)
     y = where(mask, value, x)
     if y.shape != x.shape:
         raise ValueError(f"masked_fill: a mask of shape {mask.shape} does not broadcast to "
