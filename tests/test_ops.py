@@ -418,6 +418,50 @@ def test_an_empty_list_is_an_empty_integer_index(shape, device):
     np.testing.assert_array_equal(x.grad.numpy(), np.zeros(shape))
 
 
+def test_a_bool_mask_selects_where_it_holds_as_in_pytorch(device):
+    """torch 2.13, x = [[1, -2, 3], [-4, 5, -6]] (float64): x[x > 0] = [1, 3, 5]; the
+    gradient of (x[x > 0] * [1, 2, 3]).sum() is [[1, 0, 2], [0, 3, 0]]; x[[False, True]]
+    (a list of bools is a mask too) = [[-4, 5, -6]]; x[tensor(True)] has shape (1, 2, 3)."""
+    data = np.array([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]])
+    x = tinyffn.tensor(data, device=device, requires_grad=True)
+    y = x[x > 0]
+    assert y.tolist() == [1.0, 3.0, 5.0] and y.grad_fn.name == "getitem"
+    (y * tinyffn.tensor([1.0, 2.0, 3.0], dtype="float64", device=device)).sum().backward()
+    assert x.grad.tolist() == [[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]]
+    assert x[x > 9].shape == (0,)
+    assert tinyffn.gradcheck(lambda x: x[x.detach() < 0] ** 2, [x])
+    mask = tinyffn.tensor([True, False, True], device=device)
+    with pytest.raises(IndexError, match=r"getitem: a bool mask of shape \(3,\) must have "
+                                         r"the shape \(2,\) of the axes it indexes, from "
+                                         r"axis 0 of a tensor of shape \(2, 3\)"):
+        x[mask]         # its indices, 0 and 2, would fit: without the check, row 2 of 2 rows
+    if device != "strict":          # (the standard has index arrays with integers only)
+        assert x[[False, True]].tolist() == [[-4.0, 5.0, -6.0]]
+        assert x[tinyffn.tensor(True, device=device)].shape == (1, 2, 3)
+        np.testing.assert_array_equal(x[:, mask].numpy(), data[:, [True, False, True]])
+        np.testing.assert_array_equal(x[..., mask].numpy(), data[..., [True, False, True]])
+        with pytest.raises(IndexError, match=r"mask of shape \(2,\) must have the shape "
+                                             r"\(3,\) of the axes it indexes, from axis 1"):
+            x[:, mask[:2]]
+
+
+def test_a_bool_mask_matches_pytorch_on_random_data():
+    torch = pytest.importorskip("torch")
+    data = np.random.default_rng(0).standard_normal((3, 4, 5))
+    keys = [lambda t: t > 0,                                    # every axis
+            lambda t: t[:, :, 0] > 0,                           # the first two
+            lambda t: (slice(None), t[0, :, 0] > 0),            # axis 1
+            lambda t: (Ellipsis, t[0, 0] > 0)]                  # the last
+    for key in keys:
+        t, x = torch.tensor(data, requires_grad=True), tinyffn.tensor(data, requires_grad=True)
+        y, z = t[key(t)], x[key(x)]
+        np.testing.assert_array_equal(z.numpy(), y.detach().numpy())
+        cotangent = np.random.default_rng(1).standard_normal(tuple(y.shape))
+        y.backward(torch.tensor(cotangent))
+        z.backward(tinyffn.tensor(cotangent))
+        np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())
+
+
 @pytest.mark.parametrize("op", [ops.Add, ops.Sub, ops.Mul, ops.Div, ops.Maximum])
 def test_binary_backward_skips_an_unneeded_gradient(op):
     """Each binary op computes only the gradients ``needs_input_grad`` asks for."""
@@ -669,7 +713,7 @@ def test_getitem_reshape_and_permute_errors_name_the_op():
         x[::0]
     with pytest.raises(IndexError, match=r"with \[\.\.\., \.\.\.\]"):
         x[..., ...]
-    with pytest.raises(TypeError, match="index arrays must be integers, got float64"):
+    with pytest.raises(TypeError, match="index arrays must be integers or a bool mask, got float64"):
         x[[0.5]]
     assert x[[[]]].shape == (1, 0, 3, 4)          # an empty nested list, as in NumPy
     with pytest.raises(ValueError, match=r"reshape: invalid shape \(-2, 12\)"):

@@ -151,8 +151,8 @@ class Concat(Function):
 def normalize_key(key: Any, x: Any) -> tuple:
     """An index expression as a tuple of ints, slices, None, Ellipsis and index arrays.
 
-    Integer tensors become their arrays; boolean masks are refused (their result shape
-    depends on the data, which a graph drawn before running cannot show).
+    Integer tensors become their arrays; a boolean mask becomes the index arrays of the
+    entries where it holds (see :func:`_masks_as_indices`).
     """
     key = key if isinstance(key, tuple) else (key,)
     out = []
@@ -171,19 +171,49 @@ def normalize_key(key: Any, x: Any) -> tuple:
             k = x.backend.xp.asarray(x.backend.asarray(k), copy=True)
             if math.prod(k.shape) == 0 and not x.backend.xp.isdtype(k.dtype, "integral"):
                 k = x.backend.xp.astype(k, x.backend.dtype("int64"))
-        if hasattr(k, "dtype") and not x.backend.xp.isdtype(k.dtype, "integral"):
-            raise TypeError(f"getitem: index arrays must be integers, got {dtype_name(k.dtype)} "
-                            "(boolean masks are not supported; use a multiplication by a 0/1 "
-                            "mask instead)")
-        if hasattr(k, "dtype") and k.ndim == 0:
-            k = int(k)                  # a 0-d index is an integer, in NumPy and PyTorch alike
+        if hasattr(k, "dtype") and not x.backend.xp.isdtype(k.dtype, ("integral", "bool")):
+            raise TypeError(f"getitem: index arrays must be integers or a bool mask, got "
+                            f"{dtype_name(k.dtype)}")
+        if hasattr(k, "dtype") and k.ndim == 0:     # a 0-d index is a number, in NumPy and
+            k = bool(k) if x.backend.xp.isdtype(k.dtype, "bool") else int(k)    # PyTorch alike
         out.append(k)
+    if any(hasattr(k, "dtype") and x.backend.xp.isdtype(k.dtype, "bool") for k in out):
+        out = _masks_as_indices(out, x)
     has_array = any(hasattr(k, "dtype") for k in out)
     if has_array or any(isinstance(k, bool) for k in out):
         _check_numpy_and_pytorch_agree(out, x.ndim)
     if not has_array and not any(k is Ellipsis for k in out):
         out.append(Ellipsis)    # x[1:3] means x[1:3, ...]; the array API wants that spelled out
     return tuple(out)
+
+
+def _masks_as_indices(key: list, x: Any) -> list:
+    """Each bool mask of m axes in ``key`` as m index arrays, the indices of the entries
+    where it holds (``nonzero``), as NumPy and PyTorch read it: ``x[x > 0]`` is the
+    positive entries, in row-major order, and their gradient goes back through the indices
+    as any index array's. A mask must have the shape of the axes it covers; otherwise its
+    indices could still lie inside them, and pick entries no one meant."""
+    xp = x.backend.xp
+
+    def width(k):                       # the axes of x that k indexes
+        if k is None or k is Ellipsis or isinstance(k, bool):
+            return 0
+        return k.ndim if hasattr(k, "dtype") and xp.isdtype(k.dtype, "bool") else 1
+
+    spanned = x.ndim - sum(width(k) for k in key)       # the axes a ... stands for
+    out, axis = [], 0
+    for k in key:
+        if width(k) and hasattr(k, "dtype") and xp.isdtype(k.dtype, "bool"):
+            covered = tuple(x.shape[axis:axis + k.ndim])
+            if tuple(k.shape) != covered:
+                raise IndexError(f"getitem: a bool mask of shape {tuple(k.shape)} must have "
+                                 f"the shape {covered} of the axes it indexes, from axis {axis} "
+                                 f"of a tensor of shape {tuple(x.shape)}")
+            out.extend(xp.nonzero(k))
+        else:
+            out.append(k)
+        axis += spanned if k is Ellipsis else width(k)
+    return out
 
 
 def _check_numpy_and_pytorch_agree(key: list, ndim: int) -> None:
@@ -259,7 +289,8 @@ def _layout(kinds: list, spanned: int, pytorch: bool) -> list:
 
 
 class GetItem(Function):
-    """y = x[key]: basic slicing and integer-array indexing (for cross-entropy's pick).
+    """y = x[key]: basic slicing and integer-array indexing (for cross-entropy's pick; a
+    bool mask comes here as integer arrays, see :func:`normalize_key`).
 
     dL/dx = zeros(x.shape) with gy added at key; a repeated index receives the sum of its
     gradients (``index_add``, numpy.add.at semantics).
