@@ -27,15 +27,17 @@ way round; ``torch.load`` cannot read this format either.
 
 **Loading is safe by default.** Unpickling calls whatever a file names, so a pickle from
 someone else is a program. ``load`` with ``weights_only=True`` (PyTorch's default since
-2.6) uses an unpickler that resolves only the names in ``SAFE_GLOBALS``: the containers
-pickle writes by name (OrderedDict, Counter, complex, bytearray; dict, list, tuple, set,
-str, bytes, int, float, bool and None need no name), NumPy's arrays, scalars and dtypes,
+2.6) uses an unpickler that resolves only the names in ``SAFE_GLOBALS``: the types pickle
+writes by name (OrderedDict, Counter, complex, bytearray; dict, list, tuple, set, str,
+bytes, int, float, bool and None need no name), NumPy's arrays, scalars and dtypes,
 tinyffn's ``device`` and the tensor function. Any other name is refused with an
-UnpicklingError before anything is called. PyTorch leaves NumPy's functions off its
-list, as it cannot vouch for code it does not own; tinyffn computes with NumPy, and a
-checkpoint may well hold an array. ``weights_only=False`` lifts the restriction, for
-files you trust: a whole model pickled, or a file written by ``pickle.dump``. Plain
-``pickle.load`` reads this format too, with that same full trust.
+UnpicklingError before anything is called; pickle's other instructions only build
+containers, or set the state of an object one of these names made, to values of these
+kinds. PyTorch leaves NumPy's functions off its list, as it cannot vouch for code it does
+not own; tinyffn computes with NumPy, and a checkpoint may well hold an array.
+``weights_only=False`` lifts the restriction, for files you trust: a whole model pickled,
+or a file written by ``pickle.dump``. Plain ``pickle.load`` reads this format too, with
+that same full trust.
 """
 from __future__ import annotations
 
@@ -58,9 +60,10 @@ PROTOCOL = 4
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64", "complex64", "complex128")
 
-# The names a file may call under weights_only=True; found by unpickling, with a
-# find_class that records its arguments, what pickle protocols 4 and 5 write for them
-# under NumPy 2.x (protocol 5 writes a plain array as _frombuffer, other ones as _reconstruct).
+# What a file may call under weights_only=True. The NumPy names are the ones pickle
+# protocols 4 and 5 write for arrays, scalars and dtypes under NumPy 2.x (protocol 5 writes
+# a contiguous array as _frombuffer, others as _reconstruct), as a find_class that records
+# its arguments shows; tests/test_serialization.py checks that each one is needed.
 SAFE_GLOBALS = {
     "collections.OrderedDict": collections.OrderedDict,
     "collections.Counter": collections.Counter,
@@ -78,7 +81,8 @@ SAFE_GLOBALS = {
 def save(obj: Any, f: Any) -> None:
     """Write ``obj`` (a state_dict, a dict of them, a tensor, any picklable object) to
     ``f``, a path (str or os.PathLike) or a binary file object opened for writing, as
-    ``torch.save``. Tensors on any device are written as their values (see above)."""
+    ``torch.save``. Tensors on any device are written as their values (see the module's
+    docstring)."""
     with _opened(f, "wb", "save") as file:
         _TensorPickler(file, protocol=PROTOCOL).dump(obj)
 
@@ -90,7 +94,8 @@ def load(f: Any, map_location: Any = None, weights_only: bool = True) -> Any:
     Each tensor comes back with its dtype, shape, values (bit for bit), ``requires_grad``
     and class (Tensor or Parameter) on the device it was saved from, or on
     ``map_location``: a device (``"cpu"``, ``"cuda"``, ``"strict"``, a ``tinyffn.device``)
-    for every tensor, or a dict from saved device to device (``{"cuda": "cpu"}``).
+    for every tensor, or a dict from saved device to device (``{"cuda": "cpu"}``). A
+    device this machine cannot use (``"cuda"`` without a GPU) raises a DeviceError.
     ``weights_only=True`` loads tensors, containers, numbers, strings and NumPy arrays
     only, and refuses anything else unread; pass False only for a file you trust.
     """
@@ -100,7 +105,7 @@ def load(f: Any, map_location: Any = None, weights_only: bool = True) -> Any:
         return _Unpickler(file, devices, weights_only).load()
 
 
-def _rebuild_tensor(data: bytes, dtype: str, shape: tuple, device: str, requires_grad: bool,
+def _rebuild_tensor(data: bytes, dtype: str, shape: tuple, saved_on: str, requires_grad: bool,
                     parameter: bool, name: str | None, devices: dict | None = None) -> Tensor:
     """The Tensor a file describes. This function's name and arguments are the file format:
     a change keeps it and adds another (as PyTorch's ``_rebuild_tensor_v2``)."""
@@ -116,11 +121,11 @@ def _rebuild_tensor(data: bytes, dtype: str, shape: tuple, device: str, requires
             f"tinyffn.load: the file is damaged: a {dtype} tensor of shape {shape} needs "
             f"{math.prod(shape) * little_endian.itemsize} bytes, the file holds {len(data)}")
     array = np.frombuffer(data, little_endian).astype(dtype).reshape(shape)  # a writable copy
-    target = (devices or {}).get(device, device)
+    target = (devices or {}).get(saved_on, saved_on)
     try:
         backend = get_backend(target)
     except DeviceError as e:
-        raise DeviceError(f"tinyffn.load: a tensor saved on {device!r} is to load onto "
+        raise DeviceError(f"tinyffn.load: a tensor saved on {saved_on!r} is to load onto "
                           f"{target!r}, which this machine cannot use ({e}); pass "
                           "map_location='cpu' to load every tensor onto the CPU") from e
     x = Tensor(backend.from_numpy(array), requires_grad=requires_grad, _backend=backend)
@@ -136,7 +141,7 @@ def _reduce_tensor(x: Tensor) -> tuple:
     a = x.numpy()                           # a NumPy copy, from any device
     if a.dtype.name not in DTYPES:
         raise TypeError(f"tinyffn.save: cannot save a tensor of dtype {a.dtype.name}; "
-                        f"convert it with .to() to one of {', '.join(DTYPES)}")
+                        f"convert it to one of {', '.join(DTYPES)}")
     data = a.astype(a.dtype.newbyteorder("<"), copy=False).tobytes()   # C order
     return _rebuild_tensor, (data, a.dtype.name, a.shape, str(x.device), x.requires_grad,
                              isinstance(x, Parameter), x.name)
