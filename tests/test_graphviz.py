@@ -647,6 +647,16 @@ def test_a_dtype_attribute_is_drawn_by_its_name():
     assert node_named(nodes, "cast")[0] == ["cast", "dtype=float64"]
 
 
+def test_an_index_is_drawn_as_written_in_brackets():
+    """The key as x[...] writes it, index arrays by their shape; it was the repr of the
+    normalized tuple, cut after 21 characters (``key=(slice(None, None, 4)...``)."""
+    x = tinyffn.ones(3, 3, requires_grad=True)
+    labels = [node_named(parse(to_dot(y.sum()))[0], "getitem")[0]
+              for y in (x[1:, 0], x[..., None], tinyffn.einsum("ii->i", x), x[[0, 2], [1, 1]])]
+    assert labels == [["getitem", "key=[1:, 0]"], ["getitem", "key=[..., None]"],
+                      ["getitem", "key=[::4]"], ["getitem", "key=[i(2,), i(2,)]"]]
+
+
 def test_depth_must_be_an_integer_not_a_bool():
     with pytest.raises(ValueError, match="depth must be None or an integer >= 0, got True"):
         to_dot(ffn_output(), depth=True)

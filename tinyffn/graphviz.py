@@ -36,6 +36,7 @@ from .autograd import Context
 from .backend import dtype_name
 from .module import Parameter
 from .naming import format_values, graph_names, is_constant, scope_label, summed_axes
+from .ops.shape import key_text
 from .rendering import (INSTALL_HELP, RENDERERS, TEXT_FORMATS, RendererNotFoundError,
                         find_renderer, pipe, render)
 
@@ -382,7 +383,8 @@ def _op_label(ctx: Context) -> str:
     lines = [ctx.name]
     for key, value in ctx.attrs.items():
         if value is not None and value is not False:
-            text = dtype_name(value) if key == "dtype" else repr(value)
+            text = dtype_name(value) if key == "dtype" else \
+                f"[{key_text(value, short=True)}]" if key == "key" else repr(value)
             lines.append(f"{key}={text if len(text) <= 24 else text[:21] + '...'}")
     return "\n".join(lines)
 

@@ -255,7 +255,7 @@ def _check_numpy_and_pytorch_agree(key: list, ndim: int) -> None:
                           for labels in (numpy, pytorch))
     if numpy != pytorch:
         raise IndexError(f"getitem: NumPy and PyTorch order the axes of "
-                         f"x[{_key_text(tuple(key))}] differently (NumPy counts integers and "
+                         f"x[{key_text(tuple(key))}] differently (NumPy counts integers and "
                          "True/False with the index arrays, and a ... between them keeps "
                          "them apart; PyTorch applies the integers first). Index in two "
                          "steps to say which you mean: for x[0, :, i], x[0][:, i] is "
@@ -303,7 +303,7 @@ class GetItem(Function):
             return x[key]
         except (IndexError, ValueError) as e:               # ValueError: a slice step of 0
             raise IndexError(f"getitem: cannot index a tensor of shape {tuple(x.shape)} with "
-                             f"[{_key_text(key)}]: {str(e).rstrip('.')}. An index into an "
+                             f"[{key_text(key)}]: {str(e).rstrip('.')}. An index into an "
                              "axis of size n must lie in [-n, n), and there can be at most one "
                              "index per axis") from e
 
@@ -346,8 +346,9 @@ def _check_index_arrays(xp, x, key: tuple) -> None:
         axis += 1
 
 
-def _key_text(key: tuple) -> str:
-    """A normalized key as it would be written inside x[...], index arrays by their shape."""
+def key_text(key: tuple, short: bool = False) -> str:
+    """A normalized key as it would be written inside x[...], index arrays by their shape
+    (``short``: as ``i(4,)``, for a graph's label)."""
     def one(k):
         if k is Ellipsis:
             return "..."
@@ -355,7 +356,7 @@ def _key_text(key: tuple) -> str:
             text = f"{'' if k.start is None else k.start}:{'' if k.stop is None else k.stop}"
             return text if k.step is None else f"{text}:{k.step}"
         if hasattr(k, "shape"):
-            return f"<index array of shape {tuple(k.shape)}>"
+            return f"i{tuple(k.shape)}" if short else f"<index array of shape {tuple(k.shape)}>"
         return repr(k)
     if len(key) > 1 and key[-1] is Ellipsis and sum(k is Ellipsis for k in key) == 1:
         key = key[:-1]                  # the ... that normalize_key appended: x[5], not x[5, ...]
