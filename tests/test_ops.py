@@ -107,6 +107,9 @@ CASES = {
         Case("large", [normal(6) * 20], lambda x: x.sigmoid(), special.expit),
     ],
     ops.Erf: [Case("erf", [normal(3, 4)], lambda x: x.erf(), special.erf)],
+    ops.Sin: [Case("sin", [normal(3, 4) * 2], lambda x: x.sin(), np.sin)],
+    ops.Cos: [Case("cos", [normal(3, 4) * 2], lambda x: x.cos(), np.cos)],
+    ops.Sign: [Case("sign", [away_from_zero(3, 4)], lambda x: x.sign(), np.sign)],
     ops.ReLU: [Case("relu", [away_from_zero(3, 4)], lambda x: x.relu(),
                     lambda x: np.maximum(x, 0))],
     ops.Cast: [
@@ -133,6 +136,18 @@ CASES = {
         Case("axis-1", [distinct(2, 3, 4)], lambda x: x.amax(axis=-1), lambda x: x.max(-1)),
         Case("axes-keepdims", [distinct(2, 3, 4)], lambda x: x.amax(dim=(0, 1), keepdim=True),
              lambda x: x.max(axis=(0, 1), keepdims=True)),
+    ],
+    ops.Prod: [
+        Case("all", [normal(3, 4)], lambda x: x.prod(), np.prod),
+        Case("axis1", [normal(3, 4)], lambda x: x.prod(1), lambda x: x.prod(1)),
+        Case("axis0-keepdim", [normal(3, 4)], lambda x: x.prod(0, keepdim=True),
+             lambda x: x.prod(0, keepdims=True)),
+        Case("a-zero", [np.array([[2.0, 0.0, -3.0], [0.5, 1.5, 2.0]])], lambda x: x.prod(1),
+             lambda x: x.prod(1)),
+    ],
+    ops.Cumsum: [
+        Case("axis1", [normal(3, 4)], lambda x: x.cumsum(1), lambda x: np.cumsum(x, 1)),
+        Case("axis0", [normal(2, 3, 4)], lambda x: x.cumsum(0), lambda x: np.cumsum(x, 0)),
     ],
     ops.MatMul: [
         Case("2d", [normal(3, 4), normal(4, 5)], lambda x, w: x @ w, np.matmul),

@@ -27,6 +27,8 @@ from .torch_functions import (allclose, amax, amin, argmax, argmin, clamp, clip,
 # this file cannot call those builtins.
 abs, all, any, max, min, pow, sum = _tf.abs, _tf.all, _tf.any, _tf.max, _tf.min, _tf.pow, _tf.sum
 from .sorting import argsort, gather, sort, take_along_dim, topk
+from .more_functions import (bmm, cos, cumsum, flip, index_select, is_floating_point, logsumexp,
+                             mm, outer, prod, sign, sin, unbind)
 from . import ops
 from .autograd import Context, Function, grad
 from .grad_mode import (AnomalyError, detect_anomaly, enable_grad, is_grad_enabled,
@@ -64,6 +66,8 @@ __all__ = [
     "tril", "triu", "norm", "isnan", "isinf", "isfinite", "isclose", "allclose", "equal",
     "logical_not", "logical_and", "logical_or", "logical_xor",
     "sort", "argsort", "topk", "gather", "take_along_dim",     # sorting.py
+    "logsumexp", "sin", "cos", "sign", "prod", "cumsum", "flip", "unbind",  # more_functions.py
+    "index_select", "mm", "bmm", "outer", "is_floating_point",
     "Function", "Context", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "inference_mode", "detect_anomaly",
     "AnomalyError", "keep_intermediates", "grad", "iter_backward", "BackwardStep",

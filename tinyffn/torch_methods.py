@@ -33,10 +33,12 @@ from .ops import elementwise as E
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
 from .arguments import _axis_list, _is_int, _shape_arg, is_real, type_name
 from .backend import dtype_name
+from .more_functions import MoreMethods
 
 
-class TorchMethods:
-    """The methods of :class:`tinyffn.Tensor` that this file holds (see its docstring)."""
+class TorchMethods(MoreMethods):
+    """The methods of :class:`tinyffn.Tensor` that this file holds (see its docstring); its
+    base class holds those of :mod:`tinyffn.more_functions` (``x.sin()``, ``x.prod()``, ...)."""
 
     __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
 

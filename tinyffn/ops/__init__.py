@@ -9,19 +9,19 @@ reads, fused ops included: every op listed here is gradchecked, and a Function s
 defined in this package but missing from the list fails the suite.
 """
 from .activations import GELU, Swish
-from .elementwise import (Add, Cast, Clone, Div, Erf, Exp, Log, Maximum, Mul, Neg, Pow, ReLU,
-                          Sigmoid, Sub, Tanh, Where)
+from .elementwise import (Add, Cast, Clone, Cos, Div, Erf, Exp, Log, Maximum, Mul, Neg, Pow,
+                          ReLU, Sigmoid, Sign, Sin, Sub, Tanh, Where)
 from .linalg import Linear, MatMul
-from .reduce import Max, Mean, Sum
+from .reduce import Cumsum, Max, Mean, Prod, Sum
 from .shape import BroadcastTo, Concat, GetItem, Reshape, Transpose, sum_to_shape
 
 PRIMITIVES = (
     # elementwise, binary (broadcasting), and the selection where(c, x, w)
     Add, Sub, Mul, Div, Maximum, Where,
     # elementwise, unary
-    Neg, Pow, Exp, Log, Tanh, Sigmoid, Erf, ReLU, Cast, Clone,
-    # reductions
-    Sum, Mean, Max,
+    Neg, Pow, Exp, Log, Tanh, Sigmoid, Erf, Sin, Cos, Sign, ReLU, Cast, Clone,
+    # reductions, and the running sum
+    Sum, Mean, Max, Prod, Cumsum,
     # linear algebra
     MatMul,
     # shape

@@ -1,5 +1,5 @@
-"""Elementwise primitives: arithmetic, exp/log, tanh, sigmoid, erf, relu, maximum, where,
-cast, clone.
+"""Elementwise primitives: arithmetic, exp/log, tanh, sigmoid, erf, sin/cos, sign, relu,
+maximum, where, cast, clone.
 
 Binary ops broadcast their inputs as NumPy does, so each backward first computes the
 gradient at the broadcast shape and then sums it back to its input's shape
@@ -297,6 +297,58 @@ class Erf(Function):
     def backward(ctx: Context, gy):
         (x,) = ctx.saved_tensors
         return gy * ((2 / SQRT_PI) * ctx.xp.exp(-(x * x)))
+
+
+class Sin(Function):
+    """y = sin(x).    dy/dx = cos(x).  (Sinusoidal position encodings are sines and cosines.)"""
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        x = as_float(ctx, x)
+        ctx.save_for_backward(x)
+        return ctx.xp.sin(x)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (x,) = ctx.saved_tensors
+        return gy * ctx.xp.cos(x)
+
+
+class Cos(Function):
+    """y = cos(x).    dy/dx = -sin(x)."""
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        x = as_float(ctx, x)
+        ctx.save_for_backward(x)
+        return ctx.xp.cos(x)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (x,) = ctx.saved_tensors
+        return -gy * ctx.xp.sin(x)
+
+
+class Sign(Function):
+    """y = sign(x) = [x > 0] - [x < 0]: -1, 0 or 1, in x's dtype.    dy/dx = 0.
+
+    Written as PyTorch computes it, so sign(NaN) is 0 (NumPy's sign gives NaN) and
+    sign(-0.0) is 0. A bool x is its own sign. The derivative is 0 wherever it exists (the
+    jump at 0 has none; 0 there too, as PyTorch): backward returns zeros without reading
+    gy, so a NaN or inf arriving from above does not pass through. The result is in the
+    graph all the same, as PyTorch's, so ``(x.sign() * w).sum().backward()`` runs.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        xp = ctx.xp
+        if xp.isdtype(x.dtype, "bool"):
+            return xp.asarray(x, copy=True)
+        return xp.astype(x > 0, x.dtype) - xp.astype(x < 0, x.dtype)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        return ctx.xp.zeros_like(gy)
 
 
 class ReLU(Function):

@@ -1,4 +1,5 @@
-"""Reductions: sum, mean, max over some axes (``axis=None``: all of them).
+"""Reductions: sum, mean, max, prod over some axes (``axis=None``: all of them); and the
+running sum ``cumsum``, which keeps the axis it adds along.
 
 Each backward has to put back the axes the forward removed: ``gy`` has the reduced shape,
 so it is reshaped to the ``keepdims=True`` shape (1 on every reduced axis) and then
@@ -48,11 +49,7 @@ class Sum(Function):
 
     @staticmethod
     def forward(ctx: Context, x, axis, keepdims):
-        xp = ctx.xp
-        if x.dtype not in ctx.backend.float_dtypes and x.dtype != xp.uint64 and \
-                not xp.isdtype(x.dtype, "signed integer"):
-            x = xp.astype(x, xp.int64)
-        return xp.sum(x, axis=axis, keepdims=keepdims)
+        return ctx.xp.sum(_counted(ctx, x), axis=axis, keepdims=keepdims)
 
     @staticmethod
     def backward(ctx: Context, gy):
@@ -61,6 +58,16 @@ class Sum(Function):
         return ctx.xp.broadcast_to(gy, x_shape)
 
     flops = staticmethod(_one_flop_per_input)
+
+
+def _counted(ctx: Context, x):
+    """x, or a bool or unsigned x of up to 32 bits in int64 (see :class:`Sum`): the dtype
+    PyTorch sums, multiplies and accumulates them in."""
+    xp = ctx.xp
+    if x.dtype not in ctx.backend.float_dtypes and x.dtype != xp.uint64 and \
+            not xp.isdtype(x.dtype, "signed integer"):
+        x = xp.astype(x, xp.int64)
+    return x
 
 
 class Mean(Function):
@@ -118,3 +125,67 @@ class Max(Function):
         return share * xp.reshape(gy, y.shape)                 # gy: x.shape, 1 on axis
 
     flops = staticmethod(_one_flop_per_input)
+
+
+class Prod(Function):
+    """y = product of x over ``axis``.    dy/dx_i = the product of the other elements.
+
+    Where no element of a product is 0 that is y / x_i. With zeros it is not (0 / 0), and
+    the cases are exact, as PyTorch's: with one zero, at x_i = 0 the product of the others
+    (the nonzero ones), and 0 at every other element (their "others" include the zero);
+    with two zeros or more, 0 everywhere. So
+
+        gx = gy * (y / x                      where x != 0
+                   prod of the nonzero x      where x == 0 and it is the only zero
+                   0                          where x == 0 and there are more)
+
+    Integers and bools multiply in int64, as :class:`Sum` adds them (PyTorch's dtype).
+    """
+
+    @staticmethod
+    def forward(ctx: Context, x, axis, keepdims):
+        xp = ctx.xp
+        x = _counted(ctx, x)
+        y = xp.prod(x, axis=axis, keepdims=True)
+        ctx.save_for_backward(x, y)
+        return y if keepdims else xp.reshape(y, _reduced_shape(x.shape, axis))
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        x, y = ctx.saved_tensors
+        xp, axis = ctx.xp, ctx.attrs["axis"]
+        zero = x == 0
+        nonzero_x = xp.where(zero, xp.ones((), dtype=x.dtype), x)
+        n_zeros = xp.sum(xp.astype(zero, xp.int64), axis=axis, keepdims=True)
+        others = xp.prod(nonzero_x, axis=axis, keepdims=True)      # the zero's gradient
+        at_zero = xp.where(n_zeros == 1, others, xp.zeros((), dtype=x.dtype))
+        local = xp.where(zero, at_zero, y / nonzero_x)              # x.shape: dy/dx
+        return xp.reshape(gy, y.shape) * local                      # gy: x.shape, 1 on axis
+
+    flops = staticmethod(_one_flop_per_input)
+
+
+def cumulative_sum(xp, x, axis: int, reverse: bool = False):
+    """The running sum of x along ``axis`` (a 0-d x is its own), from the end if ``reverse``."""
+    if x.ndim == 0:
+        return xp.asarray(x, copy=True)
+    if not reverse:
+        return xp.cumulative_sum(x, axis=axis)
+    return xp.flip(xp.cumulative_sum(xp.flip(x, axis=axis), axis=axis), axis=axis)
+
+
+class Cumsum(Function):
+    """y_i = x_1 + ... + x_i along ``axis`` (the running sum; y keeps x's shape).
+
+    x_j counts in every y_i with i >= j, so dL/dx_j = gy_j + gy_{j+1} + ... + gy_n: the
+    running sum of gy taken from the end (reversed, summed, reversed back).
+    Integers and bools add up in int64, as :class:`Sum` adds them (PyTorch's dtype).
+    """
+
+    @staticmethod
+    def forward(ctx: Context, x, axis):
+        return cumulative_sum(ctx.xp, _counted(ctx, x), axis)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        return cumulative_sum(ctx.xp, gy, ctx.attrs["axis"], reverse=True)

@@ -1,0 +1,239 @@
+"""More of PyTorch's functions, with their Tensor methods: ``logsumexp``, ``sin``, ``cos``,
+``sign``, ``prod``, ``cumsum``, ``flip``, ``unbind``, ``index_select``, ``mm``, ``bmm``,
+``outer`` and ``is_floating_point`` (``tinyffn.sin(x)`` and ``x.sin()`` alike).
+
+They arrived after :mod:`tinyffn.torch_functions` and :mod:`tinyffn.torch_methods` had
+filled up, so they live here: :class:`MoreMethods` is a base class of ``Tensor`` (through
+``TorchMethods``) and holds the methods, each a line over the function of its name.
+
+Five are primitives with a hand-written backward (:mod:`tinyffn.ops`): ``sin``, ``cos``,
+``sign`` (gradient 0), ``prod`` (exact with zeros) and ``cumsum`` (backward: the running
+sum from the end). The others are composed: ``logsumexp`` of amax, exp, sum and log, as
+softmax is; ``flip`` one ``getitem`` with step -1; ``unbind`` and ``index_select``
+getitems; ``mm``, ``bmm`` one matmul each after PyTorch's checks of the shapes; ``outer``
+a reshape and a mul. The module-level functions take a Tensor first, as the others in
+torch_functions.py do; this file imports nothing of tensor.py (the checks of
+torch_functions.py and sorting.py are imported at call time), because tensor.py imports it
+before its class exists.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from . import grad_mode
+from .arguments import _axes, _axis_list, _is_int
+from .composed import as_view
+from .ops import elementwise as E
+from .ops import reduce as R
+
+
+def _input(op: str, input: Any):
+    """``input``, which must be a Tensor (the errors of torch_functions.py)."""
+    from .torch_functions import _tensor_input     # torch_functions.py imports tensor.py
+    return _tensor_input(op, input)
+
+
+def _cast(x, dtype: Any):
+    """``x`` in ``dtype`` first (a recorded cast), as PyTorch's ``dtype=`` does."""
+    return x if dtype is None else x.to(dtype=dtype)
+
+
+def _dim(op: str, dim: Any, ndim: int) -> int:
+    """One axis in [0, max(ndim, 1)): a 0-d tensor has dim 0 (or -1), as in PyTorch."""
+    if not _is_int(dim):
+        raise TypeError(f"{op}: dim must be an int, got {dim!r}")
+    return _axis_list((dim,), max(ndim, 1), op)[0]
+
+
+# ----------------------------------------------------------------------------- elementwise
+def sin(input):
+    """sin, elementwise, as ``torch.sin`` (a primitive: gradient cos x)."""
+    return E.Sin.apply(_input("sin", input))
+
+
+def cos(input):
+    """cos, elementwise, as ``torch.cos`` (a primitive: gradient -sin x)."""
+    return E.Cos.apply(_input("cos", input))
+
+
+def sign(input):
+    """-1, 0 or 1 by the sign of each entry, in its dtype, as ``torch.sign``: sign(NaN) is
+    0 there and here. A primitive whose gradient is 0 (its result is in the graph)."""
+    return E.Sign.apply(_input("sign", input))
+
+
+# ----------------------------------------------------------------------------- reductions
+def logsumexp(input, dim, keepdim=False):
+    """log Σ exp(x) over ``dim`` (an int or a tuple), as ``torch.logsumexp``, computed
+    stably as softmax is: with c = max x over dim (detached; c = 0 where that max is ±inf,
+    as PyTorch), c + log Σ exp(x - c). Its gradient is softmax(x) along dim. A row of
+    -inf gives -inf, a row holding +inf gives inf (their gradients NaN, as PyTorch's);
+    an empty dim gives -inf. Integers compute in float32."""
+    x = _input("logsumexp", input)
+    if dim is None or dim == ():
+        raise TypeError("logsumexp: dim is required (an int or a tuple of ints), as in "
+                        "PyTorch; for every axis pass dim=tuple(range(x.ndim))")
+    if not isinstance(keepdim, bool):
+        raise TypeError(f"logsumexp: keepdim must be True or False, got {keepdim!r}")
+    axes = _axes(dim, x.ndim, "logsumexp")
+    with grad_mode.scope("function", "logsumexp"):
+        if not x.backend.is_floating(x.dtype):
+            x = x.float()
+        if 0 in [x.shape[a] for a in axes]:          # nothing to add: log 0
+            return x.sum(axis=axes, keepdims=keepdim) + float("-inf")
+        c = x.amax(axes, True).detach()                               # kept axes of length 1
+        c = c.masked_fill(c.isinf(), 0.0)        # an inf max: subtracting it gives NaN
+        y = (x - c).exp().sum(axis=axes, keepdims=True).log() + c    # kept axes of length 1
+        return y if keepdim else as_view(y.squeeze(axes), None)
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """The product over ``dim`` (an int; None: every entry), as ``torch.prod``; integers
+    and bools multiply in int64. A primitive whose gradient is exact also where entries
+    are 0 (see :class:`tinyffn.ops.reduce.Prod`). ``dtype``: cast ``input`` first."""
+    x = _cast(_input("prod", input), dtype)
+    if dim is not None and not _is_int(dim):
+        raise TypeError(f"prod: dim must be an int or None, got {dim!r} (PyTorch's prod "
+                        "takes one dim; for several, call it once per dim)")
+    if not isinstance(keepdim, bool):
+        raise TypeError(f"prod: keepdim must be True or False, got {keepdim!r}")
+    return R.Prod.apply(x, axis=_axes(dim, x.ndim, "prod"), keepdims=keepdim)
+
+
+def cumsum(input, dim, *, dtype=None):
+    """The running sum along ``dim``, y_i = x_1 + ... + x_i, as ``torch.cumsum`` (``dim``
+    required); integers and bools add up in int64. A primitive: its backward is the running
+    sum of the gradient from the end. ``dtype``: cast ``input`` first."""
+    x = _cast(_input("cumsum", input), dtype)
+    return R.Cumsum.apply(x, axis=_dim("cumsum", dim, x.ndim))
+
+
+# ----------------------------------------------------------------------------- picking along an axis
+def flip(input, dims):
+    """The entries in reverse order along each axis in ``dims`` (a tuple or list), as
+    ``torch.flip``: one ``getitem`` with a step of -1 on those axes, so the gradient is
+    flipped back. A new tensor, as PyTorch's (a copy there)."""
+    x = _input("flip", input)
+    if _is_int(dims):
+        dims = (dims,)
+    if not isinstance(dims, (tuple, list)) or not all(_is_int(d) for d in dims):
+        raise TypeError(f"flip: dims must be a tuple of ints, got {dims!r}")
+    axes = _axis_list(tuple(dims), max(x.ndim, 1), "flip")
+    if x.ndim == 0:
+        return x.clone()                             # one entry: nothing to reverse
+    key = tuple(slice(None, None, -1) if a in axes else slice(None) for a in range(x.ndim))
+    with grad_mode.scope("function", "flip"):
+        return as_view(x[key], None)
+
+
+def unbind(input, dim=0):
+    """The slices along ``dim``, as a tuple, ``dim`` removed, as ``torch.unbind``: ``a, b =
+    pair.unbind(0)``. Each is ``x[..., i, ...]`` (a getitem; a view, as in PyTorch)."""
+    x = _input("unbind", input)
+    if x.ndim == 0:
+        raise ValueError("unbind: a 0-d tensor has no dim to take slices along")
+    axis = _dim("unbind", dim, x.ndim)
+    with grad_mode.scope("function", "unbind"):
+        return tuple(x[(slice(None),) * axis + (i,)] for i in range(x.shape[axis]))
+
+
+def index_select(input, dim, index):
+    """The slices of ``input`` along ``dim`` at ``index`` (a 1-D int64 or int32 tensor,
+    values in [0, size of dim)), in its order, repeats allowed, as ``torch.index_select``:
+    ``emb.index_select(0, ids)`` is ``emb[ids]``. One getitem (the key of ``gather``, see
+    sorting.py): a slice picked twice gets the sum of both gradients. Negative indices are
+    refused, as in PyTorch."""
+    from .sorting import _along, _check_range, _index_array   # sorting.py imports tensor.py
+    x = _input("index_select", input)
+    axis = _dim("index_select", dim, x.ndim)
+    idx = _index_array("index_select", x, index, "index", ("int64", "int32"))
+    if idx.ndim > 1:
+        raise ValueError(f"index_select: index must be 1-D (a vector), got shape "
+                         f"{tuple(idx.shape)}; flatten it, or use gather")
+    xp = x.backend.xp
+    idx = xp.astype(xp.reshape(idx, (-1,)), xp.int64)          # (k,)
+    n = x.shape[axis] if x.ndim else 1
+    _check_range("index_select", xp, idx, n, f"dim {axis}", x.shape, negatives=False)
+    with grad_mode.scope("function", "index_select"):
+        if x.ndim == 0:
+            return _along(x.reshape(1), idx, 0, (idx.shape[0],)).reshape(())
+        sizes = x.shape[:axis] + (idx.shape[0],) + x.shape[axis + 1:]
+        along_axis = tuple(n if a == axis else 1 for a, n in enumerate(sizes))
+        return _along(x, xp.reshape(idx, along_axis), axis, sizes)     # (1, .., k, .., 1)
+
+
+# ----------------------------------------------------------------------------- products
+def mm(input, mat2):
+    """``input @ mat2`` for two matrices, (n, k) @ (k, m), as ``torch.mm``: anything else
+    is refused, as there (``matmul`` batches and broadcasts). Two float dtypes meet as in
+    ``@`` (PyTorch refuses them)."""
+    x, w = _input("mm", input), _input("mm", mat2)
+    for name, t in (("input", x), ("mat2", w)):
+        if t.ndim != 2:
+            raise ValueError(f"mm: {name} must be a matrix (2 axes), got shape {t.shape}; "
+                             "for batches use bmm or matmul")
+    if x.shape[1] != w.shape[0]:
+        raise ValueError(f"mm: shapes {x.shape} and {w.shape} cannot be multiplied: "
+                         f"input's columns ({x.shape[1]}) must equal mat2's rows ({w.shape[0]})")
+    return x @ w
+
+
+def bmm(input, mat2):
+    """A batch of matrix products, (b, n, k) @ (b, k, m) -> (b, n, m), as ``torch.bmm``: both
+    3-D with the same batch size b (no broadcasting, as there; ``matmul`` broadcasts)."""
+    x, w = _input("bmm", input), _input("bmm", mat2)
+    for name, t in (("input", x), ("mat2", w)):
+        if t.ndim != 3:
+            raise ValueError(f"bmm: {name} must be a batch of matrices (3 axes), got "
+                             f"shape {t.shape}")
+    if x.shape[0] != w.shape[0] or x.shape[2] != w.shape[1]:
+        raise ValueError(f"bmm: shapes {x.shape} and {w.shape} do not fit: mat2 must have "
+                         f"shape ({x.shape[0]}, {x.shape[2]}, m), the same batch size and "
+                         "input's columns as its rows")
+    return x @ w
+
+
+def outer(input, vec2):
+    """The outer product of two vectors, y[i, j] = input[i] · vec2[j], as ``torch.outer``
+    (both 1-D, as there): ``input.reshape(-1, 1) * vec2``, PyTorch's own form."""
+    x, w = _input("outer", input), _input("outer", vec2)
+    for name, t in (("input", x), ("vec2", w)):
+        if t.ndim != 1:
+            raise ValueError(f"outer: {name} must be a vector (1 axis), got shape {t.shape}")
+    with grad_mode.scope("function", "outer"):
+        return x.reshape(-1, 1) * w                  # (n, 1) * (m,) -> (n, m)
+
+
+def is_floating_point(input) -> bool:
+    """Whether the dtype is a floating one (float16, float32, float64), as
+    ``torch.is_floating_point``."""
+    x = _input("is_floating_point", input)
+    return x.backend.is_floating(x.dtype)
+
+
+# ----------------------------------------------------------------------------- the methods
+class MoreMethods:
+    """The Tensor methods of the functions above: ``x.sin()`` is ``tinyffn.sin(x)``."""
+
+    __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
+
+    def sin(self): return sin(self)
+    def cos(self): return cos(self)
+    def sign(self): return sign(self)
+    def logsumexp(self, dim, keepdim=False): return logsumexp(self, dim, keepdim)
+    def prod(self, dim=None, keepdim=False, *, dtype=None): return prod(self, dim, keepdim, dtype=dtype)
+    def cumsum(self, dim, *, dtype=None): return cumsum(self, dim, dtype=dtype)
+    def unbind(self, dim=0): return unbind(self, dim)
+    def index_select(self, dim, index): return index_select(self, dim, index)
+    def mm(self, mat2): return mm(self, mat2)
+    def bmm(self, mat2): return bmm(self, mat2)
+    def outer(self, vec2): return outer(self, vec2)
+    def is_floating_point(self): return is_floating_point(self)
+
+    def flip(self, *dims):
+        """``tinyffn.flip(self, dims)``; as PyTorch's method, ``x.flip(0, 1)`` or ``x.flip((0, 1))``."""
+        return flip(self, dims[0] if len(dims) == 1 else dims)
+
+
+__all__ = ["logsumexp", "sin", "cos", "sign", "prod", "cumsum", "flip", "unbind",
+           "index_select", "mm", "bmm", "outer", "is_floating_point", "MoreMethods"]
