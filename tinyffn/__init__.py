@@ -8,9 +8,9 @@ import numpy as _np
 
 # creation and tensor first: tensor imports autograd and the ops, which refer back to it
 # at call time.
-from .creation import (arange, cat, eye, from_numpy, full, full_like, linspace, manual_seed, ones,
-                       ones_like, rand, rand_like, randint, randn, randn_like, stack, tensor,
-                       zeros, zeros_like)
+from .creation import (arange, as_tensor, cat, empty, eye, from_numpy, full, full_like, linspace,
+                       manual_seed, ones, ones_like, rand, rand_like, randint, randn, randn_like,
+                       stack, tensor, zeros, zeros_like)
 from .tensor import Tensor
 from .composed import where
 from .contraction import einsum
@@ -27,6 +27,7 @@ from .torch_functions import (allclose, amax, amin, argmax, argmin, clamp, clip,
 # this file cannot call those builtins.
 abs, all, any, max, min, pow, sum = _tf.abs, _tf.all, _tf.any, _tf.max, _tf.min, _tf.pow, _tf.sum
 from .sorting import argsort, gather, sort, take_along_dim, topk
+from .sampling import multinomial, randperm
 from .more_functions import (bmm, cos, cumsum, flip, index_select, is_floating_point, logsumexp,
                              mm, outer, prod, sign, sin, unbind)
 from . import ops
@@ -66,6 +67,7 @@ __all__ = [
     "tril", "triu", "norm", "isnan", "isinf", "isfinite", "isclose", "allclose", "equal",
     "logical_not", "logical_and", "logical_or", "logical_xor",
     "sort", "argsort", "topk", "gather", "take_along_dim",     # sorting.py
+    "randperm", "multinomial", "empty", "as_tensor",          # sampling.py, creation.py
     "logsumexp", "sin", "cos", "sign", "prod", "cumsum", "flip", "unbind",  # more_functions.py
     "index_select", "mm", "bmm", "outer", "is_floating_point",
     "Function", "Context", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",

@@ -69,6 +69,19 @@ def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: boo
     return Tensor(be.from_numpy(array), requires_grad=requires_grad, _backend=be)
 
 
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """``data`` as a tensor, as ``torch.as_tensor``: a Tensor itself when its dtype and
+    device are those asked for (else ``data.to(device, dtype)``: a dtype change is a
+    recorded cast, as PyTorch's keeps the graph), anything else :func:`tensor` of it.
+
+    PyTorch avoids a copy where it can (a NumPy array's memory is shared); tinyffn copies
+    other data, as :func:`from_numpy` says why: a tensor never shares an array with you.
+    """
+    if isinstance(data, Tensor):
+        return data.to(device, dtype)
+    return tensor(data, dtype=dtype, device="cpu" if device is None else device)
+
+
 def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A CPU tensor of a NumPy array's values, in its dtype, as ``torch.from_numpy``, but a
     copy, where PyTorch's shares the array's memory: tinyffn never writes into an array
@@ -98,6 +111,13 @@ def zeros(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> T
     shape (2, 3); so for ``ones``, ``randn`` and ``rand``.
     """
     return _filled(np.zeros(_shape_or_size("zeros", shape, size)), dtype, device, requires_grad)
+
+
+def empty(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> Tensor:
+    """A leaf tensor of the given shape, as ``torch.empty``: PyTorch leaves its memory
+    uninitialised (whatever was there), to be overwritten; tinyffn fills it with 0, as
+    :func:`zeros` (a garbage value could not help, and a test would not repeat)."""
+    return zeros(*shape, size=size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def ones(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> Tensor:

@@ -213,7 +213,8 @@ def is_floating_point(input) -> bool:
 
 # ----------------------------------------------------------------------------- the methods
 class MoreMethods:
-    """The Tensor methods of the functions above: ``x.sin()`` is ``tinyffn.sin(x)``."""
+    """The Tensor methods of the functions above: ``x.sin()`` is ``tinyffn.sin(x)``, and
+    ``probs.multinomial(1)`` is :func:`tinyffn.multinomial` (sampling.py)."""
 
     __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
 
@@ -233,6 +234,12 @@ class MoreMethods:
     def flip(self, *dims):
         """``tinyffn.flip(self, dims)``; as PyTorch's method, ``x.flip(0, 1)`` or ``x.flip((0, 1))``."""
         return flip(self, dims[0] if len(dims) == 1 else dims)
+
+    def multinomial(self, num_samples, replacement=False):
+        """``tinyffn.multinomial(self, num_samples, replacement)``: indices drawn by the
+        weights in each row."""
+        from .sampling import multinomial       # sampling.py imports tensor.py
+        return multinomial(self, num_samples, replacement)
 
 
 __all__ = ["logsumexp", "sin", "cos", "sign", "prod", "cumsum", "flip", "unbind",
