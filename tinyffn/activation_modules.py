@@ -12,7 +12,7 @@ from .arguments import check_inplace
 from .module import Module
 from .tensor import Tensor
 
-__all__ = ["ReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax"]
+__all__ = ["ReLU", "LeakyReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax"]
 
 
 class ReLU(Module):
@@ -29,6 +29,24 @@ class ReLU(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         return F.relu(x)
+
+
+class LeakyReLU(Module):
+    """y = x where x > 0, else negative_slope · x (:func:`tinyffn.functional.leaky_relu`).
+
+    Shape preserved. ``inplace``: PyTorch's argument, only a false value.
+    """
+
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False):
+        super().__init__()
+        check_inplace("LeakyReLU", inplace)
+        self.negative_slope, self.inplace = negative_slope, False
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.leaky_relu(x, self.negative_slope)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}"
 
 
 class GELU(Module):

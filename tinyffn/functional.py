@@ -432,4 +432,9 @@ def _check_floating_input(x: Tensor, weight: Tensor) -> None:
 from . import losses as _losses  # noqa: E402
 
 mse_loss, cross_entropy, nll_loss = _losses.mse_loss, _losses.cross_entropy, _losses.nll_loss
+l1_loss = _losses.l1_loss
 REDUCTIONS = _losses.REDUCTIONS
+# More of torch.nn.functional, kept in a file of its own so that this one reads in a sitting
+from . import functional_extra as _extra  # noqa: E402
+
+leaky_relu, glu, normalize, one_hot = _extra.leaky_relu, _extra.glu, _extra.normalize, _extra.one_hot

@@ -1,4 +1,4 @@
-"""The losses: mean squared error, cross-entropy and the negative log-likelihood.
+"""The losses: mean squared and absolute error, cross-entropy, the negative log-likelihood.
 
 Composed from primitives, as the rest of :mod:`tinyffn.functional`, which re-exports them
 (``F.cross_entropy``, as ``torch.nn.functional.cross_entropy``). Each takes PyTorch's
@@ -32,19 +32,38 @@ def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     of the same shape as ``input`` (broadcasting is refused: it usually hides a bug).
     Shapes: input (...), target (...) -> () for "mean"/"sum", (...) for "none".
     """
-    _check_tensor("mse_loss", "input", input)
-    _check_reduction("mse_loss", reduction)
+    target = _elementwise_target("mse_loss", input, target, reduction)
+    with grad_mode.scope("function", "mse_loss"):
+        squared = (input - target) ** 2
+        return _reduce(squared, reduction)
+
+
+def l1_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
+    """Mean absolute error: L = mean_i |input_i - target_i|, as ``F.l1_loss``.
+
+    dL/dinput_i = sign(input_i - target_i) / n (``"mean"``), 0 where they are equal (the
+    kink of |x|, as PyTorch); ``reduction`` and the shapes as :func:`mse_loss` (a target
+    of another shape is refused, where PyTorch warns and broadcasts).
+    """
+    target = _elementwise_target("l1_loss", input, target, reduction)
+    with grad_mode.scope("function", "l1_loss"):
+        return _reduce((input - target).abs(), reduction)
+
+
+def _elementwise_target(op: str, input: Tensor, target: Any, reduction: str) -> Tensor:
+    """The arguments of a loss that compares ``input`` and ``target`` entry by entry,
+    checked; ``target`` as a Tensor of input's shape."""
+    _check_tensor(op, "input", input)
+    _check_reduction(op, reduction)
     if not isinstance(target, Tensor):
         target = Tensor(input.backend.asarray(target, input.dtype), _backend=input.backend)
     elif dtype_name(target.dtype) == "bool":    # 0/1 labels as a mask: counted, as in
         target = target.to(dtype=input.dtype)   # PyTorch (input - mask itself is refused)
     if target.shape != input.shape:
-        raise ValueError(f"mse_loss: input has shape {input.shape} but target has shape "
+        raise ValueError(f"{op}: input has shape {input.shape} but target has shape "
                          f"{target.shape}; they must be equal (reshape the target, e.g. a "
                          f"(T,) target for a (T, 1) prediction needs .reshape(T, 1))")
-    with grad_mode.scope("function", "mse_loss"):
-        squared = (input - target) ** 2
-        return _reduce(squared, reduction)
+    return target
 
 
 def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean", *,

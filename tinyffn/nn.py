@@ -25,7 +25,7 @@ from . import functional                        # nn.functional, as torch.nn.fun
 from . import init                              # nn.init, as torch.nn.init
 from . import nn_utils as utils                 # nn.utils, as torch.nn.utils (clipping)
 from . import losses
-from .activation_modules import GELU, ReLU, Sigmoid, SiLU, Softmax, Swish, Tanh
+from .activation_modules import GELU, LeakyReLU, ReLU, Sigmoid, SiLU, Softmax, Swish, Tanh
 from .arguments import (_is_int, check_inplace, check_positive, check_probability,
                         normalized_shape_arg)
 from .backend import FLOAT_DTYPES, DeviceError, dtype_name
@@ -42,10 +42,10 @@ sys.modules[__name__ + ".functional"] = functional
 
 # Module and friends are defined in module.py, containers.py and activation_modules.py
 __all__ = ["init", "utils", "functional", "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict",
-           "Linear", "Identity", "ReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax",
+           "Linear", "Identity", "Flatten", "ReLU", "LeakyReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax",
            "FFN", "GatedFFN", "gated_d_ff",
            "FFN_ACTIVATIONS", "GATED_ACTIVATIONS", "FLOAT_DTYPES", "LayerNorm", "RMSNorm",
-           "Dropout", "Embedding", "MSELoss", "CrossEntropyLoss", "NLLLoss"]
+           "Dropout", "Embedding", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss"]
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
@@ -96,6 +96,22 @@ class Identity(Module):
 
     def forward(self, x: Any) -> Any:
         return x
+
+
+class Flatten(Module):
+    """Axes ``start_dim`` to ``end_dim`` merged into one, as ``torch.nn.Flatten``: by
+    default every axis but the first (the batch), (B, C, H, W) -> (B, C·H·W). One
+    ``reshape`` (:meth:`tinyffn.Tensor.flatten`)."""
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
 def _uniform(shape: tuple, bound: float, dtype: Any, device: Any) -> Tensor:
@@ -402,6 +418,12 @@ class MSELoss(_Loss):
     """:func:`tinyffn.functional.mse_loss`: mean (input - target)², shapes equal."""
 
     loss = staticmethod(F.mse_loss)
+
+
+class L1Loss(_Loss):
+    """:func:`tinyffn.functional.l1_loss`: mean abs(input - target), shapes equal."""
+
+    loss = staticmethod(F.l1_loss)
 
 
 class CrossEntropyLoss(_Loss):
