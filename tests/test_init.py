@@ -328,3 +328,64 @@ def test_nn_init_imports_as_in_pytorch():
     assert relu is tinyffn.functional.relu
     from tinyffn.nn.init import kaiming_uniform_
     assert kaiming_uniform_ is init.kaiming_uniform_
+
+
+# ----------------------------------------------------------------------------- trunc_normal_
+# The truncated normal's moments, written out from SciPy's truncnorm (an independent
+# implementation): (mean, std, a, b) -> (mean, std) of the distribution.
+TRUNCATED = {
+    (0.0, 1.0, -2.0, 2.0): (0.0, 0.8796256610342398),
+    (0.0, 1.0, 8.0, 9.0): (8.121188992979867, 0.11894764723259385),     # a far tail
+    (1.0, 2.0, -1.0, 6.0): (1.5374996912498426, 1.530442603289127),
+}
+
+
+@pytest.mark.parametrize("params", TRUNCATED)
+def test_trunc_normal_draws_the_truncated_normal(params, device):
+    mean, std, a, b = params
+    w = init.trunc_normal_(tinyffn.zeros(40000, dtype="float64", device=device), mean, std, a, b)
+    v = w.numpy()
+    assert a <= v.min() and v.max() <= b and w.device == device
+    want_mean, want_std = TRUNCATED[params]
+    assert abs(v.mean() - want_mean) < 4 * want_std / math.sqrt(len(v))
+    assert abs(v.std() - want_std) < 0.02 * want_std
+    # every quantile: the largest gap between the sample's CDF and the exact one (KS)
+    from scipy.stats import truncnorm
+    exact = truncnorm((a - mean) / std, (b - mean) / std, loc=mean, scale=std)
+    np.testing.assert_allclose([exact.mean(), exact.std()], TRUNCATED[params], rtol=1e-9)
+    ks = np.abs(exact.cdf(np.sort(v)) - np.arange(1, len(v) + 1) / len(v)).max()
+    assert ks < 1.63 / math.sqrt(len(v))            # the 1% critical value
+
+
+def test_trunc_normal_matches_pytorchs_distribution():
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    theirs = torch.nn.init.trunc_normal_(torch.empty(40000, dtype=torch.float64), 0.0, 0.02,
+                                         -0.04, 0.04).numpy()
+    ours = init.trunc_normal_(tinyffn.zeros(40000, dtype="float64"), std=0.02, a=-0.04,
+                              b=0.04).numpy()
+    assert -0.04 <= ours.min() and ours.max() <= 0.04
+    np.testing.assert_allclose(np.quantile(ours, [0.1, 0.25, 0.5, 0.75, 0.9]),
+                               np.quantile(theirs, [0.1, 0.25, 0.5, 0.75, 0.9]), atol=1e-3)
+
+
+def test_trunc_normal_keeps_dtype_object_and_seed(device):
+    w = nn.Parameter(tinyffn.zeros(3, 4, device=device))
+    assert init.trunc_normal_(w, std=0.02) is w and dtype_name(w.dtype) == "float32"
+    tinyffn.manual_seed(5)
+    here = init.trunc_normal_(tinyffn.zeros(3, 4)).numpy()
+    tinyffn.manual_seed(5)
+    np.testing.assert_array_equal(init.trunc_normal_(tinyffn.zeros(3, 4, device=device)).numpy(),
+                                  here)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"std": 0.0}, ValueError, "std must be > 0"),
+    ({"a": 1.0, "b": 1.0}, ValueError, "needs a < b"),
+    ({"a": "x"}, TypeError, "must be real numbers"),
+])
+def test_trunc_normal_refusals(kwargs, error, match):
+    with pytest.raises(error, match=f"trunc_normal_: .*{match}"):
+        init.trunc_normal_(tinyffn.zeros(3), **kwargs)
+    with pytest.raises(TypeError, match="trunc_normal_: draws real numbers"):
+        init.trunc_normal_(tinyffn.zeros(3, dtype="int64"))

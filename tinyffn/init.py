@@ -110,6 +110,34 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
     return _normal("normal_", tensor, mean, std)
 
 
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
+                  b: float = 2.0) -> Tensor:
+    """Entries drawn from N(mean, std²) truncated to [a, b] (bounds in the values' units,
+    not in stds, as PyTorch's): GPT's and ViT's initialisation, ``trunc_normal_(w, std=0.02)``.
+
+    Exact, by the inverse CDF, as PyTorch draws it: with Φ the standard normal CDF and
+    α, β the bounds in stds, u ~ U(Φ(α), Φ(β)) and x = mean + std · Φ⁻¹(u) (SciPy's
+    ``ndtr`` and ``ndtri``). Where both bounds lie above the mean the mirrored interval
+    [-β, -α] is drawn and negated, since Φ keeps its digits in the lower tail (Φ(-8) =
+    6e-16; Φ(8) rounds to 1), so a far interval is sampled exactly, where PyTorch warns."""
+    mean, std, a, b = _numbers("trunc_normal_", mean=mean, std=std, a=a, b=b)
+    if not std > 0:
+        raise ValueError(f"trunc_normal_: std must be > 0, got {std}")
+    if not a < b:
+        raise ValueError(f"trunc_normal_: the interval needs a < b, got a={a}, b={b}")
+    return _set("trunc_normal_", tensor, lambda shape: _truncated_normal(shape, mean, std, a, b))
+
+
+def _truncated_normal(shape: tuple, mean: float, std: float, a: float, b: float) -> np.ndarray:
+    from scipy.special import ndtr, ndtri      # SciPy: a core dependency (setup.cfg)
+    alpha, beta = (a - mean) / std, (b - mean) / std          # the bounds in stds
+    mirrored = alpha > 0
+    if mirrored:
+        alpha, beta = -beta, -alpha
+    z = ndtri(generator().uniform(ndtr(alpha), ndtr(beta), size=shape))   # N(0, 1) in [α, β]
+    return np.clip(mean + std * (-z if mirrored else z), a, b)    # (rounding stays inside)
+
+
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
     """U(-bound, bound), bound = gain · sqrt(6 / (fan_in + fan_out))."""
     fan_in, fan_out = _fans("xavier_uniform_", tensor)
