@@ -51,6 +51,9 @@ float16, float32, float64 = _np.dtype("float16"), _np.dtype("float32"), _np.dtyp
 int8, int16, int32, int64 = (_np.dtype(f"int{bits}") for bits in (8, 16, 32, 64))
 uint8, bool = _np.dtype("uint8"), _np.dtype("bool")   # torch.bool; kept out of __all__, so
 #                                                       that `import *` leaves Python's bool
+# PyTorch's short names, torch.long (int64), torch.float (float32), ...: kept out of __all__
+# too, as float and int are builtins. From here on, this file cannot call float or int.
+long, float, double, half, int, short = int64, float32, float64, float16, int32, int16
 
 __version__ = "0.1.0"
 
