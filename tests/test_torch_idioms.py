@@ -53,3 +53,74 @@ def test_the_short_names_stay_out_of_import_star():
     exec("from tinyffn import *\nfound = float('1.5'), int('2')", namespace)
     assert namespace["found"] == (1.5, 2)        # Python's float and int stay
     assert not {"long", "float", "double", "half", "int", "short"} & set(tinyffn.__all__)
+
+
+# ----------------------------------------------------------------------------- a tensor as an index
+def test_a_one_element_integer_tensor_is_an_index_as_in_pytorch(device):
+    """torch 2.13: operator.index(tensor(3)) == 3, of tensor([2]) 2, of tensor(True) 1;
+    [10, 20, 30][tensor(1)] == 20; list(range(tensor(3))) == [0, 1, 2]."""
+    t = lambda v: tinyffn.tensor(v, device=device)      # noqa: E731
+    assert operator.index(t(3)) == 3 and operator.index(t([2])) == 2
+    assert operator.index(t(True)) == 1                  # a bool is an int, in Python too
+    assert [10, 20, 30][t(1)] == 20 and list(range(t(3))) == [0, 1, 2]
+    assert operator.index(tinyffn.tensor(7, dtype="int32", device=device)) == 7
+
+
+def test_a_float_or_longer_tensor_is_no_index_as_in_pytorch(device):
+    """torch's TypeError: "only integer tensors of a single element can be converted to
+    an index"; tinyffn's starts with the same words and says what to write."""
+    with pytest.raises(TypeError, match=r"^only integer tensors of a single element can be "
+                                        r"converted to an index .* float32 of shape \(\): "
+                                        r"cast it, t.long\(\)"):
+        operator.index(tinyffn.tensor(1.0, device=device))
+    with pytest.raises(TypeError, match=r"int64 of shape \(2,\): pick one element first"):
+        [10, 20][tinyffn.tensor([0, 1], device=device)]
+
+
+def test_slicing_with_tensor_bounds_is_nanogpts_batch(device):
+    """nanoGPT: ix = randint(len(data) - block, (batch,)); stack([data[i:i + block] for i
+    in ix]). The rows are data's slices at the drawn offsets, into the graph."""
+    data = tinyffn.arange(20.0, device=device, requires_grad=True)
+    ix = tinyffn.randint(0, 20 - 4, (3,), device=device)
+    x = tinyffn.stack([data[i:i + 4] for i in ix])
+    expected = [[float(v) for v in range(i, i + 4)] for i in ix.tolist()]
+    assert x.tolist() == expected
+    x.sum().backward()
+    counts = np.zeros(20)
+    for i in ix.tolist():
+        counts[i:i + 4] += 1
+    assert data.grad.tolist() == counts.tolist()
+    assert data[tinyffn.tensor(2, device=device):tinyffn.tensor(5, device=device)].tolist() \
+        == [2.0, 3.0, 4.0]                   # torch: x[tensor(2):tensor(5)] is [2., 3., 4.]
+
+
+def test_a_float_slice_bound_is_refused_naming_getitem(device):
+    x = tinyffn.arange(5.0, device=device)
+    for bound in (1.5, tinyffn.tensor(1.0)):
+        with pytest.raises(TypeError, match=r"^getitem: a slice's start, stop and step must be "
+                                            r"integers \(or one-element integer tensors\)"):
+            x[bound:]
+
+
+def test_a_0d_tensor_key_is_still_getitem_with_a_gradient(device):
+    """x[t] for a 0-d integer tensor t: an integer index, the op getitem (as PyTorch's
+    x[tensor(2)], 0-d); the gradient lands on entry 2."""
+    x = tinyffn.arange(5.0, device=device, requires_grad=True)
+    y = x[tinyffn.tensor(2, device=device)]
+    assert y.shape == () and y.item() == 2.0 and y.grad_fn.name == "getitem"
+    y.backward()
+    assert x.grad.tolist() == [0.0, 0.0, 1.0, 0.0, 0.0]
+
+
+def test_tensor_indices_match_torch_live():
+    torch = pytest.importorskip("torch")
+    for v in (3, [2], True):
+        assert operator.index(tinyffn.tensor(v)) == operator.index(torch.tensor(v))
+    for v in (1.0, [0, 1]):
+        for lib in (torch, tinyffn):
+            with pytest.raises(TypeError, match="only integer tensors of a single element"):
+                operator.index(lib.tensor(v))
+    d, td = tinyffn.arange(10.0), torch.arange(10.0)
+    i, ti = tinyffn.tensor(3), torch.tensor(3)
+    assert d[i:i + 4].tolist() == td[ti:ti + 4].tolist()
+    assert d[i].tolist() == td[ti].tolist()

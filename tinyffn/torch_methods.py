@@ -2,7 +2,8 @@
 
 ``Tensor`` inherits these from :class:`TorchMethods`, so that tensor.py keeps the engine
 (the operators, the primitives, backward) and this file holds the rest of the vocabulary
-a PyTorch user brings: casts (``x.float()``), devices (``x.cpu()``, ``x.cuda()``), shape
+a PyTorch user brings: casts (``x.float()``; ``operator.index(t)``, so that a one-element
+integer tensor indexes a list or a slice), devices (``x.cpu()``, ``x.cuda()``), shape
 names (``x.view``, ``x.t()``, ``x.unsqueeze``, ``x.view_as(y)``), arithmetic methods
 (``x.add(y, alpha=2)``, ``x.rsqrt()``), the comparisons, tests and logic under method
 names (``x.eq(0)``, ``x.isnan()``, ``m.logical_and(k)``), ``x.norm()``, new tensors like x
@@ -49,6 +50,16 @@ class TorchMethods(MoreMethods):
     def long(self): return self.to(dtype="int64")
     def int(self): return self.to(dtype="int32")
     def bool(self): return self.to(dtype="bool")
+
+    def __index__(self) -> int:
+        """A one-element integer (or bool) tensor as an index, as in PyTorch: ``d[i:i + 8]``
+        with ``i`` from ``randint``, ``range(t)``, ``[10, 20][t]`` (``operator.index``)."""
+        if self.numel() != 1 or self.backend.is_floating(self.dtype):
+            raise TypeError(f"only integer tensors of a single element can be converted to an "
+                            f"index (PyTorch's rule); this one is {dtype_name(self.dtype)} of "
+                            f"shape {self.shape}: " + ("pick one element first, t[0]" if
+                                                       self.numel() != 1 else "cast it, t.long()"))
+        return int(self.item())
 
     # -- devices -------------------------------------------------------------------------
     def cpu(self):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 from typing import Any
 
 from ..autograd import Context, Function
@@ -151,14 +152,18 @@ class Concat(Function):
 def normalize_key(key: Any, x: Any) -> tuple:
     """An index expression as a tuple of ints, slices, None, Ellipsis and index arrays.
 
-    Integer tensors become their arrays; a boolean mask becomes the index arrays of the
-    entries where it holds (see :func:`_masks_as_indices`).
+    Integer tensors become their arrays (in a slice, one-element ones become ints); a
+    boolean mask becomes the index arrays of the entries where it holds (see
+    :func:`_masks_as_indices`).
     """
     key = key if isinstance(key, tuple) else (key,)
     out = []
     for k in key:
         if isinstance(k, numbers.Integral) and not isinstance(k, bool):
             out.append(int(k))          # np.int64(1) is an integer, not an index array
+            continue
+        if isinstance(k, slice):        # d[i:i + 8] with a 0-d tensor i: plain ints
+            out.append(_int_slice(k))
             continue
         if hasattr(k, "backend") and hasattr(k, "data"):     # a Tensor
             if k.backend is not x.backend:
@@ -214,6 +219,15 @@ def _masks_as_indices(key: list, x: Any) -> list:
             out.append(k)
         axis += spanned if k is Ellipsis else width(k)
     return out
+
+
+def _int_slice(k: slice) -> slice:
+    """``k`` with Python ints for bounds: ``operator.index`` of each, as NumPy reads them."""
+    try:
+        return slice(*(v if v is None else operator.index(v) for v in (k.start, k.stop, k.step)))
+    except TypeError as e:
+        raise TypeError(f"getitem: a slice's start, stop and step must be integers (or "
+                        f"one-element integer tensors) or None, got {k} ({e})") from None
 
 
 def _check_numpy_and_pytorch_agree(key: list, ndim: int) -> None:
