@@ -124,3 +124,33 @@ def test_tensor_indices_match_torch_live():
     i, ti = tinyffn.tensor(3), torch.tensor(3)
     assert d[i:i + 4].tolist() == td[ti:ti + 4].tolist()
     assert d[i].tolist() == td[ti].tolist()
+
+
+# ----------------------------------------------------------------------------- load_state_dict's result
+def test_load_state_dict_names_the_keys_as_pytorch():
+    """torch 2.13, Linear(2, 2) loading {"weight": ..., "x": ...} with strict=False:
+    _IncompatibleKeys(missing_keys=['bias'], unexpected_keys=['x']); a full match shows
+    as <All keys matched successfully> and equals ([], [])."""
+    lin = nn.Linear(2, 2)
+    result = lin.load_state_dict({"weight": tinyffn.zeros(2, 2), "x": tinyffn.zeros(1)},
+                                 strict=False)
+    assert result.missing_keys == ["bias"] and result.unexpected_keys == ["x"]
+    missing, unexpected = result
+    assert (missing, unexpected) == (["bias"], ["x"]) and result == (["bias"], ["x"])
+    assert repr(result) == "IncompatibleKeys(missing_keys=['bias'], unexpected_keys=['x'])"
+    assert lin.weight.tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    full = lin.load_state_dict(lin.state_dict())
+    assert repr(full) == "<All keys matched successfully>" and full == ([], [])
+
+
+def test_load_state_dict_result_matches_torch_live():
+    torch = pytest.importorskip("torch")
+    ours = nn.Linear(2, 2).load_state_dict({"weight": tinyffn.zeros(2, 2), "x": 0}, strict=False)
+    theirs = torch.nn.Linear(2, 2).load_state_dict(
+        {"weight": torch.zeros(2, 2), "x": torch.zeros(1)}, strict=False)
+    assert (ours.missing_keys, ours.unexpected_keys) == (theirs.missing_keys,
+                                                         theirs.unexpected_keys)
+    assert tuple(ours) == tuple(theirs)
+    full = torch.nn.Linear(2, 2)
+    assert repr(full.load_state_dict(full.state_dict())) == \
+        repr(nn.Linear(2, 2).load_state_dict(nn.Linear(2, 2).state_dict()))

@@ -292,7 +292,8 @@ class Module:
 
     def load_state_dict(self, state_dict: Mapping, strict: bool = True) -> tuple[list, list]:
         """Copy values into the parameters and persistent buffers, by name; returns
-        (missing keys, unexpected keys).
+        (missing keys, unexpected keys), a named tuple with PyTorch's names for them
+        (``.missing_keys``, ``.unexpected_keys``: :class:`module_state.IncompatibleKeys`).
 
         Values may be Tensors on any device, arrays or nested lists; they are copied to
         each tensor's device and dtype. Raises, changing nothing, on every missing or

@@ -10,13 +10,28 @@ its saved state.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from .backend import FLOAT_DTYPES, device_and_dtype, dtype_name, get_backend
 from .tensor import Tensor
 
 
-def load_state_dict(module: Any, state_dict: Mapping, strict: bool) -> tuple[list, list]:
+class IncompatibleKeys(NamedTuple):
+    """What ``load_state_dict`` returns, as PyTorch's ``_IncompatibleKeys``: the module's
+    keys the state lacked and the state's keys the module lacks. A tuple, so ``missing,
+    unexpected = model.load_state_dict(...)`` unpacks it."""
+
+    missing_keys: list
+    unexpected_keys: list
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"            # PyTorch's words
+        return (f"IncompatibleKeys(missing_keys={self.missing_keys!r}, "
+                f"unexpected_keys={self.unexpected_keys!r})")
+
+
+def load_state_dict(module: Any, state_dict: Mapping, strict: bool) -> IncompatibleKeys:
     """``module.load_state_dict(state_dict, strict)``: check every value first, then copy
     them all, so that an error changes nothing."""
     owner = f"{type(module).__name__}.load_state_dict"
@@ -52,7 +67,7 @@ def load_state_dict(module: Any, state_dict: Mapping, strict: bool) -> tuple[lis
             + ("; pass strict=False to skip missing/unexpected keys)" if key_problems else ")"))
     for name, array in arrays.items():
         tensors[name].data = array
-    return missing, unexpected
+    return IncompatibleKeys(missing, unexpected)
 
 
 def array_like(t: Tensor, value: Any) -> Any:
