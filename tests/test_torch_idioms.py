@@ -154,3 +154,35 @@ def test_load_state_dict_result_matches_torch_live():
     full = torch.nn.Linear(2, 2)
     assert repr(full.load_state_dict(full.state_dict())) == \
         repr(nn.Linear(2, 2).load_state_dict(nn.Linear(2, 2).state_dict()))
+
+
+# ----------------------------------------------------------------------------- Parameter
+def test_a_parameter_made_with_requires_grad_false_is_frozen_as_in_pytorch(device):
+    """torch 2.13: Parameter(zeros(2), requires_grad=False) has requires_grad False, is a
+    leaf, is listed by parameters(); an optimizer leaves it alone (it gets no .grad)."""
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.frozen = nn.Parameter(tinyffn.ones(2, device=device), requires_grad=False)
+            self.w = nn.Parameter(tinyffn.ones(2, device=device))
+
+    model = Model()
+    assert not model.frozen.requires_grad and model.frozen.is_leaf and model.w.requires_grad
+    assert [name for name, _ in model.named_parameters()] == ["frozen", "w"]
+    opt = tinyffn.optim.SGD(model.parameters(), lr=0.5)
+    (model.frozen * model.w).sum().backward()
+    opt.step()
+    assert model.frozen.grad is None and model.frozen.tolist() == [1.0, 1.0]
+    assert model.w.tolist() == [0.5, 0.5]
+    counts = nn.Parameter(tinyffn.tensor([1, 2], device=device), requires_grad=False)
+    assert counts.tolist() == [1, 2]            # an integer one, as PyTorch allows
+    with pytest.raises(TypeError, match="only floating-point tensors can require gradients"):
+        nn.Parameter(tinyffn.tensor([1, 2], device=device))
+
+
+def test_a_frozen_parameter_matches_torch_live():
+    torch = pytest.importorskip("torch")
+    ours = nn.Parameter(tinyffn.zeros(2), requires_grad=False)
+    theirs = torch.nn.Parameter(torch.zeros(2), requires_grad=False)
+    assert (ours.requires_grad, ours.is_leaf) == (theirs.requires_grad, theirs.is_leaf)
+    assert repr(ours).split("\n")[0] == repr(theirs).split("\n")[0] == "Parameter containing:"

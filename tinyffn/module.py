@@ -24,7 +24,8 @@ from .tensor import Tensor
 
 
 class Parameter(Tensor):
-    """A tensor a module learns: always a leaf with ``requires_grad=True``.
+    """A tensor a module learns: always a leaf, with ``requires_grad=True`` unless made
+    with ``requires_grad=False`` (a frozen weight, as PyTorch's).
 
     Assigning one to a module attribute registers it (``self.weight = Parameter(...)``);
     ``named_parameters()`` then finds it, and its ``name`` is set to its attribute path
@@ -33,12 +34,13 @@ class Parameter(Tensor):
 
     __slots__ = ()
 
-    def __init__(self, data: Tensor | Any):
-        """``data``: a floating-point Tensor (its array is shared, not copied) or an array."""
+    def __init__(self, data: Tensor | Any, requires_grad: bool = True):
+        """``data``: a Tensor (its array is shared, not copied) or an array; floating point
+        when ``requires_grad``."""
         if isinstance(data, Tensor):
-            super().__init__(data.data, requires_grad=True, _backend=data.backend)
+            super().__init__(data.data, requires_grad=requires_grad, _backend=data.backend)
         else:
-            super().__init__(data, requires_grad=True)
+            super().__init__(data, requires_grad=requires_grad)
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
