@@ -875,11 +875,13 @@ def test_requires_grad_set_as_an_attribute_is_checked_as_requires_grad_():
 
 
 def test_data_set_to_a_tensor_is_named_in_the_error():
-    """p.data = t is a PyTorch idiom; here .data is an array, and the op fails later."""
-    layer = tinyffn.nn.Linear(2, 2)
-    layer.weight.data = tinyffn.randn(2, 2)
-    with pytest.raises(TypeError, match=r"set it to an array: p\.data = t\.data"):
-        layer(tinyffn.randn(3, 2))
+    """x.data = t is a PyTorch idiom; a Parameter takes it (tests/test_torch_idioms.py),
+    a plain tensor's .data is an array (a slot every op reads), and the op fails later."""
+    x = tinyffn.randn(2, 2, requires_grad=True)
+    x.data = tinyffn.randn(2, 2)
+    with pytest.raises(TypeError, match=r"a Parameter takes one, other tensors an array\), "
+                                        r"set it to an array: x\.data = t\.data"):
+        x * 2
 
 
 SHAPE_CALLS = ["size()", "size(-2)", "dim()", "view(3, 2)", "view(-1)", "unsqueeze(0)",

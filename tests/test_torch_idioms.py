@@ -186,3 +186,75 @@ def test_a_frozen_parameter_matches_torch_live():
     theirs = torch.nn.Parameter(torch.zeros(2), requires_grad=False)
     assert (ours.requires_grad, ours.is_leaf) == (theirs.requires_grad, theirs.is_leaf)
     assert repr(ours).split("\n")[0] == repr(theirs).split("\n")[0] == "Parameter containing:"
+
+
+def test_p_data_set_to_a_tensor_takes_its_values_dtype_and_device(device):
+    """torch 2.13: p = Parameter(ones(3)); p.data = zeros(3, dtype=float64) makes p float64,
+    still a leaf Parameter that requires grad; q.data = t * 2 (t requires grad) gives q
+    t * 2's values and no grad_fn; a graph built before keeps the old values (q * 3 then
+    q.data = full(3, 5.): q.grad is [3, 3, 3])."""
+    lin = nn.Linear(2, 2)
+    p = lin.weight
+    p.data = tinyffn.ones(2, 2, device=device).double()
+    assert p.numpy().dtype == np.float64 and p.device == device and p.requires_grad and p.is_leaf
+    assert isinstance(p, nn.Parameter) and next(lin.parameters()) is p
+    lin.bias.data = tinyffn.zeros(2, device=device).double()
+    y = lin(tinyffn.tensor([[1.0, 2.0]], dtype=tinyffn.double, device=device))
+    assert y.tolist() == [[3.0, 3.0]]
+    t = tinyffn.zeros(3, requires_grad=True, device=device)
+    q = nn.Parameter(tinyffn.ones(3, device=device))
+    q.data = t * 2 + 1
+    assert q.grad_fn is None and q.requires_grad and q.tolist() == [1.0, 1.0, 1.0]
+    out = q * 3
+    q.data = tinyffn.full((3,), 5.0, device=device)
+    out.sum().backward()
+    assert q.grad.tolist() == [3.0, 3.0, 3.0] and q.tolist() == [5.0, 5.0, 5.0]
+
+
+def test_p_data_set_to_a_tensor_elsewhere_moves_the_parameter():
+    p = nn.Parameter(tinyffn.ones(2))
+    p.data = tinyffn.tensor([1.0, 2.0], device="strict")
+    assert p.device == "strict" and p.backend is tinyffn.ones(1, device="strict").backend
+    (p * p).sum().backward()
+    assert p.grad.device == "strict" and p.grad.tolist() == [2.0, 4.0]
+
+
+def test_p_data_set_to_an_array_still_stores_it():
+    p = nn.Parameter(tinyffn.zeros(2))
+    p.data = np.array([1.0, 2.0], dtype=np.float32)
+    assert p.tolist() == [1.0, 2.0] and isinstance(p.data, np.ndarray)
+
+
+def test_p_data_refuses_what_would_break_its_gradient():
+    """PyTorch refuses integer data for a parameter that requires grad (RuntimeError "data
+    set to a tensor that requires gradients must be floating point"); a .grad that no
+    longer fits would fail its next backward (another shape) or mix dtypes: refused here."""
+    p = nn.Parameter(tinyffn.ones(3))
+    with pytest.raises(TypeError, match=r"^p.data = t: p requires grad, so its data must be "
+                                        r"floating point, and t is int64; cast it first"):
+        p.data = tinyffn.tensor([1, 2, 3])
+    frozen = nn.Parameter(tinyffn.ones(3), requires_grad=False)
+    frozen.data = tinyffn.tensor([1, 2, 3])
+    assert frozen.tolist() == [1, 2, 3]
+    (p * 2).sum().backward()
+    for new in (tinyffn.zeros(2), tinyffn.zeros(3).double()):
+        with pytest.raises(RuntimeError, match=r"p.grad is a float32 gradient of shape \(3,\) "
+                                               r"on cpu, which would not fit t.*p.grad = None"):
+            p.data = new
+    assert p.tolist() == [1.0, 1.0, 1.0]                  # unchanged
+    p.grad = None
+    p.data = tinyffn.zeros(2)
+    assert p.shape == (2,)
+
+
+def test_p_data_matches_torch_live():
+    torch = pytest.importorskip("torch")
+    ours, theirs = nn.Parameter(tinyffn.ones(3)), torch.nn.Parameter(torch.ones(3))
+    ours.data = tinyffn.tensor([1.0, 2.0, 3.0]).double()
+    theirs.data = torch.tensor([1.0, 2.0, 3.0]).double()
+    assert str(theirs.dtype) == f"torch.{ours.dtype}" and ours.tolist() == theirs.tolist()
+    (ours * ours).sum().backward()
+    (theirs * theirs).sum().backward()
+    assert ours.grad.tolist() == theirs.grad.tolist() == [2.0, 4.0, 6.0]
+    with pytest.raises(RuntimeError, match="must be floating point"):
+        theirs.data = torch.tensor([1, 2, 3])

@@ -42,8 +42,29 @@ class Parameter(Tensor):
         else:
             super().__init__(data, requires_grad=requires_grad)
 
+    # A Parameter's data is a property, so that ``p.data = t`` takes a Tensor, as in
+    # PyTorch. A plain Tensor's stays a slot: every op reads it, and a property would make
+    # each read several times slower.
+    @property
+    def data(self) -> Any:
+        """The array, as a Tensor's. ``p.data = t`` (a Tensor) gives p t's array, shared, and
+        with it t's dtype, shape and device, as PyTorch's does; p stays the same object (an
+        optimizer still holds it) and keeps its ``requires_grad``. ``p.data = array`` stores
+        the array."""
+        return _DATA.__get__(self)
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        if isinstance(value, Tensor):
+            module_state.check_new_data(self, value)
+            self.backend, value = value.backend, value.data
+        _DATA.__set__(self, value)
+
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
+
+
+_DATA = Tensor.data                 # the slot that holds a Tensor's array
 
 
 class Module:

@@ -1,4 +1,5 @@
-"""What ``Module.load_state_dict`` and ``Module.to`` do to a module's tensors.
+"""What ``Module.load_state_dict`` and ``Module.to`` do to a module's tensors (and what
+``p.data = t`` checks).
 
 :class:`tinyffn.module.Module` keeps these methods, with their docstrings; their bodies
 are here, so that module.py reads as the tree of modules, parameters and buffers and how
@@ -68,6 +69,21 @@ def load_state_dict(module: Any, state_dict: Mapping, strict: bool) -> Incompati
     for name, array in arrays.items():
         tensors[name].data = array
     return IncompatibleKeys(missing, unexpected)
+
+
+def check_new_data(p: Tensor, t: Tensor) -> None:
+    """``p.data = t``: t must be floating point if p requires grad (as PyTorch checks), and
+    fit p's ``.grad``, if p has one (PyTorch's next backward would fail, or mix dtypes)."""
+    if p.requires_grad and not t.backend.is_floating(t.dtype):
+        raise TypeError(f"p.data = t: p requires grad, so its data must be floating point, "
+                        f"and t is {dtype_name(t.dtype)}; cast it first (t.float()), or make "
+                        "p with requires_grad=False")
+    g = p._grad
+    if g is not None and (g.shape, g.dtype, g.device) != (t.shape, t.dtype, t.device):
+        raise RuntimeError(f"p.data = t: p.grad is a {dtype_name(g.dtype)} gradient of shape "
+                           f"{g.shape} on {g.device}, which would not fit t, "
+                           f"{dtype_name(t.dtype)} of shape {t.shape} on {t.device}; clear "
+                           "it first: p.grad = None (or optimizer.zero_grad())")
 
 
 def array_like(t: Tensor, value: Any) -> Any:

@@ -29,8 +29,8 @@ def forward_array(fn: type, y: Any, backend: Any) -> Any:
         raise TypeError(f"{fn.op_name()}.forward returned a Tensor; forward computes on the "
                         "raw arrays it is given, with ctx.xp, and returns an array (return "
                         "y.data, or move the Tensor arithmetic out of forward). If an input's "
-                        ".data was set to a Tensor (p.data = t), set it to an array: p.data = "
-                        "t.data")
+                        ".data was set to a Tensor (x.data = t: a Parameter takes one, other "
+                        "tensors an array), set it to an array: x.data = t.data")
     if not (hasattr(y, "dtype") and hasattr(y, "shape")):
         raise TypeError(f"{fn.op_name()}.forward returned a {type(y).__name__}; it must "
                         "return one array (ctx.xp.asarray(...) makes one)")
