@@ -258,3 +258,52 @@ def test_p_data_matches_torch_live():
     assert ours.grad.tolist() == theirs.grad.tolist() == [2.0, 4.0, 6.0]
     with pytest.raises(RuntimeError, match="must be floating point"):
         theirs.data = torch.tensor([1, 2, 3])
+
+
+# ----------------------------------------------------------------------------- to(non_blocking=, copy=)
+def test_to_takes_non_blocking_and_copy_as_pytorch(device):
+    """torch 2.13: x.to('cpu', non_blocking=True) is x; x.to('cpu', torch.float64, True)
+    is float64; x.to('cpu', copy=True) is a new tensor; x.to(torch.float32, copy=True) too;
+    x.to(x, non_blocking=True) is x."""
+    x = tinyffn.arange(4.0, device=device, requires_grad=True)
+    assert x.to(device, non_blocking=True) is x and x.to(x, non_blocking=True) is x
+    y = x.to(device, tinyffn.double, True)                       # non_blocking by position
+    assert y.numpy().dtype == np.float64 and y.tolist() == x.tolist()
+    assert x.to(tinyffn.double, non_blocking=True, copy=True).numpy().dtype == np.float64
+    c = x.to(device, copy=True)
+    assert c is not x and c.tolist() == x.tolist() and c.grad_fn.name == "clone"
+    assert x.to(dtype=tinyffn.float32, copy=True) is not x
+    assert x.to(device, None, False, False) is x
+    (c * 2).sum().backward()                 # a copy in the graph, as PyTorch's ToCopyBackward
+    assert x.grad.tolist() == [2.0] * 4
+
+
+def test_to_refuses_a_bool_in_the_dtypes_place_with_the_keyword_to_write(device):
+    """PyTorch reads x.to(torch.float64, True) as non_blocking=True; tinyffn's dtype
+    parameter is there, so the bool is refused, naming the keywords."""
+    x = tinyffn.ones(2, device=device)
+    with pytest.raises(TypeError, match=r"^to: got True for dtype; after a dtype or a tensor, "
+                                        r"PyTorch reads it as non_blocking.*non_blocking=True"):
+        x.to(tinyffn.double, True)
+    with pytest.raises(TypeError, match="pass them by name"):
+        nn.Linear(2, 2).to(tinyffn.double, False)
+
+
+def test_module_to_takes_non_blocking_as_pytorch(device):
+    model = nn.Linear(2, 3)
+    assert model.to(device, non_blocking=True) is model and model.weight.device == device
+    model.to(device, tinyffn.double, True)
+    assert model.weight.numpy().dtype == np.float64
+    model.to(dtype=tinyffn.float, non_blocking=False)
+    assert model.bias.numpy().dtype == np.float32
+
+
+def test_to_with_non_blocking_and_copy_matches_torch_live():
+    torch = pytest.importorskip("torch")
+    x, tx = tinyffn.arange(3.0), torch.arange(3.0)
+    for kwargs in ({"non_blocking": True}, {"copy": True}, {"copy": False}):
+        assert (x.to("cpu", **kwargs) is x) == (tx.to("cpu", **kwargs) is tx)
+    assert str(tx.to("cpu", torch.float64, True).dtype) == \
+        f"torch.{x.to('cpu', tinyffn.float64, True).dtype}"
+    lin = torch.nn.Linear(2, 2)
+    assert lin.to("cpu", non_blocking=True) is lin

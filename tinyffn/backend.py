@@ -335,6 +335,10 @@ def device_and_dtype(device: Any, dtype: Any) -> tuple:
     PyTorch's ``x.to(torch.float64)``, moves there; a tensor there, ``x.to(y)``, stands for
     its device and dtype. A name (``"float64"``) stays a device, refused with a hint."""
     from .tensor import Tensor          # at call time: tensor.py imports this module
+    if isinstance(dtype, bool):         # PyTorch's x.to(torch.float64, True): non_blocking
+        raise TypeError(f"to: got {dtype} for dtype; after a dtype or a tensor, PyTorch reads "
+                        "it as non_blocking (and a second one as copy): pass them by name, "
+                        "x.to(dtype, non_blocking=True)")
     if dtype is None and isinstance(device, Tensor):
         return device.device, device.dtype
     if dtype is None and (isinstance(device, (np.dtype, type)) or hasattr(device, "_np_dtype")):

@@ -326,12 +326,13 @@ class Module:
         return module_state.load_state_dict(self, state_dict, strict)
 
     # -- devices and dtypes ----------------------------------------------------------------
-    def to(self, device: Any = None, dtype: Any = None) -> "Module":
+    def to(self, device: Any = None, dtype: Any = None, non_blocking: bool = False) -> "Module":
         """Move every parameter (and its gradient) and buffer to ``device`` and/or cast it to
         ``dtype``, in place: the Parameter objects stay the same, so an optimizer built on
         them still holds them. Returns self. Build optimizers after moving: their state is
         not moved. A dtype may take the device's place, as in PyTorch: ``model.to(np.float64)``.
         Integer and boolean buffers keep their dtype (a step count stays a count), as PyTorch's.
+        ``non_blocking`` is ignored, as in ``Tensor.to``.
         """
         return module_state.to(self, device, dtype)
 

@@ -169,12 +169,15 @@ class Tensor(TorchMethods):
             out.flags.writeable = False
         return out
 
-    def to(self, device: Any = None, dtype: Any = None) -> "Tensor":
+    def to(self, device: Any = None, dtype: Any = None, non_blocking: bool = False,
+           copy: bool = False) -> "Tensor":
         """This tensor on another device and/or with another dtype (``to(np.float64)``).
 
-        Returns ``self`` when nothing changes. A device move returns a new *leaf* with the
-        same ``requires_grad`` (its ``.grad`` is its own); a dtype change is recorded in the
-        graph (``cast``). A graph lives on one device: a computed tensor cannot move.
+        Returns ``self`` when nothing changes (``copy=True``: a ``clone()``). A device move
+        returns a new *leaf* with the same ``requires_grad`` (its ``.grad`` is its own); a
+        dtype change is recorded in the graph (``cast``). A graph lives on one device: a
+        computed tensor cannot move. ``non_blocking`` is ignored: every copy is complete
+        when ``to`` returns.
         """
         out, (device, dtype) = self, backends.device_and_dtype(device, dtype)
         if device is not None and backends.normalize_device(device) != self.device:
@@ -194,7 +197,7 @@ class Tensor(TorchMethods):
                 raise TypeError(f"to: tinyffn computes with bool, integer and float16/32/64 "
                                 f"tensors, not {backends.dtype_name(dtype)}")
             out = E.Cast.apply(out, dtype=out.backend.dtype(dtype))
-        return out
+        return self.clone() if copy and out is self else out
 
     def clone(self) -> "Tensor":
         """A copy in new memory, still in the graph (gradient passed through)."""
