@@ -307,3 +307,38 @@ def test_to_with_non_blocking_and_copy_matches_torch_live():
         f"torch.{x.to('cpu', tinyffn.float64, True).dtype}"
     lin = torch.nn.Linear(2, 2)
     assert lin.to("cpu", non_blocking=True) is lin
+
+
+# ----------------------------------------------------------------------------- device(type, index)
+def test_device_takes_an_index_of_0_as_torch_device():
+    """torch 2.13: device('cuda', 0) is cuda:0 (type 'cuda', index 0), device('cuda', None)
+    is cuda, device(type='cuda', index=0) too; device('cuda:0', 0) raises RuntimeError
+    ("type (string) must not include an index because index was passed explicitly"),
+    device('cuda', -1) RuntimeError, device('cuda', True) and ('cuda', 0.0) TypeError."""
+    for made in (tinyffn.device("cuda", 0), tinyffn.device("cuda", None),
+                 tinyffn.device(type="cuda", index=0), tinyffn.device("cuda", np.int64(0))):
+        assert made == "cuda" and (made.type, made.index) == ("cuda", 0)
+    assert tinyffn.device("cpu", 0) == "cpu" and tinyffn.device("strict", None) == "strict"
+    for index in (1, -1):
+        with pytest.raises(tinyffn.DeviceError, match=rf"^device\('cuda', {index}\): tinyffn "
+                                                      r"has one device of each type, index 0"):
+            tinyffn.device("cuda", index)
+    with pytest.raises(tinyffn.DeviceError, match=r"the type names an index already"):
+        tinyffn.device("cuda:0", 0)
+    for index in (True, 0.0, "0"):
+        with pytest.raises(TypeError, match=r"^device: index must be an int"):
+            tinyffn.device("cuda", index)
+    assert tinyffn.ones(2).to(tinyffn.device("cpu", 0)).device == "cpu"
+
+
+def test_device_with_an_index_matches_torch_live():
+    torch = pytest.importorskip("torch")
+    for args in (("cuda", 0), ("cuda", None), ("cpu", None)):
+        ours, theirs = tinyffn.device(*args), torch.device(*args)
+        assert ours.type == theirs.type
+    assert tinyffn.device("cuda", 0).index == torch.device("cuda", 0).index == 0
+    for lib in (torch, tinyffn):
+        with pytest.raises(RuntimeError):             # DeviceError is a RuntimeError
+            lib.device("cuda:0", 0)
+        with pytest.raises(TypeError):
+            lib.device("cuda", True)

@@ -48,9 +48,19 @@ class device(str):
     """A device's name, with ``torch.device``'s attributes: ``x.device.type`` is ``"cpu"``,
     ``"cuda"`` or ``"strict"``, ``x.device.index`` is 0 on the GPU (tinyffn uses one) and
     None elsewhere. A ``str`` as well, so ``x.device == "cpu"`` holds, where PyTorch would
-    say False (compare ``.type`` there). ``device("cuda:0")`` is ``"cuda"``."""
+    say False (compare ``.type`` there). ``device("cuda:0")`` and ``device("cuda", 0)`` are
+    ``"cuda"``: ``index`` may be 0 or None, as tinyffn has one device of each type."""
 
-    def __new__(cls, type: Any = "cpu"):
+    def __new__(cls, type: Any = "cpu", index: Any = None):
+        if index is not None:
+            if not isinstance(index, (int, np.integer)) or isinstance(index, bool):
+                raise TypeError(f"device: index must be an int, got {index!r}")
+            if ":" in str(type):
+                raise DeviceError(f"device({type!r}, {index}): the type names an index "
+                                  "already; pass one or the other, as in PyTorch")
+            if index != 0:
+                raise DeviceError(f"device({type!r}, {index}): tinyffn has one device of each "
+                                  f"type, index 0; pass device({type!r}) or index 0")
         return super().__new__(cls, normalize_device(type))
 
     @property
