@@ -342,3 +342,42 @@ def test_device_with_an_index_matches_torch_live():
             lib.device("cuda:0", 0)
         with pytest.raises(TypeError):
             lib.device("cuda", True)
+
+
+# ----------------------------------------------------------------------------- softmax(dtype=)
+# torch 2.13, F.softmax / F.log_softmax(tensor([1., 2., 3.]), 0, dtype=torch.float64)
+SOFTMAX_123 = [0.09003057317038045, 0.2447284710547976, 0.6652409557748218]
+LOG_SOFTMAX_123 = [-2.4076059644443806, -1.4076059644443804, -0.4076059644443804]
+
+
+@pytest.mark.parametrize("name, expected", [("softmax", SOFTMAX_123),
+                                            ("log_softmax", LOG_SOFTMAX_123)])
+def test_softmax_with_a_dtype_casts_first_as_pytorch(device, name, expected):
+    x = tinyffn.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
+    for y in (getattr(F, name)(x, -1, dtype=tinyffn.float64), getattr(F, name)(x, dim=0,
+              dtype="float64"), getattr(x, name)(0, tinyffn.float64),
+              getattr(tinyffn, name)(x, 0, dtype=tinyffn.float64)):
+        assert y.numpy().dtype == np.float64
+        np.testing.assert_allclose(y.numpy(), expected, rtol=1e-15)
+    y.sum().backward()
+    assert x.grad.numpy().dtype == np.float32        # through the recorded cast
+    assert getattr(F, name)(x, -1).numpy().dtype == np.float32
+
+
+def test_softmax_with_a_dtype_is_gradchecked():
+    x = tinyffn.tensor([[1.0, -2.0, 0.5], [0.0, 3.0, -1.0]], dtype="float64", requires_grad=True)
+    for fn in (F.softmax, F.log_softmax):
+        assert tinyffn.gradcheck(lambda t: fn(t, -1, dtype=tinyffn.float64) * t, [x])
+
+
+def test_softmax_with_a_dtype_matches_torch_live():
+    torch = pytest.importorskip("torch")
+    logits = [[1.0, 2.0, 3.0], [0.0, -1.0, 5.0]]
+    for name in ("softmax", "log_softmax"):
+        ours = getattr(F, name)(tinyffn.tensor(logits).half(), -1, dtype=tinyffn.float32)
+        theirs = getattr(torch.nn.functional, name)(torch.tensor(logits).half(), -1,
+                                                    dtype=torch.float32)
+        assert str(theirs.dtype) == f"torch.{ours.dtype}"
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(torch.nn.functional.softmax(torch.tensor([1.0, 2.0, 3.0]), 0,
+                               dtype=torch.float64).numpy(), SOFTMAX_123, rtol=1e-15)

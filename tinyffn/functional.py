@@ -189,7 +189,7 @@ def silu(x: Tensor, fused: bool = False) -> Tensor:
 
 
 # ----------------------------------------------------------------------------- softmax
-def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
+def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None, dtype: Any = None) -> Tensor:
     """softmax(x)_i = exp(x_i) / sum_j exp(x_j) along ``axis``.
 
     Stable for large logits: softmax(x - c) = softmax(x) for any constant c, so we
@@ -198,9 +198,11 @@ def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
 
     Jacobian: dy_i/dx_j = y_i (δ_ij - y_j), so gx = y (gy - sum_j gy_j y_j).
     Shape preserved; entries along ``axis`` are positive and sum to 1. ``dim`` is
-    PyTorch's name for ``axis``.
+    PyTorch's name for ``axis``; ``dtype``: x is cast to it first (a recorded ``cast``),
+    as PyTorch's ``F.softmax(x, -1, dtype=torch.float32)`` of float16 logits.
     """
     _check_tensor("softmax", "x", x)
+    x = x if dtype is None else x.to(dtype=dtype)
     axis = check_axis("softmax", x, either_name(
         "softmax", "axis", axis, -1, "dim", dim))
     with grad_mode.scope("function", "softmax"):
@@ -209,16 +211,18 @@ def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
         return e / e.sum(axis=axis, keepdims=True)
 
 
-def log_softmax(x: Tensor, axis: int = -1, *, dim: int | None = None) -> Tensor:
+def log_softmax(x: Tensor, axis: int = -1, *, dim: int | None = None,
+                dtype: Any = None) -> Tensor:
     """log softmax(x)_i = x_i - log sum_j exp(x_j) along ``axis``, computed stably.
 
     With c = max_j x_j (detached, as in :func:`softmax`): x_i - c - log sum_j exp(x_j - c).
     Unlike log(softmax(x)), this never takes the log of an underflowed 0.
 
     Jacobian: dy_i/dx_j = δ_ij - softmax(x)_j, so gx = gy - softmax(x) sum_j gy_j.
-    Shape preserved. ``dim`` is PyTorch's name for ``axis``.
+    Shape preserved. ``dim`` is PyTorch's name for ``axis``; ``dtype`` as :func:`softmax`'s.
     """
     _check_tensor("log_softmax", "x", x)
+    x = x if dtype is None else x.to(dtype=dtype)
     axis = check_axis("log_softmax", x, either_name(
         "log_softmax", "axis", axis, -1, "dim", dim))
     with grad_mode.scope("function", "log_softmax"):

@@ -340,15 +340,15 @@ class Tensor(TorchMethods):
     def where(self, condition, other): return C.where(condition, self, other)
     def masked_fill(self, mask, value): return C.masked_fill(self, mask, value)
 
-    def softmax(self, dim):
+    def softmax(self, dim, dtype=None):
         """``tinyffn.functional.softmax(self, dim)``, as ``torch.Tensor.softmax``."""
         from .functional import softmax         # functional.py imports this module
-        return softmax(self, dim=dim)
+        return softmax(self, dim=dim, dtype=dtype)
 
-    def log_softmax(self, dim):
+    def log_softmax(self, dim, dtype=None):
         """``tinyffn.functional.log_softmax(self, dim)``."""
         from .functional import log_softmax
-        return log_softmax(self, dim=dim)
+        return log_softmax(self, dim=dim, dtype=dtype)
 
     # -- reductions ----------------------------------------------------------------------
     # Each takes NumPy's names (axis, keepdims) or PyTorch's (dim, keepdim). Positional
