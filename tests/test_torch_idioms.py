@@ -381,3 +381,66 @@ def test_softmax_with_a_dtype_matches_torch_live():
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(torch.nn.functional.softmax(torch.tensor([1.0, 2.0, 3.0]), 0,
                                dtype=torch.float64).numpy(), SOFTMAX_123, rtol=1e-15)
+
+
+# ----------------------------------------------------------------------------- tinyffn.cuda
+@pytest.mark.parametrize("seed_fn", [tinyffn.cuda.manual_seed, tinyffn.cuda.manual_seed_all])
+def test_cuda_seeds_seed_the_one_generator_without_a_gpu_too(seed_fn, device):
+    """torch 2.13: torch.cuda.manual_seed(0) and manual_seed_all(0) run without CUDA."""
+    seed_fn(7)
+    first = tinyffn.randn(3, device=device).tolist()
+    tinyffn.manual_seed(7)
+    assert tinyffn.randn(3, device=device).tolist() == first
+    seed_fn(8)
+    assert tinyffn.randn(3, device=device).tolist() != first
+
+
+@pytest.mark.skipif(tinyffn.cuda_available(), reason="checks the error without a usable GPU")
+def test_synchronize_without_a_gpu_raises_the_device_error_that_says_why():
+    """torch 2.13 without CUDA: torch.cuda.synchronize() raises ("Torch not compiled with
+    CUDA enabled"); tinyffn's is the DeviceError of device 'cuda'."""
+    with pytest.raises(tinyffn.DeviceError) as raised:
+        tinyffn.cuda.synchronize()
+    with pytest.raises(tinyffn.DeviceError) as also:
+        tinyffn.ones(1, device="cuda")
+    assert str(raised.value) == str(also.value)
+
+
+def test_synchronize_refuses_a_device_that_is_not_the_gpu():
+    for device in ("cpu", "strict"):
+        with pytest.raises(ValueError, match=r"^synchronize: waits for the GPU; device must be "
+                                             r"None, 0, 'cuda' or 'cuda:0'"):
+            tinyffn.cuda.synchronize(device)
+    with pytest.raises(tinyffn.DeviceError, match="tinyffn uses one GPU"):
+        tinyffn.cuda.synchronize(1)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not tinyffn.cuda_available(), reason="CuPy with a usable GPU is not available")
+def test_synchronize_waits_for_the_gpu():
+    x = tinyffn.randn(512, 512, device="cuda")
+    y = x @ x
+    for device in (None, 0, "cuda", "cuda:0"):
+        assert tinyffn.cuda.synchronize(device) is None
+    assert y.shape == (512, 512) and tinyffn.cuda.is_available()
+
+
+def test_every_backend_has_a_synchronize():
+    for device in ("cpu", "strict"):
+        assert tinyffn.ones(1, device=device).backend.synchronize() is None
+
+
+def test_cuda_names_match_torch_live():
+    torch = pytest.importorskip("torch")
+    for name in ("is_available", "manual_seed", "manual_seed_all", "synchronize"):
+        assert callable(getattr(torch.cuda, name)) and callable(getattr(tinyffn.cuda, name))
+    torch.cuda.manual_seed(0)                    # both run without a GPU
+    torch.cuda.manual_seed_all(0)
+    tinyffn.cuda.manual_seed(0)
+    tinyffn.cuda.manual_seed_all(0)
+    if not torch.cuda.is_available() and not tinyffn.cuda_available():
+        with pytest.raises((AssertionError, RuntimeError)):     # torch's: AssertionError
+            torch.cuda.synchronize()
+        with pytest.raises(RuntimeError):                        # DeviceError
+            tinyffn.cuda.synchronize()
+    assert not hasattr(tinyffn.cuda, "device_count")            # left out on purpose

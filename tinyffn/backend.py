@@ -87,6 +87,8 @@ class Backend:
             accumulating repeated indices (``numpy.add.at`` semantics).
         to_numpy: a NumPy copy of an array of this backend.
         from_numpy: an array of this backend holding a NumPy array's values.
+        synchronize: wait until the device has finished the work queued on it (a GPU runs
+            it while Python goes on); nothing to wait for on the CPU.
     """
 
     device: str
@@ -96,6 +98,7 @@ class Backend:
     index_add: Callable[[Any, Any, Any], None]
     to_numpy: Callable[[Any], np.ndarray]
     from_numpy: Callable[[np.ndarray], Any]
+    synchronize: Callable[[], None]
 
     def __reduce__(self):
         """Pickled (and deep-copied) as its device name: the copy is this same backend, so
@@ -252,6 +255,7 @@ def _numpy_backend() -> Backend:
         index_add=index_add,
         to_numpy=lambda x: np.array(x, copy=True),
         from_numpy=np.asarray,
+        synchronize=lambda: None,       # every NumPy call has finished when it returns
     )
 
 
@@ -298,6 +302,7 @@ def _cupy_backend() -> Backend:
         index_add=index_add,
         to_numpy=cupy.asnumpy,
         from_numpy=cupy.asarray,
+        synchronize=cupy.cuda.runtime.deviceSynchronize,
     )
 
 
@@ -334,6 +339,7 @@ def _strict_backend() -> Backend:
         index_add=index_add,
         to_numpy=to_numpy,
         from_numpy=xp.asarray,
+        synchronize=lambda: None,
     )
 
 
