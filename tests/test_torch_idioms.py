@@ -8,8 +8,6 @@ forms (``x.clamp_``), ``grad(outputs=...)`` and ``backward(inputs=...)``, ``wher
 installed.
 """
 import operator
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -444,3 +442,140 @@ def test_cuda_names_match_torch_live():
         with pytest.raises(RuntimeError):                        # DeviceError
             tinyffn.cuda.synchronize()
     assert not hasattr(tinyffn.cuda, "device_count")            # left out on purpose
+
+
+# ----------------------------------------------------------------------------- clip, in-place forms
+def test_clip_is_clamp_as_in_pytorch(device):
+    """torch 2.13: tensor([-2., 0.5, 3.]).clip(0, 1) is [0., 0.5, 1.], .clip(min=0) [0., 0.5, 3.]."""
+    x = tinyffn.tensor([-2.0, 0.5, 3.0], device=device)
+    assert x.clip(0, 1).tolist() == [0.0, 0.5, 1.0] and x.clip(min=0).tolist() == [0.0, 0.5, 3.0]
+    assert x.clip(max=tinyffn.tensor(0.0, device=device)).tolist() == [-2.0, 0.0, 0.0]
+    w = tinyffn.tensor([-1.0, 0.5, 2.0], dtype="float64", requires_grad=True)
+    assert tinyffn.gradcheck(lambda t: t.clip(-0.5, 1.0) * t, [w])
+
+
+# torch 2.13, tensor([-2.0, 0.25, 3.0]) (float32) after x.<name>(*args); each returns x
+IN_PLACE_FLOAT = {
+    ("clamp_", (0.0, 1.0)): [0.0, 0.25, 1.0],
+    ("clip_", (None, 1.0)): [-2.0, 0.25, 1.0],
+    ("relu_", ()): [0.0, 0.25, 3.0],
+    ("exp_", ()): [0.1353352814912796, 1.2840254306793213, 20.08553695678711],
+    ("log_", ()): [np.nan, -1.3862943649291992, 1.0986123085021973],
+    ("tanh_", ()): [-0.9640275835990906, 0.24491865932941437, 0.9950547814369202],
+    ("sigmoid_", ()): [0.11920291930437088, 0.562176525592804, 0.9525741338729858],
+    ("erf_", ()): [-0.9953222870826721, 0.27632638812065125, 0.9999778866767883],
+    ("sqrt_", ()): [np.nan, 0.5, 1.7320507764816284],
+    ("rsqrt_", ()): [np.nan, 2.0, 0.5773502588272095],
+    ("abs_", ()): [2.0, 0.25, 3.0],
+    ("neg_", ()): [2.0, -0.25, -3.0],
+    ("negative_", ()): [2.0, -0.25, -3.0],
+    ("square_", ()): [4.0, 0.0625, 9.0],
+    ("reciprocal_", ()): [-0.5, 4.0, 0.3333333432674408],
+    ("pow_", (2,)): [4.0, 0.0625, 9.0],
+    ("pow_", (0.5,)): [np.nan, 0.5, 1.7320507764816284],
+}
+# torch 2.13, tensor([-3, 0, 2]) (int64): these keep int64; the rest of the table raise
+# RuntimeError "result type Float can't be cast to the desired output type Long"
+IN_PLACE_INT = {("relu_", ()): [0, 0, 2], ("abs_", ()): [3, 0, 2], ("neg_", ()): [3, 0, -2],
+                ("negative_", ()): [3, 0, -2], ("square_", ()): [9, 0, 4],
+                ("pow_", (2,)): [9, 0, 4]}
+
+
+@pytest.mark.filterwarnings("ignore:(invalid value|divide by zero):RuntimeWarning")  # log(-2)
+@pytest.mark.parametrize("name, args", IN_PLACE_FLOAT, ids=[f"{n}{a}" for n, a in IN_PLACE_FLOAT])
+def test_the_in_place_forms_give_pytorchs_values_in_x_itself(device, name, args):
+    x = tinyffn.tensor([-2.0, 0.25, 3.0], device=device)
+    before = x.detach()
+    assert getattr(x, name)(*args) is x
+    np.testing.assert_allclose(x.numpy(), IN_PLACE_FLOAT[name, args], rtol=2e-7)
+    assert x.numpy().dtype == np.float32 and before.tolist() == [-2.0, 0.25, 3.0]
+    i = tinyffn.tensor([-3, 0, 2], device=device)
+    if (name, args) in IN_PLACE_INT:
+        assert getattr(i, name)(*args) is i and i.tolist() == IN_PLACE_INT[name, args]
+        assert i.numpy().dtype == np.int64
+    elif name not in ("clamp_", "clip_"):       # an integer x with float bounds: below
+        with pytest.raises(RuntimeError, match=rf"^{name}: x\.{name[:-1]}\(\.\.\.\) has shape "
+                                               r"\(3,\) and dtype float32, but x has shape "
+                                               r"\(3,\) and dtype int64; in place"):
+            getattr(i, name)(*args)
+        assert i.tolist() == [-3, 0, 2]
+
+
+def test_the_in_place_forms_keep_x_dtype_and_refuse_a_higher_kind(device):
+    """torch 2.13: a float16 x.exp_() stays float16 ([0.1353759765625, 1.2841796875,
+    20.078125]); an int64 x.clamp_(0.0, 1.0) raises (a float result)."""
+    if device != "strict":
+        h = tinyffn.tensor([-2.0, 0.25, 3.0], device=device).half()
+        h.exp_()
+        assert h.dtype == tinyffn.half and h.tolist() == [0.1353759765625, 1.2841796875, 20.078125]
+    i = tinyffn.tensor([-3, 0, 2], device=device)
+    with pytest.raises(RuntimeError, match=r"^clamp_: .* dtype float32, but x has .* int64"):
+        i.clamp_(0.0, 1.0)
+    i.clamp_(tinyffn.tensor([0, 0, 0], device=device), tinyffn.tensor([1, 1, 1], device=device))
+    assert i.tolist() == [0, 0, 1]                        # torch: tensor([0, 0, 1])
+    x = tinyffn.tensor([1.0, 2.0, 3.0], device=device)
+    with pytest.raises(RuntimeError, match=r"^clamp_: x.clamp\(\.\.\.\) has shape \(2, 3\)"):
+        x.clamp_(min=tinyffn.zeros(2, 3, device=device))   # torch: "doesn't match the broadcast"
+
+
+def test_masked_fill_tril_and_triu_in_place_as_pytorch(device):
+    """torch 2.13: masked_fill_(x > 0, 7.) of [-2., 0.25, 3.] is [-2., 7., 7.]; of
+    [[1., 2.], [3., 4.]], tril_() [[1, 0], [3, 4]], triu_(1) [[0, 2], [0, 0]], tril_(-1)
+    [[0, 0], [3, 0]]."""
+    x = tinyffn.tensor([-2.0, 0.25, 3.0], device=device)
+    assert x.masked_fill_(x > 0, 7.0) is x and x.tolist() == [-2.0, 7.0, 7.0]
+    for name, args, expected in [("tril_", (), [[1.0, 0.0], [3.0, 4.0]]),
+                                 ("triu_", (1,), [[0.0, 2.0], [0.0, 0.0]]),
+                                 ("tril_", (-1,), [[0.0, 0.0], [3.0, 0.0]])]:
+        m = tinyffn.tensor([[1.0, 2.0], [3.0, 4.0]], device=device)
+        assert getattr(m, name)(*args) is m and m.tolist() == expected
+
+
+def test_the_in_place_forms_follow_the_rules_of_x_minus_equals_y(device):
+    """Refused where a gradient is needed (naming the form to write) and on a view;
+    allowed inside no_grad(); a graph built before keeps the old values."""
+    w = tinyffn.tensor([-1.0, 0.5, 2.0], device=device, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^relu_: x requires grad, and tinyffn does not "
+                                           r"record in-place ops.*write x = x\.relu\(\.\.\.\)"):
+        w.relu_()
+    h = w * 2
+    with pytest.raises(RuntimeError, match=r"^clamp_: x requires grad"):
+        h.clamp_(0)                  # PyTorch records it in the graph; tinyffn has no such op
+    bound = tinyffn.tensor(0.0, device=device, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^clamp_: x or y requires grad"):
+        tinyffn.zeros(3, device=device).clamp_(bound)
+    y = w * w
+    with tinyffn.no_grad():
+        assert w.clamp_(0, 1) is w
+    assert w.tolist() == [0.0, 0.5, 1.0] and w.requires_grad and w.is_leaf
+    y.sum().backward()
+    assert w.grad.tolist() == [-2.0, 1.0, 4.0]        # at the old values, saved by the graph
+    base = tinyffn.tensor([[-1.0, 2.0]], device=device)
+    with pytest.raises(RuntimeError, match=r"^exp_: x was made from another tensor by x\[key\]"):
+        base[0].exp_()
+    row = base[0].clone()
+    row.exp_()                                         # a tensor of its own
+    assert base.tolist() == [[-1.0, 2.0]]
+
+
+@pytest.mark.filterwarnings("ignore:(invalid value|divide by zero):RuntimeWarning")
+def test_the_in_place_forms_match_torch_live():
+    torch = pytest.importorskip("torch")
+    for (name, args), expected in IN_PLACE_FLOAT.items():
+        t = torch.tensor([-2.0, 0.25, 3.0])
+        assert getattr(t, name)(*args) is t
+        np.testing.assert_allclose(t.numpy(), expected, rtol=1e-7)
+        ours = tinyffn.tensor([-2.0, 0.25, 3.0])
+        getattr(ours, name)(*args)
+        np.testing.assert_allclose(ours.numpy(), t.numpy(), rtol=2e-7)
+        ti, i = torch.tensor([-3, 0, 2]), tinyffn.tensor([-3, 0, 2])
+        try:
+            getattr(ti, name)(*args)
+        except RuntimeError:
+            with pytest.raises(RuntimeError, match="in place, x cannot change either"):
+                getattr(i, name)(*args)
+        else:
+            assert getattr(i, name)(*args).tolist() == ti.tolist()
+    t, ours = torch.tensor([-2.0, 0.5, 3.0]), tinyffn.tensor([-2.0, 0.5, 3.0])
+    assert ours.clip(0, 1).tolist() == t.clip(0, 1).tolist()
+    assert ours.masked_fill_(ours > 0, 7.0).tolist() == t.masked_fill_(t > 0, 7.0).tolist()

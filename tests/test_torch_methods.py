@@ -545,12 +545,14 @@ def test_item_assignment_is_refused_and_the_message_tells_the_truth(device):
 
 def test_a_missing_in_place_name_gets_pythons_suggestion_of_the_method():
     """No __getattr__ (it would slow every attribute read): Python's AttributeError names
-    the out-of-place method, "Did you mean: 'clamp'?", as the docs say. Python prints the
-    suggestion as it shows the error (3.11's traceback module does not), hence a process."""
+    the out-of-place method, "Did you mean: 'unsqueeze'?", as the docs say (the in-place
+    forms that keep x's shape, clamp_ and others, exist: in_place_methods.py). Python
+    prints the suggestion as it shows the error (3.11's traceback module does not), hence
+    a process."""
     shown = subprocess.run([sys.executable, "-c", "import tinyffn\n"
-                            "tinyffn.tensor([1.0]).clamp_(0)"], capture_output=True, text=True)
-    assert shown.stderr.rstrip().endswith(
-        "AttributeError: 'Tensor' object has no attribute 'clamp_'. Did you mean: 'clamp'?")
+                            "tinyffn.tensor([1.0]).unsqueeze_(0)"], capture_output=True, text=True)
+    assert shown.stderr.rstrip().endswith("AttributeError: 'Tensor' object has no attribute "
+                                          "'unsqueeze_'. Did you mean: 'unsqueeze'?")
     assert not hasattr(tinyffn.Tensor, "__getattr__")
 
 

@@ -17,10 +17,12 @@ stays the same object and gets a new array, so a graph that saved the old one, v
 x and ``x.detach()`` keep the old values. Allowed where no gradient is needed (inside
 ``no_grad()``, or on a tensor that does not require grad, such as a ``.grad``); refused
 where one is, since no graph records it. ``x[key] = value`` is refused with the forms to
-write instead. A PyTorch in-place name tinyffn lacks (``x.clamp_(0)``) is Python's own
-AttributeError, which ends "Did you mean: 'clamp'?". A ``__getattr__`` could say more, but
-a class with one reads every attribute on a slower path (``t.data`` three times slower on
-Python 3.11), and every op reads several.
+write instead. The in-place forms of the other methods (``x.clamp_(0)``, ``x.exp_()``,
+``s.masked_fill_(m, v)``) are in the base class :class:`tinyffn.in_place_methods.InPlaceMethods`.
+A PyTorch in-place name tinyffn lacks (``x.unsqueeze_(0)``) is Python's own AttributeError,
+which ends "Did you mean: 'unsqueeze'?". A ``__getattr__`` could say more, but a class with
+one reads every attribute on a slower path (``t.data`` three times slower on Python 3.11),
+and every op reads several.
 """
 from __future__ import annotations
 
@@ -34,12 +36,14 @@ from .ops import elementwise as E
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
 from .arguments import _axis_list, _is_int, _shape_arg, is_real, type_name
 from .backend import dtype_name
+from .in_place_methods import InPlaceMethods
 from .more_functions import MoreMethods
 
 
-class TorchMethods(MoreMethods):
+class TorchMethods(MoreMethods, InPlaceMethods):
     """The methods of :class:`tinyffn.Tensor` that this file holds (see its docstring); its
-    base class holds those of :mod:`tinyffn.more_functions` (``x.sin()``, ``x.prod()``, ...)."""
+    base classes hold those of :mod:`tinyffn.more_functions` (``x.sin()``, ``x.prod()``, ...)
+    and the in-place forms of :mod:`tinyffn.in_place_methods` (``x.clamp_(0)``, ...)."""
 
     __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
 
@@ -212,6 +216,10 @@ class TorchMethods(MoreMethods):
     def matmul(self, other): return self @ other
     def neg(self): return -self
     negative = neg
+
+    def clip(self, min=None, max=None):
+        """``clamp(min, max)``, under its other name, as ``torch.Tensor.clip``."""
+        return self.clamp(min, max)
 
     def square(self):
         """``self ** 2``, as ``torch.square`` (a bool or integer x stays an integer)."""
