@@ -579,3 +579,78 @@ def test_the_in_place_forms_match_torch_live():
     t, ours = torch.tensor([-2.0, 0.5, 3.0]), tinyffn.tensor([-2.0, 0.5, 3.0])
     assert ours.clip(0, 1).tolist() == t.clip(0, 1).tolist()
     assert ours.masked_fill_(ours > 0, 7.0).tolist() == t.masked_fill_(t > 0, 7.0).tolist()
+
+
+# ----------------------------------------------------------------------------- grad(outputs=), backward(inputs=)
+def test_grad_takes_pytorchs_argument_names(device):
+    """torch 2.13: autograd.grad(outputs=(x * x).sum(), inputs=[x]) at x = [1., 2.] is
+    (tensor([2., 4.]),)."""
+    x = tinyffn.tensor([1.0, 2.0], device=device, requires_grad=True)
+    for grad in (tinyffn.grad, tinyffn.autograd.grad):
+        (g,) = grad(outputs=(x * x).sum(), inputs=[x])
+        assert g.tolist() == [2.0, 4.0]
+    (g,) = tinyffn.grad(outputs=[x * x], inputs=x, grad_outputs=[tinyffn.ones(2, device=device)])
+    assert g.tolist() == [2.0, 4.0] and x.grad is None
+    with pytest.raises(RuntimeError, match=r"^grad: inputs is empty"):   # torch: "grad
+        tinyffn.grad((x * x).sum(), [])                                  # requires non-empty"
+
+
+def test_backward_with_inputs_accumulates_only_into_them_as_pytorch(device):
+    """torch 2.13, x = [1., 2.], w = [3., 4.], h = x * w: (h * h).sum().backward(inputs=[x])
+    gives x.grad [18., 64.] and w.grad None; then, with a new h, backward(inputs=[h, w])
+    gives h.grad [6., 16.], w.grad [6., 32.], x.grad still [18., 64.]; an input the loss
+    does not use keeps .grad None; inputs=x (one tensor) adds [2., 2.] to x.grad."""
+    x = tinyffn.tensor([1.0, 2.0], device=device, requires_grad=True)
+    w = tinyffn.tensor([3.0, 4.0], device=device, requires_grad=True)
+    unused = tinyffn.ones(2, device=device, requires_grad=True)
+    h = x * w
+    (h * h).sum().backward(inputs=[x])
+    assert x.grad.tolist() == [18.0, 64.0] and w.grad is None
+    h = x * w
+    (h * h).sum().backward(inputs=[h, w, w])              # w twice: once, as in PyTorch
+    assert h.grad.tolist() == [6.0, 16.0] and w.grad.tolist() == [6.0, 32.0]
+    assert x.grad.tolist() == [18.0, 64.0]
+    (x * 2).sum().backward(inputs=[unused])
+    assert unused.grad is None
+    (x * 2).sum().backward(inputs=x)
+    assert x.grad.tolist() == [20.0, 66.0]
+
+
+def test_backward_with_inputs_refuses_what_pytorch_refuses(device):
+    """torch 2.13: inputs=[] raises RuntimeError ("`inputs` argument to `backward()`
+    cannot be empty"), and so does an input that does not require grad."""
+    x = tinyffn.tensor([1.0, 2.0], device=device, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^backward: inputs is empty"):
+        (x * 2).sum().backward(inputs=[])
+    with pytest.raises(RuntimeError, match=r"^backward: input 0 \(Tensor\) does not require "
+                                           r"grad"):
+        (x * 2).sum().backward(inputs=[tinyffn.ones(2, device=device)])
+    with pytest.raises(RuntimeError, match=r"^backward: dL/d\(output\) is implied only"):
+        (x * 2).backward(inputs=[x])                        # the error names backward
+    assert x.grad is None
+
+
+def test_autograd_gradcheck_is_tinyffns():
+    assert tinyffn.autograd.gradcheck is tinyffn.gradcheck
+    x = tinyffn.tensor([0.5, -1.0], dtype="float64", requires_grad=True)
+    assert tinyffn.autograd.gradcheck(lambda t: (t * t).tanh(), [x])
+    with pytest.raises(AttributeError, match="module 'tinyffn.autograd' has no attribute 'nope'"):
+        tinyffn.autograd.nope
+
+
+def test_grad_and_backward_with_inputs_match_torch_live():
+    torch = pytest.importorskip("torch")
+    values = ([1.0, 2.0], [3.0, 4.0])
+    ours = [tinyffn.tensor(v, requires_grad=True) for v in values]
+    theirs = [torch.tensor(v, requires_grad=True) for v in values]
+    for (x, w), lib in ((ours, tinyffn), (theirs, torch)):
+        h = x * w
+        (h * h).sum().backward(inputs=[x])
+        h = x * w
+        (h * h).sum().backward(inputs=[h, w])
+        assert h.grad.tolist() == [6.0, 16.0]
+    assert [t.grad.tolist() for t in ours] == [t.grad.tolist() for t in theirs]
+    (g,) = tinyffn.autograd.grad(outputs=(ours[0] ** 3).sum(), inputs=[ours[0]])
+    (tg,) = torch.autograd.grad(outputs=(theirs[0] ** 3).sum(), inputs=[theirs[0]])
+    assert g.tolist() == tg.tolist()
+    assert callable(torch.autograd.gradcheck) and callable(tinyffn.autograd.gradcheck)

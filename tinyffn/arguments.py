@@ -39,6 +39,21 @@ def single_of_sequence(op: str, name: str, value: Any) -> Any:
     return value
 
 
+def grad_inputs(op: str, inputs: Any) -> tuple:
+    """``inputs`` of ``grad`` and ``backward(inputs=...)``: tensors that require grad, as a
+    tuple (one Tensor is one input)."""
+    from .tensor import Tensor          # at call time: tensor.py imports this module
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    if not inputs:
+        raise RuntimeError(f"{op}: inputs is empty; pass the tensors to differentiate for")
+    for i, t in enumerate(inputs):
+        if not isinstance(t, Tensor) or not t.requires_grad:
+            raise RuntimeError(f"{op}: input {i} ({type_name(t)}) does not require grad, so "
+                               "it has no gradient; pass tensors made with requires_grad=True "
+                               "(or computed from one)")
+    return inputs
+
+
 def _numpy_names(op: str, axis: Any, keepdims: bool, dim: Any, keepdim: bool | None):
     """(axis, keepdims) from NumPy's names or PyTorch's (dim, keepdim), not both.
 

@@ -53,7 +53,7 @@ import types
 import weakref
 from typing import Any, Iterator, Sequence
 
-from .arguments import either_name, single_of_sequence, type_name
+from .arguments import either_name, grad_inputs, single_of_sequence
 from .backend import check_one_device, dtype_name
 from . import hooks, op_checks, tensor as _tensor  # used at call time only (all import this)
 # The switches every op reads live in grad_mode.py; autograd's names too (torch.autograd.no_grad)
@@ -299,9 +299,20 @@ def topological_order(root: "_tensor.Tensor", every_input: bool = False) -> list
     return order
 
 
-def backward(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False) -> None:
-    """``root.backward(grad, retain_graph)``: :func:`walk`, run to the end (steps not held)."""
-    run_to_end(walk(root, grad, retain_graph))
+def backward(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
+             inputs: Any = None) -> None:
+    """``root.backward(grad, retain_graph)``: :func:`walk`, run to the end (steps not held).
+    With ``inputs`` (PyTorch's), only those tensors' ``.grad`` accumulate: :func:`grad`'s walk."""
+    if inputs is None:
+        run_to_end(walk(root, grad, retain_graph))
+        return
+    inputs = {id(t): t for t in grad_inputs("backward", inputs)}.values()  # each once
+    captured = {id(node_of(t)): None for t in inputs}
+    run_to_end(walk(root, _root_grad(root, grad, "backward"), retain_graph, capture=captured))
+    for t in inputs:
+        g = captured[id(node_of(t))]
+        if g is not None:            # None: root does not depend on t, whose .grad stays
+            t._accumulate_grad(g)
 
 
 def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
@@ -413,21 +424,21 @@ def _root_grad(root: "_tensor.Tensor", grad: Any, op: str) -> Any:
     return root.backend.xp.astype(g, root.data.dtype) if g.dtype != root.data.dtype else g
 
 
-def grad(output: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_output: Any = None,
+def grad(outputs: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_output: Any = None,
          retain_graph: bool = False, *, grad_outputs: Any = None, create_graph: bool = False,
          allow_unused: bool | None = None, materialize_grads: bool = False) -> tuple:
     """dL/d(input) for each input, as tensors; no ``.grad`` changes (``torch.autograd.grad``).
 
-    ``inputs`` is a sequence of tensors that require grad, or one Tensor (the result is
-    still a tuple). ``grad_output`` (PyTorch's ``grad_outputs``) is dL/d(output), needed
-    unless ``output`` has one element. An input that ``output`` does not depend on is an
-    error, as in PyTorch, unless ``allow_unused=True`` (its gradient is None) or
-    ``materialize_grads=True`` (zeros). ``create_graph=True`` is refused: backward records
-    no graph.
+    ``outputs`` is one tensor (or a list of one). ``inputs`` is a sequence of tensors that
+    require grad, or one Tensor (the result is still a tuple). ``grad_output`` (PyTorch's
+    ``grad_outputs``) is dL/d(output), needed unless the output has one element. An input
+    that the output does not depend on is an error, as in PyTorch, unless
+    ``allow_unused=True`` (its gradient is None) or ``materialize_grads=True`` (zeros).
+    ``create_graph=True`` is refused: backward records no graph.
     """
     grad_output = either_name("grad", "grad_output", grad_output, None, "grad_outputs",
                               grad_outputs)
-    output = single_of_sequence("grad", "output", output)
+    output = single_of_sequence("grad", "outputs", outputs)
     grad_output = single_of_sequence("grad", "grad_output", grad_output)
     if create_graph:
         raise ValueError("grad: create_graph=True (gradients of gradients) is not supported: "
@@ -435,12 +446,7 @@ def grad(output: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_outp
     if materialize_grads and allow_unused is False:
         raise ValueError("grad: materialize_grads=True gives unused inputs zeros, which "
                          "allow_unused=False forbids; leave allow_unused out")
-    inputs = (inputs,) if isinstance(inputs, _tensor.Tensor) else tuple(inputs)
-    for i, t in enumerate(inputs):
-        if not isinstance(t, _tensor.Tensor) or not t.requires_grad:
-            raise RuntimeError(f"grad: input {i} ({type_name(t)}) does not require grad, so "
-                               "it has no gradient; pass tensors made with requires_grad=True "
-                               "(or computed from one)")
+    inputs = grad_inputs("grad", inputs)
     captured = {id(node_of(t)): None for t in inputs}
     run_to_end(walk(output, grad_output, retain_graph, capture=captured))
     out = []
@@ -459,3 +465,12 @@ def grad(output: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_outp
             g = t.backend.xp.asarray(g, copy=True)
         out.append(_tensor.Tensor(g, _backend=t.backend))
     return tuple(out)
+
+
+def __getattr__(name: str) -> Any:
+    """``tinyffn.autograd.gradcheck``, as ``torch.autograd.gradcheck``: imported when asked
+    for, as gradcheck.py imports this module."""
+    if name == "gradcheck":
+        from .gradcheck import gradcheck
+        return gradcheck
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -215,15 +215,16 @@ class Tensor(TorchMethods):
 
     # -- autograd ------------------------------------------------------------------------
     def backward(self, grad: Any = None, retain_graph: bool = False, *,
-                 gradient: Any = None) -> None:
-        """Accumulate d(self)/d(leaf) into ``leaf.grad`` for every leaf that requires grad.
+                 gradient: Any = None, inputs: Any = None) -> None:
+        """Accumulate d(self)/d(leaf) into ``leaf.grad`` for every leaf that requires grad
+        (only into the tensors ``inputs`` lists, if given, as PyTorch's).
 
         ``grad`` (PyTorch's ``gradient``) is dL/d(self): required unless ``self`` has one
         element (then 1). Without ``retain_graph`` the arrays saved for backward are freed
         as the walk passes them.
         """
         grad = either_name("backward", "grad", grad, None, "gradient", gradient)
-        autograd.backward(self, grad, retain_graph)
+        autograd.backward(self, grad, retain_graph, inputs)
 
     def retain_grad(self) -> None:
         """Keep ``.grad`` for this non-leaf tensor too (leaves always keep theirs)."""
