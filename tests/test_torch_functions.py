@@ -33,7 +33,7 @@ FUNCTIONS = ["exp", "log", "tanh", "sigmoid", "relu", "erf", "sqrt", "abs", "neg
              "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std", "any", "all",
              "reshape", "transpose", "permute", "flatten", "squeeze", "unsqueeze",
              "masked_fill", "tril", "triu", "norm", "isnan", "isinf", "isfinite", "isclose",
-             "allclose", "equal", "full", "full_like", "eye", "linspace",
+             "allclose", "equal", "where", "nonzero", "full", "full_like", "eye", "linspace",
              "float32", "float64", "int64"]
 CASES = [
     # elementwise
@@ -80,6 +80,9 @@ CASES = [
     "allclose(z, z, equal_nan=True)", "equal(x, x)", "equal(x, y)", "equal(n, n * 1.0)",
     "equal(z, z)", "equal(x, reshape(x, (3, 2)))", "logical_not(y)", "logical_not(n > 2)",
     "logical_and(x, y)", "logical_or(y, z[:3])", "logical_xor(y > 0, n)", "logical_and(z, w)",
+    # where and nonzero
+    "where(x > 0, x, y)", "where(y == 0, 1.0, x)", "where(x > 0)", "nonzero(y)",
+    "nonzero(n > 2)", "nonzero(y, as_tuple=True)",
     # creation
     "full((2, 3), 0.5)", "full((2,), 7)", "full((2, 2), True)", "full((), -1.5)",
     "full([2], 3, dtype=float64)", "full((2,), -inf)", "full_like(x, 2)", "full_like(n, 7)",
@@ -162,7 +165,7 @@ def test_the_names_of_builtins_are_reachable_but_left_out_of_import_star():
 def test_every_other_new_function_is_in_all():
     public = [n for n, f in vars(torch_functions).items() if not n.startswith("_")
               and callable(f) and getattr(f, "__module__", "") == torch_functions.__name__]
-    assert len(public) == 52 and set(public) <= set(FUNCTIONS)    # each has its cases
+    assert len(public) == 54 and set(public) <= set(FUNCTIONS)    # each has its cases
     assert sorted(set(public) - set(BUILTIN_NAMES)) == sorted(set(public) & set(tinyffn.__all__))
     for name in ("full", "full_like", "eye", "linspace", "randint", "randn_like", "rand_like"):
         assert name in tinyffn.__all__
@@ -205,6 +208,9 @@ DIFFERENTIABLE = {
     "norm inf": lambda x, y, b: T.norm(b, math.inf, -1) + T.norm(x, -math.inf, 0, True),
     "norm 3": lambda x, y, b: T.norm(b, 3, (1, 2)), "norm 0.5": lambda x, y, b: T.norm(x, 0.5, 0),
     "norm method": lambda x, y, b: x.norm(dim=1, keepdim=True) * y,
+    "where": lambda x, y, b: T.where(x > 0, x, y * 2),
+    "where's indices":
+        lambda x, y, b: x[T.where(y > 0)].sum() * b[T.nonzero(b > 0, as_tuple=True)],
 }
 
 
@@ -758,4 +764,16 @@ EXPECTED = {
         ('bool', [[False, True, False], [True, False, False]]),
     'logical_and(z, w)':
         ('bool', [True, True, True, True, False]),
+    'where(x > 0, x, y)':
+        ('float64', [[0.5, -2.0, 3.0], [0.0, 1.5, 0.25]]),
+    'where(y == 0, 1.0, x)':
+        ('float64', [[0.5, -2.0, 3.0], [1.0, 1.5, 0.25]]),
+    'where(x > 0)':
+        (('int64', [0, 0, 1, 1]), ('int64', [0, 2, 1, 2])),
+    'nonzero(y)':
+        ('int64', [[0, 0], [0, 1], [0, 2], [1, 1], [1, 2]]),
+    'nonzero(n > 2)':
+        ('int64', [[0, 2], [1, 0], [1, 1], [1, 2]]),
+    'nonzero(y, as_tuple=True)':
+        (('int64', [0, 0, 0, 1, 1]), ('int64', [0, 1, 2, 1, 2])),
 }

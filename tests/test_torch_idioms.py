@@ -654,3 +654,60 @@ def test_grad_and_backward_with_inputs_match_torch_live():
     (tg,) = torch.autograd.grad(outputs=(theirs[0] ** 3).sum(), inputs=[theirs[0]])
     assert g.tolist() == tg.tolist()
     assert callable(torch.autograd.gradcheck) and callable(tinyffn.autograd.gradcheck)
+
+
+# ----------------------------------------------------------------------------- where(c), nonzero
+NONZERO_X = [[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]]
+NONZERO_ROWS = [[0, 1], [1, 0], [1, 2]]       # torch 2.13: torch.nonzero(tensor(NONZERO_X))
+
+
+def test_nonzero_gives_pytorchs_indices(device):
+    x = tinyffn.tensor(NONZERO_X, device=device)
+    for rows in (tinyffn.nonzero(x), x.nonzero()):
+        assert rows.tolist() == NONZERO_ROWS and rows.numpy().dtype == np.int64
+    for pair in (tinyffn.nonzero(x, as_tuple=True), x.nonzero(as_tuple=True), tinyffn.where(x)):
+        assert isinstance(pair, tuple) and [i.tolist() for i in pair] == [[0, 1, 1], [1, 0, 2]]
+        assert all(i.numpy().dtype == np.int64 for i in pair)
+    assert [i.tolist() for i in tinyffn.where(x > 0)] == [[0, 1], [1, 0]]   # torch: the same
+    assert x[tinyffn.where(x > 0)].tolist() == [1.5, 2.0]
+
+
+def test_nonzero_of_bools_nans_0d_and_empty_tensors_as_pytorch(device):
+    """torch 2.13: nonzero([True, False, True]) is [[0], [2]]; of [nan, 0.] [[0]] (NaN is
+    nonzero); of tensor(3.) shape (1, 0), of tensor(0.) (0, 0); as_tuple of tensor(3.)
+    (tensor([0]),), where(tensor(2.)) too; nonzero of zeros(2, 0) has shape (0, 2) and
+    where(zeros(2, 0)) is two empty int64 tensors."""
+    t = lambda v: tinyffn.tensor(v, device=device)        # noqa: E731
+    assert tinyffn.nonzero(t([True, False, True])).tolist() == [[0], [2]]
+    assert tinyffn.nonzero(t([float("nan"), 0.0])).tolist() == [[0]]
+    assert tinyffn.nonzero(t(3.0)).shape == (1, 0) and tinyffn.nonzero(t(0.0)).shape == (0, 0)
+    assert [i.tolist() for i in tinyffn.nonzero(t(3.0), as_tuple=True)] == [[0]]
+    assert [i.tolist() for i in tinyffn.where(t(2.0))] == [[0]]
+    assert tinyffn.nonzero(tinyffn.zeros(2, 0, device=device)).shape == (0, 2)
+    empty = tinyffn.where(tinyffn.zeros(2, 0, device=device))
+    assert [i.shape for i in empty] == [(0,), (0,)] and empty[0].numpy().dtype == np.int64
+    assert tinyffn.nonzero(t([1, 0, 3])).tolist() == [[0], [2]]
+
+
+def test_where_takes_one_argument_or_three(device):
+    c = tinyffn.tensor([True, False], device=device)
+    x = tinyffn.tensor([1.0, 2.0], device=device, requires_grad=True)
+    assert tinyffn.where(c, x, 0.0).tolist() == [1.0, 0.0]
+    assert tinyffn.where(c, input=x, other=-x).tolist() == [1.0, -2.0]
+    with pytest.raises(TypeError, match=r"^where: pass condition, input and other, or the "
+                                        r"condition alone"):
+        tinyffn.where(c, x)                              # torch: TypeError too
+    y = tinyffn.nonzero(x)
+    assert not y.requires_grad and y.grad_fn is None     # indices: outside any graph
+
+
+def test_where_and_nonzero_match_torch_live():
+    torch = pytest.importorskip("torch")
+    for values in (NONZERO_X, [True, False, True], [float("nan"), 0.0], 3.0, 0.0, [[[1, 0]]]):
+        ours, theirs = tinyffn.tensor(values), torch.tensor(values)
+        assert tinyffn.nonzero(ours).tolist() == torch.nonzero(theirs).tolist()
+        assert tinyffn.nonzero(ours).shape == tuple(torch.nonzero(theirs).shape)
+        assert [i.tolist() for i in tinyffn.where(ours)] == [i.tolist() for i in torch.where(theirs)]
+        assert [i.tolist() for i in ours.nonzero(as_tuple=True)] == \
+            [i.tolist() for i in theirs.nonzero(as_tuple=True)]
+    assert torch.nonzero(torch.tensor(NONZERO_X)).tolist() == NONZERO_ROWS

@@ -12,16 +12,15 @@ from .creation import (arange, as_tensor, cat, empty, eye, from_numpy, full, ful
                        manual_seed, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                        stack, tensor, zeros, zeros_like)
 from .tensor import Tensor
-from .composed import where
 from .contraction import einsum
 # PyTorch's module-level functions: tinyffn.tanh(x), tinyffn.sum(x, dim=1), ...
 from . import torch_functions as _tf
 from .torch_functions import (allclose, amax, amin, argmax, argmin, clamp, clip, equal, erf,
                               exp, flatten, isclose, isfinite, isinf, isnan, log, log_softmax,
                               logical_and, logical_not, logical_or, logical_xor, masked_fill,
-                              matmul, maximum, mean, minimum, neg, norm, permute, reciprocal,
-                              relu, reshape, rsqrt, sigmoid, softmax, sqrt, square, squeeze,
-                              std, tanh, transpose, tril, triu, unsqueeze, var)
+                              matmul, maximum, mean, minimum, neg, nonzero, norm, permute,
+                              reciprocal, relu, reshape, rsqrt, sigmoid, softmax, sqrt, square,
+                              squeeze, std, tanh, transpose, tril, triu, unsqueeze, var, where)
 # Seven share a name with a Python builtin: reachable as tinyffn.sum, but kept out of
 # __all__ below (as bool is), so that `import *` leaves the builtins alone. From here on,
 # this file cannot call those builtins.
@@ -67,7 +66,7 @@ __all__ = [
     "clamp", "clip", "matmul", "softmax", "log_softmax",
     "mean", "amax", "amin", "argmax", "argmin", "var", "std",
     "reshape", "transpose", "permute", "flatten", "squeeze", "unsqueeze", "masked_fill",
-    "tril", "triu", "norm", "isnan", "isinf", "isfinite", "isclose", "allclose", "equal",
+    "tril", "triu", "norm", "nonzero", "isnan", "isinf", "isfinite", "isclose", "allclose", "equal",
     "logical_not", "logical_and", "logical_or", "logical_xor",
     "sort", "argsort", "topk", "gather", "take_along_dim",     # sorting.py
     "randperm", "multinomial", "empty", "as_tensor",          # sampling.py, creation.py

@@ -1,5 +1,6 @@
 """PyTorch's module-level functions: ``tinyffn.tanh(x)``, ``tinyffn.sum(x, dim=1)``,
-``tinyffn.tril(scores)``, as code ported from PyTorch writes ``torch.tanh(x)``, ...
+``tinyffn.tril(scores)``, ``tinyffn.where(c, x, y)``, as code ported from PyTorch writes
+``torch.tanh(x)``, ...
 
 tinyffn's own code calls methods (``x.tanh()``); each function here is that method, or
 operator, under PyTorch's name and with PyTorch's parameter names: ``input`` first, then
@@ -27,7 +28,7 @@ from typing import Any
 from . import grad_mode
 from .arguments import _axes, _is_int, is_real, type_name
 from .backend import dtype_name
-from .composed import where
+from . import composed as C
 from .functional import _narrowed, _widened
 from .tensor import Tensor, as_tensors
 
@@ -283,6 +284,36 @@ def masked_fill(input, mask, value):
     return _tensor_input("masked_fill", input).masked_fill(mask, value)
 
 
+# ----------------------------------------------------------------------------- where, nonzero
+def where(condition, input=None, other=None):
+    """``input`` where the bool ``condition`` holds, else ``other``, as ``torch.where``: the
+    ``where`` primitive (:func:`tinyffn.composed.where`). With the condition alone, as
+    ``torch.where(c)``: ``nonzero(condition, as_tuple=True)``, the indices where it holds."""
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where: pass condition, input and other, or the condition alone (for "
+                        "the indices where it holds, nonzero(condition, as_tuple=True))")
+    return C.where(condition, input, other)
+
+
+def nonzero(input, *, as_tuple=False):
+    """The indices of ``input``'s nonzero entries (True, a NaN) in row-major order, as
+    ``torch.nonzero``: an int64 tensor of shape (n, input.ndim), a row per entry; with
+    ``as_tuple=True`` a tuple of ndim int64 tensors of n indices each (a 0-d input counts as
+    1-d), so ``x[nonzero(m, as_tuple=True)]`` picks the entries. Its shape depends on the
+    values; not differentiable, as indices are not."""
+    x = _tensor_input("nonzero", input)
+    be = x.backend
+    xp, int64 = be.xp, be.dtype("int64")
+    found = xp.nonzero(x.data if x.ndim else xp.reshape(x.data, (1,)))   # (n,) per axis
+    found = [xp.astype(i, int64) for i in found]
+    if as_tuple:
+        return tuple(Tensor(i, _backend=be) for i in found)
+    rows = xp.stack(found, axis=-1) if x.ndim else xp.zeros((found[0].shape[0], 0), dtype=int64)
+    return Tensor(rows, _backend=be)                                      # (n, ndim)
+
+
 # ----------------------------------------------------------------------------- triangles
 def tril(input, diagonal=0):
     """``input`` with the entries above its ``diagonal``-th diagonal set to 0 (0: the main
@@ -311,7 +342,7 @@ def _triangle(op: str, x, diagonal: int):
     keep = offset <= diagonal if op == "tril" else offset >= diagonal
     zero = False if xp.isdtype(x.dtype, "bool") else 0            # bool stays bool
     with grad_mode.scope("function", op):
-        return where(Tensor(keep, _backend=x.backend), x, zero)
+        return C.where(Tensor(keep, _backend=x.backend), x, zero)
 
 
 # ----------------------------------------------------------------------------- norms
@@ -347,7 +378,7 @@ def norm(input, p="fro", dim=None, keepdim=False):
         else:                           # |x|^p: d/dx is infinite at 0 for p < 1; 0 there
             a = w.abs()
             zero = a == 0
-            y = _root(where(zero, 0.0, where(zero, 1.0, a) ** p).sum(
+            y = _root(C.where(zero, 0.0, C.where(zero, 1.0, a) ** p).sum(
                 axis=axes, keepdims=keepdim), p)
         return _narrowed(y, x)
 

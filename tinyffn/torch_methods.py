@@ -181,6 +181,11 @@ class TorchMethods(MoreMethods, InPlaceMethods):
         from . import sorting
         return sorting.take_along_dim(self, indices, dim)
 
+    def nonzero(self, *, as_tuple=False):
+        """``tinyffn.nonzero(self, as_tuple=as_tuple)``: the indices of the nonzero entries."""
+        from .torch_functions import nonzero
+        return nonzero(self, as_tuple=as_tuple)
+
     # -- reductions beyond tensor.py's sum, mean, max and min ------------------------------
     def var(self, dim=None, *, correction=None, keepdim=None, axis=None, keepdims=False,
             unbiased=None):
