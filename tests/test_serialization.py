@@ -9,6 +9,8 @@ import os
 import pickle
 import pickletools
 import shlex
+import subprocess
+import sys
 import zipfile
 
 import numpy as np
@@ -393,6 +395,43 @@ def test_a_file_that_would_run_a_command_is_refused_and_nothing_runs(tmp_path):
     assert not marker.exists()
     tinyffn.load(io.BytesIO(data), weights_only=False)   # the payload is real: trusted, it runs
     assert marker.read_text().strip() == "pwned"
+
+
+ARRAY_ATTACKS = """
+import io, pickle, sys, numpy as np, tinyffn
+class R:
+    def __init__(s, *rv): s.rv = rv
+    def __reduce__(s): return s.rv
+attacks = {  # found by review: np.ndarray called with a file's arguments
+    "a forged pointer": R(np.ndarray, ((1,), np.dtype("O"), (0x4141414141414141).to_bytes(8, "little"))),
+    "a write outside the buffer": R(np.ndarray, ((16,), np.dtype("u1"), bytearray(16), -(1 << 20)),
+                                    None, None, iter([(i, 0x41) for i in range(16)])),
+    "an object dtype by _frombuffer": R(np._core.numeric._frombuffer,
+                                        (b"A" * 8, np.dtype("O"), (1,), "C")),
+    "an object scalar": R(np._core.multiarray.scalar, (np.dtype("O"), b"A" * 8)),
+}
+for what, payload in attacks.items():
+    b = io.BytesIO(); pickle.dump(payload, b, protocol=4)
+    try:
+        tinyffn.load(io.BytesIO(b.getvalue()))
+    except pickle.UnpicklingError as e:
+        print(what, "refused:", e)
+    else:
+        print(what, "LOADED"); sys.exit(1)
+"""
+
+
+def test_numpys_array_constructors_cannot_be_turned_against_memory():
+    """weights_only=True once handed a file numpy.ndarray itself: called with a forged
+    buffer it gave an object array holding a chosen pointer, or wrote chosen bytes 1 MiB
+    before a heap buffer (both crashed the interpreter). In a subprocess, so a regression
+    fails this test rather than the run."""
+    run = subprocess.run([sys.executable, "-c", ARRAY_ATTACKS], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.count("refused:") == 4
+    assert run.stdout.count("calls numpy.ndarray(...) itself") == 2
+    assert run.stdout.count("a NumPy array of Python objects") == 2
 
 
 @pytest.mark.parametrize("module, name", [("builtins", "eval"), ("numpy", "load"),

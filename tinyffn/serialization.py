@@ -33,7 +33,9 @@ bytes, int, float, bool and None need no name), NumPy's arrays, scalars and dtyp
 tinyffn's ``device`` and the tensor function. Any other name is refused with an
 UnpicklingError before anything is called; pickle's other instructions only build
 containers, or set the state of an object one of these names made, to values of these
-kinds. PyTorch leaves NumPy's functions off its list, as it cannot vouch for code it does
+kinds. NumPy's names are not NumPy's own objects: ``numpy.ndarray`` cannot be called
+(with a file's shape, buffer and offset it would read and write any memory), and the
+functions that rebuild arrays and scalars refuse object dtypes, whose bytes are pointers. PyTorch leaves NumPy's functions off its list, as it cannot vouch for code it does
 not own; tinyffn computes with NumPy, and a checkpoint may well hold an array.
 ``weights_only=False`` lifts the restriction, for files you trust: a whole model pickled,
 or a file written by ``pickle.dump``. Plain ``pickle.load`` reads this format too, with
@@ -64,16 +66,56 @@ DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"
 # protocols 4 and 5 write for arrays, scalars and dtypes under NumPy 2.x (protocol 5 writes
 # a contiguous array as _frombuffer, others as _reconstruct), as a find_class that records
 # its arguments shows; tests/test_serialization.py checks that each one is needed.
+#
+# None of NumPy's callables is handed out as it is: np.ndarray(shape, dtype, buffer, offset)
+# called by a file could lay an object dtype (pointers) over bytes the file chose, or read
+# and write outside its buffer. A file's ``numpy.ndarray`` is a marker that cannot be
+# called, and the three functions arrays are rebuilt by refuse object dtypes.
+class _NdarrayMarker:
+    """What ``numpy.ndarray`` stands for in a file: the class ``_reconstruct`` makes."""
+
+    def __call__(self, *args: Any) -> None:
+        raise pickle.UnpicklingError("tinyffn.load: the file calls numpy.ndarray(...) "
+                                     "itself, which weights_only=True does not run: arrays "
+                                     "are rebuilt by NumPy's own pickle functions")
+
+
+_NDARRAY = _NdarrayMarker()
+
+
+def _no_objects(dtype: Any) -> np.dtype:
+    dtype = np.dtype(dtype)
+    if dtype.hasobject:
+        raise pickle.UnpicklingError("tinyffn.load: the file holds a NumPy array of Python "
+                                     "objects, which weights_only=True does not load")
+    return dtype
+
+
+def _reconstruct(subtype: Any, shape: Any, dtype: Any) -> np.ndarray:
+    if subtype is not _NDARRAY:
+        raise pickle.UnpicklingError(f"tinyffn.load: the file rebuilds an array of class "
+                                     f"{subtype!r}; weights_only=True loads numpy.ndarray only")
+    return np._core.multiarray._reconstruct(np.ndarray, shape, _no_objects(dtype))
+
+
+def _frombuffer(buffer: Any, dtype: Any, shape: Any, order: Any) -> np.ndarray:
+    return np._core.numeric._frombuffer(buffer, _no_objects(dtype), shape, order)
+
+
+def _scalar(dtype: Any, *data: Any) -> Any:
+    return np._core.multiarray.scalar(_no_objects(dtype), *data)
+
+
 SAFE_GLOBALS = {
     "collections.OrderedDict": collections.OrderedDict,
     "collections.Counter": collections.Counter,
     "builtins.complex": complex,
     "builtins.bytearray": bytearray,
     "numpy.dtype": np.dtype,
-    "numpy.ndarray": np.ndarray,
-    "numpy._core.multiarray._reconstruct": np._core.multiarray._reconstruct,
-    "numpy._core.multiarray.scalar": np._core.multiarray.scalar,     # np.float64(1.5)
-    "numpy._core.numeric._frombuffer": np._core.numeric._frombuffer,
+    "numpy.ndarray": _NDARRAY,
+    "numpy._core.multiarray._reconstruct": _reconstruct,
+    "numpy._core.multiarray.scalar": _scalar,                           # np.float64(1.5)
+    "numpy._core.numeric._frombuffer": _frombuffer,
     "tinyffn.backend.device": device,
 }
 
