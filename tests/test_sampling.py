@@ -54,10 +54,20 @@ def test_randperm_orders_are_uniform():
     (lambda: tinyffn.randperm(3.0), TypeError, "n must be an integer >= 0"),
     (lambda: tinyffn.randperm(3, dtype="bool"), TypeError, "no bool form"),
     (lambda: tinyffn.randperm(300, dtype="uint8"), ValueError, "does not fit in uint8"),
+    # torch 2.13: "n cannot be greater than 2049 for Half type"; it once gave 3000 numbers
+    # with 2525 distinct, no permutation at all
+    (lambda: tinyffn.randperm(2050, dtype="float16"), ValueError,
+     r"n=2050 is too large for float16, whose integers are exact only up to 2048"),
+    (lambda: tinyffn.randperm(2 ** 24 + 2, dtype="float32"), ValueError,
+     r"PyTorch refuses n > 16777217 too"),
 ])
 def test_randperm_refuses_what_pytorch_refuses(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_randperm_in_a_float_dtype_is_a_permutation_up_to_pytorchs_limit():
+    assert sorted(tinyffn.randperm(2049, dtype="float16").tolist()) == list(range(2049))
 
 
 # ----------------------------------------------------------------------------- multinomial

@@ -32,6 +32,12 @@ def randperm(n, *, dtype=None, device="cpu", requires_grad=False) -> Tensor:
         raise TypeError("randperm: a permutation of 0 .. n-1 has no bool form (PyTorch "
                         "refuses it too); pass an integer or float dtype")
     _check_fits("randperm", "n - 1 =", max(n - 1, 0), dtype)
+    name = backends.dtype_name(dtype)
+    exact = 2 ** (np.finfo(name).nmant + 1) if name in backends.FLOAT_DTYPES else n
+    if n > exact + 1:                   # every integer up to ``exact`` is a float of ``name``
+        raise ValueError(f"randperm: n={n} is too large for {name}, whose integers are exact "
+                         f"only up to {exact}: the permutation would repeat numbers (PyTorch "
+                         f"refuses n > {exact + 1} too); pass a wider dtype")
     return _filled(generator().permutation(n), dtype, device, requires_grad)
 
 
