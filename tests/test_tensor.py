@@ -391,6 +391,28 @@ def test_what_is_refused_as_a_view_is_one_in_pytorch(made_by, view, change):
     assert not torch.equal(w, torch.arange(9.0).reshape(3, 3))
 
 
+def test_a_view_of_a_tensor_no_one_holds_is_free_to_change(device):
+    """``w = x.clone().detach().requires_grad_()``, the idiom PyTorch recommends, then
+    ``w -= lr * w.grad``: the clone is gone, so nothing can see the change miss it (found
+    by review: it was refused). A view of a view answers to the first tensor while it
+    lives: ``w.T.reshape(-1)`` is a view of w, and w.T need not be kept."""
+    w = tinyffn.randn(2, 3, device=device).clone().detach().requires_grad_()
+    (w * w).sum().backward()
+    with tinyffn.no_grad():
+        w -= 0.1 * w.grad
+        tinyffn.randn(2, 3, device=device).T.mul_(2)
+    base = tinyffn.ones(2, 3, device=device)
+    chained = base.T.reshape(-1)
+    with pytest.raises(RuntimeError, match=r"made from another tensor by x\.reshape"):
+        chained.zero_()
+    del base
+    assert chained.zero_().tolist() == [0.0] * 6
+    model = tinyffn.nn.Linear(2, 2, device=device)
+    state = model.state_dict()
+    del model
+    assert state["bias"].zero_().tolist() == [0.0, 0.0]
+
+
 def test_copies_change_in_place_as_in_pytorch(device):
     """Index arrays copy in PyTorch too (torch 2.13: ``v[[0, 2]].zero_()`` leaves v), and
     so does pickling or copying a view; a state_dict entry is refused, as in PyTorch it

@@ -546,7 +546,7 @@ def test_item_assignment_is_refused_and_the_message_tells_the_truth(device):
 def test_a_missing_in_place_name_gets_pythons_suggestion_of_the_method():
     """No __getattr__ (it would slow every attribute read): Python's AttributeError names
     the out-of-place method, "Did you mean: 'unsqueeze'?", as the docs say (the in-place
-    forms that keep x's shape, clamp_ and others, exist: in_place_methods.py). Python
+    forms that keep x's shape, clamp_ and others, exist: in_place.py). Python
     prints the suggestion as it shows the error (3.11's traceback module does not), hence
     a process."""
     shown = subprocess.run([sys.executable, "-c", "import tinyffn\n"

@@ -202,7 +202,7 @@ def where(condition, x, other):
 def _check_bool(op: str, what: str, c) -> None:
     if not (isinstance(c, _tensor.Tensor) and c.backend.xp.isdtype(c.dtype, "bool")):
         name = dtype_name(c.dtype) if isinstance(c, _tensor.Tensor) else ""
-        got = f"a{'n' * (name[:1] in 'iu')} {name} tensor" if name else type(c).__name__
+        got = f"a{'n' * name.startswith('i')} {name} tensor" if name else type(c).__name__
         raise TypeError(f"{op}: {what} must be a bool tensor, such as x > 0, got {got}; "
                         "compare it first (c != 0)")
 
@@ -347,75 +347,6 @@ def any_all(x, op: str, dim: Any, keepdim: Any, axis: Any, keepdims: bool):
     axes = () if no_axis else _axes(axis, x.ndim, op)
     data = getattr(x.backend.xp, op)(x.data, axis=axes, keepdims=keepdims)
     return _tensor.Tensor(data, _backend=x.backend)
-
-
-def in_place(x, fn: Any, other: Any, symbol: str, what: str = ""):
-    """``x op= y`` (or the method ``what``, ``x.add_(y)``): x stays the same object (a
-    Parameter stays registered); its ``data`` becomes the array of ``x op y``, of x's
-    shape and dtype.
-
-    The new values go into a new array, not into x's old one, so arrays that a graph
-    saved for backward keep their values (PyTorch would refuse that backward instead);
-    views of x (``x[0]``) and a ``detach()`` of x keep the old values too. As in PyTorch,
-    x keeps its dtype when the result has the same kind (a float32 x += a float64 array,
-    an int32 x += an int64 tensor, wrapping around); an integer x cannot become float.
-    Recording this in a graph would need in-place ops, which tinyffn does not have, so
-    when a gradient would be needed it is an error, as PyTorch's is for a leaf.
-    """
-    what = what or f"x {symbol} y"
-    check_in_place(x, what, other, f"x = x {symbol[0]} y")
-    y = fn.apply(x, other)
-    from .promotion import kind_of              # promotion.py imports tensor.py, which imports this
-    if y.dtype != x.dtype and kind_of(x.dtype, x.backend) == kind_of(y.dtype, x.backend):
-        y = y.to(dtype=x.dtype)                 # x += float64 array: x stays float32
-    if y.shape != x.shape or y.dtype != x.dtype:
-        raise RuntimeError(
-            f"{what}: the result has shape {y.shape} and dtype "
-            f"{dtype_name(y.dtype)}, but x has shape {x.shape} and dtype "
-            f"{dtype_name(x.dtype)}; in place, x cannot change either")
-    x.data = y.data
-    return x
-
-
-def as_view(y, made_by: str):
-    """Mark ``y`` as a tensor PyTorch makes a *view* of another, sharing its memory: a
-    slice ``w[0]``, a reshape, a transpose, an expand, a ``detach()``, a ``state_dict()``
-    entry. There a change of y in place reaches the other tensor; here it could not
-    (tinyffn's tensors share no memory), so :func:`check_in_place` refuses it. ``made_by``
-    says how y was made, for that error; None unmarks a result that is a copy in PyTorch
-    (``x.repeat(2)``) though made here by a reshape."""
-    y._view = made_by
-    return y
-
-
-def check_in_place(x, what: str, other: Any, new: str) -> None:
-    """The rules of every change in place, ``x -= y`` as ``x.zero_()`` (see
-    :func:`in_place`): ``what`` starts the errors, ``new`` is the form they suggest."""
-    from .promotion import is_shared_constant   # promotion.py imports tensor.py, which imports this
-    if is_shared_constant(x):
-        raise RuntimeError(f"{what}: x is a shared constant of the graph (the 2 in "
-                           "x * 2); it cannot change")
-    if grad_mode.STATE.grad_enabled and (
-            x.requires_grad or isinstance(other, _tensor.Tensor) and other.requires_grad):
-        raise RuntimeError(
-            f"{what}: {'x' if other is None else 'x or y'} requires grad, and tinyffn does "
-            f"not record in-place ops; update parameters inside `with tinyffn.no_grad():` (or "
-            f"with tinyffn.optim), or write {new} for a new tensor in the graph")
-    check_not_view(x, what, new)
-
-
-def check_not_view(x, what: str, new: str | None = None) -> None:
-    """Refuse to change a view (see :func:`as_view`) in place: w[:, k].zero_() would
-    leave w as it was. ``new``, if given, is the form for a new tensor."""
-    made_by = getattr(x, "_view", None)
-    if made_by is not None:
-        raise RuntimeError(
-            f"{what}: x was made from another tensor by {made_by}, which in PyTorch shares "
-            "that tensor's memory, so this change would reach it too; tinyffn's tensors "
-            "share none, and the other tensor would keep its values. Change that tensor "
-            "itself (inside `with tinyffn.no_grad():`, w.data[key] = value writes into part "
-            "of w's array), or make x a tensor of its own first (x = x.clone())"
-            + (f", or write {new} for a new tensor" if new else ""))
 
 
 def tensor_repr(x) -> str:

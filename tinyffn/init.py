@@ -18,7 +18,7 @@ Random values come from the generator :func:`tinyffn.manual_seed` seeds, drawn w
 on the CPU and moved to the tensor's device, so a seed gives the same values on every
 backend (not PyTorch's values: its generator differs). The tensor stays the same object
 (a Parameter stays registered, an optimizer keeps it) and gets a new array of its shape
-and dtype, as ``p -= ...`` does under ``no_grad`` (see ``composed.in_place``); no graph
+and dtype, as ``p -= ...`` does under ``no_grad`` (see ``in_place.in_place``); no graph
 records it. So initialise the parameter itself: in tinyffn a slice ``w[0]``, ``w.T`` and
 ``w.detach()`` are copies, and initialising one leaves ``w`` as it was (PyTorch's
 ``kaiming_uniform_(w.T)`` is ``kaiming_uniform_(w, mode="fan_out")`` here). Refused: a
@@ -34,7 +34,7 @@ import numpy as np
 
 from .arguments import check_choice, is_real, type_name
 from .backend import dtype_name
-from .composed import check_not_view
+from .in_place import check_not_view
 from .creation import _check_fits, _check_number, generator, tensor
 from .promotion import is_shared_constant
 from .tensor import Tensor

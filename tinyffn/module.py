@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from . import grad_mode, hooks, module_state
 from .arguments import _is_int, type_name
-from .composed import as_view
+from .in_place import as_view
 from .tensor import Tensor
 
 
@@ -304,7 +304,7 @@ class Module:
         would change the model (``sd["w"].zero_()``); a pickled or copied one takes it.
         """
         return {name: as_view(Tensor(t.backend.xp.asarray(t.data, copy=True), _backend=t.backend),
-                              "model.state_dict()")
+                              "model.state_dict()", t)
                 for name, t in self._state_tensors()}
 
     def _state_tensors(self) -> Iterator[tuple[str, Tensor]]:

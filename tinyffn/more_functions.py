@@ -22,7 +22,7 @@ from typing import Any
 
 from . import grad_mode
 from .arguments import _axes, _axis_list, _is_int
-from .composed import as_view
+from .in_place import as_view
 from .ops import elementwise as E
 from .ops import reduce as R
 

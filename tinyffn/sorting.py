@@ -31,7 +31,8 @@ from typing import Any
 from . import grad_mode
 from .arguments import _is_int, type_name
 from .backend import DeviceError, dtype_name
-from .composed import ValuesIndices, as_view
+from .composed import ValuesIndices
+from .in_place import as_view
 from .tensor import Tensor
 from .torch_functions import _tensor_input
 

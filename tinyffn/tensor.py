@@ -22,6 +22,7 @@ from . import autograd, grad_mode, hooks
 from . import backend as backends
 from . import comparisons as K
 from . import composed as C
+from . import in_place as IP
 from .arguments import (_axes, _numpy_names, _permutation, _shape_arg, _transposition,
                         either_name, is_real, type_name)
 from .ops import elementwise as E
@@ -49,7 +50,7 @@ class Tensor(TorchMethods):
         name: an optional label shown in graphs (parameters get their module path).
     """
 
-    # _view, set only on what PyTorch would make a view (see composed.as_view), is read
+    # _view, set only on what PyTorch would make a view (see in_place.as_view), is read
     # with getattr
     __slots__ = ("data", "_grad", "_requires_grad", "grad_fn", "backend", "name", "_retains_grad",
                  "_hooks", "_view", "__weakref__")
@@ -114,8 +115,9 @@ class Tensor(TorchMethods):
     def __repr__(self) -> str: return C.tensor_repr(self)
 
     def __getstate__(self):
-        """Pickles and copies keep every slot but ``_view``: a copy shares no tensor's
-        memory, in PyTorch either, so it may change in place (see composed.as_view)."""
+        """Pickles and deep copies keep every slot but ``_view``: they share no tensor's
+        memory, in PyTorch either, so they may change in place (see in_place.as_view).
+        (``copy.copy`` comes here too; PyTorch's shares the memory, which tinyffn's cannot.)"""
         return getattr(self, "__dict__", None), {
             k: getattr(self, k) for k in Tensor.__slots__[:-2] if hasattr(self, k)}
 
@@ -207,11 +209,11 @@ class Tensor(TorchMethods):
         """The same data as a new leaf that does not require grad.
 
         It shares the array, but unlike PyTorch's it is a snapshot of the values: ``x -= 1``
-        and an optimizer step give ``x`` a new array (see ``composed.in_place``), and the
+        and an optimizer step give ``x`` a new array (see ``in_place.in_place``), and the
         detached tensor keeps the old one. Views (``x[0]``) and ``numpy()`` are snapshots too, of a
         ``.grad`` as well: backward and ``zero_grad`` give the ``.grad`` Tensor a new array.
         """
-        return C.as_view(Tensor(self.data, _backend=self.backend), "x.detach()")
+        return IP.as_view(Tensor(self.data, _backend=self.backend), "x.detach()", self)
 
     # -- autograd ------------------------------------------------------------------------
     def backward(self, grad: Any = None, retain_graph: bool = False, *,
@@ -316,10 +318,10 @@ class Tensor(TorchMethods):
     def pow(self, p): return self ** p      # PyTorch's method name
 
     # -- in place: x -= lr * g inside no_grad(), as in a hand-written PyTorch update loop ----
-    def __iadd__(self, other): return C.in_place(self, E.Add, other, "+=")
-    def __isub__(self, other): return C.in_place(self, E.Sub, other, "-=")
-    def __imul__(self, other): return C.in_place(self, E.Mul, other, "*=")
-    def __itruediv__(self, other): return C.in_place(self, E.Div, other, "/=")
+    def __iadd__(self, other): return IP.in_place(self, E.Add, other, "+=")
+    def __isub__(self, other): return IP.in_place(self, E.Sub, other, "-=")
+    def __imul__(self, other): return IP.in_place(self, E.Mul, other, "*=")
+    def __itruediv__(self, other): return IP.in_place(self, E.Div, other, "/=")
 
     def __rpow__(self, base): return C.rpow(base, self)
 
@@ -392,19 +394,19 @@ class Tensor(TorchMethods):
 
     # -- shape ---------------------------------------------------------------------------
     def reshape(self, *shape):
-        return C.as_view(S.Reshape.apply(self, shape=_shape_arg(shape, "reshape")),
-                        "x.reshape(...) or x.view(...)")
+        return IP.as_view(S.Reshape.apply(self, shape=_shape_arg(shape, "reshape")),
+                        "x.reshape(...) or x.view(...)", self)
 
     def transpose(self, *axes):
         """Reverse the axes (none given, as ``.T``), swap two (``transpose(-2, -1)``, as
         ``torch.transpose``) or apply a full permutation of three or more (as NumPy)."""
-        return C.as_view(S.Transpose.apply(self, axes=_transposition(axes, self.shape)),
-                        "x.T or x.transpose(...)")
+        return IP.as_view(S.Transpose.apply(self, axes=_transposition(axes, self.shape)),
+                        "x.T or x.transpose(...)", self)
 
     def permute(self, *axes):
         """Reorder the axes: ``y.shape[i] = x.shape[axes[i]]`` (``torch.permute``)."""
-        return C.as_view(S.Transpose.apply(self, axes=_permutation(axes, self.shape, "permute")),
-                        "x.permute(...)")
+        return IP.as_view(S.Transpose.apply(self, axes=_permutation(axes, self.shape, "permute")),
+                        "x.permute(...)", self)
 
     @property
     def T(self):
@@ -419,15 +421,15 @@ class Tensor(TorchMethods):
         return self.transpose()
 
     def broadcast_to(self, *shape):
-        return C.as_view(S.BroadcastTo.apply(self, shape=_shape_arg(shape, "broadcast_to")),
-                        "x.expand(...)")
+        return IP.as_view(S.BroadcastTo.apply(self, shape=_shape_arg(shape, "broadcast_to")),
+                        "x.expand(...)", self)
 
     def __getitem__(self, key):
         key = S.normalize_key(key, self)
         y = S.GetItem.apply(self, key=key)
         if any(hasattr(k, "dtype") or isinstance(k, bool) for k in key):
             return y                    # index arrays: a copy in PyTorch too
-        return C.as_view(y, "x[key]")
+        return IP.as_view(y, "x[key]", self)
 
     # -- comparisons and bitwise logic: not differentiable, outside any graph ----------------
     __hash__ = object.__hash__  # tensors are graph nodes: hashed by identity

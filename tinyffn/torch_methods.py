@@ -12,13 +12,13 @@ and the in-place methods (``p.grad.zero_()``, ``w.normal_(0,
 0.02)``, ``p.add_(g, alpha=-lr)``). Each is a line or two over a method of tensor.py or a function of composed.py,
 torch_functions.py, sorting.py or init.py; none is a primitive of its own.
 
-In place, tinyffn works as in ``x -= y`` (:func:`tinyffn.composed.in_place`): the tensor
+In place, tinyffn works as in ``x -= y`` (:func:`tinyffn.in_place.in_place`): the tensor
 stays the same object and gets a new array, so a graph that saved the old one, views of
 x and ``x.detach()`` keep the old values. Allowed where no gradient is needed (inside
 ``no_grad()``, or on a tensor that does not require grad, such as a ``.grad``); refused
 where one is, since no graph records it. ``x[key] = value`` is refused with the forms to
 write instead. The in-place forms of the other methods (``x.clamp_(0)``, ``x.exp_()``,
-``s.masked_fill_(m, v)``) are in the base class :class:`tinyffn.in_place_methods.InPlaceMethods`.
+``s.masked_fill_(m, v)``) are in the base class :class:`tinyffn.in_place.InPlaceMethods`.
 A PyTorch in-place name tinyffn lacks (``x.unsqueeze_(0)``) is Python's own AttributeError,
 which ends "Did you mean: 'unsqueeze'?". A ``__getattr__`` could say more, but a class with
 one reads every attribute on a slower path (``t.data`` three times slower on Python 3.11),
@@ -36,14 +36,15 @@ from .ops import elementwise as E
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
 from .arguments import _axis_list, _is_int, _shape_arg, is_real, type_name
 from .backend import dtype_name
-from .in_place_methods import InPlaceMethods
+from . import in_place as IP
+from .in_place import InPlaceMethods
 from .more_functions import MoreMethods
 
 
 class TorchMethods(MoreMethods, InPlaceMethods):
     """The methods of :class:`tinyffn.Tensor` that this file holds (see its docstring); its
     base classes hold those of :mod:`tinyffn.more_functions` (``x.sin()``, ``x.prod()``, ...)
-    and the in-place forms of :mod:`tinyffn.in_place_methods` (``x.clamp_(0)``, ...)."""
+    and the in-place forms of :mod:`tinyffn.in_place` (``x.clamp_(0)``, ...)."""
 
     __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
 
@@ -143,7 +144,7 @@ class TorchMethods(MoreMethods, InPlaceMethods):
         pairs = [v for n in shape for v in (1, n)]
         tiled = [v for s, n in zip(sizes, shape) for v in (s, n)]
         y = self.reshape(pairs).expand(*tiled).reshape([s * n for s, n in zip(sizes, shape)])
-        return C.as_view(y, None)       # a copy in PyTorch, its own to change
+        return IP.as_view(y, None)       # a copy in PyTorch, its own to change
 
     def split(self, split_size_or_sections, dim=0): return C.split(self, split_size_or_sections, dim)
     def chunk(self, chunks, dim=0): return C.chunk(self, chunks, dim)
@@ -317,17 +318,17 @@ class TorchMethods(MoreMethods, InPlaceMethods):
     def add_(self, other, *, alpha=1):
         """``self += alpha * other`` (``p.add_(p.grad, alpha=-lr)``); returns self. With
         the rules of ``x -= y``: x keeps its shape and dtype, no gradient may be needed."""
-        return C.in_place(self, E.Add, _scaled("add_", self, other, alpha), "+=", "add_")
+        return IP.in_place(self, E.Add, _scaled("add_", self, other, alpha), "+=", "add_")
 
     def sub_(self, other, *, alpha=1):
-        return C.in_place(self, E.Sub, _scaled("sub_", self, other, alpha), "-=", "sub_")
+        return IP.in_place(self, E.Sub, _scaled("sub_", self, other, alpha), "-=", "sub_")
 
-    def mul_(self, other): return C.in_place(self, E.Mul, other, "*=", "mul_")
-    def div_(self, other): return C.in_place(self, E.Div, other, "/=", "div_")
+    def mul_(self, other): return IP.in_place(self, E.Mul, other, "*=", "mul_")
+    def div_(self, other): return IP.in_place(self, E.Div, other, "/=", "div_")
 
     def zero_(self):
         """Every entry set to 0 (``p.grad.zero_()``); returns self. See :meth:`fill_`."""
-        C.check_in_place(self, "zero_", None, "x = tinyffn.zeros_like(x)")
+        IP.check_in_place(self, "zero_", None, "x = tinyffn.zeros_like(x)")
         return self._set_data(self.backend.xp.zeros_like(self.data))
 
     def fill_(self, value):
@@ -335,7 +336,7 @@ class TorchMethods(MoreMethods, InPlaceMethods):
         (a fraction into an integer tensor is refused; PyTorch truncates it); returns
         self. As ``x -= y``: a new array, allowed where no gradient is needed."""
         from . import init
-        C.check_in_place(self, "fill_", value, "x = tinyffn.full_like(x, value)")
+        IP.check_in_place(self, "fill_", value, "x = tinyffn.full_like(x, value)")
         if isinstance(value, _tensor.Tensor):
             if value.ndim != 0:
                 raise ValueError(f"fill_: the value must be a number or a 0-d tensor, got "
@@ -347,7 +348,7 @@ class TorchMethods(MoreMethods, InPlaceMethods):
         """``src``'s values into x, broadcast to x's shape, cast to x's dtype and moved to
         its device, as ``torch.Tensor.copy_``; returns self. As ``x -= y``: a new array,
         allowed where no gradient is needed (neither x nor src may require one)."""
-        C.check_in_place(self, "copy_", src, "x = src.expand(*x.shape)")
+        IP.check_in_place(self, "copy_", src, "x = src.expand(*x.shape)")
         if not isinstance(src, _tensor.Tensor):
             raise TypeError(f"copy_: src must be a tinyffn Tensor, got {type_name(src)}; wrap "
                             "it with tinyffn.tensor(...)")
@@ -363,14 +364,14 @@ class TorchMethods(MoreMethods, InPlaceMethods):
         the generator ``manual_seed`` seeds; returns self. Inside ``no_grad()`` for a
         parameter, as in PyTorch (``nn.init.normal_`` needs no ``no_grad``)."""
         from . import init
-        C.check_in_place(self, "normal_", None, "x = tinyffn.randn_like(x) * std + mean")
+        IP.check_in_place(self, "normal_", None, "x = tinyffn.randn_like(x) * std + mean")
         return init.normal_(self, mean, std)
 
     def uniform_(self, a=0.0, b=1.0):
         """Entries drawn from U(a, b), as ``nn.init.uniform_(x, a, b)`` (PyTorch names the
         bounds ``from`` and ``to``: pass them by position); returns self."""
         from . import init
-        C.check_in_place(self, "uniform_", None, "x = tinyffn.rand_like(x) * (b - a) + a")
+        IP.check_in_place(self, "uniform_", None, "x = tinyffn.rand_like(x) * (b - a) + a")
         return init.uniform_(self, a, b)
 
     def _set_data(self, array: Any):

@@ -1,0 +1,152 @@
+"""Changes in place: their rules, and PyTorch's in-place forms of the Tensor methods.
+
+**The rules** (:func:`in_place`, :func:`check_in_place`): ``x -= y`` inside ``no_grad()``
+keeps x the same object (a Parameter stays registered) and gives it a new array, of x's
+shape and dtype; a graph that saved x's old array, views of x and ``x.detach()`` keep the
+old values. It is refused where a gradient is needed (tinyffn records no in-place ops),
+and on what PyTorch makes a *view* of another tensor that is still alive (a slice, a
+reshape, a transpose, ``detach()``, a ``state_dict()`` entry; see :func:`as_view`): there
+the change would reach that tensor, here it could not.
+
+**The in-place methods**: ``x.clamp_(0, 1)``, ``s.masked_fill_(m, v)``, ``h.relu_()``,
+``x.exp_()``, ... Each computes the method of its name without the underscore
+(``x.clamp(0, 1)``) and gives x the result's array under the rules above (a result of x's
+kind is cast back, as PyTorch casts it; one of another kind is refused, ``int_x.sqrt_()``,
+as PyTorch refuses it); the error names the form to write, ``x = x.clamp(...)``.
+(``x.add_``, ``zero_``, ``fill_``, ``copy_`` and the other arithmetic ones are in
+:mod:`tinyffn.torch_methods`.)
+
+Without them, ``x.clamp_(0)`` raised Python's AttributeError, "Did you mean: 'clamp'?",
+which invites ``x.clamp(0)`` written as a statement: a line that changes nothing. These
+are the in-place names whose method a Tensor has and whose result keeps x's shape; the
+others (``x.unsqueeze_(0)``, which changes x's shape) still get Python's error, because a
+``__getattr__`` that could word it would slow every attribute read (see
+:mod:`tinyffn.torch_methods`). :class:`~tinyffn.torch_methods.TorchMethods`, and so
+``Tensor``, inherits :class:`InPlaceMethods`.
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from . import grad_mode
+from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
+from .backend import dtype_name
+
+
+# ----------------------------------------------------------------------------- the rules
+def in_place(x, fn: Any, other: Any, symbol: str, what: str = ""):
+    """``x op= y`` (or the method ``what``, ``x.add_(y)``): x stays the same object (a
+    Parameter stays registered); its ``data`` becomes the array of ``x op y``, of x's
+    shape and dtype.
+
+    The new values go into a new array, not into x's old one, so arrays that a graph
+    saved for backward keep their values (PyTorch would refuse that backward instead);
+    views of x (``x[0]``) and a ``detach()`` of x keep the old values too. As in PyTorch,
+    x keeps its dtype when the result has the same kind (a float32 x += a float64 array,
+    an int32 x += an int64 tensor, wrapping around); an integer x cannot become float.
+    Recording this in a graph would need in-place ops, which tinyffn does not have, so
+    when a gradient would be needed it is an error, as PyTorch's is for a leaf.
+    """
+    what = what or f"x {symbol} y"
+    check_in_place(x, what, other, f"x = x {symbol[0]} y")
+    return _stored(x, fn.apply(x, other), what, "the result", f"x = x {symbol[0]} y")
+
+
+def _stored(x, y, what: str, result: str, new: str):
+    """x takes y's array, cast back to x's dtype if of its kind (x += float64 array: x
+    stays float32); a y of another shape or kind is refused (an integer x cannot become
+    float); returns x."""
+    from .promotion import kind_of      # promotion.py imports tensor.py, which imports this
+    if y.dtype != x.dtype and kind_of(x.dtype, x.backend) == kind_of(y.dtype, x.backend):
+        y = y.to(dtype=x.dtype)
+    if y.shape != x.shape or y.dtype != x.dtype:
+        raise RuntimeError(
+            f"{what}: {result} has shape {y.shape} and dtype {dtype_name(y.dtype)}, but x "
+            f"has shape {x.shape} and dtype {dtype_name(x.dtype)}; in place, x cannot change "
+            f"either (PyTorch refuses this too): write {new} for a new tensor")
+    x.data = y.data
+    return x
+
+
+def as_view(y, made_by: str | None, base=None):
+    """Mark ``y`` as a tensor PyTorch makes a *view* of ``base``, sharing its memory: a
+    slice ``w[0]``, a reshape, a transpose, an expand, a ``detach()``, a ``state_dict()``
+    entry. There a change of y in place reaches ``base``; here it could not (tinyffn's
+    tensors share no memory), so :func:`check_in_place` refuses it while ``base`` (or the
+    tensor a view ``base`` was made from) is alive: ``randn(3).clone().detach()`` is free
+    to change, as no one can see its base. ``made_by`` says how y was made, for that
+    error; None unmarks a result that is a copy in PyTorch (``x.repeat(2)``) though made
+    here by a reshape."""
+    mark = getattr(base, "_view", None)
+    root = mark[1]() if mark is not None else None      # w.T.reshape(-1): a view of w
+    y._view = None if made_by is None else \
+        (made_by, weakref.ref(base if root is None else root))
+    return y
+
+
+def check_in_place(x, what: str, other: Any, new: str) -> None:
+    """The rules of every change in place, ``x -= y`` as ``x.zero_()`` (see
+    :func:`in_place`): ``what`` starts the errors, ``new`` is the form they suggest."""
+    from .promotion import is_shared_constant   # promotion.py imports tensor.py, which imports this
+    if is_shared_constant(x):
+        raise RuntimeError(f"{what}: x is a shared constant of the graph (the 2 in "
+                           "x * 2); it cannot change")
+    if grad_mode.STATE.grad_enabled and (
+            x.requires_grad or isinstance(other, _tensor.Tensor) and other.requires_grad):
+        raise RuntimeError(
+            f"{what}: {'x' if other is None else 'x or y'} requires grad, and tinyffn does "
+            f"not record in-place ops; update parameters inside `with tinyffn.no_grad():` (or "
+            f"with tinyffn.optim), or write {new} for a new tensor in the graph")
+    check_not_view(x, what, new)
+
+
+def check_not_view(x, what: str, new: str | None = None) -> None:
+    """Refuse to change a view (see :func:`as_view`) in place: w[:, k].zero_() would
+    leave w as it was. ``new``, if given, is the form for a new tensor."""
+    made_by, base = getattr(x, "_view", None) or (None, None)
+    if made_by is not None and base() is not None:
+        raise RuntimeError(
+            f"{what}: x was made from another tensor by {made_by}, which in PyTorch shares "
+            "that tensor's memory, so this change would reach it too; tinyffn's tensors "
+            "share none, and the other tensor would keep its values. Change that tensor "
+            "itself (inside `with tinyffn.no_grad():`, w.data[key] = value writes into part "
+            "of w's array), or make x a tensor of its own first (x = x.clone())"
+            + (f", or write {new} for a new tensor" if new else ""))
+
+
+# ----------------------------------------------------------------------------- the methods
+
+
+class InPlaceMethods:
+    """``x.name_(*args)``: ``x.name(*args)`` stored into x (see the module docstring)."""
+
+    __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
+
+    def clamp_(self, min=None, max=None): return _replaced(self, "clamp", min, max)
+    def clip_(self, min=None, max=None): return _replaced(self, "clip", min, max)
+    def masked_fill_(self, mask, value): return _replaced(self, "masked_fill", mask, value)
+    def relu_(self): return _replaced(self, "relu")
+    def exp_(self): return _replaced(self, "exp")
+    def log_(self): return _replaced(self, "log")
+    def tanh_(self): return _replaced(self, "tanh")
+    def sigmoid_(self): return _replaced(self, "sigmoid")
+    def erf_(self): return _replaced(self, "erf")
+    def sqrt_(self): return _replaced(self, "sqrt")
+    def rsqrt_(self): return _replaced(self, "rsqrt")
+    def abs_(self): return _replaced(self, "abs")
+    def neg_(self): return _replaced(self, "neg")
+    def negative_(self): return _replaced(self, "negative")
+    def square_(self): return _replaced(self, "square")
+    def reciprocal_(self): return _replaced(self, "reciprocal")
+    def pow_(self, exponent): return _replaced(self, "pow", exponent)
+    def tril_(self, diagonal=0): return _replaced(self, "tril", diagonal)
+    def triu_(self, diagonal=0): return _replaced(self, "triu", diagonal)
+
+
+def _replaced(x: Any, name: str, *args: Any) -> Any:
+    """x takes the values of ``x.name(*args)``, under the rules of ``x -= y``; returns x."""
+    what, new = f"{name}_", f"x = x.{name}(...)"
+    needs_grad = [a for a in args if isinstance(a, _tensor.Tensor) and a.requires_grad]
+    check_in_place(x, what, needs_grad[0] if needs_grad else None, new)
+    return _stored(x, getattr(x, name)(*args), what, f"x.{name}(...)", new)
