@@ -327,7 +327,10 @@ ERRORS = [
     (lambda: tinyffn.einsum("ij,jk->ik", [A], B), TypeError,
      "einsum: operand 0 must be a tinyffn Tensor, got list"),
     (lambda: tinyffn.einsum("i", A.max(1)), TypeError,
-     "einsum: an operand is the pair (values, indices) that x.max(dim)"),
+     "einsum: an operand is the pair (values, indices) from x.max(dim) and x.min(dim); use "
+     "its .values"),
+    (lambda: tinyffn.einsum("ij", A.sort()), TypeError,
+     "einsum: an operand is the pair (values, indices) from x.sort(); use its .values"),
     (lambda: tinyffn.einsum(A, [0, 1]), TypeError,
      "einsum: the equation must be a string such as 'ij,jk->ik', got Tensor; PyTorch's "
      "other form, einsum(a, [0, 1], b, [1, 2]), is not supported"),

@@ -231,6 +231,8 @@ def test_flip_is_a_new_tensor_and_unbind_gives_views():
     ("tinyffn.flip(x, 'a')", TypeError, "dims must be a tuple of ints"),
     ("tinyffn.unbind(tinyffn.tensor(1.0))", ValueError, "a 0-d tensor has no dim"),
     ("x.index_select(1, tinyffn.tensor([3]))", IndexError, "index 3 is out of range"),
+    ("tinyffn.tensor(5.0).index_select(0, tinyffn.tensor([0, 0]))", ValueError,
+     "index_select: a 0-d input takes one index"),
     ("x.index_select(1, tinyffn.tensor([-1]))", IndexError, "negative indices are refused"),
     ("x.index_select(1, tinyffn.tensor([[1]]))", ValueError, "index must be 1-D"),
     ("x.index_select(1, tinyffn.tensor([1.0]))", TypeError, "must have dtype int64 or int32"),

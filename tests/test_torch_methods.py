@@ -133,6 +133,13 @@ def test_masked_fill_refuses_what_pytorch_would_truncate_or_reshape():
     with pytest.raises(TypeError, match=r"masked_fill: the mask must be a bool tensor, such "
                                         r"as x > 0, got an int64 tensor"):
         tinyffn.tensor([1.0, 2.0]).masked_fill(tinyffn.tensor([1, 0]), 0.0)   # torch refuses too
+    flags = tinyffn.zeros(3, dtype="bool")              # torch 2.13: [True, False, True]
+    mask = tinyffn.tensor([True, False, True])
+    assert flags.masked_fill(mask, 1).tolist() == flags.masked_fill(mask, True).tolist() == \
+        [True, False, True]
+    with pytest.raises(TypeError, match=r"masked_fill: a bool tensor takes True or False "
+                                        r"\(or 1 and 0\), got 0.5"):
+        flags.masked_fill(mask, 0.5)
 
 
 # ----------------------------------------------------------------------------- var, std

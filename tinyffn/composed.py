@@ -215,6 +215,11 @@ def masked_fill(x, mask, value):
         raise ValueError(f"masked_fill: the value must be a number or a 0-d tensor, got "
                          f"shape {value.shape}; for a tensor of values use where(mask, values, x)")
     _check_bool("masked_fill", "the mask", mask)
+    if dtype_name(x.dtype) == "bool" and not isinstance(value, _tensor.Tensor):
+        if value not in (0, 1):         # 1 and 1.0 are True, as PyTorch reads them
+            raise TypeError(f"masked_fill: a bool tensor takes True or False (or 1 and 0), "
+                            f"got {value!r} (PyTorch would read it as True)")
+        value = bool(value)
     y = where(mask, value, x)
     if y.shape != x.shape:
         raise ValueError(f"masked_fill: a mask of shape {mask.shape} does not broadcast to "

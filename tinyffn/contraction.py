@@ -72,8 +72,8 @@ def einsum(equation, *operands):
 def _operand_list(operands: tuple) -> tuple:
     """The operands, given one by one or as one list or tuple, each a Tensor."""
     if len(operands) == 1 and getattr(operands[0], "_fields", None) == ("values", "indices"):
-        raise TypeError("einsum: an operand is the pair (values, indices) that x.max(dim) "
-                        "and x.min(dim) return; use its .values (or x.amax(dim))")
+        raise TypeError(f"einsum: an operand is the pair (values, indices) from "
+                        f"{getattr(operands[0], 'made_by', 'x.max(dim)')}; use its .values")
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     for i, x in enumerate(operands):

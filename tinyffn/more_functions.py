@@ -156,7 +156,11 @@ def index_select(input, dim, index):
     _check_range("index_select", xp, idx, n, f"dim {axis}", x.shape, negatives=False)
     with grad_mode.scope("function", "index_select"):
         if x.ndim == 0:
-            return _along(x.reshape(1), idx, 0, (idx.shape[0],)).reshape(())
+            if idx.shape[0] != 1:
+                raise ValueError(f"index_select: a 0-d input takes one index (PyTorch: "
+                                 f"'Index to scalar can have only 1 value'), got "
+                                 f"{idx.shape[0]}; index a 1-d x.reshape(1) for several")
+            return _along(x.reshape(1), idx, 0, (1,)).reshape(())
         sizes = x.shape[:axis] + (idx.shape[0],) + x.shape[axis + 1:]
         along_axis = tuple(n if a == axis else 1 for a, n in enumerate(sizes))
         return _along(x, xp.reshape(idx, along_axis), axis, sizes)     # (1, .., k, .., 1)
