@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import tinyffn
+import torch_parity
 from tinyffn import functional as F
 from tinyffn import nn
 from tinyffn.backend import dtype_name
@@ -64,17 +65,6 @@ def assert_same(actual, expected, case):
     np.testing.assert_allclose(a, e, rtol=1e-12, atol=1e-14, err_msg=case)   # a cancellation
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_each_call_gives_what_pytorch_gives(case):
-    torch = pytest.importorskip("torch")
-    assert_same(plain(run(tinyffn, case)), plain(run(torch, case)), case)
-
-
-@pytest.mark.parametrize("case", CASES)
-def test_each_call_gives_pytorchs_values_written_out(case, device):
-    assert_same(plain(run(tinyffn, case, device=device)), EXPECTED[case], case)
-
-
 # dL/d(input) for L = Σ f · (1, 2, 3, ...)/10: a backward that forgets gy shows
 GRAD_CASES = [
     ("F.leaky_relu(x)", "x"), ("F.leaky_relu(x, -0.5)", "x"), ("F.glu(x)", "x"),
@@ -92,30 +82,12 @@ def grad_of(module, case: str, wrt: str, **tensor_kwargs):
     return plain(x.grad)
 
 
-def _grad_id(case):
-    return f"{case[0]} d{case[1]}"
-
-
-@pytest.mark.parametrize("case", GRAD_CASES, ids=_grad_id)
-def test_gradients_are_pytorchs(case):
-    torch = pytest.importorskip("torch")
-    assert_same(grad_of(tinyffn, *case), grad_of(torch, *case), _grad_id(case))
-
-
-@pytest.mark.parametrize("case", GRAD_CASES, ids=_grad_id)
-def test_gradients_are_pytorchs_written_out(case, device):
-    assert_same(grad_of(tinyffn, *case, device=device), EXPECTED_GRADS[_grad_id(case)],
-                _grad_id(case))
-
-
-def test_the_written_out_values_are_pytorchs():
-    assert sorted(EXPECTED) == sorted(CASES)
-    assert sorted(EXPECTED_GRADS) == sorted(_grad_id(c) for c in GRAD_CASES)
-    torch = pytest.importorskip("torch")
-    for case in CASES:
-        assert_same(plain(run(torch, case)), EXPECTED[case], case)
-    for case in GRAD_CASES:
-        assert_same(grad_of(torch, *case), EXPECTED_GRADS[_grad_id(case)], _grad_id(case))
+_parity = torch_parity.tests(globals())     # live torch, EXPECTED(_GRADS), their check
+test_each_call_gives_what_pytorch_gives = _parity.live
+test_each_call_gives_pytorchs_values_written_out = _parity.written
+test_gradients_are_pytorchs = _parity.grad_live
+test_gradients_are_pytorchs_written_out = _parity.grad_written
+test_the_written_out_values_are_pytorchs = _parity.check
 
 
 GRADCHECKED = {

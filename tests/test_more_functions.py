@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import tinyffn
+import torch_parity
 from tinyffn.backend import dtype_name
 
 inf, nan = math.inf, math.nan
@@ -99,19 +100,6 @@ def assert_same(actual, expected, case, rtol=1e-12, zero_signs=True):
         np.testing.assert_array_equal(a, e, err_msg=case)
 
 
-@pytest.mark.parametrize("case", CASES)
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")   # the inf rows: log 0, inf - inf
-def test_each_call_gives_what_pytorch_gives(case):
-    torch = pytest.importorskip("torch")
-    assert_same(plain(run(tinyffn, case)), plain(run(torch, case)), case)
-
-
-@pytest.mark.parametrize("case", CASES)
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")   # the inf rows: log 0, inf - inf
-def test_each_call_gives_pytorchs_values_written_out(case, device):
-    assert_same(plain(run(tinyffn, case, device=device)), EXPECTED[case], case)
-
-
 # ----------------------------------------------------------------------------- gradients
 # dL/dx of L = Σ (f(x) · weights), for x = the named float64 input; the weights are fixed
 # numbers, so a backward that forgets gy, or mixes its entries up, shows.
@@ -126,7 +114,7 @@ GRAD_CASES = [
 
 
 def grad_of(module, case: str, wrt: str, **tensor_kwargs):
-    """dL/d(wrt) as nested lists, L = Σ f · (1, 2, 3, ...)/10 over f's entries."""
+    """dL/d(wrt) as plain() gives it, L = Σ f · (1, 2, 3, ...)/10 over f's entries."""
     inputs = {}
 
     def t(values, dtype):
@@ -141,39 +129,22 @@ def grad_of(module, case: str, wrt: str, **tensor_kwargs):
     y = eval(case, {}, {**names, **inputs})
     weights = np.arange(1.0, math.prod(y.shape) + 1).reshape(y.shape) / 10
     (y * t(weights.tolist(), module.float64)).sum().backward()
-    g = inputs[wrt].grad
-    return (g.numpy() if isinstance(g, tinyffn.Tensor) else g.detach().numpy()).tolist()
+    return plain(inputs[wrt].grad)
 
 
-def _grad_id(case):
-    return f"{case[0]} d{case[1]}"
+def assert_same_grad(actual, expected, case):
+    """tinyffn's gradients against PyTorch's, signs of zeros aside (see assert_same)."""
+    assert_same(actual, expected, case, zero_signs=False)
 
 
-@pytest.mark.parametrize("case", GRAD_CASES, ids=_grad_id)
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")   # the inf rows: log 0, inf - inf
-def test_gradients_are_pytorchs(case):
-    torch = pytest.importorskip("torch")
-    ours, theirs = grad_of(tinyffn, *case), grad_of(torch, *case)
-    assert_same(("float64", ours), ("float64", theirs), _grad_id(case), zero_signs=False)
-
-
-@pytest.mark.parametrize("case", GRAD_CASES, ids=_grad_id)
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")   # the inf rows: log 0, inf - inf
-def test_gradients_are_pytorchs_written_out(case, device):
-    assert_same(("float64", grad_of(tinyffn, *case, device=device)),
-                ("float64", EXPECTED_GRADS[_grad_id(case)]), _grad_id(case), zero_signs=False)
-
-
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")   # the inf rows: log 0, inf - inf
-def test_the_written_out_values_are_pytorchs():
-    assert sorted(EXPECTED) == sorted(CASES)
-    assert sorted(EXPECTED_GRADS) == sorted(_grad_id(c) for c in GRAD_CASES)
-    torch = pytest.importorskip("torch")
-    for case in CASES:
-        assert_same(plain(run(torch, case)), EXPECTED[case], case)
-    for case in GRAD_CASES:
-        assert_same(("float64", grad_of(torch, *case)), ("float64", EXPECTED_GRADS[_grad_id(case)]),
-                    _grad_id(case))
+_parity = torch_parity.tests(     # live torch, EXPECTED(_GRADS), their check
+    globals(), assert_grad=assert_same_grad,
+    marks=[pytest.mark.filterwarnings("ignore::RuntimeWarning")])  # inf rows: log 0, inf - inf
+test_each_call_gives_what_pytorch_gives = _parity.live
+test_each_call_gives_pytorchs_values_written_out = _parity.written
+test_gradients_are_pytorchs = _parity.grad_live
+test_gradients_are_pytorchs_written_out = _parity.grad_written
+test_the_written_out_values_are_pytorchs = _parity.check
 
 
 GRADCHECKED = {
@@ -327,25 +298,25 @@ EXPECTED = {
     'n.is_floating_point()': False,
 }
 EXPECTED_GRADS = {
-    'logsumexp(x, 1) dx': [[0.007538874796299668, 0.0006188285272800039, 0.09184229667642034], [0.0006333175481460067, 0.15496769459268486, 0.04439898785916915]],
-    'logsumexp(x, (0, 1)) dx': [[0.005962044231045891, 0.0004893943925010257, 0.07263256783816356], [6.623232872353632e-05, 0.016206516493721127, 0.0046432447158448915]],
-    'logsumexp(b, 1, True) db': [[[0.009003057317038043, 0.018006114634076087, 0.02700917195111413, 0.036012229268152174], [0.024472847105479766, 0.04894569421095953, 0.0734185413164393, 0.09789138842191906], [0.06652409557748218, 0.13304819115496438, 0.19957228673244656, 0.26609638230992877]], [[0.04501528658519022, 0.05401834390222826, 0.0630214012192663, 0.07202445853630435], [0.12236423552739879, 0.14683708263287854, 0.1713099297383583, 0.19578277684383807], [0.33262047788741084, 0.399144573464893, 0.46566866904237514, 0.5321927646198573]]],
-    'logsumexp(inf_, 1) dinf_': [[nan, nan], [0.0, nan], [nan, nan], [0.0, 0.4]],
-    'sin(x) dx': [[0.08775825618903728, -0.08322936730942848, -0.2969977489801336], [-0.26145744834544477, 0.03536860083385145, 0.5813474530263868]],
-    'cos(x) dx': [[-0.0479425538604203, 0.18185948536513635, -0.042336002417960164], [-0.3027209981231713, -0.4987474933020272, -0.14844237555271375]],
-    'sign(x) dx': [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]],
-    'prod(z, 1) dz': [[0.0, 0.6000000000000001, 0.0], [0.0, 0.0, 0.0], [-2.4, 1.2, -0.6]],
-    'prod(z) dz': [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]],
-    'prod(x) dx': [[0.9, -0.225, 0.15000000000000002], [-0.1125, 0.30000000000000004, 1.8]],
-    'prod(z, 0, True) dz': [[0.0, -0.0, 6.0], [0.2, -0.0, 3.5999999999999996], [0.0, 0.0, 4.5]],
-    'cumsum(x, 1) dx': [[0.6, 0.5, 0.3], [1.5, 1.1, 0.6]],
-    'cumsum(b, 0) db': [[[1.4000000000000001, 1.5999999999999999, 1.8, 2.0], [2.2, 2.4, 2.5999999999999996, 2.8], [3.0, 3.2, 3.4, 3.5999999999999996]], [[1.3, 1.4, 1.5, 1.6], [1.7, 1.8, 1.9, 2.0], [2.1, 2.2, 2.3, 2.4]]],
-    'flip(b, (0, 2)) db': [[[1.6, 1.5, 1.4, 1.3], [2.0, 1.9, 1.8, 1.7], [2.4, 2.3, 2.2, 2.1]], [[0.4, 0.3, 0.2, 0.1], [0.8, 0.7, 0.6, 0.5], [1.2, 1.1, 1.0, 0.9]]],
-    'unbind(x, 1)[2] dx': [[0.0, 0.0, 0.1], [0.0, 0.0, 0.2]],
-    'index_select(x, 1, i) dx': [[0.2, 0.0, 0.4], [0.5, 0.0, 1.0]],
-    'mm(x, y) dx': [[0.5, -0.15000000000000002, 0.35000000000000003], [1.1, -0.25, 0.9999999999999999]],
-    'mm(x, y) dy': [[-1.15, -1.5], [0.24999999999999994, 0.20000000000000007], [0.37500000000000006, 0.7000000000000001]],
-    'bmm(b, b.mT) db': [[[-1.0, -0.5500000000000002, -0.10000000000000006, 0.3499999999999999], [-2.2, -1.4500000000000002, -0.7000000000000001, 0.050000000000000044], [-3.4000000000000004, -2.3499999999999996, -1.2999999999999998, -0.2499999999999999]], [[15.2, 17.0, 18.8, 20.6], [17.6, 19.700000000000003, 21.8, 23.9], [20.0, 22.400000000000002, 24.799999999999997, 27.2]]],
-    'outer(v, w) dv': [0.8, 1.8000000000000003, 2.8],
-    'outer(v, w) dw': [-0.25, -0.3000000000000001],
+    'logsumexp(x, 1) dx': ('float64', [[0.007538874796299668, 0.0006188285272800039, 0.09184229667642034], [0.0006333175481460067, 0.15496769459268486, 0.04439898785916915]]),
+    'logsumexp(x, (0, 1)) dx': ('float64', [[0.005962044231045891, 0.0004893943925010257, 0.07263256783816356], [6.623232872353632e-05, 0.016206516493721127, 0.0046432447158448915]]),
+    'logsumexp(b, 1, True) db': ('float64', [[[0.009003057317038043, 0.018006114634076087, 0.02700917195111413, 0.036012229268152174], [0.024472847105479766, 0.04894569421095953, 0.0734185413164393, 0.09789138842191906], [0.06652409557748218, 0.13304819115496438, 0.19957228673244656, 0.26609638230992877]], [[0.04501528658519022, 0.05401834390222826, 0.0630214012192663, 0.07202445853630435], [0.12236423552739879, 0.14683708263287854, 0.1713099297383583, 0.19578277684383807], [0.33262047788741084, 0.399144573464893, 0.46566866904237514, 0.5321927646198573]]]),
+    'logsumexp(inf_, 1) dinf_': ('float64', [[nan, nan], [0.0, nan], [nan, nan], [0.0, 0.4]]),
+    'sin(x) dx': ('float64', [[0.08775825618903728, -0.08322936730942848, -0.2969977489801336], [-0.26145744834544477, 0.03536860083385145, 0.5813474530263868]]),
+    'cos(x) dx': ('float64', [[-0.0479425538604203, 0.18185948536513635, -0.042336002417960164], [-0.3027209981231713, -0.4987474933020272, -0.14844237555271375]]),
+    'sign(x) dx': ('float64', [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
+    'prod(z, 1) dz': ('float64', [[0.0, 0.6000000000000001, 0.0], [0.0, 0.0, 0.0], [-2.4, 1.2, -0.6]]),
+    'prod(z) dz': ('float64', [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
+    'prod(x) dx': ('float64', [[0.9, -0.225, 0.15000000000000002], [-0.1125, 0.30000000000000004, 1.8]]),
+    'prod(z, 0, True) dz': ('float64', [[0.0, -0.0, 6.0], [0.2, -0.0, 3.5999999999999996], [0.0, 0.0, 4.5]]),
+    'cumsum(x, 1) dx': ('float64', [[0.6, 0.5, 0.3], [1.5, 1.1, 0.6]]),
+    'cumsum(b, 0) db': ('float64', [[[1.4000000000000001, 1.5999999999999999, 1.8, 2.0], [2.2, 2.4, 2.5999999999999996, 2.8], [3.0, 3.2, 3.4, 3.5999999999999996]], [[1.3, 1.4, 1.5, 1.6], [1.7, 1.8, 1.9, 2.0], [2.1, 2.2, 2.3, 2.4]]]),
+    'flip(b, (0, 2)) db': ('float64', [[[1.6, 1.5, 1.4, 1.3], [2.0, 1.9, 1.8, 1.7], [2.4, 2.3, 2.2, 2.1]], [[0.4, 0.3, 0.2, 0.1], [0.8, 0.7, 0.6, 0.5], [1.2, 1.1, 1.0, 0.9]]]),
+    'unbind(x, 1)[2] dx': ('float64', [[0.0, 0.0, 0.1], [0.0, 0.0, 0.2]]),
+    'index_select(x, 1, i) dx': ('float64', [[0.2, 0.0, 0.4], [0.5, 0.0, 1.0]]),
+    'mm(x, y) dx': ('float64', [[0.5, -0.15000000000000002, 0.35000000000000003], [1.1, -0.25, 0.9999999999999999]]),
+    'mm(x, y) dy': ('float64', [[-1.15, -1.5], [0.24999999999999994, 0.20000000000000007], [0.37500000000000006, 0.7000000000000001]]),
+    'bmm(b, b.mT) db': ('float64', [[[-1.0, -0.5500000000000002, -0.10000000000000006, 0.3499999999999999], [-2.2, -1.4500000000000002, -0.7000000000000001, 0.050000000000000044], [-3.4000000000000004, -2.3499999999999996, -1.2999999999999998, -0.2499999999999999]], [[15.2, 17.0, 18.8, 20.6], [17.6, 19.700000000000003, 21.8, 23.9], [20.0, 22.400000000000002, 24.799999999999997, 27.2]]]),
+    'outer(v, w) dv': ('float64', [0.8, 1.8000000000000003, 2.8]),
+    'outer(v, w) dw': ('float64', [-0.25, -0.3000000000000001]),
 }

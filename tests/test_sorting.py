@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import tinyffn
+import torch_parity
 from tinyffn.backend import dtype_name
 from tinyffn.sorting import SortResult, TopkResult
 
@@ -100,23 +101,10 @@ def assert_same(actual, expected, case):
                                       np.signbit(e) & ~np.isnan(e), err_msg=f"{case}: -0.0")
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_each_call_gives_what_pytorch_gives(case):
-    torch = pytest.importorskip("torch")
-    assert_same(plain(run(tinyffn, case)), plain(run(torch, case)), case)
-
-
-@pytest.mark.parametrize("case", CASES)
-def test_each_call_gives_pytorchs_values_written_out(case, device):
-    assert_same(plain(run(tinyffn, case, device=device)), EXPECTED[case], case)
-
-
-def test_the_written_out_values_are_pytorchs():
-    """EXPECTED holds one entry per case, each what torch 2.13 gives."""
-    assert sorted(EXPECTED) == sorted(CASES)
-    torch = pytest.importorskip("torch")
-    for case in CASES:
-        assert_same(plain(run(torch, case)), EXPECTED[case], case)
+_parity = torch_parity.tests(globals())          # live torch, EXPECTED, EXPECTED's check
+test_each_call_gives_what_pytorch_gives = _parity.live
+test_each_call_gives_pytorchs_values_written_out = _parity.written
+test_the_written_out_values_are_pytorchs = _parity.check
 
 
 # ----------------------------------------------------------------------------- NumPy

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import tinyffn
+import torch_parity
 from tinyffn import torch_functions
 from tinyffn.backend import dtype_name
 
@@ -129,23 +130,10 @@ def assert_same(actual, expected, case):
         np.testing.assert_allclose(a, e, rtol=rtol, atol=0, err_msg=case)
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_each_function_gives_what_pytorch_gives(case):
-    torch = pytest.importorskip("torch")
-    assert_same(plain(run(tinyffn, case)), plain(run(torch, case)), case)
-
-
-@pytest.mark.parametrize("case", CASES)
-def test_each_function_gives_pytorchs_values_written_out(case, device):
-    assert_same(plain(run(tinyffn, case, device=device)), EXPECTED[case], case)
-
-
-def test_the_written_out_values_are_pytorchs():
-    """EXPECTED holds one entry per case, each what torch 2.13 gives."""
-    assert sorted(EXPECTED) == sorted(CASES)
-    torch = pytest.importorskip("torch")
-    for case in CASES:
-        assert_same(plain(run(torch, case)), EXPECTED[case], case)
+_parity = torch_parity.tests(globals())          # live torch, EXPECTED, EXPECTED's check
+test_each_function_gives_what_pytorch_gives = _parity.live
+test_each_function_gives_pytorchs_values_written_out = _parity.written
+test_the_written_out_values_are_pytorchs = _parity.check
 
 
 # ----------------------------------------------------------------------------- names

@@ -1,0 +1,98 @@
+"""The PyTorch-parity tests that test_torch_functions.py, test_sorting.py,
+test_more_functions.py and test_functional_extra.py share, written once.
+
+Such a file holds a table ``CASES`` of calls (``"sum(x, 1)"``), each written once and
+run twice: by its ``run(module, case, **tensor_kwargs)``, with the names and inputs of
+tinyffn or of torch. Its ``plain(result)`` turns either result into (dtype name, nested
+lists), and its ``assert_same(actual, expected, case)`` compares two of them; these stay
+in each file, as their tolerances and their checks of -0.0 differ. ``tests(globals())``
+gives the file three tests (and two more when it has gradients):
+
+* ``live``: each case gives what PyTorch gives, torch run next to tinyffn (skipped
+  where torch is not installed);
+* ``written``: each case gives PyTorch 2.13's values written out in the file's
+  ``EXPECTED`` (case -> plain result), on every device; it needs no torch, so a CI
+  without torch still compares with PyTorch;
+* ``check``: ``EXPECTED`` has one entry per case, no more, and (where torch is
+  installed) each entry is what torch gives, so the written-out values cannot drift
+  from PyTorch's or keep a case that is gone.
+
+With ``GRAD_CASES``, pairs (case, name of the input), and ``grad_of(module, case, wrt,
+**tensor_kwargs)``, the plain gradient of L = Σ f · weights with respect to that input,
+``grad_live`` and ``grad_written`` do the same for gradients (``EXPECTED_GRADS``, keyed
+by ``grad_id``), and ``check`` checks those entries as well.
+
+``EXPECTED`` and ``EXPECTED_GRADS`` sit at the bottom of each file, below the tests, so
+they are read from the namespace when a test runs; ``CASES`` and ``GRAD_CASES`` are read
+at once, to parametrise. A file binds the tests to names starting with ``test_``::
+
+    _parity = torch_parity.tests(globals())
+    test_each_call_gives_what_pytorch_gives = _parity.live
+"""
+from types import SimpleNamespace
+
+import pytest
+
+import tinyffn
+
+
+def grad_id(case) -> str:
+    """The test id, and the key in ``EXPECTED_GRADS``, of a (case, wrt) pair."""
+    return f"{case[0]} d{case[1]}"
+
+
+def tests(ns: dict, *, marks=(), assert_grad=None) -> SimpleNamespace:
+    """The parity tests of the file whose namespace is ``ns`` (its ``globals()``).
+
+    ``marks``: pytest marks put on every test (a filterwarnings, say).
+    ``assert_grad``: compares tinyffn's gradients with torch's, live and written out;
+    ``ns["assert_same"]`` if None. torch's own against the written-out ones always use
+    ``assert_same``: both are PyTorch's, so they agree to the last bit.
+    """
+    grads = "GRAD_CASES" in ns
+
+    def marked(test):
+        for mark in marks:
+            test = mark(test)
+        return test
+
+    def over(cases, **kwargs):
+        return lambda test: marked(pytest.mark.parametrize("case", cases, **kwargs)(test))
+
+    def live(case):
+        torch = pytest.importorskip("torch")
+        ns["assert_same"](ns["plain"](ns["run"](tinyffn, case)),
+                          ns["plain"](ns["run"](torch, case)), case)
+
+    def written(case, device):
+        ns["assert_same"](ns["plain"](ns["run"](tinyffn, case, device=device)),
+                          ns["EXPECTED"][case], case)
+
+    def check():
+        """EXPECTED holds one entry per case, each what torch 2.13 gives (and
+        EXPECTED_GRADS one per gradient case, each torch's gradient)."""
+        assert sorted(ns["EXPECTED"]) == sorted(ns["CASES"])
+        if grads:
+            assert sorted(ns["EXPECTED_GRADS"]) == sorted(map(grad_id, ns["GRAD_CASES"]))
+        torch = pytest.importorskip("torch")
+        for case in ns["CASES"]:
+            ns["assert_same"](ns["plain"](ns["run"](torch, case)), ns["EXPECTED"][case], case)
+        for case in ns["GRAD_CASES"] if grads else ():
+            ns["assert_same"](ns["grad_of"](torch, *case), ns["EXPECTED_GRADS"][grad_id(case)],
+                              grad_id(case))
+
+    def grad_live(case):
+        torch = pytest.importorskip("torch")
+        (assert_grad or ns["assert_same"])(ns["grad_of"](tinyffn, *case),
+                                           ns["grad_of"](torch, *case), grad_id(case))
+
+    def grad_written(case, device):
+        (assert_grad or ns["assert_same"])(ns["grad_of"](tinyffn, *case, device=device),
+                                           ns["EXPECTED_GRADS"][grad_id(case)], grad_id(case))
+
+    found = SimpleNamespace(live=over(ns["CASES"])(live), written=over(ns["CASES"])(written),
+                            check=marked(check))
+    if grads:
+        found.grad_live = over(ns["GRAD_CASES"], ids=grad_id)(grad_live)
+        found.grad_written = over(ns["GRAD_CASES"], ids=grad_id)(grad_written)
+    return found
