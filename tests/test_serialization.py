@@ -397,8 +397,8 @@ def test_a_file_that_would_run_a_command_is_refused_and_nothing_runs(tmp_path):
     assert marker.read_text().strip() == "pwned"
 
 
-ARRAY_ATTACKS = """
-import io, pickle, sys, numpy as np, tinyffn
+ARRAY_ATTACKS = r"""
+import io, pickle, struct, sys, numpy as np, tinyffn
 class R:
     def __init__(s, *rv): s.rv = rv
     def __reduce__(s): return s.rv
@@ -410,10 +410,24 @@ attacks = {  # found by review: np.ndarray called with a file's arguments
                                         (b"A" * 8, np.dtype("O"), (1,), "C")),
     "an object scalar": R(np._core.multiarray.scalar, (np.dtype("O"), b"A" * 8)),
 }
+def u(s): return b"\x8c" + bytes([len(s)]) + s.encode()
+def G(mod, name): return b"c" + mod.encode() + b"\n" + name.encode() + b"\n"
+def I(n): return b"J" + struct.pack("<i", n)
+def dtype(s): return G("numpy", "dtype") + b"(" + u(s) + b"\x89\x88tR"
+def rewritten_dtype(field, size):   # found by review: BUILD on a dtype an array already uses
+    p = b"\x80\x02" + dtype("V8") + b"q\x000" + G("numpy._core.numeric", "_frombuffer")
+    p += b"(C\x08AAAAAAAAh\x00(" + I(1) + b"t" + u("C") + b"tRq\x010"
+    fields = b"}" + u("a") + b"(" + dtype(field) + I(0) + b"ts"
+    state = b"(" + I(3) + u("|") + b"N(" + u("a") + b"t" + fields + I(size) + I(1) + I(63) + b"t"
+    return p + b"h\x00" + state + b"b0]h\x01a."
+files = {"an object field laid over a dtype in use": rewritten_dtype("O", 8),
+         "a dtype in use grown past its buffer": rewritten_dtype("u1", 1000000)}
 for what, payload in attacks.items():
     b = io.BytesIO(); pickle.dump(payload, b, protocol=4)
+    files[what] = b.getvalue()
+for what, data in files.items():
     try:
-        tinyffn.load(io.BytesIO(b.getvalue()))
+        tinyffn.load(io.BytesIO(data))
     except pickle.UnpicklingError as e:
         print(what, "refused:", e)
     else:
@@ -424,12 +438,15 @@ for what, payload in attacks.items():
 def test_numpys_array_constructors_cannot_be_turned_against_memory():
     """weights_only=True once handed a file numpy.ndarray itself: called with a forged
     buffer it gave an object array holding a chosen pointer, or wrote chosen bytes 1 MiB
-    before a heap buffer (both crashed the interpreter). In a subprocess, so a regression
-    fails this test rather than the run."""
+    before a heap buffer (both crashed the interpreter); and numpy.dtype itself, whose
+    copies pickle's BUILD could rewrite after an array used one (an object field, a size
+    of 10**6 over 8 bytes). In a subprocess, so a regression fails this test rather than
+    the run."""
     run = subprocess.run([sys.executable, "-c", ARRAY_ATTACKS], capture_output=True, text=True,
                          timeout=60)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.count("refused:") == 4
+    assert run.stdout.count("refused:") == 6
+    assert run.stdout.count("makes the NumPy dtype 'V8'") == 2
     assert run.stdout.count("calls numpy.ndarray(...) itself") == 2
     assert run.stdout.count("a NumPy array of Python objects") == 2
 

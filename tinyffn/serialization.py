@@ -34,8 +34,11 @@ tinyffn's ``device`` and the tensor function. Any other name is refused with an
 UnpicklingError before anything is called; pickle's other instructions only build
 containers, or set the state of an object one of these names made, to values of these
 kinds. NumPy's names are not NumPy's own objects: ``numpy.ndarray`` cannot be called
-(with a file's shape, buffer and offset it would read and write any memory), and the
-functions that rebuild arrays and scalars refuse object dtypes, whose bytes are pointers. PyTorch leaves NumPy's functions off its list, as it cannot vouch for code it does
+(with a file's shape, buffer and offset it would read and write any memory), the
+functions that rebuild arrays and scalars refuse object dtypes, whose bytes are pointers,
+and ``numpy.dtype`` gives only NumPy's own plain dtypes, which no later instruction of
+the file can change (another dtype's fields and size can be rewritten after an array
+uses it). PyTorch leaves NumPy's functions off its list, as it cannot vouch for code it does
 not own; tinyffn computes with NumPy, and a checkpoint may well hold an array.
 ``weights_only=False`` lifts the restriction, for files you trust: a whole model pickled,
 or a file written by ``pickle.dump``. Plain ``pickle.load`` reads this format too, with
@@ -83,6 +86,21 @@ class _NdarrayMarker:
 _NDARRAY = _NdarrayMarker()
 
 
+def _dtype(spec: Any, align: Any = False, copy: Any = False) -> np.dtype:
+    """``numpy.dtype(spec)`` for a plain number, bool or object dtype in this machine's byte
+    order, as NumPy's own (an object array's entries are unpickled as any object is; its
+    bytes are never read as pointers, see :func:`_no_objects`): pickle's BUILD can rewrite the fields and size of any other dtype
+    (a copy, which is what NumPy pickles ask for: ``copy`` is ignored), after an array
+    already uses it; NumPy's own dtypes ignore that."""
+    d = np.dtype(spec)
+    if not (d.kind in "biufcO" and d.isnative and d.names is None and d.subdtype is None):
+        raise pickle.UnpicklingError(f"tinyffn.load: the file makes the NumPy dtype {spec!r}; "
+                                     "weights_only=True loads plain bool, integer, float, "
+                                     "complex and object dtypes in this machine's byte order "
+                                     "only")
+    return d
+
+
 def _no_objects(dtype: Any) -> np.dtype:
     dtype = np.dtype(dtype)
     if dtype.hasobject:
@@ -111,7 +129,7 @@ SAFE_GLOBALS = {
     "collections.Counter": collections.Counter,
     "builtins.complex": complex,
     "builtins.bytearray": bytearray,
-    "numpy.dtype": np.dtype,
+    "numpy.dtype": _dtype,
     "numpy.ndarray": _NDARRAY,
     "numpy._core.multiarray._reconstruct": _reconstruct,
     "numpy._core.multiarray.scalar": _scalar,                           # np.float64(1.5)
