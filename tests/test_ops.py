@@ -730,7 +730,13 @@ def test_getitem_reshape_and_permute_errors_name_the_op():
         x[..., ...]
     with pytest.raises(TypeError, match="index arrays must be integers or a bool mask, got float64"):
         x[[0.5]]
-    assert x[[[]]].shape == (1, 0, 3, 4)          # an empty nested list, as in NumPy
+    assert x[tinyffn.tensor([[]], dtype="int64")].shape == (1, 0, 3, 4)   # as in NumPy
+    # torch 2.13 reads a list of lists or tensors as a tuple (x[[[0, 1], [1, 2]]] is
+    # x[[0, 1], [1, 2]]: [1, 5] here), NumPy as one index array: refused, found by review
+    for key in ([[]], [[0, 1], [1, 2]], [tinyffn.tensor(0), tinyffn.tensor(1)], [0, slice(1)]):
+        with pytest.raises(IndexError, match=r"getitem: PyTorch reads a list holding lists, "
+                                             r"tensors, slices or None as the tuple"):
+            x[key]
     with pytest.raises(ValueError, match=r"reshape: invalid shape \(-2, 12\)"):
         x.reshape(-2, 12)                         # NumPy would read -2 as -1
     with pytest.raises(ValueError, match=r"permute: a tensor of shape \(2, 3, 4\) needs all 3"):

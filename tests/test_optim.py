@@ -197,6 +197,16 @@ def test_a_mismatched_grad_or_stale_state_is_refused_not_promoted():
                                                r"after model.to"):
             opt.step()
         assert dtype_name(lin.weight.dtype) == "float32"
+    # a state of another shape (p.data = t of a new shape): it broadcast into the new one
+    p = nn.Parameter(tinyffn.ones(3))                  # torch 2.13: "output with shape [3]
+    opt = optim.Adam([p])                              # doesn't match the broadcast shape"
+    (p * p).sum().backward()
+    opt.step()
+    p.grad = None
+    p.data, p.grad = tinyffn.ones(2, 3), tinyffn.ones(2, 3)
+    with pytest.raises(RuntimeError, match=r"Adam.step: parameter 0 is now float32 of shape "
+                                           r"\(2, 3\).* made for float32 of shape \(3,\)"):
+        opt.step()
 
 
 def test_a_0d_parameter_stays_an_array():

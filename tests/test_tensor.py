@@ -407,6 +407,12 @@ def test_a_view_of_a_tensor_no_one_holds_is_free_to_change(device):
         chained.zero_()
     del base
     assert chained.zero_().tolist() == [0.0] * 6
+    x = tinyffn.ones(2, 3, device=device)
+    v = x.detach()
+    row = v[0]
+    del x                               # row is still a view of v (found by review)
+    with pytest.raises(RuntimeError, match=r"made from another tensor by x\[key\]"):
+        row.add_(100)
     model = tinyffn.nn.Linear(2, 2, device=device)
     state = model.state_dict()
     del model

@@ -362,6 +362,23 @@ def test_softmax_with_a_dtype_casts_first_as_pytorch(device, name, expected):
     assert getattr(F, name)(x, -1).numpy().dtype == np.float32
 
 
+def test_softmax_to_an_integer_dtype_is_refused_as_pytorch():
+    """It once cast [0.5, 1.7] to [0, 1] and gave their softmax, [0.269, 0.731] (the
+    answer is [0.2315, 0.7685]); torch 2.13 raises NotImplementedError for 'Long'."""
+    for fn in (F.softmax, F.log_softmax, tinyffn.softmax):
+        with pytest.raises(TypeError, match=r"softmax: dtype must be a float dtype, got "
+                                            r"int64: the input is cast to it first"):
+            fn(tinyffn.tensor([0.5, 1.7]), -1, dtype=tinyffn.long)
+
+
+def test_relu_of_a_bool_tensor_is_refused_as_pytorch():
+    """torch 2.13: "Boolean inputs not supported for relu"; NumPy gave int64 0s and 1s."""
+    for call in (lambda m: m.relu(), tinyffn.relu, F.relu, lambda m: m.relu_()):
+        with pytest.raises(TypeError, match=r"relu: a bool tensor is not supported"):
+            call(tinyffn.tensor([True, False]))
+    assert tinyffn.tensor([1, -2]).relu().tolist() == [1, 0]      # integers are fine
+
+
 def test_softmax_with_a_dtype_is_gradchecked():
     x = tinyffn.tensor([[1.0, -2.0, 0.5], [0.0, 3.0, -1.0]], dtype="float64", requires_grad=True)
     for fn in (F.softmax, F.log_softmax):

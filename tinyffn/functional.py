@@ -202,13 +202,25 @@ def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None, dtype: Any = N
     as PyTorch's ``F.softmax(x, -1, dtype=torch.float32)`` of float16 logits.
     """
     _check_tensor("softmax", "x", x)
-    x = x if dtype is None else x.to(dtype=dtype)
+    x = _cast_to_float("softmax", x, dtype)
     axis = check_axis("softmax", x, either_name(
         "softmax", "axis", axis, -1, "dim", dim))
     with grad_mode.scope("function", "softmax"):
         z = _shifted(x, axis)                               # max(z) = 0
         e = z.exp()
         return e / e.sum(axis=axis, keepdims=True)
+
+
+def _cast_to_float(op: str, x: Tensor, dtype: Any) -> Tensor:
+    """x cast to ``dtype``, a float dtype (an integer one would truncate the logits first;
+    PyTorch refuses it), or x when None."""
+    if dtype is None:
+        return x
+    if not x.backend.is_floating(dtype):
+        raise TypeError(f"{op}: dtype must be a float dtype, got {dtype_name(dtype)}: the "
+                        "input is cast to it first, and an integer dtype would truncate it "
+                        "(PyTorch refuses it too)")
+    return x.to(dtype=dtype)
 
 
 def log_softmax(x: Tensor, axis: int = -1, *, dim: int | None = None,
@@ -222,7 +234,7 @@ def log_softmax(x: Tensor, axis: int = -1, *, dim: int | None = None,
     Shape preserved. ``dim`` is PyTorch's name for ``axis``; ``dtype`` as :func:`softmax`'s.
     """
     _check_tensor("log_softmax", "x", x)
-    x = x if dtype is None else x.to(dtype=dtype)
+    x = _cast_to_float("log_softmax", x, dtype)
     axis = check_axis("log_softmax", x, either_name(
         "log_softmax", "axis", axis, -1, "dim", dim))
     with grad_mode.scope("function", "log_softmax"):

@@ -73,15 +73,14 @@ def as_view(y, made_by: str | None, base=None):
     """Mark ``y`` as a tensor PyTorch makes a *view* of ``base``, sharing its memory: a
     slice ``w[0]``, a reshape, a transpose, an expand, a ``detach()``, a ``state_dict()``
     entry. There a change of y in place reaches ``base``; here it could not (tinyffn's
-    tensors share no memory), so :func:`check_in_place` refuses it while ``base`` (or the
-    tensor a view ``base`` was made from) is alive: ``randn(3).clone().detach()`` is free
+    tensors share no memory), so :func:`check_in_place` refuses it while ``base``, or a
+    tensor ``base`` is a view of, is alive: ``randn(3).clone().detach()`` is free
     to change, as no one can see its base. ``made_by`` says how y was made, for that
     error; None unmarks a result that is a copy in PyTorch (``x.repeat(2)``) though made
     here by a reshape."""
-    mark = getattr(base, "_view", None)
-    root = mark[1]() if mark is not None else None      # w.T.reshape(-1): a view of w
-    y._view = None if made_by is None else \
-        (made_by, weakref.ref(base if root is None else root))
+    mark = getattr(base, "_view", None)         # w.T[0]: a view of w.T and of w
+    alive = tuple(r for r in mark[1] if r() is not None) if mark is not None else ()
+    y._view = None if made_by is None else (made_by, (weakref.ref(base),) + alive)
     return y
 
 
@@ -104,8 +103,8 @@ def check_in_place(x, what: str, other: Any, new: str) -> None:
 def check_not_view(x, what: str, new: str | None = None) -> None:
     """Refuse to change a view (see :func:`as_view`) in place: w[:, k].zero_() would
     leave w as it was. ``new``, if given, is the form for a new tensor."""
-    made_by, base = getattr(x, "_view", None) or (None, None)
-    if made_by is not None and base() is not None:
+    made_by, bases = getattr(x, "_view", None) or (None, ())
+    if any(base() is not None for base in bases):
         raise RuntimeError(
             f"{what}: x was made from another tensor by {made_by}, which in PyTorch shares "
             "that tensor's memory, so this change would reach it too; tinyffn's tensors "

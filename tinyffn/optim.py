@@ -170,13 +170,14 @@ class Optimizer:
             raise RuntimeError(f"{name}: {what} is {_describe(p)} but its grad is "
                                f"{_describe(g)}; a gradient must match its parameter")
         for key, value in state.items():
-            if hasattr(value, "dtype") and (value.dtype != p.dtype
+            if hasattr(value, "dtype") and (value.dtype != p.dtype or value.ndim and
+                                            tuple(value.shape) != p.shape
                                             or backend_of_array(value) is not p.backend):
                 raise RuntimeError(
                     f"{name}: {what} is now {_describe(p)}, but this optimizer's "
-                    f"state ({key!r}) was made for {dtype_name(value.dtype)} on "
-                    f"{backend_of_array(value).device}; create the optimizer after "
-                    "model.to(...), or a new one after moving the model")
+                    f"state ({key!r}) was made for {dtype_name(value.dtype)} of shape "
+                    f"{tuple(value.shape)} on {backend_of_array(value).device}; create the "
+                    "optimizer after model.to(...) (or p.data = ...), or a new one after")
 
     def update(self, w: Any, g: Any, state: dict, xp: Any, **settings: Any) -> Any:
         """The math: θ_t from w = θ_{t-1} and g, with the group's settings as keywords."""

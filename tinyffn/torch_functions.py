@@ -165,13 +165,13 @@ def matmul(input, other):
 
 def softmax(input, dim, dtype=None):
     """``input.softmax(dim)``, as ``torch.softmax`` (``dim`` required there too);
-    ``dtype``: cast ``input`` to it first (a recorded ``cast``)."""
-    return _cast(_tensor_input("softmax", input), dtype).softmax(dim)
+    ``dtype``: cast ``input`` to it first (a recorded ``cast``), a float dtype."""
+    return _tensor_input("softmax", input).softmax(dim, dtype)
 
 
 def log_softmax(input, dim, dtype=None):
     """``input.log_softmax(dim)``, as ``torch.log_softmax``, with ``softmax``'s ``dtype``."""
-    return _cast(_tensor_input("log_softmax", input), dtype).log_softmax(dim)
+    return _tensor_input("log_softmax", input).log_softmax(dim, dtype)
 
 
 # ----------------------------------------------------------------------------- reductions

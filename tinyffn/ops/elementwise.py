@@ -355,11 +355,16 @@ class ReLU(Function):
     """y = max(x, 0).    dy/dx = 0 where x <= 0, else 1 (0 at the kink x = 0, as PyTorch).
 
     A NaN input gives y = NaN and passes gy back, as PyTorch does (it zeroes gy only
-    where x <= 0), so the NaN is not hidden from the layers below.
+    where x <= 0), so the NaN is not hidden from the layers below. A bool x is refused, as
+    in PyTorch (NumPy would give int64 0s and 1s).
     """
+
+    bool_refused = ("relu: a bool tensor is not supported, as in PyTorch; cast it first "
+                    "(mask.float().relu())")
 
     @staticmethod
     def forward(ctx: Context, x):
+        refuse_bool(ReLU, x, ctx.backend)
         y = ctx.xp.maximum(x, 0)
         ctx.save_for_backward(y)
         return y

@@ -156,6 +156,12 @@ def normalize_key(key: Any, x: Any) -> tuple:
     boolean mask becomes the index arrays of the entries where it holds (see
     :func:`_masks_as_indices`).
     """
+    if isinstance(key, list) and any(isinstance(k, (list, tuple, slice)) or k is None or
+                                     k is Ellipsis or hasattr(k, "shape") for k in key):
+        raise IndexError("getitem: PyTorch reads a list holding lists, tensors, slices or "
+                         "None as the tuple of their indices (x[[i, j]] as x[i, j], with a "
+                         "warning), NumPy as one index array; write which you mean: x[i, j], "
+                         "or x[tinyffn.tensor([...])] for one index array")
     key = key if isinstance(key, tuple) else (key,)
     out = []
     for k in key:
