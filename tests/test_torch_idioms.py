@@ -633,6 +633,30 @@ def test_backward_with_inputs_accumulates_only_into_them_as_pytorch(device):
     assert x.grad.tolist() == [20.0, 66.0]
 
 
+def test_grad_and_backward_with_inputs_run_only_the_nodes_below_the_inputs(device):
+    """torch 2.13 runs only what leads to the inputs (found by review): a hook on a leaf
+    not asked for is not called (calls []), a branch not asked for keeps its saved arrays
+    (z.sum().backward() after (a * z).sum().backward(inputs=[a]) gives c.grad [6., 8.]),
+    and grad(y, [h]) stops at h, leaving the modules and hooks below it alone."""
+    a = tinyffn.tensor([1.0, 2.0], device=device, requires_grad=True)
+    b = tinyffn.tensor([3.0, 4.0], device=device, requires_grad=True)
+    calls = []
+    a.register_hook(lambda g: calls.append("a"))
+    (a * b).sum().backward(inputs=[b])
+    tinyffn.grad((a * b).sum(), [b])
+    assert calls == [] and a.grad is None and b.grad.tolist() == [1.0, 2.0]
+    c = tinyffn.tensor([3.0, 4.0], device=device, requires_grad=True)
+    z = c * c
+    (a * z).sum().backward(inputs=[a])
+    z.sum().backward()
+    assert c.grad.tolist() == [6.0, 8.0] and calls == ["a"]
+    layer = tinyffn.nn.Linear(2, 2, device=device)
+    layer.register_full_backward_hook(lambda m, gi, go: calls.append("layer"))
+    h = layer(a)
+    (g,) = tinyffn.grad((h * h).sum(), [h])
+    assert calls == ["a"] and g.tolist() == (2 * h).tolist()
+
+
 def test_backward_with_inputs_refuses_what_pytorch_refuses(device):
     """torch 2.13: inputs=[] raises RuntimeError ("`inputs` argument to `backward()`
     cannot be empty"), and so does an input that does not require grad."""

@@ -334,6 +334,13 @@ def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
     gy = _root_grad(root, grad, "backward" if capture is None else "grad")
     order = topological_order(root)
     totals = {id(order[-1]): gy}     # id(vertex) -> dL/d(its tensor) summed over consumers
+    needed = None                    # grad(): the vertices a captured one can be reached from
+    if capture is not None:          # (parents come first): no other node runs, as in PyTorch
+        needed = set()
+        for v in order:
+            if id(v) in capture or isinstance(v, Context) and any(id(p) in needed
+                                                                  for p in v.parents):
+                needed.add(id(v))
     step = None                      # the last op node's (node, gy, grads), not yet handed out
     # (1)-(6): the steps of docs/autograd.md §3; the rest serves grad(), retain_grad(), stepper
     for v in reversed(order):
@@ -348,6 +355,8 @@ def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
             if capture is None:
                 v._accumulate_grad(gy)
             continue
+        if needed is not None and not any(id(p) in needed for p in v.parents):
+            continue                 # grad(): nothing asked for lies below v
         if step is not None:         # hold_steps: the last node's leaves are stored now
             yield step
             step = None
@@ -361,7 +370,7 @@ def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
                 continue
         grads = _call_backward(v, gy)            # (4) the op's backward: dL/d(each input)
         for parent, gx in zip(v.parents, grads):     # (5) add each input's share
-            if gx is not None:
+            if gx is not None and (needed is None or id(parent) in needed):
                 key = id(parent)
                 totals[key] = gx if key not in totals else totals[key] + gx
         if not retain_graph:         # (6) free the op's saved arrays
