@@ -137,6 +137,11 @@ def test_masked_fill_refuses_what_pytorch_would_truncate_or_reshape():
     mask = tinyffn.tensor([True, False, True])
     assert flags.masked_fill(mask, 1).tolist() == flags.masked_fill(mask, True).tolist() == \
         [True, False, True]
+    with pytest.raises(ValueError, match=r"masked_fill: value 100000.0 does not fit in "
+                                         r"float16"):        # torch: "without overflow"
+        tinyffn.zeros(2, dtype="float16").masked_fill(mask[:2], 1e5)
+    for fill in (float("-inf"), float("nan"), 65504.0):         # torch 2.13 takes these
+        tinyffn.zeros(2, dtype="float16").masked_fill(mask[:2], fill)
     with pytest.raises(TypeError, match=r"masked_fill: a bool tensor takes True or False "
                                         r"\(or 1 and 0\), got 0.5"):
         flags.masked_fill(mask, 0.5)
