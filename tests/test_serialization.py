@@ -333,6 +333,21 @@ def test_pickle_dump_of_numpy_arrays_loads_with_weights_only(protocol):
     assert_same(tinyffn.load(io.BytesIO(data)), PLAIN)
 
 
+def test_arrays_of_strings_load_and_of_another_byte_order_are_refused():
+    """Found by review: a big-endian array loaded as little-endian bytes, [0, 4.6e-41, ...]
+    for [0, 1, 2] (NumPy sets the byte order by BUILD, which the plain dtype ignored); and
+    a vocabulary of strings was refused."""
+    words = {"vocab": np.array(["a", "bc"]), "raw": np.array([b"ab"])}
+    assert_same(tinyffn.load(io.BytesIO(pickle.dumps(words, protocol=4))), words)
+    for big in (np.arange(3, dtype=">f4"), np.array([1.5], dtype=">f8")):
+        with pytest.raises(pickle.UnpicklingError, match=r"another byte order \(a big-endian "
+                                                         r"array\).*newbyteorder\('='\)"):
+            tinyffn.load(io.BytesIO(pickle.dumps(big, protocol=4)))
+    records = np.array([(1, 2.0)], dtype=[("a", "i4"), ("b", "f4")])
+    with pytest.raises(pickle.UnpicklingError, match=r"not of Python objects, dates or records"):
+        tinyffn.load(io.BytesIO(pickle.dumps(records, protocol=4)))
+
+
 def names_called(data):
     """The module.name of every global a pickle names, recorded without a restriction."""
     names = set()
@@ -414,14 +429,15 @@ def u(s): return b"\x8c" + bytes([len(s)]) + s.encode()
 def G(mod, name): return b"c" + mod.encode() + b"\n" + name.encode() + b"\n"
 def I(n): return b"J" + struct.pack("<i", n)
 def dtype(s): return G("numpy", "dtype") + b"(" + u(s) + b"\x89\x88tR"
-def rewritten_dtype(field, size):   # found by review: BUILD on a dtype an array already uses
-    p = b"\x80\x02" + dtype("V8") + b"q\x000" + G("numpy._core.numeric", "_frombuffer")
+def rewritten_dtype(field, size, base="V8"):   # found by review: BUILD on a dtype in use
+    p = b"\x80\x02" + dtype(base) + b"q\x000" + G("numpy._core.numeric", "_frombuffer")
     p += b"(C\x08AAAAAAAAh\x00(" + I(1) + b"t" + u("C") + b"tRq\x010"
     fields = b"}" + u("a") + b"(" + dtype(field) + I(0) + b"ts"
     state = b"(" + I(3) + u("|") + b"N(" + u("a") + b"t" + fields + I(size) + I(1) + I(63) + b"t"
     return p + b"h\x00" + state + b"b0]h\x01a."
 files = {"an object field laid over a dtype in use": rewritten_dtype("O", 8),
-         "a dtype in use grown past its buffer": rewritten_dtype("u1", 1000000)}
+         "a dtype in use grown past its buffer": rewritten_dtype("u1", 1000000),
+         "a bytes dtype given an object field": rewritten_dtype("O", 8, base="S8")}
 for what, payload in attacks.items():
     b = io.BytesIO(); pickle.dump(payload, b, protocol=4)
     files[what] = b.getvalue()
@@ -445,8 +461,10 @@ def test_numpys_array_constructors_cannot_be_turned_against_memory():
     run = subprocess.run([sys.executable, "-c", ARRAY_ATTACKS], capture_output=True, text=True,
                          timeout=60)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.count("refused:") == 6
+    assert run.stdout.count("refused:") == 7
     assert run.stdout.count("makes the NumPy dtype 'V8'") == 2
+    assert "bytes dtype given an object field refused: tinyffn.load: the file gives the " \
+           "NumPy dtype |S8 the state" in run.stdout
     assert run.stdout.count("calls numpy.ndarray(...) itself") == 2
     assert run.stdout.count("a NumPy array of Python objects") == 2
 

@@ -87,17 +87,17 @@ _NDARRAY = _NdarrayMarker()
 
 
 def _dtype(spec: Any, align: Any = False, copy: Any = False) -> np.dtype:
-    """``numpy.dtype(spec)`` for a plain number, bool or object dtype in this machine's byte
-    order, as NumPy's own (an object array's entries are unpickled as any object is; its
-    bytes are never read as pointers, see :func:`_no_objects`): pickle's BUILD can rewrite the fields and size of any other dtype
-    (a copy, which is what NumPy pickles ask for: ``copy`` is ignored), after an array
-    already uses it; NumPy's own dtypes ignore that."""
+    """``numpy.dtype(spec)``, not a structured one, and as NumPy's own where it has one
+    (``copy``, which NumPy's pickles ask for, is ignored): pickle's BUILD could otherwise
+    rewrite the fields and size of a copy after an array uses it. BUILD on a dtype is
+    checked too (:meth:`_Unpickler.load_build`). An object array's entries are unpickled as
+    any object is; its bytes are never read as pointers (see :func:`_no_objects`)."""
     d = np.dtype(spec)
-    if not (d.kind in "biufcO" and d.isnative and d.names is None and d.subdtype is None):
+    if not (d.kind in "biufcOUS" and d.isnative and d.names is None and d.subdtype is None):
         raise pickle.UnpicklingError(f"tinyffn.load: the file makes the NumPy dtype {spec!r}; "
-                                     "weights_only=True loads plain bool, integer, float, "
-                                     "complex and object dtypes in this machine's byte order "
-                                     "only")
+                                     "weights_only=True loads arrays of numbers, bools, "
+                                     "strings and bytes only (not of Python objects, dates or "
+                                     "records); pass weights_only=False for a file you trust")
     return d
 
 
@@ -213,10 +213,32 @@ class _TensorPickler(pickle.Pickler):
         return _reduce_tensor(obj) if isinstance(obj, Tensor) else NotImplemented
 
 
-class _Unpickler(pickle.Unpickler):
+class _Unpickler(pickle._Unpickler):
     """An unpickler whose tensors go to ``devices``; with ``weights_only``, it resolves
     only the names in ``SAFE_GLOBALS`` (the recipe "Restricting Globals" of Python's
-    pickle documentation). Every name a file calls passes through ``find_class``."""
+    pickle documentation). Every name a file calls passes through ``find_class``. It is
+    pickle's Python unpickler, whose instructions can be replaced (BUILD, below); the
+    arrays' bytes are single instructions, so it is not much slower."""
+
+    dispatch = dict(pickle._Unpickler.dispatch)
+
+    def load_build(self) -> None:
+        """BUILD sets the state of the object below it. On a NumPy dtype, with
+        ``weights_only``, only the dtype's own state passes (a no-op): a file's '>f4'
+        (big-endian) would otherwise be read as '<f4' without a word, and a dtype's fields
+        or size could be rewritten."""
+        state, obj = self.stack[-1], self.stack[-2]
+        if not (self.weights_only and isinstance(obj, np.dtype)):
+            return super().load_build()
+        if state != obj.__reduce__()[2]:
+            raise pickle.UnpicklingError(
+                f"tinyffn.load: the file gives the NumPy dtype {obj} the state {state!r}: "
+                "another byte order (a big-endian array) or other fields, which "
+                "weights_only=True does not load; convert such arrays before saving, "
+                "a.astype(a.dtype.newbyteorder('='))")
+        self.stack.pop()
+
+    dispatch[pickle.BUILD[0]] = load_build
 
     def __init__(self, file: Any, devices: dict, weights_only: bool):
         super().__init__(file)
@@ -235,7 +257,7 @@ class _Unpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(
             f"tinyffn.load: the file calls {module}.{name}, which weights_only=True does not "
             "load: it loads tensors, dicts, lists, tuples, sets, numbers, strings, bytes, "
-            f"None, NumPy arrays and dtypes{hint}. If you trust the file's source, "
+            f"None, NumPy arrays of numbers or strings{hint}. If you trust the file's source, "
             "tinyffn.load(f, weights_only=False) loads it, and runs whatever code the file "
             "names: never pass False for a file from an unknown source (as torch.load says)")
 
