@@ -133,6 +133,10 @@ def test_masked_fill_refuses_what_pytorch_would_truncate_or_reshape():
     with pytest.raises(TypeError, match=r"masked_fill: the mask must be a bool tensor, such "
                                         r"as x > 0, got an int64 tensor"):
         tinyffn.tensor([1.0, 2.0]).masked_fill(tinyffn.tensor([1, 0]), 0.0)   # torch refuses too
+    x = tinyffn.arange(12.0).reshape(3, 4)              # found by review: lists of NumPy
+    assert x[[np.int64(0), np.int64(2)]].shape == (2, 4)   # ints were refused as tuples
+    with pytest.raises(TypeError, match=r"getitem: PyTorch reads a uint8 index as a mask"):
+        x[tinyffn.tensor([1, 0], dtype="uint8")]         # torch: row 0 (a mask); NumPy: 1, 0
     flags = tinyffn.zeros(3, dtype="bool")              # torch 2.13: [True, False, True]
     mask = tinyffn.tensor([True, False, True])
     assert flags.masked_fill(mask, 1).tolist() == flags.masked_fill(mask, True).tolist() == \
@@ -140,6 +144,8 @@ def test_masked_fill_refuses_what_pytorch_would_truncate_or_reshape():
     with pytest.raises(ValueError, match=r"masked_fill: value 100000.0 does not fit in "
                                          r"float16"):        # torch: "without overflow"
         tinyffn.zeros(2, dtype="float16").masked_fill(mask[:2], 1e5)
+    with pytest.raises(ValueError, match=r"value 70000 does not fit in float16"):
+        tinyffn.zeros(2, dtype="float16").masked_fill(mask[:2], tinyffn.tensor(70000))
     for fill in (float("-inf"), float("nan"), 65504.0):         # torch 2.13 takes these
         tinyffn.zeros(2, dtype="float16").masked_fill(mask[:2], fill)
     with pytest.raises(TypeError, match=r"masked_fill: a bool tensor takes True or False "

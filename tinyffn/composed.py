@@ -220,9 +220,11 @@ def masked_fill(x, mask, value):
             raise TypeError(f"masked_fill: a bool tensor takes True or False (or 1 and 0), "
                             f"got {value!r} (PyTorch would read it as True)")
         value = bool(value)
-    elif is_real(value) and x.backend.is_floating(x.dtype):
-        from .creation import _check_fits       # creation.py imports tensor.py, which imports this
-        _check_fits("masked_fill", "value", value, x.dtype)   # 1e5 into float16: inf
+    elif x.backend.is_floating(x.dtype):        # 1e5 into float16: inf, refused by PyTorch
+        number = value.item() if isinstance(value, _tensor.Tensor) else value
+        if is_real(number):
+            from .creation import _check_fits   # creation.py imports tensor.py, which imports this
+            _check_fits("masked_fill", "value", number, x.dtype)
     y = where(mask, value, x)
     if y.shape != x.shape:
         raise ValueError(f"masked_fill: a mask of shape {mask.shape} does not broadcast to "

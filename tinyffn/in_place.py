@@ -107,8 +107,8 @@ def check_not_view(x, what: str, new: str | None = None) -> None:
     if any(base() is not None for base in bases):
         raise RuntimeError(
             f"{what}: x was made from another tensor by {made_by}, which in PyTorch shares "
-            "that tensor's memory (a reshape, wherever it can), so this change would reach "
-            "it too; tinyffn's tensors "
+            f"that tensor's memory{' (wherever it can)' * ('reshape' in made_by)}, so this "
+            "change would reach it too; tinyffn's tensors "
             "share none, and the other tensor would keep its values. Change that tensor "
             "itself (inside `with tinyffn.no_grad():`, w.data[key] = value writes into part "
             "of w's array), or make x a tensor of its own first (x = x.clone())"

@@ -64,7 +64,8 @@ def iter_backward(root: Any, grad: Any = None, retain_graph: bool = False,
     ``.grad`` of a non-leaf output that called ``retain_grad()``, if it is still alive).
     If ``capture`` is given (a dict whose keys are ``id()`` of graph vertices, see
     :func:`~tinyffn.autograd.node_of`) the gradient of each of those vertices is stored
-    under its key instead, and no ``.grad`` is touched (see :func:`tinyffn.grad`). Each
+    under its key instead, no ``.grad`` is touched, and only the op nodes that lead to
+    those vertices run and give a step (see :func:`tinyffn.grad`). Each
     running total is dropped once its node has consumed it, so only the gradients still
     needed are alive at any time. Unless ``retain_graph``, each node's saved arrays are
     freed after use. A step arrives once the leaves right after its node are stored, so

@@ -157,7 +157,8 @@ def normalize_key(key: Any, x: Any) -> tuple:
     :func:`_masks_as_indices`).
     """
     if isinstance(key, list) and any(isinstance(k, (list, tuple, slice)) or k is None or
-                                     k is Ellipsis or hasattr(k, "shape") for k in key):
+                                     k is Ellipsis or hasattr(k, "backend") or
+                                     getattr(k, "ndim", 0) > 0 for k in key):   # not np.int64
         raise IndexError("getitem: PyTorch reads a list holding lists, tensors, slices or "
                          "None as the tuple of their indices (x[[i, j]] as x[i, j], with a "
                          "warning), NumPy as one index array; write which you mean: x[i, j], "
@@ -185,6 +186,10 @@ def normalize_key(key: Any, x: Any) -> tuple:
         if hasattr(k, "dtype") and not x.backend.xp.isdtype(k.dtype, ("integral", "bool")):
             raise TypeError(f"getitem: index arrays must be integers or a bool mask, got "
                             f"{dtype_name(k.dtype)}")
+        if hasattr(k, "dtype") and dtype_name(k.dtype) == "uint8" and k.ndim:
+            raise TypeError("getitem: PyTorch reads a uint8 index as a mask (deprecated), "
+                            "NumPy as indices; say which: idx.bool() for a mask, idx.long() "
+                            "for indices")
         if hasattr(k, "dtype") and k.ndim == 0:     # a 0-d index is a number, in NumPy and
             k = bool(k) if x.backend.xp.isdtype(k.dtype, "bool") else int(k)    # PyTorch alike
         out.append(k)
