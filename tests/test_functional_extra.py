@@ -52,10 +52,7 @@ def run(module, case: str, requires_grad: str = "", **tensor_kwargs):
     return (y, inputs[requires_grad]) if requires_grad else y
 
 
-def plain(result):
-    if isinstance(result, tinyffn.Tensor):
-        return dtype_name(result.dtype), result.numpy().tolist()
-    return str(result.dtype).removeprefix("torch."), result.detach().numpy().tolist()
+plain = torch_parity.plain      # (dtype name, nested lists), as the tests compare
 
 
 def assert_same(actual, expected, case):

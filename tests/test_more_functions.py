@@ -13,7 +13,6 @@ import pytest
 
 import tinyffn
 import torch_parity
-from tinyffn.backend import dtype_name
 
 inf, nan = math.inf, math.nan
 
@@ -62,15 +61,7 @@ def run(module, case: str, **tensor_kwargs):
     return eval(case, {}, {**names, **inputs})
 
 
-def plain(result):
-    """A result as (dtype name, nested lists), a tuple of them, or a Python value."""
-    if isinstance(result, tuple):
-        return tuple(plain(r) for r in result)
-    if isinstance(result, tinyffn.Tensor):
-        return dtype_name(result.dtype), result.numpy().tolist()
-    if isinstance(result, bool):
-        return result
-    return str(result.dtype).removeprefix("torch."), result.detach().numpy().tolist()
+plain = torch_parity.plain      # (dtype name, nested lists), as the tests compare
 
 
 def assert_same(actual, expected, case, rtol=1e-12, zero_signs=True):

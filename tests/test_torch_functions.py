@@ -104,15 +104,7 @@ def run(module, case: str, **tensor_kwargs):
     return eval(case, {}, {**names, **inputs})     # sum is module.sum, not the builtin
 
 
-def plain(result):
-    """A result as (dtype name, nested lists), a tuple of them, or a Python bool."""
-    if isinstance(result, bool):
-        return result
-    if isinstance(result, tuple):                   # (values, indices)
-        return tuple(plain(r) for r in result)
-    if isinstance(result, tinyffn.Tensor):
-        return dtype_name(result.dtype), result.numpy().tolist()
-    return str(result.dtype).removeprefix("torch."), result.detach().numpy().tolist()
+plain = torch_parity.plain      # (dtype name, nested lists), as the tests compare
 
 
 def assert_same(actual, expected, case):

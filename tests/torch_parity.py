@@ -3,10 +3,11 @@ test_more_functions.py and test_functional_extra.py share, written once.
 
 Such a file holds a table ``CASES`` of calls (``"sum(x, 1)"``), each written once and
 run twice: by its ``run(module, case, **tensor_kwargs)``, with the names and inputs of
-tinyffn or of torch. Its ``plain(result)`` turns either result into (dtype name, nested
-lists), and its ``assert_same(actual, expected, case)`` compares two of them; these stay
-in each file, as their tolerances and their checks of -0.0 differ. ``tests(globals())``
-gives the file three tests (and two more when it has gradients):
+tinyffn or of torch. :func:`plain` (here, bound in each file) turns either result into
+(dtype name, nested lists), and the file's ``assert_same(actual, expected, case)``
+compares two of them; ``run`` and ``assert_same`` stay in each file, as their inputs,
+tolerances and checks of -0.0 differ. ``tests(globals())`` gives the file three tests
+(and two more when it has gradients):
 
 * ``live``: each case gives what PyTorch gives, torch run next to tinyffn (skipped
   where torch is not installed);
@@ -34,6 +35,19 @@ from types import SimpleNamespace
 import pytest
 
 import tinyffn
+from tinyffn.backend import dtype_name
+
+
+def plain(result):
+    """A result as (dtype name, nested lists), a tuple of them (values, indices), or a
+    Python bool or value, alike for tinyffn's tensors and torch's."""
+    if isinstance(result, bool):
+        return result
+    if isinstance(result, tuple):
+        return tuple(plain(r) for r in result)
+    if isinstance(result, tinyffn.Tensor):
+        return dtype_name(result.dtype), result.numpy().tolist()
+    return str(result.dtype).removeprefix("torch."), result.detach().numpy().tolist()
 
 
 def grad_id(case) -> str:
