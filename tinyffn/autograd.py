@@ -54,7 +54,7 @@ import weakref
 from typing import Any, Iterator, Sequence
 
 from .arguments import either_name, grad_inputs, single_of_sequence
-from .backend import check_one_device, dtype_name
+from .backend import dtype_name
 from . import hooks, op_checks, tensor as _tensor  # used at call time only (all import this)
 # The switches every op reads live in grad_mode.py; autograd's names too (torch.autograd.no_grad)
 from .grad_mode import (STATE, AnomalyError, Scope, check_finite, detect_anomaly, enable_grad,
@@ -308,7 +308,7 @@ def backward(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = Fals
         return
     inputs = {id(t): t for t in grad_inputs("backward", inputs)}.values()  # each once
     captured = {id(node_of(t)): None for t in inputs}
-    run_to_end(walk(root, _root_grad(root, grad, "backward"), retain_graph, capture=captured))
+    run_to_end(walk(root, op_checks.root_grad(root, grad, "backward"), retain_graph, capture=captured))
     for t in inputs:
         g = captured[id(node_of(t))]
         if g is not None:            # None: root does not depend on t, whose .grad stays
@@ -331,7 +331,7 @@ def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
       would raise the peak memory of a plain ``backward()`` (by a third for one Linear
       whose input needs a gradient), hence not the default.
     """
-    gy = _root_grad(root, grad, "backward" if capture is None else "grad")
+    gy = op_checks.root_grad(root, grad, "backward" if capture is None else "grad")
     order = topological_order(root)
     totals = {id(order[-1]): gy}     # id(vertex) -> dL/d(its tensor) summed over consumers
     needed = None                    # grad(): the vertices a captured one can be reached from
@@ -410,27 +410,6 @@ def _call_backward(ctx: Context, gy: Any) -> tuple:
         for counter in STATE.flop_counters:
             counter.add(ctx.fn.op_name(), "backward", n)
     return grads
-
-
-def _root_grad(root: "_tensor.Tensor", grad: Any, op: str) -> Any:
-    """dL/d(root), an array of root's dtype: ``grad`` checked, or ones for one element."""
-    name = "grad" if op == "backward" else "grad_output"
-    if not root.requires_grad:
-        raise RuntimeError(f"{op}: this tensor does not require grad and has no grad_fn; "
-                           "create the leaves with requires_grad=True")
-    if grad is None:
-        if math.prod(root.shape) != 1:
-            raise RuntimeError(f"{op}: dL/d(output) is implied only for an output of one "
-                               f"element, not of shape {tuple(root.shape)}; pass "
-                               f"{name}=<tensor of that shape>, or reduce it first (.sum())")
-        return root.backend.xp.ones(root.shape, dtype=root.data.dtype)
-    if isinstance(grad, _tensor.Tensor):
-        check_one_device(op, f"the output and its {name}", root, grad)
-    g = grad.data if isinstance(grad, _tensor.Tensor) else root.backend.asarray(grad)
-    if tuple(g.shape) != tuple(root.shape):
-        raise RuntimeError(f"{op}: {name} has shape {tuple(g.shape)} but the output has "
-                           f"shape {tuple(root.shape)}; they must match")
-    return root.backend.xp.astype(g, root.data.dtype) if g.dtype != root.data.dtype else g
 
 
 def grad(outputs: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_output: Any = None,

@@ -5,14 +5,17 @@ NumPy scalar (NumPy's reductions do) or, by mistake, a Tensor; its backward may 
 too few gradients, or a gradient of the output's shape where the forward broadcast the
 input. :mod:`tinyffn.autograd` calls the two functions here right after ``forward`` and
 ``backward``, so such a mistake is an error that names the op and says what to return,
-not a failure deep inside NumPy or a ``.grad`` of the wrong shape.
+not a failure deep inside NumPy or a ``.grad`` of the wrong shape. The gradient a user
+hands ``backward`` for the root (``y.backward(g)``) is checked here too (:func:`root_grad`).
 """
 from __future__ import annotations
 
 import inspect
+import math
 import types
 from typing import Any
 
+from .backend import check_one_device
 from .grad_mode import STATE, check_finite
 from . import autograd, tensor as _tensor  # used at call time only (both import this)
 
@@ -112,3 +115,24 @@ def _backward_array(ctx: "autograd.Context", i: int, g: Any) -> Any:
 
 def _broadcasts_to(shape: tuple, target: tuple) -> bool:
     return len(shape) <= len(target) and all(n in (1, m) for n, m in zip(shape[::-1], target[::-1]))
+
+
+def root_grad(root: "_tensor.Tensor", grad: Any, op: str) -> Any:
+    """dL/d(root), an array of root's dtype: ``grad`` checked, or ones for one element."""
+    name = "grad" if op == "backward" else "grad_output"
+    if not root.requires_grad:
+        raise RuntimeError(f"{op}: this tensor does not require grad and has no grad_fn; "
+                           "create the leaves with requires_grad=True")
+    if grad is None:
+        if math.prod(root.shape) != 1:
+            raise RuntimeError(f"{op}: dL/d(output) is implied only for an output of one "
+                               f"element, not of shape {tuple(root.shape)}; pass "
+                               f"{name}=<tensor of that shape>, or reduce it first (.sum())")
+        return root.backend.xp.ones(root.shape, dtype=root.data.dtype)
+    if isinstance(grad, _tensor.Tensor):
+        check_one_device(op, f"the output and its {name}", root, grad)
+    g = grad.data if isinstance(grad, _tensor.Tensor) else root.backend.asarray(grad)
+    if tuple(g.shape) != tuple(root.shape):
+        raise RuntimeError(f"{op}: {name} has shape {tuple(g.shape)} but the output has "
+                           f"shape {tuple(root.shape)}; they must match")
+    return root.backend.xp.astype(g, root.data.dtype) if g.dtype != root.data.dtype else g
