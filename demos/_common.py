@@ -33,11 +33,13 @@ NUMBER = re.compile(r"[-+]?[\d.,]+(e[-+]?\d+)?%?")       # "95.0%", "1,024", "1.
 
 # ----------------------------------------------------------------------------- command line
 def parse_args(name: str, description: str, argv: list | None = None,
-               add_arguments: Callable[[argparse.ArgumentParser], None] | None = None
-               ) -> argparse.Namespace:
+               add_arguments: Callable[[argparse.ArgumentParser], None] | None = None,
+               figures: bool = True) -> argparse.Namespace:
     """The demo's options, with ``args.out`` created and ``args.device`` checked usable.
 
     ``--out`` defaults to ``out/<name>/`` at the top of the repository (git ignores it).
+    A demo that draws nothing (``figures=False``) still takes it, so that every demo has
+    the same options (``tour.py`` passes it to all), but says so and makes no folder.
     ``--device strict`` runs on the test-only array-API backend: it refuses any NumPy-only
     call, so a demo that passes there should also run on the GPU.
     """
@@ -45,13 +47,17 @@ def parse_args(name: str, description: str, argv: list | None = None,
     parser.add_argument("--device", choices=DEVICES, default="cpu",
                         help="where the model and the data live (default: cpu)")
     parser.add_argument("--out", type=folder, default=REPO / "out" / name,
-                        help=f"folder for the figures (default: out/{name}/)")
+                        help=f"folder for the figures (default: out/{name}/)" if figures else
+                        "accepted as by every demo, but unused: this one prints numbers and "
+                        "draws no figures")
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes that run in seconds (what the tests use)")
     if add_arguments is not None:
         add_arguments(parser)
     args = parser.parse_args(None if argv is None else [str(a) for a in argv])
     tinyffn.zeros(1, device=args.device)        # fails here, with how to fix it, if unusable
+    if not figures:
+        return args
     try:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as e:                        # a file of that name, no permission, ...

@@ -39,7 +39,7 @@ EXPECTED = [[2.0, 0.0], [1.0, 2.0]]       # worked out by hand (the chapter give
 
 def main(argv: list | None = None) -> dict:
     """Run the four parts; returns {"c": ..., "a": ..., "b": ..., "e": ..., "figures": []}."""
-    args = parse_args(NAME, __doc__.split("\n")[0], argv)
+    args = parse_args(NAME, __doc__.split("\n")[0], argv, figures=False)
     print("The seed chapter's self-test, worked with tinyffn tensors "
           f"(device {args.device}).")
     return {

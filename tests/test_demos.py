@@ -137,6 +137,19 @@ def test_a_demo_runs_as_a_script(tmp_path):
             in done.stdout)
 
 
+def test_a_demo_without_figures_says_so_and_makes_no_folder(tmp_path, capsys):
+    """seed_selftest's --help once offered a "folder for the figures" it never drew, and
+    the tour left an empty out/tour/seed_selftest/ behind."""
+    with pytest.raises(SystemExit):
+        seed_selftest.main(["--help"])
+    assert "draws no figures" in " ".join(capsys.readouterr().out.split())
+    seed_selftest.main(["--quick", "--out", tmp_path / "unused"])
+    assert not (tmp_path / "unused").exists()
+    with pytest.raises(SystemExit):
+        cost_model.main(["--help"])                 # a demo that draws keeps the usual help
+    assert "folder for the figures" in capsys.readouterr().out
+
+
 @pytest.mark.skipif(tinyffn.cuda_available(), reason="needs a machine without a usable GPU")
 def test_an_unusable_device_is_one_line_not_a_traceback(tmp_path):
     done = subprocess.run([sys.executable, str(DEMOS / "cost_model.py"), "--device", "cuda",
