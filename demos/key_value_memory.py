@@ -97,9 +97,10 @@ def main(argv: list | None = None) -> dict:
           f"an average unit fires for {stats['keys_per_unit']:.1f} of {n_pairs} keys; "
           f"{stats['dead']} never fire{'s' * (stats['dead'] == 1)}.")
     top = top_units(ffn, keys, values, fired, rows=4 if args.quick else 6)
-    print(f"(A unit that was pair j's own memory would have both cosines 1, as the "
-          f"hand-written ones do;\ntwo random directions in d = {d} have |cos| ≈ 1/sqrt(d) "
-          f"= {d ** -0.5:.2f}.)")
+    print(f"(top: the key's largest unit; the cosines compare its detector row with the key\n"
+          f"and its contribution column with the value. A unit that was pair j's own memory\n"
+          f"would have both cosines 1, as the hand-written ones do; two random directions in\n"
+          f"d = {d} have |cos| ≈ 1/sqrt(d) = {d ** -0.5:.2f}.)")
     show_unit(ffn, keys, values, fired, unit=top[0][0], key=0)
     figure = plot_firing(firing(by_hand, keys), fired, args.out)
     print(f"\nFigure: {shown(figure)}")
@@ -220,7 +221,7 @@ def top_units(ffn: nn.FFN, keys, values, fired: np.ndarray, rows: int) -> dict:
                            f"{share.sum():.0%}", _cosine(W1[best], K[j]),
                            _cosine(W2[:, best], V[j])])
     print(table(["key", "units firing", "top units (share of output)", "top 3",
-                 "cos(W1[i], k)", "cos(W2[:, i], v)"], table_rows))
+                 "cos(W1[top], k)", "cos(W2[:, top], v)"], table_rows))
     return out
 
 
