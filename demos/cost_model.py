@@ -52,10 +52,12 @@ def main(argv: list | None = None) -> dict:
 
     header(f"Forward matmul FLOPs at d = {d} (d_ff = 4d = {4 * d}), measured with FlopCounter")
     rows = measure(d, lengths, args.device)
+    # "larger" compares the FFN with attention's T² products alone (the seed's comparison),
+    # so it sits next to "FFN / attn", before the column that adds the projections.
     print(table(["T", "FFN measured", "16·T·d²", "attn measured", "4·T²·d", "FFN / attn",
-                 "attn + proj", "larger"],
+                 "larger", "attn + proj"],
                 [[r["T"], r["ffn"], r["ffn_formula"], r["attention"], r["attention_formula"],
-                  r["ffn"] / r["attention"], r["attention_with_projections"], r["larger"]]
+                  r["ffn"] / r["attention"], r["larger"], r["attention_with_projections"]]
                  for r in rows]))
     matches = all(r["ffn"] == r["ffn_formula"] and r["attention"] == r["attention_formula"]
                   and r["attention_with_projections"] == A.attention_flops(r["T"], d, True)
