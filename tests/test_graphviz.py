@@ -196,7 +196,7 @@ def test_two_calls_of_one_module_are_two_clusters():
     layer = nn.Linear(2, 2)
     y = layer(layer(tinyffn.randn(1, 2)))
     nodes, _ = parse(to_dot(y))
-    assert to_dot(y).count('label="Linear" style=rounded') == 2
+    assert to_dot(y).count('label="Linear" labeljust=l style=rounded') == 2
     assert node_named(nodes, "weight")[2] == ()      # shared by both calls
 
 

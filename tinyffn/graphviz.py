@@ -65,9 +65,11 @@ STYLES = {
     "point": 'shape=point width=0.08',
 }
 HIGHLIGHT = ' fillcolor="#ffc107" style="filled,rounded" penwidth=3'
+# Frame titles sit in the top-left corner: centred, they were crossed by the edges that
+# enter a frame from above (the input's edge into a module's first op).
 CLUSTER_STYLES = {
-    "module": 'style=rounded color="#6c757d"',
-    "function": 'style="rounded,dashed" color="#adb5bd"',
+    "module": 'labeljust=l style=rounded color="#6c757d"',
+    "function": 'labeljust=l style="rounded,dashed" color="#adb5bd"',
 }
 BROADCAST_EDGE = 'color="#d63384" fontcolor="#d63384"'
 
