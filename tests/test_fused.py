@@ -111,15 +111,18 @@ def test_fused_linear_bias_gradient_follows_the_bias_alone(bias_grad, weight_gra
 @pytest.mark.parametrize("fused", [False, True])
 def test_linear_with_a_wider_bias_gives_the_wider_dtype(fused, device):
     """A float64 bias on a float32 product widens y to float64, fused or composed (the fused
-    add cannot be in place there); each gradient keeps its input's dtype. Reference: NumPy."""
+    add cannot be in place there); each gradient keeps its input's dtype. Reference: NumPy.
+    x and w hold small integers, so the float32 product is exact on any device (a GPU's
+    float32 product of arbitrary values may differ from NumPy's in the last bit), and the
+    bias must then be added in float64: rounding it to float32 would be ~1e-8 off."""
     rng = np.random.default_rng(6)
-    x, w, b = rng.standard_normal((2, 3)), rng.standard_normal((4, 3)), rng.standard_normal(4)
+    x, w = rng.integers(-4, 5, (2, 3)).astype(float), rng.integers(-4, 5, (4, 3)).astype(float)
+    b = rng.standard_normal(4)
     tw = tinyffn.tensor(w, dtype="float32", device=device, requires_grad=True)
     tb = tinyffn.tensor(b, dtype="float64", device=device, requires_grad=True)
     y = F.linear(tinyffn.tensor(x, dtype="float32", device=device), tw, tb, fused=fused)
     assert dtype_name(y.dtype) == "float64"
-    x32, w32 = x.astype(np.float32), w.astype(np.float32)
-    np.testing.assert_allclose(y.numpy(), (x32 @ w32.T).astype(np.float64) + b, rtol=1e-6)
+    np.testing.assert_allclose(y.numpy(), x @ w.T + b, rtol=1e-15)
     y.sum().backward()
     assert (dtype_name(tw.grad.dtype), dtype_name(tb.grad.dtype)) == ("float32", "float64")
     np.testing.assert_allclose(tb.grad.numpy(), [2.0] * 4)
