@@ -275,16 +275,17 @@ def check_close(what: str, got: np.ndarray, want: np.ndarray) -> None:
                                f"{tol[worst]:.2g}); fix the engine before timing it")
 
 
-def measure_numpy_family(activation: str, T: int, d: int, device: str,
-                         cfg: Settings) -> timing.Timings:
+def measure_numpy_family(activation: str, T: int, d: int, device: str, cfg: Settings,
+                         problem: FFNProblem | None = None) -> timing.Timings:
     """Time the GEMMs, tinyffn and the hand-written step, interleaved, in this process.
 
     PyTorch is not imported here: its threads and its use of the C allocator would change
     what these three cost (see :func:`timing.in_fresh_process`); it is timed on its own.
+    ``problem``: one already built (in-process runs share it with :func:`measure_torch`).
     """
     dev = open_device(device, with_torch=False)
     with machine.threads_limited(cfg.threads):
-        problem = FFNProblem.build(activation, T, d, device)
+        problem = problem or FFNProblem.build(activation, T, d, device)
         p, x, gy = problem.params, problem.x.data, problem.gy.data
         candidates = [Candidate("gemm", lambda: reference.gemm_step(p, x, gy), dev.sync),
                       Candidate("tinyffn", problem.step, dev.sync),
@@ -293,12 +294,12 @@ def measure_numpy_family(activation: str, T: int, d: int, device: str,
                               cfg.max_repeats)
 
 
-def measure_torch(activation: str, T: int, d: int, device: str,
-                  cfg: Settings) -> timing.Timings:
+def measure_torch(activation: str, T: int, d: int, device: str, cfg: Settings,
+                  problem: FFNProblem | None = None) -> timing.Timings:
     """Time PyTorch's step on the same values, alone."""
     dev = open_device(device)
     with machine.threads_limited(cfg.threads, dev.torch):
-        step, _ = torch_candidate(FFNProblem.build(activation, T, d, device), dev)
+        step, _ = torch_candidate(problem or FFNProblem.build(activation, T, d, device), dev)
         return timing.measure([Candidate("torch", step, dev.torch_sync)], cfg.warmup,
                               cfg.budget_s, cfg.min_repeats, cfg.max_repeats)
 
@@ -309,12 +310,16 @@ def bench_ffn_config(activation: str, T: int, d: int, dev: Device, cfg: Settings
     By default the first three run in one new process and PyTorch in another (with
     ``--quick``, in this process: quicker, and its times mean nothing anyway).
     """
-    def call(fn: Callable, *args: Any) -> timing.Timings:
-        return timing.in_fresh_process(fn, *args) if cfg.fresh_processes else fn(*args)
-
-    t = call(measure_numpy_family, activation, T, d, dev.name, cfg)
-    if dev.torch is not None:
-        t = t.merged(call(measure_torch, activation, T, d, dev.name, cfg))
+    if cfg.fresh_processes:         # each process builds its own (same seed, same values)
+        t = timing.in_fresh_process(measure_numpy_family, activation, T, d, dev.name, cfg)
+        if dev.torch is not None:
+            t = t.merged(timing.in_fresh_process(measure_torch, activation, T, d, dev.name, cfg))
+    else:   # built once: at (8192, 4096) on a GPU, building is ~5 s of random numbers
+        problem = FFNProblem.build(activation, T, d, dev.name)
+        t = measure_numpy_family(activation, T, d, dev.name, cfg, problem)
+        if dev.torch is not None:
+            t = t.merged(measure_torch(activation, T, d, dev.name, cfg, problem))
+        del problem
     names = list(t.seconds)
     pairs = [(a, b) for a, b in RATIOS if a in names and b in names]
     d_ff = ffn_width(activation, d)
