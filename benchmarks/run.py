@@ -636,28 +636,34 @@ def main(argv: list | None = None) -> int:
         return 2
     with machine.threads_limited(args.threads, dev.torch):
         try:
-            results = run_sections(args.sections, dev, cfg, quick=args.quick)
+            run_sections(args.sections, dev, cfg, args.quick, args.json)
         except WrongResultError as e:
             print(f"\nerror: wrong result, nothing timed: {e}", file=sys.stderr)
             return 1
     if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1))
         print(f"wrote {args.json}")
     return 0
 
 
-def run_sections(sections: list, dev: Device, cfg: Settings, quick: bool) -> dict:
-    """Print the machine, then each section's table; returns everything for the JSON."""
+def run_sections(sections: list, dev: Device, cfg: Settings, quick: bool,
+                 json_path: str | None = None) -> dict:
+    """Print the machine, then each section's table; returns everything for the JSON.
+
+    The JSON file, if asked for, is written after each section, so a run stopped part-way
+    (benchmarks/gpu_check.sh's time limit) keeps the sections it finished.
+    """
     info = machine.machine_info(dev.name, dev.torch)
     print(f"tinyffn benchmarks on {dev.name}{' (--quick: times mean nothing)' if quick else ''}")
     print(machine.describe(info))
     results = {"machine": info, "quick": quick}
     run_section = {"ffn": bench_ffn, "overhead": bench_overhead, "chain": bench_chain,
                    "memory": bench_memory}
-    started = time.perf_counter()
+    started, results["elapsed_s"] = time.perf_counter(), 0.0
     for name in sections:
         results[name] = run_section[name](dev, cfg)
-    results["elapsed_s"] = time.perf_counter() - started
+        results["elapsed_s"] = time.perf_counter() - started
+        if json_path:
+            Path(json_path).write_text(json.dumps(results, indent=1))
     print(f"\n(took {results['elapsed_s']:.0f} s)")
     return results
 

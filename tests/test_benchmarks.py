@@ -82,6 +82,23 @@ def test_sections_can_be_chosen(tmp_path):
     assert "overhead" in results and "ffn" not in results and "memory" not in results
 
 
+def test_a_run_stopped_part_way_keeps_the_sections_it_finished(tmp_path, monkeypatch):
+    """gpu_check.sh stops the benchmark at its time limit: the JSON must already hold what
+    was measured before, not be written only at the end."""
+    class Stopped(Exception):
+        pass
+
+    def stopped(dev, cfg):
+        raise Stopped
+
+    monkeypatch.setattr(run, "bench_chain", stopped)
+    out = tmp_path / "out.json"
+    with pytest.raises(Stopped):
+        run.main(["--quick", "--sections", "overhead,chain", "--json", str(out)])
+    results = json.loads(out.read_text())
+    assert positive(results["overhead"]["tinyffn"]["total_us_per_op"]) and "chain" not in results
+
+
 def test_analytic_minimum_counts_every_array():
     T, d, d_ff = 3, 2, 8
     params = 2 * d * d_ff + d_ff + d

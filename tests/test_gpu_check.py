@@ -93,6 +93,16 @@ def test_past_the_time_limit_a_stage_is_stopped_and_the_rest_not_started(tmp_pat
     assert summary.splitlines()[-1].endswith("status 1")
 
 
+def test_the_benchmark_stops_at_its_own_limit_and_leaves_the_rest_their_time(tmp_path):
+    out = tmp_path / "check"
+    gpu_check("--rehearse", out, GPU_CHECK_SECONDS="8", GPU_CHECK_BENCH_SECONDS="1",
+              GPU_CHECK_STAGES="benchmark,demos", PYTHON=slow_python(tmp_path))
+    summary = (out / "summary.txt").read_text()
+    assert summary_lines(out)["benchmark"] == 124          # 3 s of start-up: past its 1 s
+    first_demo = next(line for line in summary.splitlines() if line.startswith(DEMOS[0]))
+    assert "not started" not in first_demo                 # ~7 s of the 8 were left for it
+
+
 def test_the_stages_run_in_order_and_a_rerun_can_pick_some(tmp_path):
     slow = {"GPU_CHECK_SECONDS": "1", "PYTHON": slow_python(tmp_path)}
     everything = tmp_path / "all"
