@@ -613,6 +613,34 @@ def test_ignored_rows_get_no_gradient_and_the_rest_pytorchs(device):
                                                       ignore_index=7), [z])
 
 
+@pytest.mark.parametrize("bad", [-math.inf, math.nan])
+def test_an_ignored_rows_infinite_or_nan_logits_change_nothing(bad, device):
+    """An ignored row counted 0 * loss: a class masked with -inf in a padding row (or a
+    nan there) made the loss and every gradient nan. PyTorch leaves ignored rows out
+    whatever they hold: the loss, and the kept rows' gradients, are those with a finite
+    row in its place (PyTorch 2.13's values in the test above)."""
+    masked = [CE_LOGITS[0], [bad, 0.0, bad, 1.0], CE_LOGITS[2]]
+    for smoothing in (0.0, 0.2):
+        for reduction in ("mean", "none"):
+            expected = F.cross_entropy(tinyffn.tensor(CE_LOGITS, dtype="float64"), [1, -100, 3],
+                                       reduction, label_smoothing=smoothing).numpy()
+            logits = tinyffn.tensor(masked, dtype="float64", device=device)
+            y = F.cross_entropy(logits, [1, -100, 3], reduction, label_smoothing=smoothing)
+            np.testing.assert_allclose(y.numpy(), expected, rtol=1e-12)
+    logits = tinyffn.tensor(masked, dtype="float64", device=device, requires_grad=True)
+    F.cross_entropy(logits, [1, -100, 3], label_smoothing=0.2).backward()
+    grad = logits.grad.numpy()
+    np.testing.assert_allclose(grad[[0, 2]], [   # PyTorch 2.13, as for the finite rows
+        [0.08710390902410059, -0.12026998120056141, 0.042994457896752776, -0.009828385720291885],
+        [0.20716390124476217, 0.20716390124476217, -0.020747769821801196, -0.3935800326677232]],
+        rtol=1e-10)
+    if not math.isnan(bad):     # log_softmax's backward at a nan row is nan, in PyTorch too
+        np.testing.assert_array_equal(grad[1], 0.0)
+    logp = tinyffn.tensor(masked, dtype="float64", device=device)  # nll_loss picks from rows
+    y = F.nll_loss(logp, [1, -100, 3], "none")
+    np.testing.assert_array_equal(y.numpy(), [-0.0 - masked[0][1], 0.0, -masked[2][3]])
+
+
 def test_nll_loss_ignore_index_and_the_loss_modules(device):
     logp = tinyffn.tensor(ref.log_softmax(np.array(CE_LOGITS)), dtype="float64", device=device)
     y = F.nll_loss(logp, [1, 2, 2], ignore_index=2)

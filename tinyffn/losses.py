@@ -19,6 +19,7 @@ from .backend import DeviceError, dtype_name
 from .creation import arange
 from .functional import _check_tensor, _narrowed, _widened, log_softmax
 from .tensor import Tensor
+from .composed import where
 
 REDUCTIONS = ("mean", "sum", "none")
 IGNORE_INDEX = -100     # PyTorch's default: no class has it, so by default nothing is ignored
@@ -138,9 +139,11 @@ def _picked_nll(op: str, name: str, logp: Tensor, targets: Any, reduction: str,
     if smoothing:
         nll = (1 - smoothing) * nll + smoothing * -rows.mean(axis=-1)
     if ignoring:
-        weight = kept.to(nll.dtype)
-        weight.name = "kept rows"                                    # (in graph drawings)
-        nll = nll * weight
+        # where, not a 0/1 weight: an ignored row's -inf or nan logits (a masked class, a
+        # padding row) would give 0 * inf = nan; PyTorch's ignored rows count 0 whatever
+        # they hold, and pass no gradient back
+        kept.name = "kept rows"                                      # (in graph drawings)
+        nll = where(kept, nll, 0.0)
     if reduction == "none":
         return nll.reshape(lead_shape)
     if reduction == "mean" and ignoring:
