@@ -7,6 +7,7 @@ Test points sit away from kinks (relu at 0, ties in max/maximum) where a derivat
 """
 import inspect
 import itertools
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -335,6 +336,22 @@ def test_pow_zero_passes_back_zero_whatever_gradient_arrives():
     (xt ** 0).backward(torch.tensor(gy))
     np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy())
     np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0, 0.0])
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")     # sqrt(-1), 1 / 0: expected
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_rsqrt_is_nan_at_minus_inf_and_minus_inf_at_minus_zero(dtype, device):
+    """x ** -0.5 was IEEE's pow, which gives 0 at -inf and +inf at -0.0; torch.rsqrt (and
+    torch's x ** -0.5) give 1 / sqrt(x): nan and -inf. So sqrt's gradient, 0.5 x ** -0.5,
+    was 0 at -inf, where PyTorch's is nan."""
+    values = [-math.inf, -0.0, 0.0, 4.0, math.inf, -1.0]
+    expected = [math.nan, -math.inf, math.inf, 0.5, 0.0, math.nan]   # PyTorch 2.13
+    np.testing.assert_array_equal(1 / np.sqrt(np.array(values)), expected)   # NumPy's
+    x = tinyffn.tensor(values, dtype=dtype, device=device, requires_grad=True)
+    for y in (x.rsqrt(), x ** -0.5, tinyffn.rsqrt(x)):
+        np.testing.assert_array_equal(y.numpy(), np.array(expected, dtype=dtype))
+    x.sqrt().backward(tinyffn.ones(6, dtype=dtype, device=device))
+    np.testing.assert_array_equal(x.grad.numpy()[[0, 1, 3, 4]], [math.nan, -math.inf, 0.25, 0.0])
 
 
 def test_integer_tensor_to_a_negative_power_is_refused_on_every_backend(device):

@@ -184,6 +184,8 @@ def _power(xp, x, p):
         return x * x * x
     if p == 0.5:
         return xp.sqrt(x)
+    if p == -0.5:       # as torch.rsqrt: nan at -inf and -inf at -0.0, where IEEE's pow
+        return 1 / xp.sqrt(x)   # gives 0 and inf (so sqrt's gradient at -inf was 0)
     return x ** p
 
 
