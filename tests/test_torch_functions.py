@@ -267,6 +267,18 @@ def test_norm_ties_share_and_float16_sums_in_float32():
     assert y.grad_fn.scope[-1].name == "norm"
 
 
+@pytest.mark.parametrize("p", ["fro", 1, math.inf, 3])
+def test_norm_over_dim_empty_is_over_every_entry_as_pytorch(p, device):
+    """dim=() (or []) reduces every axis in PyTorch, as sum(dim=()) does here; norm read
+    it as NumPy's axis=() and returned |x| entry by entry, in x's shape."""
+    x = tinyffn.tensor([[3.0, -4.0], [1.0, 2.0]], dtype="float64", device=device)
+    everything = {"fro": math.sqrt(30.0), 1: 10.0, math.inf: 4.0, 3: 100.0 ** (1 / 3)}[p]
+    for dim in ((), []):
+        assert tinyffn.norm(x, p, dim).shape == ()
+        np.testing.assert_allclose(x.norm(p, dim=dim).item(), everything, rtol=1e-14)
+        assert x.norm(p, dim, keepdim=True).shape == (1, 1)      # PyTorch 2.13's shapes
+
+
 def test_norm_refuses_what_it_cannot_differentiate_or_compute():
     x = tinyffn.tensor([1.0, 2.0])
     with pytest.raises(TypeError, match="norm: the tensor has dtype int64; a norm needs a "

@@ -347,8 +347,8 @@ def _triangle(op: str, x, diagonal: int):
 
 # ----------------------------------------------------------------------------- norms
 def norm(input, p="fro", dim=None, keepdim=False):
-    """The p-norm (Σ |x|^p)^(1/p) over ``dim`` (an int, a tuple, or None: every entry), as
-    ``torch.norm``. ``p``: ``"fro"`` or 2 (the default, sqrt(Σ x²): for a matrix its
+    """The p-norm (Σ |x|^p)^(1/p) over ``dim`` (an int, a tuple, or None or (): every entry),
+    as ``torch.norm``. ``p``: ``"fro"`` or 2 (the default, sqrt(Σ x²): for a matrix its
     Frobenius norm), 1 (Σ |x|), ``inf`` (max |x|), ``-inf`` (min |x|), or another number
     > 0. Composed of mul, abs, pow, sum, amax and where, in a frame ``norm``: gradient x /
     norm for p = 2, sign(x) for 1, ties sharing it for ±inf. Where x = 0 (a kink of |x|,
@@ -366,6 +366,8 @@ def norm(input, p="fro", dim=None, keepdim=False):
             if p == "nuc" else ""))
     if not isinstance(keepdim, bool):
         raise TypeError(f"norm: keepdim must be True or False, got {keepdim!r}")
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        dim = None                      # dim=() is every axis, in PyTorch as in sum(dim=())
     axes, p = _axes(dim, x.ndim, "norm"), 2 if p == "fro" else p
     with grad_mode.scope("function", "norm"):
         w = _widened(x)
