@@ -353,6 +353,28 @@ def test_arithmetic_methods_give_pytorchs_values_and_gradients(device):
     assert x.add(y).grad_fn.parents == (x, y)   # alpha 1: the operator itself, no mul
 
 
+def test_add_scales_other_in_the_results_dtype(device):
+    """x.add(y, alpha) is x + alpha * y computed in the result's dtype, as PyTorch's:
+    float16 y scaled first overflowed at 65504 and gave -inf next to a float64 x, and an
+    int32 y wrapped around next to an int64 x (PyTorch 2.13's values)."""
+    if device == "strict":
+        pytest.skip("the array API standard has no float16")
+    x = tinyffn.tensor([1.0, 2.0], dtype="float64", device=device, requires_grad=True)
+    y = tinyffn.tensor([65504.0, 1.0], dtype="float16", device=device, requires_grad=True)
+    for z, expected in ((x.add(y, alpha=2), [131009.0, 4.0]), (x.sub(y, alpha=2),
+                                                                [-131007.0, 0.0])):
+        assert dtype_name(z.dtype) == "float64"
+        np.testing.assert_array_equal(z.numpy(), expected)
+    x.add(y, alpha=-3).sum().backward()
+    assert dtype_name(y.grad.dtype) == "float16" and y.grad.tolist() == [-3.0, -3.0]
+    n = tinyffn.tensor([2 ** 30], dtype="int32", device=device)
+    big = tinyffn.tensor([1], dtype="int64", device=device).add(n, alpha=4)
+    assert dtype_name(big.dtype) == "int64" and big.tolist() == [2 ** 32 + 1]
+    h = tinyffn.tensor([1.0], dtype="float16", device=device)       # a float16 result
+    assert h.add(tinyffn.tensor(2.0, dtype="float64", device=device), alpha=2).tolist() == [5.0]
+    assert dtype_name(h.add(tinyffn.tensor(2.0, dtype="float64"), alpha=2).dtype) == "float16"
+
+
 def test_arithmetic_methods_refuse_what_pytorch_refuses():
     n = tinyffn.tensor([1, 2])
     with pytest.raises(TypeError, match="add: alpha=1.5 is not an integer, and x has dtype "

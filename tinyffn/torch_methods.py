@@ -410,8 +410,9 @@ def _logical_operand(op: str, other: Any) -> Any:
 def _scaled(op: str, x: Any, other: Any, alpha: Any) -> Any:
     """``alpha * other`` for ``x.add`` and ``x.sub`` (``other`` itself when alpha is 1).
 
-    As in PyTorch, alpha takes no part in the result's dtype: an integer ``other`` next to
-    a floating x is scaled in x's dtype (float16 + int64 * 0.5 stays float16). A float
+    As in PyTorch, alpha takes no part in the result's dtype, and ``other`` is scaled in
+    the result's dtype: float16 + int64 * 0.5 stays float16, float64 + float16 * 2 is
+    computed in float64. A float
     alpha with integer operands is refused (it would make the result float), and so is an
     alpha other than 1 on two bools (PyTorch's answer there is a logical or); a bool x
     plus a number or a tensor of numbers is arithmetic, as in PyTorch (``sub`` with a
@@ -439,9 +440,11 @@ def _scaled(op: str, x: Any, other: Any, alpha: Any) -> Any:
                                           else dtype_name(other_dtype) == "bool"):
         raise TypeError(f"{op}: alpha={alpha!r} on bool tensors has no arithmetic meaning "
                         "(PyTorch answers a logical or); write x | y, or cast first (x.long())")
-    if other_dtype is not None and x.backend.is_floating(x.dtype) and \
-            not other.backend.is_floating(other_dtype):
-        other = other.to(dtype=x.dtype)          # scaled in x's dtype, as PyTorch
+    if other_dtype is not None:     # scaled in the result's dtype, as PyTorch: float64 +
+        from .promotion import _target  # float16 * 2 overflowed at 65504 in float16 first
+        target = _target((x, other), x.backend, E.Add)[2]
+        if target != other_dtype:
+            other = other.to(dtype=target)
     return other * alpha
 
 
