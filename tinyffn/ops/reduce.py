@@ -167,8 +167,8 @@ class Prod(Function):
 
 def cumulative_sum(xp, x, axis: int, reverse: bool = False):
     """The running sum of x along ``axis`` (a 0-d x is its own), from the end if ``reverse``."""
-    if x.ndim == 0:
-        return xp.asarray(x, copy=True)
+    if x.ndim == 0:                 # as a (1,) array: an int32 x adds up in int64 as any
+        return xp.reshape(xp.cumulative_sum(xp.reshape(x, (1,)), axis=0), ())
     if not reverse:
         return xp.cumulative_sum(x, axis=axis)
     return xp.flip(xp.cumulative_sum(xp.flip(x, axis=axis), axis=axis), axis=axis)
