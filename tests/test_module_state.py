@@ -379,7 +379,7 @@ def test_plain_dict_of_modules_points_to_module_dict():
 def test_module_dict_calls_are_framed_by_their_keys():
     tinyffn.manual_seed(0)
     dot = to_dot(Experts()(tinyffn.randn(3, 2)))
-    frames = re.findall(r'label="([^"]*)" style=rounded', dot)
+    frames = re.findall(r'label="([^"]*)" labeljust=l style=rounded', dot)
     assert frames == ["Experts", "experts.relu: FFN", "experts.relu.w1: Linear",
                       "experts.relu.act: ReLU", "experts.relu.w2: Linear", "experts.gelu: FFN",
                       "experts.gelu.w1: Linear", "experts.gelu.act: GELU",
