@@ -61,6 +61,16 @@ def test_values_dtype_shape_and_device_come_back_bit_for_bit(device, dtype):
         assert not y.requires_grad and y.grad_fn is None
 
 
+def test_a_big_endian_array_saves_its_values_not_its_bytes():
+    """A tensor made from a big-endian array (as np.load of a '>f4' file gives) keeps that
+    byte order; the file is little-endian, so its bytes must be swapped on the way out."""
+    for dtype in (">f4", ">f8", ">i4"):
+        values = np.array([[-1.5, 0.25, 3.0], [1e6, -2.0, 7.0]]).astype(dtype)
+        y = round_trip(tinyffn.tensor(values))
+        assert y.numpy().dtype.name == np.dtype(dtype).name
+        np.testing.assert_array_equal(y.numpy(), values)
+
+
 def test_a_transposed_view_saves_its_values_and_loads_as_its_own(device):
     base = tinyffn.arange(6, dtype="float32", device=device).reshape(2, 3)
     view = base.T                                  # a view, and not contiguous
