@@ -13,8 +13,8 @@ import pytest
 
 import tinyffn
 from tinyffn import autograd, nn
-from tinyffn.graphviz import (INSTALL_HELP, RendererNotFoundError, draw_graph, find_renderer,
-                              graph_names, pipe, render, to_dot)
+from tinyffn.graphviz import (INSTALL_HELP, STYLES, RendererNotFoundError, draw_graph,
+                              find_renderer, graph_names, pipe, render, to_dot)
 from tinyffn.naming import is_constant, summed_axes
 
 HAS_RENDERER = any(shutil.which(p) for p in ("dot", "graphviz-pure"))
@@ -85,6 +85,24 @@ def test_hand_made_linear_graph():
     summed = next(e for e in edges if e[2])
     assert nodes[summed[0]][0][0] == "b" and nodes[summed[1]][0] == ["add"]
     assert "Σ" not in to_dot(y)                # only with show_grads
+
+
+def test_a_buffer_is_drawn_as_an_input_and_a_parameter_as_a_parameter():
+    """A module's buffer is named by its path, but it is no parameter: it gets the input
+    style and sits outside the module's frame; the weight gets the parameter style inside."""
+    class Scaled(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = nn.Parameter(tinyffn.ones(3))
+            self.register_buffer("scale", tinyffn.full((3,), 2.0))
+
+        def forward(self, x):
+            return x * self.weight * self.scale
+
+    nodes, _ = parse(to_dot(Scaled()(tinyffn.randn(2, 3))))
+    scale, weight = node_named(nodes, "scale"), node_named(nodes, "weight")
+    assert scale[1] == STYLES["input"] and scale[2] == ()
+    assert weight[1] == STYLES["parameter"] and weight[2] == ("Scaled",)
 
 
 def test_linear_module_names_its_parameters():
