@@ -75,6 +75,19 @@ def test_backward_that_forgets_gy_is_caught_even_for_a_scalar_loss():
         tinyffn.gradcheck(ForgetsGy.apply, [_x(4)])
 
 
+def test_the_seed_chooses_the_cotangents_and_repeats_them():
+    """A backward that forgets gy reports 2x / r, r the cotangent scale the seed draws: the
+    same seed gives the same message, another seed another r (the 'seed' argument is used)."""
+    x = tinyffn.tensor([0.5, -1.0], dtype="float64", requires_grad=True)
+
+    def message(seed):
+        with pytest.raises(tinyffn.GradcheckError) as info:
+            tinyffn.gradcheck(ForgetsGy.apply, [x], seed=seed)
+        return str(info.value)
+    assert message(0) == message(0)
+    assert message(0) != message(1)
+
+
 def test_inputs_are_restored_after_checking():
     x = _x(3, 3)
     before = x.numpy()
