@@ -26,11 +26,14 @@ def test_linear_shapes_and_pytorch_initialisation():
         values = p.numpy()
         assert np.abs(values).max() <= bound
         assert dtype_name(p.dtype) == "float32" and p.requires_grad and p.is_leaf
-    # U(-b, b) has standard deviation b / sqrt(3); 12,800 draws pin it to about 1 %
     # U(-b, b) has mean 0 and standard deviation b / sqrt(3); with 12,800 draws the sample
     # mean is within 0.03 b and the sample deviation within 3 % (both about six sigma)
     assert abs(layer.weight.numpy().mean()) < 0.03 * bound
     np.testing.assert_allclose(layer.weight.numpy().std(), bound / math.sqrt(3), rtol=0.03)
+    # the bias has the same bound 1/sqrt(in), filled: 200 draws inside 0.9 b have
+    # probability 0.9^200 ≈ 7e-10, and their deviation is within 20 % (six sigma)
+    assert np.abs(layer.bias.numpy()).max() > 0.9 * bound
+    np.testing.assert_allclose(layer.bias.numpy().std(), bound / math.sqrt(3), rtol=0.2)
 
 
 def test_linear_is_reproducible_under_manual_seed():
