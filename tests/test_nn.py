@@ -488,6 +488,8 @@ def test_ffn_defaults_and_sizes():
     assert nn.gated_d_ff(4096, multiple_of=256) == 11008               # LLaMA-7B
     assert nn.GatedFFN(6, d_ff=7).w3.weight.shape == (7, 6)
     assert nn.gated_d_ff(2) == 5                        # ⌊16 / 3⌋ = 5, LLaMA's int(), not 6
+    for d in range(1, 40):                              # 8d/3 ends in .67 for d = 1, 4, ...:
+        assert nn.gated_d_ff(d) == int(2 * 4 * d / 3)   # floored, never rounded up
     with pytest.raises(ValueError, match="GatedFFN: got both d_ff=20 and multiple_of=16; "
                                          "multiple_of only rounds the default width"):
         nn.GatedFFN(8, d_ff=20, multiple_of=16)
