@@ -332,6 +332,16 @@ def test_tensor_of_a_pytorch_tensor_keeps_its_dtype():
     assert dtype_name(t.dtype) == "float64" and t.numpy()[1] == 1e-9
 
 
+@pytest.mark.parametrize("make", [tinyffn.tensor, tinyffn.from_numpy, tinyffn.as_tensor])
+def test_a_big_endian_array_becomes_a_native_tensor_of_the_same_values(make):
+    """A '>f4' array (from a file written on another machine) kept its byte order: the
+    tensor's dtype was '>f4', not equal to float32, while every op's result was native."""
+    big = np.array([1.5, -2.0, 3.25], dtype=">f4")
+    t = make(big)
+    assert t.dtype == np.float32 and t.dtype.isnative and t.tolist() == [1.5, -2.0, 3.25]
+    assert make(np.array([7, -1], dtype=">i8")).dtype == np.int64
+
+
 def test_shapes_are_integers_not_bools():
     """zeros(True) once made shape (1,): bool is an int subclass in Python."""
     with pytest.raises(TypeError, match=r"zeros: expected integers, got \(True,\)"):
