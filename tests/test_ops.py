@@ -74,6 +74,26 @@ CASES = {
         Case("broadcast", [normal(2, 3), positive(3)], lambda x, w: x / w, np.divide),
         Case("rdiv", [positive(4)], lambda x: 2.0 / x, lambda x: 2.0 / x),
     ],
+    ops.FloorDivide: [
+        # a staircase: points away from its jumps, where finite differences see 0 too
+        Case("same", [distinct(3, 4) + 0.013, positive(3, 4)], lambda x, w: x // w,
+             lambda x, w: np.floor_divide(x, w)),
+        Case("broadcast", [distinct(2, 3) + 0.013, np.array([0.7, -1.3, 2.1])],
+             lambda x, w: tinyffn.floor_divide(x, w), np.floor_divide),
+    ],
+    ops.Remainder: [
+        Case("same", [distinct(3, 4) + 0.013, positive(3, 4)], lambda x, w: x % w,
+             np.remainder),
+        Case("broadcast", [distinct(2, 3) + 0.013, np.array([0.7, -1.3, 2.1])],
+             lambda x, w: x.remainder(w), np.remainder),
+        Case("rmod", [np.array([0.7, -1.3, 2.1])], lambda w: 5.0 % w, lambda w: 5.0 % w),
+    ],
+    ops.Fmod: [
+        Case("same", [distinct(3, 4) + 0.013, positive(3, 4)], lambda x, w: x.fmod(w),
+             np.fmod),
+        Case("broadcast", [distinct(2, 3) + 0.013, np.array([0.7, -1.3, 2.1])],
+             lambda x, w: tinyffn.fmod(x, w), np.fmod),
+    ],
     ops.Maximum: [
         Case("same", [distinct(3, 4), distinct(3, 4) + 0.03], lambda x, w: x.maximum(w),
              np.maximum),
@@ -102,6 +122,10 @@ CASES = {
     ],
     ops.Exp: [Case("exp", [normal(3, 4)], lambda x: x.exp(), np.exp)],
     ops.Log: [Case("log", [positive(3, 4)], lambda x: x.log(), np.log)],
+    ops.Log1p: [
+        Case("log1p", [positive(3, 4) - 0.4], lambda x: x.log1p(), np.log1p),
+        Case("tiny", [normal(5) * 1e-12], lambda x: tinyffn.log1p(x), np.log1p),
+    ],
     ops.Tanh: [Case("tanh", [normal(3, 4)], lambda x: x.tanh(), np.tanh)],
     ops.Sigmoid: [
         Case("sigmoid", [normal(3, 4)], lambda x: x.sigmoid(), special.expit),

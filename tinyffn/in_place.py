@@ -49,8 +49,8 @@ def in_place(x, fn: Any, other: Any, symbol: str, what: str = ""):
     when a gradient would be needed it is an error, as PyTorch's is for a leaf.
     """
     what = what or f"x {symbol} y"
-    check_in_place(x, what, other, f"x = x {symbol[0]} y")
-    return _stored(x, fn.apply(x, other), what, "the result", f"x = x {symbol[0]} y")
+    check_in_place(x, what, other, f"x = x {symbol[:-1]} y")
+    return _stored(x, fn.apply(x, other), what, "the result", f"x = x {symbol[:-1]} y")
 
 
 def _stored(x, y, what: str, result: str, new: str):

@@ -1,14 +1,16 @@
 """More of PyTorch's functions, with their Tensor methods: ``logsumexp``, ``sin``, ``cos``,
-``sign``, ``prod``, ``cumsum``, ``flip``, ``unbind``, ``index_select``, ``mm``, ``bmm``,
-``outer`` and ``is_floating_point`` (``tinyffn.sin(x)`` and ``x.sin()`` alike).
+``sign``, ``log1p``, ``floor_divide``, ``remainder``, ``fmod``, ``prod``, ``cumsum``,
+``flip``, ``unbind``, ``index_select``, ``mm``, ``bmm``, ``outer`` and
+``is_floating_point`` (``tinyffn.sin(x)`` and ``x.sin()`` alike), and the operators
+``x // y`` and ``x % y``.
 
 They arrived after :mod:`tinyffn.torch_functions` and :mod:`tinyffn.torch_methods` had
 filled up, so they live here: :class:`MoreMethods` is a base class of ``Tensor`` (through
 ``TorchMethods``) and holds the methods, each a line over the function of its name.
 
-Five are primitives with a hand-written backward (:mod:`tinyffn.ops`): ``sin``, ``cos``,
-``sign`` (gradient 0), ``prod`` (exact with zeros) and ``cumsum`` (backward: the running
-sum from the end). The others are composed: ``logsumexp`` of amax, exp, sum and log, as
+Nine are primitives with a hand-written backward (:mod:`tinyffn.ops`): ``sin``, ``cos``,
+``sign`` (gradient 0), ``log1p``, ``floor_divide`` (gradient 0), ``remainder``, ``fmod``,
+``prod`` (exact with zeros) and ``cumsum`` (backward: the running sum from the end). The others are composed: ``logsumexp`` of amax, exp, sum and log, as
 softmax is; ``flip`` one ``getitem`` with step -1; ``unbind`` and ``index_select``
 getitems; ``mm``, ``bmm`` one matmul each after PyTorch's checks of the shapes; ``outer``
 a reshape and a mul. The module-level functions take a Tensor first, as the others in
@@ -22,7 +24,7 @@ from typing import Any
 
 from . import grad_mode
 from .arguments import _axes, _axis_list, _is_int
-from .in_place import as_view
+from .in_place import as_view, in_place
 from .ops import elementwise as E
 from .ops import reduce as R
 
@@ -60,6 +62,47 @@ def sign(input):
     """-1, 0 or 1 by the sign of each entry, in its dtype, as ``torch.sign``: sign(NaN) is
     0 there and here. A primitive whose gradient is 0 (its result is in the graph)."""
     return E.Sign.apply(_input("sign", input))
+
+
+def log1p(input):
+    """log(1 + x), elementwise, as ``torch.log1p``: exact for tiny x, where log(1 + x)
+    rounds 1 + x first (a primitive: gradient 1 / (1 + x)). Integers compute in float32."""
+    return E.Log1p.apply(_input("log1p", input))
+
+
+# ----------------------------------------------------------------------------- // and %
+def _operands(op: str, input, other) -> tuple:
+    """``(input, other)``, at least one a Tensor (a number may stand on either side, as
+    in ``5 % x``); the op's dtypes then meet as in ``+``."""
+    from .tensor import Tensor                      # tensor.py imports this file
+    if not isinstance(other, Tensor):
+        _input(op, input)
+    return input, other
+
+
+def floor_divide(input, other):
+    """floor(input / other), rounded as Python's ``//`` (``x // y``), as
+    ``torch.floor_divide``: integers stay integers (int64 // int64 is int64), an integer
+    next to a float computes in the float's dtype; an integer divisor 0 raises
+    ZeroDivisionError, as in PyTorch (a float one gives ±inf or nan). A primitive whose
+    gradient is 0 (a staircase; PyTorch refuses to backpropagate through it)."""
+    return E.FloorDivide.apply(*_operands("floor_divide", input, other))
+
+
+def remainder(input, other):
+    """input mod other with the sign of ``other``, as Python's ``%`` and
+    ``torch.remainder``: ``-5 % 3`` is 1; x - y · floor(x / y), computed exactly. Dtypes
+    and division by zero as :func:`floor_divide`. A primitive: gradient 1 for input,
+    -floor(input / other) for other, as PyTorch's."""
+    return E.Remainder.apply(*_operands("remainder", input, other))
+
+
+def fmod(input, other):
+    """input mod other with the sign of ``input``, as C's fmod and ``torch.fmod``:
+    ``fmod(-5, 3)`` is -2; x - y · trunc(x / y), exact. Dtypes and division by zero as
+    :func:`floor_divide`. A primitive: gradient 1 for input, -trunc(input / other) for
+    other, as PyTorch's. ``input`` must be a Tensor, as in PyTorch."""
+    return E.Fmod.apply(_input("fmod", input), other)
 
 
 # ----------------------------------------------------------------------------- reductions
@@ -225,6 +268,16 @@ class MoreMethods:
     def sin(self): return sin(self)
     def cos(self): return cos(self)
     def sign(self): return sign(self)
+    def log1p(self): return log1p(self)
+    def floor_divide(self, other): return floor_divide(self, other)
+    def remainder(self, other): return remainder(self, other)
+    def fmod(self, other): return fmod(self, other)
+    def __floordiv__(self, other): return E.FloorDivide.apply(self, other)
+    def __rfloordiv__(self, other): return E.FloorDivide.apply(other, self)
+    def __mod__(self, other): return E.Remainder.apply(self, other)
+    def __rmod__(self, other): return E.Remainder.apply(other, self)
+    def __ifloordiv__(self, other): return in_place(self, E.FloorDivide, other, "//=")
+    def __imod__(self, other): return in_place(self, E.Remainder, other, "%=")
     def logsumexp(self, dim, keepdim=False): return logsumexp(self, dim, keepdim)
     def prod(self, dim=None, keepdim=False, *, dtype=None): return prod(self, dim, keepdim, dtype=dtype)
     def cumsum(self, dim, *, dtype=None): return cumsum(self, dim, dtype=dtype)
@@ -246,5 +299,5 @@ class MoreMethods:
         return multinomial(self, num_samples, replacement)
 
 
-__all__ = ["logsumexp", "sin", "cos", "sign", "prod", "cumsum", "flip", "unbind",
+__all__ = ["logsumexp", "sin", "cos", "sign", "log1p", "floor_divide", "remainder", "fmod", "prod", "cumsum", "flip", "unbind",
            "index_select", "mm", "bmm", "outer", "is_floating_point", "MoreMethods"]

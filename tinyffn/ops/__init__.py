@@ -9,17 +9,18 @@ reads, fused ops included: every op listed here is gradchecked, and a Function s
 defined in this package but missing from the list fails the suite.
 """
 from .activations import GELU, Swish
-from .elementwise import (Add, Cast, Clone, Cos, Div, Erf, Exp, Log, Maximum, Mul, Neg, Pow,
-                          ReLU, Sigmoid, Sign, Sin, Sub, Tanh, Where)
+from .elementwise import (Add, Cast, Clone, Cos, Div, Erf, Exp, FloorDivide, Fmod, Log, Log1p,
+                          Maximum, Mul, Neg, Pow, ReLU, Remainder, Sigmoid, Sign, Sin, Sub,
+                          Tanh, Where)
 from .linalg import Linear, MatMul
 from .reduce import Cumsum, Max, Mean, Prod, Sum
 from .shape import BroadcastTo, Concat, GetItem, Reshape, Transpose, sum_to_shape
 
 PRIMITIVES = (
     # elementwise, binary (broadcasting), and the selection where(c, x, w)
-    Add, Sub, Mul, Div, Maximum, Where,
+    Add, Sub, Mul, Div, FloorDivide, Remainder, Fmod, Maximum, Where,
     # elementwise, unary
-    Neg, Pow, Exp, Log, Tanh, Sigmoid, Erf, Sin, Cos, Sign, ReLU, Cast, Clone,
+    Neg, Pow, Exp, Log, Log1p, Tanh, Sigmoid, Erf, Sin, Cos, Sign, ReLU, Cast, Clone,
     # reductions, and the running sum
     Sum, Mean, Max, Prod, Cumsum,
     # linear algebra

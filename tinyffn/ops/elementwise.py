@@ -1,5 +1,5 @@
-"""Elementwise primitives: arithmetic, exp/log, tanh, sigmoid, erf, sin/cos, sign, relu,
-maximum, where, cast, clone.
+"""Elementwise primitives: arithmetic (with //, % and fmod), exp, log, log1p, tanh, sigmoid,
+erf, sin/cos, sign, relu, maximum, where, cast, clone.
 
 Binary ops broadcast their inputs as NumPy does, so each backward first computes the
 gradient at the broadcast shape and then sums it back to its input's shape
@@ -124,6 +124,116 @@ class Div(Function):
         return gx, gw
 
 
+def _division_inputs(fn: type, ctx: Context, x, w) -> None:
+    """Refuse what PyTorch refuses in ``//``, ``%`` and ``fmod``: two bool operands (one
+    bool next to a number or an integer counts as an integer, as there) and an integer
+    divisor 0 (no integer is the answer; NumPy would give 0 in silence)."""
+    xp, floats = ctx.xp, ctx.backend.float_dtypes
+    if x.dtype not in floats and xp.isdtype(x.dtype, "bool"):    # then w is bool too
+        raise TypeError(f"{fn.op_name()}: two bool operands are not supported, as in "
+                        "PyTorch; cast one first (mask.long())")
+    if w.dtype not in floats and bool(xp.any(w == 0)):
+        raise ZeroDivisionError(f"{fn.op_name()}: integer division by zero (a divisor is 0), "
+                                "as PyTorch's ZeroDivisionError; for inf and nan instead, "
+                                "divide in floating point (x.float())")
+
+
+class FloorDivide(Function):
+    """y = floor(x / w), rounded as Python's ``//`` (so that x - w y is exactly x mod w,
+    :class:`Remainder`'s y), broadcasting; integers stay integers.
+
+    dy/dx = 0,  dy/dw = 0 wherever they exist: y is a staircase, which jumps where x / w is
+    an integer. PyTorch refuses to backpropagate through floor_divide ("derivative ... is
+    not implemented"); here the gradient is zeros, floor's derivative, which is what
+    PyTorch gives for ``torch.floor(x / w)``, the same function. Like :class:`Sign`, the
+    backward returns zeros without reading gy.
+    """
+
+    @classmethod
+    def op_name(cls) -> str:
+        return "floor_divide"                   # PyTorch's name, not "floordivide"
+
+    @staticmethod
+    def forward(ctx: Context, x, w):
+        _division_inputs(FloorDivide, ctx, x, w)
+        try:
+            return ctx.xp.floor_divide(x, w)
+        except ValueError as e:
+            raise _broadcast_error("floor_divide", x, w) from e
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        xp = ctx.xp
+        return tuple(xp.zeros(shape, dtype=gy.dtype) if needed else None
+                     for shape, needed in zip(ctx.input_shapes, ctx.needs_input_grad))
+
+
+class Remainder(Function):
+    """y = x mod w with the sign of w (Python's ``%``, ``torch.remainder``):
+    y = x - w floor(x / w), computed exactly (C's fmod, then + w where the signs differ),
+    broadcasting; integers stay integers.
+
+    dy/dx = 1,  dy/dw = -floor(x / w)  (PyTorch's; at the jumps, where x / w is an integer,
+    there is no derivative). A zero result takes x's sign, as PyTorch's (NumPy gives w's).
+    """
+
+    @staticmethod
+    def forward(ctx: Context, x, w):
+        _division_inputs(Remainder, ctx, x, w)
+        xp = ctx.xp
+        try:
+            y = xp.remainder(x, w)
+        except ValueError as e:
+            raise _broadcast_error("remainder", x, w) from e
+        if y.dtype in ctx.backend.float_dtypes:
+            y = xp.where(y == 0, xp.copysign(y, x), y)      # -5.0 % 2.5 is -0.0, as PyTorch
+        ctx.save_for_backward(x, w)
+        return y
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        x, w = ctx.saved_tensors
+        x_shape, w_shape = ctx.input_shapes
+        xp = ctx.xp
+        gx = sum_to_shape(xp, gy, x_shape) if ctx.needs_input_grad[0] else None
+        gw = (sum_to_shape(xp, -gy * xp.floor_divide(x, w), w_shape)
+              if ctx.needs_input_grad[1] else None)
+        return gx, gw
+
+
+class Fmod(Function):
+    """y = x mod w with the sign of x (C's fmod, ``torch.fmod``): y = x - w trunc(x / w),
+    exact, broadcasting; integers stay integers. Computed as sign(x) · (|x| mod |w|), as
+    the array API standard has remainder but no fmod (two nonnegative operands: no
+    correction, so exact).
+
+    dy/dx = 1,  dy/dw = -trunc(x / w)  (PyTorch's; none at the jumps).
+    """
+
+    @staticmethod
+    def forward(ctx: Context, x, w):
+        _division_inputs(Fmod, ctx, x, w)
+        xp = ctx.xp
+        try:
+            r = xp.remainder(xp.abs(x), xp.abs(w))      # |x| mod |w|: >= 0, exact
+        except ValueError as e:
+            raise _broadcast_error("fmod", x, w) from e
+        ctx.save_for_backward(x, w)
+        if r.dtype in ctx.backend.float_dtypes:
+            return xp.copysign(r, x)
+        return xp.where(x < 0, -r, r)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        x, w = ctx.saved_tensors
+        x_shape, w_shape = ctx.input_shapes
+        xp = ctx.xp
+        gx = sum_to_shape(xp, gy, x_shape) if ctx.needs_input_grad[0] else None
+        gw = (sum_to_shape(xp, -gy * xp.trunc(x / w), w_shape)
+              if ctx.needs_input_grad[1] else None)
+        return gx, gw
+
+
 class Neg(Function):
     """y = -x.    dy/dx = -1.  A bool x is refused, as in PyTorch (``~mask`` inverts one)."""
 
@@ -217,6 +327,22 @@ class Log(Function):
     def backward(ctx: Context, gy):
         (x,) = ctx.saved_tensors
         return gy / x
+
+
+class Log1p(Function):
+    """y = log(1 + x), computed without forming 1 + x, so a tiny x keeps its digits
+    (log(1 + 1e-20) rounds to log 1 = 0; log1p gives 1e-20).    dy/dx = 1/(1 + x)."""
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        x = as_float(ctx, x)
+        ctx.save_for_backward(x)
+        return ctx.xp.log1p(x)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (x,) = ctx.saved_tensors
+        return gy / (1 + x)
 
 
 class Tanh(Function):
