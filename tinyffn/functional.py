@@ -450,6 +450,11 @@ from . import losses as _losses  # noqa: E402
 mse_loss, cross_entropy, nll_loss = _losses.mse_loss, _losses.cross_entropy, _losses.nll_loss
 l1_loss = _losses.l1_loss
 REDUCTIONS = _losses.REDUCTIONS
+from . import binary_losses as _binary  # noqa: E402
+
+binary_cross_entropy = _binary.binary_cross_entropy
+binary_cross_entropy_with_logits = _binary.binary_cross_entropy_with_logits
+smooth_l1_loss, huber_loss = _binary.smooth_l1_loss, _binary.huber_loss
 # More of torch.nn.functional, kept in a file of its own so that this one reads in a sitting
 from . import functional_extra as _extra  # noqa: E402
 

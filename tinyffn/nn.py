@@ -26,6 +26,7 @@ from . import init                              # nn.init, as torch.nn.init
 from . import nn_utils as utils                 # nn.utils, as torch.nn.utils (clipping)
 from . import losses
 from .activation_modules import GELU, LeakyReLU, ReLU, Sigmoid, SiLU, Softmax, Swish, Tanh
+from .loss_modules import BCELoss, BCEWithLogitsLoss, HuberLoss, SmoothL1Loss, _Loss
 from .arguments import (_is_int, check_inplace, check_positive, check_probability,
                         normalized_shape_arg)
 from .backend import FLOAT_DTYPES, DeviceError, dtype_name
@@ -40,12 +41,14 @@ sys.modules[__name__ + ".init"] = init
 sys.modules[__name__ + ".utils"] = utils
 sys.modules[__name__ + ".functional"] = functional
 
-# Module and friends are defined in module.py, containers.py and activation_modules.py
+# Module and friends are defined in module.py, containers.py, activation_modules.py and
+# loss_modules.py (which also holds _Loss, the base of the loss modules below)
 __all__ = ["init", "utils", "functional", "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict",
            "Linear", "Identity", "Flatten", "ReLU", "LeakyReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax",
            "FFN", "GatedFFN", "gated_d_ff",
            "FFN_ACTIVATIONS", "GATED_ACTIVATIONS", "FLOAT_DTYPES", "LayerNorm", "RMSNorm",
-           "Dropout", "Embedding", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss"]
+           "Dropout", "Embedding", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss",
+           "BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss"]
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
@@ -394,26 +397,6 @@ def _check_indices(idx: Any, weight: Tensor) -> None:
 
 
 # ----------------------------------------------------------------------------- losses
-class _Loss(Module):
-    """A loss of :mod:`tinyffn.losses` as a module, as in ``torch.nn``: the reduction (and
-    any option) is fixed when it is made, ``loss_fn(input, target)`` computes it."""
-
-    def __init__(self, reduction: str = "mean"):
-        super().__init__()
-        losses._check_reduction(type(self).__name__, reduction)
-        self.reduction = reduction
-
-    def forward(self, input: Tensor, target: Any) -> Tensor:
-        return self.loss(input, target, reduction=self.reduction, **self.options())
-
-    def options(self) -> dict:
-        """The loss function's keyword arguments besides ``reduction``."""
-        return {}
-
-    def extra_repr(self) -> str:
-        return f"reduction={self.reduction!r}"
-
-
 class MSELoss(_Loss):
     """:func:`tinyffn.functional.mse_loss`: mean (input - target)², shapes equal."""
 

@@ -1,0 +1,188 @@
+"""The binary cross-entropies and the smooth L1 (Huber) losses, as ``torch.nn.functional``'s.
+
+Composed from primitives, as the losses of :mod:`tinyffn.losses` (whose ``reduction``
+checks and target handling they share), and reached as ``F.binary_cross_entropy``, ...
+through :mod:`tinyffn.functional`. Each compares ``input`` and ``target`` entry by entry:
+equal shapes, ``reduction`` ``"mean"``, ``"sum"`` or ``"none"``.
+
+Where the formula has two pieces (the sides of sigmoid's logarithm, the square and the
+line of smooth L1), each piece is picked with ``where``, and the operand of the piece
+not taken is replaced by a harmless value first: ``where``'s backward gives that piece a
+gradient of 0, and 0 times an infinite local derivative (log at 0, a square at inf) would
+be NaN. ``abs`` and ``relu`` are avoided at the kinks for the same care: their gradient 0
+at x = 0 would make log σ's slope at 0 come out 0 instead of ½.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from . import grad_mode
+from .arguments import is_real
+from .backend import DeviceError, dtype_name
+from .composed import where
+from .functional import _check_tensor
+from .losses import _check_reduction, _elementwise_target, _reduce
+from .tensor import Tensor
+
+LOG_FLOOR = -100.0          # PyTorch clamps BCE's logs here: p = 0 costs 100, not inf
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = None,
+                                     reduction: str = "mean", pos_weight: Any = None) -> Tensor:
+    """Binary cross-entropy of logits x against targets y in [0, 1], as
+    ``F.binary_cross_entropy_with_logits``: with σ the sigmoid and pw ``pos_weight``,
+    L_i = -w_i [pw y_i log σ(x_i) + (1 - y_i) log(1 - σ(x_i))], computed as PyTorch does,
+    without ever forming σ(x):
+
+        L_i = w_i [(1 - y_i) x_i - lw_i log σ(x_i)],   lw = 1 + (pw - 1) y,
+        log σ(x) = min(x, 0) - log1p(exp(-|x|))        (no exp overflows; log1p keeps
+                                                        a tiny loss, 1e-18, nonzero)
+
+    dL/dx_i = w_i [(1 - y_i) - lw_i σ(-x_i)], which is w_i (σ(x_i) - y_i) without
+    ``pos_weight``. A logit of ±inf whose label agrees (-inf with y = 0, inf with y = 1)
+    gives NaN (inf - inf), as in PyTorch, and gradient 0.
+
+    ``weight``: one factor per entry, broadcast to input's shape (a rescaling, as
+    PyTorch's; ``"mean"`` still divides by the number of entries). ``pos_weight``: the
+    weight of the positive term, one per class on the last axis (shape (C,)), or
+    anything that broadcasts to input's shape; pw > 1 favours recall.
+    Shapes: input (...), target (...) floating point -> () for "mean"/"sum", (...) for "none".
+    """
+    op = "binary_cross_entropy_with_logits"
+    target = _binary_target(op, input, target, reduction, weight)
+    weight = _factor(op, "weight", weight, input)
+    pos_weight = _factor(op, "pos_weight", pos_weight, input)
+    with grad_mode.scope("function", op):
+        x = input
+        right = x >= 0                                                  # no graph
+        minus_abs = where(right, -x, x)             # -|x|, slope -1 at 0 (abs's would be 0)
+        log_sigmoid = where(right, 0.0, x) - minus_abs.exp().log1p()
+        if pos_weight is None:
+            loss = (1 - target) * x - log_sigmoid
+        else:
+            loss = (1 - target) * x - (1 + (pos_weight - 1) * target) * log_sigmoid
+        return _reduce(loss if weight is None else loss * weight, reduction)
+
+
+def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None,
+                         reduction: str = "mean") -> Tensor:
+    """Binary cross-entropy of probabilities p against targets y, both in [0, 1], as
+    ``F.binary_cross_entropy``: L_i = -w_i [y_i log p_i + (1 - y_i) log(1 - p_i)], each log
+    clamped at -100 as PyTorch clamps it, so p = 0 or 1 costs at most 100 per entry.
+
+    dL/dp_i = w_i (p_i - y_i) / (p_i (1 - p_i)) where neither log is clamped; a clamped
+    log is constant, so its part of the gradient is 0. PyTorch's hand-written backward
+    is w (p - y) / max(p (1 - p), 1e-12) everywhere, so the two part where p (1 - p) <
+    1e-12, at probabilities within 1e-12 of 0 or 1 (a sigmoid saturated in float32 gives
+    exactly 1.0): there PyTorch's gradient is ±1e12 (p - y), and 0 at p = y, where the
+    derivative of what it computes is 1. For a sigmoid's output use
+    :func:`binary_cross_entropy_with_logits`, exact everywhere.
+
+    ``weight`` as in :func:`binary_cross_entropy_with_logits`. Entries outside [0, 1] are
+    refused, as by PyTorch. Shapes: input (...), target (...) -> () or (...) for "none".
+    """
+    op = "binary_cross_entropy"
+    target = _binary_target(op, input, target, reduction, weight)
+    weight = _factor(op, "weight", weight, input)
+    xp = input.backend.xp
+    for name, t in (("input", input), ("target", target)):
+        if t.numel() and bool(xp.any((t.data < 0) | (t.data > 1))):
+            raise ValueError(f"{op}: every entry of {name} must lie in [0, 1] (probabilities"
+                             f"{', or 0/1 labels' if name == 'target' else ''}), got values "
+                             f"from {float(t.min())} to {float(t.max())}"
+                             + ("; for logits use binary_cross_entropy_with_logits"
+                                if name == "input" else ""))
+    with grad_mode.scope("function", op):
+        loss = -(target * _clamped_log(input) + (1 - target) * _clamped_log(1 - input))
+        return _reduce(loss if weight is None else loss * weight, reduction)
+
+
+def _clamped_log(p: Tensor) -> Tensor:
+    """max(log p, -100), finite at p = 0: there p is replaced by 1 before the log (whose
+    backward would divide 0 by 0) and the log by -100."""
+    positive = p > 0                                                    # no graph
+    return where(positive, where(positive, p, 1.0).log(), LOG_FLOOR).clamp(min=LOG_FLOOR)
+
+
+def smooth_l1_loss(input: Tensor, target: Any, reduction: str = "mean",
+                   beta: float = 1.0) -> Tensor:
+    """Smooth L1, as ``F.smooth_l1_loss``: with d = input - target,
+    L_i = 0.5 d_i² / β where |d_i| < β, else |d_i| - 0.5 β: a square near 0 (no kink), a
+    line beyond β (an outlier pulls with slope 1, not 2|d|). dL/dd = d / β inside,
+    sign(d) outside, continuous at |d| = β. β = 0 is :func:`~tinyffn.losses.l1_loss`, as
+    in PyTorch. ``reduction`` and shapes as ``mse_loss``.
+    """
+    op = "smooth_l1_loss"
+    target = _elementwise_target(op, input, target, reduction)
+    if not (is_real(beta) and beta >= 0):
+        raise ValueError(f"{op}: beta must be a number >= 0 (where the square turns into "
+                         f"a line), got {beta!r}")
+    with grad_mode.scope("function", op):
+        a = (input - target).abs()
+        if beta == 0:
+            return _reduce(a, reduction)
+        inside = a < beta                                               # no graph
+        q = where(inside, a, 0.0)                   # the square's operand, finite outside
+        return _reduce(where(inside, 0.5 * q * q / beta, a - 0.5 * beta), reduction)
+
+
+def huber_loss(input: Tensor, target: Any, reduction: str = "mean",
+               delta: float = 1.0) -> Tensor:
+    """Huber loss, as ``F.huber_loss``: with d = input - target, L_i = 0.5 d_i² where
+    |d_i| < δ, else δ (|d_i| - 0.5 δ): δ times :func:`smooth_l1_loss` with β = δ, so the
+    line's slope is δ. dL/dd = d inside, δ sign(d) outside. δ must be > 0, as in PyTorch.
+    """
+    op = "huber_loss"
+    target = _elementwise_target(op, input, target, reduction)
+    if not (is_real(delta) and delta > 0):
+        raise ValueError(f"{op}: delta must be a number > 0 (where the square turns into "
+                         f"a line), got {delta!r}")
+    with grad_mode.scope("function", op):
+        a = (input - target).abs()
+        inside = a < delta                                              # no graph
+        q = where(inside, a, 0.0)                   # the square's operand, finite outside
+        return _reduce(where(inside, 0.5 * q * q, delta * (a - 0.5 * delta)), reduction)
+
+
+def _binary_target(op: str, input: Tensor, target: Any, reduction: str, weight: Any) -> Tensor:
+    """``target`` checked and as a Tensor of input's shape; input must be floating point.
+    Integer targets are refused, as by PyTorch (bool ones count as 0 and 1)."""
+    _check_tensor(op, "input", input)
+    _check_reduction(op, reduction)
+    if isinstance(weight, str):
+        raise TypeError(f"{op}: weight must be a Tensor or None, got {weight!r}; PyTorch's "
+                        f"third argument is weight: pass the reduction by name, "
+                        f"reduction={weight!r}")
+    if not input.backend.is_floating(input.dtype):
+        raise TypeError(f"{op}: input must be floating point, got {dtype_name(input.dtype)}")
+    if isinstance(target, Tensor) and not target.backend.is_floating(target.dtype) \
+            and dtype_name(target.dtype) != "bool":
+        raise TypeError(f"{op}: target must be floating point (probabilities or 0/1 labels), "
+                        f"got {dtype_name(target.dtype)}, as PyTorch refuses; cast it with "
+                        f"target.to(dtype={dtype_name(input.dtype)!r})")
+    return _elementwise_target(op, input, target, reduction)
+
+
+def _factor(op: str, name: str, w: Any, input: Tensor) -> Tensor | None:
+    """A ``weight`` or ``pos_weight`` as a Tensor on input's device that broadcasts to
+    input's shape without changing it (None stays None)."""
+    if w is None:
+        return None
+    if not isinstance(w, Tensor):
+        w = Tensor(input.backend.asarray(w, input.dtype), _backend=input.backend)
+    elif w.backend is not input.backend:
+        raise DeviceError(f"{op}: {name} is on {w.device} but input on {input.device}; "
+                          f"move it with .to('{input.device}')")
+    shape, other = list(input.shape), list(w.shape)
+    fits = len(other) <= len(shape) and all(
+        n in (1, m) for n, m in zip(reversed(other), reversed(shape)))
+    if not fits:
+        hint = " (one per class, on the last axis)" if name == "pos_weight" else ""
+        raise ValueError(f"{op}: {name} of shape {w.shape} does not broadcast to input's "
+                         f"shape {input.shape}{hint}; each of its trailing axes must match "
+                         "input's or be 1")
+    return w
+
+
+__all__ = ["binary_cross_entropy_with_logits", "binary_cross_entropy", "smooth_l1_loss",
+           "huber_loss"]
