@@ -5,8 +5,8 @@ Composed from primitives, as the rest of :mod:`tinyffn.functional`, which re-exp
 ``reduction``: ``"mean"`` (the default), ``"sum"`` or ``"none"`` (one loss per row).
 
 The classification losses take the classes on the last axis, logits (..., C) with one
-integer target per row (...), and PyTorch's ``ignore_index`` (rows to leave out, such as
-padding); ``cross_entropy`` also takes ``label_smoothing``.
+integer target per row (...), PyTorch's ``weight`` (one per class) and ``ignore_index``
+(rows to leave out, such as padding); ``cross_entropy`` also takes ``label_smoothing``.
 """
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def _elementwise_target(op: str, input: Tensor, target: Any, reduction: str) -> 
     return target
 
 
-def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean", *,
+def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean", *, weight: Any = None,
                   ignore_index: int = IGNORE_INDEX, label_smoothing: float = 0.0) -> Tensor:
     """Cross-entropy of integer class targets: L = mean_n -log softmax(logits_n)[targets_n].
 
@@ -81,6 +81,13 @@ def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean", *,
     ``label_smoothing`` ε in [0, 1]: the target is (1 - ε) onehot + ε/C for every class,
     so L_n = (1 - ε) (-log p_n[t_n]) + ε mean_c(-log p_n[c]) (AIAYN trains with ε = 0.1).
 
+    ``weight``: one factor per class, shape (C,), as PyTorch's (a constant: no gradient).
+    Row n counts w[t_n] times, L_n = w[t_n] (-log p_n[t_n]), and ``"mean"`` divides by
+    the sum of the weights picked, Σ_n w[t_n] over the rows kept (not by their number),
+    as PyTorch does. With ``label_smoothing`` the spread term is weighted per class, as
+    PyTorch's: L_n = (1 - ε) w[t_n] (-log p_n[t_n]) + ε/C Σ_c w[c] (-log p_n[c]), over
+    the same Σ_n w[t_n] for ``"mean"``.
+
     Shapes: logits (..., C), targets (...) integers in [0, C) (a Tensor, array or list)
     -> () for "mean"/"sum", (...) for "none".
     """
@@ -88,18 +95,19 @@ def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean", *,
     _check_reduction("cross_entropy", reduction)
     _check_class_axis("cross_entropy", "logits", logits)
     check_label_smoothing("cross_entropy", label_smoothing)
+    weight = _class_weight("cross_entropy", "logits", logits, weight)
     with grad_mode.scope("function", "cross_entropy"):
         return _picked_nll("cross_entropy", "logits", log_softmax(logits, axis=-1), targets,
-                           reduction, ignore_index, label_smoothing)
+                           reduction, ignore_index, label_smoothing, weight)
 
 
-def nll_loss(log_probs: Tensor, targets: Any, reduction: str = "mean", *,
+def nll_loss(log_probs: Tensor, targets: Any, reduction: str = "mean", *, weight: Any = None,
              ignore_index: int = IGNORE_INDEX) -> Tensor:
     """Negative log-likelihood of integer class targets: L = mean_n -log_probs_n[targets_n],
     for log-probabilities such as ``log_softmax``'s (``cross_entropy`` is the two in one).
 
-    Shapes and ``ignore_index`` as :func:`cross_entropy`'s: log_probs (..., C), targets
-    (...) in [0, C).
+    Shapes, ``weight`` and ``ignore_index`` as :func:`cross_entropy`'s: log_probs (..., C),
+    targets (...) in [0, C).
     """
     _check_tensor("nll_loss", "log_probs", log_probs)
     _check_reduction("nll_loss", reduction)
@@ -107,9 +115,10 @@ def nll_loss(log_probs: Tensor, targets: Any, reduction: str = "mean", *,
     if not log_probs.backend.is_floating(log_probs.dtype):      # PyTorch refuses them too
         raise TypeError(f"nll_loss: log_probs must be floating point (log-probabilities), "
                         f"got {dtype_name(log_probs.dtype)}")
+    weight = _class_weight("nll_loss", "log_probs", log_probs, weight)
     with grad_mode.scope("function", "nll_loss"):
         return _picked_nll("nll_loss", "log_probs", log_probs, targets, reduction,
-                           ignore_index)
+                           ignore_index, 0.0, weight)
 
 
 def _check_class_axis(op: str, name: str, x: Tensor) -> None:
@@ -118,10 +127,32 @@ def _check_class_axis(op: str, name: str, x: Tensor) -> None:
                          "tensor")
 
 
+def _class_weight(op: str, name: str, x: Tensor, weight: Any) -> Tensor | None:
+    """``weight`` as a constant (C,) Tensor of ``x``'s dtype and device, checked."""
+    if weight is None:
+        return None
+    C = x.shape[-1]
+    if isinstance(weight, str):
+        raise TypeError(f"{op}: weight must be a Tensor of {C} class weights, got {weight!r}")
+    if not isinstance(weight, Tensor):
+        weight = Tensor(x.backend.asarray(weight, x.dtype), _backend=x.backend)
+    elif weight.backend is not x.backend:
+        raise DeviceError(f"{op}: weight is on {weight.device} but {name} on {x.device}; "
+                          f"move it with .to('{x.device}')")
+    if weight.shape != (C,):
+        raise ValueError(f"{op}: weight must hold one factor per class, shape ({C},) for "
+                         f"{name} of shape {x.shape}, got shape {weight.shape}")
+    if not weight.backend.is_floating(weight.dtype):
+        raise TypeError(f"{op}: weight must be floating point, got "
+                        f"{dtype_name(weight.dtype)}; cast it with weight.float()")
+    return weight.detach().to(dtype=x.dtype)     # a constant, as PyTorch's (no gradient)
+
+
 def _picked_nll(op: str, name: str, logp: Tensor, targets: Any, reduction: str,
-                ignore_index: int, smoothing: float = 0.0) -> Tensor:
-    """-logp at each row's target class (smoothed, ignored rows left out), reduced: what
-    both losses share."""
+                ignore_index: int, smoothing: float = 0.0, weight: Tensor | None = None
+                ) -> Tensor:
+    """-logp at each row's target class (weighted, smoothed, ignored rows left out),
+    reduced: what both losses share."""
     t = _class_targets(op, name, logp, targets, ignore_index)
     C = logp.shape[-1]
     lead_shape = logp.shape[:-1]
@@ -132,12 +163,16 @@ def _picked_nll(op: str, name: str, logp: Tensor, targets: Any, reduction: str,
     if ignoring:
         t = t * kept                    # an ignored row picks class 0, then counts for 0
     picked = rows[arange(N, device=logp.device), t]                  # (N,): log p[target]
-    if not (ignoring or smoothing):                                  # the plain loss
+    if not (ignoring or smoothing or weight is not None):            # the plain loss
         return _reduce(-picked.reshape(lead_shape) if reduction == "none" else -picked,
                        reduction)
     nll = -picked
+    if weight is not None:
+        w_t = weight[t]                                              # (N,): w[target]
+        nll = nll * w_t
     if smoothing:
-        nll = (1 - smoothing) * nll + smoothing * -rows.mean(axis=-1)
+        spread = -rows.mean(axis=-1) if weight is None else -(rows * weight).sum(axis=-1) / C
+        nll = (1 - smoothing) * nll + smoothing * spread
     if ignoring:
         # where, not a 0/1 weight: an ignored row's -inf or nan logits (a masked class, a
         # padding row) would give 0 * inf = nan; PyTorch's ignored rows count 0 whatever
@@ -152,6 +187,10 @@ def _picked_nll(op: str, name: str, logp: Tensor, targets: Any, reduction: str,
             raise ValueError(f"{op}: every target is ignore_index ({ignore_index}), so the "
                              "mean over no rows is undefined (PyTorch answers nan); pass "
                              "reduction='sum' to get 0")
+    if reduction == "mean" and weight is not None:   # over the weights picked, as PyTorch
+        total = _widened(where(kept, w_t, 0.0) if ignoring else w_t).sum()     # no graph
+        return _narrowed(_widened(nll).sum() / total, nll)
+    if reduction == "mean" and ignoring:
         # float16 sums in float32, as mean() does: past 65504 rows neither the total
         # nor the count is a float16 number
         return _narrowed(_widened(nll).sum() / n_kept, nll)
@@ -173,7 +212,8 @@ def check_label_smoothing(op: str, label_smoothing: Any) -> None:
 
 def _check_reduction(op: str, reduction: Any) -> None:
     check_choice(op, "reduction", reduction, REDUCTIONS, "class weights (PyTorch's weight "
-                 "argument, its first optional one) are not supported")
+                 "argument, its first optional one) go by name here, weight=... (cross_entropy, "
+                 "nll_loss and their modules take them)")
 
 
 def _reduce(x: Tensor, reduction: str) -> Tensor:

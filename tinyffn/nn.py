@@ -26,7 +26,8 @@ from . import init                              # nn.init, as torch.nn.init
 from . import nn_utils as utils                 # nn.utils, as torch.nn.utils (clipping)
 from . import losses
 from .activation_modules import GELU, LeakyReLU, ReLU, Sigmoid, SiLU, Softmax, Swish, Tanh
-from .loss_modules import BCELoss, BCEWithLogitsLoss, HuberLoss, SmoothL1Loss, _Loss
+from .loss_modules import (BCELoss, BCEWithLogitsLoss, HuberLoss, SmoothL1Loss, _Loss,
+                           _weight_buffer)
 from .arguments import (_is_int, check_inplace, check_positive, check_probability,
                         normalized_shape_arg)
 from .backend import FLOAT_DTYPES, DeviceError, dtype_name
@@ -411,31 +412,35 @@ class L1Loss(_Loss):
 
 class CrossEntropyLoss(_Loss):
     """:func:`tinyffn.functional.cross_entropy`: logits (..., C), integer targets (...),
-    PyTorch's ``ignore_index`` and ``label_smoothing``."""
+    PyTorch's ``weight`` (a buffer, as there), ``ignore_index`` and ``label_smoothing``."""
 
     loss = staticmethod(F.cross_entropy)
 
-    def __init__(self, reduction: str = "mean", *, ignore_index: int = losses.IGNORE_INDEX,
-                 label_smoothing: float = 0.0):
+    def __init__(self, reduction: str = "mean", *, weight: Tensor | None = None,
+                 ignore_index: int = losses.IGNORE_INDEX, label_smoothing: float = 0.0):
         super().__init__(reduction)
         losses.check_ignore_index("CrossEntropyLoss", ignore_index)
         losses.check_label_smoothing("CrossEntropyLoss", label_smoothing)
+        self.register_buffer("weight", _weight_buffer("CrossEntropyLoss", "weight", weight))
         self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
 
     def options(self) -> dict:
-        return {"ignore_index": self.ignore_index, "label_smoothing": self.label_smoothing}
+        return {"weight": self.weight, "ignore_index": self.ignore_index,
+                "label_smoothing": self.label_smoothing}
 
 
 class NLLLoss(_Loss):
     """:func:`tinyffn.functional.nll_loss`: log-probabilities (..., C), integer targets (...),
-    PyTorch's ``ignore_index``."""
+    PyTorch's ``weight`` (a buffer) and ``ignore_index``."""
 
     loss = staticmethod(F.nll_loss)
 
-    def __init__(self, reduction: str = "mean", *, ignore_index: int = losses.IGNORE_INDEX):
+    def __init__(self, reduction: str = "mean", *, weight: Tensor | None = None,
+                 ignore_index: int = losses.IGNORE_INDEX):
         super().__init__(reduction)
         losses.check_ignore_index("NLLLoss", ignore_index)
+        self.register_buffer("weight", _weight_buffer("NLLLoss", "weight", weight))
         self.ignore_index = ignore_index
 
     def options(self) -> dict:
-        return {"ignore_index": self.ignore_index}
+        return {"weight": self.weight, "ignore_index": self.ignore_index}
