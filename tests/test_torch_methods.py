@@ -375,6 +375,20 @@ def test_add_scales_other_in_the_results_dtype(device):
     assert dtype_name(h.add(tinyffn.tensor(2.0, dtype="float64"), alpha=2).dtype) == "float16"
 
 
+@pytest.mark.parametrize("alpha", [1, 2])
+@pytest.mark.parametrize("dtypes", [("float32", "float32"), ("int64", "float64")])
+def test_add_with_alpha_of_a_tensor_on_another_device_names_both(alpha, dtypes):
+    """x.add(y, alpha) with y elsewhere is add's DeviceError, as x + y is: working out the
+    result's dtype first once mixed NumPy and array_api_strict dtypes in NumPy's
+    result_type, a TypeError about NumPy dtypes (and UserWarnings) instead."""
+    x = tinyffn.tensor([1, 2], dtype=dtypes[0])
+    y = tinyffn.tensor([1, 2], dtype=dtypes[1], device="strict")
+    for op in ("add", "sub"):
+        with pytest.raises(tinyffn.DeviceError, match=f"{op}: inputs are on different "
+                                                      r"devices \(cpu and strict\)"):
+            getattr(x, op)(y, alpha=alpha)
+
+
 def test_arithmetic_methods_refuse_what_pytorch_refuses():
     n = tinyffn.tensor([1, 2])
     with pytest.raises(TypeError, match="add: alpha=1.5 is not an integer, and x has dtype "

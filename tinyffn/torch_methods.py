@@ -440,10 +440,10 @@ def _scaled(op: str, x: Any, other: Any, alpha: Any) -> Any:
                                           else dtype_name(other_dtype) == "bool"):
         raise TypeError(f"{op}: alpha={alpha!r} on bool tensors has no arithmetic meaning "
                         "(PyTorch answers a logical or); write x | y, or cast first (x.long())")
-    if other_dtype is not None:     # scaled in the result's dtype, as PyTorch: float64 +
-        from .promotion import _target  # float16 * 2 overflowed at 65504 in float16 first
-        target = _target((x, other), x.backend, E.Add)[2]
-        if target != other_dtype:
+    if other_dtype is not None and other.backend is x.backend:   # (another device: add's
+        from .promotion import _target  # DeviceError) scaled in the result's dtype, as
+        target = _target((x, other), x.backend, E.Add)[2]   # PyTorch: float64 + float16 * 2
+        if target != other_dtype:       # overflowed at 65504 in float16 first
             other = other.to(dtype=target)
     return other * alpha
 
