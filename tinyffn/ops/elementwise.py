@@ -295,7 +295,13 @@ def _power(xp, x, p):
     if p == 0.5:
         return xp.sqrt(x)
     if p == -0.5:       # as torch.rsqrt: nan at -inf and -inf at -0.0, where IEEE's pow
-        return 1 / xp.sqrt(x)   # gives 0 and inf (so sqrt's gradient at -inf was 0)
+        # gives 0 and inf (so sqrt's gradient at -inf was 0). float16 is computed in
+        # float32 and rounded once, as PyTorch's: 1 / a rounded sqrt is 1 ulp off for a
+        # quarter of the float16 numbers
+        half = getattr(xp, "float16", None)     # (the strict backend has none)
+        if half is not None and x.dtype == half:
+            return xp.astype(1 / xp.sqrt(xp.astype(x, xp.float32)), half)
+        return 1 / xp.sqrt(x)
     return x ** p
 
 
