@@ -372,7 +372,8 @@ def test_add_scales_other_in_the_results_dtype(device):
     assert dtype_name(big.dtype) == "int64" and big.tolist() == [2 ** 32 + 1]
     h = tinyffn.tensor([1.0], dtype="float16", device=device)       # a float16 result
     assert h.add(tinyffn.tensor(2.0, dtype="float64", device=device), alpha=2).tolist() == [5.0]
-    assert dtype_name(h.add(tinyffn.tensor(2.0, dtype="float64"), alpha=2).dtype) == "float16"
+    assert dtype_name(h.add(tinyffn.tensor(2.0, dtype="float64", device=device),
+                            alpha=2).dtype) == "float16"
 
 
 @pytest.mark.parametrize("alpha", [1, 2])
