@@ -649,8 +649,9 @@ def run_sections(sections: list, dev: Device, cfg: Settings, quick: bool,
                  json_path: str | None = None) -> dict:
     """Print the machine, then each section's table; returns everything for the JSON.
 
-    The JSON file, if asked for, is written after each section, so a run stopped part-way
-    (benchmarks/gpu_check.sh's time limit) keeps the sections it finished.
+    The JSON file, if asked for, is written before the first section and after each one,
+    so a run stopped part-way (benchmarks/gpu_check.sh's time limit) keeps the sections it
+    finished, and one stopped in its first section leaves no earlier run's file behind.
     """
     info = machine.machine_info(dev.name, dev.torch)
     print(f"tinyffn benchmarks on {dev.name}{' (--quick: times mean nothing)' if quick else ''}")
@@ -658,12 +659,16 @@ def run_sections(sections: list, dev: Device, cfg: Settings, quick: bool,
     results = {"machine": info, "quick": quick}
     run_section = {"ffn": bench_ffn, "overhead": bench_overhead, "chain": bench_chain,
                    "memory": bench_memory}
+    def save() -> None:
+        if json_path:
+            Path(json_path).write_text(json.dumps(results, indent=1))
+
     started, results["elapsed_s"] = time.perf_counter(), 0.0
+    save()
     for name in sections:
         results[name] = run_section[name](dev, cfg)
         results["elapsed_s"] = time.perf_counter() - started
-        if json_path:
-            Path(json_path).write_text(json.dumps(results, indent=1))
+        save()
     print(f"\n(took {results['elapsed_s']:.0f} s)")
     return results
 

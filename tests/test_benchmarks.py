@@ -99,6 +99,26 @@ def test_a_run_stopped_part_way_keeps_the_sections_it_finished(tmp_path, monkeyp
     assert positive(results["overhead"]["tinyffn"]["total_us_per_op"]) and "chain" not in results
 
 
+def test_a_run_stopped_in_its_first_section_replaces_an_earlier_runs_json(tmp_path, monkeypatch):
+    """gpu_check.sh reuses its output folder: a benchmark stopped inside the ffn section (the
+    first, and the longest) wrote no JSON, and the previous run's file was left to be read
+    as this run's. It is replaced at the start by one with the machine and no sections."""
+    class Stopped(Exception):
+        pass
+
+    def stopped(dev, cfg):
+        raise Stopped
+
+    monkeypatch.setattr(run, "bench_overhead", stopped)
+    out = tmp_path / "out.json"
+    out.write_text(json.dumps({"overhead": "an earlier run's"}))
+    with pytest.raises(Stopped):
+        run.main(["--quick", "--sections", "overhead", "--json", str(out)])
+    results = json.loads(out.read_text())
+    assert "overhead" not in results and results["elapsed_s"] == 0.0 and results["quick"]
+    assert results["machine"]["device"] == "cpu"
+
+
 def test_analytic_minimum_counts_every_array():
     T, d, d_ff = 3, 2, 8
     params = 2 * d * d_ff + d_ff + d
