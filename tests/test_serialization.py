@@ -62,12 +62,13 @@ def test_values_dtype_shape_and_device_come_back_bit_for_bit(device, dtype):
 
 
 def test_a_big_endian_array_saves_its_values_not_its_bytes():
-    """tinyffn.tensor() now makes a big-endian array native, but a Tensor can still wrap one
-    as it is (Tensor(array), x.data = array, as np.load of a '>f4' file gives); the file is
-    little-endian, so save must swap its bytes on the way out, and load gives native ones."""
+    """tensor() and Tensor() make a big-endian array native, but x.data = array stores the
+    array as it is (as np.load of a '>f4' file gives it); the file is little-endian, so
+    save must swap its bytes on the way out, and load gives native ones."""
     for dtype in (">f4", ">f8", ">i4"):
         values = np.array([[-1.5, 0.25, 3.0], [1e6, -2.0, 7.0]]).astype(dtype)
-        x = tinyffn.Tensor(values)
+        x = tinyffn.tensor(values)
+        x.data = values
         assert not x.numpy().dtype.isnative         # else this checks no byte swap at all
         y = round_trip(x)
         assert y.numpy().dtype == np.dtype(dtype).newbyteorder("=")

@@ -342,6 +342,20 @@ def test_a_big_endian_array_becomes_a_native_tensor_of_the_same_values(make):
     assert make(np.array([7, -1], dtype=">i8")).dtype == np.int64
 
 
+def test_a_parameter_of_a_big_endian_array_is_native_and_trains():
+    """Parameter(array) (and Tensor(array)) kept a '>f4' array's byte order where tensor()
+    no longer does: p.dtype was not float32, and AdamW.step refused the parameter with
+    "parameter 0 is float32 ... but its grad is float32 ...; a gradient must match"."""
+    big = np.array([1.5, -2.0], dtype=">f4")
+    assert tinyffn.Tensor(big).dtype == np.float32 and tinyffn.Tensor(big).dtype.isnative
+    p = tinyffn.nn.Parameter(big)
+    assert p.dtype == np.float32 and p.dtype.isnative and p.tolist() == [1.5, -2.0]
+    opt = tinyffn.optim.AdamW([p], lr=0.1, weight_decay=0.0)
+    (p * p).sum().backward()
+    opt.step()                          # Adam's first step moves each entry by lr * sign(g)
+    np.testing.assert_allclose(p.numpy(), [1.4, -1.9], rtol=1e-6)
+
+
 def test_shapes_are_integers_not_bools():
     """zeros(True) once made shape (1,): bool is an int subclass in Python."""
     with pytest.raises(TypeError, match=r"zeros: expected integers, got \(True,\)"):

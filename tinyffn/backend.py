@@ -391,6 +391,15 @@ def get_backend(device: Any = "cpu") -> Backend:
     return _backend(normalize_device(device))
 
 
+def native_byte_order(array: Any) -> Any:
+    """A NumPy array in this machine's byte order: a '>f4' one (np.load of a file written
+    big-endian) becomes float32, as every op's result is; any other array as it is."""
+    dtype = getattr(array, "dtype", None)
+    if isinstance(dtype, np.dtype) and not dtype.isnative:
+        return array.astype(dtype.newbyteorder("="))
+    return array
+
+
 def backend_of_array(x: Any) -> Backend:
     """The backend owning array ``x``, judged by the package that defines its type."""
     if isinstance(x, (np.ndarray, np.generic)):

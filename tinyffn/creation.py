@@ -64,8 +64,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: boo
         example = next((v for v in np.ravel(array).tolist()
                         if not isinstance(v, (bool, int, float, complex))), np.ravel(array)[0])
         raise TypeError(f"tensor(): data must be numbers, not {type(example).__name__}")
-    if not array.dtype.isnative:                    # '>f4' from a file: float32 here, as
-        array = array.astype(array.dtype.newbyteorder("="))     # every op's result is
+    array = backends.native_byte_order(array)       # '>f4' from a file: float32 here
     if dtype is None and array.dtype == np.float64 and not hasattr(data, "dtype"):
         array = array.astype(DEFAULT_FLOAT)         # Python floats; arrays keep their dtype
     return Tensor(be.from_numpy(array), requires_grad=requires_grad, _backend=be)

@@ -57,7 +57,7 @@ class Tensor(TorchMethods):
 
     def __init__(self, data: Any, requires_grad: bool = False, *, _backend: Any = None,
                  _ctx: Any = None, name: str | None = None):
-        self.data = data
+        self.data = data = backends.native_byte_order(data)     # as tensor() gives
         self.backend = _backend if _backend is not None else backends.backend_of_array(data)
         if requires_grad:
             _check_can_require_grad(self.backend, data.dtype)
