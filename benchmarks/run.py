@@ -335,13 +335,16 @@ def bench_ffn_config(activation: str, T: int, d: int, dev: Device, cfg: Settings
             "times_ms": t.as_dict()}
 
 
-def bench_ffn(dev: Device, cfg: Settings) -> list:
+def bench_ffn(dev: Device, cfg: Settings, rows: list | None = None,
+              after_row: Callable[[], None] = lambda: None) -> list:
     """Section 1: the FFN training step, every activation at every size.
 
     Measures wall time per step (median over interleaved rounds, see benchmarks/timing.py)
     and the ratios that tell where tinyffn stands: against the matrix products alone (the
     floor: nothing but BLAS), against a hand-written step (what a careful user of the array
-    library gets without an engine) and against PyTorch (a production engine).
+    library gets without an engine) and against PyTorch (a production engine). Each row
+    is appended to ``rows`` as soon as it is measured, then ``after_row()`` is called (the
+    JSON file is saved there).
     """
     # on the GPU its target's size comes first, with its summary: a run that
     # benchmarks/gpu_check.sh stops at its time limit still has them
@@ -357,11 +360,12 @@ def bench_ffn(dev: Device, cfg: Settings) -> list:
           f"GEMMs, tinyffn and {dev.hand_label} interleaved {where}")
     print("   noise: worst median/min of the row (1.00 = quiet machine; above ~1.3, rerun); "
           "faults: tinyffn's page faults per step" + (f"; {dev.torch_note}" if dev.torch_note else ""))
-    rows = []
+    rows = [] if rows is None else rows
     for T, d in sizes:
         for activation in ACTIVATIONS:
             rows.append(bench_ffn_config(activation, T, d, dev, cfg))
             print_ffn_row(rows[-1], dev, cfg.stat, header=len(rows) == 1)
+            after_row()
         if dev.name == "cuda" and (T, d) == sizes[0]:
             print_throughput_against_torch(rows, cfg)
     return rows
@@ -649,16 +653,16 @@ def run_sections(sections: list, dev: Device, cfg: Settings, quick: bool,
                  json_path: str | None = None) -> dict:
     """Print the machine, then each section's table; returns everything for the JSON.
 
-    The JSON file, if asked for, is written before the first section and after each one,
-    so a run stopped part-way (benchmarks/gpu_check.sh's time limit) keeps the sections it
-    finished, and one stopped in its first section leaves no earlier run's file behind.
+    The JSON file, if asked for, is written before the first section, after each FFN row
+    and after each section, so a run stopped part-way (benchmarks/gpu_check.sh's time
+    limit) keeps what it measured, and leaves no earlier run's file behind.
     """
     info = machine.machine_info(dev.name, dev.torch)
     print(f"tinyffn benchmarks on {dev.name}{' (--quick: times mean nothing)' if quick else ''}")
     print(machine.describe(info))
     results = {"machine": info, "quick": quick}
-    run_section = {"ffn": bench_ffn, "overhead": bench_overhead, "chain": bench_chain,
-                   "memory": bench_memory}
+    run_section = {"overhead": bench_overhead, "chain": bench_chain, "memory": bench_memory}
+
     def save() -> None:
         if json_path:
             Path(json_path).write_text(json.dumps(results, indent=1))
@@ -666,7 +670,11 @@ def run_sections(sections: list, dev: Device, cfg: Settings, quick: bool,
     started, results["elapsed_s"] = time.perf_counter(), 0.0
     save()
     for name in sections:
-        results[name] = run_section[name](dev, cfg)
+        if name == "ffn":               # the longest section: saved row by row
+            results["ffn"] = []
+            bench_ffn(dev, cfg, results["ffn"], save)
+        else:
+            results[name] = run_section[name](dev, cfg)
         results["elapsed_s"] = time.perf_counter() - started
         save()
     print(f"\n(took {results['elapsed_s']:.0f} s)")

@@ -99,6 +99,27 @@ def test_a_run_stopped_part_way_keeps_the_sections_it_finished(tmp_path, monkeyp
     assert positive(results["overhead"]["tinyffn"]["total_us_per_op"]) and "chain" not in results
 
 
+def test_a_run_stopped_inside_the_ffn_section_keeps_its_rows(tmp_path, monkeypatch):
+    """On a GPU the FFN section is most of the benchmark: it is saved row by row."""
+    class Stopped(Exception):
+        pass
+
+    measure, calls = run.bench_ffn_config, []
+
+    def third_row_stops(*args):
+        calls.append(args)
+        if len(calls) == 3:
+            raise Stopped
+        return measure(*args)
+
+    monkeypatch.setattr(run, "bench_ffn_config", third_row_stops)
+    out = tmp_path / "out.json"
+    with pytest.raises(Stopped):
+        run.main(["--quick", "--sections", "ffn", "--json", str(out)])
+    rows = json.loads(out.read_text())["ffn"]
+    assert [r["activation"] for r in rows] == list(ACTIVATIONS[:2])
+
+
 def test_a_run_stopped_in_its_first_section_replaces_an_earlier_runs_json(tmp_path, monkeypatch):
     """gpu_check.sh reuses its output folder: a benchmark stopped inside the ffn section (the
     first, and the longest) wrote no JSON, and the previous run's file was left to be read
