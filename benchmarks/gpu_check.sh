@@ -48,6 +48,12 @@ for name in $(echo "$stages" | tr ',' ' '); do
            exit 2 ;;
     esac
 done
+for limit in "${GPU_CHECK_SECONDS:-480}" "${GPU_CHECK_BENCH_SECONDS:-270}"; do
+    if ! [[ "$limit" =~ ^[0-9]+$ ]] || [ "$limit" -eq 0 ]; then
+        echo "GPU_CHECK_SECONDS and GPU_CHECK_BENCH_SECONDS are whole seconds > 0, got '$limit'" >&2
+        exit 2
+    fi
+done
 wanted() { [[ "$stages" == *",$1,"* ]]; }
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1 MPLBACKEND=Agg

@@ -115,6 +115,14 @@ def test_the_stages_run_in_order_and_a_rerun_can_pick_some(tmp_path):
     assert not (only / "tests.log").exists() and done.returncode == 1
 
 
+@pytest.mark.parametrize("limits", [{"GPU_CHECK_BENCH_SECONDS": "0"},
+                                    {"GPU_CHECK_SECONDS": "5m"}])
+def test_a_time_limit_that_is_not_whole_seconds_is_refused(tmp_path, limits):
+    done = gpu_check("--rehearse", tmp_path, **limits)
+    assert done.returncode == 2 and "whole seconds > 0" in done.stderr
+    assert not (tmp_path / "summary.txt").exists()
+
+
 def test_an_unknown_stage_is_refused_before_anything_runs(tmp_path):
     done = gpu_check("--rehearse", tmp_path, GPU_CHECK_STAGES="bench")
     assert done.returncode == 2
