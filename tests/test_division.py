@@ -142,6 +142,25 @@ def test_float_division_by_zero_gives_inf_and_nan(device):
         assert all(math.isnan(v) for v in (x % 0.0).tolist())
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
+def test_integer_fmod_at_the_dtype_minimum(dtype, device):
+    """|x| of the dtype's minimum overflows (abs(int8(-128)) is -128), so fmod must not go
+    through it: fmod(-128, 3) is -2 and fmod(7, -128) is 7. Checked against Python's
+    exact integers, truncated division; PyTorch 2.13 gives the same."""
+    lo, hi = int(np.iinfo(dtype).min), int(np.iinfo(dtype).max)
+    values = [lo, lo + 1, -7, -5, -1, 1, 3, 5, 7, hi]
+    x = [a for a in values for _ in values]
+    w = [b for _ in values for b in values]
+    got = tinyffn.fmod(tinyffn.tensor(np.array(x, dtype), device=device),
+                       tinyffn.tensor(np.array(w, dtype), device=device))
+
+    def c_fmod(a, b):                    # the sign of a, |result| = |a| mod |b|
+        return (abs(a) % abs(b)) * (-1 if a < 0 else 1)
+    assert got.tolist() == [c_fmod(a, b) for a, b in zip(x, w)]
+    assert tinyffn.fmod(tinyffn.tensor(np.array([lo], dtype), device=device), 3).item() \
+        == -(abs(lo) % 3)
+
+
 @pytest.mark.parametrize("call", ["b % b", "b // b", "tinyffn.fmod(b, b)"])
 def test_two_bools_are_refused_as_in_pytorch(call, device):
     names = dict(b=tinyffn.tensor([True, False], device=device), tinyffn=tinyffn)

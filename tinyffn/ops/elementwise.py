@@ -203,9 +203,10 @@ class Remainder(Function):
 
 class Fmod(Function):
     """y = x mod w with the sign of x (C's fmod, ``torch.fmod``): y = x - w trunc(x / w),
-    exact, broadcasting; integers stay integers. Computed as sign(x) · (|x| mod |w|), as
-    the array API standard has remainder but no fmod (two nonnegative operands: no
-    correction, so exact).
+    exact, broadcasting; integers stay integers. The array API standard has remainder but
+    no fmod, so: floats as sign(x) · (|x| mod |w|) (two nonnegative operands: no
+    correction, so exact); integers as x mod w, minus w where that has w's sign and x has
+    the other (|r - w| < |w|, so nothing overflows; |x| would, at the dtype's minimum).
 
     dy/dx = 1,  dy/dw = -trunc(x / w)  (PyTorch's; none at the jumps).
     """
@@ -214,14 +215,16 @@ class Fmod(Function):
     def forward(ctx: Context, x, w):
         _division_inputs(Fmod, ctx, x, w)
         xp = ctx.xp
+        floats = xp.result_type(x, w) in ctx.backend.float_dtypes
         try:
-            r = xp.remainder(xp.abs(x), xp.abs(w))      # |x| mod |w|: >= 0, exact
+            r = xp.remainder(xp.abs(x), xp.abs(w)) if floats else xp.remainder(x, w)
         except ValueError as e:
             raise _broadcast_error("fmod", x, w) from e
         ctx.save_for_backward(x, w)
-        if r.dtype in ctx.backend.float_dtypes:
-            return xp.copysign(r, x)
-        return xp.where(x < 0, -r, r)
+        if floats:
+            return xp.copysign(r, x)                    # |x| mod |w|: >= 0, exact
+        # int8: abs(-128) is -128, so -128 mod 3 must not go through |x|
+        return xp.where((r != 0) & ((x < 0) != (w < 0)), r - w, r)
 
     @staticmethod
     def backward(ctx: Context, gy):
