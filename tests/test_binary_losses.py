@@ -265,6 +265,19 @@ def test_errors_name_the_op_and_the_shapes(call, error, message, device):
         call(x, t)
 
 
+@pytest.mark.parametrize("which", ["input", "target"])
+def test_bce_refuses_nan_as_pytorch(which, device):
+    """A NaN probability (a diverged model) is no entry of [0, 1]: PyTorch raises "all
+    elements of input should be between 0 and 1". Let through, the clamped log would
+    hide it as a loss of 100 with gradient 0."""
+    p = tinyffn.tensor([0.5, 0.25], device=device)
+    bad = tinyffn.tensor([0.5, nan], device=device)
+    args = (bad, p) if which == "input" else (p, bad)
+    with pytest.raises(ValueError, match=rf"binary_cross_entropy: every entry of {which} "
+                                         r"must lie in \[0, 1\].*got NaN$"):
+        F.binary_cross_entropy(*args)
+
+
 def test_bool_targets_count_as_zero_and_one(device):
     x = tinyffn.tensor([0.3, -1.0], device=device)
     assert F.binary_cross_entropy_with_logits(x, x > 0).item() == pytest.approx(

@@ -78,20 +78,22 @@ def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None,
     derivative of what it computes is 1. For a sigmoid's output use
     :func:`binary_cross_entropy_with_logits`, exact everywhere.
 
-    ``weight`` as in :func:`binary_cross_entropy_with_logits`. Entries outside [0, 1] are
-    refused, as by PyTorch. Shapes: input (...), target (...) -> () or (...) for "none".
+    ``weight`` as in :func:`binary_cross_entropy_with_logits`. Entries outside [0, 1], and
+    NaN, are refused, as by PyTorch. Shapes: input (...), target (...) -> () or (...) for "none".
     """
     op = "binary_cross_entropy"
     target = _binary_target(op, input, target, reduction, weight)
     weight = _factor(op, "weight", weight, input)
     xp = input.backend.xp
     for name, t in (("input", input), ("target", target)):
-        if t.numel() and bool(xp.any((t.data < 0) | (t.data > 1))):
+        outside = ~((t.data >= 0) & (t.data <= 1))    # NaN too, or it would cost 100, slope 0
+        if t.numel() and bool(xp.any(outside)):
+            got = ("NaN" if bool(xp.any(xp.isnan(t.data)))
+                   else f"values from {float(t.min())} to {float(t.max())}")
             raise ValueError(f"{op}: every entry of {name} must lie in [0, 1] (probabilities"
-                             f"{', or 0/1 labels' if name == 'target' else ''}), got values "
-                             f"from {float(t.min())} to {float(t.max())}"
+                             f"{', or 0/1 labels' if name == 'target' else ''}), got {got}"
                              + ("; for logits use binary_cross_entropy_with_logits"
-                                if name == "input" else ""))
+                                if name == "input" and got != "NaN" else ""))
     with grad_mode.scope("function", op):
         loss = -(target * _clamped_log(input) + (1 - target) * _clamped_log(1 - input))
         return _reduce(loss if weight is None else loss * weight, reduction)
