@@ -98,12 +98,20 @@ def test_gradcheck_with_weights_smoothing_and_an_ignored_row(device):
                                                   weight=w), [x])
 
 
-def test_the_weight_gets_no_gradient(device):
-    """A constant, as PyTorch's (which refuses a weight that requires grad)."""
+@pytest.mark.parametrize("loss", ["cross_entropy", "nll_loss"])
+def test_a_weight_that_requires_grad_is_refused_as_in_pytorch(loss, device):
+    """A constant, as PyTorch's, which raises "not differentiable with respect to argument
+    'weight'": taking it in silence would leave w.grad None without a word. Detached, or
+    under no_grad, it is taken."""
     w = tinyffn.tensor(W, dtype="float64", device=device, requires_grad=True)
     x = tinyffn.tensor(LOGITS, dtype="float64", device=device, requires_grad=True)
-    F.cross_entropy(x, TARGETS, weight=w).backward()
+    with pytest.raises(ValueError, match=rf"^{loss}: weight requires grad, .*weight\.detach\(\)"):
+        getattr(F, loss)(x, TARGETS, weight=w)
+    getattr(F, loss)(x, TARGETS, weight=w.detach()).backward()
     assert w.grad is None and x.grad is not None
+    with tinyffn.no_grad():
+        assert getattr(F, loss)(x, TARGETS, weight=w).item() == pytest.approx(
+            getattr(F, loss)(x, TARGETS, weight=w.detach()).item())
 
 
 def test_weights_that_sum_to_zero_give_nan_as_in_pytorch(device):

@@ -81,7 +81,8 @@ def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean", *, weig
     ``label_smoothing`` ε in [0, 1]: the target is (1 - ε) onehot + ε/C for every class,
     so L_n = (1 - ε) (-log p_n[t_n]) + ε mean_c(-log p_n[c]) (AIAYN trains with ε = 0.1).
 
-    ``weight``: one factor per class, shape (C,), as PyTorch's (a constant: no gradient).
+    ``weight``: one factor per class, shape (C,), as PyTorch's (a constant: no gradient;
+    one that requires grad is refused, as there).
     Row n counts w[t_n] times, L_n = w[t_n] (-log p_n[t_n]), and ``"mean"`` divides by
     the sum of the weights picked, Σ_n w[t_n] over the rows kept (not by their number),
     as PyTorch does. With ``label_smoothing`` the spread term is weighted per class, as
@@ -145,6 +146,10 @@ def _class_weight(op: str, name: str, x: Tensor, weight: Any) -> Tensor | None:
     if not weight.backend.is_floating(weight.dtype):
         raise TypeError(f"{op}: weight must be floating point, got "
                         f"{dtype_name(weight.dtype)}; cast it with weight.float()")
+    if weight.requires_grad and grad_mode.STATE.grad_enabled:   # else .grad stays None, silently
+        raise ValueError(f"{op}: weight requires grad, but class weights are a constant (no "
+                         "gradient), as in PyTorch, which refuses one too; pass "
+                         "weight.detach()")
     return weight.detach().to(dtype=x.dtype)     # a constant, as PyTorch's (no gradient)
 
 
