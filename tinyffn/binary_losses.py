@@ -45,7 +45,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = N
     ``weight``: one factor per entry, broadcast to input's shape (a rescaling, as
     PyTorch's; ``"mean"`` still divides by the number of entries). ``pos_weight``: the
     weight of the positive term, one per class on the last axis (shape (C,)), or
-    anything that broadcasts to input's shape; pw > 1 favours recall.
+    anything that broadcasts to input's shape; pw > 1 favours recall. Both are operands of
+    the graph: one that requires grad gets its gradient (PyTorch refuses one).
     Shapes: input (...), target (...) floating point -> () for "mean"/"sum", (...) for "none".
     """
     op = "binary_cross_entropy_with_logits"
