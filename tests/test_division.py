@@ -238,3 +238,20 @@ EXPECTED_GRADS = {
     'x.reshape(13, 1)[:3] % w[:4] dw': ('float64', [0.0, 0.0, 2.1, 2.4, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
     'log1p(t) dt': ('float64', [0.1, 0.20000000002, 0.19999999999999998, 0.8, 0.0004995004995004995]),
 }
+
+
+def test_float_division_is_exact_where_the_array_library_rounds(monkeypatch):
+    """CuPy computes a float remainder as x - floor(x / w) * w and floor_divide as
+    floor(x / w): 1.0 // 0.1 is then 10 and 1.0 % 0.1 is 0, where NumPy and PyTorch say 9
+    and 0.09999999999999995 (0.1 is a little over 1/10). tinyffn builds both on the
+    backend's exact fmod. The strict backend stands in for CuPy, its two functions made
+    CuPy's."""
+    xp = pytest.importorskip("array_api_strict")
+    monkeypatch.setattr(xp, "floor_divide", lambda x, w: xp.floor(x / w))
+    monkeypatch.setattr(xp, "remainder", lambda x, w: x - xp.floor(x / w) * w)
+    x = tinyffn.tensor([1.0, -5.0, 5.0, 1e17], dtype="float64", device="strict")
+    w = tinyffn.tensor([0.1, inf, 3.0, 3.0], dtype="float64", device="strict")
+    want = np.array([1.0, -5.0, 5.0, 1e17]), np.array([0.1, inf, 3.0, 3.0])
+    assert (x // w).tolist() == np.floor_divide(*want).tolist() == [9.0, -1.0, 1.0, 33333333333333332.0]
+    assert (x % w).tolist() == np.remainder(*want).tolist() == [0.09999999999999995, inf, 2.0, 1.0]
+    assert tinyffn.fmod(x, w).tolist() == np.fmod(*want).tolist()

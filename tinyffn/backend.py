@@ -15,9 +15,10 @@ device     namespace                      used for
                                           in op code fails on the CPU, long before a GPU run
 =========  =============================  ================================================
 
-The standard lacks three things an autograd engine needs; each backend supplies them:
+The standard lacks four things an autograd engine needs; each backend supplies them:
 ``erf`` (the Gauss error function, for GELU), ``index_add`` (scatter-add, the backward of
-indexing) and conversion to and from NumPy.
+indexing), ``fmod`` (the exact remainder that ``%`` and ``//`` are built on) and
+conversion to and from NumPy.
 """
 from __future__ import annotations
 
@@ -85,6 +86,9 @@ class Backend:
             in the dtype of a floating-point x.
         index_add: ``index_add(gx, key, gy)`` adds ``gy`` into ``gx[key]`` in place,
             accumulating repeated indices (``numpy.add.at`` semantics).
+        fmod: C's ``fmod(x, w)`` elementwise for floating x and w of one dtype: x - w
+            trunc(x / w), exact (the standard has only ``remainder``, which CuPy computes
+            as x - floor(x / w) w, rounding).
         to_numpy: a NumPy copy of an array of this backend.
         from_numpy: an array of this backend holding a NumPy array's values.
         synchronize: wait until the device has finished the work queued on it (a GPU runs
@@ -96,6 +100,7 @@ class Backend:
     array_type: type
     erf: Callable[[Any], Any]
     index_add: Callable[[Any, Any, Any], None]
+    fmod: Callable[[Any, Any], Any]
     to_numpy: Callable[[Any], np.ndarray]
     from_numpy: Callable[[np.ndarray], Any]
     synchronize: Callable[[], None]
@@ -253,6 +258,7 @@ def _numpy_backend() -> Backend:
         array_type=np.ndarray,
         erf=_numpy_erf,
         index_add=index_add,
+        fmod=np.fmod,
         to_numpy=lambda x: np.array(x, copy=True),
         from_numpy=np.asarray,
         synchronize=lambda: None,       # every NumPy call has finished when it returns
@@ -300,6 +306,7 @@ def _cupy_backend() -> Backend:
         array_type=cupy.ndarray,
         erf=erf,
         index_add=index_add,
+        fmod=cupy.fmod,
         to_numpy=cupy.asnumpy,
         from_numpy=cupy.asarray,
         synchronize=cupy.cuda.runtime.deviceSynchronize,
@@ -314,8 +321,8 @@ def _strict_backend() -> Backend:
             "device 'strict' is the test-only array-API backend: "
             "from the repository, `pip install -e \".[test]\"` installs array-api-strict"
         ) from e
-    # array_api_strict has no erf and no scatter-add: go through NumPy. This keeps the op
-    # code honest (it only sees the standard namespace) while these two helpers, which
+    # array_api_strict has no erf, fmod or scatter-add: go through NumPy. This keeps the op
+    # code honest (it only sees the standard namespace) while these three helpers, which
     # CuPy provides natively, stay correct. Arrays cross to NumPy by DLPack, the
     # standard's interchange, never np.asarray: CuPy refuses that implicit conversion, and
     # the test suite makes array_api_strict refuse it too (tests/conftest.py).
@@ -324,6 +331,9 @@ def _strict_backend() -> Backend:
 
     def erf(x):
         return xp.asarray(_numpy_erf(np.from_dlpack(x)))
+
+    def fmod(x, w):
+        return xp.asarray(np.fmod(np.from_dlpack(x), np.from_dlpack(w)))
 
     def index_add(gx, key, gy):
         key = tuple(np.from_dlpack(k) if hasattr(k, "__array_namespace__") else k for k in key)
@@ -337,6 +347,7 @@ def _strict_backend() -> Backend:
         array_type=type(xp.asarray(0.0)),
         erf=erf,
         index_add=index_add,
+        fmod=fmod,
         to_numpy=to_numpy,
         from_numpy=xp.asarray,
         synchronize=lambda: None,
