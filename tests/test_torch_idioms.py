@@ -490,12 +490,22 @@ IN_PLACE_FLOAT = {
     ("reciprocal_", ()): [-0.5, 4.0, 0.3333333432674408],
     ("pow_", (2,)): [4.0, 0.0625, 9.0],
     ("pow_", (0.5,)): [np.nan, 0.5, 1.7320507764816284],
+    ("sin_", ()): [-0.9092974066734314, 0.24740396440029144, 0.14112000167369843],
+    ("cos_", ()): [-0.416146844625473, 0.9689124226570129, -0.9899924993515015],
+    ("log1p_", ()): [np.nan, 0.2231435477733612, 1.3862943649291992],
+    ("floor_divide_", (0.75,)): [-3.0, 0.0, 4.0],
+    ("remainder_", (0.75,)): [0.25, 0.25, 0.0],
+    ("fmod_", (0.75,)): [-0.5, 0.25, 0.0],
+    ("floor_divide_", (2,)): [-1.0, 0.0, 1.0],
+    ("remainder_", (2,)): [-0.0, 0.25, 1.0],
+    ("fmod_", (2,)): [-0.0, 0.25, 1.0],
 }
 # torch 2.13, tensor([-3, 0, 2]) (int64): these keep int64; the rest of the table raise
 # RuntimeError "result type Float can't be cast to the desired output type Long"
 IN_PLACE_INT = {("relu_", ()): [0, 0, 2], ("abs_", ()): [3, 0, 2], ("neg_", ()): [3, 0, -2],
                 ("negative_", ()): [3, 0, -2], ("square_", ()): [9, 0, 4],
-                ("pow_", (2,)): [9, 0, 4]}
+                ("pow_", (2,)): [9, 0, 4], ("floor_divide_", (2,)): [-2, 0, 1],
+                ("remainder_", (2,)): [1, 0, 0], ("fmod_", (2,)): [-1, 0, 0]}
 
 
 @pytest.mark.filterwarnings("ignore:(invalid value|divide by zero):RuntimeWarning")  # log(-2)

@@ -142,6 +142,12 @@ class InPlaceMethods:
     def pow_(self, exponent): return _replaced(self, "pow", exponent)
     def tril_(self, diagonal=0): return _replaced(self, "tril", diagonal)
     def triu_(self, diagonal=0): return _replaced(self, "triu", diagonal)
+    def sin_(self): return _replaced(self, "sin")
+    def cos_(self): return _replaced(self, "cos")
+    def log1p_(self): return _replaced(self, "log1p")
+    def floor_divide_(self, other): return _replaced(self, "floor_divide", other)
+    def remainder_(self, other): return _replaced(self, "remainder", other)
+    def fmod_(self, other): return _replaced(self, "fmod", other)
 
 
 def _replaced(x: Any, name: str, *args: Any) -> Any:
