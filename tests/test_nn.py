@@ -121,6 +121,28 @@ def test_apply_visits_a_module_held_twice_by_one_parent_once():
     assert seen == ["Linear", "Sequential"]
 
 
+def test_named_children_lists_a_module_held_twice_once_as_pytorch():
+    """torch.nn.Module.named_children skips a module it has already yielded, so children()
+    of Sequential(a, a) is [a] (PyTorch 2.13, written out), while the container still
+    counts, indexes, runs and prints both places, and state_dict saves both paths."""
+    a = nn.Linear(1, 1)
+    for container in (nn.Sequential(a, a), nn.ModuleList([a, a])):
+        assert [name for name, _ in container.named_children()] == ["0"]
+        assert list(container.children()) == [a]
+        assert len(container) == 2 and list(container) == [a, a] and container[1] is a
+        assert repr(container).count("(1): Linear") == 1
+        assert [n for n, _ in container.named_modules(remove_duplicate=False)] == ["", "0", "1"]
+    holder = nn.ModuleDict({"x": a, "y": a})
+    assert [name for name, _ in holder.named_children()] == ["x"]
+    assert list(holder.keys()) == ["x", "y"] and len(holder) == 2
+    with tinyffn.no_grad():
+        a.weight.fill_(2.0)
+        a.bias.fill_(1.0)
+    y = nn.Sequential(a, a)(tinyffn.ones(1, 1))
+    assert y.item() == 7.0                          # 2 * (2 * 1 + 1) + 1: a ran twice
+    assert list(nn.Sequential(a, a).state_dict()) == ["0.weight", "0.bias", "1.weight", "1.bias"]
+
+
 def test_apply_initialises_a_model_as_nanogpt_does():
     def init_weights(module):
         if isinstance(module, nn.Linear):

@@ -14,7 +14,7 @@ from collections.abc import Iterable as IterableABC, Mapping
 from typing import Any, Iterable, Iterator
 
 from .arguments import type_name
-from .module import Module
+from .module import Module, submodules
 from .tensor import Tensor
 
 
@@ -29,7 +29,7 @@ def _check_child(container: Module, item: str, name: Any, module: Any) -> None:
         raise ValueError(f"{item} contains this {type(container).__name__}; a module tree "
                          "cannot have cycles")
     if not isinstance(name, str) or not name or "." in name or (
-            hasattr(container, name) and name not in dict(container.named_children())):
+            hasattr(container, name) and name not in dict(submodules(container))):
         raise ValueError(f"{item} cannot be named {name!r}: a child's name is a non-empty "
                          "string without '.' (which joins the parts of a path, "
                          "experts.relu.w1.weight) that no attribute or method has")
@@ -56,7 +56,7 @@ class _Container(Module):
     def _add(self, name: Any, module: Module) -> "_Container":
         """Register ``module`` as the child ``name``, after the checks of both."""
         item = f"{type(self).__name__}: item {len(self)}"
-        if isinstance(name, str) and name in dict(self.named_children()):
+        if isinstance(name, str) and name in dict(submodules(self)):
             raise ValueError(f"{item} cannot be named {name!r}: a child has that name (a "
                              "slice keeps its children's names, as in PyTorch). Name the new "
                              "child yourself, Sequential(OrderedDict(...)), or rebuild the "
@@ -68,7 +68,7 @@ class _Container(Module):
     def __getitem__(self, i: int | slice) -> Module:
         """The i-th module, or for a slice a container of the same kind holding those
         modules (``model[:2]``, the first two layers, as in PyTorch)."""
-        named = list(self.named_children())
+        named = list(submodules(self))
         if not isinstance(i, slice):
             return named[i][1]
         labels = [(t, t.name) for t in [*self.parameters(), *self.buffers()]]
@@ -83,10 +83,10 @@ class _Container(Module):
         return cls(module for _, module in named)
 
     def __len__(self) -> int:
-        return sum(1 for _ in self.children())
+        return sum(1 for _ in submodules(self))
 
     def __iter__(self) -> Iterator[Module]:
-        return self.children()
+        return (module for _, module in submodules(self))
 
 
 class Sequential(_Container):
@@ -110,7 +110,7 @@ class Sequential(_Container):
         return cls(dict(named))                     # torch's slice keeps the children's names
 
     def forward(self, x: Tensor) -> Tensor:
-        for module in self.children():
+        for _, module in submodules(self):
             x = module(x)
         return x
 
@@ -159,25 +159,25 @@ class ModuleDict(Module):
         delattr(self, key)
 
     def __contains__(self, key: Any) -> bool:
-        return isinstance(key, str) and key in dict(self.named_children())
+        return isinstance(key, str) and key in dict(submodules(self))
 
     def __len__(self) -> int:
-        return sum(1 for _ in self.children())
+        return sum(1 for _ in submodules(self))
 
     def __iter__(self) -> Iterator[str]:
         return iter(list(self.keys()))
 
     def keys(self):
         """The keys, in order (a snapshot: ``dict_keys``)."""
-        return dict(self.named_children()).keys()
+        return dict(submodules(self)).keys()
 
     def items(self):
         """(key, module) pairs, in order."""
-        return dict(self.named_children()).items()
+        return dict(submodules(self)).items()
 
     def values(self):
         """The modules, in order."""
-        return dict(self.named_children()).values()
+        return dict(submodules(self)).values()
 
     def update(self, modules: Mapping | Iterable) -> None:
         """Add (or replace) modules from a dict, a ModuleDict or an iterable of (key,

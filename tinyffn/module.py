@@ -162,10 +162,14 @@ class Module:
 
     # -- the tree --------------------------------------------------------------------------
     def named_children(self) -> Iterator[tuple[str, "Module"]]:
-        """(attribute name, submodule) for the direct submodules, in assignment order."""
-        for name, value in vars(self).items():
-            if isinstance(value, Module):
-                yield name, value
+        """(attribute name, submodule) for the direct submodules, in assignment order; one
+        held under two names is listed once, under the first, as in PyTorch (every name:
+        :func:`submodules`)."""
+        seen = set()
+        for name, child in submodules(self):
+            if id(child) not in seen:
+                seen.add(id(child))
+                yield name, child
 
     def children(self) -> Iterator["Module"]:
         for _, module in self.named_children():
@@ -188,7 +192,7 @@ class Module:
             seen.add(id(module))
             yield path, module
             children = [(f"{path}.{name}" if path else name, child, ancestors + (id(module),))
-                        for name, child in module.named_children()]
+                        for name, child in submodules(module)]
             stack.extend(reversed(children))
 
     def modules(self) -> Iterator["Module"]:
@@ -275,7 +279,7 @@ class Module:
         while stack:                        # each module, then its children last to first
             module = stack.pop()
             order.append(module)
-            stack.extend(dict.fromkeys(module.children()))   # one held twice: once, as torch
+            stack.extend(module.children())  # one held under two names: once, as torch
         for module in reversed(order):      # reversed: children first to last, then parent
             fn(module)
         return self
@@ -361,11 +365,17 @@ class Module:
 
     def __repr__(self) -> str:
         lines = [f"({name}): " + repr(child).replace("\n", "\n  ")
-                 for name, child in self.named_children()]
+                 for name, child in submodules(self)]
         if not lines:
             return f"{type(self).__name__}({self.extra_repr()})"
         extra = [self.extra_repr()] if self.extra_repr() else []
         return f"{type(self).__name__}(\n  " + "\n  ".join(extra + lines) + "\n)"
+
+
+def submodules(module: Module) -> Iterator[tuple[str, Module]]:
+    """(name, submodule) under every name that holds one: what a container counts, indexes
+    and runs (``Sequential(a, a)`` applies a twice), and the paths state_dict saves."""
+    return ((name, v) for name, v in vars(module).items() if isinstance(v, Module))
 
 
 def _check_assignment(module: Module, name: str, value: Any) -> None:
