@@ -1110,3 +1110,45 @@ def test_names_are_all_or_none_and_fixed():
         group["param_names"] = ["a", "b"]
     assert optim.SGD([{"params": [m.weight], "param_names": ["w"]}],
                      lr=0.1).param_groups[0]["param_names"] == ["w"]
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW"])
+def test_step_runs_a_closure_with_grad_enabled_and_returns_its_loss(name):
+    """opt.step(closure), PyTorch's form (LBFGS's, and common in ported loops): the closure
+    zeroes, runs forward and backward, and returns the loss; step runs it with grad
+    enabled (even inside no_grad), then updates, and returns that loss. One step of SGD
+    from w = (1, -2) on L = sum(w**2): the gradient 2w, written out."""
+    w = nn.Parameter(tinyffn.tensor([1.0, -2.0]))
+    opt = getattr(optim, name)([w], lr=0.1)
+    calls = []
+
+    def closure():
+        opt.zero_grad()
+        loss = (w * w).sum()
+        loss.backward()
+        calls.append(loss)
+        return loss
+
+    with tinyffn.no_grad():
+        returned = opt.step(closure)
+    assert len(calls) == 1 and returned is calls[0] and returned.item() == 5.0
+    reference = nn.Parameter(tinyffn.tensor([1.0, -2.0]))
+    twin = getattr(optim, name)([reference], lr=0.1)
+    reference.grad = tinyffn.tensor([2.0, -4.0])
+    assert twin.step() is None
+    np.testing.assert_array_equal(w.numpy(), reference.numpy())
+    if name == "SGD":
+        np.testing.assert_allclose(w.numpy(), [0.8, -1.6], rtol=1e-6)
+    torch = pytest.importorskip("torch")
+    t = torch.tensor([1.0, -2.0], requires_grad=True)
+    t_opt = getattr(torch.optim, name)([t], lr=0.1)
+
+    def t_closure():
+        t_opt.zero_grad()
+        loss = (t * t).sum()
+        loss.backward()
+        return loss
+
+    with torch.no_grad():
+        assert t_opt.step(t_closure).item() == 5.0
+    np.testing.assert_allclose(w.numpy(), t.detach().numpy(), rtol=1e-6)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Iterable, Mapping
 
+from . import grad_mode
 from .arguments import is_real, type_name
 from .backend import backend_of_array, dtype_name
 from .module import Module, zero_grads
@@ -145,9 +146,15 @@ class Optimizer:
         """Forget every parameter's gradient (see :func:`tinyffn.module.zero_grads`)."""
         zero_grads(self.params, set_to_none)
 
-    def step(self) -> None:
+    def step(self, closure: Any = None) -> Any:
         """Update every parameter that has a gradient, with its group's settings:
-        ``p.data = update(p.data, p.grad.data, state, xp, **settings)``."""
+        ``p.data = update(p.data, p.grad.data, state, xp, **settings)``. A ``closure``
+        (zero_grad, forward, backward, return the loss) runs first, with grad enabled, as
+        PyTorch's; step returns its loss (None without one)."""
+        loss = None
+        if closure is not None:
+            with grad_mode.enable_grad():
+                loss = closure()
         for i, group in enumerate(self.param_groups):
             settings = {k: v for k, v in group.items() if k not in _NOT_SETTINGS}
             for j, p in enumerate(group["params"]):
@@ -157,6 +164,7 @@ class Optimizer:
                 self._check_fits(i, j, p, state)
                 xp = p.backend.xp
                 p.data = xp.asarray(self.update(p.data, p.grad.data, state, xp, **settings))
+        return loss
 
     def _check_fits(self, i: int, j: int, p: Tensor, state: dict) -> None:
         """The gradient and the saved state must match the parameter's shape, dtype and
