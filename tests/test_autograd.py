@@ -108,6 +108,27 @@ def test_intermediate_grads_not_kept_unless_asked():
         assert z.grad is None                   # with PyTorch's warning
 
 
+def test_retain_grad_is_refused_where_no_gradient_comes_and_retains_grad_says_so():
+    """PyTorch 2.13 (written out): retain_grad() on a tensor that does not require grad
+    raises "can't retain_grad on Tensor that has requires_grad=False", rather than leave
+    .grad None in silence; retains_grad is False for a leaf and before retain_grad()."""
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    with tinyffn.no_grad():
+        frozen = x * 2.0
+    for t in (frozen, tinyffn.ones(2), x.argmax(), x > 1.0):
+        with pytest.raises(RuntimeError, match="retain_grad: this tensor does not require"):
+            t.retain_grad()
+    h = x * 3.0
+    assert not h.retains_grad
+    h.retain_grad()
+    assert h.retains_grad
+    x.retain_grad()                              # a leaf keeps its .grad anyway: no-op
+    assert not x.retains_grad
+    (h * h).sum().backward()
+    np.testing.assert_allclose(h.grad.numpy(), [6.0, 12.0])
+    np.testing.assert_allclose(x.grad.numpy(), [18.0, 36.0])
+
+
 def test_second_backward_on_freed_graph_raises_clear_error():
     x = tinyffn.randn(3, requires_grad=True)
     y = (x.exp() * x).sum()

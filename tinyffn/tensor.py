@@ -229,8 +229,18 @@ class Tensor(TorchMethods):
         autograd.backward(self, grad, retain_graph, inputs)
 
     def retain_grad(self) -> None:
-        """Keep ``.grad`` for this non-leaf tensor too (leaves always keep theirs)."""
+        """Keep ``.grad`` for this non-leaf tensor too (leaves always keep theirs). Refused,
+        as in PyTorch, if backward never reaches self."""
+        if not self.requires_grad:
+            raise RuntimeError("retain_grad: this tensor does not require grad, so it never "
+                               "gets a gradient (made under no_grad, or from no leaf that "
+                               "requires grad)")
         self._retains_grad = True
+
+    @property
+    def retains_grad(self) -> bool:
+        """Whether a computed tensor keeps ``.grad`` (False for a leaf, as in PyTorch)."""
+        return self._retains_grad and self.grad_fn is not None
 
     def register_hook(self, hook):
         """Call ``hook(grad)`` when backward has computed dL/d(self); a Tensor it returns
