@@ -718,6 +718,28 @@ def test_tensors_and_modules_deep_copy_and_pickle():
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(ffn))(x).numpy(), ffn(x).numpy())
 
 
+def test_copies_of_a_parameter_leave_its_grad_behind_as_pytorchs():
+    """PyTorch 2.13 (written out): copy.deepcopy and pickle of a Parameter give .grad None
+    (Parameter.__deepcopy__ copies only the data), so a deep-copied model starts with no
+    gradients, and an optimizer built on it steps nothing before a backward. A plain
+    leaf's deepcopy keeps its .grad, as torch.Tensor's does."""
+    import copy
+    import pickle
+    model = tinyffn.nn.Linear(2, 1)
+    model(tinyffn.ones(1, 2)).sum().backward()
+    assert model.weight.grad is not None
+    for twin in (copy.deepcopy(model), pickle.loads(pickle.dumps(model))):
+        assert all(p.grad is None for p in twin.parameters())
+        before = twin.weight.numpy()
+        tinyffn.optim.SGD(twin.parameters(), lr=1.0).step()
+        np.testing.assert_array_equal(twin.weight.numpy(), before)
+        assert twin.weight.requires_grad and isinstance(twin.weight, tinyffn.nn.Parameter)
+    assert model.weight.grad is not None                # the original keeps its own
+    leaf = tinyffn.ones(2, requires_grad=True)
+    (leaf * 2.0).sum().backward()
+    assert copy.deepcopy(leaf).grad.tolist() == [2.0, 2.0]
+
+
 def test_autograd_grad_returns_arrays_of_its_own():
     a = tinyffn.tensor([1.0, 2.0], requires_grad=True)
     b = tinyffn.tensor([3.0, 4.0], requires_grad=True)

@@ -63,6 +63,12 @@ class Parameter(Tensor):
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 
+    def __getstate__(self):
+        """Pickles and deep copies leave ``.grad`` behind, as PyTorch's: a
+        ``copy.deepcopy(model)`` has no stale gradients for a new optimizer to step on."""
+        d, slots = super().__getstate__()
+        return d, {**slots, "_grad": None}
+
 
 _DATA = Tensor.data                 # the slot that holds a Tensor's array
 
