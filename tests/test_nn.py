@@ -660,6 +660,35 @@ def test_module_requires_grad_freezes_and_float_double_cast():
     assert dtype_name(y.dtype) == "float16"
 
 
+def test_a_container_item_is_replaced_in_place_as_in_pytorch():
+    """model[-1] = Linear(...) (a new head, as fine-tuning code writes): PyTorch 2.13's
+    Sequential and ModuleList replace the module under its name and in its place."""
+    from collections import OrderedDict
+    model = nn.Sequential(OrderedDict([("w1", nn.Linear(2, 3)), ("act", nn.ReLU()),
+                                       ("w2", nn.Linear(3, 1))]))
+    head = nn.Linear(3, 4)
+    model[-1] = head
+    assert model.w2 is head and model[2] is head
+    assert list(model.state_dict()) == ["w1.weight", "w1.bias", "w2.weight", "w2.bias"]
+    assert model(tinyffn.ones(5, 2)).shape == (5, 4)
+    blocks = nn.ModuleList([nn.ReLU(), nn.Tanh(), nn.GELU()])
+    blocks[1] = nn.Linear(1, 1)
+    assert [type(m).__name__ for m in blocks] == ["ReLU", "Linear", "GELU"]
+    assert [n for n, _ in blocks.named_parameters()] == ["1.weight", "1.bias"]
+    with pytest.raises(IndexError, match="index 3 is out of range for 3 modules"):
+        blocks[3] = nn.ReLU()
+    with pytest.raises(TypeError, match="is not a tinyffn Module"):
+        blocks[0] = 5
+    with pytest.raises(TypeError, match="the index must be an int"):
+        blocks[0:1] = [nn.ReLU()]
+    torch = pytest.importorskip("torch")
+    t_model = torch.nn.Sequential(OrderedDict([("w1", torch.nn.Linear(2, 3)),
+                                               ("act", torch.nn.ReLU()),
+                                               ("w2", torch.nn.Linear(3, 1))]))
+    t_model[-1] = torch.nn.Linear(3, 4)
+    assert list(t_model.state_dict()) == list(model.state_dict())
+
+
 def test_sequential_of_named_children_and_extend_as_in_pytorch():
     """``Sequential(OrderedDict(...))`` names the children (its state_dict loads from
     torch's); a slice keeps the names; ``extend`` appends several."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable as IterableABC, Mapping
 from typing import Any, Iterable, Iterator
 
-from .arguments import type_name
+from .arguments import _is_int, type_name
 from .module import Module, submodules
 from .tensor import Tensor
 
@@ -76,6 +76,20 @@ class _Container(Module):
         for t, label in labels:                     # graph labels keep the full model's paths
             t.name = label
         return part
+
+    def __setitem__(self, i: int, module: Module) -> None:
+        """Replace the i-th module in its place and under its name, as PyTorch's: a new
+        head, ``model[-1] = Linear(d, 10)``."""
+        if not _is_int(i):
+            raise TypeError(f"{type(self).__name__}[{i!r}] = module: the index must be an "
+                            "int (a slice is not assigned; build a new container)")
+        named = list(submodules(self))
+        if not -len(named) <= i < len(named):
+            raise IndexError(f"{type(self).__name__}: index {i} is out of range for "
+                             f"{len(named)} modules")
+        name = named[i][0]
+        _check_child(self, f"{type(self).__name__}[{i}]", name, module)
+        setattr(self, name, module)
 
     @classmethod
     def _of(cls, named: list) -> "_Container":
