@@ -927,3 +927,16 @@ def test_pytorch_warns_for_the_same_tensors():
     with pytest.warns(UserWarning, match=r"^The \.grad attribute of a Tensor that is not a "
                                          r"leaf Tensor is being accessed"):
         assert h.grad is None
+
+
+def test_autograd_backward_of_a_list_says_to_backward_the_sum():
+    """torch.autograd.backward([y1, y2]) takes a list; tinyffn's took one tensor and failed
+    with "'list' object has no attribute 'requires_grad'"."""
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    y1, y2 = (x * x).sum(), (3 * x).sum()
+    with pytest.raises(TypeError, match=r"^backward: expected one Tensor, got list; .*"
+                                        r"\(y1 \+ y2\)\.backward\(\)"):
+        tinyffn.autograd.backward([y1, y2])
+    assert x.grad is None
+    (y1 + y2).backward()
+    assert x.grad.tolist() == [5.0, 7.0]        # 2x + 3, as torch's backward of the list

@@ -303,6 +303,10 @@ def backward(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = Fals
              inputs: Any = None) -> None:
     """``root.backward(grad, retain_graph)``: :func:`walk`, run to the end (steps not held).
     With ``inputs`` (PyTorch's), only those tensors' ``.grad`` accumulate: :func:`grad`'s walk."""
+    if not isinstance(root, _tensor.Tensor):    # torch.autograd.backward([y1, y2]) takes a list
+        raise TypeError(f"backward: expected one Tensor, got {type(root).__name__}; for several "
+                        "outputs backward one sum, (y1 + y2).backward(), which adds the same "
+                        "gradients as torch.autograd.backward([y1, y2])")
     if inputs is None:
         run_to_end(walk(root, grad, retain_graph))
         return
