@@ -11,7 +11,9 @@
 # --rehearse runs the same three stages on the CPU, to check this script before GPU time is
 # spent on it (the test suite does, on any machine): any GPU is hidden, the benchmark runs on
 # the CPU with --quick, the demos on the strict array-API backend with --quick, and the test
-# stage only the GPU-marked tests (they skip). It proves the plumbing, not the GPU.
+# stage only the GPU-marked tests, on a stand-in "cuda" made of NumPy (tests/fake_cuda.py),
+# so a GPU test that would fail for a reason of its own fails here. It proves the plumbing
+# and the tests' own logic, not the GPU.
 #
 # Time: the whole check must end within GPU_CHECK_SECONDS (default 480). Each stage gets at
 # most what is left of it (the benchmark at most GPU_CHECK_BENCH_SECONDS, default 270): a stage that runs past the limit is stopped, the stages after it
@@ -98,8 +100,10 @@ export PYTHONPATH="$PWD:${PYTHONPATH:-}"
 
 if [ "$rehearse" -eq 1 ]; then
     device=strict bench_device=cpu quick=(--quick) select=(-m cuda)
-    export CUDA_VISIBLE_DEVICES=""          # hide any GPU: the GPU tests skip here too
-    echo "rehearsal on the CPU: no GPU is used" | tee "$out/device.txt"
+    export CUDA_VISIBLE_DEVICES=""          # hide any GPU
+    export TINYFFN_FAKE_CUDA=1              # the GPU tests run on NumPy standing in for CuPy
+    echo "rehearsal on the CPU: no GPU is used; the GPU tests run on a NumPy stand-in" \
+        | tee "$out/device.txt"
 else
     device=cuda bench_device=cuda quick=() select=()
     "$py" - <<'PY' 2>&1 | tee "$out/device.txt"

@@ -5,10 +5,19 @@
   standard, so NumPy-only code in an op fails here even on a machine without a GPU. For
   the tests it also refuses ``np.asarray(array)``, as CuPy does (see below).
 * ``cuda``: CuPy; skipped unless a GPU is usable (enable on a GPU machine, nothing to set).
+  With ``TINYFFN_FAKE_CUDA=1`` it is a stand-in made of NumPy instead, to rehearse the
+  GPU tests' own logic without a GPU (tests/fake_cuda.py; it proves nothing about CuPy).
 """
+import os
+
 import pytest
 
 import tinyffn
+
+if os.environ.get("TINYFFN_FAKE_CUDA") == "1":
+    import fake_cuda
+    fake_cuda.install()
+    _cuda_case = fake_cuda._cuda_case       # its autouse fixture, found here by pytest
 
 DEVICES = [
     "cpu",
