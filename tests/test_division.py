@@ -112,6 +112,16 @@ def test_gradcheck(op, device):
     assert tinyffn.gradcheck(getattr(tinyffn, op), [x, w])
 
 
+@pytest.mark.parametrize("op", ["remainder", "fmod", "floor_divide"])
+def test_gradcheck_where_both_inputs_broadcast(op, device):
+    """x (3, 1) against w (4,): each gradient is summed back to its input's shape."""
+    x = tinyffn.tensor([[5.3], [-4.1], [0.7]], dtype="float64", device=device,
+                       requires_grad=True)
+    w = tinyffn.tensor([3.0, -1.7, 0.45, 2.2], dtype="float64", device=device,
+                       requires_grad=True)
+    assert tinyffn.gradcheck(getattr(tinyffn, op), [x, w])
+
+
 def test_floor_divide_passes_back_zeros(device):
     """PyTorch refuses ("derivative for aten::floor_divide is not implemented"); floor's
     derivative, 0, is what it gives for torch.floor(x / w), the same function. Zeros also
