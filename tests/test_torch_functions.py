@@ -364,6 +364,16 @@ def test_isclose_and_equal_bring_two_dtypes_together_as_the_operators_do():
     assert tinyffn.isclose(u, v, rtol=0.5).tolist() == [True, False]  # 1 - 2 is -1, not 255
 
 
+def test_isclose_with_equal_nan_takes_nan_as_close_to_nan_only():
+    """torch 2.13, equal_nan=True: isclose([nan, 1, nan, nan], [1, nan, nan, 2]) is
+    [False, False, True, False]: a NaN is close to a NaN, never to a number."""
+    a = tinyffn.tensor([math.nan, 1.0, math.nan, math.nan])
+    b = tinyffn.tensor([1.0, math.nan, math.nan, 2.0])
+    assert tinyffn.isclose(a, b, equal_nan=True).tolist() == [False, False, True, False]
+    assert tinyffn.allclose(a[2:3], b[2:3], equal_nan=True) is True
+    assert tinyffn.allclose(a[:1], b[:1], equal_nan=True) is False
+
+
 def test_full_takes_its_dtype_from_the_value_as_pytorch_reads_it():
     """torch 2.13: bool, int64, float32, and float32 for NumPy's float64, int64 for int32,
     float32 for NumPy's bool_."""
