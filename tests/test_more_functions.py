@@ -203,6 +203,8 @@ def test_flip_is_a_new_tensor_and_unbind_gives_views():
     ("tinyffn.mm(x, x)", ValueError, r"input's columns \(3\) must equal mat2's rows \(2\)"),
     ("tinyffn.bmm(x, x)", ValueError, "input must be a batch of matrices"),
     ("tinyffn.bmm(x[None], x[None])", ValueError, "do not fit"),
+    ("tinyffn.bmm(tinyffn.stack([x, x]), x.T[None])", ValueError,       # torch refuses too:
+     r"shapes \(2, 2, 3\) and \(1, 3, 2\) do not fit.*the same batch size"),  # no broadcast
     ("tinyffn.outer(x, x[0])", ValueError, "input must be a vector"),
     ("tinyffn.sin([1.0])", TypeError, "input must be a tinyffn Tensor"),
 ])
