@@ -151,6 +151,9 @@ def test_masked_fill_refuses_what_pytorch_would_truncate_or_reshape():
     with pytest.raises(TypeError, match=r"masked_fill: a bool tensor takes True or False "
                                         r"\(or 1 and 0\), got 0.5"):
         flags.masked_fill(mask, 0.5)
+    with pytest.raises(TypeError, match=r"masked_fill: a bool tensor takes True or False "
+                                        r"\(or 1 and 0\), got 2 \(PyTorch would read it as True"):
+        flags.masked_fill(mask, 2)                      # torch 2.13: [True, False, True]
 
 
 # ----------------------------------------------------------------------------- var, std
