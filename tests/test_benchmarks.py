@@ -12,6 +12,7 @@ import math
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import tinyffn
@@ -166,6 +167,40 @@ def test_a_wrong_gradient_stops_the_benchmark(monkeypatch):
     monkeypatch.setattr(reference, "handwritten_step", off_by_one_percent)
     with pytest.raises(run.WrongResultError, match="w1.bias"):
         run.check_gradients("relu", 8, 4, run.open_device("cpu"))
+
+
+def test_a_missing_gradient_stops_the_benchmark(monkeypatch):
+    """A reference without x's gradient (or tinyffn without one) is a wrong result, not
+    a comparison of the arrays both happen to have."""
+    right = reference.handwritten_step
+
+    def without_x(*args, **kwargs):
+        y, g = right(*args, **kwargs)
+        del g["x"]
+        return y, g
+
+    monkeypatch.setattr(reference, "handwritten_step", without_x)
+    with pytest.raises(run.WrongResultError, match=r"tinyffn produced \[.*'x', 'y'\], "
+                                                   r"numpy produced \[.*'w2.weight', 'y'\]"):
+        run.check_gradients("relu", 8, 4, run.open_device("cpu"))
+
+
+def test_check_close_holds_float32_to_its_tolerance():
+    """Each entry within 1e-4 of itself plus 1e-4 of the largest |want|: for want (1, 100)
+    the first entry may be off by 0.0101, not by 0.02; float64 is refused (tinyffn's
+    arrays must stay float32)."""
+    want = np.array([1.0, 100.0])
+    run.check_close("y", np.array([1.0 + 0.0100, 100.0], dtype=np.float32), want)
+    with pytest.raises(run.WrongResultError, match=r"y: entry \(0,\) is 1.02, expected 1 "):
+        run.check_close("y", np.array([1.02, 100.0], dtype=np.float32), want)
+    with pytest.raises(run.WrongResultError, match=r"entry \(1,\) is 99.97"):
+        run.check_close("y", np.array([1.0, 99.97], dtype=np.float32), want)
+    with pytest.raises(run.WrongResultError, match=r"got dtype float64, shape \(2,\); "
+                                                   r"expected float32"):
+        run.check_close("y", want.copy(), want)
+    with pytest.raises(run.WrongResultError, match=r"shape \(1, 2\); expected float32, "
+                                                   r"shape \(2,\)"):
+        run.check_close("y", want[None].astype(np.float32), want)
 
 
 @pytest.mark.parametrize("activation", ["relu", "relu+fused"])
