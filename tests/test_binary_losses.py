@@ -253,6 +253,7 @@ ERRORS = [
     (lambda x, t: tnn.BCEWithLogitsLoss(reduction="avg"), ValueError,
      r"BCEWithLogitsLoss: unknown reduction='avg'"),
     (lambda x, t: tnn.HuberLoss(delta=-1), ValueError, r"HuberLoss: delta must be a number > 0"),
+    (lambda x, t: tnn.HuberLoss(delta=0), ValueError, r"HuberLoss: delta must be a number > 0"),
     (lambda x, t: tnn.SmoothL1Loss(beta=-1), ValueError, r"SmoothL1Loss: beta must be"),
 ]
 
