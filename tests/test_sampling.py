@@ -6,6 +6,8 @@ probabilities written out (for a draw without replacement, P(second = j) =
 Σ_i p_i p_j / (1 - p_i)), frequencies of many of PyTorch's own draws where torch is
 installed, and PyTorch's errors for the same bad inputs.
 """
+import types
+
 import numpy as np
 import pytest
 
@@ -175,3 +177,16 @@ def test_as_tensor_and_empty_match_pytorchs_dtypes():
         assert dtype_name(tinyffn.as_tensor(data).dtype) == \
             str(torch.as_tensor(data).dtype).removeprefix("torch.")
     assert tuple(torch.empty(2, 3).shape) == tinyffn.empty(2, 3).shape
+
+
+def test_multinomial_with_replacement_at_the_ends_of_the_uniform_draw(monkeypatch):
+    """u = 0 lands past every zero weight (searchsorted side="right"), and the largest u
+    below 1 on the last positive category (the cdf is divided by its last entry, so it
+    ends at exactly 1, even where ten weights of 0.1 add up to 0.9999999999999999).
+    Drawn from a generator stood in for, to reach both ends."""
+    for u, want in ((0.0, [[1, 1], [2, 2]]), (1 - 2 ** -53, [[2, 2], [9, 9]])):
+        fake = types.SimpleNamespace(random=lambda size, u=u: np.full(size, u))
+        monkeypatch.setattr(tinyffn.sampling, "generator", lambda fake=fake: fake)
+        probs = tinyffn.tensor([[0.0, 0.3, 0.7] + [0.0] * 7, [0.0, 0.0] + [0.1] * 8],
+                               dtype="float64")
+        assert probs.multinomial(2, replacement=True).tolist() == want
