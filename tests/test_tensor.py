@@ -84,6 +84,11 @@ def test_repr_shows_values_and_grad_fn():
     x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
     assert repr(x) == "tensor([1., 2.], requires_grad=True)"
     assert repr(x * 2) == "tensor([2., 4.], grad_fn=<MulBackward>)"
+    # a dtype other than the defaults (float32, int64, bool) is named, as torch 2.13 names
+    # it: tensor([1., 2.], dtype=torch.float64), tensor([1, 2], dtype=torch.int32)
+    assert repr(tinyffn.tensor([1.0, 2.0], dtype="float64")) == "tensor([1., 2.], dtype=float64)"
+    assert repr(tinyffn.tensor([1, 2], dtype="int32")) == "tensor([1, 2], dtype=int32)"
+    assert repr(tinyffn.tensor([True])) == "tensor([ True])"
 
 
 def test_comparisons_and_argmax_are_not_differentiable():
