@@ -818,6 +818,9 @@ def test_stack_and_cat_as_pytorch_and_their_errors():
         tinyffn.cat([xs[0], tinyffn.randn(2, 4)])
     with pytest.raises(ValueError, match="cat: the tensors must have the same number of axes"):
         tinyffn.cat([tinyffn.tensor(1.0), tinyffn.tensor(2.0)])
+    with pytest.raises(ValueError, match=r"cat: the tensors must have the same number of axes, "
+                                         r"at least one, got shapes \(2, 3\), \(3,\)"):
+        tinyffn.cat([xs[0], tinyffn.zeros(3)])          # torch refuses it too
     with pytest.raises(ValueError, match=r"stack: the tensors must all have one shape"):
         tinyffn.stack([xs[0], tinyffn.randn(3, 2)])
     for axis in (3, -4):
