@@ -106,6 +106,7 @@ if [ "$rehearse" -eq 1 ]; then
         | tee "$out/device.txt"
 else
     device=cuda bench_device=cuda quick=() select=()
+    unset TINYFFN_FAKE_CUDA                 # left from a rehearsal by hand, the tests would not touch the GPU
     "$py" - <<'PY' 2>&1 | tee "$out/device.txt"
 import tinyffn
 if not tinyffn.cuda_available():

@@ -130,3 +130,22 @@ def test_an_unknown_stage_is_refused_before_anything_runs(tmp_path):
     assert done.returncode == 2
     assert "unknown stage 'bench'; choose from benchmark, demos, tests" in done.stderr
     assert not (tmp_path / "summary.txt").exists()
+
+
+def test_the_real_run_never_tests_on_the_numpy_stand_in(tmp_path):
+    """TINYFFN_FAKE_CUDA=1 left in the shell (from rehearsing the GPU tests by hand) would
+    make the real run's test stage run on NumPy and pass without touching the GPU. A
+    Python that answers the GPU probe (stdin) itself and records what pytest would see
+    shows the variable is gone by the test stage."""
+    seen = tmp_path / "fake_cuda_seen"
+    wrapper = tmp_path / "probe-python"
+    wrapper.write_text(f'#!/bin/sh\ncase "$1" in\n'
+                       f'  -) cat >/dev/null; echo "GPU: stand-in for the probe"; exit 0 ;;\n'
+                       f'  -m) echo "TINYFFN_FAKE_CUDA=${{TINYFFN_FAKE_CUDA:-unset}}" > "{seen}";'
+                       f' echo "1 passed"; exit 0 ;;\n'
+                       f'esac\nexec "{sys.executable}" "$@"\n')
+    wrapper.chmod(0o755)
+    done = gpu_check(tmp_path / "check", GPU_CHECK_STAGES="tests", PYTHON=str(wrapper),
+                     TINYFFN_FAKE_CUDA="1")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert seen.read_text().strip() == "TINYFFN_FAKE_CUDA=unset"
