@@ -6,13 +6,17 @@ Device ``"cuda"`` becomes NumPy seen through ``array_api_compat.numpy``, the sib
 the ``array_api_compat.cupy`` namespace the real CUDA backend computes with. The tests
 parametrised over ``device`` then run their ``cuda`` case: its device arguments, moves
 (``.cuda()``, ``.to``, ``map_location``), device-mixing errors, dtypes and tolerances.
-A test that would fail on a GPU for a reason of its own (a tensor made without
-``device=``, a file's device assumed to be the CPU) fails here first, before scarce GPU
-time is spent on it; two such tests were found this way.
+A test that would fail on a GPU for a reason of its own (a tensor made by
+``tinyffn.tensor`` or ``zeros`` without ``device=``, a file's device assumed to be the
+CPU) fails here first, before scarce GPU time is spent on it; two such tests were found
+this way.
 
 It proves nothing about CuPy: the arrays are NumPy's, so CuPy's own kernels, rounding,
-sorting and synchronisation are not exercised. Only a run on a GPU
-(``benchmarks/gpu_check.sh``) says the CUDA backend works.
+sorting and synchronisation are not exercised. Nor can it tell a CPU array from a GPU
+one: while a cuda case runs, every NumPy array counts as a "cuda" one (below), so
+``Tensor(np_array)`` or ``Parameter(np_array)`` without ``device=`` is "cuda" here and
+CPU on a GPU, and an optimizer state or op result left on the CPU passes here. Only a
+run on a GPU (``benchmarks/gpu_check.sh``) says the CUDA backend works.
 
 How: the ``cuda`` backend factory returns the NumPy backend under the name ``cuda``, and
 while a test's parameters include ``"cuda"``, a NumPy array's owner is that backend
