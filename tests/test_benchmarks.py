@@ -83,15 +83,17 @@ def test_sections_can_be_chosen(tmp_path):
     assert "overhead" in results and "ffn" not in results and "memory" not in results
 
 
+class Stopped(Exception):
+    """A benchmark stopped part-way (gpu_check.sh's time limit), planted by the tests."""
+
+
+def stopped(*args):
+    raise Stopped
+
+
 def test_a_run_stopped_part_way_keeps_the_sections_it_finished(tmp_path, monkeypatch):
     """gpu_check.sh stops the benchmark at its time limit: the JSON must already hold what
     was measured before, not be written only at the end."""
-    class Stopped(Exception):
-        pass
-
-    def stopped(dev, cfg):
-        raise Stopped
-
     monkeypatch.setattr(run, "bench_chain", stopped)
     out = tmp_path / "out.json"
     with pytest.raises(Stopped):
@@ -102,9 +104,6 @@ def test_a_run_stopped_part_way_keeps_the_sections_it_finished(tmp_path, monkeyp
 
 def test_a_run_stopped_inside_the_ffn_section_keeps_its_rows(tmp_path, monkeypatch):
     """On a GPU the FFN section is most of the benchmark: it is saved row by row."""
-    class Stopped(Exception):
-        pass
-
     measure, calls = run.bench_ffn_config, []
 
     def third_row_stops(*args):
@@ -125,12 +124,6 @@ def test_a_run_stopped_in_its_first_section_replaces_an_earlier_runs_json(tmp_pa
     """gpu_check.sh reuses its output folder: a benchmark stopped inside the ffn section (the
     first, and the longest) wrote no JSON, and the previous run's file was left to be read
     as this run's. It is replaced at the start by one with the machine and no sections."""
-    class Stopped(Exception):
-        pass
-
-    def stopped(dev, cfg):
-        raise Stopped
-
     monkeypatch.setattr(run, "bench_overhead", stopped)
     out = tmp_path / "out.json"
     out.write_text(json.dumps({"overhead": "an earlier run's"}))
