@@ -84,13 +84,8 @@ def grad_of(module, case: str, wrt: str, **tensor_kwargs):
     return plain(inputs[wrt].grad)
 
 
-_parity = torch_parity.tests(
+torch_parity.tests(
     globals(), marks=[pytest.mark.filterwarnings("ignore::RuntimeWarning")])  # x % 0.0: nan
-test_each_call_gives_what_pytorch_gives = _parity.live
-test_each_call_gives_pytorchs_values_written_out = _parity.written
-test_gradients_are_pytorchs = _parity.grad_live
-test_gradients_are_pytorchs_written_out = _parity.grad_written
-test_the_written_out_values_are_pytorchs = _parity.check
 
 
 def test_float16_stays_float16_and_meets_float64_as_in_pytorch():

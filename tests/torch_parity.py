@@ -30,7 +30,6 @@ at once, to parametrise. A file binds the tests to names starting with ``test_``
     _parity = torch_parity.tests(globals())
     test_each_call_gives_what_pytorch_gives = _parity.live
 """
-from types import SimpleNamespace
 
 import pytest
 
@@ -55,8 +54,12 @@ def grad_id(case) -> str:
     return f"{case[0]} d{case[1]}"
 
 
-def tests(ns: dict, *, marks=(), assert_grad=None) -> SimpleNamespace:
-    """The parity tests of the file whose namespace is ``ns`` (its ``globals()``).
+def tests(ns: dict, *, marks=(), assert_grad=None) -> None:
+    """Add the parity tests to the file whose namespace is ``ns`` (its ``globals()``):
+    ``test_each_call_gives_what_pytorch_gives`` (live torch),
+    ``test_each_call_gives_pytorchs_values_written_out`` (``EXPECTED``, every device) and
+    ``test_the_written_out_values_are_pytorchs``; with ``GRAD_CASES``, also
+    ``test_gradients_are_pytorchs`` and ``test_gradients_are_pytorchs_written_out``.
 
     ``marks``: pytest marks put on every test (a filterwarnings, say).
     ``assert_grad``: compares tinyffn's gradients with torch's, live and written out;
@@ -104,9 +107,10 @@ def tests(ns: dict, *, marks=(), assert_grad=None) -> SimpleNamespace:
         (assert_grad or ns["assert_same"])(ns["grad_of"](tinyffn, *case, device=device),
                                            ns["EXPECTED_GRADS"][grad_id(case)], grad_id(case))
 
-    found = SimpleNamespace(live=over(ns["CASES"])(live), written=over(ns["CASES"])(written),
-                            check=marked(check))
+    ns["test_each_call_gives_what_pytorch_gives"] = over(ns["CASES"])(live)
+    ns["test_each_call_gives_pytorchs_values_written_out"] = over(ns["CASES"])(written)
+    ns["test_the_written_out_values_are_pytorchs"] = marked(check)
     if grads:
-        found.grad_live = over(ns["GRAD_CASES"], ids=grad_id)(grad_live)
-        found.grad_written = over(ns["GRAD_CASES"], ids=grad_id)(grad_written)
-    return found
+        ns["test_gradients_are_pytorchs"] = over(ns["GRAD_CASES"], ids=grad_id)(grad_live)
+        ns["test_gradients_are_pytorchs_written_out"] = over(ns["GRAD_CASES"],
+                                                             ids=grad_id)(grad_written)
