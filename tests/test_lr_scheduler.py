@@ -438,8 +438,9 @@ def test_base_lrs_are_kept_in_the_groups_as_initial_lr():
     assert lr_scheduler.StepLR(given, step_size=2).get_last_lr() == [0.2]
     with pytest.raises(ValueError, match=r"SGD.param_groups\[0\]: initial_lr must be >= 0"):
         opt.param_groups[0]["initial_lr"] = -1.0
-    with pytest.raises(KeyError, match="'warmup' is not a setting of this optimizer"):
-        opt.param_groups[0]["warmup"] = 10              # only the schedulers' keys are added
+    with pytest.raises(KeyError, match="'inital_lr' is not a setting of this optimizer.* did "
+                                       "you mean 'initial_lr'"):
+        opt.param_groups[0]["inital_lr"] = 0.1          # a near-miss is no label
 
 
 def test_last_epoch_resumes_from_the_optimizers_saved_state():

@@ -1152,3 +1152,82 @@ def test_step_runs_a_closure_with_grad_enabled_and_returns_its_loss(name):
     with torch.no_grad():
         assert t_opt.step(t_closure).item() == 5.0
     np.testing.assert_allclose(w.numpy(), t.detach().numpy(), rtol=1e-6)
+
+
+def test_a_key_of_your_own_is_a_label_kept_saved_and_never_passed_to_update():
+    """As PyTorch's: {"params": ..., "name": "decay"} keeps "name" in the group for logging,
+    in state_dict and repr; the step is the same as without it."""
+    def make(labels):
+        a = nn.Parameter(tinyffn.tensor(W0))
+        b = nn.Parameter(tinyffn.tensor(W0[0]))
+        extra = ({"name": "decay"}, {"name": "no_decay", "lr_scale": 0.5}) if labels else ({}, {})
+        return a, b, optim.AdamW([{"params": [a], **extra[0]},
+                                  {"params": [b], "weight_decay": 0.0, **extra[1]}], lr=0.1)
+    a, b, opt = make(labels=True)
+    a0, b0, plain = make(labels=False)
+    a.grad = a0.grad = tinyffn.tensor(GRADS[0])
+    b.grad = b0.grad = tinyffn.tensor(GRADS[0][0])
+    opt.step(), plain.step()
+    np.testing.assert_array_equal(a.numpy(), a0.numpy())     # labels change nothing
+    np.testing.assert_array_equal(b.numpy(), b0.numpy())
+    assert [g["name"] for g in opt.param_groups] == ["decay", "no_decay"]
+    assert opt.param_groups[1]["lr_scale"] == 0.5 and "lr_scale" not in opt.param_groups[0]
+    assert "name: no_decay" in repr(opt)
+    saved = opt.state_dict()
+    assert [g["name"] for g in saved["param_groups"]] == ["decay", "no_decay"]
+    plain.load_state_dict(saved)                            # the labels come with the state
+    assert plain.param_groups[1]["name"] == "no_decay"
+    group = opt.param_groups[1]
+    group["name"] = "frozen"                                # changed and added as a dict's
+    group["note"] = "x"
+    assert (group["name"], group["note"]) == ("frozen", "x")
+    del group["note"]
+    assert "note" not in group
+    with pytest.raises(TypeError, match=r"AdamW.param_groups\[1\]: settings cannot be removed "
+                                        r"\(tried 'lr'\); only a label of your own can"):
+        del group["lr"]
+    with pytest.raises(KeyError):
+        del group["note"]
+    single = optim.SGD([{"params": [nn.Parameter(tinyffn.zeros(2))], "name": "all"}], lr=0.1)
+    assert single.hyperparameters() == single.defaults      # settings only
+
+
+def test_a_setting_of_another_optimizer_or_a_near_miss_is_refused_not_kept_as_a_label():
+    """Kept as labels, these would be silently ignored: SGD cannot use Adam's betas, and
+    weight_decy is not weight_decay."""
+    a = nn.Parameter(tinyffn.zeros(2))
+    with pytest.raises(KeyError, match=r"SGD: 'betas' is not a setting of SGD; its settings are "
+                                       r"lr, .*; 'betas' is another optimizer's setting, which "
+                                       r"SGD would ignore"):
+        optim.SGD([{"params": [a], "betas": (0.9, 0.99)}], lr=0.1)
+    with pytest.raises(KeyError, match=r"'weight_decy' is not a setting of AdamW; .* did you "
+                                       r"mean 'weight_decay'\?"):
+        optim.AdamW([{"params": [a], "weight_decy": 0.1}])
+    opt = optim.Adam([a])
+    with pytest.raises(KeyError, match=r"'foreach' is not a setting of this optimizer; .*"
+                                       r"another optimizer's setting"):
+        opt.param_groups[0]["foreach"] = True               # torch's, not tinyffn's
+    with pytest.raises(KeyError, match=r"did you mean 'betas'\?"):
+        opt.param_groups[0]["beta"] = (0.9, 0.9)
+    saved = opt.state_dict()
+    saved["param_groups"][0]["eps_"] = 1e-6
+    with pytest.raises(ValueError, match=r"the saved hyperparameters \['eps_'\] are not Adam's"):
+        optim.Adam([a]).load_state_dict(saved)
+    with pytest.raises(KeyError, match="a group's keys are strings, got 3"):
+        optim.Adam([{"params": [a], 3: "x"}])
+
+
+def test_every_torch_optimizer_setting_is_known_so_none_is_taken_for_a_label():
+    torch = pytest.importorskip("torch")
+    from tinyffn.param_groups import OPTIMIZER_SETTINGS
+    ours = {k for cls in (optim.SGD, optim.Adam, optim.AdamW)
+            for k in cls([nn.Parameter(tinyffn.zeros(2, 2))]).defaults}
+    theirs = set()
+    for cls in vars(torch.optim).values():
+        if isinstance(cls, type) and issubclass(cls, torch.optim.Optimizer) and \
+                cls is not torch.optim.Optimizer:
+            theirs |= set(cls([torch.nn.Parameter(torch.zeros(2, 2))]).defaults)
+    assert ours | theirs <= OPTIMIZER_SETTINGS, sorted(ours | theirs - OPTIMIZER_SETTINGS)
+    t = torch.nn.Parameter(torch.zeros(2))
+    kept = torch.optim.AdamW([{"params": [t], "name": "decay"}])
+    assert kept.state_dict()["param_groups"][0]["name"] == "decay"  # torch keeps labels too

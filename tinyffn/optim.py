@@ -37,14 +37,13 @@ from .backend import backend_of_array, dtype_name
 from .module import Module, zero_grads
 from .module_state import array_like
 from .param_groups import (EMPTY, NAMES, SCHEDULE_KEYS, ParamGroup, checked_group,
-                           checked_names, ordered)
+                           checked_names, ordered, refused_label)
 from .tensor import Tensor
 from . import lr_scheduler      # optim.lr_scheduler, as torch.optim.lr_scheduler
 
 # optim is a module, not a package: name lr_scheduler under it too, so that
 # `from tinyffn.optim.lr_scheduler import CosineAnnealingLR` works as with torch (see nn.py)
 sys.modules[__name__ + ".lr_scheduler"] = lr_scheduler
-_NOT_SETTINGS = ("params", NAMES) + SCHEDULE_KEYS     # in a group, not passed to update
 
 
 class Optimizer:
@@ -130,7 +129,7 @@ class Optimizer:
     def hyperparameters(self) -> dict:
         """The one group's settings as they are now: ``{"lr": 0.001, ...}`` (with several
         groups, read ``opt.param_groups[i]``)."""
-        return {k: v for k, v in self._only_group().items() if k not in _NOT_SETTINGS}
+        return {k: v for k, v in self._only_group().items() if k in self.defaults}
 
     @property
     def params(self) -> list:
@@ -156,7 +155,7 @@ class Optimizer:
             with grad_mode.enable_grad():
                 loss = closure()
         for i, group in enumerate(self.param_groups):
-            settings = {k: v for k, v in group.items() if k not in _NOT_SETTINGS}
+            settings = {k: group[k] for k in self.defaults}     # no labels, no schedule keys
             for j, p in enumerate(group["params"]):
                 if p.grad is None:
                     continue
@@ -243,7 +242,8 @@ class Optimizer:
             settings = {k: v for k, v in group.items() if k not in ("params", NAMES)}
             names.append(checked_names(f"{name}: param_groups[{i}]", group[NAMES],
                                        len(group["params"])) if NAMES in group else None)
-            unknown = sorted(set(settings) - set(self.defaults) - set(SCHEDULE_KEYS))
+            unknown = sorted(k for k in set(settings) - set(self.defaults) - set(SCHEDULE_KEYS)
+                             if refused_label(self, k))         # labels load
             if unknown:
                 raise ValueError(
                     f"{name}: the saved hyperparameters {unknown} are not {cls}'s "

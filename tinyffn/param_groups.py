@@ -19,9 +19,17 @@ group: ``initial_lr``, the lr a schedule starts from, which a scheduler stores w
 OneCycleLR's ``max_lr``, ``min_lr``, ``max_momentum`` and ``base_momentum``. They are
 saved and loaded with the settings, so a schedule resumes from the optimizer's
 ``state_dict``, but they are not settings: ``update`` never receives them.
+
+Any other key is the user's own label, kept as PyTorch keeps it (``{"params": decay,
+"name": "decay"}``, read back for logging as ``group["name"]``): saved and loaded with
+the group, shown in its repr, never passed to ``update``. Two kinds of key are refused
+instead, because there a label would be a silent mistake: a setting of another optimizer
+(SGD given Adam's ``betas`` would ignore them) and a near-miss of one of this optimizer's
+settings (``weight_decy``).
 """
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, MutableMapping
 from typing import Any, Iterator
 
@@ -34,6 +42,33 @@ SCHEDULE_KEYS = ("initial_lr", "max_lr", "min_lr", "max_momentum", "base_momentu
 NAMES = "param_names"               # the parameters' names, if they came with them
 EMPTY = ("{owner}: got an empty parameter list; pass model.parameters() (a generator is "
          "consumed once: create it for this optimizer)")
+# The settings of PyTorch's optimizers (torch.optim 2.13, every class's defaults; a test
+# compares them with torch's where it is installed) and of tinyffn's. A group key that is
+# one of these but not a setting of this optimizer is refused, not kept as a label.
+OPTIMIZER_SETTINGS = frozenset((
+    "adjust_lr_fn", "alpha", "amsgrad", "beta2_decay", "betas", "capturable", "centered", "d",
+    "dampening", "decoupled_weight_decay", "differentiable", "eps", "etas", "foreach",
+    "fused", "history_size", "initial_accumulator_value", "lambd", "line_search_fn", "lr",
+    "lr_decay", "max_eval", "max_iter", "maximize", "momentum", "momentum_decay",
+    "nesterov", "ns_coefficients", "ns_steps", "rho", "step_sizes", "t0",
+    "tolerance_change", "tolerance_grad", "weight_decay"))
+
+
+def refused_label(optimizer: Any, key: str) -> str | None:
+    """Why ``key``, which is no setting of ``optimizer``, may not be kept as a label (see
+    the module docstring), or None when it may: the end of a KeyError's message."""
+    if not isinstance(key, str):
+        return f"a group's keys are strings, got {key!r}"
+    name = type(optimizer).__name__
+    if key in OPTIMIZER_SETTINGS:
+        return (f"{key!r} is another optimizer's setting, which {name} would ignore; "
+                "choose the optimizer that has it")
+    near = difflib.get_close_matches(key, [*optimizer.defaults, *SCHEDULE_KEYS], n=1,
+                                     cutoff=0.8)
+    if near:
+        return (f"did you mean {near[0]!r}? (a key that is not a setting is kept as a "
+                "label, but this one looks like a misspelt setting)")
+    return None
 
 
 def ordered(owner: str, params: Any) -> list:
@@ -57,9 +92,9 @@ def checked_group(optimizer: Any, owner: str, group: Any) -> "ParamGroup":
                          "give each group its parameters: {'params': [w, b], ...}")
     for key in group:
         if key not in ("params", NAMES) and key not in optimizer.defaults and \
-                key not in SCHEDULE_KEYS:
+                key not in SCHEDULE_KEYS and (why := refused_label(optimizer, key)):
             raise KeyError(f"{owner}: {key!r} is not a setting of {name}; its settings "
-                           f"are {', '.join(optimizer.defaults)}")
+                           f"are {', '.join(optimizer.defaults)}; {why}")
     params = group["params"]
     params = [params] if isinstance(params, Tensor) else ordered(owner, params)
     if not params:
@@ -136,8 +171,9 @@ class ParamGroup(MutableMapping):
     this group only, after the optimizer's ``check_settings``; ``update`` checks its
     settings together (``nesterov=False, momentum=0.0`` in one call). A change of what the
     optimizer keeps per parameter (Adam's ``amsgrad``) is refused once the group's
-    parameters have state. Keys cannot be added or removed, but for those a learning-rate
-    scheduler adds (``initial_lr``, ...; see the module docstring); the parameters and
+    parameters have state. A key that is no setting is a label of the user's, which may be
+    added, changed and removed; a learning-rate scheduler adds its own (``initial_lr``,
+    ...; see the module docstring); settings cannot be removed, and the parameters and
     their names are fixed.
     """
 
@@ -164,13 +200,14 @@ class ParamGroup(MutableMapping):
             del changes[NAMES]
         name = f"{type(opt).__name__}.param_groups[{self._index}]"
         for key in changes:
-            if key not in self._settings and key not in SCHEDULE_KEYS:
+            if key in ("params", NAMES) or (key not in self._settings and key not in
+                                             SCHEDULE_KEYS and refused_label(opt, key)):
                 raise KeyError(f"{name}: {key!r} is not a setting of this optimizer; its "
-                               f"settings are {', '.join(self._settings)}" + (
+                               f"settings are {', '.join(opt.defaults)}" + (
                                    " (the parameters are fixed: make a new optimizer, or "
                                    "add a group with add_param_group)" if key == "params" else
                                    " (the names are fixed with the parameters)"
-                                   if key == NAMES else ""))
+                                   if key == NAMES else "; " + refused_label(opt, key)))
         checked = opt.check_settings(opt._owner(self._index), {**self._settings, **changes})
         before, after = set(opt.state_keys(self._settings)), set(opt.state_keys(checked))
         if before != after and any(opt.state.get(p) for p in self._params):
@@ -181,8 +218,14 @@ class ParamGroup(MutableMapping):
         self._settings = checked
 
     def __delitem__(self, key: str) -> None:
-        raise TypeError(f"{type(self._optimizer).__name__}.param_groups[{self._index}]: "
-                        f"settings cannot be removed (tried {key!r})")
+        """Remove a label; settings, the parameters and the schedulers' keys stay."""
+        if key in self._settings and key not in self._optimizer.defaults and \
+                key not in SCHEDULE_KEYS:
+            del self._settings[key]
+            return
+        raise (KeyError(key) if key not in self else TypeError(
+            f"{type(self._optimizer).__name__}.param_groups[{self._index}]: settings cannot "
+            f"be removed (tried {key!r}); only a label of your own can"))
 
     def __iter__(self) -> Iterator[str]:
         return iter(["params", *([NAMES] if self._names is not None else []), *self._settings])
