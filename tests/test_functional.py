@@ -467,8 +467,12 @@ def test_cross_entropy_errors():
     with pytest.raises(ValueError, match=r"cross_entropy: logits of shape \(3, 4\) need targets "
                                          r"of shape \(3,\).*got \(2,\)"):
         F.cross_entropy(logits, [0, 1])
-    with pytest.raises(TypeError, match=r"cross_entropy: targets must be integer class indices"):
-        F.cross_entropy(logits, [0.0, 1.0, 2.0])
+    with pytest.raises(ValueError, match=r"cross_entropy: floating-point targets are class "
+                                         r"probabilities, .* of shape \(3, 4\); got \(3,\); "
+                                         r"for class indices pass integers: targets.long\(\)"):
+        F.cross_entropy(logits, [0.0, 1.0, 2.0])        # float indices: read as probabilities
+    with pytest.raises(TypeError, match=r"nll_loss: targets must be integer class indices"):
+        F.nll_loss(logits, [0.0, 1.0, 2.0])             # as PyTorch's: no probabilities here
 
 
 @pytest.mark.parametrize("shape_x, shape_w", [((2, 0), (3, 0)), ((0, 3), (2, 3)),

@@ -6,7 +6,8 @@ Composed from primitives, as the rest of :mod:`tinyffn.functional`, which re-exp
 
 The classification losses take the classes on the last axis, logits (..., C) with one
 integer target per row (...), PyTorch's ``weight`` (one per class) and ``ignore_index``
-(rows to leave out, such as padding); ``cross_entropy`` also takes ``label_smoothing``.
+(rows to leave out, such as padding); ``cross_entropy`` also takes ``label_smoothing``,
+and class probabilities in place of the integer targets.
 """
 from __future__ import annotations
 
@@ -91,15 +92,71 @@ def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean", *, weig
 
     Shapes: logits (..., C), targets (...) integers in [0, C) (a Tensor, array or list)
     -> () for "mean"/"sum", (...) for "none".
+
+    Floating-point targets are class probabilities instead, one distribution per row, as
+    PyTorch's (knowledge distillation, mixup): L_n = -Σ_c w_c y_nc log p_nc, y smoothed
+    first to (1 - ε) y + ε/C, and ``"mean"`` divides by the number of rows (weights or
+    not, as PyTorch); ``ignore_index`` does not apply. Shapes: logits and targets (C,) or
+    (N, C): for more axes the two libraries' layouts (classes last here, on axis 1 in
+    PyTorch) cannot be told apart, so that is refused with how to say which.
     """
     _check_tensor("cross_entropy", "logits", logits)
     _check_reduction("cross_entropy", reduction)
     _check_class_axis("cross_entropy", "logits", logits)
     check_label_smoothing("cross_entropy", label_smoothing)
     weight = _class_weight("cross_entropy", "logits", logits, weight)
+    if _floating(logits, targets):
+        return _soft_cross_entropy(logits, targets, reduction, weight, ignore_index,
+                                   label_smoothing)
     with grad_mode.scope("function", "cross_entropy"):
         return _picked_nll("cross_entropy", "logits", log_softmax(logits, axis=-1), targets,
                            reduction, ignore_index, label_smoothing, weight)
+
+
+def _floating(logits: Tensor, targets: Any) -> bool:
+    """Whether cross_entropy's targets are probabilities (floating point), not indices."""
+    dtype = targets.dtype if isinstance(targets, Tensor) else \
+        logits.backend.asarray(targets).dtype
+    return logits.backend.is_floating(dtype)
+
+
+def _soft_cross_entropy(logits: Tensor, probs: Any, reduction: str, weight: Tensor | None,
+                        ignore_index: int, smoothing: float) -> Tensor:
+    """cross_entropy of class probabilities: -Σ_c w_c y_c log softmax(logits)_c per row."""
+    op, shape, be = "cross_entropy", logits.shape, logits.backend
+    if not isinstance(probs, Tensor):
+        probs = Tensor(be.asarray(probs, logits.dtype), _backend=be)
+    elif probs.backend is not be:
+        raise DeviceError(f"{op}: targets are on {probs.device} but logits on "
+                          f"{logits.device}; move them with .to('{logits.device}')")
+    if probs.dtype != logits.dtype:
+        raise TypeError(f"{op}: probability targets are {dtype_name(probs.dtype)} but logits "
+                        f"{dtype_name(logits.dtype)}; cast them: targets.to(logits.dtype)")
+    if probs.shape != shape:
+        raise ValueError(
+            f"{op}: floating-point targets are class probabilities, one row per row of "
+            f"logits, so of shape {shape}; got {probs.shape}" + (
+                "; for class indices pass integers: targets.long()"
+                if probs.shape == shape[:-1] else ""))
+    if logits.ndim > 2:
+        C, order = shape[-1], ", ".join(map(str, [0, *range(2, logits.ndim), 1]))
+        raise ValueError(
+            f"{op}: logits and probability targets of shape {shape} fit two layouts: "
+            "PyTorch's, classes on axis 1 (N, C, ...), and tinyffn's, classes on the last "
+            "axis, which give different losses. Say which with 2-d tensors, which both "
+            f"libraries read alike: for PyTorch's, x.permute({order}).reshape(-1, {C}) of "
+            f"both, for tinyffn's, x.reshape(-1, {C})")
+    check_ignore_index(op, ignore_index)
+    if ignore_index != IGNORE_INDEX:
+        raise ValueError(f"{op}: ignore_index={ignore_index} picks rows by class index, but "
+                         "these targets are probabilities (floating point), where PyTorch "
+                         "ignores it; leave it out, or pass integer targets")
+    with grad_mode.scope("function", op):
+        logp = log_softmax(logits, axis=-1)
+        if smoothing:
+            probs = probs * (1 - smoothing) + smoothing / shape[-1]
+        terms = logp * probs if weight is None else logp * probs * weight
+        return _reduce(-terms.sum(axis=-1), reduction)
 
 
 def nll_loss(log_probs: Tensor, targets: Any, reduction: str = "mean", *, weight: Any = None,
