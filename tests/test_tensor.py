@@ -887,7 +887,10 @@ def test_max_over_dim_unpacks_as_pytorchs_values_and_indices():
         assert isinstance(by_position, tinyffn.composed.MaxResult)
     np.testing.assert_array_equal(x.max(1, True).indices.numpy(), [[1], [0]])
     np.testing.assert_array_equal(x.min(1).indices.numpy(), [0, 1])
-    values.sum().backward()                          # the tie at 7 shares the gradient
+    values.sum().backward()          # the tie at 7: all to the index returned, as torch's
+    np.testing.assert_array_equal(x.grad.numpy(), [[0, 1, 0], [1, 0, 0]])
+    x.grad = None
+    x.amax(1).sum().backward()                       # amax's tie shares it, as torch's
     np.testing.assert_array_equal(x.grad.numpy(), [[0, 1, 0], [0.5, 0, 0.5]])
 
 
@@ -1147,8 +1150,8 @@ def test_chunk_of_an_empty_axis_gives_every_piece_and_nan_maxima_take_the_gradie
     x.amax(axis=1).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [[0, 1, 0], [0, 0, 1]])
     x.grad = None
-    x.min(dim=1).values.sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), [[0, 1, 0], [0.5, 0.5, 0]])
+    x.min(dim=1).values.sum().backward()             # the index min returns, as torch's
+    np.testing.assert_array_equal(x.grad.numpy(), [[0, 1, 0], [1, 0, 0]])
     swish = tinyffn.functional.swish(tinyffn.tensor([1.0, 2.0]), np.array([1.0, 2.0]))
     np.testing.assert_allclose(swish.numpy(), [1 / (1 + np.exp(-1)), 2 / (1 + np.exp(-4))],
                                rtol=1e-6)

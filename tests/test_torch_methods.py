@@ -8,6 +8,7 @@ in-place name say.
 References: NumPy written out here, gradcheck, and PyTorch 2.13's values written out as
 numbers (computed once with torch; these tests run without it).
 """
+import itertools
 import re
 import subprocess
 import sys
@@ -818,3 +819,27 @@ def test_logical_methods_refuse_what_is_not_a_tensor_or_a_number():
     assert x.logical_and(1).tolist() == [True, False] and x.logical_or(True).tolist() == [True] * 2
     with pytest.raises(TypeError, match="sub: subtraction with a bool operand"):
         tinyffn.zeros(2).sub_(tinyffn.tensor([True, False]), alpha=2)
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_max_and_min_over_a_dim_send_the_gradient_to_the_index_they_return(op, device):
+    """Small integers tie often; NaN wins as in PyTorch. Values, indices and gradients
+    equal torch's for every dim, with and without keepdim, and on a 0-d tensor."""
+    torch = pytest.importorskip("torch")
+    data = np.random.default_rng(3).integers(0, 3, size=(3, 4, 5)).astype(np.float64)
+    data[1, 2, 3] = np.nan
+    for dim, keepdim in itertools.product(range(-3, 3), (False, True)):
+        x = tinyffn.tensor(data, device=device, requires_grad=True)
+        t = torch.tensor(data, requires_grad=True)
+        v, i = getattr(x, op)(dim, keepdim)
+        tv, ti = getattr(t, op)(dim, keepdim)
+        np.testing.assert_array_equal(v.numpy(), tv.detach().numpy())
+        np.testing.assert_array_equal(i.numpy(), ti.numpy())
+        weights = np.arange(1.0, 1.0 + tv.numel()).reshape(tuple(tv.shape))
+        (v * tinyffn.tensor(weights, device=device)).sum().backward()
+        (tv * torch.tensor(weights)).sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())
+    x = tinyffn.tensor(2.0, device=device, requires_grad=True)
+    v, i = getattr(x, op)(0)
+    v.backward()
+    assert (v.item(), i.item(), x.grad.item()) == (2.0, 0, 1.0)

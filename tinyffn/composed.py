@@ -60,8 +60,16 @@ class MaxResult(ValuesIndices):
                                if given else "; for the values over all axes pass no dim"))
         dim, keepdim = _numpy_names(op, axis, keepdims, dim, keepdim)
         _axes(dim, x.ndim, op)          # checked here, so that an error says max, not amax
-        values = amax(x, dim, keepdim) if op == "max" else amin(x, dim, keepdim)
-        return values if dim is None else cls(values, getattr(x, "arg" + op)(dim, keepdim))
+        if dim is None:
+            return amax(x) if op == "max" else amin(x)
+        # the values are read at the indices returned, so that the gradient goes to that
+        # entry alone, as PyTorch's (amax shares it among ties: PyTorch's amax does too)
+        index = getattr(x, "arg" + op)(dim, True)
+        with grad_mode.scope("function", op):
+            values = x.gather(dim, index)
+            if not keepdim and x.ndim:
+                values, index = values.squeeze(dim), index.squeeze(dim)
+        return cls(values, index)
 
 
 # ----------------------------------------------------------------------------- elementwise

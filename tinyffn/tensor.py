@@ -377,8 +377,8 @@ class Tensor(TorchMethods):
     def max(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
         """The maximum; over ``dim`` (by name or position, or NumPy's name ``axis``, which
         PyTorch also takes) the pair ``(values, indices)``, as ``torch.max(x, dim)``: ``v, i
-        = x.max(1)``. :meth:`amax` gives the values alone, over any axes. Ties share the
-        gradient (the ``Max`` op); torch gives it to the index it returns."""
+        = x.max(1)``, the gradient going to the indices returned, as torch's. :meth:`amax`
+        gives the values alone, over any axes; ties share its gradient."""
         return C.MaxResult.over("max", self, dim, keepdim, axis, keepdims)
 
     def amax(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
