@@ -7,8 +7,10 @@ match. A buffer (``register_buffer``) is state that is not learned, such as a ru
 mean or a mask: saved, loaded and moved with the parameters, never trained. Calling a
 module runs ``forward`` inside ``grad_mode.scope("module", ...)``: every op it records
 remembers which module instance ran it, which is how the graph drawer groups an FFN's
-graph into ``w1``, ``act`` and ``w2`` boxes. What ``load_state_dict`` and ``to`` do to
-each tensor is in :mod:`tinyffn.module_state`. The containers (``Sequential``,
+graph into ``w1``, ``act`` and ``w2`` boxes. What ``state_dict``, ``load_state_dict`` and
+``to`` do to each tensor is in :mod:`tinyffn.module_state`; the methods that reach parts by
+a name in a string (``add_module``, ``get_submodule``, ...) in :mod:`tinyffn.module_api`,
+a base class. The containers (``Sequential``,
 ``ModuleList``, ``ModuleDict``) are in :mod:`tinyffn.containers`, the layers in
 :mod:`tinyffn.nn`, which is where to import all of these from (``nn.Module``).
 """
@@ -19,7 +21,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from . import grad_mode, hooks, module_state
 from .arguments import _is_int, type_name
-from .in_place import as_view
+from .module_api import ModuleAPI
 from .tensor import Tensor
 
 
@@ -73,14 +75,15 @@ class Parameter(Tensor):
 _DATA = Tensor.data                 # the slot that holds a Tensor's array
 
 
-class Module:
+class Module(ModuleAPI):
     """Base class of layers and models, as ``torch.nn.Module``.
 
     Subclasses call ``super().__init__()``, assign parameters and submodules as attributes,
     register buffers, and define ``forward``. Parameters are listed (and saved) module by
     module, depth first: a module's own parameters in assignment order, then its
     submodules'. A buffer is an attribute too; ``_buffer_names`` says which attributes are
-    buffers, and whether ``state_dict`` saves them (persistent).
+    buffers, and whether ``state_dict`` saves them (persistent). ``add_module``,
+    ``get_submodule`` and the other methods by name are ModuleAPI's (module_api.py).
     """
 
     def __init__(self) -> None:
@@ -181,21 +184,23 @@ class Module:
         for _, module in self.named_children():
             yield module
 
-    def named_modules(self, prefix: str = "", remove_duplicate: bool = True
-                      ) -> Iterator[tuple[str, "Module"]]:
+    def named_modules(self, memo: set | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, "Module"]]:
         """(dotted path, module) for this module (path ``prefix``, "" by default) and every
         submodule, depth first in assignment order. A module reached twice (shared) is
         listed once, unless ``remove_duplicate=False``: then once per path, as
-        ``state_dict`` needs."""
-        stack, seen = [(prefix, self, ())], set()
+        ``state_dict`` needs. ``memo``, as PyTorch's: a set of modules to leave out (with
+        what is below them), to which each module listed is added (if remove_duplicate)."""
+        stack, seen = [(prefix, self, ())], set() if memo is None else memo
         while stack:
             path, module, ancestors = stack.pop()
             if id(module) in ancestors:
                 raise ValueError(f"{type(self).__name__}: module {path!r} contains itself; "
                                  "a module tree cannot have cycles")
-            if remove_duplicate and id(module) in seen:
+            if module in seen:
                 continue
-            seen.add(id(module))
+            if remove_duplicate:
+                seen.add(module)
             yield path, module
             children = [(f"{path}.{name}" if path else name, child, ancestors + (id(module),))
                         for name, child in submodules(module)]
@@ -267,7 +272,8 @@ class Module:
                        remove_duplicate: bool) -> Iterator[tuple[str, Tensor]]:
         """(dotted name, tensor) for the tensors ``own(module)`` lists in each module."""
         seen = set()
-        modules = self.named_modules(prefix, remove_duplicate) if recurse else [(prefix, self)]
+        modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+                   if recurse else [(prefix, self)])
         for path, module in modules:
             for name, value in own(module):
                 if not remove_duplicate or id(value) not in seen:
@@ -302,28 +308,24 @@ class Module:
         return self
 
     # -- saving and loading ----------------------------------------------------------------
-    def state_dict(self) -> dict[str, Tensor]:
+    def state_dict(self, *, destination: Any = None, prefix: str = "",
+                   keep_vars: bool = False) -> dict[str, Any]:
         """A snapshot of the parameters and persistent buffers: dotted name -> a copy of
         the values, module by module, each module's parameters before its buffers (PyTorch's
-        order).
+        order), then what ``get_extra_state`` returns, if its class defines one.
 
         A shared parameter appears under every path that reaches it, as in PyTorch, so
         keys carry over between the two. The copies do not change when training goes on
         (PyTorch's state_dict shares memory with the parameters instead; here a saved
         state stays saved), and for that reason refuse a change in place, which in PyTorch
         would change the model (``sd["w"].zero_()``); a pickled or copied one takes it.
+        As PyTorch's: ``keep_vars=True`` gives the Parameters and buffers themselves,
+        ``prefix`` starts every key, and a dict ``destination`` is filled and returned.
         """
-        return {name: as_view(Tensor(t.backend.xp.asarray(t.data, copy=True), _backend=t.backend),
-                              "model.state_dict()", t)
-                for name, t in self._state_tensors()}
+        return module_state.state_dict(self, destination, prefix, keep_vars)
 
-    def _state_tensors(self) -> Iterator[tuple[str, Tensor]]:
-        """What ``state_dict`` saves: (dotted name, tensor), every path of a shared one."""
-        for path, module in self.named_modules(remove_duplicate=False):
-            for name, t in [*_own_parameters(module), *_own_buffers(module, persistent=True)]:
-                yield (f"{path}.{name}" if path else name), t
-
-    def load_state_dict(self, state_dict: Mapping, strict: bool = True) -> tuple[list, list]:
+    def load_state_dict(self, state_dict: Mapping, strict: bool = True,
+                        assign: bool = False) -> tuple[list, list]:
         """Copy values into the parameters and persistent buffers, by name; returns
         (missing keys, unexpected keys), a named tuple with PyTorch's names for them
         (``.missing_keys``, ``.unexpected_keys``: :class:`module_state.IncompatibleKeys`).
@@ -331,9 +333,11 @@ class Module:
         Values may be Tensors on any device, arrays or nested lists; they are copied to
         each tensor's device and dtype. Raises, changing nothing, on every missing or
         unexpected key (unless ``strict=False``) and on any value that does not fit its
-        tensor (always).
+        tensor (always). ``assign=True``, as PyTorch's: each Tensor given becomes the
+        module's (a Parameter, keeping requires_grad, where it replaces one), in its own
+        dtype and device, shapes checked; build optimizers after.
         """
-        return module_state.load_state_dict(self, state_dict, strict)
+        return module_state.load_state_dict(self, state_dict, strict, assign)
 
     # -- devices and dtypes ----------------------------------------------------------------
     def to(self, device: Any = None, dtype: Any = None, non_blocking: bool = False) -> "Module":

@@ -1,19 +1,28 @@
-"""What ``Module.load_state_dict`` and ``Module.to`` do to a module's tensors (and what
-``p.data = t`` checks).
+"""What ``Module.state_dict``, ``Module.load_state_dict`` and ``Module.to`` do to a
+module's tensors (and what ``p.data = t`` checks).
 
 :class:`tinyffn.module.Module` keeps these methods, with their docstrings; their bodies
 are here, so that module.py reads as the tree of modules, parameters and buffers and how
-calling a module runs. Both work on the tensors in place: each Parameter and buffer stays
-the same object (an optimizer built on the parameters still holds them) and gets a new
-array, as ``x -= y`` does under ``no_grad``. ``array_like`` is also how an optimizer loads
-its saved state.
+calling a module runs. Loading and moving work on the tensors in place: each Parameter
+and buffer stays the same object (an optimizer built on the parameters still holds them)
+and gets a new array, as ``x -= y`` does under ``no_grad``; only ``load_state_dict(...,
+assign=True)`` puts the given tensors in their places instead, as PyTorch's.
+``array_like`` is also how an optimizer loads its saved state.
+
+:func:`state_slots` lists what a state holds, in PyTorch's order: module by module (every
+path of a shared one), its parameters, its persistent buffers, then its extra state
+(``_extra_state``, for a class that defines ``get_extra_state`` to save it, or
+``set_extra_state`` to load it: :mod:`tinyffn.module_api`).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+from collections.abc import Mapping, MutableMapping
+from typing import Any, Iterator, NamedTuple
 
+from .arguments import type_name
 from .backend import FLOAT_DTYPES, device_and_dtype, dtype_name, get_backend
+from .in_place import as_view
+from .module_api import EXTRA_STATE, overrides
 from .tensor import Tensor
 
 
@@ -32,28 +41,72 @@ class IncompatibleKeys(NamedTuple):
                 f"unexpected_keys={self.unexpected_keys!r})")
 
 
-def load_state_dict(module: Any, state_dict: Mapping, strict: bool) -> IncompatibleKeys:
-    """``module.load_state_dict(state_dict, strict)``: check every value first, then copy
-    them all, so that an error changes nothing."""
+def state_slots(module: Any, extra: str) -> Iterator[tuple[str, Any, str | None]]:
+    """(state_dict key, the module that holds it, attribute name) for each parameter and
+    persistent buffer, and (key, module, None) for the extra state of each module whose
+    class overrides ``extra`` ("get_extra_state" when saving, "set_extra_state" when
+    loading, as PyTorch decides)."""
+    from .module import _own_buffers, _own_parameters   # module.py imports this file
+    for path, m in module.named_modules(remove_duplicate=False):
+        head = f"{path}." if path else ""
+        for name, _ in [*_own_parameters(m), *_own_buffers(m, persistent=True)]:
+            yield head + name, m, name
+        if overrides(m, extra):
+            yield head + EXTRA_STATE, m, None
+
+
+def state_dict(module: Any, destination: Any, prefix: str, keep_vars: bool) -> Any:
+    """``module.state_dict(destination=, prefix=, keep_vars=)``: each entry under
+    ``prefix`` + its key, into ``destination`` (a new dict if None), which is returned."""
+    owner = f"{type(module).__name__}.state_dict"
+    if destination is None:
+        destination = {}
+    elif not isinstance(destination, MutableMapping):
+        raise TypeError(f"{owner}: destination must be a dict to fill, got "
+                        f"{type_name(destination)}")
+    if not isinstance(prefix, str):
+        raise TypeError(f"{owner}: prefix must be a string that starts every key "
+                        f"(\"model.\"), got {type_name(prefix)}")
+    for key, m, name in state_slots(module, "get_extra_state"):
+        if name is None:
+            destination[prefix + key] = m.get_extra_state()
+        else:
+            t = vars(m)[name]
+            destination[prefix + key] = t if keep_vars else as_view(
+                Tensor(t.backend.xp.asarray(t.data, copy=True), _backend=t.backend),
+                "model.state_dict()", t)
+    return destination
+
+
+def load_state_dict(module: Any, state_dict: Mapping, strict: bool,
+                    assign: bool) -> IncompatibleKeys:
+    """``module.load_state_dict(state_dict, strict, assign)``: check every value first,
+    then copy them all (or, with ``assign``, put them in place), so that an error changes
+    nothing; last, ``set_extra_state`` with each extra state, in the state's order."""
     owner = f"{type(module).__name__}.load_state_dict"
     if not isinstance(state_dict, Mapping):
         raise TypeError(f"{owner}: expected a dict of name -> values (as state_dict() "
                         f"returns), got {type(state_dict).__name__}")
-    tensors = dict(module._state_tensors())
-    missing = [name for name in tensors if name not in state_dict]
-    unexpected = [name for name in state_dict if name not in tensors]
+    slots = {key: (m, name) for key, m, name in state_slots(module, "set_extra_state")}
+    missing = [key for key in slots if key not in state_dict]
+    unexpected = [key for key in state_dict if key not in slots]
     arrays, problems = {}, []
-    for name, t in tensors.items():
-        if name in state_dict:
-            try:
-                arrays[name] = array_like(t, state_dict[name])
-            except (TypeError, ValueError) as e:
-                problems.append(f"{name}: {type(state_dict[name]).__name__} is not an "
-                                f"array of numbers ({e})")
-                continue
-            if tuple(arrays[name].shape) != t.shape:
-                problems.append(f"size mismatch for {name}: the checkpoint has shape "
-                                f"{tuple(arrays[name].shape)}, the model has {t.shape}")
+    for key, (m, name) in slots.items():
+        if key not in state_dict or name is None:
+            continue
+        t, value = vars(m)[name], state_dict[key]
+        if assign:
+            problem = _assign_problem(key, t, value)
+            problems += [problem] if problem else []
+            continue
+        try:
+            arrays[key] = array_like(t, value)
+        except (TypeError, ValueError) as e:
+            problems.append(f"{key}: {type(value).__name__} is not an array of numbers ({e})")
+            continue
+        if tuple(arrays[key].shape) != t.shape:
+            problems.append(f"size mismatch for {key}: the checkpoint has shape "
+                            f"{tuple(arrays[key].shape)}, the model has {t.shape}")
     key_problems = strict and bool(missing or unexpected)
     if strict and missing:
         problems.append("missing key(s): " + ", ".join(missing))
@@ -62,13 +115,57 @@ def load_state_dict(module: Any, state_dict: Mapping, strict: bool) -> Incompati
     if problems:
         raise RuntimeError(
             f"{owner}: the state does not fit this {type(module).__name__}:\n  "
-            + "\n  ".join(problems) + "\n  (its keys are: " + ", ".join(tensors) + "; "
+            + "\n  ".join(problems) + "\n  (its keys are: " + ", ".join(slots) + "; "
             "a state saved from a model built differently, e.g. another d_model or "
             "bias=False, does not fit"
             + ("; pass strict=False to skip missing/unexpected keys)" if key_problems else ")"))
-    for name, array in arrays.items():
-        tensors[name].data = array
+    for key, (m, name) in slots.items():
+        if key not in state_dict:
+            continue
+        if name is None:
+            m.set_extra_state(state_dict[key])
+        elif assign:
+            _assign(m, name, state_dict[key])
+        else:
+            vars(m)[name].data = arrays[key]
     return IncompatibleKeys(missing, unexpected)
+
+
+def _assign_problem(key: str, t: Tensor, value: Any) -> str | None:
+    """Why ``value`` cannot take the place of ``t`` (the tensor under ``key``) with
+    ``assign=True``, or None: it must be a Tensor of t's shape; a parameter that requires
+    grad needs a floating dtype; a buffer is no Parameter."""
+    from .module import Parameter           # module.py imports this file
+    if not isinstance(value, Tensor):
+        return (f"{key}: assign=True puts the value itself in the model, so it must be a "
+                f"tinyffn Tensor, got {type_name(value)}; wrap it with tinyffn.tensor(...), "
+                "or load without assign (which copies arrays and lists)")
+    if value.shape != t.shape:
+        return (f"size mismatch for {key}: the checkpoint has shape {value.shape}, the model "
+                f"has {t.shape}")
+    if isinstance(t, Parameter) and t.requires_grad and not value.backend.is_floating(
+            value.dtype):
+        return (f"{key}: the parameter requires grad, so it must be floating point, and the "
+                f"checkpoint's is {dtype_name(value.dtype)}; cast it first (t.float())")
+    if not isinstance(t, Parameter) and isinstance(value, Parameter):
+        return (f"{key}: a buffer cannot be a Parameter (PyTorch would make it a parameter "
+                "here); give a plain tensor, p.detach()")
+    return None
+
+
+def _assign(m: Any, name: str, value: Tensor) -> None:
+    """``m.<name> = value``, as PyTorch's ``assign=True``: in a parameter's place, a
+    Parameter (the one given, or one sharing the tensor's array) whose requires_grad is
+    the old one's. The new tensor takes the old one's graph label."""
+    from .module import Parameter           # module.py imports this file
+    old = vars(m)[name]
+    if isinstance(old, Parameter):
+        if isinstance(value, Parameter):
+            value.requires_grad_(old.requires_grad)
+        else:
+            value = Parameter(value, requires_grad=old.requires_grad)
+    setattr(m, name, value)
+    value.name = old.name
 
 
 def check_new_data(p: Tensor, t: Tensor) -> None:
