@@ -15,6 +15,7 @@ from typing import Any, Iterable, Iterator
 
 from .arguments import _is_int, type_name
 from .module import Module, submodules
+from .module_api import add_child, label_prefix, relabel
 from .tensor import Tensor
 
 
@@ -35,6 +36,25 @@ def _check_child(container: Module, item: str, name: Any, module: Any) -> None:
                          "experts.relu.w1.weight) that no attribute or method has")
 
 
+def _keeping_labels(modules: list, build: Any) -> Module:
+    """``build()``, a new container of modules from ``modules``, which leaves their
+    tensors' labels as they were: a slice or a sum is a new top-level module, and graph
+    labels keep the paths of the model the modules are in."""
+    labels = [(t, t.name) for m in modules for t in [*m.parameters(), *m.buffers()]]
+    part = build()
+    for t, label in labels:
+        t.name = label
+    return part
+
+
+def _check_sequential(other: Any, op: str) -> None:
+    """PyTorch's ``seq + other`` and ``seq += other`` take only a Sequential."""
+    if not isinstance(other, Sequential):
+        raise ValueError(f"Sequential {op} {type_name(other)}: add operator supports only "
+                         "objects of Sequential class, as PyTorch's; wrap the modules, "
+                         "nn.Sequential(*modules), or call extend(modules)")
+
+
 class _Container(Module):
     """Submodules held in order and named "0", "1", ... as in PyTorch (state_dict keys
     ``0.weight``); indexed, counted and iterated like a list."""
@@ -49,6 +69,10 @@ class _Container(Module):
 
     def extend(self, modules: Iterable[Module]) -> "_Container":
         """Append each of ``modules``, in order; returns self."""
+        if not isinstance(modules, IterableABC):
+            raise TypeError(f"{type(self).__name__}.extend should be called with an "
+                            f"iterable, but got {type_name(modules)}; to add one module, "
+                            "use append(module)")
         for module in modules:
             self.append(module)
         return self
@@ -62,7 +86,7 @@ class _Container(Module):
                              "child yourself, Sequential(OrderedDict(...)), or rebuild the "
                              f"container: {type(self).__name__}(*old, module)")
         _check_child(self, item, name, module)
-        setattr(self, name, module)
+        add_child(self, name, module)              # labels keep the model's path
         return self
 
     def __getitem__(self, i: int | slice) -> Module:
@@ -71,11 +95,7 @@ class _Container(Module):
         named = list(submodules(self))
         if not isinstance(i, slice):
             return named[i][1]
-        labels = [(t, t.name) for t in [*self.parameters(), *self.buffers()]]
-        part = self._of(named[i])
-        for t, label in labels:                     # graph labels keep the full model's paths
-            t.name = label
-        return part
+        return _keeping_labels([self], lambda: self._of(named[i]))
 
     def __setitem__(self, i: int, module: Module) -> None:
         """Replace the i-th module in its place and under its name, as PyTorch's: a new
@@ -89,12 +109,76 @@ class _Container(Module):
                              f"{len(named)} modules")
         name = named[i][0]
         _check_child(self, f"{type(self).__name__}[{i}]", name, module)
-        setattr(self, name, module)
+        add_child(self, name, module)
 
     @classmethod
     def _of(cls, named: list) -> "_Container":
         """A container of the same kind holding the (name, module) pairs ``named``."""
         return cls(module for _, module in named)
+
+    def insert(self, index: int, module: Module) -> "_Container":
+        """Put ``module`` at position ``index`` (0 to len, or from the end if negative, as
+        ``list.insert``), the modules from there on moving up one ("1" becomes "2"), as
+        PyTorch's; returns self. The children must be numbered "0", "1", ... (not named)."""
+        owner = f"{type(self).__name__}.insert"
+        n = len(self)
+        if not _is_int(index):
+            raise TypeError(f"{owner}: the index must be an int, got {type_name(index)}")
+        if not -n <= index <= n:
+            raise IndexError(f"{owner}: index {index} is out of range for {n} modules "
+                             f"(from {-n} to {n})")
+        index = index + n if index < 0 else index
+        if index == n:                              # at the end: nothing moves
+            return self.append(module)
+        names = [name for name, _ in submodules(self)]
+        if names != [str(j) for j in range(n)]:
+            raise ValueError(f"{owner}: the children are named {names}, not numbered 0 to "
+                             f"{n - 1}, so there are no numbers to move up (PyTorch fails "
+                             "here too); rebuild it: Sequential(OrderedDict([...])) with "
+                             "the new module in place")
+        _check_child(self, f"{owner}: the module", str(index), module)
+        modules = list(self)
+        modules.insert(index, module)
+        self._renumber(modules)
+        return self
+
+    def __delitem__(self, i: int | slice) -> None:
+        """``del c[i]``, ``del c[a:b]``: remove those modules; the rest are numbered anew,
+        "0", "1", ..., in order, as PyTorch's (a Sequential's named children too)."""
+        modules = list(self)
+        gone = range(len(modules))[i] if isinstance(i, slice) else [self._position(i, "del")]
+        self._renumber([m for j, m in enumerate(modules) if j not in gone])
+
+    def pop(self, key: int | slice = -1) -> Module:
+        """Remove the module at ``key`` (the last by default) and return it, as PyTorch's
+        (whose ``key`` has no default); a slice gives a container of them, as ``c[key]``.
+        The rest are numbered anew, as by ``del``."""
+        if not isinstance(key, slice):
+            self._position(key, "pop")
+        module = self[key]
+        del self[key]
+        return module
+
+    def _position(self, i: Any, op: str) -> int:
+        """``i`` as a position from 0, checked: an int within range."""
+        n = len(self)
+        if not _is_int(i):
+            raise TypeError(f"{type(self).__name__}.{op}: the index must be an int or a "
+                            f"slice, got {type_name(i)}")
+        if not -n <= i < n:
+            raise IndexError(f"{type(self).__name__}.{op}: index {i} is out of range for "
+                             f"{n} modules")
+        return i % n
+
+    def _renumber(self, modules: list) -> None:
+        """Make ``modules`` the children, named "0", "1", ... in order; the labels keep
+        the model's path (``blocks.1.weight`` after ``blocks.pop(0)``)."""
+        prefix = label_prefix(self)
+        for name, _ in list(submodules(self)):
+            delattr(self, name)
+        for j, module in enumerate(modules):
+            setattr(self, str(j), module)
+        relabel(self, prefix)
 
     def __len__(self) -> int:
         return sum(1 for _ in submodules(self))
@@ -123,6 +207,18 @@ class Sequential(_Container):
     def _of(cls, named: list) -> "Sequential":
         return cls(dict(named))                     # torch's slice keeps the children's names
 
+    def __add__(self, other: "Sequential") -> "Sequential":
+        """``seq + other``: a new Sequential of this one's modules, then ``other``'s
+        (shared, not copied), numbered "0", "1", ..., as PyTorch's; ``other`` must be a
+        Sequential."""
+        _check_sequential(other, "+")
+        return _keeping_labels([self, other], lambda: Sequential(*self, *other))
+
+    def __iadd__(self, other: "Sequential") -> "Sequential":
+        """``seq += other``: ``seq.extend(other)``, ``other`` a Sequential, as PyTorch's."""
+        _check_sequential(other, "+=")
+        return self.extend(other)
+
     def forward(self, x: Tensor) -> Tensor:
         for _, module in submodules(self):
             x = module(x)
@@ -134,6 +230,26 @@ class ModuleList(_Container):
     blocks is ``self.blocks = ModuleList(FFN(d) for _ in range(n))``, looped over in the
     owner's forward. A plain list would hide their parameters from ``parameters()``, so a
     Module refuses one."""
+
+    def insert(self, index: int, module: Module) -> None:
+        """As ``Sequential.insert``, but returns None, as PyTorch's ModuleList.insert does.
+        That one fails on a negative index and leaves a gap in the numbering past the
+        end; here a negative index counts from the end, as a list's, and past the end is
+        an IndexError."""
+        super().insert(index, module)
+
+    def __add__(self, other: Iterable[Module]) -> "ModuleList":
+        """``blocks + other``: a new ModuleList of these modules, then ``other``'s (any
+        iterable of modules; shared, not copied), numbered "0", "1", ..., as PyTorch's."""
+        if not isinstance(other, IterableABC):
+            raise TypeError(f"ModuleList + {type_name(other)}: expected an iterable of "
+                            "modules (a ModuleList, a Sequential or a list)")
+        others = list(other)
+        return _keeping_labels([self, *others], lambda: ModuleList([*self, *others]))
+
+    def __iadd__(self, other: Iterable[Module]) -> "ModuleList":
+        """``blocks += other``: ``blocks.extend(other)``, as PyTorch's."""
+        return self.extend(other)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError("ModuleList is a container, not a layer: loop over it in the "
@@ -166,7 +282,7 @@ class ModuleDict(Module):
                             f"experts.relu.w1.weight), got {type_name(key)} {key!r}; use "
                             f"str({key!r})")
         _check_child(self, f"ModuleDict[{key!r}]", key, module)
-        setattr(self, key, module)
+        add_child(self, key, module)
 
     def __delitem__(self, key: str) -> None:
         self[key]                                   # a missing key: the KeyError above
