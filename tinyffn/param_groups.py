@@ -10,7 +10,7 @@ them by it. The optimizers themselves are in :mod:`tinyffn.optim`.
 
 Parameters may come with names, as ``model.named_parameters()`` gives them: ``AdamW(
 model.named_parameters(), lr=1e-3)`` keeps the names in the group as ``"param_names"``,
-as PyTorch (2.2 and later) does, and ``state_dict`` saves them; every group has names or
+as PyTorch (2.6 and later) does, and ``state_dict`` saves them; every group has names or
 none does. They label the parameters and change nothing in a step.
 
 Keys beyond the settings that learning-rate schedulers store, as PyTorch's, may join a
