@@ -6,8 +6,8 @@ gradient follows from theirs and a drawing shows what it is made of: ``x.abs()``
 ``getitem`` slices. The elementwise ones and ``amin`` run inside a frame of their name.
 The Tensor methods (``x.abs()``, ``x.min()``, ``x.chunk(2)``, ...) call these; the names
 here are NumPy's where a Python builtin would be shadowed (``absolute``, ``amin``).
-At the end, what records no graph: ``any``/``all``, ``x += y`` (``in_place``),
-formatting; the comparisons and ``~ & | ^`` are in :mod:`tinyffn.comparisons`.
+At the end, what records no graph: ``any``/``all``, and formatting; the comparisons and
+``~ & | ^`` are in :mod:`tinyffn.comparisons`, ``x += y`` in :mod:`tinyffn.in_place`.
 """
 from __future__ import annotations
 
@@ -354,8 +354,8 @@ def chunk(x, chunks: int, dim: int = 0) -> tuple:
 
 
 # ----------------------------------------------------------------------------- not differentiable
-# Operators that record no graph live here too: any/all, in-place updates, formatting
-# (comparisons and bitwise logic: comparisons.py).
+# What records no graph lives here too: any/all, formatting (comparisons and bitwise
+# logic: comparisons.py; in-place updates: in_place.py).
 def any_all(x, op: str, dim: Any, keepdim: Any, axis: Any, keepdims: bool):
     """``x.any()`` and ``x.all()`` (``op``): whether any / every element along the axes is
     nonzero (a NaN counts as nonzero), as a bool tensor outside any graph. ``dim=()``
