@@ -258,8 +258,9 @@ def plot_firing(hand: np.ndarray, trained: np.ndarray, out: Path) -> Path:
     for ax, (fired, title) in zip(axes, panels):
         image = ax.imshow(fired, cmap="magma", aspect="auto", interpolation="nearest")
         ax.set_title(title)
-        ax.set_xlabel("hidden unit i" + (" (sorted by favourite key)" if fired is not hand
-                                         else ""))
+        # the trained panel's ticks count places in the sorted order, not unit indices i
+        ax.set_xlabel("hidden unit i" if fired is hand else
+                      "hidden units, ordered by the key they fire for most (not by index i)")
         ax.set_ylabel("key j")
         fig.colorbar(image, ax=ax, label="σ(W1[i, :] k_j + b1[i])")
     fig.suptitle("Which units fire for which key")
