@@ -3,7 +3,8 @@
 Each function here is a few calls of the ops that :class:`tinyffn.Tensor` exposes, so its
 gradient follows from theirs and a drawing shows what it is made of: ``x.abs()`` is a
 ``neg`` and a ``maximum``, ``x.unsqueeze(0)`` a ``reshape``, ``x.chunk(2)`` two
-``getitem`` slices. The elementwise ones and ``amin`` run inside a frame of their name.
+``getitem`` slices. The elementwise ones run inside a frame of their name, ``amin`` in
+one called ``min``, ``x.max(1)``'s values (a ``gather`` at the indices) in ``max``.
 The Tensor methods (``x.abs()``, ``x.min()``, ``x.chunk(2)``, ...) call these; the names
 here are NumPy's where a Python builtin would be shadowed (``absolute``, ``amin``).
 At the end, what records no graph: ``any``/``all``, and formatting; the comparisons and
