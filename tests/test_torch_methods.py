@@ -2,8 +2,8 @@
 and all, the casts, clone, softmax; and those of torch_methods.py: add, sub, mul, div,
 matmul, t, contiguous, cpu, cuda, the in-place methods (zero_, fill_, copy_, normal_,
 uniform_, add_, sub_, mul_, div_), the everyday names (neg, square, rsqrt, eq, isnan,
-logical_and, view_as, type_as, new_zeros, ...), and what ``x[key] = value`` and a missing
-in-place name say.
+logical_and, view_as, type_as, new_zeros, ...), ``x[key] = value``, and what a missing
+in-place name says.
 
 References: NumPy written out here, gradcheck, and PyTorch 2.13's values written out as
 numbers (computed once with torch; these tests run without it).
@@ -587,19 +587,128 @@ def test_normal_and_uniform_draw_what_nn_init_draws(device):
     assert w.requires_grad and w.numpy().std() < 0.1
 
 
-def test_item_assignment_is_refused_and_the_message_tells_the_truth(device):
-    x = tinyffn.tensor([1.0, 2.0, 3.0], device=device)
-    with pytest.raises(TypeError, match=r"x\[key\] = value: tinyffn records no in-place ops.*"
-                                        r"x = x.masked_fill\(mask, value\).*tinyffn.where.*"
-                                        r"x.data\[key\] = value"):
+# x[key] = value: (key, value) on x = arange(12.).reshape(3, 4); keys as NumPy reads them
+SET_ITEM_CASES = [
+    ("1, 2", 5.0), ("0", 7), ("-1, :", [1.0, 2.0, 3.0, 4.0]), (":, 1:3", 0.5),
+    ("..., 0", np.array([9.0, 8.0, 7.0])), ("x > 6", -1.0), ("[0, 2]", 3.0),
+    ("[0, 2], [1, 3]", np.array([10.0, 20.0])), (":, [True, False, True, False]", 4.0),
+    ("[2, 2]", np.array([1.0, 2.0, 3.0, 4.0])), ("1", np.array([[6.0]])),   # (1, 1) into (4,)
+]
+# keys the array API standard cannot read (an index array needs one index per axis there)
+PARTIAL_INDEX = {"[0, 2]", ":, [True, False, True, False]", "[2, 2]"}
+
+
+def _set_item_key(text, x, lib):
+    """The key of a case, read from its text with x in scope; its lists made index
+    tensors (or masks) by ``lib`` (``tinyffn.tensor``, ``torch.tensor``, ``np.asarray``)."""
+    class Keep:
+        def __getitem__(self, key):
+            return key
+    names = {"x": x, "np": np}
+    key = eval(f"Keep()[{text}]", {**names, "Keep": Keep})
+    key = key if isinstance(key, tuple) else (key,)
+    return tuple(lib(k) if isinstance(k, list) else k for k in key)
+
+
+@pytest.mark.parametrize("text, value", SET_ITEM_CASES)
+def test_item_assignment_writes_what_numpy_writes(device, text, value):
+    """``x[key] = value`` gives x, the same object, NumPy's ``a[key] = v`` (a new array,
+    under the rules of ``x -= y``), with index tensors and a bool mask as keys; what was
+    read from x before keeps the old values, as every change in place here."""
+    if device == "strict" and text in PARTIAL_INDEX:
+        pytest.skip("the strict backend reads index arrays only with one index per axis")
+    a = np.arange(12.0).reshape(3, 4)
+    x = tinyffn.tensor(a, dtype="float32", device=device)
+    before, old_row = x.detach(), x[0].clone()
+    x_id = id(x)
+    key = _set_item_key(text, x, lambda k: tinyffn.tensor(k, device=device))
+    x[key] = tinyffn.tensor(value, device=device) if isinstance(value, np.ndarray) else value
+    expected = a.copy()
+    expected[_set_item_key(text, a, np.asarray)] = value
+    assert id(x) == x_id and dtype_name(x.dtype) == "float32"
+    np.testing.assert_array_equal(x.numpy(), expected)
+    np.testing.assert_array_equal(before.numpy(), a)            # a snapshot, as documented
+    np.testing.assert_array_equal(old_row.numpy(), a[0])
+
+
+@pytest.mark.parametrize("text, value", SET_ITEM_CASES)
+def test_item_assignment_writes_what_pytorch_writes(text, value):
+    torch = pytest.importorskip("torch")
+    a = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    x, t = tinyffn.tensor(a), torch.tensor(a)
+    x[_set_item_key(text, x, tinyffn.tensor)] = tinyffn.tensor(value) \
+        if isinstance(value, np.ndarray) else value
+    t[_set_item_key(text, t, torch.tensor)] = torch.tensor(value, dtype=torch.float32) \
+        if isinstance(value, (np.ndarray, list)) else value       # torch takes no list
+    np.testing.assert_array_equal(x.numpy(), t.numpy())
+
+
+def test_item_assignment_keeps_x_a_leaf_and_its_dtype(device):
+    """A parameter inside ``no_grad()`` (PyTorch's ``w[0] = 0``), a ``.grad`` anywhere, an
+    integer tensor counting (``counts[i] = n``), a bool mask, and nanoGPT's top-k line;
+    values of a lower kind are cast to x's dtype, as in PyTorch."""
+    w = nn.Linear(3, 2, device=device).weight
+    with tinyffn.no_grad():
+        w[0] = 0
+        w[:, 2] = tinyffn.tensor([1, 2], device=device)         # int64 into float32
+    assert w.requires_grad and w.is_leaf and dtype_name(w.dtype) == "float32"
+    assert w.numpy()[0].tolist() == [0.0, 0.0, 1.0] and w.numpy()[1, 2] == 2.0
+    w.sum().backward()
+    w.grad[w.grad > 0] = 0.0                        # a .grad needs no gradient: anywhere
+    assert w.grad.numpy().sum() == 0
+    counts = tinyffn.zeros(3, dtype="int64", device=device)
+    counts[1] = (tinyffn.arange(5, device=device) > 1).sum()
+    counts[2] = True
+    assert counts.tolist() == [0, 3, 1] and dtype_name(counts.dtype) == "int64"
+    mask = tinyffn.zeros(2, 2, dtype="bool", device=device)
+    mask[0, 1] = True
+    assert mask.tolist() == [[False, True], [False, False]]
+    logits = tinyffn.tensor([[1.0, 4.0, 2.0, 3.0]], device=device, requires_grad=True) * 1
+    with tinyffn.no_grad():
+        logits = logits * 1
+        v, _ = logits.topk(2)
+        logits[logits < v[:, -1:]] = -float("inf")     # nanoGPT's v[:, [-1]]
+    assert logits.tolist() == [[-inf, 4.0, -inf, 3.0]]
+
+
+def test_item_assignment_refuses_what_would_be_lost_or_cut(device):
+    """Where a gradient would be needed, on what PyTorch makes a view (the change would
+    reach the base there), a value of a higher kind or a fraction (PyTorch truncates), a
+    shape that does not broadcast, an index out of range: each refused, saying what to
+    write; x keeps its values."""
+    x = tinyffn.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"x\[key\] = value: x requires grad, and tinyffn "
+                       r"does not record in-place ops; .*no_grad.*x = x.masked_fill\(mask, "
+                       r"value\) or x = tinyffn.where\(mask, values, x\) for a new tensor"):
         x[0] = 5.0
-    row0 = tinyffn.arange(3, device=device) == 0      # the mask the message suggests
-    assert x.masked_fill(row0, 5.0).tolist() == [5.0, 2.0, 3.0]
-    before, view = x.detach(), x[1:]
-    x.data[0] = 5.0
-    x.data[1] = 7.0                               # "also any x.detach() or view of x"
-    assert x.tolist() == [5.0, 7.0, 3.0] and before.tolist() == [5.0, 7.0, 3.0]
-    assert view.tolist() == [7.0, 3.0]
+    y = tinyffn.zeros(3, device=device)
+    with pytest.raises(RuntimeError, match=r"x\[key\] = value: x or y requires grad"):
+        y[0] = x[1]
+    m = tinyffn.zeros(2, 3, device=device)
+    with pytest.raises(RuntimeError, match=r"x\[key\] = value: x was made from another tensor "
+                                           r"by x\[key\].*w\[key\] = value"):
+        m[0][1] = 5.0                               # in PyTorch m changes; here it could not
+    with pytest.raises(RuntimeError, match=r"x \+= y: x was made from another tensor by "
+                                           r"x\[key\].*for w\[key\] \+= y write w\[key\] = "
+                                           r"w\[key\] \+ y"):
+        m[0, 1] += 1.0
+    m[0, 1] = m[0, 1] + 1.0                         # the form the message gives
+    n = tinyffn.zeros(3, dtype="int64", device=device)
+    with pytest.raises(TypeError, match=r"value 2.5 is not a whole number, and the dtype is "
+                                        r"int64 \(PyTorch truncates it in silence\)"):
+        n[0] = 2.5
+    with pytest.raises(TypeError, match=r"x\[key\] = value: a float32 value into a int64 "
+                                        r"tensor would be cut to x's dtype"):
+        n[0] = tinyffn.tensor(2.0, device=device)
+    with pytest.raises(ValueError, match=r"x\[key\] = value: a value of shape \(4,\) does not "
+                                         r"broadcast to \(3,\), the shape of x\[key\] for x "
+                                         r"of shape \(2, 3\)"):
+        m[0] = tinyffn.ones(4, device=device)
+    with pytest.raises(IndexError, match=r"x\[key\] = value: cannot index a tensor of shape "
+                                         r"\(2, 3\) with \[5\]"):
+        m[5] = 1.0
+    assert m.tolist() == [[0.0, 1.0, 0.0], [0.0, 0.0, 0.0]] and n.tolist() == [0, 0, 0]
+    assert x.tolist() == [1.0, 2.0, 3.0]
 
 
 def test_a_missing_in_place_name_gets_pythons_suggestion_of_the_method():

@@ -15,10 +15,11 @@ device     namespace                      used for
                                           in op code fails on the CPU, long before a GPU run
 =========  =============================  ================================================
 
-The standard lacks four things an autograd engine needs; each backend supplies them:
+The standard lacks five things an autograd engine needs; each backend supplies them:
 ``erf`` (the Gauss error function, for GELU), ``index_add`` (scatter-add, the backward of
-indexing), ``fmod`` (the exact remainder that ``%`` and ``//`` are built on) and
-conversion to and from NumPy.
+indexing), ``index_put`` (assignment through index arrays, for ``x[idx] = value``),
+``fmod`` (the exact remainder that ``%`` and ``//`` are built on) and conversion to and
+from NumPy.
 """
 from __future__ import annotations
 
@@ -86,6 +87,9 @@ class Backend:
             in the dtype of a floating-point x.
         index_add: ``index_add(gx, key, gy)`` adds ``gy`` into ``gx[key]`` in place,
             accumulating repeated indices (``numpy.add.at`` semantics).
+        index_put: ``index_put(a, key, v)`` writes ``v`` into ``a[key]`` in place, as
+            NumPy's ``a[key] = v`` (for ``x[key] = value``; a repeated index takes the
+            last value).
         fmod: C's ``fmod(x, w)`` elementwise for floating x and w of one dtype: x - w
             trunc(x / w), exact (the standard has only ``remainder``, which CuPy computes
             as x - floor(x / w) w, rounding).
@@ -100,6 +104,7 @@ class Backend:
     array_type: type
     erf: Callable[[Any], Any]
     index_add: Callable[[Any, Any, Any], None]
+    index_put: Callable[[Any, Any, Any], None]
     fmod: Callable[[Any, Any], Any]
     to_numpy: Callable[[Any], np.ndarray]
     from_numpy: Callable[[np.ndarray], Any]
@@ -240,6 +245,10 @@ def _numpy_erf(x: np.ndarray) -> np.ndarray:
     return special.erf(x)
 
 
+def _assign(a, key, v):
+    a[key] = v
+
+
 def _numpy_backend() -> Backend:
     keep_freed_memory()
 
@@ -258,6 +267,7 @@ def _numpy_backend() -> Backend:
         array_type=np.ndarray,
         erf=_numpy_erf,
         index_add=index_add,
+        index_put=_assign,
         fmod=np.fmod,
         to_numpy=lambda x: np.array(x, copy=True),
         from_numpy=np.asarray,
@@ -306,6 +316,7 @@ def _cupy_backend() -> Backend:
         array_type=cupy.ndarray,
         erf=erf,
         index_add=index_add,
+        index_put=_assign,
         fmod=cupy.fmod,
         to_numpy=cupy.asnumpy,
         from_numpy=cupy.asarray,
@@ -321,9 +332,10 @@ def _strict_backend() -> Backend:
             "device 'strict' is the test-only array-API backend: "
             "from the repository, `pip install -e \".[test]\"` installs array-api-strict"
         ) from e
-    # array_api_strict has no erf, fmod or scatter-add: go through NumPy. This keeps the op
-    # code honest (it only sees the standard namespace) while these three helpers, which
-    # CuPy provides natively, stay correct. Arrays cross to NumPy by DLPack, the
+    # array_api_strict has no erf, fmod, scatter-add or assignment through index arrays
+    # (the standard's __setitem__ takes ints, slices and one bool mask): go through NumPy.
+    # This keeps the op code honest (it only sees the standard namespace) while these four
+    # helpers, which CuPy provides natively, stay correct. Arrays cross to NumPy by DLPack, the
     # standard's interchange, never np.asarray: CuPy refuses that implicit conversion, and
     # the test suite makes array_api_strict refuse it too (tests/conftest.py).
     def to_numpy(x):
@@ -341,12 +353,19 @@ def _strict_backend() -> Backend:
         np.add.at(g, key, np.from_dlpack(gy))
         gx[...] = xp.asarray(g)
 
+    def index_put(a, key, v):
+        key = tuple(np.from_dlpack(k) if hasattr(k, "__array_namespace__") else k for k in key)
+        g = np.from_dlpack(a).copy()
+        g[key] = np.from_dlpack(v)
+        a[...] = xp.asarray(g)
+
     return Backend(
         device=device("strict"),
         xp=xp,
         array_type=type(xp.asarray(0.0)),
         erf=erf,
         index_add=index_add,
+        index_put=index_put,
         fmod=fmod,
         to_numpy=to_numpy,
         from_numpy=xp.asarray,

@@ -110,9 +110,68 @@ def check_not_view(x, what: str, new: str | None = None) -> None:
             f"that tensor's memory{' (wherever it can)' * ('reshape' in made_by)}, so this "
             "change would reach it too; tinyffn's tensors "
             "share none, and the other tensor would keep its values. Change that tensor "
-            "itself (inside `with tinyffn.no_grad():`, w.data[key] = value writes into part "
-            "of w's array), or make x a tensor of its own first (x = x.clone())"
+            "itself (w[key] = value, inside `with tinyffn.no_grad():` where w requires grad; "
+            "for w[key] += y write w[key] = w[key] + y), or make x a tensor of its own first "
+            "(x = x.clone())"
             + (f", or write {new} for a new tensor" if new else ""))
+
+
+# ----------------------------------------------------------------------------- x[key] = value
+def set_item(x, key, value) -> None:
+    """``x[key] = value``, as in PyTorch, under the rules of ``x -= y``: x gets a new array,
+    a copy of its old one with ``value`` written where ``x[key]`` reads (ints, slices,
+    index tensors, a bool mask), so a graph that saved x, views of x and ``x.detach()``
+    keep the old values. nanoGPT's ``logits[logits < v[:, [-1]]] = -float("inf")`` inside
+    ``no_grad()``, ``counts[i] = n``, ``p.grad[mask] = 0``.
+
+    ``value`` (a number, a tensor, or a list or array as ``tinyffn.tensor`` reads it)
+    broadcasts to the shape of ``x[key]`` (leading axes of length 1 dropped) and takes x's
+    dtype, unless its kind is higher: a float into an integer tensor, and a fraction, are
+    refused (PyTorch truncates them).
+    Where a gradient would be needed (x or value requires grad, outside ``no_grad()``) it
+    is refused, as every change in place: ``x.masked_fill`` and ``where`` are in the graph.
+    A view of another tensor (``w[0][1] = 5``, where ``w[0]`` is one) is refused too:
+    write ``w[0, 1] = 5``. ``x[key] += y`` reads ``x[key]``, a view, and changes it in place,
+    which is refused: write ``x[key] = x[key] + y``.
+    """
+    from .arguments import is_real
+    from .backend import DeviceError
+    from .creation import _check_fits, tensor   # creation.py imports tensor.py, which imports this
+    from .ops.shape import normalize_key
+    from .promotion import kind_of
+    from .torch_methods import _broadcast_shape
+    what = "x[key] = value"
+    check_in_place(x, what, value if isinstance(value, _tensor.Tensor) else None,
+                   "x = x.masked_fill(mask, value) or x = tinyffn.where(mask, values, x)")
+    try:
+        with grad_mode.no_grad():
+            target = x[key].shape       # the key checked, with getitem's messages
+    except (IndexError, TypeError, ValueError, DeviceError) as e:
+        raise type(e)(f"{what}: {str(e).removeprefix('getitem: ')}") from e
+    if isinstance(value, _tensor.Tensor):
+        if value.device != x.device and value.ndim:
+            raise DeviceError(f"{what}: the value is on {value.device} but x on {x.device}; "
+                              f"move it with .to('{x.device}')")
+        v = value.detach().to(x.device)
+    elif isinstance(value, bool) or is_real(value):
+        _check_fits(what, "value", value, x.dtype)
+        v = tensor(value, dtype=dtype_name(x.dtype), device=x.device)
+    else:
+        v = tensor(value, device=x.device)
+    if kind_of(v.dtype, x.backend) > kind_of(x.dtype, x.backend):  # float into int, int into bool
+        raise TypeError(f"{what}: a {dtype_name(v.dtype)} value into a {dtype_name(x.dtype)} "
+                        "tensor would be cut to x's dtype (PyTorch does that in silence); "
+                        "cast the value first, or make x of a wider dtype")
+    while v.ndim > len(target) and v.shape[0] == 1:     # leading 1s go, as in NumPy and
+        v = v.reshape(v.shape[1:])                     # PyTorch: row[...] = a (1, d) value
+    if _broadcast_shape(v.shape, target) != target:
+        raise ValueError(f"{what}: a value of shape {v.shape} does not broadcast to {target}, "
+                         f"the shape of x[key] for x of shape {x.shape}")
+    xp = x.backend.xp
+    new = xp.asarray(x.data, copy=True)
+    values = xp.broadcast_to(v.to(dtype=x.dtype).data, target)
+    x.backend.index_put(new, normalize_key(key, x), values)
+    x.data = new
 
 
 # ----------------------------------------------------------------------------- the methods

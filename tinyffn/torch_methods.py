@@ -16,9 +16,10 @@ In place, tinyffn works as in ``x -= y`` (:func:`tinyffn.in_place.in_place`): th
 stays the same object and gets a new array, so a graph that saved the old one, views of
 x and ``x.detach()`` keep the old values. Allowed where no gradient is needed (inside
 ``no_grad()``, or on a tensor that does not require grad, such as a ``.grad``); refused
-where one is, since no graph records it. ``x[key] = value`` is refused with the forms to
-write instead. The in-place forms of the other methods (``x.clamp_(0)``, ``x.exp_()``,
-``s.masked_fill_(m, v)``) are in the base class :class:`tinyffn.in_place.InPlaceMethods`.
+where one is, since no graph records it; ``x[key] = value`` too
+(:func:`tinyffn.in_place.set_item`). The in-place forms of the other methods
+(``x.clamp_(0)``, ``x.exp_()``, ``s.masked_fill_(m, v)``) are in the base class
+:class:`tinyffn.in_place.InPlaceMethods`.
 A PyTorch in-place name tinyffn lacks (``x.unsqueeze_(0)``) is Python's own AttributeError,
 which ends "Did you mean: 'unsqueeze'?". A ``__getattr__`` could say more, but a class with
 one reads every attribute on a slower path (``t.data`` three times slower on Python 3.11),
@@ -379,14 +380,9 @@ class TorchMethods(MoreMethods, InPlaceMethods):
         return self
 
     def __setitem__(self, key, value):
-        """Refused: tinyffn records no in-place ops; the message says what to write."""
-        raise TypeError(
-            "x[key] = value: tinyffn records no in-place ops, so a tensor's entries cannot "
-            "be assigned. For a new tensor in the graph, write x = x.masked_fill(mask, value) "
-            "or x = tinyffn.where(mask, values, x) with a bool mask (tinyffn.arange(len(x)) "
-            "== 0 selects row 0). To change x's values where no gradient is needed, write "
-            "into its array, x.data[key] = value: that changes the array itself, and so "
-            "also any x.detach() or view of x and any graph that saved x")
+        """``x[key] = value``, as PyTorch's, under the rules of ``x -= y``: x gets a new array
+        (see :func:`tinyffn.in_place.set_item`)."""
+        IP.set_item(self, key, value)
 
 
 def _compared(x: Any, other: Any, op: str, name: str) -> Any:
