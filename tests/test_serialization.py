@@ -1,6 +1,7 @@
 """tinyffn.save and tinyffn.load: values bit for bit, dtypes, devices and map_location,
 what a loaded tensor is (against torch.save/torch.load 2.13, whose answers are written out
-below and checked live where torch is installed), resuming training exactly, plain
+below and checked live where torch is installed), resuming training exactly (with the
+generator's state, get_rng_state and set_rng_state), plain
 pickles, the restricted unpickler's refusals (a file that would run a shell command among
 them) and every error."""
 import collections
@@ -19,6 +20,7 @@ import pytest
 import tinyffn
 from tinyffn import functional as F
 from tinyffn import nn, optim, serialization
+from tinyffn.backend import dtype_name
 from tinyffn.optim import lr_scheduler
 
 
@@ -268,6 +270,92 @@ def test_saving_and_resuming_gives_the_losses_of_training_straight_through(
     sched.load_state_dict(checkpoint["scheduler"])
     assert checkpoint["step"] == 5
     assert first + run(model, opt, sched, x, target, steps=5) == straight
+
+
+def test_the_generator_state_is_numpys_pcg64_state_and_draws_again_what_was_drawn():
+    """``get_rng_state()``: the 37 bytes of the PCG64 state NumPy's own generator, seeded and
+    drawn from alike, is in (an independent reference); ``set_rng_state`` gives it back,
+    also with a buffered 32-bit half (``has_uint32``), after another seed."""
+    tinyffn.manual_seed(7)
+    tinyffn.randn(5)
+    reference = np.random.default_rng(7)
+    reference.standard_normal(5)
+    state = tinyffn.get_rng_state()
+    raw = bytes(state.numpy())
+    expected = reference.bit_generator.state
+    assert dtype_name(state.dtype) == "uint8" and state.shape == (37,)
+    assert int.from_bytes(raw[:16], "little") == expected["state"]["state"]
+    assert int.from_bytes(raw[16:32], "little") == expected["state"]["inc"]
+    drawn = [tinyffn.randn(3).tolist(), tinyffn.randperm(6).tolist(), tinyffn.rand(2).tolist()]
+    tinyffn.manual_seed(99)
+    tinyffn.set_rng_state(state)
+    assert [tinyffn.randn(3).tolist(), tinyffn.randperm(6).tolist(),
+            tinyffn.rand(2).tolist()] == drawn
+    generator = tinyffn.creation.generator()
+    generator.integers(0, 10, dtype=np.uint32)       # buffers 32 bits
+    half = tinyffn.get_rng_state()
+    assert half.tolist()[32] == 1
+    drawn = generator.integers(0, 1000, size=4, dtype=np.uint32).tolist()
+    tinyffn.set_rng_state(half)
+    assert generator.integers(0, 1000, size=4, dtype=np.uint32).tolist() == drawn
+
+
+def test_pytorchs_generator_state_is_used_the_same_way():
+    """The idiom tinyffn follows: the state as a uint8 tensor, and the draws after
+    ``set_rng_state`` those after ``get_rng_state``. Its bytes are PyTorch's own: refused."""
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(7)
+    state = torch.get_rng_state()
+    drawn = torch.randn(3).tolist()
+    torch.set_rng_state(state)
+    assert state.dtype == torch.uint8 and torch.randn(3).tolist() == drawn
+    with pytest.raises(ValueError, match=r"set_rng_state: takes the uint8 tensor of 37 entries "
+                                         r"that tinyffn.get_rng_state\(\) returns, got a uint8 "
+                                         r"tensor of shape \(5056,\); PyTorch's state"):
+        tinyffn.set_rng_state(tinyffn.tensor(state.numpy()))
+
+
+@pytest.mark.parametrize("bad", [tinyffn.zeros(37), tinyffn.zeros(36, dtype="uint8"),
+                                 tinyffn.full((37,), 2, dtype="uint8"), [0] * 37])
+def test_set_rng_state_refuses_what_get_rng_state_does_not_give(bad):
+    with pytest.raises(ValueError, match=r"set_rng_state: takes the uint8 tensor of 37 entries"):
+        tinyffn.set_rng_state(bad)
+
+
+def test_a_run_that_draws_as_it_goes_resumes_exactly_with_the_generator_state(tmp_path):
+    """Dropout masks and a randperm of the data each step draw from the generator, so a
+    resumed run repeats the straight one only if the checkpoint holds its state too."""
+    def steps(model, opt, x, target, n):
+        losses = []
+        for _ in range(n):
+            order = tinyffn.randperm(8)[:4]
+            opt.zero_grad()
+            loss = F.mse_loss(F.dropout(model(x[order]), 0.3), target[order])
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return losses
+
+    def build():
+        tinyffn.manual_seed(1)
+        model = nn.FFN(4, 16)
+        return model, optim.AdamW(model.parameters(), lr=1e-2)
+
+    x, target = tinyffn.randn(8, 4), tinyffn.randn(8, 4)
+    model, opt = build()
+    straight = steps(model, opt, x, target, 6)
+    model, opt = build()
+    first = steps(model, opt, x, target, 3)
+    tinyffn.save({"model": model.state_dict(), "opt": opt.state_dict(),
+                  "rng": tinyffn.get_rng_state()}, tmp_path / "ckpt.pt")
+    ckpt = tinyffn.load(tmp_path / "ckpt.pt")
+    for with_state in (False, True):
+        model, opt = build()                            # draws: the generator moves on
+        model.load_state_dict(ckpt["model"])
+        opt.load_state_dict(ckpt["opt"])
+        if with_state:
+            tinyffn.set_rng_state(ckpt["rng"])
+        assert (first + steps(model, opt, x, target, 3) == straight) == with_state
 
 
 def test_an_optimizer_state_dict_round_trips_exactly(device):

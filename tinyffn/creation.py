@@ -1,5 +1,6 @@
 """Making tensors: from data (``tensor``), filled (``zeros``, ``ones``, ``full``, ``eye``),
-random (``randn``, ``rand``, ``randint``, seeded by ``manual_seed``), ``arange`` and
+random (``randn``, ``rand``, ``randint``, seeded by ``manual_seed``; the generator's state
+by ``get_rng_state`` and ``set_rng_state``), ``arange`` and
 ``linspace``, as PyTorch's factory functions; the ``*_like`` ones take another tensor's
 shape, dtype and device; ``from_numpy`` copies an array, keeping its dtype.
 
@@ -36,6 +37,41 @@ def manual_seed(seed: int) -> None:
 def generator() -> np.random.Generator:
     """The generator seeded by :func:`manual_seed`."""
     return _rng
+
+
+def get_rng_state() -> Tensor:
+    """The state of the generator :func:`manual_seed` seeds, as ``torch.get_rng_state()``:
+    a uint8 tensor to keep in a checkpoint; given to :func:`set_rng_state`, the same
+    numbers are drawn again (``randn``, ``randperm``, dropout masks, initialisers).
+
+    The generator is NumPy's PCG64, so the 37 bytes are its 128-bit state and increment
+    and a buffered 32-bit draw (little-endian), not the 5056 of PyTorch's Mersenne
+    Twister: neither library can take the other's."""
+    s = _rng.bit_generator.state
+    raw = (s["state"]["state"].to_bytes(16, "little") + s["state"]["inc"].to_bytes(16, "little")
+           + bytes([s["has_uint32"]]) + s["uinteger"].to_bytes(4, "little"))
+    return tensor(np.frombuffer(raw, dtype=np.uint8))
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    """Give the generator a state that :func:`get_rng_state` returned, as
+    ``torch.set_rng_state``: a resumed run draws what the first run drew after it."""
+    shape = getattr(new_state, "shape", None)
+    if not (isinstance(new_state, Tensor) and backends.dtype_name(new_state.dtype) == "uint8"
+            and shape == (37,) and int(new_state.numpy()[32]) in (0, 1)):
+        got = (f"a {backends.dtype_name(new_state.dtype)} tensor of shape {shape}"
+               if isinstance(new_state, Tensor) else type_name(new_state))
+        raise ValueError(f"set_rng_state: takes the uint8 tensor of 37 entries that "
+                         f"tinyffn.get_rng_state() returns, got {got}" + (
+                             "; PyTorch's state (5056 bytes) is of its Mersenne Twister, which "
+                             "tinyffn's generator (NumPy's PCG64) cannot take"
+                             if shape == (5056,) else ""))
+    raw = new_state.numpy().tobytes()
+    _rng.bit_generator.state = {
+        "bit_generator": "PCG64", "has_uint32": raw[32],
+        "state": {"state": int.from_bytes(raw[:16], "little"),
+                  "inc": int.from_bytes(raw[16:32], "little")},
+        "uinteger": int.from_bytes(raw[33:], "little")}
 
 
 def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: bool = False) -> Tensor:
