@@ -834,6 +834,42 @@ def test_stack_and_cat_as_pytorch_and_their_errors():
         tinyffn.stack([])
 
 
+FLOAT16_SUMS = [          # (name, f): 4096 entries of 0.01 along axis 0, each a float16 sum
+    ("sum(0)", lambda x: x.sum(0)),
+    ("T.sum(1)", lambda x: x.T.sum(1)),
+    ("mean(0) * 4096", lambda x: x.mean(0) * 4096),
+    ("cumsum(0)[-1]", lambda x: x.cumsum(0)[-1]),
+    ("logsumexp(0)", lambda x: (x * 0).logsumexp(0)),
+]
+
+
+@pytest.mark.parametrize("name, f", FLOAT16_SUMS, ids=[c[0] for c in FLOAT16_SUMS])
+def test_float16_adds_up_in_float32_as_pytorch_does(device, name, f):
+    """NumPy adds float16 one by one along a strided axis, where 32 + 0.01 rounds to 32:
+    the sum of 4096 entries of 0.01 over axis 0 was 32.0 (and log 4096 came out log 2048),
+    where PyTorch, accumulating in float32, gives 40.97. Reference: float64, rounded once."""
+    if device == "strict":
+        pytest.skip("the array API standard has no float16")
+    x = tinyffn.full((4096, 2), 0.01, dtype="float16", device=device)
+    exact = {"logsumexp(0)": np.log(4096.0)}.get(name, 4096 * float(np.float16(0.01)))
+    y = f(x).numpy()
+    assert y.dtype == np.float16
+    np.testing.assert_allclose(y.astype(np.float64), exact, rtol=2e-3)   # float16's 1/2 ulp
+    torch = pytest.importorskip("torch")
+    t = f(torch.full((4096, 2), 0.01, dtype=torch.float16)).numpy()
+    np.testing.assert_allclose(y.astype(np.float64), t.astype(np.float64), rtol=2e-3)
+
+
+def test_float16_cumsum_passes_back_float32_running_sums(device):
+    """cumsum's backward is a running sum of gy from the end: in float16 it stalled too."""
+    if device == "strict":
+        pytest.skip("the array API standard has no float16")
+    x = tinyffn.zeros(4096, dtype="float16", device=device, requires_grad=True)
+    (x.cumsum(0) * 0.01).sum().backward()
+    expected = (np.arange(4096, 0, -1) * float(np.float16(0.01))).astype(np.float16)
+    np.testing.assert_allclose(x.grad.numpy().astype(np.float64), expected, rtol=2e-3)
+
+
 def test_a_float16_mean_over_more_elements_than_float16_counts_has_a_gradient():
     """n = 70,000 is inf in float16, so gy / n gave a zero gradient: every float16 loss
     averaged over more than 65,504 elements trained on zeros. PyTorch: 1/70000 in float16."""

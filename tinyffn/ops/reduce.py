@@ -37,6 +37,14 @@ def _one_flop_per_input(ctx, y) -> int:
     return math.prod(ctx.input_shapes[0])
 
 
+def _is_half(xp, x) -> bool:
+    """Whether x is float16, which PyTorch's reductions accumulate in float32 and round
+    once. NumPy adds float16 in float16: pairwise along a contiguous axis, but one by one
+    along another, where 32 + 0.01 rounds back to 32, so 4096 entries of 0.01 summed over
+    axis 0 gave 32, not 40.96 (the strict backend has no float16)."""
+    return x.dtype == getattr(xp, "float16", None)
+
+
 class Sum(Function):
     """y = sum of x over ``axis``.    dy/dx_i = 1 for every summed element.
 
@@ -44,12 +52,16 @@ class Sum(Function):
 
     Bools and unsigned integers up to 32 bits are summed in int64, as PyTorch does (a
     count of a mask; the array API standard has no bool sum, and sums unsigned integers in
-    uint64); uint64 stays uint64, as int64 cannot hold its values past 2^63.
+    uint64); uint64 stays uint64, as int64 cannot hold its values past 2^63. float16 is
+    summed in float32 and rounded once, as PyTorch sums it.
     """
 
     @staticmethod
     def forward(ctx: Context, x, axis, keepdims):
-        return ctx.xp.sum(_counted(ctx, x), axis=axis, keepdims=keepdims)
+        xp = ctx.xp
+        if _is_half(xp, x):
+            return xp.astype(xp.sum(x, axis=axis, keepdims=keepdims, dtype=xp.float32), x.dtype)
+        return xp.sum(_counted(ctx, x), axis=axis, keepdims=keepdims)
 
     @staticmethod
     def backward(ctx: Context, gy):
@@ -71,11 +83,17 @@ def _counted(ctx: Context, x):
 
 
 class Mean(Function):
-    """y = sum of x over ``axis`` / n, n the number of elements reduced.    dy/dx_i = 1/n."""
+    """y = sum of x over ``axis`` / n, n the number of elements reduced.    dy/dx_i = 1/n.
+
+    float16 is averaged in float32 and rounded once, as :class:`Sum` sums it."""
 
     @staticmethod
     def forward(ctx: Context, x, axis, keepdims):
-        return ctx.xp.mean(as_float(ctx, x), axis=axis, keepdims=keepdims)
+        xp = ctx.xp
+        if _is_half(xp, x):
+            return xp.astype(xp.mean(xp.astype(x, xp.float32), axis=axis, keepdims=keepdims),
+                             x.dtype)
+        return xp.mean(as_float(ctx, x), axis=axis, keepdims=keepdims)
 
     @staticmethod
     def backward(ctx: Context, gy):
@@ -166,7 +184,10 @@ class Prod(Function):
 
 
 def cumulative_sum(xp, x, axis: int, reverse: bool = False):
-    """The running sum of x along ``axis`` (a 0-d x is its own), from the end if ``reverse``."""
+    """The running sum of x along ``axis`` (a 0-d x is its own), from the end if ``reverse``;
+    float16 runs in float32, each entry rounded once (see :func:`_is_half`)."""
+    if _is_half(xp, x):
+        return xp.astype(cumulative_sum(xp, xp.astype(x, xp.float32), axis, reverse), x.dtype)
     if x.ndim == 0:                 # as a (1,) array: an int32 x adds up in int64 as any
         return xp.reshape(xp.cumulative_sum(xp.reshape(x, (1,)), axis=0), ())
     if not reverse:
@@ -179,7 +200,8 @@ class Cumsum(Function):
 
     x_j counts in every y_i with i >= j, so dL/dx_j = gy_j + gy_{j+1} + ... + gy_n: the
     running sum of gy taken from the end (reversed, summed, reversed back).
-    Integers and bools add up in int64, as :class:`Sum` adds them (PyTorch's dtype).
+    Integers and bools add up in int64, as :class:`Sum` adds them (PyTorch's dtype), and
+    float16 in float32, rounded once per entry.
     """
 
     @staticmethod
