@@ -870,6 +870,26 @@ def test_float16_cumsum_passes_back_float32_running_sums(device):
     np.testing.assert_allclose(x.grad.numpy().astype(np.float64), expected, rtol=2e-3)
 
 
+@pytest.mark.parametrize("fused", [False, True])
+def test_a_float16_bias_gradient_adds_up_in_float32(device, fused):
+    """A bias broadcast over 4096 positions gets the sum of their gradients: summed in
+    float16 it stalled at 32 (at 2048 for gradients of 1), half of what PyTorch gives.
+    Through the broadcast's backward (sum_to_shape) and the fused Linear's alike."""
+    if device == "strict":
+        pytest.skip("the array API standard has no float16")
+    lin = tinyffn.nn.Linear(2, 3, fused=fused).half().to(device)
+    lin(tinyffn.full((4096, 2), 0.01, dtype="float16", device=device)).mul(0.01).sum().backward()
+    exact = 4096 * float(np.float16(0.01))                      # 40.96..., 40.97 in float16
+    np.testing.assert_allclose(lin.bias.grad.numpy().astype(np.float64), exact, rtol=2e-3)
+    b = tinyffn.zeros(2, dtype="float16", device=device, requires_grad=True)
+    (tinyffn.zeros(4096, 2, dtype="float16", device=device) + b).sum().backward()
+    np.testing.assert_array_equal(b.grad.numpy(), [4096.0, 4096.0])
+    torch = pytest.importorskip("torch")
+    tb = torch.zeros(2, dtype=torch.float16, requires_grad=True)
+    (torch.zeros(4096, 2, dtype=torch.float16) + tb).sum().backward()
+    assert tb.grad.tolist() == b.grad.tolist()
+
+
 def test_a_float16_mean_over_more_elements_than_float16_counts_has_a_gradient():
     """n = 70,000 is inf in float16, so gy / n gave a zero gradient: every float16 loss
     averaged over more than 65,504 elements trained on zeros. PyTorch: 1/70000 in float16."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 
 from ..autograd import Context, Function
-from .shape import sum_to_shape
+from .shape import sum_to_shape, summed
 
 
 class MatMul(Function):
@@ -118,7 +118,7 @@ class Linear(Function):
             if need_w else None                                # (out, in)
         if len(ctx.parents) == 2:
             return gx, gw
-        gb = xp.sum(gy2, axis=0) if ctx.needs_input_grad[2] else None   # (out,)
+        gb = summed(xp, gy2, 0) if ctx.needs_input_grad[2] else None    # (out,)
         return gx, gw, gb
 
     @staticmethod

@@ -11,6 +11,7 @@ import math
 
 from ..autograd import Context, Function
 from .elementwise import as_float
+from .shape import is_half, summed
 
 
 def _kept_shape(x_shape: tuple, axis: tuple | None) -> tuple:
@@ -37,14 +38,6 @@ def _one_flop_per_input(ctx, y) -> int:
     return math.prod(ctx.input_shapes[0])
 
 
-def _is_half(xp, x) -> bool:
-    """Whether x is float16, which PyTorch's reductions accumulate in float32 and round
-    once. NumPy adds float16 in float16: pairwise along a contiguous axis, but one by one
-    along another, where 32 + 0.01 rounds back to 32, so 4096 entries of 0.01 summed over
-    axis 0 gave 32, not 40.96 (the strict backend has no float16)."""
-    return x.dtype == getattr(xp, "float16", None)
-
-
 class Sum(Function):
     """y = sum of x over ``axis``.    dy/dx_i = 1 for every summed element.
 
@@ -58,10 +51,7 @@ class Sum(Function):
 
     @staticmethod
     def forward(ctx: Context, x, axis, keepdims):
-        xp = ctx.xp
-        if _is_half(xp, x):
-            return xp.astype(xp.sum(x, axis=axis, keepdims=keepdims, dtype=xp.float32), x.dtype)
-        return xp.sum(_counted(ctx, x), axis=axis, keepdims=keepdims)
+        return summed(ctx.xp, _counted(ctx, x), axis, keepdims)
 
     @staticmethod
     def backward(ctx: Context, gy):
@@ -90,7 +80,7 @@ class Mean(Function):
     @staticmethod
     def forward(ctx: Context, x, axis, keepdims):
         xp = ctx.xp
-        if _is_half(xp, x):
+        if is_half(xp, x):
             return xp.astype(xp.mean(xp.astype(x, xp.float32), axis=axis, keepdims=keepdims),
                              x.dtype)
         return xp.mean(as_float(ctx, x), axis=axis, keepdims=keepdims)
@@ -185,8 +175,8 @@ class Prod(Function):
 
 def cumulative_sum(xp, x, axis: int, reverse: bool = False):
     """The running sum of x along ``axis`` (a 0-d x is its own), from the end if ``reverse``;
-    float16 runs in float32, each entry rounded once (see :func:`_is_half`)."""
-    if _is_half(xp, x):
+    float16 runs in float32, each entry rounded once (see :func:`~tinyffn.ops.shape.summed`)."""
+    if is_half(xp, x):
         return xp.astype(cumulative_sum(xp, xp.astype(x, xp.float32), axis, reverse), x.dtype)
     if x.ndim == 0:                 # as a (1,) array: an int32 x adds up in int64 as any
         return xp.reshape(xp.cumulative_sum(xp.reshape(x, (1,)), axis=0), ())

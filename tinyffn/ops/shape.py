@@ -27,8 +27,23 @@ def sum_to_shape(xp: Any, g: Any, shape: tuple) -> Any:
     if tuple(g.shape) == shape:
         return g
     axes = broadcast_axes(shape, g.shape)
-    g = xp.sum(g, axis=axes, keepdims=True)            # (1,..,1, *shape with 1s kept)
+    g = summed(xp, g, axes, keepdims=True)             # (1,..,1, *shape with 1s kept)
     return xp.reshape(g, shape)                        # shape
+
+
+def is_half(xp: Any, x: Any) -> bool:
+    """Whether x is float16 (the strict backend has none)."""
+    return x.dtype == getattr(xp, "float16", None)
+
+
+def summed(xp: Any, g: Any, axis: Any, keepdims: bool = False) -> Any:
+    """``xp.sum(g, axis=axis, keepdims=keepdims)``, with float16 added up in float32 and
+    rounded once, as PyTorch accumulates it. NumPy adds float16 in float16, one by one
+    along a strided axis, where 32 + 0.01 rounds back to 32: a float16 bias's gradient
+    over 4096 positions of 0.01 came out 32, not 40.96."""
+    if is_half(xp, g):
+        return xp.astype(xp.sum(g, axis=axis, keepdims=keepdims, dtype=xp.float32), g.dtype)
+    return xp.sum(g, axis=axis, keepdims=keepdims)
 
 
 def broadcast_axes(shape: tuple, target_shape: tuple) -> tuple:
