@@ -1,5 +1,6 @@
-"""logsumexp, sin, cos, sign, prod, cumsum, flip, unbind, index_select, mm, bmm, outer and
-is_floating_point (tinyffn/more_functions.py), as functions and as Tensor methods.
+"""logsumexp, sin, cos, sign, prod, cumsum, flip, unbind, index_select, mm, bmm, outer,
+is_floating_point, unique and bincount (tinyffn/more_functions.py), as functions and as
+Tensor methods (unique and bincount: at the end, written out by hand and against torch).
 
 Each case is one call, written once and run with the names of tinyffn and of torch.
 References: PyTorch 2.13, live where it is installed, and its values written out in
@@ -13,6 +14,7 @@ import pytest
 
 import tinyffn
 import torch_parity
+from tinyffn.backend import dtype_name
 
 inf, nan = math.inf, math.nan
 
@@ -309,3 +311,67 @@ EXPECTED_GRADS = {
     'outer(v, w) dv': ('float64', [0.8, 1.8000000000000003, 2.8]),
     'outer(v, w) dw': ('float64', [-0.25, -0.3000000000000001]),
 }
+
+
+# ----------------------------------------------------------------------------- counting
+LABELS = [3, 1, 3, 0, 1, 3]
+
+
+def test_unique_lists_the_values_with_where_each_entry_is_and_how_often(device):
+    """Written out by hand: the distinct labels ascending, each entry's position among
+    them (in the input's shape) and the counts; as functions and methods, on every device."""
+    y = tinyffn.tensor([LABELS[:3], LABELS[3:]], device=device)
+    values, inverse, counts = tinyffn.unique(y, return_inverse=True, return_counts=True)
+    assert values.tolist() == [0, 1, 3] and values.device == device
+    assert inverse.tolist() == [[2, 1, 2], [0, 1, 2]] and counts.tolist() == [1, 2, 3]
+    assert y.unique().tolist() == [0, 1, 3]
+    assert [t.tolist() for t in y.unique(return_counts=True)] == [[0, 1, 3], [1, 2, 3]]
+    x = tinyffn.tensor([2.5, -1.0, 2.5], device=device, requires_grad=True)
+    u = x.unique()
+    assert u.tolist() == [-1.0, 2.5] and u.dtype == x.dtype and not u.requires_grad
+
+
+def test_bincount_counts_each_value_from_zero(device):
+    y = tinyffn.tensor(LABELS, device=device)
+    assert tinyffn.bincount(y).tolist() == [1, 2, 0, 3]
+    assert y.bincount(minlength=6).tolist() == [1, 2, 0, 3, 0, 0]
+    w = tinyffn.tensor([0.5, 1.0, 2.0, 4.0, 8.0, 16.0], device=device)
+    weighted = y.bincount(w)
+    assert weighted.tolist() == [4.0, 9.0, 0.0, 18.5] and dtype_name(weighted.dtype) == "float32"
+    assert tinyffn.bincount(tinyffn.tensor([], dtype="int64", device=device)).tolist() == []
+
+
+def test_unique_and_bincount_give_what_pytorch_gives():
+    torch = pytest.importorskip("torch")
+    for data in ([LABELS[:3], LABELS[3:]], [2.5, -1.0, 2.5, 0.0]):
+        ours = tinyffn.unique(tinyffn.tensor(data), return_inverse=True, return_counts=True)
+        theirs = torch.unique(torch.tensor(data), return_inverse=True, return_counts=True)
+        assert [t.tolist() for t in ours] == [t.tolist() for t in theirs]
+        assert [str(t.dtype) for t in ours] == [str(t.dtype).removeprefix("torch.")
+                                                for t in theirs]
+    for weights in (None, [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]):
+        for dtype in ("float32", "float64", "float16"):
+            ours = tinyffn.bincount(tinyffn.tensor(LABELS), None if weights is None else
+                                    tinyffn.tensor(weights, dtype=dtype), minlength=5)
+            theirs = torch.bincount(torch.tensor(LABELS), None if weights is None else
+                                    torch.tensor(weights, dtype=getattr(torch, dtype)), 5)
+            assert ours.tolist() == theirs.tolist()
+            assert str(ours.dtype) == str(theirs.dtype).removeprefix("torch.")
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: tinyffn.bincount(tinyffn.tensor([1, -2])), ValueError,
+     r"bincount: takes a 1-D tensor of non-negative integers \(PyTorch's rule\), got int64 "
+     r"of shape \(2,\) holding -2"),
+    (lambda: tinyffn.bincount(tinyffn.tensor([[1]])), ValueError, r"got int64 of shape \(1, 1\)"),
+    (lambda: tinyffn.bincount(tinyffn.tensor([1.0])), ValueError, r"got float32 of shape"),
+    (lambda: tinyffn.bincount(tinyffn.tensor([1, 2]), tinyffn.ones(3)), ValueError,
+     r"bincount: weights must be one per entry, shape \(2,\)"),
+    (lambda: tinyffn.bincount(tinyffn.tensor([1]), minlength=-1), ValueError, r"minlength"),
+    (lambda: tinyffn.unique(tinyffn.tensor([[1, 2]]), dim=0), NotImplementedError,
+     r"unique: dim=0 \(distinct slices\) is not supported"),
+    (lambda: tinyffn.unique([1, 2]), TypeError, r"unique: input must be a tinyffn Tensor"),
+])
+def test_counting_refuses_what_it_cannot_count(call, error, match):
+    with pytest.raises(error, match=match):
+        call()

@@ -28,9 +28,9 @@ from .torch_functions import (allclose, amax, amin, argmax, argmin, clamp, clip,
 abs, all, any, max, min, pow, sum = _tf.abs, _tf.all, _tf.any, _tf.max, _tf.min, _tf.pow, _tf.sum
 from .sorting import argsort, gather, sort, take_along_dim, topk
 from .sampling import multinomial, randperm
-from .more_functions import (bmm, cos, cumsum, flip, floor_divide, fmod, index_select,
-                             is_floating_point, log1p, logsumexp, mm, outer, prod, remainder,
-                             sign, sin, unbind)
+from .more_functions import (bincount, bmm, cos, cumsum, flip, floor_divide, fmod,
+                             index_select, is_floating_point, log1p, logsumexp, mm, outer, prod,
+                             remainder, sign, sin, unbind, unique)
 from . import ops
 from .autograd import Context, Function, grad
 from .grad_mode import (AnomalyError, detect_anomaly, enable_grad, is_grad_enabled,
@@ -74,7 +74,7 @@ __all__ = [
     "randperm", "multinomial", "empty", "as_tensor",          # sampling.py, creation.py
     "logsumexp", "sin", "cos", "sign", "prod", "cumsum", "flip", "unbind",  # more_functions.py
     "log1p", "floor_divide", "remainder", "fmod",
-    "index_select", "mm", "bmm", "outer", "is_floating_point",
+    "index_select", "mm", "bmm", "outer", "is_floating_point", "unique", "bincount",
     "Function", "Context", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "inference_mode", "detect_anomaly",
     "AnomalyError", "keep_intermediates", "grad", "iter_backward", "BackwardStep",

@@ -1,8 +1,8 @@
 """More of PyTorch's functions, with their Tensor methods: ``logsumexp``, ``sin``, ``cos``,
 ``sign``, ``log1p``, ``floor_divide``, ``remainder``, ``fmod``, ``prod``, ``cumsum``,
-``flip``, ``unbind``, ``index_select``, ``mm``, ``bmm``, ``outer`` and
-``is_floating_point`` (``tinyffn.sin(x)`` and ``x.sin()`` alike), and the operators
-``x // y`` and ``x % y``.
+``flip``, ``unbind``, ``index_select``, ``mm``, ``bmm``, ``outer``,
+``is_floating_point``, and the counts ``unique`` and ``bincount`` (``tinyffn.sin(x)`` and
+``x.sin()`` alike), and the operators ``x // y`` and ``x % y``.
 
 They arrived after :mod:`tinyffn.torch_functions` and :mod:`tinyffn.torch_methods` had
 filled up, so they live here: :class:`MoreMethods` is a base class of ``Tensor`` (through
@@ -13,8 +13,8 @@ Nine are primitives with a hand-written backward (:mod:`tinyffn.ops`): ``sin``, 
 ``prod`` (exact with zeros) and ``cumsum`` (backward: the running sum from the end). The others are composed: ``logsumexp`` of amax, exp, sum and log, as
 softmax is; ``flip`` one ``getitem`` with step -1; ``unbind`` and ``index_select``
 getitems; ``mm``, ``bmm`` one matmul each after PyTorch's checks of the shapes; ``outer``
-a reshape and a mul. The module-level functions take a Tensor first, as the others in
-torch_functions.py do; this file imports nothing of tensor.py (the checks of
+a reshape and a mul; ``unique`` and ``bincount`` count with NumPy, outside any graph.
+The module-level functions take a Tensor first, as the others in torch_functions.py do; this file imports nothing of tensor.py (the checks of
 torch_functions.py and sorting.py are imported at call time), because tensor.py imports it
 before its class exists.
 """
@@ -258,6 +258,66 @@ def is_floating_point(input) -> bool:
     return x.backend.is_floating(x.dtype)
 
 
+# ----------------------------------------------------------------------------- counting
+def _counted_input(op: str, input: Any):
+    x = _input(op, input)
+    return x, x.backend.to_numpy(x.data)
+
+
+def _on(x, array, dtype: str | None = None):
+    """A NumPy result as a Tensor on x's device, outside any graph."""
+    from .tensor import Tensor                      # tensor.py imports this file
+    import numpy as np
+    return Tensor(x.backend.from_numpy(np.asarray(array, dtype=dtype)), _backend=x.backend)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values of ``input``, ascending, as ``torch.unique``: ``labels.unique()``
+    lists the classes present. ``return_inverse``: also, for each entry, the index of its
+    value among them (input's shape); ``return_counts``: also how often each occurs; both
+    int64. Over all the entries: ``dim`` is refused. NaN counts as one value (PyTorch lists
+    some NaNs once, some one by one); ``sorted=False`` sorts too, as PyTorch's CPU does.
+    Counted by NumPy, outside any graph (PyTorch records it, with no backward)."""
+    import numpy as np
+    if dim is not None:
+        raise NotImplementedError(f"unique: dim={dim!r} (distinct slices) is not supported; "
+                                  "unique() takes the distinct entries of the whole tensor")
+    x, a = _counted_input("unique", input)
+    values, inverse, counts = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
+    found = (_on(x, values, a.dtype), _on(x, inverse.reshape(a.shape), "int64"),
+             _on(x, counts, "int64"))
+    chosen = [found[0]] + [t for t, keep in zip(found[1:], (return_inverse, return_counts))
+                           if keep]
+    return chosen[0] if len(chosen) == 1 else tuple(chosen)
+
+
+def bincount(input, weights=None, minlength=0):
+    """How often each of 0, 1, ..., n - 1 occurs in a 1-D tensor of non-negative integers,
+    n = max(input) + 1 (at least ``minlength``), as ``torch.bincount``: ``bincount(labels)``
+    counts each class. With ``weights`` (one per entry), each value's sum of weights
+    instead, in float32 for float32 weights and float64 for any others (PyTorch's dtypes).
+    Counted by NumPy, outside any graph."""
+    import numpy as np
+    x, a = _counted_input("bincount", input)
+    if a.ndim != 1 or a.dtype.kind not in "iu" or (a.size and a.min() < 0):
+        raise ValueError(f"bincount: takes a 1-D tensor of non-negative integers (PyTorch's "
+                         f"rule), got {a.dtype} of shape {a.shape}" +
+                         (f" holding {a.min()}" if a.ndim == 1 and a.dtype.kind == "i"
+                          and a.size and a.min() < 0 else ""))
+    if not (_is_int(minlength) and minlength >= 0):
+        raise ValueError(f"bincount: minlength must be an int >= 0, got {minlength!r}")
+    if weights is None:
+        return _on(x, np.bincount(a, minlength=int(minlength)), "int64")
+    w = _input("bincount", weights)
+    if w.shape != x.shape or w.backend is not x.backend:
+        raise ValueError(f"bincount: weights must be one per entry, shape {x.shape} on "
+                         f"{x.device}, got shape {w.shape} on {w.device}")
+    from .backend import dtype_name
+    dtype = "float32" if dtype_name(w.dtype) == "float32" else "float64"
+    return _on(x, np.bincount(a, weights=w.backend.to_numpy(w.data).astype(np.float64),
+                              minlength=int(minlength)), dtype)
+
+
 # ----------------------------------------------------------------------------- the methods
 class MoreMethods:
     """The Tensor methods of the functions above: ``x.sin()`` is ``tinyffn.sin(x)``, and
@@ -287,6 +347,11 @@ class MoreMethods:
     def bmm(self, mat2): return bmm(self, mat2)
     def outer(self, vec2): return outer(self, vec2)
     def is_floating_point(self): return is_floating_point(self)
+    def bincount(self, weights=None, minlength=0): return bincount(self, weights, minlength)
+
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        """``tinyffn.unique(self, ...)``: the distinct values, ascending."""
+        return unique(self, sorted, return_inverse, return_counts, dim)
 
     def flip(self, *dims):
         """``tinyffn.flip(self, dims)``; as PyTorch's method, ``x.flip(0, 1)`` or ``x.flip((0, 1))``."""
