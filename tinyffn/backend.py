@@ -89,7 +89,7 @@ class Backend:
             accumulating repeated indices (``numpy.add.at`` semantics).
         index_put: ``index_put(a, key, v)`` writes ``v`` into ``a[key]`` in place, as
             NumPy's ``a[key] = v`` (for ``x[key] = value``; a repeated index takes the
-            last value).
+            last value in NumPy, any one of them in CuPy, as in PyTorch on a GPU).
         fmod: C's ``fmod(x, w)`` elementwise for floating x and w of one dtype: x - w
             trunc(x / w), exact (the standard has only ``remainder``, which CuPy computes
             as x - floor(x / w) w, rounding).
