@@ -115,3 +115,19 @@ def test_probability_targets_match_pytorch(reduction, w, eps):
     ours.sum().backward(), theirs.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=1e-12, atol=1e-15)
+
+
+def test_ignore_index_with_probability_targets_is_refused_as_pytorch_refuses_it():
+    """The message says PyTorch refuses it too: so it must (torch 2.13: "ignore_index is
+    not supported for floating point target"); its default, -100, passes in both."""
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError, match="ignore_index is not supported for floating point"):
+        torch.nn.functional.cross_entropy(torch.tensor(LOGITS), torch.tensor(PROBS),
+                                          ignore_index=0)
+    with pytest.raises(ValueError, match=r"ignore_index=0 .* probabilities \(floating point\), "
+                                         r"for which PyTorch refuses it too"):
+        F.cross_entropy(tinyffn.tensor(LOGITS), tinyffn.tensor(PROBS), ignore_index=0)
+    theirs = torch.nn.functional.cross_entropy(torch.tensor(LOGITS), torch.tensor(PROBS),
+                                               ignore_index=-100)
+    ours = F.cross_entropy(tinyffn.tensor(LOGITS), tinyffn.tensor(PROBS), ignore_index=-100)
+    assert ours.item() == pytest.approx(theirs.item(), rel=1e-13)

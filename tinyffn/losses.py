@@ -96,7 +96,7 @@ def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean", *, weig
     Floating-point targets are class probabilities instead, one distribution per row, as
     PyTorch's (knowledge distillation, mixup): L_n = -Σ_c w_c y_nc log p_nc, y smoothed
     first to (1 - ε) y + ε/C, and ``"mean"`` divides by the number of rows (weights or
-    not, as PyTorch); ``ignore_index`` does not apply. Shapes: logits and targets (C,) or
+    not, as PyTorch); an ``ignore_index`` other than -100 is refused, as by PyTorch. Shapes: logits and targets (C,) or
     (N, C): for more axes the two libraries' layouts (classes last here, on axis 1 in
     PyTorch) cannot be told apart, so that is refused with how to say which.
     """
@@ -149,8 +149,8 @@ def _soft_cross_entropy(logits: Tensor, probs: Any, reduction: str, weight: Tens
     check_ignore_index(op, ignore_index)
     if ignore_index != IGNORE_INDEX:
         raise ValueError(f"{op}: ignore_index={ignore_index} picks rows by class index, but "
-                         "these targets are probabilities (floating point), where PyTorch "
-                         "ignores it; leave it out, or pass integer targets")
+                         "these targets are probabilities (floating point), for which "
+                         "PyTorch refuses it too; leave it out, or pass integer targets")
     with grad_mode.scope("function", op):
         logp = log_softmax(logits, axis=-1)
         if smoothing:
