@@ -131,3 +131,16 @@ def test_ignore_index_with_probability_targets_is_refused_as_pytorch_refuses_it(
                                                ignore_index=-100)
     ours = F.cross_entropy(tinyffn.tensor(LOGITS), tinyffn.tensor(PROBS), ignore_index=-100)
     assert ours.item() == pytest.approx(theirs.item(), rel=1e-13)
+
+
+def test_integer_one_hot_targets_are_told_to_be_floats(device):
+    """F.one_hot gives int64 rows; as class probabilities they must be floating point (as
+    PyTorch: "Expected floating point type for target with class probabilities")."""
+    x = tinyffn.tensor(LOGITS, device=device)
+    one_hot = F.one_hot(tinyffn.tensor([0, 3, 1, 1, 2], device=device), 4)
+    with pytest.raises(ValueError, match=r"need targets of shape \(5,\) .* got \(5, 4\); for "
+                                         r"class probabilities \(one-hot rows\) pass floating "
+                                         r"point: targets.float\(\)$"):
+        F.cross_entropy(x, one_hot)
+    assert F.cross_entropy(x, one_hot.double()).item() == pytest.approx(
+        numpy_soft(LOGITS, np.eye(4)[[0, 3, 1, 1, 2]], "mean"), rel=1e-13)

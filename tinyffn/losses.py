@@ -317,7 +317,10 @@ def _class_targets(op: str, name: str, logits: Tensor, targets: Any,
                          f"for tinyffn's, {name}.reshape(-1, {C}); and targets.reshape(-1)")
     if targets.shape != logits.shape[:-1]:
         hint = ""
-        if pytorchs:
+        if op == "cross_entropy" and targets.shape == logits.shape:   # F.one_hot's int64
+            hint = ("; for class probabilities (one-hot rows) pass floating point: "
+                    "targets.float()")
+        elif pytorchs:
             hint = (f"; tinyffn takes the classes on the last axis, where PyTorch takes "
                     f"them on axis 1: for (N, C, ...) {name} pass {name}.permute({order})")
         raise ValueError(f"{op}: {name} of shape {logits.shape} need targets of shape "
