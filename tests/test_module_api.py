@@ -733,6 +733,34 @@ def test_pop_defaults_to_the_last_and_checks_its_index():
         del blocks["0"]
 
 
+def test_a_container_extended_by_itself_doubles_as_a_list_does():
+    """``c += c`` and ``c.extend(c)``: PyTorch 2.13 raises "dictionary changed size during
+    iteration" with one module already added (checked live where torch is installed);
+    tinyffn appends c's modules once, as ``list.extend`` does."""
+    blocks, seq = nn.ModuleList(three(tinyffn)), nn.Sequential(*three(tinyffn))
+    blocks += blocks
+    seq.extend(seq)
+    doubled = [(str(i), kind) for i, kind in enumerate(["ReLU", "Tanh", "Sigmoid"] * 2)]
+    assert layout(blocks) == doubled and layout(seq) == doubled
+    assert blocks[0] is blocks[3] and seq[2] is seq[5]
+    torch = pytest.importorskip("torch")
+    theirs = torch.nn.ModuleList(three(torch))
+    with pytest.raises(RuntimeError, match="dictionary changed size during iteration"):
+        theirs += theirs
+    assert len(theirs) == 4
+
+
+def test_a_modulelist_plus_what_holds_no_modules_says_so():
+    """PyTorch: TypeError "int is not a Module subclass"; tinyffn's said only that an int
+    has no attribute 'parameters' (an AttributeError from the labels it keeps)."""
+    blocks = nn.ModuleList(three(tinyffn))
+    for other in ([3], [nn.GELU(), lambda x: x], "ab"):
+        with pytest.raises(TypeError, match=r"ModuleList: item \d is not a tinyffn Module "
+                                            r"\(got (int|function|str)\)"):
+            blocks + other
+    assert layout(blocks) == [("0", "ReLU"), ("1", "Tanh"), ("2", "Sigmoid")]
+
+
 def test_add_module_and_register_parameter_take_a_plain_none_attribute():
     """PyTorch refuses to register over a plain attribute set to None (KeyError); tinyffn
     cannot tell it from a child or parameter registered as None, so takes it, as

@@ -40,7 +40,8 @@ def _keeping_labels(modules: list, build: Any) -> Module:
     """``build()``, a new container of modules from ``modules``, which leaves their
     tensors' labels as they were: a slice or a sum is a new top-level module, and graph
     labels keep the paths of the model the modules are in."""
-    labels = [(t, t.name) for m in modules for t in [*m.parameters(), *m.buffers()]]
+    labels = [(t, t.name) for m in modules if isinstance(m, Module)     # build() refuses
+              for t in [*m.parameters(), *m.buffers()]]                  # the rest clearly
     part = build()
     for t, label in labels:
         t.name = label
@@ -68,12 +69,13 @@ class _Container(Module):
         return self._add(str(len(self)), module)
 
     def extend(self, modules: Iterable[Module]) -> "_Container":
-        """Append each of ``modules``, in order; returns self."""
+        """Append each of ``modules``, in order; returns self. ``c.extend(c)`` (``c += c``)
+        appends c's modules once, as a list's (PyTorch's fails, with them half added)."""
         if not isinstance(modules, IterableABC):
             raise TypeError(f"{type(self).__name__}.extend should be called with an "
                             f"iterable, but got {type_name(modules)}; to add one module, "
                             "use append(module)")
-        for module in modules:
+        for module in list(modules):                # before the first append changes them
             self.append(module)
         return self
 
