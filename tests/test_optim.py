@@ -1217,6 +1217,32 @@ def test_a_setting_of_another_optimizer_or_a_near_miss_is_refused_not_kept_as_a_
         optim.Adam([{"params": [a], 3: "x"}])
 
 
+@pytest.mark.parametrize("key, meant", [("LR", "lr"), ("Weight-Decay", "weight_decay"),
+                                        ("learning_rate", "lr"), ("epsilon", "eps"),
+                                        ("beta_1", "betas"), ("b2", "betas"),
+                                        ("wd", "weight_decay")])
+def test_a_setting_in_capitals_or_under_another_librarys_name_is_no_label(key, meant):
+    """Keras writes learning_rate, epsilon, beta_1; kept as labels, Adam would train with
+    its default lr and eps in silence. SGD has no eps or betas: for it they are another
+    optimizer's settings."""
+    a = nn.Parameter(tinyffn.zeros(2))
+    with pytest.raises(KeyError, match=rf"'{key}' is not a setting of Adam; .* did you mean "
+                                       rf"'{meant}'\?"):
+        optim.Adam([{"params": [a], key: 0.1}])
+    with pytest.raises(KeyError, match=rf"did you mean '{meant}'\?"):
+        optim.Adam([a]).param_groups[0][key] = 0.1
+    saved = optim.Adam([a]).state_dict()
+    saved["param_groups"][0][key] = 0.1
+    with pytest.raises(ValueError, match=rf"the saved hyperparameters \['{key}'\] are not "):
+        optim.Adam([a]).load_state_dict(saved)
+    if meant in ("eps", "betas"):
+        with pytest.raises(KeyError, match=rf"'{key}' is another optimizer's setting "
+                                           rf"\('{meant}'\), which SGD would ignore"):
+            optim.SGD([{"params": [a], key: 0.1}])
+    for label in ("name", "lr_scale", "layer_id", "decay"):     # labels still
+        assert optim.Adam([{"params": [a], label: 1}]).param_groups[0][label] == 1
+
+
 def test_every_torch_optimizer_setting_is_known_so_none_is_taken_for_a_label():
     torch = pytest.importorskip("torch")
     from tinyffn.param_groups import OPTIMIZER_SETTINGS

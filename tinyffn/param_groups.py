@@ -25,7 +25,8 @@ Any other key is the user's own label, kept as PyTorch keeps it (``{"params": de
 the group, shown in its repr, never passed to ``update``. Two kinds of key are refused
 instead, because there a label would be a silent mistake: a setting of another optimizer
 (SGD given Adam's ``betas`` would ignore them) and a near-miss of one of this optimizer's
-settings (``weight_decy``).
+settings (``weight_decy``), which includes a setting in capitals (``LR``) or under the name
+other libraries give it (Keras's ``learning_rate``, ``epsilon``, ``beta_1``: ``OTHER_NAMES``).
 """
 from __future__ import annotations
 
@@ -52,6 +53,11 @@ OPTIMIZER_SETTINGS = frozenset((
     "lr_decay", "max_eval", "max_iter", "maximize", "momentum", "momentum_decay",
     "nesterov", "ns_coefficients", "ns_steps", "rho", "step_sizes", "t0",
     "tolerance_change", "tolerance_grad", "weight_decay"))
+# What Keras, Optax and fastai call some of these settings: code ported from them that
+# writes {"params": ps, "learning_rate": 1e-4} means the lr, which a label would ignore.
+OTHER_NAMES = {"learning_rate": "lr", "epsilon": "eps", "beta1": "betas", "beta_1": "betas",
+               "beta2": "betas", "beta_2": "betas", "b1": "betas", "b2": "betas",
+               "wd": "weight_decay"}
 
 
 def refused_label(optimizer: Any, key: str) -> str | None:
@@ -60,14 +66,19 @@ def refused_label(optimizer: Any, key: str) -> str | None:
     if not isinstance(key, str):
         return f"a group's keys are strings, got {key!r}"
     name = type(optimizer).__name__
-    if key in OPTIMIZER_SETTINGS:
-        return (f"{key!r} is another optimizer's setting, which {name} would ignore; "
-                "choose the optimizer that has it")
-    near = difflib.get_close_matches(key, [*optimizer.defaults, *SCHEDULE_KEYS], n=1,
-                                     cutoff=0.8)
+    plain = key.lower().replace("-", "_")           # LR, Weight-Decay: the same setting
+    meant = OTHER_NAMES.get(plain, plain)
+    if meant not in optimizer.defaults and meant in OPTIMIZER_SETTINGS:
+        return (f"{key!r} is another optimizer's setting" + (
+            f" ({meant!r})" if meant != key else "") + f", which {name} would ignore; "
+            "choose the optimizer that has it")
+    near = [meant] if meant in optimizer.defaults else difflib.get_close_matches(
+        plain, [*optimizer.defaults, *SCHEDULE_KEYS], n=1, cutoff=0.8)
     if near:
         return (f"did you mean {near[0]!r}? (a key that is not a setting is kept as a "
-                "label, but this one looks like a misspelt setting)")
+                "label, but this one looks like a misspelt setting" + (
+                    f"; {key!r} is its name in other libraries" if plain in OTHER_NAMES
+                    else "") + ")")
     return None
 
 
