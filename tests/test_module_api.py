@@ -859,6 +859,22 @@ def test_assign_puts_the_given_tensors_in_place(device):
     np.testing.assert_allclose(lin.weight.grad.numpy(), np.ones((3, 2)))
 
 
+def test_assign_keeps_a_frozen_parameter_frozen(device):
+    """PyTorch keeps the module's requires_grad, for a plain tensor given (wrapped) and for
+    a Parameter given (changed in place): a frozen weight stays frozen after loading."""
+    lin = nn.Linear(2, 2, device=device).requires_grad_(False)
+    w = tinyffn.ones(2, 2, device=device)
+    b = nn.Parameter(tinyffn.zeros(2, device=device))
+    lin.load_state_dict({"weight": w, "bias": b}, assign=True)
+    assert isinstance(lin.weight, nn.Parameter) and lin.bias is b
+    assert not lin.weight.requires_grad and not b.requires_grad
+    torch = pytest.importorskip("torch")
+    theirs = torch.nn.Linear(2, 2).requires_grad_(False)
+    tb = torch.nn.Parameter(torch.zeros(2))
+    theirs.load_state_dict({"weight": torch.ones(2, 2), "bias": tb}, assign=True)
+    assert not theirs.weight.requires_grad and not tb.requires_grad
+
+
 def test_a_failed_load_changes_nothing_and_sets_no_extra_state():
     model = _counted(tinyffn)
     state = {**model.state_dict(), "out.weight": tinyffn.ones(2, 2)}

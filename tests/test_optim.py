@@ -1188,6 +1188,9 @@ def test_a_key_of_your_own_is_a_label_kept_saved_and_never_passed_to_update():
         del group["lr"]
     with pytest.raises(KeyError):
         del group["note"]
+    group["initial_lr"] = 0.1                               # a scheduler's key, no label
+    with pytest.raises(TypeError, match=r"settings cannot be removed \(tried 'initial_lr'\)"):
+        del group["initial_lr"]
     single = optim.SGD([{"params": [nn.Parameter(tinyffn.zeros(2))], "name": "all"}], lr=0.1)
     assert single.hyperparameters() == single.defaults      # settings only
 
