@@ -913,3 +913,25 @@ def test_memo_is_the_set_named_modules_fills():
     assert [n for n, _ in model.named_modules(memo)] == ["", "0", "0.0"]
     assert memo == {model, model[0], relu}
     assert [n for n, _ in model.named_modules({model[0]})] == ["", "1"]   # and what is below
+
+
+def test_a_module_class_with_eq_and_no_hash_still_lists_its_parameters():
+    """Defining __eq__ makes a class unhashable (so does @dataclass). tinyffn walked the
+    tree by id() until memo came in, then hashed each module, and parameters(),
+    state_dict() and to() all raised "unhashable type"; PyTorch's raise so too. Without
+    a memo the walk is by id() again."""
+    class Tagged(nn.Module):
+        def __init__(self, tag):
+            super().__init__()
+            self.tag, self.lin = tag, nn.Linear(2, 2)
+
+        def __eq__(self, other):
+            return isinstance(other, Tagged) and other.tag == self.tag
+
+    model = nn.Sequential(Tagged("a"), Tagged("a"))
+    assert [n for n, _ in model.named_modules()] == ["", "0", "0.lin", "1", "1.lin"]
+    assert len(list(model.parameters())) == 4
+    assert list(model.state_dict()) == ["0.lin.weight", "0.lin.bias", "1.lin.weight",
+                                        "1.lin.bias"]
+    with pytest.raises(TypeError, match="unhashable"):      # a memo holds modules
+        list(model.named_modules(set()))

@@ -190,17 +190,19 @@ class Module(ModuleAPI):
         submodule, depth first in assignment order. A module reached twice (shared) is
         listed once, unless ``remove_duplicate=False``: then once per path, as
         ``state_dict`` needs. ``memo``, as PyTorch's: a set of modules to leave out (with
-        what is below them), to which each module listed is added (if remove_duplicate)."""
-        stack, seen = [(prefix, self, ())], set() if memo is None else memo
+        what is below them), which each one listed joins (if remove_duplicate)."""
+        stack, seen = [(prefix, self, ())], set()    # ids: __eq__ may make one unhashable
         while stack:
             path, module, ancestors = stack.pop()
             if id(module) in ancestors:
                 raise ValueError(f"{type(self).__name__}: module {path!r} contains itself; "
                                  "a module tree cannot have cycles")
-            if module in seen:
+            if id(module) in seen or memo and module in memo:
                 continue
             if remove_duplicate:
-                seen.add(module)
+                seen.add(id(module))
+                if memo is not None:
+                    memo.add(module)
             yield path, module
             children = [(f"{path}.{name}" if path else name, child, ancestors + (id(module),))
                         for name, child in submodules(module)]
