@@ -411,8 +411,9 @@ class L1Loss(_Loss):
 
 
 class CrossEntropyLoss(_Loss):
-    """:func:`tinyffn.functional.cross_entropy`: logits (..., C), integer targets (...),
-    PyTorch's ``weight`` (a buffer, as there), ``ignore_index`` and ``label_smoothing``."""
+    """:func:`tinyffn.functional.cross_entropy`: logits (..., C), integer targets (...) or
+    class probabilities (N, C), PyTorch's ``weight`` (a buffer, as there), ``ignore_index``
+    and ``label_smoothing``."""
 
     loss = staticmethod(F.cross_entropy)
 
