@@ -17,11 +17,12 @@ a base class. The containers (``Sequential``,
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterator
 
 from . import grad_mode, hooks, module_state
 from .arguments import _is_int, type_name
 from .module_api import ModuleAPI
+from .module_state import zero_grads
 from .tensor import Tensor
 
 
@@ -299,7 +300,7 @@ class Module(ModuleAPI):
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        """Forget every parameter's gradient (see :func:`zero_grads`)."""
+        """Forget every parameter's gradient (see :func:`tinyffn.module_state.zero_grads`)."""
         zero_grads(self.parameters(), set_to_none)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Module":
@@ -428,14 +429,3 @@ def _own_buffers(module: Module, persistent: bool = False) -> list[tuple[str, Te
             for name, keep in vars(module).get("_buffer_names", {}).items()
             if vars(module)[name] is not None and (keep or not persistent)]
 
-
-def zero_grads(params: Iterable[Tensor], set_to_none: bool = True) -> None:
-    """Forget each parameter's gradient before the next backward: ``.grad = None``
-    (PyTorch's default), or, with ``set_to_none=False``, zeros in the same ``.grad``
-    Tensor (PyTorch writes them into its memory; here the Tensor gets a new zero array,
-    so no array anyone else holds is written into)."""
-    for p in params:
-        if p.grad is not None and not set_to_none:
-            p.grad.data = p.backend.xp.zeros_like(p.grad.data)
-        else:
-            p.grad = None

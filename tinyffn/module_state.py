@@ -17,7 +17,7 @@ path of a shared one), its parameters, its persistent buffers, then its extra st
 from __future__ import annotations
 
 from collections.abc import Mapping, MutableMapping
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Iterable, Iterator, NamedTuple
 
 from .arguments import type_name
 from .backend import FLOAT_DTYPES, device_and_dtype, dtype_name, get_backend
@@ -216,3 +216,15 @@ def _converted(t: Tensor, target: Any, dtype: Any) -> Any:
     if dtype is not None:
         data = target.xp.astype(data, target.dtype(dtype))
     return data
+
+
+def zero_grads(params: Iterable[Tensor], set_to_none: bool = True) -> None:
+    """Forget each parameter's gradient before the next backward: ``.grad = None``
+    (PyTorch's default), or, with ``set_to_none=False``, zeros in the same ``.grad``
+    Tensor (PyTorch writes them into its memory; here the Tensor gets a new zero array,
+    so no array anyone else holds is written into)."""
+    for p in params:
+        if p.grad is not None and not set_to_none:
+            p.grad.data = p.backend.xp.zeros_like(p.grad.data)
+        else:
+            p.grad = None

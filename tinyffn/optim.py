@@ -34,7 +34,8 @@ from typing import Any, Iterable, Mapping
 from . import grad_mode
 from .arguments import is_real, type_name
 from .backend import backend_of_array, dtype_name
-from .module import Module, zero_grads
+from .module import Module
+from .module_state import zero_grads
 from .module_state import array_like
 from .param_groups import (EMPTY, NAMES, SCHEDULE_KEYS, ParamGroup, checked_group,
                            checked_names, ordered, refused_label)
@@ -142,7 +143,7 @@ class Optimizer:
         return name if len(self.param_groups) == 1 else f"{name}.param_groups[{i}]"
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        """Forget every parameter's gradient (see :func:`tinyffn.module.zero_grads`)."""
+        """Forget every parameter's gradient (see :func:`tinyffn.module_state.zero_grads`)."""
         zero_grads(self.params, set_to_none)
 
     def step(self, closure: Any = None) -> Any:
