@@ -935,3 +935,35 @@ def test_a_module_class_with_eq_and_no_hash_still_lists_its_parameters():
                                         "1.lin.bias"]
     with pytest.raises(TypeError, match="unhashable"):      # a memo holds modules
         list(model.named_modules(set()))
+
+
+def test_labels_hold_the_model_path_for_an_empty_container_filled_later_and_a_plain_assignment():
+    """The common pattern self.layers = nn.ModuleList() then append(...) in a loop, and
+    model.ffn.act = ... on a module already in a model: each tensor's label is its path
+    in the model, the names named_parameters gives, also after a slice and a wrap."""
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList()
+            for _ in range(2):
+                self.layers.append(nn.Linear(3, 3))
+            self.ffn = nn.Sequential(nn.Linear(3, 3))
+
+    def labels_are_paths(model):
+        named = [*model.named_parameters(), *model.named_buffers()]
+        assert [t.name for _, t in named] == [name for name, _ in named]
+
+    model = Model()
+    labels_are_paths(model)
+    assert model.layers[1].weight.name == "layers.1.weight"
+    model.ffn.extra = nn.Linear(3, 3)
+    model.ffn.register_buffer("mask", tinyffn.ones(3))
+    labels_are_paths(model)
+    assert model.ffn.extra.bias.name == "ffn.extra.bias"
+    top = nn.Sequential(model)
+    model.layers[:1]                                      # a slice changes no path
+    model.layers.insert(0, nn.Linear(3, 3))
+    model.ffn.add_module("out", nn.Linear(3, 3))
+    labels_are_paths(top)
+    assert model.layers[0].weight.name == "0.layers.0.weight"
+    assert model.ffn.out.weight.name == "0.ffn.out.weight"

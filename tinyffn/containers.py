@@ -15,7 +15,7 @@ from typing import Any, Iterable, Iterator
 
 from .arguments import _is_int, type_name
 from .module import Module, submodules
-from .module_api import add_child, label_prefix, relabel
+from .module_api import path_of
 from .tensor import Tensor
 
 
@@ -40,9 +40,13 @@ def _keeping_labels(modules: list, build: Any) -> Module:
     """``build()``, a new container of modules from ``modules``, which leaves their
     tensors' labels as they were: a slice or a sum is a new top-level module, and graph
     labels keep the paths of the model the modules are in."""
-    labels = [(t, t.name) for m in modules if isinstance(m, Module)     # build() refuses
-              for t in [*m.parameters(), *m.buffers()]]                  # the rest clearly
+    inside = [m for top in modules if isinstance(top, Module)     # build() refuses the
+              for m in top.modules()]                              # rest clearly
+    paths = [(m, path_of(m)) for m in inside]
+    labels = [(t, t.name) for m in inside for t in [*m.parameters(False), *m.buffers(False)]]
     part = build()
+    for m, path in paths:
+        object.__setattr__(m, "_path", path)
     for t, label in labels:
         t.name = label
     return part
@@ -88,7 +92,7 @@ class _Container(Module):
                              "child yourself, Sequential(OrderedDict(...)), or rebuild the "
                              f"container: {type(self).__name__}(*old, module)")
         _check_child(self, item, name, module)
-        add_child(self, name, module)              # labels keep the model's path
+        setattr(self, name, module)                # labelled with the model's path
         return self
 
     def __getitem__(self, i: int | slice) -> Module:
@@ -111,7 +115,7 @@ class _Container(Module):
                              f"{len(named)} modules")
         name = named[i][0]
         _check_child(self, f"{type(self).__name__}[{i}]", name, module)
-        add_child(self, name, module)
+        setattr(self, name, module)
 
     @classmethod
     def _of(cls, named: list) -> "_Container":
@@ -175,12 +179,10 @@ class _Container(Module):
     def _renumber(self, modules: list) -> None:
         """Make ``modules`` the children, named "0", "1", ... in order; the labels keep
         the model's path (``blocks.1.weight`` after ``blocks.pop(0)``)."""
-        prefix = label_prefix(self)
         for name, _ in list(submodules(self)):
             delattr(self, name)
         for j, module in enumerate(modules):
             setattr(self, str(j), module)
-        relabel(self, prefix)
 
     def __len__(self) -> int:
         return sum(1 for _ in submodules(self))
@@ -284,7 +286,7 @@ class ModuleDict(Module):
                             f"experts.relu.w1.weight), got {type_name(key)} {key!r}; use "
                             f"str({key!r})")
         _check_child(self, f"ModuleDict[{key!r}]", key, module)
-        add_child(self, key, module)
+        setattr(self, key, module)
 
     def __delitem__(self, key: str) -> None:
         self[key]                                   # a missing key: the KeyError above

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator
 
 from . import grad_mode, hooks, module_state
 from .arguments import _is_int, type_name
-from .module_api import ModuleAPI
+from .module_api import ModuleAPI, path_of, relabel
 from .module_state import zero_grads
 from .tensor import Tensor
 
@@ -93,14 +93,14 @@ class Module(ModuleAPI):
 
     def __setattr__(self, name: str, value: Any) -> None:
         _check_assignment(self, name, value)
-        # Name parameters by their path from here; the outermost assignment, made last
-        # because modules are built inside out, leaves the full path (``w1.weight``).
+        # Name tensors by their path in the model (module_api's "Labels"): the outermost
+        # assignment, made last as modules are built inside out, leaves the full path.
+        prefix = path_of(self)                       # self's own path: "blocks.0."
         if isinstance(value, Parameter) or (
                 isinstance(value, Tensor) and name in vars(self).get("_buffer_names", ())):
-            value.name = name
+            value.name = prefix + name
         elif isinstance(value, Module):
-            for path, t in [*value.named_parameters(), *value.named_buffers()]:
-                t.name = f"{name}.{path}"
+            relabel(value, f"{prefix}{name}.")
         elif isinstance(value, (list, tuple, dict)) and any(
                 isinstance(v, (Module, Parameter))
                 for v in (value.values() if isinstance(value, dict) else value)):

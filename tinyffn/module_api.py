@@ -19,20 +19,19 @@ these methods; module.py stays the tree itself (attributes, naming, buffers, cal
   defaults here raise, as PyTorch's, since ``state_dict`` asks only modules that
   override them (:func:`overrides`).
 
-**Labels.** ``Module.__setattr__`` labels each tensor of a child with its path from the
-module assigned into (``x.weight``); assigned inside out, the outermost assignment leaves
-the full path (``blocks.0.weight``). A child added later to a module already inside a
-model (``model.blocks.append(block)``, ``add_module``, a renumbering ``insert``) would get
-a path from the inner module only (``3.weight``). :func:`label_prefix` reads the inner
-module's own path off its tensors' labels (``blocks.``), and :func:`add_child` starts the
-new labels with it, so that a drawing still names ``blocks.3.weight``.
+**Labels.** ``Module.__setattr__`` labels each tensor of a child with its path in the
+model (``blocks.0.weight``, for graph labels). Modules are built inside out, so a child
+is often assigned before its parent is in a model; each module remembers its own path
+(``_path``, set by :func:`relabel`), and the assignment of the parent into the model
+relabels everything under it. A child added later to a module already in a model
+(``model.blocks.append(block)``, ``add_module``, ``model.ffn.act = GELU()``) starts its
+labels with that module's path: ``blocks.3.weight``, not ``3.weight``.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from .arguments import type_name
-from .tensor import Tensor
 
 EXTRA_STATE = "_extra_state"        # the last part of an extra state's state_dict key
 
@@ -55,7 +54,7 @@ class ModuleAPI:
         if module is not None and any(m is self for m in module.modules()):
             raise ValueError(f"{owner}: module {name!r} contains this "
                              f"{type(self).__name__}; a module tree cannot have cycles")
-        add_child(self, name, module)
+        setattr(self, name, module)                 # labelled by Module.__setattr__
 
     def register_module(self, name: str, module: Any) -> None:
         """``add_module(name, module)``, under its other PyTorch name."""
@@ -73,7 +72,7 @@ class ModuleAPI:
                             f"{name!r} (nn.Parameter or None required); wrap a tensor as "
                             "nn.Parameter(t), or use register_buffer for state that is "
                             "not learned")
-        add_child(self, name, param)
+        setattr(self, name, param)
 
     # -- parts by dotted path ----------------------------------------------------------
     def get_submodule(self, target: str) -> Any:
@@ -202,30 +201,16 @@ def _listed(named) -> str:
 
 
 # ----------------------------------------------------------------------------- labels
-def label_prefix(module: Any) -> str:
-    """The path of ``module`` in the model its tensors are labelled for (``"blocks."``),
-    read off the first tensor whose label ends with its path from ``module``; "" if none
-    does (a module in no model yet)."""
-    for path, t in [*module.named_parameters(), *module.named_buffers()]:
-        label = t.name or ""
-        head = label[:len(label) - len(path)]
-        if label.endswith(path) and (head == "" or head.endswith(".")):
-            return head
-    return ""
+def path_of(module: Any) -> str:
+    """``module``'s path in the model it was last assigned into, with its dot
+    (``"blocks.0."``); "" for a module assigned into none."""
+    return vars(module).get("_path", "")
 
 
 def relabel(module: Any, prefix: str) -> None:
-    """Label each tensor of ``module`` with ``prefix`` and its path from ``module``."""
+    """Give ``module`` the path ``prefix`` and each module under it its own below that, and
+    label each tensor with ``prefix`` and its path from ``module``."""
+    for path, m in module.named_modules():
+        object.__setattr__(m, "_path", f"{prefix}{path}." if path else prefix)
     for path, t in [*module.named_parameters(), *module.named_buffers()]:
         t.name = prefix + path
-
-
-def add_child(module: Any, name: str, value: Any) -> None:
-    """``setattr(module, name, value)`` (a Module, Parameter or None), with the labels of
-    the new tensors starting with ``module``'s own path in its model (module docstring)."""
-    prefix = label_prefix(module)
-    setattr(module, name, value)
-    if isinstance(value, Tensor):
-        value.name = prefix + name
-    elif value is not None:
-        relabel(value, f"{prefix}{name}.")
