@@ -48,7 +48,10 @@ CASES = [
     # reductions
     "sum(x)", "sum(x, 1)", "sum(x, 0, True)", "sum(x, dim=(0, 1))", "sum(x, dtype=float32)",
     "sum(x > 0)", "sum(n, 1)", "mean(x)", "mean(x, 1, True)", "mean(b, dim=(0, 2))",
-    "mean(n, dtype=float64)", "max(x)", "max(x, 1)", "max(x, 0, True)", "max(b, dim=-1)",
+    "mean(n, dtype=float64)", "x.sum(dtype=float32)", "x.sum(1, dtype=float32)",
+    "n.sum(dtype=float64)", "n.mean(dtype=float64)", "x.mean(0, True, dtype=float32)",
+    "x.sum(dim=0, keepdim=True, dtype=float64)", "x.sum(dtype=int64)", "mean(n, 1, dtype=float64)",
+    "b.mean(dim=(0, 2), dtype=float32)", "max(x)", "max(x, 1)", "max(x, 0, True)", "max(b, dim=-1)",
     "min(x)", "min(x, 1)", "min(x, dim=0, keepdim=True)", "max(x, axis=1)",
     "min(x, axis=0, keepdims=True)", "amax(x)", "amax(x, 1)", "amax(b, (0, 2), True)",
     "amin(x, dim=0)", "amin(b, axis=(1, 2))", "argmax(x)", "argmax(x, 1)",
@@ -170,6 +173,8 @@ DIFFERENTIABLE = {
     "matmul": lambda x, y, b: T.matmul(x, b), "softmax": lambda x, y, b: T.softmax(b, 1),
     "log_softmax": lambda x, y, b: T.log_softmax(x, -1, dtype=T.float64),
     "sum": lambda x, y, b: T.sum(b, 1, True), "mean": lambda x, y, b: T.mean(b, dim=(0, 2)),
+    "sum with dtype": lambda x, y, b: b.sum(1, dtype=T.float64),
+    "mean with dtype": lambda x, y, b: T.mean(x, 0, dtype=T.float64),
     "max": lambda x, y, b: T.max(b, 2)[0] * T.max(x), "min": lambda x, y, b: T.min(b, 0)[0],
     "var": lambda x, y, b: T.var(b, 1), "std": lambda x, y, b: T.std(x, correction=0),
     "reshape": lambda x, y, b: T.reshape(b, (4, 6)) * T.reshape(y, (6,)),
@@ -510,7 +515,26 @@ ERRORS = [
     (lambda: tinyffn.equal([1.0], x2), TypeError, r"equal: input must be a tinyffn Tensor"),
     (lambda: tinyffn.isclose(x2, tinyffn.tensor([1.0], device="strict")), tinyffn.DeviceError,
      r"isclose"),
+    (lambda: x2.mean(dtype=tinyffn.int64), TypeError,
+     r"mean: dtype=int64 is not a floating-point dtype; a mean needs one \(PyTorch refuses "
+     r"this too\): pass dtype=tinyffn\.float32 or float64"),
+    (lambda: tinyffn.mean(tinyffn.tensor([1, 2]), dtype="int32"), TypeError,
+     r"mean: dtype=int32 is not a floating-point"),
 ]
+
+
+def test_sum_and_mean_with_dtype_pass_the_gradient_back_in_the_inputs_dtype(device):
+    """2048 + 1 + 1 is 2048 in float16 steps (its spacing there is 2), 2050 in float64;
+    torch 2.13 gives tensor(2050., dtype=torch.float64) and a float16 gradient of ones."""
+    if device == "strict":
+        pytest.skip("array_api_strict has no float16")
+    h = tinyffn.tensor([2048.0, 1.0, 1.0], dtype="float16", device=device, requires_grad=True)
+    y = h.sum(dtype=tinyffn.float64)
+    assert y.dtype == tinyffn.float64 and y.item() == 2050.0
+    assert y.grad_fn.parents[0].name == "cast"              # recorded: the cast, then the sum
+    y.backward()
+    assert h.grad.dtype == tinyffn.float16 and h.grad.tolist() == [1.0, 1.0, 1.0]
+    assert h.mean(dtype=tinyffn.float32).item() == np.float32(2050) / np.float32(3)
 
 
 @pytest.mark.parametrize("call, error, message", ERRORS)
@@ -601,6 +625,15 @@ EXPECTED = {
     'mean(x, 1, True)': ('float64', [[0.5], [-0.75]]),
     'mean(b, dim=(0, 2))': ('float64', [-1.25, 0.75, 2.75]),
     'mean(n, dtype=float64)': ('float64', 3.5),
+    'x.sum(dtype=float32)': ('float32', -0.75),
+    'x.sum(1, dtype=float32)': ('float32', [1.5, -2.25]),
+    'n.sum(dtype=float64)': ('float64', 21.0),
+    'n.mean(dtype=float64)': ('float64', 3.5),
+    'x.mean(0, True, dtype=float32)': ('float32', [[-1.75, -0.25, 1.625]]),
+    'x.sum(dim=0, keepdim=True, dtype=float64)': ('float64', [[-3.5, -0.5, 3.25]]),
+    'x.sum(dtype=int64)': ('int64', -2),
+    'mean(n, 1, dtype=float64)': ('float64', [2.0, 5.0]),
+    'b.mean(dim=(0, 2), dtype=float32)': ('float32', [-1.25, 0.75, 2.75]),
     'max(x)': ('float64', 3.0),
     'max(x, 1)': (('float64', [3.0, 1.5]), ('int64', [2, 1])),
     'max(x, 0, True)': (('float64', [[0.5, 1.5, 3.0]]), ('int64', [[0, 1, 0]])),

@@ -246,6 +246,22 @@ def masked_fill(x, mask, value):
 
 
 # ----------------------------------------------------------------------------- reductions
+def reduced(op: Any, name: str, x, axis: Any, keepdims: bool, dim: Any, keepdim: Any,
+            dtype: Any):
+    """``x.sum(...)`` and ``x.mean(...)`` (``op``: the primitive ``Sum`` or ``Mean``): the
+    axes by NumPy's names or PyTorch's, and ``dtype``, as PyTorch's: x is cast to it
+    first, a recorded ``cast`` (``x.sum(dtype=tinyffn.float64)``: the sum in float64, the
+    gradient back in x's dtype). A mean's dtype must be a float one, as PyTorch says."""
+    axis, keepdims = _numpy_names(name, axis, keepdims, dim, keepdim)
+    if dtype is not None:
+        if name == "mean" and not x.backend.is_floating(dtype):
+            raise TypeError(f"mean: dtype={dtype_name(dtype)} is not a floating-point dtype; "
+                            "a mean needs one (PyTorch refuses this too): pass dtype="
+                            "tinyffn.float32 or float64")
+        x = x.to(dtype=dtype)
+    return op.apply(x, axis=_axes(axis, x.ndim, name), keepdims=keepdims)
+
+
 def amax(x, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
          keepdim: bool | None = None):
     """The maximum over ``axis`` (an int, a tuple, or None for all axes), the values

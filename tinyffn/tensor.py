@@ -23,8 +23,8 @@ from . import backend as backends
 from . import comparisons as K
 from . import composed as C
 from . import in_place as IP
-from .arguments import (_axes, _numpy_names, _permutation, _shape_arg, _transposition,
-                        either_name, is_real, type_name)
+from .arguments import (_permutation, _shape_arg, _transposition, either_name, is_real,
+                        type_name)
 from .ops import elementwise as E
 from .ops import linalg as L
 from .ops import reduce as R
@@ -366,13 +366,12 @@ class Tensor(TorchMethods):
     # -- reductions ----------------------------------------------------------------------
     # Each takes NumPy's names (axis, keepdims) or PyTorch's (dim, keepdim). Positional
     # arguments are PyTorch's for max and min, whose results differ by the names.
-    def sum(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
-        axis, keepdims = _numpy_names("sum", axis, keepdims, dim, keepdim)
-        return R.Sum.apply(self, axis=_axes(axis, self.ndim, "sum"), keepdims=keepdims)
+    # sum and mean: the Sum and Mean primitives; C.reduced reads the names and dtype=
+    def sum(self, axis=None, keepdims=False, *, dim=None, keepdim=None, dtype=None):
+        return C.reduced(R.Sum, "sum", self, axis, keepdims, dim, keepdim, dtype)
 
-    def mean(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
-        axis, keepdims = _numpy_names("mean", axis, keepdims, dim, keepdim)
-        return R.Mean.apply(self, axis=_axes(axis, self.ndim, "mean"), keepdims=keepdims)
+    def mean(self, axis=None, keepdims=False, *, dim=None, keepdim=None, dtype=None):
+        return C.reduced(R.Mean, "mean", self, axis, keepdims, dim, keepdim, dtype)
 
     def max(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
         """The maximum; over ``dim`` (by name or position, or NumPy's name ``axis``, which

@@ -179,14 +179,14 @@ def log_softmax(input, dim, dtype=None):
 def sum(input, dim=None, keepdim=None, *, axis=None, keepdims=False, dtype=None):
     """The sum over ``dim`` (all axes when None), as ``torch.sum``: ``input.sum(...)``;
     ``dtype``: cast ``input`` to it first."""
-    return _cast(_tensor_input("sum", input), dtype).sum(axis, keepdims, dim=dim,
-                                                         keepdim=keepdim)
+    return _tensor_input("sum", input).sum(axis, keepdims, dim=dim, keepdim=keepdim,
+                                           dtype=dtype)
 
 
 def mean(input, dim=None, keepdim=None, *, axis=None, keepdims=False, dtype=None):
     """The mean over ``dim``, as ``torch.mean``: ``input.mean(...)``; ``dtype`` as ``sum``'s."""
-    return _cast(_tensor_input("mean", input), dtype).mean(axis, keepdims, dim=dim,
-                                                           keepdim=keepdim)
+    return _tensor_input("mean", input).mean(axis, keepdims, dim=dim, keepdim=keepdim,
+                                             dtype=dtype)
 
 
 def max(input, dim=None, keepdim=None, *, axis=None, keepdims=False):
