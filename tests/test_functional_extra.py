@@ -1,5 +1,6 @@
-"""F.leaky_relu, F.glu, F.normalize, F.one_hot (tinyffn/functional_extra.py), F.l1_loss
-(losses.py), and the modules nn.LeakyReLU, nn.Flatten and nn.L1Loss.
+"""F.leaky_relu, F.glu, F.normalize, F.one_hot, F.softplus, F.pad, F.embedding
+(tinyffn/functional_extra.py), F.l1_loss (losses.py), and the modules nn.LeakyReLU,
+nn.Softplus, nn.Flatten and nn.L1Loss.
 
 Each case is one call, written once and run with tinyffn's ``F`` and ``nn`` and with
 torch's. References: PyTorch 2.13, live where it is installed, and its values and
@@ -17,10 +18,13 @@ from tinyffn import functional as F
 from tinyffn import nn
 from tinyffn.backend import dtype_name
 
+inf = math.inf
 X = [[0.5, -2.0, 3.0, 0.0], [-4.0, 1.5, 0.25, -0.5]]
 Z = [[3.0, 4.0], [0.0, 0.0]]                          # a row of zeros: normalize by eps
 B = (np.arange(24.0).reshape(2, 3, 4) * 0.25 - 2.0).tolist()
 T = [[1.0, -2.0, 2.0, 0.0], [-4.0, 0.0, 0.25, 1.0]]   # targets; one equal entry (the kink)
+S = [[-30.0, -1.0, 0.0, 0.5], [9.5, 19.5, 20.5, 50.0]]        # softplus: across the threshold
+TABLE = (np.arange(15.0).reshape(5, 3) * 0.5 - 3.0).tolist()  # an embedding table (5, 3)
 
 CASES = [
     "F.leaky_relu(x)", "F.leaky_relu(x, 0.2)", "F.leaky_relu(x, -0.5)", "F.leaky_relu(x, 1)",
@@ -33,6 +37,15 @@ CASES = [
     "F.l1_loss(x, t)", "F.l1_loss(x, t, reduction='sum')", "F.l1_loss(x, t, reduction='none')",
     "nn.LeakyReLU(0.1)(x)", "nn.Flatten()(b)", "nn.Flatten(0)(b)", "nn.Flatten(0, 1)(b)",
     "nn.Flatten(-2)(b)", "nn.L1Loss()(x, t)", "nn.L1Loss(reduction='none')(x, t)",
+    "F.softplus(s)", "F.softplus(s, 2.0)", "F.softplus(s, 0.5, 5.0)", "F.softplus(s, -1.0)",
+    "F.softplus(x, threshold=0.0)", "nn.Softplus()(s)", "nn.Softplus(2.0, 10.0)(s)",
+    "F.pad(x, (1, 2))", "F.pad(x, (0, 0, 1, 0))", "F.pad(x, (-1, 1, 1, -1), value=2.5)",
+    "F.pad(b, (1, 1, 0, 0, 1, 0))", "F.pad(x, (-2, -2))", "F.pad(k, (1, 0), value=7)",
+    "F.pad(x, (0, 0))", "F.pad(x, [2, -1, 0, 1], 'constant', -1.0)", "F.pad(x > 0, (1, 1))",
+    "F.pad(v, (0, 3), value=math.inf)", "F.pad(b, (0, 0, -3, 0))",
+    "F.embedding(k, table)", "F.embedding(k, table, padding_idx=1)",
+    "F.embedding(k[0], table, padding_idx=-1)", "F.embedding(k[0, 0], table)",
+    "F.embedding(e, table)",
 ]
 
 
@@ -40,13 +53,14 @@ def run(module, case: str, requires_grad: str = "", **tensor_kwargs):
     """``case`` evaluated with ``module``'s F and nn (tinyffn or torch) and inputs; the
     input named ``requires_grad`` requires a gradient (returned with the result)."""
     inputs = {}
-    for name, values in dict(x=X, z=Z, b=B, t=T, v=[3.0, -4.0]).items():
+    for name, values in dict(x=X, z=Z, b=B, t=T, v=[3.0, -4.0], s=S, table=TABLE).items():
         inputs[name] = module.tensor(values, dtype=module.float64, **tensor_kwargs)
         if name == requires_grad:
             inputs[name].requires_grad_(True)
     inputs.update(i=module.tensor([0, 3, 1, 3], **tensor_kwargs),
                   e=module.zeros(0, dtype=module.int64, **tensor_kwargs),
-                  i0=module.tensor(2, **tensor_kwargs))
+                  i0=module.tensor(2, **tensor_kwargs),
+                  k=module.tensor([[0, 4, 2], [4, 1, 3]], **tensor_kwargs))
     F_ = module.functional if module is tinyffn else module.nn.functional
     y = eval(case, {"math": math}, {"F": F_, "nn": module.nn, **inputs})
     return (y, inputs[requires_grad]) if requires_grad else y
@@ -69,6 +83,10 @@ GRAD_CASES = [
     ("F.normalize(x, p=1)", "x"), ("F.normalize(x, 3.0, 0)", "x"),
     ("F.l1_loss(x, t)", "x"), ("F.l1_loss(x, t, reduction='none')", "t"),
     ("nn.Flatten()(b)", "b"),
+    ("F.softplus(s)", "s"), ("F.softplus(s, 2.0)", "s"), ("F.softplus(s, -1.0)", "s"),
+    ("nn.Softplus(2.0, 10.0)(s)", "s"), ("F.pad(x, (-1, 1, 1, -1), value=2.5)", "x"),
+    ("F.pad(b, (1, 1, 0, 0, 1, 0))", "b"), ("F.embedding(k, table)", "table"),
+    ("F.embedding(k, table, padding_idx=1)", "table"),
 ]
 
 
@@ -88,6 +106,11 @@ GRADCHECKED = {
     "l1_loss": lambda x: F.l1_loss(x, tinyffn.full((2, 4), 0.1, dtype="float64",
                                                     device=x.device)),
     "LeakyReLU": nn.LeakyReLU(0.3), "Flatten": nn.Flatten(0),
+    "softplus": lambda x: F.softplus(x, 0.5, 1.0), "Softplus": nn.Softplus(),
+    "pad": lambda x: F.pad(x, (1, -1, -1, 2), value=3.0),
+    "embedding": lambda x: F.embedding(tinyffn.tensor([[0, 1], [1, 1]], device=x.device), x),
+    "embedding-padding": lambda x: F.embedding(tinyffn.tensor([[0], [0]], device=x.device),
+                                               x, 1),  # (row 1, the padding, is not read)
 }
 
 
@@ -113,6 +136,68 @@ def test_modules_print_as_pytorchs():
     assert list(nn.Flatten().parameters()) == []
 
 
+def test_softplus_written_out_in_numpy(device):
+    s = np.array(S)
+    for beta, threshold in ((1.0, 20.0), (2.0, 10.0)):
+        want = np.where(beta * s > threshold, s, np.log1p(np.exp(beta * s)) / beta)
+        got = F.softplus(tinyffn.tensor(s, dtype="float64", device=device), beta, threshold)
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-15)
+
+
+def test_softplus_gradient_is_finite_where_exp_would_overflow(device):
+    """exp(1000) is inf: the unused branch must not send back 0 · inf = NaN."""
+    x = tinyffn.tensor([1000.0, -1000.0, 0.0], dtype="float64", device=device,
+                       requires_grad=True)
+    F.softplus(x).sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 0.5]
+
+
+def test_pad_written_out_in_numpy(device):
+    x = np.array(X)
+    padded = F.pad(tinyffn.tensor(x, device=device), (1, -2, 0, 1), value=9.0).numpy()
+    np.testing.assert_array_equal(padded, np.pad(x[:, :2], ((0, 1), (1, 0)),
+                                                 constant_values=9.0))
+    b = np.array(B)
+    np.testing.assert_array_equal(F.pad(tinyffn.tensor(b, device=device), (2, 1, 0, 0, 0, 3)).numpy(),
+                                  np.pad(b, ((0, 3), (0, 0), (2, 1))))
+
+
+def test_embedding_is_what_the_module_computes(device):
+    emb = nn.Embedding(5, 3, padding_idx=1, dtype="float64", device=device)
+    idx = tinyffn.tensor([[0, 1], [4, 1]], device=device)
+    y = F.embedding(idx, emb.weight, padding_idx=1)
+    np.testing.assert_array_equal(y.numpy(), emb(idx).numpy())
+    np.testing.assert_array_equal(y.numpy(), emb.weight.numpy()[idx.numpy()])
+    y.sum().backward()
+    assert emb.weight.grad.tolist() == [[1.0] * 3, [0.0] * 3, [0.0] * 3, [0.0] * 3, [1.0] * 3]
+
+
+def test_each_is_drawn_in_a_frame_of_its_name():
+    x = tinyffn.tensor(X, requires_grad=True)
+    for y, name in [(F.softplus(x), "softplus"), (nn.Softplus()(x), "softplus"),
+                    (F.pad(x, (1, 1)), "pad"), (F.pad(x, (-1, 0)), "pad"),
+                    (F.embedding(tinyffn.tensor([1]), x), "embedding"),
+                    (nn.Embedding(3, 2)(tinyffn.tensor([1])), "embedding")]:
+        assert [s.name for s in y.grad_fn.scope if s.kind == "function"][0] == name
+    assert F.pad(x, (0, 0)) is not x                   # a new tensor, as PyTorch's
+    cropped = F.pad(x, (-1, 0))
+    with tinyffn.no_grad():
+        cropped.zero_()                                 # not a view of x: its own to change
+    assert x.tolist() == X
+
+
+def test_softplus_module_prints_as_pytorchs():
+    assert repr(nn.Softplus()) == "Softplus(beta=1.0, threshold=20.0)"
+    assert repr(nn.Softplus(2, 10)) == "Softplus(beta=2, threshold=10)"
+    assert list(nn.Softplus().parameters()) == []
+
+
+def test_embedding_refuses_indices_on_another_device():
+    with pytest.raises(tinyffn.DeviceError, match=r"embedding: the indices are on cpu but "
+                                                  r"the table on strict"):
+        F.embedding(tinyffn.tensor([0]), tinyffn.zeros(2, 2, device="strict"))
+
+
 @pytest.mark.parametrize("call, error, match", [
     ("F.leaky_relu(n)", TypeError, "leaky_relu: input has dtype int64"),
     ("F.leaky_relu(x, inplace=True)", ValueError, "inplace"),
@@ -132,6 +217,30 @@ def test_modules_print_as_pytorchs():
     ("F.l1_loss(x, x[0])", ValueError, "l1_loss: input has shape"),
     ("F.l1_loss(x, x, reduction='avg')", ValueError, "reduction"),
     ("nn.LeakyReLU(inplace=True)", ValueError, "inplace"),
+    ("F.softplus(n)", TypeError, "softplus: input has dtype int64"),
+    ("F.softplus(x, 0)", ValueError, "softplus: beta must not be 0"),
+    ("F.softplus(x, 'a')", TypeError, "softplus: beta must be a number"),
+    ("F.pad(x, (1,))", ValueError, r"pad: pad has 1 counts, but needs an even number, two per "
+                                   r"axis, for at most the 2 axes of shape \(2, 4\)"),
+    ("F.pad(x, (1, 1) * 3)", ValueError, "pad: pad has 6 counts"),
+    ("F.pad(x, (1, 1), mode='reflect')", NotImplementedError,
+     r"pad: mode='reflect' is not in tinyffn, only 'constant'.*flip"),
+    ("F.pad(x, (1, 1), mode='wrap')", ValueError, r"pad: mode must be one of \('constant'"),
+    ("F.pad(x, (1.0, 1))", TypeError, "pad: pad must be a tuple of ints"),
+    ("F.pad(x, 1)", TypeError, "pad: pad must be a tuple of ints"),
+    ("F.pad(n, (1, 1), value=0.5)", TypeError, r"pad: value 0\.5 is not a whole number, and "
+                                               r"the dtype is int64"),
+    ("F.pad(x, (1, 1), value=x[0, 0])", TypeError, "pad: value must be a number, got Tensor"),
+    ("F.pad(x, (-3, -2))", ValueError, r"pad: the counts \(-3, -2\) cut more than the 4 "
+                                       r"entries of axis 1"),
+    ("F.pad([1.0], (1, 1))", TypeError, "pad: input must be a tinyffn Tensor, got list"),
+    ("F.embedding(x, x)", TypeError, "embedding: indices must be integers, got dtype float32"),
+    ("F.embedding(n, x[0])", ValueError, r"embedding: the table must be 2-D .* shape \(4,\)"),
+    ("F.embedding(n, x, padding_idx=2)", ValueError, r"embedding: padding_idx must be an "
+                                                     r"integer in \[-2, 2\)"),
+    ("F.embedding(n, x)", IndexError, r"embedding: index 3 is out of range for "
+                                      r"num_embeddings=2"),
+    ("F.embedding([0], x)", TypeError, "embedding: the indices must be a tinyffn Tensor"),
 ])
 def test_errors_name_the_function_and_the_fix(call, error, match):
     names = {"F": F, "nn": nn, "x": tinyffn.tensor(X), "n": tinyffn.tensor([0, 3, 1])}
@@ -172,6 +281,29 @@ EXPECTED = {
     'nn.Flatten(-2)(b)': ('float64', [[-2.0, -1.75, -1.5, -1.25, -1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75], [1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 2.75, 3.0, 3.25, 3.5, 3.75]]),
     'nn.L1Loss()(x, t)': ('float64', 0.5625),
     "nn.L1Loss(reduction='none')(x, t)": ('float64', [[0.5, 0.0, 1.0, 0.0], [0.0, 1.5, 0.0, 1.5]]),
+    'F.softplus(s)': ('float64', [[9.357622968839737e-14, 0.31326168751822286, 0.6931471805599453, 0.9740769841801067], [9.50007484902863, 19.500000003398267, 20.5, 50.0]]),
+    'F.softplus(s, 2.0)': ('float64', [[4.37825538134826e-27, 0.06346400552148625, 0.34657359027997264, 0.6566308437591114], [9.500000002801398, 19.5, 20.5, 50.0]]),
+    'F.softplus(s, 0.5, 5.0)': ('float64', [[6.11804547427441e-07, 0.9481539683602134, 1.3862943611198906, 1.6518788397576871], [9.517228967524352, 19.5, 20.5, 50.0]]),
+    'F.softplus(s, -1.0)': ('float64', [[-30.0, -1.3132616875182228, -0.6931471805599453, -0.4740769841801067], [-7.484902862926717e-05, -3.398267813720959e-09, -1.2501528656053015e-09, -1.9287498479639178e-22]]),
+    'F.softplus(x, threshold=0.0)': ('float64', [[0.5, 0.1269280110429725, 3.0, 0.6931471805599453], [0.018149927917809738, 1.5, 0.25, 0.4740769841801067]]),
+    'nn.Softplus()(s)': ('float64', [[9.357622968839737e-14, 0.31326168751822286, 0.6931471805599453, 0.9740769841801067], [9.50007484902863, 19.500000003398267, 20.5, 50.0]]),
+    'nn.Softplus(2.0, 10.0)(s)': ('float64', [[4.37825538134826e-27, 0.06346400552148625, 0.34657359027997264, 0.6566308437591114], [9.5, 19.5, 20.5, 50.0]]),
+    'F.pad(x, (1, 2))': ('float64', [[0.0, 0.5, -2.0, 3.0, 0.0, 0.0, 0.0], [0.0, -4.0, 1.5, 0.25, -0.5, 0.0, 0.0]]),
+    'F.pad(x, (0, 0, 1, 0))': ('float64', [[0.0, 0.0, 0.0, 0.0], [0.5, -2.0, 3.0, 0.0], [-4.0, 1.5, 0.25, -0.5]]),
+    'F.pad(x, (-1, 1, 1, -1), value=2.5)': ('float64', [[2.5, 2.5, 2.5, 2.5], [-2.0, 3.0, 0.0, 2.5]]),
+    'F.pad(b, (1, 1, 0, 0, 1, 0))': ('float64', [[[0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]], [[0.0, -2.0, -1.75, -1.5, -1.25, 0.0], [0.0, -1.0, -0.75, -0.5, -0.25, 0.0], [0.0, 0.0, 0.25, 0.5, 0.75, 0.0]], [[0.0, 1.0, 1.25, 1.5, 1.75, 0.0], [0.0, 2.0, 2.25, 2.5, 2.75, 0.0], [0.0, 3.0, 3.25, 3.5, 3.75, 0.0]]]),
+    'F.pad(x, (-2, -2))': ('float64', [[], []]),
+    'F.pad(k, (1, 0), value=7)': ('int64', [[7, 0, 4, 2], [7, 4, 1, 3]]),
+    'F.pad(x, (0, 0))': ('float64', [[0.5, -2.0, 3.0, 0.0], [-4.0, 1.5, 0.25, -0.5]]),
+    "F.pad(x, [2, -1, 0, 1], 'constant', -1.0)": ('float64', [[-1.0, -1.0, 0.5, -2.0, 3.0], [-1.0, -1.0, -4.0, 1.5, 0.25], [-1.0, -1.0, -1.0, -1.0, -1.0]]),
+    'F.pad(x > 0, (1, 1))': ('bool', [[False, True, False, True, False, False], [False, False, True, True, False, False]]),
+    'F.pad(v, (0, 3), value=math.inf)': ('float64', [3.0, -4.0, inf, inf, inf]),
+    'F.pad(b, (0, 0, -3, 0))': ('float64', [[], []]),
+    'F.embedding(k, table)': ('float64', [[[-3.0, -2.5, -2.0], [3.0, 3.5, 4.0], [0.0, 0.5, 1.0]], [[3.0, 3.5, 4.0], [-1.5, -1.0, -0.5], [1.5, 2.0, 2.5]]]),
+    'F.embedding(k, table, padding_idx=1)': ('float64', [[[-3.0, -2.5, -2.0], [3.0, 3.5, 4.0], [0.0, 0.5, 1.0]], [[3.0, 3.5, 4.0], [-1.5, -1.0, -0.5], [1.5, 2.0, 2.5]]]),
+    'F.embedding(k[0], table, padding_idx=-1)': ('float64', [[-3.0, -2.5, -2.0], [3.0, 3.5, 4.0], [0.0, 0.5, 1.0]]),
+    'F.embedding(k[0, 0], table)': ('float64', [-3.0, -2.5, -2.0]),
+    'F.embedding(e, table)': ('float64', []),
 }
 EXPECTED_GRADS = {
     'F.leaky_relu(x) dx': ('float64', [[0.1, 0.002, 0.3, 0.004], [0.005, 0.6, 0.7, 0.008]]),
@@ -185,4 +317,12 @@ EXPECTED_GRADS = {
     'F.l1_loss(x, t) dx': ('float64', [[-0.0125, 0.0, 0.0125, 0.0], [0.0, 0.0125, 0.0, -0.0125]]),
     "F.l1_loss(x, t, reduction='none') dt": ('float64', [[0.1, -0.0, -0.3, -0.0], [-0.0, -0.6, -0.0, 0.8]]),
     'nn.Flatten()(b) db': ('float64', [[[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8], [0.9, 1.0, 1.1, 1.2]], [[1.3, 1.4, 1.5, 1.6], [1.7, 1.8, 1.9, 2.0], [2.1, 2.2, 2.3, 2.4]]]),
+    'F.softplus(s) ds': ('float64', [[9.357622968839301e-15, 0.05378828427399903, 0.15, 0.24898373248074185], [0.4999625768862447, 0.5999999979610392, 0.7, 0.8]]),
+    'F.softplus(s, 2.0) ds': ('float64', [[8.75651076269652e-28, 0.02384058440442351, 0.15, 0.292423431452002], [0.4999999971986018, 0.6, 0.7, 0.8]]),
+    'F.softplus(s, -1.0) ds': ('float64', [[0.1, 0.146211715726001, 0.15, 0.15101626751925817], [3.742311375530562e-05, 2.038960684768108e-09, 8.751070053767023e-10, 1.5429998783711344e-22]]),
+    'nn.Softplus(2.0, 10.0)(s) ds': ('float64', [[8.75651076269652e-28, 0.02384058440442351, 0.15, 0.292423431452002], [0.5, 0.6, 0.7, 0.8]]),
+    'F.pad(x, (-1, 1, 1, -1), value=2.5) dx': ('float64', [[0.0, 0.5, 0.6, 0.7], [0.0, 0.0, 0.0, 0.0]]),
+    'F.pad(b, (1, 1, 0, 0, 1, 0)) db': ('float64', [[[2.0, 2.1, 2.2, 2.3], [2.6, 2.7, 2.8, 2.9], [3.2, 3.3, 3.4, 3.5]], [[3.8, 3.9, 4.0, 4.1], [4.4, 4.5, 4.6, 4.7], [5.0, 5.1, 5.2, 5.3]]]),
+    'F.embedding(k, table) dtable': ('float64', [[0.1, 0.2, 0.3], [1.3, 1.4, 1.5], [0.7, 0.8, 0.9], [1.6, 1.7, 1.8], [1.4, 1.6, 1.7999999999999998]]),
+    'F.embedding(k, table, padding_idx=1) dtable': ('float64', [[0.1, 0.2, 0.3], [0.0, 0.0, 0.0], [0.7, 0.8, 0.9], [1.6, 1.7, 1.8], [1.4, 1.6, 1.7999999999999998]]),
 }

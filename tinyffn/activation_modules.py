@@ -12,7 +12,8 @@ from .arguments import check_inplace
 from .module import Module
 from .tensor import Tensor
 
-__all__ = ["ReLU", "LeakyReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax"]
+__all__ = ["ReLU", "LeakyReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax",
+           "Softplus"]
 
 
 class ReLU(Module):
@@ -126,3 +127,18 @@ class Softmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class Softplus(Module):
+    """y = log(1 + exp(beta x)) / beta, x itself where beta x > threshold
+    (:func:`tinyffn.functional.softplus`).    Shape preserved."""
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softplus(x, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"     # as PyTorch prints it

@@ -459,3 +459,4 @@ smooth_l1_loss, huber_loss = _binary.smooth_l1_loss, _binary.huber_loss
 from . import functional_extra as _extra  # noqa: E402
 
 leaky_relu, glu, normalize, one_hot = _extra.leaky_relu, _extra.glu, _extra.normalize, _extra.one_hot
+softplus, pad, embedding = _extra.softplus, _extra.pad, _extra.embedding

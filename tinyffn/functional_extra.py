@@ -1,10 +1,13 @@
-"""More of ``torch.nn.functional``, reached as ``F.leaky_relu``, ``F.glu``, ``F.normalize``
-and ``F.one_hot`` (:mod:`tinyffn.functional` imports them, as it does the losses).
+"""More of ``torch.nn.functional``, reached as ``F.leaky_relu``, ``F.glu``, ``F.normalize``,
+``F.one_hot``, ``F.softplus``, ``F.pad`` and ``F.embedding`` (:mod:`tinyffn.functional`
+imports them, as it does the losses).
 
 Composed as the rest of functional.py, in a frame of their name: ``leaky_relu`` is one
 ``where``, ``glu`` a ``chunk``, a ``sigmoid`` and a ``mul`` (the gate that SwiGLU, the
-gated FFN of LLaMA, puts a Swish in), ``normalize`` a division by ``tinyffn.norm``.
-``one_hot`` makes integer labels and records no graph. They live here so that
+gated FFN of LLaMA, puts a Swish in), ``normalize`` a division by ``tinyffn.norm``,
+``softplus`` a ``where`` between x and log1p(exp(x)), ``pad`` a ``getitem`` (to crop) and
+a ``cat`` with constant blocks, ``embedding`` one ``getitem`` of the table (``nn.Embedding``
+calls it). ``one_hot`` makes integer labels and records no graph. They live here so that
 functional.py stays a file one can read in a sitting.
 """
 from __future__ import annotations
@@ -12,9 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from . import grad_mode
-from .arguments import _is_int, check_inplace, is_real
-from .backend import dtype_name
+from .arguments import _is_int, check_inplace, is_real, type_name
+from .backend import DeviceError, dtype_name
 from .composed import where
+from .creation import _check_fits, arange, cat, full
+from .in_place import as_view
 from .tensor import Tensor
 
 
@@ -115,4 +120,137 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     return Tensor(rows, _backend=tensor.backend)
 
 
-__all__ = ["leaky_relu", "glu", "normalize", "one_hot"]
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """Softplus(x) = log(1 + exp(β x)) / β, a smooth ReLU, as ``F.softplus``; where
+    β x > ``threshold`` it is x itself, as PyTorch's (there the two differ by less than
+    exp(-threshold) / β, and exp(β x) would overflow):
+
+        d/dx = sigmoid(β x) = exp(β x) / (1 + exp(β x)),   1 above the threshold.
+
+    One ``where`` between x and ``log1p(exp(β x)) / β``; exp reads β x with the entries
+    above the threshold set to 0, so that its unused branch stays finite (an inf there
+    would send back 0 · inf = NaN)."""
+    x = _floating("softplus", input)
+    for name, v in (("beta", beta), ("threshold", threshold)):
+        if not is_real(v):
+            raise TypeError(f"softplus: {name} must be a number, got {v!r}")
+    if beta == 0:
+        raise ValueError("softplus: beta must not be 0 (it divides); PyTorch's default is 1")
+    with grad_mode.scope("function", "softplus"):
+        bx = x * float(beta)
+        linear = bx > float(threshold)                  # bool, outside the graph
+        smooth = bx.masked_fill(linear, 0.0).exp().log1p() / float(beta)
+        return where(linear, x, smooth)
+
+
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
+    """``input`` with ``value`` added around it, as ``F.pad``: ``pad`` holds pairs of counts
+    (before, after) for the last axis first, then the axis before it, and so on:
+    ``pad(x, (1, 2))`` adds 1 entry before and 2 after along the last axis,
+    ``pad(x, (0, 0, 1, 0))`` one row on top. A negative count cuts that many entries
+    instead. ``value`` (None: 0) is a number the dtype holds (a fraction into an integer
+    tensor is refused; PyTorch truncates it). Shapes: (..., n) -> (..., before + n + after).
+
+    Per padded axis, a ``getitem`` that crops (for negative counts) and a ``cat`` with
+    blocks of ``value``, so each kept entry gets its own gradient back and the added ones
+    send nothing. Only ``mode="constant"``: PyTorch's other modes (reflect, replicate,
+    circular) are refused; write them with ``flip``, ``expand`` and ``cat``."""
+    x = _tensor_arg("pad", "input", input)
+    if mode not in _PAD_MODES:
+        raise ValueError(f"pad: mode must be one of {_PAD_MODES}, got {mode!r}")
+    if mode != "constant":
+        raise NotImplementedError(
+            f"pad: mode={mode!r} is not in tinyffn, only 'constant' (the default); build the "
+            "padding from slices with flip (reflect), expand (replicate) or cat (circular)")
+    if not isinstance(pad, (tuple, list)) or not all(_is_int(p) for p in pad):
+        raise TypeError(f"pad: pad must be a tuple of ints, (before, after) per axis from "
+                        f"the last, got {pad!r}")
+    if len(pad) % 2 or len(pad) // 2 > x.ndim:
+        raise ValueError(f"pad: pad has {len(pad)} counts, but needs an even number, two per "
+                         f"axis, for at most the {x.ndim} axes of shape {x.shape}")
+    value = 0 if value is None else value
+    if not (isinstance(value, bool) or is_real(value)):
+        raise TypeError(f"pad: value must be a number, got {type_name(value)}")
+    _check_fits("pad", "value", value, x.dtype)
+    y = x
+    with grad_mode.scope("function", "pad"):
+        for i in range(len(pad) // 2):
+            axis, before, after = x.ndim - 1 - i, int(pad[2 * i]), int(pad[2 * i + 1])
+            n = y.shape[axis]
+            start, stop = max(-before, 0), n - max(-after, 0)
+            if stop < start:
+                raise ValueError(f"pad: the counts ({before}, {after}) cut more than the "
+                                 f"{n} entries of axis {axis} (shape {x.shape})")
+            if (start, stop) != (0, n):                 # negative counts: crop
+                y = y[(slice(None),) * axis + (slice(start, stop),)]
+            blocks = [full(y.shape[:axis] + (count,) + y.shape[axis + 1:], value,
+                           dtype=dtype_name(x.dtype), device=x.device) if count > 0 else None
+                      for count in (before, after)]               # (..., count, ...)
+            if any(b is not None for b in blocks):              # (..., before + n + after, ...)
+                y = cat([b for b in (blocks[0], y, blocks[1]) if b is not None], axis)
+    return y.clone() if y is x else as_view(y, None)     # a tensor of its own, as PyTorch's
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> Tensor:
+    """y = W[idx]: the rows of the table ``weight`` (num_embeddings, embedding_dim) that
+    the integer indices ``input`` pick, as ``F.embedding``. Shapes: idx (...) -> y (...,
+    embedding_dim). ``padding_idx`` (negative counts from the end): that row gets no
+    gradient (it is read from ``W.detach()``); its values are the table's, as PyTorch's.
+    One ``getitem``, whose backward adds gy into the rows read (a row read twice gets
+    both); ``nn.Embedding`` is this function with a table of its own."""
+    return _lookup("embedding", input, weight, padding_idx)
+
+
+def _lookup(op: str, idx: Any, weight: Any, padding_idx: Any) -> Tensor:
+    """:func:`embedding`, with errors that name ``op`` (``"Embedding"`` for the module)."""
+    w = _tensor_arg(op, "weight", weight)
+    if w.ndim != 2:
+        raise ValueError(f"{op}: the table must be 2-D (num_embeddings, embedding_dim), got "
+                         f"shape {w.shape}")
+    n = w.shape[0]
+    if padding_idx is not None and not (_is_int(padding_idx) and -n <= padding_idx < n):
+        raise ValueError(f"{op}: padding_idx must be an integer in [-{n}, {n}), a row of the "
+                         f"table (num_embeddings={n}), got {padding_idx!r}")
+    _check_indices(op, idx, w)
+    with grad_mode.scope("function", "embedding"):
+        p = None if padding_idx is None else int(padding_idx) % n
+        if p is not None and w.requires_grad:   # the padding row as a constant: no gradient
+            row = w[p:p + 1].detach()                                # (1, embedding_dim)
+            row.name = "padding row"                                 # (in graph drawings)
+            w = cat([part for part in (w[:p], row, w[p + 1:]) if part.shape[0]])
+        # W[idx] in the x[i, j] form the array API standard takes, one index per axis:
+        rows = idx.unsqueeze(-1)                                     # (..., 1)
+        cols = arange(w.shape[1], device=w.device)                   # (embedding_dim,)
+        return w[rows, cols]                    # broadcast: (..., embedding_dim)
+
+
+def _tensor_arg(op: str, name: str, value: Any) -> Tensor:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{op}: {name} must be a tinyffn Tensor, got {type_name(value)}; "
+                        "wrap it with tinyffn.tensor(...)")
+    return value
+
+
+def _check_indices(op: str, idx: Any, weight: Tensor) -> None:
+    """The indices of a lookup: an integer Tensor on the table's device, in [0, n)."""
+    _tensor_arg(op, "the indices", idx)
+    if idx.device != weight.device:
+        raise DeviceError(f"{op}: the indices are on {idx.device} but the table on "
+                          f"{weight.device}; move them with .to('{weight.device}')")
+    n, xp = weight.shape[0], idx.backend.xp
+    if not xp.isdtype(idx.dtype, "integral"):
+        raise TypeError(f"{op}: indices must be integers, got dtype "
+                        f"{dtype_name(idx.dtype)}; make them int64: idx.long(), or "
+                        "tinyffn.tensor(ids, dtype='int64')")
+    if idx.numel():
+        low, high = int(xp.min(idx.data)), int(xp.max(idx.data))
+        if low < 0 or high >= n:
+            raise IndexError(f"{op}: index {low if low < 0 else high} is out of range "
+                             f"for num_embeddings={n}: indices must lie in [0, {n}) "
+                             "(negative ones are refused, as in PyTorch)")
+
+
+__all__ = ["leaky_relu", "glu", "normalize", "one_hot", "softplus", "pad", "embedding"]

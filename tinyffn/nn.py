@@ -25,14 +25,16 @@ from . import functional                        # nn.functional, as torch.nn.fun
 from . import init                              # nn.init, as torch.nn.init
 from . import nn_utils as utils                 # nn.utils, as torch.nn.utils (clipping)
 from . import losses
-from .activation_modules import GELU, LeakyReLU, ReLU, Sigmoid, SiLU, Softmax, Swish, Tanh
+from .activation_modules import (GELU, LeakyReLU, ReLU, Sigmoid, SiLU, Softmax, Softplus, Swish,
+                                 Tanh)
 from .loss_modules import (BCELoss, BCEWithLogitsLoss, HuberLoss, SmoothL1Loss, _Loss,
                            _weight_buffer)
 from .arguments import (_is_int, check_inplace, check_positive, check_probability,
                         normalized_shape_arg)
-from .backend import FLOAT_DTYPES, DeviceError, dtype_name
+from .backend import FLOAT_DTYPES
 from .containers import ModuleDict, ModuleList, Sequential
-from .creation import arange, cat, generator, ones, tensor, zeros
+from .functional_extra import _lookup
+from .creation import generator, ones, tensor, zeros
 from .module import Module, Parameter
 from .tensor import DEFAULT_FLOAT, Tensor
 
@@ -46,6 +48,7 @@ sys.modules[__name__ + ".functional"] = functional
 # loss_modules.py (which also holds _Loss, the base of the loss modules below)
 __all__ = ["init", "utils", "functional", "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict",
            "Linear", "Identity", "Flatten", "ReLU", "LeakyReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax",
+           "Softplus",
            "FFN", "GatedFFN", "gated_d_ff",
            "FFN_ACTIVATIONS", "GATED_ACTIVATIONS", "FLOAT_DTYPES", "LayerNorm", "RMSNorm",
            "Dropout", "Embedding", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss",
@@ -319,7 +322,8 @@ class Embedding(Module):
 
     The lookup is onehot(idx) @ W done by indexing (:class:`tinyffn.ops.shape.GetItem`),
     so its backward adds gy into the rows read: dW[i] = Σ over positions p with idx_p = i
-    of gy_p (a row read twice gets both gradients). W starts N(0, 1), as PyTorch's.
+    of gy_p (a row read twice gets both gradients); it is :func:`tinyffn.functional.embedding`
+    with this table, as in PyTorch. W starts N(0, 1), as PyTorch's.
     ``padding_idx`` (negative counts from the end): that row starts at zeros and gets no
     gradient, for padding tokens; the lookup reads it from ``W.detach()``.
     """
@@ -362,39 +366,11 @@ class Embedding(Module):
         return module
 
     def forward(self, idx: Tensor) -> Tensor:
-        _check_indices(idx, self.weight)
-        w, p = self.weight, self.padding_idx
-        if p is not None and w.requires_grad:   # the padding row as a constant: no gradient
-            pad = w[p:p + 1].detach()                                # (1, embedding_dim)
-            pad.name = "padding row"                                 # (in graph drawings)
-            w = cat([part for part in (w[:p], pad, w[p + 1:]) if part.shape[0]])
-        # W[idx] in the x[i, j] form the array API standard takes, one index per axis:
-        rows = idx.unsqueeze(-1)                                     # (..., 1)
-        cols = arange(self.embedding_dim, device=w.device)           # (embedding_dim,)
-        return w[rows, cols]                    # broadcast: (..., embedding_dim)
+        return _lookup("Embedding", idx, self.weight, self.padding_idx)   # F.embedding
 
     def extra_repr(self) -> str:
         return f"{self.num_embeddings}, {self.embedding_dim}" + (
             "" if self.padding_idx is None else f", padding_idx={self.padding_idx}")
-
-
-def _check_indices(idx: Any, weight: Tensor) -> None:
-    """Embedding's indices: an integer Tensor on the table's device, entries in [0, n)."""
-    F._check_tensor("Embedding", "the indices", idx)
-    if idx.device != weight.device:
-        raise DeviceError(f"Embedding: the indices are on {idx.device} but the table on "
-                          f"{weight.device}; move them with .to('{weight.device}')")
-    n, xp = weight.shape[0], idx.backend.xp
-    if not xp.isdtype(idx.dtype, "integral"):
-        raise TypeError(f"Embedding: indices must be integers, got dtype "
-                        f"{dtype_name(idx.dtype)}; make them int64: idx.long(), or "
-                        "tinyffn.tensor(ids, dtype='int64')")
-    if math.prod(idx.shape):
-        low, high = int(xp.min(idx.data)), int(xp.max(idx.data))
-        if low < 0 or high >= n:
-            raise IndexError(f"Embedding: index {low if low < 0 else high} is out of range "
-                             f"for num_embeddings={n}: indices must lie in [0, {n}) "
-                             "(negative ones are refused, as in PyTorch)")
 
 
 # ----------------------------------------------------------------------------- losses
