@@ -207,6 +207,7 @@ class InPlaceMethods:
     def floor_divide_(self, other): return _replaced(self, "floor_divide", other)
     def remainder_(self, other): return _replaced(self, "remainder", other)
     def fmod_(self, other): return _replaced(self, "fmod", other)
+    def lerp_(self, end, weight): return _replaced(self, "lerp", end, weight)
 
 
 def _replaced(x: Any, name: str, *args: Any) -> Any:

@@ -40,12 +40,14 @@ from .backend import dtype_name
 from . import in_place as IP
 from .in_place import InPlaceMethods
 from .more_functions import MoreMethods
+from .torch_extras import ExtraMethods
 
 
-class TorchMethods(MoreMethods, InPlaceMethods):
+class TorchMethods(MoreMethods, ExtraMethods, InPlaceMethods):
     """The methods of :class:`tinyffn.Tensor` that this file holds (see its docstring); its
-    base classes hold those of :mod:`tinyffn.more_functions` (``x.sin()``, ``x.prod()``, ...)
-    and the in-place forms of :mod:`tinyffn.in_place` (``x.clamp_(0)``, ...)."""
+    base classes hold those of :mod:`tinyffn.more_functions` (``x.sin()``, ``x.prod()``, ...),
+    :mod:`tinyffn.torch_extras` (``x.lerp()``, ``x.diag()``, ``x.detach_()``) and the
+    in-place forms of :mod:`tinyffn.in_place` (``x.clamp_(0)``, ...)."""
 
     __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
 

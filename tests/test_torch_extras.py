@@ -1,0 +1,338 @@
+"""The names ported training scripts use (tinyffn/torch_extras.py): lerp and lerp_ (the
+EMA of weights), diag, is_tensor and detach_.
+
+Each case is one call, written once and run with the names of tinyffn and of torch.
+References: PyTorch 2.13, live where it is installed, and its values and gradients written
+out in ``EXPECTED`` and ``EXPECTED_GRADS`` (computed once with torch; those tests run
+without it, on every device); NumPy written out by hand; gradcheck on every device.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import tinyffn
+import torch_parity
+from tinyffn import nn
+from tinyffn.backend import dtype_name
+
+X = [[0.5, -2.0, 3.0, 0.0], [-4.0, 1.5, 0.25, -0.5]]
+E = [[1.0, 1.0, -1.0, 2.0], [0.0, 0.5, 0.25, 4.0]]            # lerp's end
+W = [[0.1, 0.5, 0.9, 1.0], [-0.25, 0.49, 0.51, 2.0]]          # a weight per entry: both forms
+
+CASES = [
+    "T.lerp(x, e, 0.25)", "T.lerp(x, e, 0.75)", "T.lerp(x, e, 1.0)", "T.lerp(x, e, -0.5)",
+    "T.lerp(x, e, w)", "T.lerp(x, e[0], 0.3)", "T.lerp(x, e, w[0])", "x.lerp(e, 0.5)",
+    "x.lerp(e, w)",
+    "T.diag(v)", "T.diag(v, 1)", "T.diag(v, -2)", "T.diag(x)", "T.diag(x, 1)", "T.diag(x, -1)",
+    "T.diag(x, 3)", "T.diag(x, -5)", "T.diag(x.mT, 2)", "T.diag(i)", "T.diag(i[0], 1)",
+    "T.diag(v[:0])", "T.diag(v[:0], 2)", "T.diag(x > 0)", "x.diag(2)", "v.diag(-1)",
+    "T.is_tensor(x)", "T.is_tensor(3.0)", "T.is_tensor(X)",
+]
+
+
+def run(module, case: str, requires_grad: str = "", **tensor_kwargs):
+    """``case`` evaluated with ``module`` (tinyffn or torch) as ``T``; the input named
+    ``requires_grad`` requires a gradient (returned with the result)."""
+    inputs = {}
+    for name, values in dict(x=X, e=E, w=W, v=[3.0, -4.0, 0.5]).items():
+        inputs[name] = module.tensor(values, dtype=module.float64, **tensor_kwargs)
+        if name == requires_grad:
+            inputs[name].requires_grad_(True)
+    inputs["i"] = module.tensor([[0, 4, 2], [4, 1, 3]], **tensor_kwargs)
+    y = eval(case, {"X": X}, {"T": module, **inputs})
+    return (y, inputs[requires_grad]) if requires_grad else y
+
+
+plain = torch_parity.plain      # (dtype name, nested lists), as the tests compare
+
+
+def assert_same(actual, expected, case):
+    if isinstance(expected, bool):
+        assert actual is expected, case
+        return
+    assert actual[0] == expected[0], f"{case}: dtype {actual[0]}, expected {expected[0]}"
+    a, e = np.asarray(actual[1]), np.asarray(expected[1])
+    assert a.shape == e.shape, f"{case}: shape {a.shape}, expected {e.shape}"
+    np.testing.assert_allclose(a, e, rtol=1e-12, atol=1e-15, err_msg=case)
+
+
+# dL/d(input) for L = Σ f · (1, 2, 3, ...)/10: a backward that forgets gy shows
+GRAD_CASES = [
+    ("T.lerp(x, e, 0.25)", "x"), ("T.lerp(x, e, 0.75)", "e"), ("T.lerp(x, e, w)", "x"),
+    ("T.lerp(x, e, w)", "e"), ("T.lerp(x, e, w)", "w"), ("T.lerp(x, e[0], 0.3)", "e"),
+    ("T.diag(v, 1)", "v"), ("T.diag(v, -2)", "v"), ("T.diag(x, 1)", "x"), ("T.diag(x, -1)", "x"),
+    ("T.diag(x.mT)", "x"),
+]
+
+
+def grad_of(module, case: str, wrt: str, **tensor_kwargs):
+    y, x = run(module, case, requires_grad=wrt, **tensor_kwargs)
+    weights = np.arange(1.0, math.prod(y.shape) + 1).reshape(y.shape) / 10
+    (y * module.tensor(weights.tolist(), dtype=module.float64, **tensor_kwargs)).sum().backward()
+    return plain(x.grad)
+
+
+torch_parity.tests(globals())     # live torch, EXPECTED(_GRADS), their check
+
+
+# ----------------------------------------------------------------------------- gradcheck
+def _f64(values, device):
+    return tinyffn.tensor(values, dtype="float64", device=device, requires_grad=True)
+
+
+GRADCHECKED = {
+    "lerp-number": (lambda x, e: tinyffn.lerp(x, e, 0.3), (X, E)),
+    "lerp-large-number": (lambda x, e: x.lerp(e, 0.8), (X, E)),
+    "lerp-tensor": (tinyffn.lerp, (X, E, W)),
+    "diag-vector": (lambda v: tinyffn.diag(v, -1), ([3.0, -4.0, 0.5],)),
+    "diag-matrix": (lambda x: x.diag(1), (X,)),
+}
+
+
+@pytest.mark.parametrize("name", GRADCHECKED)
+def test_gradcheck(name, device):
+    fn, values = GRADCHECKED[name]
+    assert tinyffn.gradcheck(fn, [_f64(v, device) for v in values])
+
+
+# ----------------------------------------------------------------------------- by hand
+def test_lerp_written_out_in_numpy(device):
+    """input + w (end - input) for w < 0.5, end - (end - input)(1 - w) from 0.5 on."""
+    x, e, w = np.array(X), np.array(E), np.array(W)
+    want = np.where(np.abs(w) < 0.5, x + w * (e - x), e - (e - x) * (1 - w))
+    got = tinyffn.lerp(*(tinyffn.tensor(a, dtype="float64", device=device) for a in (x, e, w)))
+    np.testing.assert_array_equal(got.numpy(), want)
+    assert tinyffn.lerp(tinyffn.tensor(X, device=device), tinyffn.tensor(E, device=device),
+                        1.0).tolist() == E                     # the end, exactly
+
+
+@pytest.mark.parametrize("w", [0.1, 0.3, 0.5, 0.55, 0.9, -0.4, 1.5])
+def test_lerp_takes_pytorchs_form_on_each_side_of_one_half(w, device):
+    """The two forms round differently (on 18 to 40 of these 64 pairs, by the weight), so
+    bit equality checks the form chosen: below 0.5 in abs, input + w (end - input)."""
+    r = np.random.default_rng(0)
+    x, e = r.standard_normal(64), r.standard_normal(64)
+    small, large = x + w * (e - x), e - (e - x) * (1 - w)
+    assert np.any(small != large)
+    got = tinyffn.lerp(tinyffn.tensor(x, device=device), tinyffn.tensor(e, device=device), w)
+    np.testing.assert_array_equal(got.numpy(), small if abs(w) < 0.5 else large)
+
+
+def test_lerp_matches_torch_live_to_the_last_bit_or_so():
+    """torch 2.13's CPU kernel fuses each multiply-add (an FMA, one rounding), tinyffn's
+    mul and add round twice: up to one unit in the last place apart (10 of 64 at w=0.3)."""
+    torch = pytest.importorskip("torch")
+    r = np.random.default_rng(0)
+    x, e = r.standard_normal(64), r.standard_normal(64)
+    for w in (0.3, 0.5, 0.55, r.random(64)):
+        tw = torch.tensor(w) if isinstance(w, np.ndarray) else w
+        ours = tinyffn.lerp(tinyffn.tensor(x), tinyffn.tensor(e),
+                            tinyffn.tensor(w) if isinstance(w, np.ndarray) else w)
+        np.testing.assert_allclose(ours.numpy(),
+                                   torch.lerp(torch.tensor(x), torch.tensor(e), tw).numpy(),
+                                   rtol=2.3e-16, atol=2.3e-16)
+
+
+def test_diag_written_out_in_numpy(device):
+    v = np.array([3.0, -4.0, 0.5])
+    for k in (0, 1, -2):
+        got = tinyffn.diag(tinyffn.tensor(v, dtype="float64", device=device), k).numpy()
+        np.testing.assert_array_equal(got, np.diag(v, k))
+    x = np.array(X)
+    for k in (0, 1, -1, 3, -2):
+        np.testing.assert_array_equal(tinyffn.tensor(x, device=device).diag(k).numpy(),
+                                      np.diag(x, k))
+
+
+def test_diag_keeps_an_inf_off_the_zeros():
+    """A where, not v times the identity: inf · 0 would be NaN (torch 2.13: [[inf, 0], [0, 1]])."""
+    assert tinyffn.diag(tinyffn.tensor([math.inf, 1.0])).tolist() == [[math.inf, 0.0],
+                                                                      [0.0, 1.0]]
+
+
+# ----------------------------------------------------------------------------- lerp_: the EMA
+def test_the_ema_idiom_updates_the_average_in_place(device):
+    """ema_p.lerp_(p, 1 - decay) under no_grad: ema_p stays the same object, gets
+    ema + (1 - decay)(p - ema), and no graph is recorded."""
+    model = nn.Linear(3, 2, dtype="float64", device=device)
+    ema = nn.Linear(3, 2, dtype="float64", device=device)
+    before = [p.numpy() for p in ema.parameters()]
+    decay = 0.9
+    with tinyffn.no_grad():
+        for ema_p, p in zip(ema.parameters(), model.parameters()):
+            assert ema_p.lerp_(p, 1 - decay) is ema_p
+    for old, ema_p, p in zip(before, ema.parameters(), model.parameters()):
+        np.testing.assert_allclose(ema_p.numpy(), old + (1 - decay) * (p.numpy() - old),
+                                   rtol=1e-15)
+        assert ema_p.is_leaf and ema_p.requires_grad and isinstance(ema_p, nn.Parameter)
+
+
+def test_lerp_in_place_follows_the_rules_of_x_minus_equals_y(device):
+    p = tinyffn.tensor([1.0, 2.0], device=device, requires_grad=True)
+    ema = tinyffn.zeros(2, device=device)
+    with pytest.raises(RuntimeError, match=r"^lerp_: x or y requires grad, and tinyffn does "
+                                           r"not record in-place ops.*x = x\.lerp\(\.\.\.\)"):
+        ema.lerp_(p, 0.1)
+    assert ema.tolist() == [0.0, 0.0]
+    ema.lerp_(p.detach(), 0.5)                      # nothing needs a gradient: allowed
+    assert ema.tolist() == [0.5, 1.0]
+    h = tinyffn.zeros(2, dtype="float64", device=device)
+    with tinyffn.no_grad():
+        h.lerp_(p, 0.25)
+    assert dtype_name(h.dtype) == "float64" and h.tolist() == [0.25, 0.5]
+    if device != "strict":                      # (array_api_strict has no float16)
+        h = tinyffn.zeros(2, dtype="float16", device=device)
+        with tinyffn.no_grad():
+            h.lerp_(p, 0.25)                    # a float32 result, cast back to float16
+        assert h.dtype == tinyffn.float16 and h.tolist() == [0.25, 0.5]
+    base = tinyffn.zeros(2, 2, device=device)
+    with pytest.raises(RuntimeError, match=r"^lerp_: x was made from another tensor by x\[key\]"):
+        base[0].lerp_(p.detach(), 0.5)
+    with pytest.raises(RuntimeError, match=r"^lerp_: x\.lerp\(\.\.\.\) has shape \(2, 2\)"):
+        ema.lerp_(base, 0.5)                        # would broadcast x to a new shape
+
+
+def test_lerp_in_place_matches_torch_live():
+    torch = pytest.importorskip("torch")
+    t, p = torch.zeros(2, 3), torch.nn.Parameter(torch.tensor(X[0][:3] + X[1][:3]).reshape(2, 3))
+    ours, q = tinyffn.zeros(2, 3), nn.Parameter(tinyffn.tensor(X[0][:3] + X[1][:3]).reshape(2, 3))
+    with torch.no_grad():
+        for _ in range(3):
+            t.lerp_(p, 0.1)
+    with tinyffn.no_grad():
+        for _ in range(3):
+            ours.lerp_(q, 0.1)
+    np.testing.assert_allclose(ours.numpy(), t.numpy(), rtol=1e-7)
+
+
+# ----------------------------------------------------------------------------- detach_
+def test_detach_in_place_makes_a_leaf_as_pytorch(device):
+    """torch 2.13: y = x * 2; z = y * 3; y.detach_() leaves y a leaf without grad and
+    z's graph as it was: z.sum().backward() gives x.grad = 6."""
+    x = tinyffn.tensor([1.0, 2.0], device=device, requires_grad=True)
+    y = x * 2
+    z = y * 3
+    assert y.detach_() is y
+    assert y.grad_fn is None and not y.requires_grad and y.is_leaf
+    assert y.tolist() == [2.0, 4.0] and not (y * 5).requires_grad
+    z.sum().backward()
+    assert x.grad.tolist() == [6.0, 6.0]
+    x.detach_()                                     # a leaf that required grad
+    assert not x.requires_grad and x.grad.tolist() == [6.0, 6.0]
+
+
+def test_detach_in_place_drops_a_retained_grad():
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    z = (y * 3).sum()
+    y.detach_()
+    z.backward()
+    assert y.grad is None and x.grad.tolist() == [6.0, 6.0]
+
+
+def test_detach_in_place_refuses_views_as_pytorch():
+    """torch 2.13: "Can't detach views in-place. Use detach() instead", also for a slice
+    of a tensor without grad; x.detach().detach_() is allowed."""
+    x = tinyffn.tensor([[1.0, 2.0]], requires_grad=True)
+    z = tinyffn.zeros(2, 2)
+    for view in (x[0], x.T, x.reshape(2), z[0]):
+        with pytest.raises(RuntimeError, match=r"^detach_: x was made from another tensor by "
+                                               r".*write x = x\.detach\(\)"):
+            view.detach_()
+    d = x.detach()
+    assert d.detach_() is d and x.requires_grad
+    three = (x * 3).grad_fn.parents[1]                 # the 3 in x * 3, shared by the graphs
+    with pytest.raises(RuntimeError, match=r"^detach_: x is a shared constant"):
+        three.detach_()
+
+
+def test_detach_in_place_matches_torch_live():
+    torch = pytest.importorskip("torch")
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    z = y * 3
+    y.detach_()
+    z.sum().backward()
+    assert y.grad_fn is None and not y.requires_grad and y.is_leaf
+    assert x.grad.tolist() == [6.0, 6.0]
+    with pytest.raises(RuntimeError, match="Can't detach views in-place"):
+        torch.zeros(2, 2)[0].detach_()
+    x.detach().detach_()
+
+
+# ----------------------------------------------------------------------------- the graph
+def test_each_is_drawn_in_a_frame_of_its_name():
+    x = tinyffn.tensor(X, requires_grad=True)
+    for y, name in [(tinyffn.lerp(x, 1.0, 0.1), "lerp"), (x.lerp(x * 2, x), "lerp"),
+                    (x.diag(), "diag"), (tinyffn.diag(x[0]), "diag")]:
+        assert [s.name for s in y.grad_fn.scope if s.kind == "function"][0] == name
+
+
+def test_is_tensor_counts_parameters():
+    assert tinyffn.is_tensor(nn.Parameter(tinyffn.zeros(2)))
+    assert not tinyffn.is_tensor(np.zeros(2)) and not tinyffn.is_tensor(None)
+
+
+# ----------------------------------------------------------------------------- refusals
+@pytest.mark.parametrize("call, error, match", [
+    ("T.lerp(n, n, 0.5)", TypeError, r"lerp: input has dtype int64; .* cast with x\.float\(\)"),
+    ("T.lerp(x, [1.0], 0.5)", TypeError, "lerp: end must be a Tensor or a number, got list"),
+    ("T.lerp(x, x, n[0])", TypeError, "lerp: weight has dtype int64"),
+    ("T.lerp(x, x, True)", TypeError, "lerp: weight must be a Tensor or a number, got bool"),
+    ("T.lerp(X, x, 0.5)", TypeError, "lerp: input must be a tinyffn Tensor, got list"),
+    ("T.diag(x[0, 0])", ValueError, r"diag: takes a vector .* got shape \(\) \(0-D"),
+    ("T.diag(x.reshape(1, 2, 4))", ValueError, r"got shape \(1, 2, 4\) \(3-D.*x\[\.\.\., i, i\]"),
+    ("T.diag(x, 0.5)", TypeError, "diag: diagonal must be an int, got 0.5"),
+    ("T.diag(X)", TypeError, "diag: input must be a tinyffn Tensor, got list"),
+])
+def test_errors_name_the_function_and_the_fix(call, error, match):
+    names = {"T": tinyffn, "x": tinyffn.tensor(X), "X": X, "n": tinyffn.tensor([0, 1])}
+    with pytest.raises(error, match=match):
+        eval(call, {}, names)
+
+
+EXPECTED = {
+    'T.lerp(x, e, 0.25)': ('float64', [[0.625, -1.25, 2.0, 0.5], [-3.0, 1.25, 0.25, 0.625]]),
+    'T.lerp(x, e, 0.75)': ('float64', [[0.875, 0.25, 0.0, 1.5], [-1.0, 0.75, 0.25, 2.875]]),
+    'T.lerp(x, e, 1.0)': ('float64', [[1.0, 1.0, -1.0, 2.0], [0.0, 0.5, 0.25, 4.0]]),
+    'T.lerp(x, e, -0.5)': ('float64', [[0.25, -3.5, 5.0, -1.0], [-6.0, 2.0, 0.25, -2.75]]),
+    'T.lerp(x, e, w)': ('float64', [[0.55, -0.5, -0.6000000000000001, 2.0], [-5.0, 1.01, 0.25, 8.5]]),
+    'T.lerp(x, e[0], 0.3)': ('float64', [[0.65, -1.1, 1.8, 0.6], [-2.5, 1.35, -0.12499999999999999, 0.24999999999999997]]),
+    'T.lerp(x, e, w[0])': ('float64', [[0.55, -0.5, -0.6000000000000001, 2.0], [-3.6, 1.0, 0.25, 4.0]]),
+    'x.lerp(e, 0.5)': ('float64', [[0.75, -0.5, 1.0, 1.0], [-2.0, 1.0, 0.25, 1.75]]),
+    'x.lerp(e, w)': ('float64', [[0.55, -0.5, -0.6000000000000001, 2.0], [-5.0, 1.01, 0.25, 8.5]]),
+    'T.diag(v)': ('float64', [[3.0, 0.0, 0.0], [0.0, -4.0, 0.0], [0.0, 0.0, 0.5]]),
+    'T.diag(v, 1)': ('float64', [[0.0, 3.0, 0.0, 0.0], [0.0, 0.0, -4.0, 0.0], [0.0, 0.0, 0.0, 0.5], [0.0, 0.0, 0.0, 0.0]]),
+    'T.diag(v, -2)': ('float64', [[0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0], [3.0, 0.0, 0.0, 0.0, 0.0], [0.0, -4.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.5, 0.0, 0.0]]),
+    'T.diag(x)': ('float64', [0.5, 1.5]),
+    'T.diag(x, 1)': ('float64', [-2.0, 0.25]),
+    'T.diag(x, -1)': ('float64', [-4.0]),
+    'T.diag(x, 3)': ('float64', [0.0]),
+    'T.diag(x, -5)': ('float64', []),
+    'T.diag(x.mT, 2)': ('float64', []),
+    'T.diag(i)': ('int64', [0, 1]),
+    'T.diag(i[0], 1)': ('int64', [[0, 0, 0, 0], [0, 0, 4, 0], [0, 0, 0, 2], [0, 0, 0, 0]]),
+    'T.diag(v[:0])': ('float64', []),
+    'T.diag(v[:0], 2)': ('float64', [[0.0, 0.0], [0.0, 0.0]]),
+    'T.diag(x > 0)': ('bool', [True, True]),
+    'x.diag(2)': ('float64', [3.0, -0.5]),
+    'v.diag(-1)': ('float64', [[0.0, 0.0, 0.0, 0.0], [3.0, 0.0, 0.0, 0.0], [0.0, -4.0, 0.0, 0.0], [0.0, 0.0, 0.5, 0.0]]),
+    'T.is_tensor(x)': True,
+    'T.is_tensor(3.0)': False,
+    'T.is_tensor(X)': False,
+}
+EXPECTED_GRADS = {
+    'T.lerp(x, e, 0.25) dx': ('float64', [[0.07500000000000001, 0.15000000000000002, 0.22499999999999998, 0.30000000000000004], [0.375, 0.44999999999999996, 0.5249999999999999, 0.6000000000000001]]),
+    'T.lerp(x, e, 0.75) de': ('float64', [[0.07500000000000001, 0.15000000000000002, 0.22499999999999998, 0.30000000000000004], [0.375, 0.44999999999999996, 0.5249999999999999, 0.6000000000000001]]),
+    'T.lerp(x, e, w) dx': ('float64', [[0.09000000000000001, 0.1, 0.029999999999999992, 0.0], [0.625, 0.306, 0.34299999999999997, -0.8]]),
+    'T.lerp(x, e, w) de': ('float64', [[0.010000000000000002, 0.1, 0.27, 0.4], [-0.125, 0.294, 0.357, 1.6]]),
+    'T.lerp(x, e, w) dw': ('float64', [[0.05, 0.6000000000000001, -1.2, 0.8], [2.0, -0.6, 0.0, 3.6]]),
+    'T.lerp(x, e[0], 0.3) de': ('float64', [[0.18, 0.24, 0.3, 0.36], [0.0, 0.0, 0.0, 0.0]]),
+    'T.diag(v, 1) dv': ('float64', [0.2, 0.7, 1.2]),
+    'T.diag(v, -2) dv': ('float64', [1.1, 1.7, 2.3]),
+    'T.diag(x, 1) dx': ('float64', [[0.0, 0.1, 0.0, 0.0], [0.0, 0.0, 0.2, 0.0]]),
+    'T.diag(x, -1) dx': ('float64', [[0.0, 0.0, 0.0, 0.0], [0.1, 0.0, 0.0, 0.0]]),
+    'T.diag(x.mT) dx': ('float64', [[0.1, 0.0, 0.0, 0.0], [0.0, 0.2, 0.0, 0.0]]),
+}

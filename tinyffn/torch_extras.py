@@ -1,0 +1,139 @@
+"""PyTorch names that ported training scripts reach for: ``lerp`` (the moving average of
+weights, ``ema_p.lerp_(p, 1 - decay)``), ``diag``, ``is_tensor``, and ``x.detach_()``, each
+as a function (``tinyffn.lerp(x, y, 0.1)``) and a Tensor method (``x.lerp(y, 0.1)``).
+
+``lerp`` and ``diag`` are composed: ``lerp`` of sub, mul and add (and a ``where`` for a
+tensor weight), ``diag`` of one ``getitem`` (matrix to vector) or a ``where`` and a
+``pad`` (vector to matrix), each in a frame of its name, so a drawing shows what they are
+made of and the gradient follows from the primitives'. ``lerp_`` is in
+:mod:`tinyffn.in_place` with the other in-place methods. :class:`ExtraMethods` is a base
+class of ``Tensor`` (through ``TorchMethods``); this file imports nothing of tensor.py at
+import time, because tensor.py imports it before its class exists.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from . import grad_mode
+from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
+from .arguments import _is_int, is_real, type_name
+from .backend import dtype_name
+
+
+def is_tensor(obj: Any) -> bool:
+    """Whether ``obj`` is a tinyffn Tensor (a Parameter is one), as ``torch.is_tensor``."""
+    return isinstance(obj, _tensor.Tensor)
+
+
+def lerp(input, end, weight):
+    """input + weight · (end - input): the point a fraction ``weight`` of the way from
+    ``input`` to ``end``, as ``torch.lerp``. An exponential moving average of weights is
+    ``ema.lerp_(p, 1 - decay)`` (see :meth:`~tinyffn.in_place.InPlaceMethods.lerp_`).
+
+        d/d input = 1 - weight,    d/d end = weight,    d/d weight = end - input.
+
+    Computed as PyTorch's: where abs(weight) < 0.5 as above, else as
+    end - (end - input) · (1 - weight), so that a weight of 1 gives ``end`` exactly; a
+    tensor weight picks per entry with a ``where``. (PyTorch's CPU kernel fuses each
+    multiply-add, rounding once, so its last bit may differ.) ``end`` and ``weight`` (a number or a
+    tensor) broadcast with ``input``; ``input`` must be floating-point (PyTorch refuses
+    integers too). Two float dtypes meet as in ``+`` (PyTorch wants one dtype)."""
+    x = _floating_tensor("lerp", "input", input)
+    for name, v in (("end", end), ("weight", weight)):
+        if not (isinstance(v, _tensor.Tensor) or is_real(v)) or isinstance(v, bool):
+            raise TypeError(f"lerp: {name} must be a Tensor or a number, got {type_name(v)}")
+        if isinstance(v, _tensor.Tensor):
+            _floating_tensor("lerp", name, v)
+    with grad_mode.scope("function", "lerp"):
+        if not isinstance(weight, _tensor.Tensor):
+            w = float(weight)
+            return x + w * (end - x) if abs(w) < 0.5 else end - (end - x) * (1 - w)
+        from .composed import where         # composed.py imports tensor.py, which imports this
+        return where(weight.abs() < 0.5, x + weight * (end - x), end - (end - x) * (1 - weight))
+
+
+def diag(input, diagonal=0):
+    """As ``torch.diag``: a vector v (n,) becomes the square matrix (n + |k|, n + |k|) with v
+    on its ``diagonal`` k and zeros elsewhere; a matrix (rows, cols) gives the vector of its
+    k-th diagonal, y[i] = x[i, i + k] (for k < 0, x[i - k, i]; empty where none lies
+    inside). k = 0 is the main diagonal, k > 0 above it, k < 0 below.
+
+    Matrix to vector: one ``getitem`` at the index pairs of the diagonal, so each entry
+    read gets its gradient back and the others 0. Vector to matrix: ``where(eye, v, 0)``
+    (the n x n matrix, v[j] where i = j) and a ``pad`` of |k| rows and columns that moves
+    it onto diagonal k; its gradient is the diagonal of gy."""
+    x = _tensor_arg("diag", "input", input)
+    if not _is_int(diagonal):
+        raise TypeError(f"diag: diagonal must be an int, got {diagonal!r}")
+    if x.ndim not in (1, 2):
+        raise ValueError(f"diag: takes a vector (to make a matrix) or a matrix (to read a "
+                         f"diagonal), got shape {x.shape} ({x.ndim}-D, as PyTorch refuses); "
+                         "for a batch of matrices index x[..., i, i]")
+    from .creation import arange    # creation.py imports tensor.py, which imports this
+    k = int(diagonal)
+    with grad_mode.scope("function", "diag"):
+        if x.ndim == 2:
+            rows, cols = x.shape
+            length = max(0, min(rows, cols - k) if k >= 0 else min(rows + k, cols))
+            i = arange(length, device=x.device)                         # (length,)
+            return x[i + max(-k, 0), i + max(k, 0)]                     # (length,)
+        from .composed import where
+        from .functional_extra import pad
+        n, a = x.shape[0], abs(k)
+        i = arange(n, device=x.device)
+        on_diagonal = i.reshape(n, 1) == i                              # (n, n) bool
+        zero = False if dtype_name(x.dtype) == "bool" else 0
+        y = where(on_diagonal, x, zero)                                 # (n, n)
+        return pad(y, (a, 0, 0, a) if k >= 0 else (0, a, a, 0))         # (n + a, n + a)
+
+
+def _tensor_arg(op: str, name: str, value: Any):
+    if not isinstance(value, _tensor.Tensor):
+        raise TypeError(f"{op}: {name} must be a tinyffn Tensor, got {type_name(value)}; "
+                        "wrap it with tinyffn.tensor(...)")
+    return value
+
+
+def _floating_tensor(op: str, name: str, value: Any):
+    x = _tensor_arg(op, name, value)
+    if not x.backend.is_floating(x.dtype):
+        raise TypeError(f"{op}: {name} has dtype {dtype_name(x.dtype)}; {op} computes in "
+                        "floating point (PyTorch refuses integers too): cast with x.float()")
+    return x
+
+
+class ExtraMethods:
+    """The Tensor methods of the functions above, and ``detach_``."""
+
+    __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
+
+    def lerp(self, end, weight): return lerp(self, end, weight)
+    def diag(self, diagonal=0): return diag(self, diagonal)
+
+    def detach_(self):
+        """Make this tensor a leaf that does not require grad, as ``torch.Tensor.detach_``:
+        it keeps its values and stops being the output of the op that made it
+        (``grad_fn`` None), so a backward from what is computed from it next stops here.
+        Graphs already built through it still reach its op. Returns self.
+
+        Refused, as PyTorch refuses it, on a view of a living tensor (a slice, a reshape,
+        a transpose: see :func:`tinyffn.in_place.as_view`): write ``x = x.detach()``, a
+        new tensor, instead; ``x.detach().detach_()`` is allowed. Refused for the
+        engine's shared constants (the 2 in ``x * 2``)."""
+        from .promotion import is_shared_constant  # promotion.py imports tensor.py
+        made_by, bases = getattr(self, "_view", None) or (None, ())
+        if made_by not in (None, "x.detach()", "model.state_dict()") and any(
+                base() is not None for base in bases):
+            raise RuntimeError(f"detach_: x was made from another tensor by {made_by}, a view "
+                               "of it in PyTorch, which cannot detach views in place (nor "
+                               "can tinyffn); write x = x.detach() for a new tensor")
+        if is_shared_constant(self):
+            raise RuntimeError("detach_: x is a shared constant of the graph (the 2 in "
+                               "x * 2); it cannot change")
+        if self.grad_fn is not None:
+            self.grad_fn._output = None     # the op's node no longer has self as its result
+        self.grad_fn, self._requires_grad, self._retains_grad = None, False, False
+        return self
+
+
+__all__ = ["is_tensor", "lerp", "diag", "ExtraMethods"]
