@@ -389,3 +389,75 @@ def test_trunc_normal_refusals(kwargs, error, match):
         init.trunc_normal_(tinyffn.zeros(3), **kwargs)
     with pytest.raises(TypeError, match="trunc_normal_: draws real numbers"):
         init.trunc_normal_(tinyffn.zeros(3, dtype="int64"))
+
+
+# ----------------------------------------------------------------------------- orthogonal_
+def _rows_orthonormal(m: np.ndarray, gain: float) -> bool:
+    """Qᵀ Q = gain² I for a tall (or square) m, Q Qᵀ = gain² I for a wide one."""
+    small = m.T @ m if m.shape[0] >= m.shape[1] else m @ m.T
+    return np.allclose(small, gain ** 2 * np.eye(small.shape[0]), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6), (5, 5), (3, 2, 4), (8, 2, 2), (4, 1), (1, 4)])
+@pytest.mark.parametrize("gain", [1, 2.5])
+def test_orthogonal_makes_the_rows_or_the_columns_orthonormal(shape, gain, device):
+    """The first axis the rows, the others flattened (3, 2, 4) -> (3, 8), as PyTorch."""
+    w = nn.Parameter(tinyffn.zeros(*shape, dtype="float64", device=device))
+    assert init.orthogonal_(w, gain) is w and w.shape == shape
+    assert _rows_orthonormal(w.numpy().reshape(shape[0], -1), gain)
+
+
+def test_orthogonal_is_numpys_qr_with_the_sign_fix_written_out():
+    """Q of A = QR, A of N(0, 1) draws (transposed when wide), each column of Q times the
+    sign of R's diagonal entry: Mezzadri's fix, which makes R's diagonal positive."""
+    for rows, cols in ((5, 3), (3, 5)):
+        tinyffn.manual_seed(11)
+        w = init.orthogonal_(tinyffn.zeros(rows, cols, dtype="float64")).numpy()
+        a = np.random.Generator(np.random.PCG64(11)).normal(0.0, 1.0, size=(rows, cols))
+        a = a.T if rows < cols else a
+        q, r = np.linalg.qr(a)
+        want = q * np.sign(np.diag(r))
+        np.testing.assert_array_equal(w, want.T if rows < cols else want)
+        tall = w.T if rows < cols else w
+        assert np.all(np.diag(tall.T @ a) > 0)            # R = Qᵀ A: its diagonal positive
+
+
+def test_orthogonal_is_seeded_and_the_same_on_every_device(device):
+    tinyffn.manual_seed(4)
+    here = init.orthogonal_(tinyffn.zeros(4, 6)).numpy()
+    tinyffn.manual_seed(4)
+    there = init.orthogonal_(tinyffn.zeros(4, 6, device=device)).numpy()
+    np.testing.assert_array_equal(there, here)
+    assert not np.array_equal(init.orthogonal_(tinyffn.zeros(4, 6)).numpy(), here)
+
+
+def test_orthogonal_shapes_are_pytorchs_live():
+    torch = pytest.importorskip("torch")
+    for shape in ((6, 4), (4, 6), (3, 2, 4)):
+        theirs = torch.nn.init.orthogonal_(torch.empty(*shape, dtype=torch.float64), 2.0)
+        ours = init.orthogonal_(tinyffn.zeros(*shape, dtype="float64"), 2.0)
+        assert ours.shape == tuple(theirs.shape)
+        for m in (ours.numpy(), theirs.numpy()):
+            assert _rows_orthonormal(m.reshape(shape[0], -1), 2.0)
+    empty = tinyffn.zeros(0, 3)
+    assert init.orthogonal_(empty) is empty and empty.shape == (0, 3)   # torch: a no-op too
+    with pytest.raises(ValueError):
+        torch.nn.init.orthogonal_(torch.empty(3))
+
+
+def test_orthogonal_refusals():
+    with pytest.raises(ValueError, match=r"orthogonal_: needs a tensor of 2 or more axes .* "
+                                         r"got shape \(3,\)"):
+        init.orthogonal_(tinyffn.zeros(3))
+    with pytest.raises(TypeError, match="orthogonal_: draws real numbers, but the tensor has "
+                                        "dtype int64"):
+        init.orthogonal_(tinyffn.zeros(3, 3, dtype="int64"))
+    with pytest.raises(TypeError, match="orthogonal_: the distribution's parameters must be "
+                                        "real numbers, got gain='a'"):
+        init.orthogonal_(tinyffn.zeros(3, 3), "a")
+    w = tinyffn.zeros(3, 3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="orthogonal_: this tensor was computed by mul"):
+        init.orthogonal_(w * 2)
+    with pytest.raises(RuntimeError, match=r"orthogonal_: x was made from another tensor by "
+                                           r"x\.T or x\.transpose"):
+        init.orthogonal_(w.detach().T)             # (w.T itself has a grad_fn: above)

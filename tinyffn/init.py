@@ -177,6 +177,36 @@ def _kaiming_std(op: str, tensor: Tensor, a: float, mode: str, nonlinearity: str
     return calculate_gain(nonlinearity, a) / math.sqrt(max(fan, 1))   # (fan 0: no entries)
 
 
+def orthogonal_(tensor: Tensor, gain: float = 1) -> Tensor:
+    """A (semi-)orthogonal matrix times ``gain`` (Saxe et al. 2013), as PyTorch draws it:
+    the tensor seen as a matrix (rows, cols), its first axis the rows and the others
+    flattened, gets Q of the QR factorisation of a matrix A of N(0, 1) entries (of
+    (rows, cols), transposed first when rows < cols, so that Q is the tall one), with each
+    column of Q times the sign of R's diagonal entry: Q R = A with R's diagonal positive,
+    which makes Q uniform over the orthogonal matrices (Mezzadri 2007), and without that
+    fix it would not be. Then Qᵀ Q = I for rows ≥ cols and Q Qᵀ = I for rows < cols: the
+    rows (or columns) are orthonormal. From the generator ``manual_seed`` seeds, so a seed
+    gives the same values on every device (not PyTorch's values). A tensor without
+    entries is left as it is, as PyTorch leaves it."""
+    _check_target("orthogonal_", tensor)
+    if tensor.ndim < 2:
+        raise ValueError(f"orthogonal_: needs a tensor of 2 or more axes (rows, cols, ...), "
+                         f"got shape {tensor.shape}, as PyTorch does")
+    (gain,) = _numbers("orthogonal_", gain=gain)
+    rows = tensor.shape[0]
+    cols = math.prod(tensor.shape) // rows if rows else 0
+    if rows * cols == 0:
+        return tensor
+
+    def values(shape: tuple) -> np.ndarray:
+        a = generator().normal(0.0, 1.0, size=(rows, cols))              # (rows, cols)
+        q, r = np.linalg.qr(a.T if rows < cols else a)   # (max, min), (min, min)
+        q = q * np.sign(np.diag(r))                      # R's diagonal made positive
+        return gain * (q.T if rows < cols else q).reshape(shape)         # (rows, cols) as t
+
+    return _set("orthogonal_", tensor, values)
+
+
 # ----------------------------------------------------------------------------- helpers
 def _uniform(op: str, t: Tensor, a: Any, b: Any) -> Tensor:
     a, b = _numbers(op, a=a, b=b)
