@@ -43,6 +43,7 @@ from .gradcheck import GradcheckError, gradcheck
 # the FFN family, built on the engine above: composed ops, modules, optimizers, counts
 from . import functional, nn, optim, accounting
 from .serialization import load, save   # checkpoints, as torch.save and torch.load
+from . import utils                    # utils.data: DataLoader, TensorDataset, as torch's
 # seeing the engine work: graph drawings and a step-by-step backward
 from .graphviz import draw_graph, to_dot
 from .stepper import BackwardStep, backward_steps, iter_backward
@@ -82,7 +83,7 @@ __all__ = [
     "AnomalyError", "keep_intermediates", "grad", "iter_backward", "BackwardStep",
     "gradcheck", "GradcheckError", "FlopCounter", "cuda_available", "cuda", "device",
     "DeviceError", "ops",
-    "functional", "nn", "optim", "accounting", "save", "load",
+    "functional", "nn", "optim", "accounting", "utils", "save", "load",
     "draw_graph", "to_dot", "backward_steps",
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
 ]

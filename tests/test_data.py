@@ -1,0 +1,213 @@
+"""tinyffn.utils.data: TensorDataset, DataLoader and default_collate, against slices
+written out by hand, NumPy's permutation for the shuffled order, and torch.utils.data
+(live where torch is installed)."""
+import collections
+import importlib
+import math
+
+import numpy as np
+import pytest
+
+import tinyffn
+from tinyffn import nn
+from tinyffn.backend import dtype_name
+from tinyffn.utils.data import DataLoader, Dataset, TensorDataset, default_collate
+
+X = np.arange(14.0).reshape(7, 2)
+Y = np.array([3, 1, 4, 1, 5, 9, 2])
+
+
+def dataset(device="cpu", **kwargs):
+    return TensorDataset(tinyffn.tensor(X, device=device, **kwargs),
+                         tinyffn.tensor(Y, device=device))
+
+
+def test_imports_as_torch_utils_data():
+    assert importlib.import_module("tinyffn.utils.data") is tinyffn.utils.data
+    from tinyffn.utils.data import DataLoader as loader_class
+    assert loader_class is DataLoader and tinyffn.utils.data.TensorDataset is TensorDataset
+    assert "utils" in tinyffn.__all__
+
+
+def test_tensor_dataset_gives_rows_as_tuples(device):
+    ds = dataset(device)
+    assert len(ds) == 7 and len(ds.tensors) == 2
+    x, y = ds[3]
+    assert x.tolist() == [6.0, 7.0] and y.item() == 1 and x.device == device
+    assert isinstance(ds[3], tuple)
+
+
+@pytest.mark.parametrize("batch_size, drop_last, sizes", [
+    (1, False, [1] * 7), (3, False, [3, 3, 1]), (3, True, [3, 3]), (7, False, [7]),
+    (10, False, [7]), (10, True, [])])
+def test_batches_in_order_are_the_slices_written_out(batch_size, drop_last, sizes, device):
+    loader = DataLoader(dataset(device), batch_size, drop_last=drop_last)
+    batches = list(loader)
+    assert len(loader) == len(batches) == len(sizes)
+    for k, (batch, size) in enumerate(zip(batches, sizes)):
+        assert isinstance(batch, list) and len(batch) == 2             # as PyTorch: a list
+        xb, yb = batch
+        rows = slice(k * batch_size, k * batch_size + size)
+        assert xb.shape == (size, 2) and yb.shape == (size,) and xb.device == device
+        np.testing.assert_array_equal(xb.numpy(), X[rows])
+        np.testing.assert_array_equal(yb.numpy(), Y[rows])
+        assert dtype_name(xb.dtype) == "float64" and dtype_name(yb.dtype) == "int64"
+
+
+def test_shuffle_draws_numpys_permutation_from_the_seeded_generator():
+    """manual_seed(s) seeds NumPy's PCG64 with s: each epoch is its next permutation."""
+    tinyffn.manual_seed(5)
+    loader = DataLoader(dataset(), batch_size=3, shuffle=True)
+    epochs = [np.concatenate([yb.numpy() for _, yb in loader]) for _ in range(2)]
+    rng = np.random.Generator(np.random.PCG64(5))
+    for epoch in epochs:
+        np.testing.assert_array_equal(epoch, Y[rng.permutation(7)])
+    assert not np.array_equal(epochs[0], epochs[1])
+    assert sorted(epochs[0].tolist()) == sorted(Y.tolist())     # each sample once
+
+
+def test_shuffle_is_reproduced_by_manual_seed_on_every_device(device):
+    def run(dev):
+        tinyffn.manual_seed(9)
+        return [xb.numpy() for xb, _ in DataLoader(dataset(dev), 2, shuffle=True)]
+    for a, b in zip(run(device), run("cpu")):
+        np.testing.assert_array_equal(a, b)
+
+
+class Rows(Dataset):
+    """The same samples as dataset(), through __getitem__ and __len__ (the general path)."""
+
+    def __getitem__(self, i):
+        return tinyffn.tensor(X[i]), tinyffn.tensor(Y[i])
+
+    def __len__(self):
+        return len(Y)
+
+
+def test_a_tensor_dataset_batch_is_what_stacking_its_samples_gives():
+    tinyffn.manual_seed(2)
+    fast = list(DataLoader(dataset(), 3, shuffle=True))
+    tinyffn.manual_seed(2)
+    slow = list(DataLoader(Rows(), 3, shuffle=True))
+    for (xa, ya), (xb, yb) in zip(fast, slow):
+        np.testing.assert_array_equal(xa.numpy(), xb.numpy())
+        assert ya.tolist() == yb.tolist() and xa.dtype == xb.dtype and ya.dtype == yb.dtype
+
+
+def test_gradients_reach_the_rows_of_the_dataset():
+    x = tinyffn.tensor(X, requires_grad=True)
+    for k, (xb,) in enumerate(DataLoader(TensorDataset(x), batch_size=3)):
+        (xb * (k + 1)).sum().backward()
+    assert x.grad.numpy()[:, 0].tolist() == [1, 1, 1, 2, 2, 2, 3]
+
+
+def test_a_training_loop_over_a_loader_fits_a_line():
+    tinyffn.manual_seed(0)
+    x = tinyffn.randn(64, 3)
+    y = x @ tinyffn.tensor([[1.0], [-2.0], [0.5]]) + 0.25
+    model = nn.Linear(3, 1)
+    opt = tinyffn.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(30):
+        for xb, yb in DataLoader(TensorDataset(x, y), batch_size=16, shuffle=True):
+            opt.zero_grad()
+            tinyffn.functional.mse_loss(model(xb), yb).backward()
+            opt.step()
+    np.testing.assert_allclose(model.weight.numpy(), [[1.0, -2.0, 0.5]], atol=1e-3)
+    np.testing.assert_allclose(model.bias.numpy(), [0.25], atol=1e-3)
+
+
+def test_unbatched_and_custom_collate():
+    samples = list(DataLoader(dataset(), batch_size=None))
+    assert len(samples) == 7 and isinstance(samples[0], list) and samples[2][1].item() == 4
+    sums = list(DataLoader(dataset(), batch_size=4, collate_fn=lambda b: len(b)))
+    assert sums == [4, 3]
+
+
+Point = collections.namedtuple("Point", "x y")
+
+
+def test_default_collate_written_out():
+    assert default_collate([1.5, 2.0]).dtype == tinyffn.float64        # as PyTorch's
+    assert default_collate([1, 2]).dtype == tinyffn.int64
+    assert default_collate([True, False]).dtype == tinyffn.bool
+    assert default_collate([np.float32(1), np.float32(2)]).dtype == tinyffn.float32
+    pairs = default_collate([(1, 2.0), (3, 4.0)])
+    assert isinstance(pairs, list) and pairs[0].tolist() == [1, 3] and pairs[1].tolist() == [2.0, 4.0]
+    d = default_collate([{"a": tinyffn.ones(2)}, {"a": tinyffn.zeros(2)}])
+    assert d["a"].tolist() == [[1.0, 1.0], [0.0, 0.0]]
+    p = default_collate([Point(1, 2), Point(3, 4)])
+    assert isinstance(p, Point) and p.x.tolist() == [1, 3]
+    assert default_collate([np.ones(2), np.zeros(2)]).tolist() == [[1.0, 1.0], [0.0, 0.0]]
+    assert default_collate(["a", "b"]) == ["a", "b"]
+    with pytest.raises(ValueError, match="default_collate: each sample of the batch must have "
+                                         r"the same number of fields, got \[1, 2\]"):
+        default_collate([(1,), (1, 2)])
+    with pytest.raises(TypeError, match="default_collate: a batch holds tensors.*got object"):
+        default_collate([object()])
+
+
+def test_default_collate_is_pytorchs_live():
+    torch = pytest.importorskip("torch")
+    from torch.utils.data import default_collate as theirs
+    for batch in ([1.5, 2.0], [1, 2], [True, False], [(1, 2.0), (3, 4.0)],
+                  [np.ones(2, np.float32), np.zeros(2, np.float32)]):
+        ours, want = default_collate(batch), theirs(batch)
+        for a, b in (zip(ours, want) if isinstance(want, list) else [(ours, want)]):
+            assert a.tolist() == b.tolist()
+            assert dtype_name(a.dtype) == str(b.dtype).removeprefix("torch.")
+        assert type(ours) is type(want) or isinstance(ours, tinyffn.Tensor)
+
+
+def test_batches_and_lengths_are_pytorchs_live():
+    torch = pytest.importorskip("torch")
+    from torch.utils import data as tdata
+    theirs_ds = tdata.TensorDataset(torch.tensor(X), torch.tensor(Y))
+    for kwargs in ({"batch_size": 3}, {"batch_size": 3, "drop_last": True},
+                   {"batch_size": 1}, {"batch_size": 10, "drop_last": True}):
+        theirs, ours = tdata.DataLoader(theirs_ds, **kwargs), DataLoader(dataset(), **kwargs)
+        assert len(ours) == len(theirs)
+        for a, b in zip(ours, theirs, strict=True):
+            assert type(a) is type(b) is list
+            assert [t.tolist() for t in a] == [t.tolist() for t in b]
+    theirs_one = list(tdata.DataLoader(theirs_ds, batch_size=None))[0]
+    ours_one = list(DataLoader(dataset(), batch_size=None))[0]
+    assert type(theirs_one) is type(ours_one) is list
+    assert len(tdata.DataLoader(theirs_ds, batch_size=None)) == 7
+    tuple_ds = TensorDataset(tinyffn.zeros(4))
+    assert len(DataLoader(tuple_ds, batch_size=3)) == math.ceil(4 / 3)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"num_workers": 2}, ValueError, r"DataLoader: num_workers=2 asks for worker processes.*"
+                                     "num_workers=0"),
+    ({"num_workers": -1}, ValueError, "num_workers must be an integer >= 0"),
+    ({"generator": np.random.default_rng(0)}, TypeError,
+     r"DataLoader: generator must be None, got numpy.random._generator.Generator: .*"
+     r"manual_seed"),
+    ({"batch_size": 0}, ValueError, "batch_size should be a positive integer value"),
+    ({"batch_size": 2.0}, ValueError, "batch_size should be a positive integer value"),
+    ({"shuffle": "yes"}, TypeError, "shuffle must be True or False"),
+    ({"drop_last": 1}, TypeError, "drop_last must be True or False"),
+    ({"collate_fn": 3}, TypeError, "collate_fn must be callable, got int"),
+    ({"sampler": None}, TypeError, "unexpected keyword argument 'sampler'"),
+])
+def test_loader_refusals(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        DataLoader(dataset(), **kwargs)
+
+
+def test_dataset_refusals():
+    with pytest.raises(TypeError, match=r"DataLoader: dataset must have __getitem__ and "
+                                        r"__len__ .* got generator"):
+        DataLoader(x for x in range(3))
+    with pytest.raises(ValueError, match=r"TensorDataset: the tensors have \[7, 6\] samples"):
+        TensorDataset(tinyffn.zeros(7), tinyffn.zeros(6))
+    with pytest.raises(TypeError, match="TensorDataset: takes tinyffn Tensors, got list"):
+        TensorDataset([1, 2])
+    with pytest.raises(ValueError, match="TensorDataset: a 0-d tensor has no samples"):
+        TensorDataset(tinyffn.tensor(1.0))
+    with pytest.raises(ValueError, match="TensorDataset: needs at least one tensor"):
+        TensorDataset()
+    with pytest.raises(NotImplementedError, match="Empty: a Dataset subclass must define "
+                                                  "__getitem__"):
+        type("Empty", (Dataset,), {})()[0]

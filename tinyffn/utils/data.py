@@ -1,0 +1,186 @@
+"""Batches for a training loop, as ``torch.utils.data``: a :class:`TensorDataset` of tensors
+held in memory, and a :class:`DataLoader` that walks it in batches, shuffled each epoch::
+
+    loader = DataLoader(TensorDataset(x, y), batch_size=32, shuffle=True)
+    for xb, yb in loader:               # xb: (32, d), yb: (32,), the last batch shorter
+        ...
+
+Only what a loop over tensors in memory needs: one process (``num_workers=0``), the
+dataset's order or a shuffled one (no samplers), and PyTorch's ``default_collate``, which
+stacks the samples of a batch into tensors. A shuffled order is a permutation drawn from
+the generator :func:`tinyffn.manual_seed` seeds, anew at the start of each epoch, so a seed
+gives the same batches again (not PyTorch's batches: its generator differs); tinyffn has
+no ``Generator`` objects, so ``generator=`` takes only None. Nothing here is
+differentiable in itself: a batch is an indexing (``getitem``) of the dataset's tensors,
+and a ``stack`` of the samples, which the graph records if they require grad.
+"""
+from __future__ import annotations
+
+import collections.abc
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from ..arguments import _is_int, type_name
+from ..creation import generator as seeded_generator
+from ..creation import stack, tensor
+from ..tensor import Tensor
+
+__all__ = ["Dataset", "TensorDataset", "DataLoader", "default_collate"]
+
+
+class Dataset:
+    """A map-style dataset, as ``torch.utils.data.Dataset``: subclass it with
+    ``__getitem__(index)``, a sample, and ``__len__()``, how many there are; a
+    :class:`DataLoader` asks for indices 0 .. len - 1."""
+
+    def __getitem__(self, index: int) -> Any:
+        raise NotImplementedError(f"{type(self).__name__}: a Dataset subclass must define "
+                                  "__getitem__(index), returning one sample")
+
+
+class TensorDataset(Dataset):
+    """Samples that are rows of tensors, as ``torch.utils.data.TensorDataset``: sample i is
+    ``(t[i] for t in tensors)``, a tuple, so all tensors need the same length along their
+    first axis (the number of samples). ``tensors`` holds them, the tensors themselves."""
+
+    def __init__(self, *tensors: Tensor):
+        for t in tensors:
+            if not isinstance(t, Tensor):
+                raise TypeError(f"TensorDataset: takes tinyffn Tensors, got {type_name(t)}; "
+                                "wrap it with tinyffn.tensor(...)")
+            if t.ndim == 0:
+                raise ValueError("TensorDataset: a 0-d tensor has no samples along a first "
+                                 "axis; give each tensor one row per sample")
+        if not tensors:
+            raise ValueError("TensorDataset: needs at least one tensor")
+        if len({t.shape[0] for t in tensors}) > 1:
+            raise ValueError(f"TensorDataset: the tensors have {[t.shape[0] for t in tensors]} "
+                             "samples (their first axes); they must have the same number, "
+                             "one row per sample (PyTorch: 'Size mismatch between tensors')")
+        self.tensors = tensors
+
+    def __getitem__(self, index: Any) -> tuple:
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self) -> int:
+        return self.tensors[0].shape[0]
+
+
+def default_collate(batch: list) -> Any:
+    """A list of samples as one batch, as PyTorch's ``default_collate``: tensors are stacked
+    along a new first axis ((B, ...) from B samples of shape (...)), Python floats become a
+    float64 tensor and ints (and bools) an int64 (bool) one, as PyTorch's, NumPy arrays and
+    numbers tensors of their dtype; a tuple or list of fields is collated field by field
+    (giving a list, as PyTorch's; a namedtuple stays one), a dict key by key; strings stay a
+    list."""
+    elem = batch[0]
+    if isinstance(elem, Tensor):
+        return stack(batch)                                             # (B, ...)
+    if isinstance(elem, np.ndarray):
+        return stack([tensor(a) for a in batch])
+    if isinstance(elem, float):
+        return tensor(batch, dtype="float64")
+    if isinstance(elem, (int, np.generic)):                     # bool, int, NumPy numbers
+        return tensor(np.asarray(batch))
+    if isinstance(elem, (str, bytes)):
+        return list(batch)
+    if isinstance(elem, collections.abc.Mapping):
+        return type(elem)({key: default_collate([d[key] for d in batch]) for key in elem})
+    if isinstance(elem, collections.abc.Sequence):
+        if len({len(sample) for sample in batch}) > 1:
+            raise ValueError("default_collate: each sample of the batch must have the same "
+                             f"number of fields, got {sorted({len(s) for s in batch})}")
+        fields = [default_collate(list(samples)) for samples in zip(*batch)]
+        return type(elem)(*fields) if hasattr(elem, "_fields") else fields
+    raise TypeError(f"default_collate: a batch holds tensors, NumPy arrays, numbers, strings, "
+                    f"dicts or sequences of them, got {type_name(elem)}; pass collate_fn")
+
+
+def _converted(sample: Any) -> Any:
+    """A sample of an unbatched loader, as PyTorch's ``default_convert``: NumPy arrays as
+    tensors, a tuple as a list, the rest as it is."""
+    if isinstance(sample, np.ndarray):
+        return tensor(sample)
+    if isinstance(sample, tuple) and not hasattr(sample, "_fields"):
+        return [_converted(s) for s in sample]
+    return sample
+
+
+class DataLoader:
+    """The samples of ``dataset`` in batches of ``batch_size``, as
+    ``torch.utils.data.DataLoader``: ``for xb, yb in DataLoader(TensorDataset(x, y), 32,
+    shuffle=True)``. Each batch is ``collate_fn`` (by default :func:`default_collate`) of
+    the list of its samples: for a TensorDataset, a list of tensors (B, ...), one per
+    tensor. ``len(loader)`` is the number of batches: ceil(n / batch_size), or
+    floor with ``drop_last=True`` (which leaves out a last, shorter batch).
+    ``batch_size=None`` yields the samples one by one, unbatched (a tuple as a list, as
+    PyTorch's ``default_convert`` gives it, or ``collate_fn`` of each).
+
+    ``shuffle=True``: each epoch (each ``iter(loader)``) visits the samples in a new
+    order, a permutation drawn from the generator ``manual_seed`` seeds. A TensorDataset
+    with the default collate is read with one ``index_select`` (a ``getitem``) per tensor
+    and batch, ``x[idx]``, which gives what stacking the samples gives. The arguments
+    after ``shuffle`` are keyword-only (PyTorch's positional order runs through samplers
+    tinyffn leaves out):
+    ``num_workers`` only 0 (one process: tensors in memory need no workers),
+    ``pin_memory`` is accepted and changes nothing (copies to the GPU are complete when
+    they return), ``generator`` only None."""
+
+    def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool | None = False,
+                 *, num_workers: int = 0, collate_fn: Callable | None = None,
+                 pin_memory: bool = False, drop_last: bool = False, generator: Any = None):
+        if not (hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")):
+            raise TypeError(f"DataLoader: dataset must have __getitem__ and __len__ (a "
+                            f"TensorDataset, or a Dataset subclass), got {type_name(dataset)}; "
+                            "iterable-style datasets are not in tinyffn")
+        if batch_size is not None and not (_is_int(batch_size) and batch_size > 0):
+            raise ValueError(f"DataLoader: batch_size should be a positive integer value (or "
+                             f"None, for samples one by one), but got batch_size={batch_size!r}")
+        for name, value in (("shuffle", shuffle), ("drop_last", drop_last),
+                            ("pin_memory", pin_memory)):
+            if not isinstance(value, bool) and not (name == "shuffle" and value is None):
+                raise TypeError(f"DataLoader: {name} must be True or False, got {value!r}")
+        if not _is_int(num_workers) or num_workers < 0:
+            raise ValueError(f"DataLoader: num_workers must be an integer >= 0, got "
+                             f"{num_workers!r}")
+        if num_workers > 0:
+            raise ValueError(f"DataLoader: num_workers={num_workers} asks for worker "
+                             "processes, which tinyffn does not have: batches are made in the "
+                             "main process; pass num_workers=0 (tensors in memory need no "
+                             "workers)")
+        if generator is not None:
+            raise TypeError(f"DataLoader: generator must be None, got {type_name(generator)}: "
+                            "tinyffn has no Generator objects, and shuffles with the generator "
+                            "tinyffn.manual_seed(...) seeds; seed that instead")
+        if collate_fn is not None and not callable(collate_fn):
+            raise TypeError(f"DataLoader: collate_fn must be callable, got "
+                            f"{type_name(collate_fn)}")
+        self.dataset, self.batch_size, self.shuffle = dataset, batch_size, bool(shuffle)
+        self.drop_last, self.num_workers, self.pin_memory = drop_last, 0, pin_memory
+        self.collate_fn = default_collate if collate_fn is None else collate_fn
+        self._custom = collate_fn is not None
+
+    def __len__(self) -> int:
+        n = len(self.dataset)
+        if self.batch_size is None:
+            return n
+        return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
+
+    def __iter__(self):
+        n = len(self.dataset)
+        order = seeded_generator().permutation(n) if self.shuffle else np.arange(n)
+        if self.batch_size is None:                 # unbatched: each sample converted
+            for i in order:
+                yield self.collate_fn(self.dataset[int(i)]) if self._custom else \
+                    _converted(self.dataset[int(i)])
+            return
+        whole = type(self.dataset) is TensorDataset and self.collate_fn is default_collate
+        for start in range(0, len(self) * self.batch_size, self.batch_size):
+            idx = order[start:start + self.batch_size]                  # (B,)
+            if whole:                  # one getitem per tensor: what stacking the rows gives
+                yield [t.index_select(0, tensor(idx, device=t.device))         # (B, ...)
+                       for t in self.dataset.tensors]
+            else:
+                yield self.collate_fn([self.dataset[int(i)] for i in idx])
