@@ -4,6 +4,7 @@ written out by hand, NumPy's permutation for the shuffled order, and torch.utils
 import collections
 import importlib
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -11,7 +12,8 @@ import pytest
 import tinyffn
 from tinyffn import nn
 from tinyffn.backend import dtype_name
-from tinyffn.utils.data import DataLoader, Dataset, TensorDataset, default_collate
+from tinyffn.utils.data import (DataLoader, Dataset, Subset, TensorDataset, default_collate,
+                                random_split)
 
 X = np.arange(14.0).reshape(7, 2)
 Y = np.array([3, 1, 4, 1, 5, 9, 2])
@@ -211,3 +213,57 @@ def test_dataset_refusals():
     with pytest.raises(NotImplementedError, match="Empty: a Dataset subclass must define "
                                                   "__getitem__"):
         type("Empty", (Dataset,), {})()[0]
+
+
+@pytest.mark.parametrize("n, lengths, sizes", [
+    (10, [0.9, 0.1], [9, 1]), (10, [0.33, 0.33, 0.34], [4, 3, 3]),
+    (10, [0.25] * 4, [3, 3, 2, 2]), (10, [3, 7], [3, 7]), (7, [1, 0], [7, 0]),
+    (5, [0.0, 1.0], [0, 5])])
+def test_random_split_sizes_are_pytorchs_and_the_subsets_partition_the_dataset(n, lengths, sizes):
+    data = TensorDataset(tinyffn.arange(n))
+    tinyffn.manual_seed(3)
+    parts = random_split(data, lengths)
+    assert [len(p) for p in parts] == sizes
+    seen = sorted(i for p in parts for i in p.indices)
+    assert seen == list(range(n))                               # disjoint, all of them
+    tinyffn.manual_seed(3)
+    assert [p.indices for p in random_split(data, lengths)] == [p.indices for p in parts]
+    order = np.random.default_rng(3).permutation(n).tolist()   # manual_seed's generator
+    assert [i for p in parts for i in p.indices] == order
+    for p in parts:
+        assert [p[j][0].item() for j in range(len(p))] == p.indices
+    torch = pytest.importorskip("torch")
+    with warnings.catch_warnings():                     # torch warns of an empty split
+        warnings.simplefilter("ignore", UserWarning)
+        theirs = torch.utils.data.random_split(
+            torch.utils.data.TensorDataset(torch.arange(n)), lengths)
+    assert [len(p) for p in theirs] == sizes
+
+
+def test_a_loader_over_a_subset_batches_its_samples_in_order():
+    data = dataset()
+    part = Subset(data, [5, 0, 3])
+    assert len(part) == 3 and part.dataset is data
+    (xb, yb), = list(DataLoader(part, batch_size=4))
+    np.testing.assert_array_equal(xb.numpy(), X[[5, 0, 3]])
+    np.testing.assert_array_equal(yb.numpy(), Y[[5, 0, 3]])
+    assert [s[1].item() for s in part[[2, 0]]] == [Y[3], Y[5]]     # a list: samples
+
+
+def test_random_split_and_subset_errors():
+    data = dataset()
+    with pytest.raises(ValueError, match=r"random_split: lengths \[3, 3\] must be counts >= 0 "
+                                         r"adding up to the 7 samples"):
+        random_split(data, [3, 3])
+    with pytest.raises(ValueError, match=r"lengths \[0.9, 0.05\] must be"):
+        random_split(data, [0.9, 0.05])                 # fractions adding up to 0.95
+    with pytest.raises(ValueError, match=r"a fraction must be in \[0, 1\]"):
+        random_split(data, [1.5, -0.5])
+    with pytest.raises(TypeError, match=r"random_split: generator must be None"):
+        random_split(data, [0.5, 0.5], generator=object())
+    with pytest.raises(TypeError, match=r"lengths must be ints \(counts\) or floats"):
+        random_split(data, ["a"])
+    with pytest.raises(IndexError, match=r"Subset: indices \[7\] are outside a dataset of 7"):
+        Subset(data, [0, 7])
+    with pytest.raises(TypeError, match=r"Subset: indices must be ints"):
+        Subset(data, [0.5])

@@ -1,5 +1,7 @@
 """Batches for a training loop, as ``torch.utils.data``: a :class:`TensorDataset` of tensors
-held in memory, and a :class:`DataLoader` that walks it in batches, shuffled each epoch::
+held in memory, split at random into a training and a validation :class:`Subset` by
+:func:`random_split`, and a :class:`DataLoader` that walks one in batches, shuffled each
+epoch::
 
     loader = DataLoader(TensorDataset(x, y), batch_size=32, shuffle=True)
     for xb, yb in loader:               # xb: (32, d), yb: (32,), the last batch shorter
@@ -27,7 +29,8 @@ from ..creation import generator as seeded_generator
 from ..creation import stack, tensor
 from ..tensor import Tensor
 
-__all__ = ["Dataset", "TensorDataset", "DataLoader", "default_collate"]
+__all__ = ["Dataset", "TensorDataset", "Subset", "random_split", "DataLoader",
+           "default_collate"]
 
 
 class Dataset:
@@ -66,6 +69,61 @@ class TensorDataset(Dataset):
 
     def __len__(self) -> int:
         return self.tensors[0].shape[0]
+
+
+class Subset(Dataset):
+    """The samples of ``dataset`` at ``indices``, in that order, as
+    ``torch.utils.data.Subset``: sample i is ``dataset[indices[i]]``. ``dataset`` and
+    ``indices`` (a list of ints) are kept as attributes, as PyTorch's."""
+
+    def __init__(self, dataset: Any, indices: Any):
+        indices = [int(i) for i in indices] if all(_is_int(i) for i in indices) else None
+        if indices is None:
+            raise TypeError("Subset: indices must be ints, positions in the dataset")
+        n = len(dataset)
+        outside = [i for i in indices if not -n <= i < n]
+        if outside:
+            raise IndexError(f"Subset: indices {outside[:5]} are outside a dataset of {n} "
+                             "samples")
+        self.dataset, self.indices = dataset, indices
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, list):                 # PyTorch's batched read: a list
+            return [self.dataset[self.indices[i]] for i in index]
+        return self.dataset[self.indices[index]]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+def random_split(dataset: Any, lengths: Any, generator: Any = None) -> list:
+    """``dataset`` split at random into non-overlapping :class:`Subset` s of the given
+    ``lengths``, as ``torch.utils.data.random_split``: ``train, val = random_split(data,
+    [0.9, 0.1])``. Lengths are counts that add up to ``len(dataset)``, or fractions that
+    add up to 1, each made ``floor(n * f)`` and the samples left over given one at a time
+    to the splits in turn from the first (PyTorch's rule, so the sizes are PyTorch's). The
+    order is a permutation from the generator :func:`tinyffn.manual_seed` seeds
+    (``generator`` only None, as in :class:`DataLoader`); not PyTorch's permutation."""
+    if generator is not None:
+        raise TypeError(f"random_split: generator must be None, got {type_name(generator)}: "
+                        "tinyffn has no Generator objects; seed with tinyffn.manual_seed(...)")
+    n, lengths = len(dataset), list(lengths)
+    if not lengths or not all(_is_int(k) or isinstance(k, float) for k in lengths):
+        raise TypeError(f"random_split: lengths must be ints (counts) or floats (fractions), "
+                        f"got {lengths!r}")
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:          # as PyTorch: [1, 0] too
+        if any(not 0 <= f <= 1 for f in lengths):
+            raise ValueError(f"random_split: a fraction must be in [0, 1], got {lengths!r}")
+        counts = [math.floor(n * f) for f in lengths]
+        for i in range(n - sum(counts)):
+            counts[i % len(counts)] += 1
+        lengths = counts
+    if any(not _is_int(k) or k < 0 for k in lengths) or sum(lengths) != n:
+        raise ValueError(f"random_split: lengths {lengths!r} must be counts >= 0 adding up to "
+                         f"the {n} samples of the dataset, or fractions adding up to 1")
+    order = seeded_generator().permutation(n).tolist()
+    ends = np.cumsum(lengths).tolist()
+    return [Subset(dataset, order[end - k:end]) for end, k in zip(ends, lengths)]
 
 
 def default_collate(batch: list) -> Any:
