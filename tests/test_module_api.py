@@ -967,3 +967,32 @@ def test_labels_hold_the_model_path_for_an_empty_container_filled_later_and_a_pl
     labels_are_paths(top)
     assert model.layers[0].weight.name == "0.layers.0.weight"
     assert model.ffn.out.weight.name == "0.ffn.out.weight"
+
+
+def test_the_remembered_path_leaves_a_modules_own_path_attribute_alone():
+    """tinyffn keeps a module's path under a name of its own: a module that stores a file
+    path as ``self._path`` keeps it when assigned into a model, and its labels do not start
+    with it; a class with a ``_path`` property is assigned into a model all the same."""
+    class Loader(nn.Module):
+        def __init__(self, path):
+            super().__init__()
+            self._path = path
+            self.lin = nn.Linear(2, 2)
+
+    class WithProperty(nn.Module):
+        _path = property(lambda self: "read-only")
+
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(2, 2)
+
+    loader = Loader("runs/ckpt.pt")
+    assert loader.lin.weight.name == "lin.weight"
+    model = nn.Module()
+    model.loader = loader
+    model.part = WithProperty()
+    model.loader.extra = nn.Linear(2, 2)
+    assert loader._path == "runs/ckpt.pt" and model.part._path == "read-only"
+    assert [p.name for p in model.parameters()] == [
+        "loader.lin.weight", "loader.lin.bias", "loader.extra.weight", "loader.extra.bias",
+        "part.lin.weight", "part.lin.bias"]

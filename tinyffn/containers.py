@@ -15,7 +15,7 @@ from typing import Any, Iterable, Iterator
 
 from .arguments import _is_int, type_name
 from .module import Module, submodules
-from .module_api import path_of
+from .module_api import path_of, set_path
 from .tensor import Tensor
 
 
@@ -46,7 +46,7 @@ def _keeping_labels(modules: list, build: Any) -> Module:
     labels = [(t, t.name) for m in inside for t in [*m.parameters(False), *m.buffers(False)]]
     part = build()
     for m, path in paths:
-        object.__setattr__(m, "_path", path)
+        set_path(m, path)
     for t, label in labels:
         t.name = label
     return part

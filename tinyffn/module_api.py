@@ -22,7 +22,9 @@ these methods; module.py stays the tree itself (attributes, naming, buffers, cal
 **Labels.** ``Module.__setattr__`` labels each tensor of a child with its path in the
 model (``blocks.0.weight``, for graph labels). Modules are built inside out, so a child
 is often assigned before its parent is in a model; each module remembers its own path
-(``_path``, set by :func:`relabel`), and the assignment of the parent into the model
+(under :data:`PATH_KEY` in its ``__dict__``, set by :func:`relabel`; a name no user picks,
+so a module's own ``self._path = "ckpt.pt"`` stays as it is, and a ``_path`` property
+is never written to), and the assignment of the parent into the model
 relabels everything under it. A child added later to a module already in a model
 (``model.blocks.append(block)``, ``add_module``, ``model.ffn.act = GELU()``) starts its
 labels with that module's path: ``blocks.3.weight``, not ``3.weight``.
@@ -201,16 +203,25 @@ def _listed(named) -> str:
 
 
 # ----------------------------------------------------------------------------- labels
+PATH_KEY = "_tinyffn_path"           # where a module keeps its path (module docstring)
+
+
 def path_of(module: Any) -> str:
     """``module``'s path in the model it was last assigned into, with its dot
     (``"blocks.0."``); "" for a module assigned into none."""
-    return vars(module).get("_path", "")
+    return vars(module).get(PATH_KEY, "")
+
+
+def set_path(module: Any, path: str) -> None:
+    """Make ``path`` the one :func:`path_of` gives, written into ``module.__dict__`` past
+    any ``__setattr__`` or property."""
+    vars(module)[PATH_KEY] = path
 
 
 def relabel(module: Any, prefix: str) -> None:
     """Give ``module`` the path ``prefix`` and each module under it its own below that, and
     label each tensor with ``prefix`` and its path from ``module``."""
     for path, m in module.named_modules():
-        object.__setattr__(m, "_path", f"{prefix}{path}." if path else prefix)
+        set_path(m, f"{prefix}{path}." if path else prefix)
     for path, t in [*module.named_parameters(), *module.named_buffers()]:
         t.name = prefix + path
