@@ -969,6 +969,26 @@ def test_labels_hold_the_model_path_for_an_empty_container_filled_later_and_a_pl
     assert model.ffn.out.weight.name == "0.ffn.out.weight"
 
 
+def test_a_slice_or_a_sum_of_a_container_leaves_its_modules_their_model_path():
+    """``model.layers[1:]`` and ``model.layers + other`` build new containers of the same
+    modules; a child added to one of those modules afterwards is still labelled with its
+    path in the model (a slice that kept its own numbering gave 1.extra.weight)."""
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList([nn.Sequential(nn.Linear(2, 2)) for _ in range(3)])
+
+    model = Model()
+    model.layers[1:]
+    model.layers + nn.ModuleList([nn.Linear(2, 2)])
+    model.layers[2].extra = nn.Linear(2, 2)
+    model.layers[1][0].inner = nn.Linear(2, 2)
+    assert model.layers[2].extra.weight.name == "layers.2.extra.weight"
+    assert model.layers[1][0].inner.bias.name == "layers.1.0.inner.bias"
+    named = [*model.named_parameters()]
+    assert [t.name for _, t in named] == [name for name, _ in named]
+
+
 def test_the_remembered_path_leaves_a_modules_own_path_attribute_alone():
     """tinyffn keeps a module's path under a name of its own: a module that stores a file
     path as ``self._path`` keeps it when assigned into a model, and its labels do not start
