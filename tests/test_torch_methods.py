@@ -697,8 +697,8 @@ def test_item_assignment_refuses_what_would_be_lost_or_cut(device):
     with pytest.raises(TypeError, match=r"value 2.5 is not a whole number, and the dtype is "
                                         r"int64 \(PyTorch truncates it in silence\)"):
         n[0] = 2.5
-    with pytest.raises(TypeError, match=r"x\[key\] = value: a float32 value into a int64 "
-                                        r"tensor would be cut to x's dtype"):
+    with pytest.raises(TypeError, match=r"x\[key\] = value: a value of dtype float32 into a "
+                                        r"tensor of dtype int64 would be cut to x's dtype"):
         n[0] = tinyffn.tensor(2.0, device=device)
     with pytest.raises(ValueError, match=r"x\[key\] = value: a value of shape \(4,\) does not "
                                          r"broadcast to \(3,\), the shape of x\[key\] for x "

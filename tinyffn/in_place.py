@@ -159,9 +159,9 @@ def set_item(x, key, value) -> None:
     else:
         v = tensor(value, device=x.device)
     if kind_of(v.dtype, x.backend) > kind_of(x.dtype, x.backend):  # float into int, int into bool
-        raise TypeError(f"{what}: a {dtype_name(v.dtype)} value into a {dtype_name(x.dtype)} "
-                        "tensor would be cut to x's dtype (PyTorch does that in silence); "
-                        "cast the value first, or make x of a wider dtype")
+        raise TypeError(f"{what}: a value of dtype {dtype_name(v.dtype)} into a tensor of "
+                        f"dtype {dtype_name(x.dtype)} would be cut to x's dtype (PyTorch does "
+                        "that in silence); cast the value first, or make x of a wider dtype")
     while v.ndim > len(target) and v.shape[0] == 1:     # leading 1s go, as in NumPy and
         v = v.reshape(v.shape[1:])                     # PyTorch: row[...] = a (1, d) value
     if _broadcast_shape(v.shape, target) != target:
