@@ -322,6 +322,22 @@ def test_set_rng_state_refuses_what_get_rng_state_does_not_give(bad):
         tinyffn.set_rng_state(bad)
 
 
+def test_set_rng_state_refuses_an_even_increment_with_which_every_draw_is_zero():
+    """NumPy takes a PCG64 state of 37 zero bytes (a checkpoint entry zeroed or never
+    filled) and then draws 0 for ever: randn all zeros, every dropout mask alike. Every
+    state get_rng_state gives has an odd increment; an even one is refused."""
+    zeros = np.random.Generator(np.random.PCG64())
+    zeros.bit_generator.state = {"bit_generator": "PCG64", "has_uint32": 0, "uinteger": 0,
+                                 "state": {"state": 0, "inc": 0}}
+    assert zeros.standard_normal(3).tolist() == [0.0, 0.0, 0.0]     # what it would do
+    assert tinyffn.get_rng_state().tolist()[16] % 2 == 1
+    before = tinyffn.get_rng_state().tolist()
+    with pytest.raises(ValueError, match=r"got a uint8 tensor of shape \(37,\) whose increment "
+                                         r"\(bytes 16 to 31\) is even, which no PCG64 state"):
+        tinyffn.set_rng_state(tinyffn.zeros(37, dtype="uint8"))
+    assert tinyffn.get_rng_state().tolist() == before
+
+
 def test_a_run_that_draws_as_it_goes_resumes_exactly_with_the_generator_state(tmp_path):
     """Dropout masks and a randperm of the data each step draw from the generator, so a
     resumed run repeats the straight one only if the checkpoint holds its state too."""

@@ -57,15 +57,20 @@ def set_rng_state(new_state: Tensor) -> None:
     """Give the generator a state that :func:`get_rng_state` returned, as
     ``torch.set_rng_state``: a resumed run draws what the first run drew after it."""
     shape = getattr(new_state, "shape", None)
-    if not (isinstance(new_state, Tensor) and backends.dtype_name(new_state.dtype) == "uint8"
-            and shape == (37,) and int(new_state.numpy()[32]) in (0, 1)):
+    fits = (isinstance(new_state, Tensor) and backends.dtype_name(new_state.dtype) == "uint8"
+            and shape == (37,))
+    # PCG64's increment is odd; an even one (37 zero bytes) NumPy takes, and draws 0 forever
+    even = fits and int(new_state.numpy()[16]) % 2 == 0
+    if not fits or even or int(new_state.numpy()[32]) not in (0, 1):
         got = (f"a {backends.dtype_name(new_state.dtype)} tensor of shape {shape}"
                if isinstance(new_state, Tensor) else type_name(new_state))
         raise ValueError(f"set_rng_state: takes the uint8 tensor of 37 entries that "
                          f"tinyffn.get_rng_state() returns, got {got}" + (
                              "; PyTorch's state (5056 bytes) is of its Mersenne Twister, which "
                              "tinyffn's generator (NumPy's PCG64) cannot take"
-                             if shape == (5056,) else ""))
+                             if shape == (5056,) else "") + (
+                             " whose increment (bytes 16 to 31) is even, which no PCG64 state "
+                             "has (with it every draw is 0)" if even else ""))
     raw = new_state.numpy().tobytes()
     _rng.bit_generator.state = {
         "bit_generator": "PCG64", "has_uint32": raw[32],
