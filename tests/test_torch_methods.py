@@ -700,6 +700,9 @@ def test_item_assignment_refuses_what_would_be_lost_or_cut(device):
     with pytest.raises(TypeError, match=r"x\[key\] = value: a value of dtype float32 into a "
                                         r"tensor of dtype int64 would be cut to x's dtype"):
         n[0] = tinyffn.tensor(2.0, device=device)
+    with pytest.raises(TypeError, match=r"x\[key\] = value: tinyffn computes with float, "
+                                        r"integer and bool tensors, not complex128"):
+        m[0, 0] = 1 + 2j                    # was: '>' not supported between 'NoneType' and 'int'
     with pytest.raises(ValueError, match=r"x\[key\] = value: a value of shape \(4,\) does not "
                                          r"broadcast to \(3,\), the shape of x\[key\] for x "
                                          r"of shape \(2, 3\)"):

@@ -158,7 +158,11 @@ def set_item(x, key, value) -> None:
         v = tensor(value, dtype=dtype_name(x.dtype), device=x.device)
     else:
         v = tensor(value, device=x.device)
-    if kind_of(v.dtype, x.backend) > kind_of(x.dtype, x.backend):  # float into int, int into bool
+    kinds = kind_of(v.dtype, x.backend), kind_of(x.dtype, x.backend)
+    if None in kinds:                   # complex: no kind to compare, and no op takes it
+        raise TypeError(f"{what}: tinyffn computes with float, integer and bool tensors, not "
+                        f"{dtype_name(v.dtype if kinds[0] is None else x.dtype)}")
+    if kinds[0] > kinds[1]:             # float into int, int into bool
         raise TypeError(f"{what}: a value of dtype {dtype_name(v.dtype)} into a tensor of "
                         f"dtype {dtype_name(x.dtype)} would be cut to x's dtype (PyTorch does "
                         "that in silence); cast the value first, or make x of a wider dtype")
