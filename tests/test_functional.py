@@ -1,5 +1,6 @@
 """tinyffn.functional: every composed op against a hand-written NumPy reference, gradcheck
 in float64, the function scopes the graph drawer relies on, and the error messages."""
+import itertools
 import math
 
 import numpy as np
@@ -762,3 +763,23 @@ def test_ignore_index_takes_numpy_integers_but_not_bools():
         F.cross_entropy(logp, [1, 1, 2], ignore_index=True)
     with pytest.raises(TypeError, match="CrossEntropyLoss: ignore_index must be an int"):
         nn.CrossEntropyLoss(ignore_index=True)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_float16_softmax_is_computed_in_float32_and_rounded_once(name):
+    """In float16 the exps and their sum lose digits (softmax up to 5 ulp off, log_softmax
+    thousands of ulp near 0); PyTorch computes in float32. Against float64 truth: within
+    one float16 ulp, returned in float16, and the gradient in float16 too."""
+    rng = np.random.default_rng(0)
+    for scale, shape in itertools.product([0.01, 1.0, 5.0, 20.0], [(4, 7), (3, 1000)]):
+        x16 = (rng.normal(size=shape) * scale).astype(np.float16)
+        x = tinyffn.tensor(x16, requires_grad=True)
+        y = getattr(F, name)(x, dim=-1)
+        assert y.dtype == x.dtype
+        z = x16.astype(np.float64) - x16.max(-1, keepdims=True)
+        log_p = z - np.log(np.exp(z).sum(-1, keepdims=True))
+        truth = log_p if name == "log_softmax" else np.exp(log_p)
+        ulp = np.spacing(np.abs(truth).astype(np.float16)).astype(np.float64)
+        assert (np.abs(y.numpy().astype(np.float64) - truth) / ulp).max() <= 1.0
+        y.backward(tinyffn.ones_like(y))              # (a float16 sum of y may overflow)
+        assert x.grad.dtype == x.dtype

@@ -199,16 +199,18 @@ def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None, dtype: Any = N
     Jacobian: dy_i/dx_j = y_i (δ_ij - y_j), so gx = y (gy - sum_j gy_j y_j).
     Shape preserved; entries along ``axis`` are positive and sum to 1. ``dim`` is
     PyTorch's name for ``axis``; ``dtype``: x is cast to it first (a recorded ``cast``),
-    as PyTorch's ``F.softmax(x, -1, dtype=torch.float32)`` of float16 logits.
+    as PyTorch's ``F.softmax(x, -1, dtype=torch.float32)`` of float16 logits. A float16
+    x is computed in float32 and the result rounded once, as PyTorch computes it (in
+    float16 the exps and their sum lose digits: up to 5 ulp off).
     """
     _check_tensor("softmax", "x", x)
     x = _cast_to_float("softmax", x, dtype)
     axis = check_axis("softmax", x, either_name(
         "softmax", "axis", axis, -1, "dim", dim))
     with grad_mode.scope("function", "softmax"):
-        z = _shifted(x, axis)                               # max(z) = 0
+        z = _shifted(_widened(x), axis)                     # max(z) = 0
         e = z.exp()
-        return e / e.sum(axis=axis, keepdims=True)
+        return _narrowed(e / e.sum(axis=axis, keepdims=True), x)
 
 
 def _cast_to_float(op: str, x: Tensor, dtype: Any) -> Tensor:
@@ -231,17 +233,18 @@ def log_softmax(x: Tensor, axis: int = -1, *, dim: int | None = None,
     Unlike log(softmax(x)), this never takes the log of an underflowed 0.
 
     Jacobian: dy_i/dx_j = δ_ij - softmax(x)_j, so gx = gy - softmax(x) sum_j gy_j.
-    Shape preserved. ``dim`` is PyTorch's name for ``axis``; ``dtype`` as :func:`softmax`'s.
+    Shape preserved. ``dim`` is PyTorch's name for ``axis``; ``dtype`` and float16 as
+    :func:`softmax`'s.
     """
     _check_tensor("log_softmax", "x", x)
     x = _cast_to_float("log_softmax", x, dtype)
     axis = check_axis("log_softmax", x, either_name(
         "log_softmax", "axis", axis, -1, "dim", dim))
     with grad_mode.scope("function", "log_softmax"):
-        z = _shifted(x, axis)                               # max(z) = 0
+        z = _shifted(_widened(x), axis)                     # max(z) = 0
         if x.ndim > 0 and x.shape[axis] == 0:
-            return z                    # an empty axis: no sum to take the log of
-        return z - z.exp().sum(axis=axis, keepdims=True).log()
+            return _narrowed(z, x)      # an empty axis: no sum to take the log of
+        return _narrowed(z - z.exp().sum(axis=axis, keepdims=True).log(), x)
 
 
 def _shifted(x: Tensor, axis: int) -> Tensor:
