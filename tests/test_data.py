@@ -149,7 +149,7 @@ def test_default_collate_written_out():
 
 
 def test_default_collate_is_pytorchs_live():
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch")
     from torch.utils.data import default_collate as theirs
     for batch in ([1.5, 2.0], [1, 2], [True, False], [(1, 2.0), (3, 4.0)],
                   [np.ones(2, np.float32), np.zeros(2, np.float32)]):

@@ -31,6 +31,9 @@ at once, to parametrise. A file binds the tests to names starting with ``test_``
     test_each_call_gives_what_pytorch_gives = _parity.live
 """
 
+import math
+
+import numpy as np
 import pytest
 
 import tinyffn
@@ -47,6 +50,15 @@ def plain(result):
     if isinstance(result, tinyffn.Tensor):
         return dtype_name(result.dtype), result.numpy().tolist()
     return str(result.dtype).removeprefix("torch."), result.detach().numpy().tolist()
+
+
+def weighted_grad(module, y, x, **tensor_kwargs):
+    """``plain(dL/dx)`` for L = Σ y · (1, 2, 3, ...)/10 over y's entries, ``module`` being
+    tinyffn or torch: weights that differ entry by entry, so a backward that forgets gy,
+    or swaps entries, shows. What each file's ``grad_of`` returns."""
+    weights = np.arange(1.0, math.prod(y.shape) + 1).reshape(y.shape) / 10
+    (y * module.tensor(weights.tolist(), dtype=module.float64, **tensor_kwargs)).sum().backward()
+    return plain(x.grad)
 
 
 def grad_id(case) -> str:
