@@ -150,6 +150,37 @@ def test_softplus_gradient_is_finite_where_exp_would_overflow(device):
     assert x.grad.tolist() == [1.0, 0.0, 0.5]
 
 
+def test_softplus_of_float16_is_computed_in_float32_as_pytorchs(device):
+    """In float16, exp overflows past 11.09: softplus(15.0) was inf and its gradient NaN,
+    below the threshold 20. torch 2.13 computes in float32 and rounds once; these are
+    its values bit for bit (checked live below where torch is installed)."""
+    if device == "strict":
+        pytest.skip("array_api_strict has no float16")
+    s = np.array([-30.0, -1.0, 0.0, 0.5, 11.5, 15.0, 19.5, 20.5, 1000.0])
+    h = tinyffn.tensor(s, dtype="float16", device=device, requires_grad=True)
+    for beta, threshold in ((1.0, 20.0), (2.0, 25.0)):
+        h.grad = None
+        y = F.softplus(h, beta, threshold)
+        x32 = s.astype(np.float16).astype(np.float32)
+        bx = np.float32(beta) * x32
+        want = np.where(bx > threshold, x32, np.log1p(np.exp(np.minimum(bx, 80))) / np.float32(beta))
+        assert y.dtype == tinyffn.float16
+        np.testing.assert_array_equal(y.numpy(), want.astype(np.float16))
+        y.sum().backward()
+        sig = np.where(bx > threshold, 1.0, 1 / (1 + np.exp(-bx)))
+        assert h.grad.dtype == tinyffn.float16 and np.isfinite(h.grad.numpy()).all()
+        np.testing.assert_array_equal(h.grad.numpy(), sig.astype(np.float32).astype(np.float16))
+    torch = pytest.importorskip("torch")
+    t = torch.tensor(s, dtype=torch.float16, requires_grad=True)
+    theirs = torch.nn.functional.softplus(t)
+    theirs.sum().backward()
+    h.grad = None
+    ours = F.softplus(h)
+    ours.sum().backward()
+    np.testing.assert_array_equal(ours.numpy(), theirs.detach().numpy())
+    np.testing.assert_array_equal(h.grad.numpy(), t.grad.numpy())
+
+
 def test_pad_written_out_in_numpy(device):
     x = np.array(X)
     padded = F.pad(tinyffn.tensor(x, device=device), (1, -2, 0, 1), value=9.0).numpy()

@@ -34,6 +34,16 @@ def _floating(op: str, x: Any) -> Tensor:
     return x
 
 
+def _widened(x: Tensor) -> Tensor:
+    """float16 as float32, for a computation PyTorch does in float32 and rounds once
+    (:func:`_narrowed` casts back); other dtypes as they are."""
+    return x.to(dtype="float32") if dtype_name(x.dtype) == "float16" else x
+
+
+def _narrowed(y: Tensor, x: Tensor) -> Tensor:
+    return y.to(dtype=x.dtype) if dtype_name(x.dtype) == "float16" else y
+
+
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """LeakyReLU(x) = x where x > 0, else negative_slope · x, as ``F.leaky_relu``:
 
@@ -129,7 +139,9 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
     One ``where`` between x and ``log1p(exp(β x)) / β``; exp reads β x with the entries
     above the threshold set to 0, so that its unused branch stays finite (an inf there
-    would send back 0 · inf = NaN)."""
+    would send back 0 · inf = NaN). A float16 x is computed in float32 and the result
+    rounded once, as PyTorch computes it: in float16, exp overflows past β x ≈ 11.1, so
+    softplus(15.0) would be inf (and its gradient NaN) below the default threshold 20."""
     x = _floating("softplus", input)
     for name, v in (("beta", beta), ("threshold", threshold)):
         if not is_real(v):
@@ -137,10 +149,11 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     if beta == 0:
         raise ValueError("softplus: beta must not be 0 (it divides); PyTorch's default is 1")
     with grad_mode.scope("function", "softplus"):
-        bx = x * float(beta)
+        w = _widened(x)                                 # float16: float32 (a cast node)
+        bx = w * float(beta)
         linear = bx > float(threshold)                  # bool, outside the graph
         smooth = bx.masked_fill(linear, 0.0).exp().log1p() / float(beta)
-        return where(linear, x, smooth)
+        return _narrowed(where(linear, w, smooth), x)
 
 
 _PAD_MODES = ("constant", "reflect", "replicate", "circular")
