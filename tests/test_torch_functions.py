@@ -537,6 +537,31 @@ def test_sum_and_mean_with_dtype_pass_the_gradient_back_in_the_inputs_dtype(devi
     assert h.mean(dtype=tinyffn.float32).item() == np.float32(2050) / np.float32(3)
 
 
+def test_sum_with_an_integer_or_bool_dtype_gives_that_dtype(device):
+    """The Sum primitive adds integers up in int64, as x.sum() does; with dtype= the result
+    is that dtype, as torch 2.13's (written out; live below): 306 in int8 wraps to 50,
+    a bool sum is 'any nonzero', a float cast to int32 first truncates (-2, not -0.75)."""
+    n = tinyffn.tensor([[100, 100, 100], [1, 2, 3]], device=device)
+    x = tinyffn.tensor(X, dtype="float64", device=device)
+    u = tinyffn.tensor([200, 100], dtype="uint8", device=device)
+    cases = [(lambda m, n, x, u: n.sum(dtype=m.int8), "int8", 50),
+             (lambda m, n, x, u: n.sum(1, dtype=m.int8), "int8", [44, 6]),
+             (lambda m, n, x, u: u.sum(dtype=m.uint8), "uint8", 44),
+             (lambda m, n, x, u: (x > 0).sum(dtype=m.bool), "bool", True),
+             (lambda m, n, x, u: (x > 5).sum(0, dtype=m.bool), "bool", [False] * 3),
+             (lambda m, n, x, u: x.sum(dtype=m.int32), "int32", -2),
+             (lambda m, n, x, u: m.sum(n, 0, True, dtype=m.int16), "int16", [[101, 102, 103]])]
+    for call, dtype, value in cases:
+        y = call(tinyffn, n, x, u)
+        assert (dtype_name(y.dtype), y.tolist()) == (dtype, value)
+    torch = pytest.importorskip("torch")
+    tn, tx = torch.tensor([[100, 100, 100], [1, 2, 3]]), torch.tensor(X, dtype=torch.float64)
+    tu = torch.tensor([200, 100], dtype=torch.uint8)
+    for call, dtype, value in cases:
+        y = call(torch, tn, tx, tu)
+        assert (str(y.dtype), y.tolist()) == ("torch." + dtype, value)
+
+
 @pytest.mark.parametrize("call, error, message", ERRORS)
 def test_mistakes_get_an_error_that_says_what_to_do(call, error, message):
     with pytest.raises(error, match=message):

@@ -251,15 +251,20 @@ def reduced(op: Any, name: str, x, axis: Any, keepdims: bool, dim: Any, keepdim:
     """``x.sum(...)`` and ``x.mean(...)`` (``op``: the primitive ``Sum`` or ``Mean``): the
     axes by NumPy's names or PyTorch's, and ``dtype``, as PyTorch's: x is cast to it
     first, a recorded ``cast`` (``x.sum(dtype=tinyffn.float64)``: the sum in float64, the
-    gradient back in x's dtype). A mean's dtype must be a float one, as PyTorch says."""
+    gradient back in x's dtype). A mean's dtype must be a float one, as PyTorch says.
+    The result has that dtype too: ``Sum`` adds int8 or bools up in int64 (as ``x.sum()``
+    does), so a sum with ``dtype=int8`` is cast back, wrapping as PyTorch's int8 sum wraps,
+    and ``dtype=bool`` gives whether any entry is nonzero, as PyTorch's."""
     axis, keepdims = _numpy_names(name, axis, keepdims, dim, keepdim)
-    if dtype is not None:
-        if name == "mean" and not x.backend.is_floating(dtype):
-            raise TypeError(f"mean: dtype={dtype_name(dtype)} is not a floating-point dtype; "
-                            "a mean needs one (PyTorch refuses this too): pass dtype="
-                            "tinyffn.float32 or float64")
-        x = x.to(dtype=dtype)
-    return op.apply(x, axis=_axes(axis, x.ndim, name), keepdims=keepdims)
+    if dtype is None:
+        return op.apply(x, axis=_axes(axis, x.ndim, name), keepdims=keepdims)
+    if name == "mean" and not x.backend.is_floating(dtype):
+        raise TypeError(f"mean: dtype={dtype_name(dtype)} is not a floating-point dtype; "
+                        "a mean needs one (PyTorch refuses this too): pass dtype="
+                        "tinyffn.float32 or float64")
+    x = x.to(dtype=dtype)
+    y = op.apply(x, axis=_axes(axis, x.ndim, name), keepdims=keepdims)
+    return y if y.dtype == x.dtype else y.to(dtype=x.dtype)    # integers: not differentiable
 
 
 def amax(x, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
