@@ -105,7 +105,7 @@ def test_lerp_written_out_in_numpy(device):
                         1.0).tolist() == E                     # the end, exactly
 
 
-@pytest.mark.parametrize("w", [0.1, 0.3, 0.5, 0.55, 0.9, -0.4, 1.5])
+@pytest.mark.parametrize("w", [0.1, 0.3, 0.5, 0.55, 0.9, -0.4, -0.6, 1.5])
 def test_lerp_takes_pytorchs_form_on_each_side_of_one_half(w, device):
     """The two forms round differently (on 18 to 40 of these 64 pairs, by the weight), so
     bit equality checks the form chosen: below 0.5 in abs, input + w (end - input)."""
@@ -115,6 +115,46 @@ def test_lerp_takes_pytorchs_form_on_each_side_of_one_half(w, device):
     assert np.any(small != large)
     got = tinyffn.lerp(tinyffn.tensor(x, device=device), tinyffn.tensor(e, device=device), w)
     np.testing.assert_array_equal(got.numpy(), small if abs(w) < 0.5 else large)
+
+
+def test_a_tensor_weight_takes_pytorchs_form_per_entry(device):
+    """Each entry takes the form its own weight picks: below 0.5 in abs, input + w (end -
+    input), else end - (end - input)(1 - w); the forms differ in the last bit on some of
+    these pairs, so bit equality checks the choice entry by entry (negative weights too)."""
+    r = np.random.default_rng(1)
+    x, e, w = r.standard_normal(256), r.standard_normal(256), r.uniform(-1.5, 1.5, 256)
+    small, large = x + w * (e - x), e - (e - x) * (1 - w)
+    picked = np.abs(w) < 0.5
+    assert np.any((small != large) & picked) and np.any((small != large) & ~picked)
+    got = tinyffn.lerp(*(tinyffn.tensor(a, device=device) for a in (x, e, w)))
+    np.testing.assert_array_equal(got.numpy(), np.where(picked, small, large))
+
+
+def test_float16_lerp_is_computed_in_float32_and_rounded_once(device):
+    """As PyTorch computes it: in float16, end - input overflowed (lerp(-6e4, 6e4, 0.5)
+    was -inf, not 0) and the three roundings were up to 24 units of the last place from
+    torch 2.13; in float32, rounded once, it equals torch's on these values."""
+    if device == "strict":
+        pytest.skip("array_api_strict has no float16")
+    r = np.random.default_rng(2)
+    x16, e16 = (r.standard_normal(200) * 20).astype(np.float16), (r.standard_normal(200) * 20).astype(np.float16)
+    w16 = r.uniform(-1.5, 1.5, 200).astype(np.float16)
+    x32, e32, w32 = x16.astype(np.float32), e16.astype(np.float32), w16.astype(np.float32)
+    want = np.where(np.abs(w32) < 0.5, x32 + w32 * (e32 - x32), e32 - (e32 - x32) * (1 - w32))
+    x = tinyffn.tensor(x16, device=device, requires_grad=True)
+    w = tinyffn.tensor(w16, device=device, requires_grad=True)
+    y = tinyffn.lerp(x, tinyffn.tensor(e16, device=device), w)
+    assert y.dtype == tinyffn.float16
+    np.testing.assert_array_equal(y.numpy(), want.astype(np.float16))
+    y.sum().backward()
+    assert x.grad.dtype == tinyffn.float16 and w.grad.dtype == tinyffn.float16
+    np.testing.assert_array_equal(w.grad.numpy(), (e32 - x32).astype(np.float16))
+    far = tinyffn.tensor([-6e4, 6e4], dtype="float16", device=device)
+    assert tinyffn.lerp(far[:1], far[1:], 0.5).tolist() == [0.0]
+    assert tinyffn.lerp(far[:1], far[1:], 0.25).tolist() == [-30000.0]
+    torch = pytest.importorskip("torch")
+    theirs = torch.lerp(torch.tensor(x16), torch.tensor(e16), torch.tensor(w16))
+    np.testing.assert_array_equal(y.numpy(), theirs.numpy())
 
 
 def test_lerp_matches_torch_live_to_the_last_bit_or_so():

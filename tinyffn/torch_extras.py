@@ -37,19 +37,28 @@ def lerp(input, end, weight):
     tensor weight picks per entry with a ``where``. (PyTorch's CPU kernel fuses each
     multiply-add, rounding once, so its last bit may differ.) ``end`` and ``weight`` (a number or a
     tensor) broadcast with ``input``; ``input`` must be floating-point (PyTorch refuses
-    integers too). Two float dtypes meet as in ``+`` (PyTorch wants one dtype)."""
+    integers too). Two float dtypes meet as in ``+`` (PyTorch wants one dtype). A float16
+    result is computed in float32 and rounded once, as PyTorch computes it (in float16,
+    end - input overflows past 65504: lerp(-6e4, 6e4, 0.5) was -inf, not 0)."""
     x = _floating_tensor("lerp", "input", input)
     for name, v in (("end", end), ("weight", weight)):
         if not (isinstance(v, _tensor.Tensor) or is_real(v)) or isinstance(v, bool):
             raise TypeError(f"lerp: {name} must be a Tensor or a number, got {type_name(v)}")
         if isinstance(v, _tensor.Tensor):
             _floating_tensor("lerp", name, v)
+    tensors = [v for v in (x, end, weight) if isinstance(v, _tensor.Tensor)]
+    half = all(dtype_name(v.dtype) == "float16" for v in [v for v in tensors if v.ndim] or tensors)
     with grad_mode.scope("function", "lerp"):
+        if half:                            # float16 result: computed in float32 (cast nodes)
+            x, end, weight = (v.to(dtype="float32") if isinstance(v, _tensor.Tensor) and
+                              dtype_name(v.dtype) == "float16" else v for v in (x, end, weight))
         if not isinstance(weight, _tensor.Tensor):
             w = float(weight)
-            return x + w * (end - x) if abs(w) < 0.5 else end - (end - x) * (1 - w)
-        from .composed import where         # composed.py imports tensor.py, which imports this
-        return where(weight.abs() < 0.5, x + weight * (end - x), end - (end - x) * (1 - weight))
+            y = x + w * (end - x) if abs(w) < 0.5 else end - (end - x) * (1 - w)
+        else:
+            from .composed import where     # composed.py imports tensor.py, which imports this
+            y = where(weight.abs() < 0.5, x + weight * (end - x), end - (end - x) * (1 - weight))
+        return y.to(dtype="float16") if half else y
 
 
 def diag(input, diagonal=0):
