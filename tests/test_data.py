@@ -160,6 +160,50 @@ def test_default_collate_is_pytorchs_live():
         assert type(ours) is type(want) or isinstance(ours, tinyffn.Tensor)
 
 
+STRUCTURED = [                                  # samples of each kind a dataset may return
+    [("a", 1), ("b", 2)], [np.str_("a"), np.str_("b")], [b"x", b"y"],
+    [np.float32(1.5), np.float32(2)], [np.int16(3), np.int16(4)], [np.bool_(True), np.bool_(False)],
+    [{"a": (1, [2.5]), "b": {"c": np.float64(1)}}, {"a": (2, [3.5]), "b": {"c": np.float64(2)}}],
+    [Point(np.ones(2), "p"), Point(np.zeros(2), "q")], [[1, 2.5], [3, 4.5]],
+]
+
+
+def _described(value):
+    """The structure of a batch: container types, tensors as (dtype, values)."""
+    if hasattr(value, "dtype") and hasattr(value, "tolist") and not isinstance(value, np.generic):
+        return ("tensor", str(value.dtype).removeprefix("torch."), value.tolist())
+    if isinstance(value, dict):
+        return {k: _described(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [_described(v) for v in value])
+    return (type(value).__name__, value)
+
+
+@pytest.mark.parametrize("samples", STRUCTURED, ids=range(len(STRUCTURED)))
+def test_batches_of_every_kind_of_sample_are_pytorchs_live(samples):
+    """torch's default_collate (batch_size=2) and default_convert (batch_size=None): strings
+    as given (a tuple field stays a tuple; NumPy's str_ is a string), NumPy numbers as
+    0-d tensors, also inside dicts, lists and namedtuples."""
+    torch = pytest.importorskip("torch")
+    from torch.utils import data as tdata
+    for batch_size in (2, None):
+        ours = [_described(b) for b in DataLoader(samples, batch_size=batch_size)]
+        theirs = [_described(b) for b in tdata.DataLoader(samples, batch_size=batch_size)]
+        assert ours == theirs, batch_size
+
+
+def test_a_subset_takes_a_tensor_of_indices_as_pytorchs():
+    data = dataset()
+    tinyffn.manual_seed(0)
+    order = tinyffn.randperm(7)
+    part = Subset(data, order[:3])
+    assert part.indices == order[:3].tolist() and isinstance(part.indices[0], int)
+    assert [part[j][1].item() for j in range(3)] == [Y[i] for i in order[:3].tolist()]
+    for bad in (tinyffn.tensor([1.5]), tinyffn.tensor(2), tinyffn.tensor([[1]])):
+        with pytest.raises(TypeError, match="Subset: indices must be ints"):
+            Subset(data, bad)
+
+
 def test_batches_and_lengths_are_pytorchs_live():
     torch = pytest.importorskip("torch")
     from torch.utils import data as tdata

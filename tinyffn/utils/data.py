@@ -74,9 +74,12 @@ class TensorDataset(Dataset):
 class Subset(Dataset):
     """The samples of ``dataset`` at ``indices``, in that order, as
     ``torch.utils.data.Subset``: sample i is ``dataset[indices[i]]``. ``dataset`` and
-    ``indices`` (a list of ints) are kept as attributes, as PyTorch's."""
+    ``indices`` (a list of ints; a 1-D integer tensor is read as one, as in
+    ``Subset(data, tinyffn.randperm(n)[:k])``) are kept as attributes, as PyTorch's."""
 
     def __init__(self, dataset: Any, indices: Any):
+        if isinstance(indices, Tensor):     # its entries; floats or other ranks refused below
+            indices = indices.tolist() if indices.ndim == 1 else [indices]
         indices = [int(i) for i in indices] if all(_is_int(i) for i in indices) else None
         if indices is None:
             raise TypeError("Subset: indices must be ints, positions in the dataset")
@@ -131,8 +134,8 @@ def default_collate(batch: list) -> Any:
     along a new first axis ((B, ...) from B samples of shape (...)), Python floats become a
     float64 tensor and ints (and bools) an int64 (bool) one, as PyTorch's, NumPy arrays and
     numbers tensors of their dtype; a tuple or list of fields is collated field by field
-    (giving a list, as PyTorch's; a namedtuple stays one), a dict key by key; strings stay a
-    list."""
+    (giving a list, as PyTorch's; a namedtuple stays one), a dict key by key; strings stay
+    as given (the loader's list, or a field's tuple, as PyTorch's)."""
     elem = batch[0]
     if isinstance(elem, Tensor):
         return stack(batch)                                             # (B, ...)
@@ -140,28 +143,33 @@ def default_collate(batch: list) -> Any:
         return stack([tensor(a) for a in batch])
     if isinstance(elem, float):
         return tensor(batch, dtype="float64")
+    if isinstance(elem, (str, bytes)):           # also NumPy's str_: as given, as PyTorch's
+        return batch                             # (the loader's list, a field's tuple)
     if isinstance(elem, (int, np.generic)):                     # bool, int, NumPy numbers
         return tensor(np.asarray(batch))
-    if isinstance(elem, (str, bytes)):
-        return list(batch)
     if isinstance(elem, collections.abc.Mapping):
         return type(elem)({key: default_collate([d[key] for d in batch]) for key in elem})
     if isinstance(elem, collections.abc.Sequence):
         if len({len(sample) for sample in batch}) > 1:
             raise ValueError("default_collate: each sample of the batch must have the same "
                              f"number of fields, got {sorted({len(s) for s in batch})}")
-        fields = [default_collate(list(samples)) for samples in zip(*batch)]
+        fields = [default_collate(samples) for samples in zip(*batch)]    # tuples
         return type(elem)(*fields) if hasattr(elem, "_fields") else fields
     raise TypeError(f"default_collate: a batch holds tensors, NumPy arrays, numbers, strings, "
                     f"dicts or sequences of them, got {type_name(elem)}; pass collate_fn")
 
 
 def _converted(sample: Any) -> Any:
-    """A sample of an unbatched loader, as PyTorch's ``default_convert``: NumPy arrays as
-    tensors, a tuple as a list, the rest as it is."""
-    if isinstance(sample, np.ndarray):
+    """A sample of an unbatched loader, as PyTorch's ``default_convert``: NumPy arrays and
+    numbers as tensors, inside dicts, lists and tuples too; a tuple as a list (a namedtuple
+    stays one); the rest as it is."""
+    if isinstance(sample, (np.ndarray, np.number, np.bool_)):
         return tensor(sample)
-    if isinstance(sample, tuple) and not hasattr(sample, "_fields"):
+    if isinstance(sample, collections.abc.Mapping):
+        return type(sample)({key: _converted(value) for key, value in sample.items()})
+    if isinstance(sample, tuple) and hasattr(sample, "_fields"):
+        return type(sample)(*[_converted(s) for s in sample])
+    if isinstance(sample, (tuple, list)):
         return [_converted(s) for s in sample]
     return sample
 
