@@ -284,6 +284,21 @@ def test_random_split_sizes_are_pytorchs_and_the_subsets_partition_the_dataset(n
     assert [len(p) for p in theirs] == sizes
 
 
+def test_random_split_sizes_are_pytorchs_live_over_many_lengths():
+    """floor(n f) each, then the rest one at a time from the first split: a rounding rule
+    (round, ceil) or the rest given from the last split would differ from torch here
+    (n = 7, [0.5, 0.5] is [4, 3]; n = 10, [0.25] * 4 is [3, 3, 2, 2])."""
+    torch = pytest.importorskip("torch")
+    fractions = [[0.9, 0.1], [0.8, 0.1, 0.1], [1 / 3] * 3, [0.5, 0.5], [0.25] * 4, [0.1] * 10,
+                 [0.33, 0.33, 0.34], [0.05, 0.95], [0.2, 0.3, 0.5], [1, 0], [0.0, 1.0], [0.6, 0.4]]
+    for n in [*range(0, 24), 97, 100, 101, 1001]:
+        for lengths in fractions + [[n], [n // 3, n // 3, n - 2 * (n // 3)]]:
+            with warnings.catch_warnings():             # torch warns of an empty split
+                warnings.simplefilter("ignore", UserWarning)
+                theirs = [len(p) for p in torch.utils.data.random_split(range(n), lengths)]
+            assert [len(p) for p in random_split(range(n), lengths)] == theirs, (n, lengths)
+
+
 def test_a_loader_over_a_subset_batches_its_samples_in_order():
     data = dataset()
     part = Subset(data, [5, 0, 3])
