@@ -191,6 +191,22 @@ def test_pad_written_out_in_numpy(device):
                                   np.pad(b, ((0, 3), (0, 0), (2, 1))))
 
 
+def test_a_numpy_number_as_the_value_raises_no_warning():
+    """The range check compared np.float16(2) with float32's largest number, which NumPy
+    casts to float16 first: 'RuntimeWarning: overflow encountered in cast' from pad, full,
+    masked_fill and fill_ (an error under -W error), though the result was right."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert F.pad(tinyffn.ones(2), (1, 1), value=np.float16(2)).tolist() == [2, 1, 1, 2]
+        assert tinyffn.full((2,), np.float32(2), dtype="float64").tolist() == [2.0, 2.0]
+        x = tinyffn.ones(2, dtype="float64").masked_fill(tinyffn.tensor([True, False]),
+                                                         np.float32(0.5))
+        assert x.tolist() == [0.5, 1.0]
+    with pytest.raises(ValueError, match=r"full: fill_value 1e\+300 does not fit in float32"):
+        tinyffn.full((2,), np.float64(1e300), dtype="float32")
+
+
 def test_embedding_is_what_the_module_computes(device):
     emb = nn.Embedding(5, 3, padding_idx=1, dtype="float64", device=device)
     idx = tinyffn.tensor([[0, 1], [4, 1]], device=device)

@@ -220,6 +220,8 @@ def _check_number(op: str, name: str, value: Any) -> None:
 def _check_fits(op: str, name: str, value: Any, dtype: Any) -> None:
     """``value`` as an entry of ``dtype``: a whole number in range for an integer dtype, a
     finite number a float dtype does not round to inf; anything for bool (its truth)."""
+    if isinstance(value, np.generic):   # np.float16(2) <= 3.4e38 casts the bound to float16:
+        value = value.item()            # an overflow warning; a Python number compares exactly
     target = backends.dtype_name(dtype)
     kind = np.dtype(target).kind
     if kind in "iu":
