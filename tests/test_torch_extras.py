@@ -320,6 +320,12 @@ def test_is_tensor_counts_parameters():
     ("T.lerp(x, x, n[0])", TypeError, "lerp: weight has dtype int64"),
     ("T.lerp(x, x, True)", TypeError, "lerp: weight must be a Tensor or a number, got bool"),
     ("T.lerp(X, x, 0.5)", TypeError, "lerp: input must be a tinyffn Tensor, got list"),
+    ("T.lerp(x, x[:, :3], 0.5)", ValueError, r"lerp: shapes input \(2, 4\), end \(2, 3\) cannot "
+                                             "be broadcast together"),
+    ("T.lerp(x, x, T.ones(2, 3))", ValueError, r"lerp: shapes input \(2, 4\), end \(2, 4\), "
+                                               r"weight \(2, 3\) cannot be broadcast"),
+    ("x.lerp_(x[0].reshape(1, 1, 4), 0.5)", RuntimeError, r"lerp_: x\.lerp\(\.\.\.\) has shape "
+                                                          r"\(1, 2, 4\)"),
     ("T.diag(x[0, 0])", ValueError, r"diag: takes a vector .* got shape \(\) \(0-D"),
     ("T.diag(x.reshape(1, 2, 4))", ValueError, r"got shape \(1, 2, 4\) \(3-D.*x\[\.\.\., i, i\]"),
     ("T.diag(x, 0.5)", TypeError, "diag: diagonal must be an int, got 0.5"),

@@ -47,6 +47,8 @@ def lerp(input, end, weight):
         if isinstance(v, _tensor.Tensor):
             _floating_tensor("lerp", name, v)
     tensors = [v for v in (x, end, weight) if isinstance(v, _tensor.Tensor)]
+    _check_broadcast("lerp", {n: v for n, v in zip(("input", "end", "weight"), (x, end, weight))
+                              if isinstance(v, _tensor.Tensor)})
     half = all(dtype_name(v.dtype) == "float16" for v in [v for v in tensors if v.ndim] or tensors)
     with grad_mode.scope("function", "lerp"):
         if half:                            # float16 result: computed in float32 (cast nodes)
@@ -94,6 +96,17 @@ def diag(input, diagonal=0):
         zero = False if dtype_name(x.dtype) == "bool" else 0
         y = where(on_diagonal, x, zero)                                 # (n, n)
         return pad(y, (a, 0, 0, a) if k >= 0 else (0, a, a, 0))         # (n + a, n + a)
+
+
+def _check_broadcast(op: str, named: dict) -> None:
+    """The tensors' shapes must broadcast (each trailing axis equal or 1), else an error
+    naming ``op`` and them all, not the first sub or mul inside that failed."""
+    shapes = [tuple(t.shape) for t in named.values()]
+    for sizes in zip(*(((1,) * (max(map(len, shapes)) - len(s)) + s) for s in shapes)):
+        if len(set(sizes) - {1}) > 1:
+            given = ", ".join(f"{name} {tuple(t.shape)}" for name, t in named.items())
+            raise ValueError(f"{op}: shapes {given} cannot be broadcast together; each "
+                             "trailing axis must match or be 1")
 
 
 def _tensor_arg(op: str, name: str, value: Any):
