@@ -136,7 +136,9 @@ class ExtraMethods:
         """Make this tensor a leaf that does not require grad, as ``torch.Tensor.detach_``:
         it keeps its values and stops being the output of the op that made it
         (``grad_fn`` None), so a backward from what is computed from it next stops here.
-        Graphs already built through it still reach its op. Returns self.
+        Graphs already built through it still reach its op, also where they saved it
+        (PyTorch's backward refuses that: "Trying to use a saved tensor that has been
+        detached in-place"). Returns self.
 
         Refused, as PyTorch refuses it, on a view of a living tensor (a slice, a reshape,
         a transpose: see :func:`tinyffn.in_place.as_view`): write ``x = x.detach()``, a
