@@ -184,7 +184,7 @@ def test_batches_of_every_kind_of_sample_are_pytorchs_live(samples):
     """torch's default_collate (batch_size=2) and default_convert (batch_size=None): strings
     as given (a tuple field stays a tuple; NumPy's str_ is a string), NumPy numbers as
     0-d tensors, also inside dicts, lists and namedtuples."""
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch")
     from torch.utils import data as tdata
     for batch_size in (2, None):
         ours = [_described(b) for b in DataLoader(samples, batch_size=batch_size)]
