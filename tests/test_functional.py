@@ -783,3 +783,71 @@ def test_float16_softmax_is_computed_in_float32_and_rounded_once(name):
         assert (np.abs(y.numpy().astype(np.float64) - truth) / ulp).max() <= 1.0
         y.backward(tinyffn.ones_like(y))              # (a float16 sum of y may overflow)
         assert x.grad.dtype == x.dtype
+
+
+def _softplus64(x):
+    return np.where(x > 20, x, np.log1p(np.exp(np.minimum(x, 20))))
+
+
+_HALF_X = np.concatenate([np.linspace(-12, 12, 2001), [-60000.0, -300.0, 300.0, 60000.0]])
+_HALF_ACTIVATIONS = {   # name: (tinyffn's call on a float16 x, its value in float64)
+    "gelu": (F.gelu, ref.gelu),
+    "gelu_tanh": (lambda x: F.gelu(x, approximate="tanh"), ref.gelu_tanh),
+    "nn.GELU": (nn.GELU(), ref.gelu),
+    "silu": (F.silu, ref.swish),
+    "nn.SiLU": (nn.SiLU(), ref.swish),
+    "swish": (lambda x: F.swish(x, beta=1.7), lambda x: ref.swish(x, 1.7)),
+    "softplus": (F.softplus, _softplus64),
+    "leaky_relu": (F.leaky_relu, lambda x: np.where(x > 0, x, 0.01 * x)),
+    "glu": (lambda x: F.glu(x[:2000].reshape(-1, 2)),
+            lambda x: x[:2000:2] * ref.sigmoid(x[1:2000:2])),
+    "lerp": (lambda x: tinyffn.lerp(x, x * 0 + 1, 0.3), lambda x: x + 0.3 * (1 - x)),
+}
+
+
+@pytest.mark.parametrize("name", _HALF_ACTIVATIONS)
+def test_float16_activations_are_computed_in_float32_and_rounded_once(name):
+    """PyTorch computes float16 activations in float32 and rounds once. Computed in float16,
+    GELU's 1 + erf(x/√2) cancelled (GELU(-3) 8% off, 0 from x = -5.5), softplus's exp(x)
+    was inf from x = 11.1 on (so softplus(12) was inf), lerp lost 6 bits where it cancels.
+    Against float64 truth: within one float16 ulp, or (GELU's left tail, below 2e-5) the
+    error of float32's own 1 + erf, about 2^-24 |x|, which PyTorch's float32 shares."""
+    ours, truth = _HALF_ACTIVATIONS[name]
+    x16 = _HALF_X.astype(np.float16)
+    y = ours(tinyffn.tensor(x16))
+    assert y.dtype == np.float16
+    x64 = x16.astype(np.float64)
+    with np.errstate(over="ignore"):                # exp(60000) in the reference: inf
+        want = truth(x64)
+    got = y.numpy().reshape(want.shape).astype(np.float64)
+    assert np.isfinite(got).all()
+    ulp = np.spacing(np.abs(want).astype(np.float16)).astype(np.float64)
+    cancelled = 2.0 ** -22 * np.abs(x64[:want.size].reshape(want.shape))
+    assert (np.abs(got - want) <= np.maximum(ulp, cancelled)).all(), name
+
+
+def test_float16_activations_give_pytorchs_values_written_out():
+    """PyTorch 2.13's float16 values where the float16 arithmetic went wrong."""
+    x = tinyffn.tensor([-3.0, -5.0, 12.0, 15.0], dtype="float16")
+    assert F.gelu(x)[0].item() == -0.00405120849609375          # float16 arithmetic: -0.0044
+    assert F.softplus(x).tolist() == [0.048583984375, 0.0067138671875, 12.0, 15.0]  # was inf
+    assert F.silu(x).tolist() == [-0.142333984375, -0.033477783203125, 12.0, 15.0]
+
+
+@pytest.mark.parametrize("name", [n for n in _HALF_ACTIVATIONS if not n.startswith("nn.")])
+def test_float16_activations_match_torch_live(name):
+    torch = pytest.importorskip("torch")
+    theirs = {"gelu": lambda x: torch.nn.functional.gelu(x),
+              "gelu_tanh": lambda x: torch.nn.functional.gelu(x, approximate="tanh"),
+              "silu": torch.nn.functional.silu,
+              "swish": lambda x: (x.float() * torch.sigmoid(1.7 * x.float())).half(),
+              "softplus": torch.nn.functional.softplus,
+              "leaky_relu": torch.nn.functional.leaky_relu,
+              "glu": lambda x: torch.nn.functional.glu(x[:2000].reshape(-1, 2)),
+              "lerp": lambda x: torch.lerp(x, x * 0 + 1, 0.3)}[name]
+    x16 = _HALF_X.astype(np.float16)
+    got = _HALF_ACTIVATIONS[name][0](tinyffn.tensor(x16)).numpy().astype(np.float64)
+    want = theirs(torch.tensor(x16)).numpy().astype(np.float64).reshape(got.shape)
+    ulp = np.spacing(np.abs(want).astype(np.float16)).astype(np.float64)
+    cancelled = 2.0 ** -22 * np.abs(x16.astype(np.float64))[:got.size].reshape(got.shape)
+    assert (np.abs(got - want) <= np.maximum(ulp, cancelled)).all(), name  # (as above)

@@ -120,11 +120,24 @@ def test_gradcheck(name, device):
 
 
 def test_leaky_relu_is_one_where_and_keeps_float16():
+    x32 = tinyffn.tensor([-1.0, 2.0], requires_grad=True)
+    assert F.leaky_relu(x32).grad_fn.name == "where"
     x = tinyffn.tensor([-1.0, 2.0], dtype="float16", requires_grad=True)
     y = F.leaky_relu(x)
-    assert dtype_name(y.dtype) == "float16" and y.grad_fn.name == "where"
+    assert dtype_name(y.dtype) == "float16"
     y.sum().backward()
     assert x.grad.tolist() == [np.float16(0.01), 1.0]
+
+
+def test_leaky_relu_of_float16_is_rounded_once_as_pytorchs():
+    """PyTorch scales by 0.01 in float32 and rounds once; scaling by float16's 0.01
+    (0.010002136) rounded -6.2773 to -0.06281 where PyTorch gives -0.06274."""
+    x = np.array([-6.27734375, -1.572265625, -11.9765625, 3.0], dtype=np.float16)
+    want = np.where(x > 0, x, (x.astype(np.float32) * np.float32(0.01)).astype(np.float16))
+    assert want[0] == np.float16(-0.062744140625)
+    got = F.leaky_relu(tinyffn.tensor(x)).numpy()
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got, want)
 
 
 def test_modules_print_as_pytorchs():

@@ -35,13 +35,15 @@ def _floating(op: str, x: Any) -> Tensor:
 
 
 def _widened(x: Tensor) -> Tensor:
-    """float16 as float32, for a computation PyTorch does in float32 and rounds once
-    (:func:`_narrowed` casts back); other dtypes as they are."""
-    return x.to(dtype="float32") if dtype_name(x.dtype) == "float16" else x
+    """float16 computed in float32 (a cast node), as PyTorch computes it ("opmath"), and
+    :func:`_narrowed` back: one rounding instead of one per op, and no float16 overflow."""
+    from .functional import _widened as widened     # functional.py imports this file
+    return widened(x)
 
 
-def _narrowed(y: Tensor, x: Tensor) -> Tensor:
-    return y.to(dtype=x.dtype) if dtype_name(x.dtype) == "float16" else y
+def _narrowed(y: Tensor, input: Tensor) -> Tensor:
+    from .functional import _narrowed as narrowed
+    return narrowed(y, input)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
@@ -52,13 +54,15 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     One ``where`` between x and ``negative_slope * x``, so the unused branch passes back an
     exact 0. docs/custom_ops.md writes the same function as a primitive of its own, to
     show how one is made. ``inplace``: only a false value
-    (:func:`tinyffn.arguments.check_inplace`)."""
+    (:func:`tinyffn.arguments.check_inplace`). float16 is computed in float32, rounded
+    once, as PyTorch (a float16 slope of 0.01 is 0.01000214)."""
     x = _floating("leaky_relu", input)
     check_inplace("leaky_relu", inplace)
     if not is_real(negative_slope):
         raise TypeError(f"leaky_relu: negative_slope must be a number, got {negative_slope!r}")
     with grad_mode.scope("function", "leaky_relu"):
-        return where(x > 0, x, x * float(negative_slope))
+        x16, x = x, _widened(x)
+        return _narrowed(where(x > 0, x, x * float(negative_slope)), x16)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -68,7 +72,8 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
         d/da = sigmoid(b),    d/db = a · sigmoid(b) (1 - sigmoid(b)).
 
     The gated FFN's ancestor: SwiGLU (``nn.GatedFFN``) gates with swish(x W) instead,
-    GLU with sigmoid, both over the two halves of one projection."""
+    GLU with sigmoid, both over the two halves of one projection. float16 is computed in
+    float32, rounded once, as PyTorch."""
     x = _floating("glu", input)
     if x.ndim == 0:
         raise ValueError("glu: a 0-d tensor has no dim to halve (PyTorch refuses it too)")
@@ -79,8 +84,8 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
         raise ValueError(f"glu: the halved dim must have an even length, but dim {dim} of "
                          f"shape {x.shape} has length {x.shape[dim]}")
     with grad_mode.scope("function", "glu"):
-        a, b = x.chunk(2, dim)                          # each half of dim
-        return a * b.sigmoid()
+        a, b = _widened(x).chunk(2, dim)                # each half of dim
+        return _narrowed(a * b.sigmoid(), x)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
@@ -133,7 +138,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """Softplus(x) = log(1 + exp(β x)) / β, a smooth ReLU, as ``F.softplus``; where
     β x > ``threshold`` it is x itself, as PyTorch's (there the two differ by less than
-    exp(-threshold) / β, and exp(β x) would overflow):
+    exp(-threshold) / β, and exp(β x) would overflow). A float16 x is computed in float32
+    and rounded once, as PyTorch (in float16, exp(x) is inf from x = 11.1 on):
 
         d/dx = sigmoid(β x) = exp(β x) / (1 + exp(β x)),   1 above the threshold.
 
