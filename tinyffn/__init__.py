@@ -29,6 +29,7 @@ abs, all, any, max, min, pow, sum = _tf.abs, _tf.all, _tf.any, _tf.max, _tf.min,
 from .sorting import argsort, gather, sort, take_along_dim, topk
 from .sampling import multinomial, randperm
 from .torch_extras import diag, is_tensor, lerp
+from .numerics import count_nonzero, finfo, histc, iinfo, nan_to_num
 from .more_functions import (bincount, bmm, cos, cumsum, flip, floor_divide, fmod,
                              index_select, is_floating_point, log1p, logsumexp, mm, outer, prod,
                              remainder, sign, sin, unbind, unique)
@@ -42,6 +43,8 @@ from .flops import FlopCounter
 from .gradcheck import GradcheckError, gradcheck
 # the FFN family, built on the engine above: composed ops, modules, optimizers, counts
 from . import functional, nn, optim, accounting
+from . import linalg                # tinyffn.linalg.vector_norm, as torch.linalg's norms
+from .distances import cdist, cosine_similarity, pairwise_distance
 from .serialization import load, save   # checkpoints, as torch.save and torch.load
 from . import utils                    # utils.data: DataLoader, TensorDataset, as torch's
 # seeing the engine work: graph drawings and a step-by-step backward
@@ -78,6 +81,8 @@ __all__ = [
     "log1p", "floor_divide", "remainder", "fmod",
     "index_select", "mm", "bmm", "outer", "is_floating_point", "unique", "bincount",
     "lerp", "diag", "is_tensor",                                # torch_extras.py
+    "finfo", "iinfo", "nan_to_num", "count_nonzero", "histc",   # numerics.py
+    "cdist", "cosine_similarity", "pairwise_distance", "linalg",  # distances.py, linalg.py
     "Function", "Context", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "inference_mode", "detect_anomaly",
     "AnomalyError", "keep_intermediates", "grad", "iter_backward", "BackwardStep",

@@ -470,3 +470,6 @@ from . import functional_extra as _extra  # noqa: E402
 
 leaky_relu, glu, normalize, one_hot = _extra.leaky_relu, _extra.glu, _extra.normalize, _extra.one_hot
 softplus, pad, embedding = _extra.softplus, _extra.pad, _extra.embedding
+from . import distances as _distances  # noqa: E402
+
+cosine_similarity, pairwise_distance = _distances.cosine_similarity, _distances.pairwise_distance

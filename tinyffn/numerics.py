@@ -1,0 +1,184 @@
+"""What a script checking its numbers reaches for, as PyTorch names it: the limits of a
+dtype (``tinyffn.finfo(tinyffn.float16).max``, ``iinfo``), non-finite values replaced
+(``nan_to_num``), and counts (``count_nonzero``, the histogram ``histc``).
+
+``finfo`` and ``iinfo`` read NumPy's, as Python numbers. ``nan_to_num`` is composed: three
+``where`` nodes in a frame of its name, so the gradient reaches the finite entries alone,
+as PyTorch's. ``count_nonzero`` and ``histc`` count, and record no graph (PyTorch's have
+no gradient either). Each is a function (``tinyffn.histc(x)``) and a Tensor method
+(``x.histc()``), from :class:`NumericsMethods`, a base class of ``Tensor`` (through
+``TorchMethods``); this file reads tensor.py's class at call time, as torch_extras.py does.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import grad_mode
+from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
+from .arguments import _axes, _is_int, is_real, type_name
+from .backend import dtype_name
+
+
+def _dtype_of(op: str, type: Any) -> np.dtype:
+    """A dtype argument (a NumPy dtype, a name, a Tensor's ``.dtype``) as a NumPy dtype."""
+    try:
+        return np.dtype(type)
+    except TypeError:
+        raise TypeError(f"{op}: expected a dtype (tinyffn.float16, 'float32', x.dtype), got "
+                        f"{type_name(type)}") from None
+
+
+class finfo:
+    """The limits of a floating dtype, as ``torch.finfo``: ``bits``, ``eps`` (the gap from
+    1 to the next number), ``max``, ``min`` (= -max), ``tiny`` and ``smallest_normal`` (the
+    smallest positive normal number), ``resolution`` (10^-digits) and ``dtype`` (its name),
+    each a Python number. ``finfo()`` is float32's, PyTorch's default dtype. An integer
+    dtype is refused, naming ``iinfo``."""
+
+    def __init__(self, type: Any = None):
+        dtype = np.dtype("float32") if type is None else _dtype_of("finfo", type)
+        if dtype.kind != "f":
+            raise TypeError(f"finfo: {dtype.name} is not a floating dtype; for the limits of "
+                            "an integer dtype use tinyffn.iinfo, as in PyTorch")
+        info = np.finfo(dtype)
+        self.bits, self.dtype = int(info.bits), dtype.name
+        self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = 10.0 ** -int(info.precision)       # NumPy rounds it to the dtype
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, finfo) and other.dtype == self.dtype
+
+    def __hash__(self) -> int:
+        return hash(("finfo", self.dtype))
+
+    def __repr__(self) -> str:
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """The limits of an integer dtype, as ``torch.iinfo``: ``bits``, ``min``, ``max`` (Python
+    ints) and ``dtype`` (its name). A float dtype, and bool, are refused as in PyTorch."""
+
+    def __init__(self, type: Any):
+        dtype = _dtype_of("iinfo", type)
+        if dtype.kind not in "iu":
+            raise TypeError(f"iinfo: {dtype.name} is not an integer dtype" + (
+                "; for the limits of a floating dtype use tinyffn.finfo, as in PyTorch"
+                if dtype.kind == "f" else ", as in PyTorch"))
+        info = np.iinfo(dtype)
+        self.bits, self.min, self.max, self.dtype = int(info.bits), int(info.min), \
+            int(info.max), dtype.name
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, iinfo) and other.dtype == self.dtype
+
+    def __hash__(self) -> int:
+        return hash(("iinfo", self.dtype))
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"  # PyTorch's %g
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """``input`` with NaN replaced by ``nan``, inf by ``posinf`` and -inf by ``neginf``, as
+    ``torch.nan_to_num``; ``None`` for an inf means the largest (most negative) finite number
+    of the dtype, ``finfo(dtype).max`` (``.min``). A replacement the dtype cannot hold
+    rounds as a cast does (1e10 into float16 is inf, as in PyTorch). Integer and bool
+    tensors have nothing to replace: a copy, as there.
+
+    Three ``where`` nodes: y = x where x is finite, so dy/dx = 1 there and 0 at the
+    replaced entries (PyTorch's gradient, grad · isfinite(x))."""
+    x = _tensor_arg("nan_to_num", "input", input)
+    for name, v in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
+        if not (v is None and name != "nan" or is_real(v) and not isinstance(v, bool)):
+            raise TypeError(f"nan_to_num: {name} must be a number"
+                            f"{'' if name == 'nan' else ' or None'}, got {v!r}")
+    if not x.backend.is_floating(x.dtype):
+        return x.clone()
+    info = finfo(dtype_name(x.dtype))
+    with np.errstate(over="ignore"):        # as a cast rounds them: 1e10 in float16 is inf
+        fills = [float(np.asarray(v, dtype=dtype_name(x.dtype))) for v in (
+            nan, info.max if posinf is None else posinf, info.min if neginf is None else neginf)]
+    from .composed import where     # composed.py imports tensor.py, which imports this
+    with grad_mode.scope("function", "nan_to_num"):
+        y = where(x.isnan(), fills[0], x)
+        y = where(y == math.inf, fills[1], y)
+        return where(y == -math.inf, fills[2], y)
+
+
+def count_nonzero(input, dim=None):
+    """The number of nonzero entries (a NaN counts), over ``dim`` (an int, a tuple, or None
+    for all), as ``torch.count_nonzero``: an int64 tensor, with no graph."""
+    x = _tensor_arg("count_nonzero", "input", input)
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        dim = None
+    axes = _axes(dim, x.ndim, "count_nonzero")
+    with grad_mode.no_grad():
+        return (x != 0).sum(axis=axes)
+
+
+def histc(input, bins=100, min=0, max=0):
+    """A histogram of ``input``'s entries in ``bins`` bins of equal width from ``min`` to
+    ``max``, as ``torch.histc``: a tensor of counts in the input's (float) dtype, with no
+    graph. Entry x lands in bin floor((x - min) · bins / (max - min)), computed in the
+    input's dtype, as PyTorch's CPU kernel (so an entry on an edge lands where PyTorch
+    puts it); x = max in the last bin; entries outside [min, max], and NaN, are left out.
+    min = max (the default 0, 0) takes the least and the largest entry (widened by 1 either
+    side if they are equal, as PyTorch). Integer inputs are refused, as there. Counted by
+    NumPy, as ``bincount``."""
+    x = _tensor_arg("histc", "input", input)
+    if not x.backend.is_floating(x.dtype):
+        raise TypeError(f"histc: the tensor has dtype {dtype_name(x.dtype)}; histc counts "
+                        "floating-point values, as in PyTorch: call x.float() first")
+    if not _is_int(bins) or isinstance(bins, bool) or bins < 1:
+        raise ValueError(f"histc: bins must be a positive int, got {bins!r}")
+    for name, v in (("min", min), ("max", max)):
+        if not is_real(v) or isinstance(v, bool) or not math.isfinite(v):
+            raise ValueError(f"histc: {name} must be a finite number, got {v!r}")
+    if min > max:
+        raise ValueError(f"histc: max must be larger than min, got min={min!r}, max={max!r}")
+    a = x.backend.to_numpy(x.data).reshape(-1)
+    dtype = a.dtype.type
+    lo, hi = dtype(min), dtype(max)
+    if lo == hi and a.size:
+        finite = a[~np.isnan(a)]
+        lo, hi = (finite.min(), finite.max()) if finite.size else (lo, hi)
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            raise ValueError(f"histc: the range of the entries, [{lo}, {hi}], is not "
+                             "finite; pass min and max, or nan_to_num(x) first")
+    if lo == hi:
+        lo, hi = lo - dtype(1), hi + dtype(1)
+    inside = a[(a >= lo) & (a <= hi)]                       # NaN compares False: left out
+    with np.errstate(over="ignore"):
+        i = ((inside - lo) * dtype(bins) / (hi - lo)).astype(np.int64)   # (in the dtype)
+    i = np.minimum(i, bins - 1)                             # x = max: the last bin
+    counts = np.bincount(i, minlength=bins).astype(a.dtype)
+    return _tensor.Tensor(x.backend.from_numpy(counts), _backend=x.backend)
+
+
+def _tensor_arg(op: str, name: str, value: Any):
+    if not isinstance(value, _tensor.Tensor):
+        raise TypeError(f"{op}: {name} must be a tinyffn Tensor, got {type_name(value)}; "
+                        "wrap it with tinyffn.tensor(...)")
+    return value
+
+
+class NumericsMethods:
+    """The Tensor methods of the functions above."""
+
+    __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
+
+    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+        return nan_to_num(self, nan, posinf, neginf)
+
+    def count_nonzero(self, dim=None): return count_nonzero(self, dim)
+    def histc(self, bins=100, min=0, max=0): return histc(self, bins, min, max)
+
+
+__all__ = ["finfo", "iinfo", "nan_to_num", "count_nonzero", "histc", "NumericsMethods"]
