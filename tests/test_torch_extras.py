@@ -1,5 +1,6 @@
 """The names ported training scripts use (tinyffn/torch_extras.py): lerp and lerp_ (the
-EMA of weights), diag, is_tensor and detach_.
+EMA of weights), diag, diagonal, tile, repeat_interleave, chunk, split, empty_like,
+is_tensor and detach_; and max(x, other), min(x, other), flip(dims=...).
 
 Each case is one call, written once and run with the names of tinyffn and of torch.
 References: PyTorch 2.13, live where it is installed, and its values and gradients written
@@ -28,6 +29,15 @@ CASES = [
     "T.diag(x, 3)", "T.diag(x, -5)", "T.diag(x.mT, 2)", "T.diag(i)", "T.diag(i[0], 1)",
     "T.diag(v[:0])", "T.diag(v[:0], 2)", "T.diag(x > 0)", "x.diag(2)", "v.diag(-1)",
     "T.is_tensor(x)", "T.is_tensor(3.0)", "T.is_tensor(X)",
+    "T.diagonal(x)", "T.diagonal(x, 1)", "T.diagonal(x, -1)", "x.diagonal(2, 1, 0)",
+    "T.diagonal(x.reshape(2, 2, 2), 0, 1, 2)", "x.reshape(2, 2, 2).diagonal(1, -1, 0)",
+    "T.diagonal(x, 5)", "i.diagonal(offset=1)",
+    "T.tile(v, (2,))", "T.tile(x, (2,))", "x.tile(2, 1, 1)", "v.tile((2, 2))", "T.tile(i, (1, 2))",
+    "T.repeat_interleave(v, 2)", "x.repeat_interleave(2)", "x.repeat_interleave(2, dim=1)",
+    "T.repeat_interleave(x, T.tensor([1, 0]), dim=0)", "T.repeat_interleave(i[0])",
+    "i.repeat_interleave(T.tensor([3]), dim=0)", "T.repeat_interleave(v, 2, output_size=6)",
+    "T.chunk(x, 3, 1)", "T.split(x, [1, 3], 1)", "T.split(v, 2)",
+    "T.max(x, e)", "x.min(e)", "T.max(v, v.flip(0))", "T.min(i, i.flip(1))", "x.flip(dims=[1])",
 ]
 
 
@@ -51,6 +61,11 @@ def assert_same(actual, expected, case):
     if isinstance(expected, bool):
         assert actual is expected, case
         return
+    if isinstance(expected[0], tuple):                      # chunk, split: a tuple of them
+        assert len(actual) == len(expected), case
+        for a, e in zip(actual, expected):
+            assert_same(a, e, case)
+        return
     assert actual[0] == expected[0], f"{case}: dtype {actual[0]}, expected {expected[0]}"
     a, e = np.asarray(actual[1]), np.asarray(expected[1])
     assert a.shape == e.shape, f"{case}: shape {a.shape}, expected {e.shape}"
@@ -62,7 +77,10 @@ GRAD_CASES = [
     ("T.lerp(x, e, 0.25)", "x"), ("T.lerp(x, e, 0.75)", "e"), ("T.lerp(x, e, w)", "x"),
     ("T.lerp(x, e, w)", "e"), ("T.lerp(x, e, w)", "w"), ("T.lerp(x, e[0], 0.3)", "e"),
     ("T.diag(v, 1)", "v"), ("T.diag(v, -2)", "v"), ("T.diag(x, 1)", "x"), ("T.diag(x, -1)", "x"),
-    ("T.diag(x.mT)", "x"),
+    ("T.diag(x.mT)", "x"), ("T.diagonal(x, 1)", "x"), ("x.reshape(2, 2, 2).diagonal(1, -1, 0)", "x"),
+    ("T.tile(x, (2,))", "x"), ("x.repeat_interleave(2, dim=1)", "x"),
+    ("T.repeat_interleave(x, T.tensor([1, 3]), dim=0)", "x"), ("T.max(v, v.flip(0))", "v"),
+    ("x.min(e)", "e"),
 ]
 
 
@@ -85,6 +103,10 @@ GRADCHECKED = {
     "lerp-tensor": (tinyffn.lerp, (X, E, W)),
     "diag-vector": (lambda v: tinyffn.diag(v, -1), ([3.0, -4.0, 0.5],)),
     "diag-matrix": (lambda x: x.diag(1), (X,)),
+    "diagonal": (lambda x: x.reshape(2, 2, 2).diagonal(-1, 2, 0), (X,)),
+    "tile": (lambda x: tinyffn.tile(x, (2, 1, 2)), (X,)),
+    "repeat_interleave": (lambda x: x.repeat_interleave(tinyffn.tensor([2, 0, 1, 3]), 1), (X,)),
+    "max-of-two": (tinyffn.max, (X, E)),
 }
 
 
@@ -304,8 +326,46 @@ def test_detach_in_place_matches_torch_live():
 def test_each_is_drawn_in_a_frame_of_its_name():
     x = tinyffn.tensor(X, requires_grad=True)
     for y, name in [(tinyffn.lerp(x, 1.0, 0.1), "lerp"), (x.lerp(x * 2, x), "lerp"),
-                    (x.diag(), "diag"), (tinyffn.diag(x[0]), "diag")]:
+                    (x.diag(), "diag"), (tinyffn.diag(x[0]), "diag"),
+                    (x.diagonal(1), "diagonal"), (x.repeat_interleave(2), "repeat_interleave")]:
         assert [s.name for s in y.grad_fn.scope if s.kind == "function"][0] == name
+
+
+def test_diagonal_tile_and_repeat_interleave_written_out_in_numpy(device):
+    r = np.random.default_rng(0)
+    a = r.standard_normal((3, 4, 5))
+    t = tinyffn.tensor(a, device=device)
+    for k, d1, d2 in ((0, 0, 1), (1, 1, 2), (-2, 2, 0), (3, -1, -2)):
+        np.testing.assert_array_equal(t.diagonal(k, d1, d2).numpy(), np.diagonal(a, k, d1, d2))
+    for dims in ((2,), (2, 1), (1, 3, 2, 1)):
+        np.testing.assert_array_equal(tinyffn.tile(t, dims).numpy(), np.tile(a, dims))
+    counts = [0, 2, 1, 3]
+    np.testing.assert_array_equal(
+        t.repeat_interleave(tinyffn.tensor(counts, device=device), dim=1).numpy(),
+        np.repeat(a, counts, axis=1))
+    np.testing.assert_array_equal(t.repeat_interleave(2).numpy(), np.repeat(a, 2))
+
+
+def test_empty_like_is_zeros_like():
+    x = tinyffn.tensor(X, requires_grad=True)
+    e = tinyffn.empty_like(x, dtype=tinyffn.int64)
+    assert dtype_name(e.dtype) == "int64" and e.shape == x.shape and not e.requires_grad
+    assert e.tolist() == [[0] * 4] * 2 and tinyffn.empty_like(x, requires_grad=True).is_leaf
+    p = tinyffn.tensor([2, 0, 1])
+    inverse = tinyffn.empty_like(p)
+    inverse[p] = tinyffn.arange(3)                                  # the idiom it serves
+    assert inverse.tolist() == [1, 2, 0]
+
+
+def test_max_and_min_of_two_tensors_are_maximum_and_minimum_as_pytorch():
+    """PyTorch's torch.max(x, other) and x.max(other): ties share the gradient, as there."""
+    x = tinyffn.tensor([1.0, 4.0, 2.0], requires_grad=True)
+    y = tinyffn.tensor([3.0, 2.0, 2.0])
+    for out in (tinyffn.max(x, y), x.max(y)):
+        assert out.tolist() == [3.0, 4.0, 2.0]
+    assert tinyffn.min(x, y).tolist() == x.min(y).tolist() == [1.0, 2.0, 2.0]
+    tinyffn.max(x, y).sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0, 0.5]
 
 
 def test_is_tensor_counts_parameters():
@@ -330,6 +390,21 @@ def test_is_tensor_counts_parameters():
     ("T.diag(x.reshape(1, 2, 4))", ValueError, r"got shape \(1, 2, 4\) \(3-D.*x\[\.\.\., i, i\]"),
     ("T.diag(x, 0.5)", TypeError, "diag: diagonal must be an int, got 0.5"),
     ("T.diag(X)", TypeError, "diag: input must be a tinyffn Tensor, got list"),
+    ("T.diagonal(x[0])", ValueError, r"diagonal: needs at least 2 axes, got shape \(4,\)"),
+    ("T.diagonal(x, 0, 1, -1)", ValueError, "dim1=1 and dim2=-1 must be two different axes"),
+    ("T.diagonal(x, 0.5)", TypeError, "diagonal: offset must be an int, got 0.5"),
+    ("T.tile(x, 2.0)", TypeError, "tile: dims must be a tuple of ints, got 2.0"),
+    ("T.repeat_interleave(x, T.tensor([1, 2, 3]), dim=0)", ValueError,
+     "repeat_interleave: repeats must have one count per slice along dim 0: 2, got 3"),
+    ("T.repeat_interleave(x, -1)", ValueError, "repeats must be >= 0, got -1"),
+    ("T.repeat_interleave(x, 2.0)", TypeError, "repeats must be an int or an integer tensor"),
+    ("T.repeat_interleave(x, T.tensor([1.0]))", TypeError, "repeats must be an int or a 0-d"),
+    ("T.repeat_interleave(x, 2, output_size=3)", ValueError, "output_size=3, but the repeats "
+                                                             "add up to 16"),
+    ("T.max(x, x, True)", TypeError, "max: with a tensor in place of dim, x.max.other. is "
+                                     "the elementwise maximum, which takes no keepdim"),
+    ("x.flip(0, dims=[1])", TypeError, "flip: takes the dims by position or as dims=, not both"),
+    ("T.chunk(X, 2)", TypeError, "chunk: input must be a tinyffn Tensor, got list"),
 ])
 def test_errors_name_the_function_and_the_fix(call, error, match):
     names = {"T": tinyffn, "x": tinyffn.tensor(X), "X": X, "n": tinyffn.tensor([0, 1])}
@@ -366,6 +441,34 @@ EXPECTED = {
     'T.is_tensor(x)': True,
     'T.is_tensor(3.0)': False,
     'T.is_tensor(X)': False,
+    'T.diagonal(x)': ('float64', [0.5, 1.5]),
+    'T.diagonal(x, 1)': ('float64', [-2.0, 0.25]),
+    'T.diagonal(x, -1)': ('float64', [-4.0]),
+    'x.diagonal(2, 1, 0)': ('float64', []),
+    'T.diagonal(x.reshape(2, 2, 2), 0, 1, 2)': ('float64', [[0.5, 0.0], [-4.0, -0.5]]),
+    'x.reshape(2, 2, 2).diagonal(1, -1, 0)': ('float64', [[-4.0], [0.25]]),
+    'T.diagonal(x, 5)': ('float64', []),
+    'i.diagonal(offset=1)': ('int64', [4, 3]),
+    'T.tile(v, (2,))': ('float64', [3.0, -4.0, 0.5, 3.0, -4.0, 0.5]),
+    'T.tile(x, (2,))': ('float64', [[0.5, -2.0, 3.0, 0.0, 0.5, -2.0, 3.0, 0.0], [-4.0, 1.5, 0.25, -0.5, -4.0, 1.5, 0.25, -0.5]]),
+    'x.tile(2, 1, 1)': ('float64', [[[0.5, -2.0, 3.0, 0.0], [-4.0, 1.5, 0.25, -0.5]], [[0.5, -2.0, 3.0, 0.0], [-4.0, 1.5, 0.25, -0.5]]]),
+    'v.tile((2, 2))': ('float64', [[3.0, -4.0, 0.5, 3.0, -4.0, 0.5], [3.0, -4.0, 0.5, 3.0, -4.0, 0.5]]),
+    'T.tile(i, (1, 2))': ('int64', [[0, 4, 2, 0, 4, 2], [4, 1, 3, 4, 1, 3]]),
+    'T.repeat_interleave(v, 2)': ('float64', [3.0, 3.0, -4.0, -4.0, 0.5, 0.5]),
+    'x.repeat_interleave(2)': ('float64', [0.5, 0.5, -2.0, -2.0, 3.0, 3.0, 0.0, 0.0, -4.0, -4.0, 1.5, 1.5, 0.25, 0.25, -0.5, -0.5]),
+    'x.repeat_interleave(2, dim=1)': ('float64', [[0.5, 0.5, -2.0, -2.0, 3.0, 3.0, 0.0, 0.0], [-4.0, -4.0, 1.5, 1.5, 0.25, 0.25, -0.5, -0.5]]),
+    'T.repeat_interleave(x, T.tensor([1, 0]), dim=0)': ('float64', [[0.5, -2.0, 3.0, 0.0]]),
+    'T.repeat_interleave(i[0])': ('int64', [1, 1, 1, 1, 2, 2]),
+    'i.repeat_interleave(T.tensor([3]), dim=0)': ('int64', [[0, 4, 2], [0, 4, 2], [0, 4, 2], [4, 1, 3], [4, 1, 3], [4, 1, 3]]),
+    'T.repeat_interleave(v, 2, output_size=6)': ('float64', [3.0, 3.0, -4.0, -4.0, 0.5, 0.5]),
+    'T.chunk(x, 3, 1)': (('float64', [[0.5, -2.0], [-4.0, 1.5]]), ('float64', [[3.0, 0.0], [0.25, -0.5]])),
+    'T.split(x, [1, 3], 1)': (('float64', [[0.5], [-4.0]]), ('float64', [[-2.0, 3.0, 0.0], [1.5, 0.25, -0.5]])),
+    'T.split(v, 2)': (('float64', [3.0, -4.0]), ('float64', [0.5])),
+    'T.max(x, e)': ('float64', [[1.0, 1.0, 3.0, 2.0], [0.0, 1.5, 0.25, 4.0]]),
+    'x.min(e)': ('float64', [[0.5, -2.0, -1.0, 0.0], [-4.0, 0.5, 0.25, -0.5]]),
+    'T.max(v, v.flip(0))': ('float64', [3.0, -4.0, 3.0]),
+    'T.min(i, i.flip(1))': ('int64', [[0, 4, 0], [3, 1, 3]]),
+    'x.flip(dims=[1])': ('float64', [[0.0, 3.0, -2.0, 0.5], [-0.5, 0.25, 1.5, -4.0]]),
 }
 EXPECTED_GRADS = {
     'T.lerp(x, e, 0.25) dx': ('float64', [[0.07500000000000001, 0.15000000000000002, 0.22499999999999998, 0.30000000000000004], [0.375, 0.44999999999999996, 0.5249999999999999, 0.6000000000000001]]),
@@ -379,4 +482,11 @@ EXPECTED_GRADS = {
     'T.diag(x, 1) dx': ('float64', [[0.0, 0.1, 0.0, 0.0], [0.0, 0.0, 0.2, 0.0]]),
     'T.diag(x, -1) dx': ('float64', [[0.0, 0.0, 0.0, 0.0], [0.1, 0.0, 0.0, 0.0]]),
     'T.diag(x.mT) dx': ('float64', [[0.1, 0.0, 0.0, 0.0], [0.0, 0.2, 0.0, 0.0]]),
+    'T.diagonal(x, 1) dx': ('float64', [[0.0, 0.1, 0.0, 0.0], [0.0, 0.0, 0.2, 0.0]]),
+    'x.reshape(2, 2, 2).diagonal(1, -1, 0) dx': ('float64', [[0.0, 0.0, 0.0, 0.0], [0.1, 0.0, 0.2, 0.0]]),
+    'T.tile(x, (2,)) dx': ('float64', [[0.6, 0.8, 1.0, 1.2000000000000002], [2.2, 2.4, 2.6, 2.8]]),
+    'x.repeat_interleave(2, dim=1) dx': ('float64', [[0.30000000000000004, 0.7, 1.1, 1.5], [1.9, 2.3, 2.7, 3.1]]),
+    'T.repeat_interleave(x, T.tensor([1, 3]), dim=0) dx': ('float64', [[0.1, 0.2, 0.3, 0.4], [2.7, 3.0, 3.3, 3.6]]),
+    'T.max(v, v.flip(0)) dv': ('float64', [0.4, 0.2, 0.0]),
+    'x.min(e) de': ('float64', [[0.0, 0.0, 0.3, 0.0], [0.0, 0.6, 0.35, 0.0]]),
 }

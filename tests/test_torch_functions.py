@@ -463,8 +463,8 @@ ERRORS = [
     (lambda: tinyffn.matmul([1.0], x2), TypeError, r"matmul: input must be .* got list and "
                                                    r"Tensor"),
     (lambda: tinyffn.pow(x2, x2), TypeError, r"pow: the exponent must be a number"),
-    (lambda: tinyffn.max(x2, x2), TypeError, r"(?s)max: dim must be an int, got a tensor; for the elementwise "
-                                             r"maximum of two tensors write x\.maximum\(other\)"),
+    (lambda: tinyffn.max(x2, x2, True), TypeError, r"max: with a tensor in place of dim, "
+                                                   r"x\.max\(other\) is the elementwise maximum"),
     (lambda: tinyffn.tril(tinyffn.ones(3)), ValueError,
      r"tril: needs a matrix or a batch of them \(2 axes or more\), got shape \(3,\)"),
     (lambda: tinyffn.triu(x2, 1.5), TypeError, r"triu: diagonal must be an int, got 1\.5"),

@@ -28,7 +28,8 @@ from .torch_functions import (allclose, amax, amin, argmax, argmin, clamp, clip,
 abs, all, any, max, min, pow, sum = _tf.abs, _tf.all, _tf.any, _tf.max, _tf.min, _tf.pow, _tf.sum
 from .sorting import argsort, gather, sort, take_along_dim, topk
 from .sampling import multinomial, randperm
-from .torch_extras import diag, is_tensor, lerp
+from .torch_extras import (chunk, diag, diagonal, empty_like, is_tensor, lerp, repeat_interleave,
+                           split, tile)
 from .numerics import count_nonzero, finfo, histc, iinfo, nan_to_num
 from .more_functions import (bincount, bmm, cos, cumsum, flip, floor_divide, fmod,
                              index_select, is_floating_point, log1p, logsumexp, mm, outer, prod,
@@ -80,7 +81,8 @@ __all__ = [
     "logsumexp", "sin", "cos", "sign", "prod", "cumsum", "flip", "unbind",  # more_functions.py
     "log1p", "floor_divide", "remainder", "fmod",
     "index_select", "mm", "bmm", "outer", "is_floating_point", "unique", "bincount",
-    "lerp", "diag", "is_tensor",                                # torch_extras.py
+    "lerp", "diag", "is_tensor", "diagonal", "tile", "repeat_interleave",  # torch_extras.py
+    "chunk", "split", "empty_like",
     "finfo", "iinfo", "nan_to_num", "count_nonzero", "histc",   # numerics.py
     "cdist", "cosine_similarity", "pairwise_distance", "linalg",  # distances.py, linalg.py
     "Function", "Context", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",

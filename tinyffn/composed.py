@@ -45,13 +45,16 @@ class MaxResult(ValuesIndices):
     def over(cls, op: str, x: Any, dim: Any, keepdim: Any, axis: Any, keepdims: bool) -> Any:
         """``x.max(...)`` and ``x.min(...)`` (``op``): over one axis, named ``dim`` (by name
         or position) or ``axis`` (PyTorch takes it as ``dim`` too), the pair (values,
-        indices) of ``torch.max(x, dim)``; with neither, the value over all entries.
+        indices) of ``torch.max(x, dim)``; with neither, the value over all entries; with a
+        tensor, ``torch.max(x, other)``: the elementwise ``maximum`` (``minimum``).
         ``x.amax`` / ``x.amin`` give the values alone, over any axes."""
         given = dim if dim is not None else axis
-        if isinstance(given, _tensor.Tensor):           # torch's x.max(other)
+        if isinstance(given, _tensor.Tensor):           # torch's x.max(other): maximum
             method = {"max": "maximum", "min": "minimum"}[op]
-            raise TypeError(f"{op}: dim must be an int, got a tensor; for the elementwise "
-                            f"{method} of two tensors write x.{method}(other)")
+            if keepdim is not None or keepdims:
+                raise TypeError(f"{op}: with a tensor in place of dim, x.{op}(other) is the "
+                                f"elementwise {method}, which takes no keepdim")
+            return getattr(x, method)(given)
         if given is not None and not _is_int(given):
             several = isinstance(given, (tuple, list))
             raise TypeError(f"{op}: dim must be one int for (values, indices), as in "

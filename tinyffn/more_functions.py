@@ -353,9 +353,12 @@ class MoreMethods:
         """``tinyffn.unique(self, ...)``: the distinct values, ascending."""
         return unique(self, sorted, return_inverse, return_counts, dim)
 
-    def flip(self, *dims):
-        """``tinyffn.flip(self, dims)``; as PyTorch's method, ``x.flip(0, 1)`` or ``x.flip((0, 1))``."""
-        return flip(self, dims[0] if len(dims) == 1 else dims)
+    def flip(self, *axes, dims=None):
+        """``tinyffn.flip(self, dims)``; as PyTorch's method, ``x.flip(0, 1)``,
+        ``x.flip((0, 1))`` or ``x.flip(dims=[0])``."""
+        if dims is not None and axes:
+            raise TypeError("flip: takes the dims by position or as dims=, not both")
+        return flip(self, dims if dims is not None else axes[0] if len(axes) == 1 else axes)
 
     def multinomial(self, num_samples, replacement=False):
         """``tinyffn.multinomial(self, num_samples, replacement)``: indices drawn by the

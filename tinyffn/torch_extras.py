@@ -1,18 +1,24 @@
 """PyTorch names that ported training scripts reach for: ``lerp`` (the moving average of
-weights, ``ema_p.lerp_(p, 1 - decay)``), ``diag``, ``is_tensor``, and ``x.detach_()``, each
-as a function (``tinyffn.lerp(x, y, 0.1)``) and a Tensor method (``x.lerp(y, 0.1)``).
+weights, ``ema_p.lerp_(p, 1 - decay)``), ``diag``, ``diagonal``, ``tile``,
+``repeat_interleave``, ``is_tensor``, and ``x.detach_()``, each as a function
+(``tinyffn.lerp(x, y, 0.1)``) and a Tensor method (``x.lerp(y, 0.1)``); and the functions
+``chunk``, ``split`` and ``empty_like``.
 
-``lerp`` and ``diag`` are composed: ``lerp`` of sub, mul and add (and a ``where`` for a
-tensor weight), ``diag`` of one ``getitem`` (matrix to vector) or a ``where`` and a
-``pad`` (vector to matrix), each in a frame of its name, so a drawing shows what they are
-made of and the gradient follows from the primitives'. ``lerp_`` is in
+They are composed: ``lerp`` of sub, mul and add (and a ``where`` for a tensor weight),
+``diag`` of one ``getitem`` (matrix to vector) or a ``where`` and a ``pad`` (vector to
+matrix), ``diagonal`` of a ``permute`` and a ``getitem``, ``tile`` of ``repeat``,
+``repeat_interleave`` of one ``index_select``, each in a frame of its name, so a drawing
+shows what they are made of and the gradient follows from the primitives'. ``lerp_`` is in
 :mod:`tinyffn.in_place` with the other in-place methods. :class:`ExtraMethods` is a base
 class of ``Tensor`` (through ``TorchMethods``); this file imports nothing of tensor.py at
 import time, because tensor.py imports it before its class exists.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
+
+import numpy as np
 
 from . import grad_mode
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
@@ -109,6 +115,120 @@ def _check_broadcast(op: str, named: dict) -> None:
                              "trailing axis must match or be 1")
 
 
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The diagonal of the matrices in axes ``dim1`` and ``dim2``, as ``torch.diagonal``:
+    y[..., i] = x[..., i, i + offset] (those two axes go, the diagonal becomes the last
+    axis; offset > 0 above the main diagonal, < 0 below, empty where none lies inside).
+    ``diag``'s matrix case for any rank: a ``permute`` that moves the two axes last, a
+    ``reshape`` to one batch axis, one ``getitem`` at the (batch, row, column) triples (no
+    ``...`` next to index arrays, which the array API refuses), and a ``reshape`` back, so
+    each entry read gets its gradient back."""
+    x = _tensor_arg("diagonal", "input", input)
+    if x.ndim < 2:
+        raise ValueError(f"diagonal: needs at least 2 axes, got shape {x.shape}; for a "
+                         "vector's diagonal matrix use tinyffn.diag(v)")
+    for name, v in (("offset", offset), ("dim1", dim1), ("dim2", dim2)):
+        if not _is_int(v):
+            raise TypeError(f"diagonal: {name} must be an int, got {v!r}")
+    a, b = (d + x.ndim if -x.ndim <= d < 0 else d for d in (dim1, dim2))
+    if not (0 <= a < x.ndim and 0 <= b < x.ndim) or a == b:
+        raise ValueError(f"diagonal: dim1={dim1} and dim2={dim2} must be two different axes "
+                         f"of a tensor of shape {x.shape}")
+    from .creation import arange    # creation.py imports tensor.py, which imports this
+    k, rows, cols = int(offset), x.shape[a], x.shape[b]
+    length = max(0, min(rows, cols - k) if k >= 0 else min(rows + k, cols))
+    rest = [d for d in range(x.ndim) if d not in (a, b)]
+    batch = tuple(x.shape[d] for d in rest)
+    with grad_mode.scope("function", "diagonal"):
+        y = x.permute(*rest, a, b).reshape(math.prod(batch), rows, cols)  # (B, rows, cols)
+        i = arange(length, device=x.device)                             # (length,)
+        n = arange(y.shape[0], device=x.device).reshape(-1, 1)          # (B, 1)
+        y = y[n, i + max(-k, 0), i + max(k, 0)]                         # (B, length)
+        return y.reshape(*batch, length)                                # (..., length)
+
+
+def tile(input, dims):
+    """``input`` repeated ``dims[i]`` times along axis i, as ``torch.tile``: ``x.repeat``,
+    with ones put before ``dims`` when it names fewer axes than x has (``tile(x, (2,))``
+    of a matrix repeats its columns; ``repeat`` would refuse it)."""
+    x = _tensor_arg("tile", "input", input)
+    if _is_int(dims):
+        dims = (dims,)
+    if not isinstance(dims, (tuple, list)) or not all(_is_int(d) for d in dims):
+        raise TypeError(f"tile: dims must be a tuple of ints, got {dims!r}")
+    return x.repeat(*(1,) * (x.ndim - len(dims)), *dims)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Each entry (each slice along ``dim``) repeated ``repeats`` times in place, as
+    ``torch.repeat_interleave``: [1, 2] with 2 is [1, 1, 2, 2], where ``repeat`` gives
+    [1, 2, 1, 2]. ``repeats``: an int, or an integer tensor of one count per slice (or of
+    one count). ``dim`` None works on the flattened tensor. ``repeat_interleave(counts)``
+    alone gives 0, 1, ... each repeated its count (PyTorch's form). One ``index_select``,
+    so a slice's copies add their gradients. ``output_size``, if given, must be the length
+    of the result (PyTorch's check)."""
+    x = _tensor_arg("repeat_interleave", "input", input)
+    from .creation import arange    # creation.py imports tensor.py, which imports this
+    if repeats is None:             # repeat_interleave(counts): the indices, each counted
+        if dim is not None:
+            raise TypeError("repeat_interleave: with one tensor (the counts), dim is not taken")
+        return repeat_interleave(arange(x.numel(), device=x.device), x.reshape(-1),
+                                 output_size=output_size)
+    if dim is None:
+        x, dim = x.reshape(-1), 0
+    if not _is_int(dim) or not -max(x.ndim, 1) <= dim < max(x.ndim, 1):
+        raise ValueError(f"repeat_interleave: dim must be an axis of shape {x.shape}, got "
+                         f"{dim!r}")
+    if x.ndim == 0:
+        x = x.reshape(1)
+    dim = int(dim) % x.ndim
+    n = x.shape[dim]
+    if isinstance(repeats, _tensor.Tensor):
+        if repeats.ndim > 1 or repeats.backend.is_floating(repeats.dtype) or \
+                dtype_name(repeats.dtype) == "bool":
+            raise TypeError(f"repeat_interleave: repeats must be an int or a 0-d or 1-D "
+                            f"integer tensor, got {dtype_name(repeats.dtype)} of shape "
+                            f"{repeats.shape}")
+        counts = [int(c) for c in repeats.reshape(-1).tolist()]
+    elif _is_int(repeats) and not isinstance(repeats, bool):
+        counts = [int(repeats)]
+    else:
+        raise TypeError(f"repeat_interleave: repeats must be an int or an integer tensor, "
+                        f"got {type_name(repeats)}")
+    if len(counts) == 1:
+        counts = counts * n
+    if len(counts) != n:
+        raise ValueError(f"repeat_interleave: repeats must have one count per slice along "
+                         f"dim {dim}: {n}, got {len(counts)}")
+    if any(c < 0 for c in counts):
+        raise ValueError(f"repeat_interleave: repeats must be >= 0, got {min(counts)}")
+    if output_size is not None and output_size != sum(counts):
+        raise ValueError(f"repeat_interleave: output_size={output_size!r}, but the repeats "
+                         f"add up to {sum(counts)}")
+    index = _tensor.Tensor(x.backend.from_numpy(np.repeat(np.arange(n), counts)),
+                           _backend=x.backend)                           # (sum(counts),)
+    with grad_mode.scope("function", "repeat_interleave"):
+        return x.index_select(dim, index)
+
+
+def chunk(input, chunks, dim=0):
+    """``input.chunk(chunks, dim)``, as ``torch.chunk``: ``chunks`` slices along ``dim``."""
+    return _tensor_arg("chunk", "input", input).chunk(chunks, dim)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """``tensor.split(split_size_or_sections, dim)``, as ``torch.split``."""
+    return _tensor_arg("split", "tensor", tensor).split(split_size_or_sections, dim)
+
+
+def empty_like(input, *, dtype=None, device=None, requires_grad=False):
+    """``zeros_like``, as ``tinyffn.empty`` is ``zeros``: PyTorch's ``empty_like`` leaves the
+    memory uninitialised, to be overwritten (``inv = empty_like(p); inv[p] = arange(n)``)."""
+    from .creation import zeros_like    # creation.py imports tensor.py, which imports this
+    return zeros_like(_tensor_arg("empty_like", "input", input), dtype=dtype, device=device,
+                      requires_grad=requires_grad)
+
+
 def _tensor_arg(op: str, name: str, value: Any):
     if not isinstance(value, _tensor.Tensor):
         raise TypeError(f"{op}: {name} must be a tinyffn Tensor, got {type_name(value)}; "
@@ -131,6 +251,14 @@ class ExtraMethods:
 
     def lerp(self, end, weight): return lerp(self, end, weight)
     def diag(self, diagonal=0): return diag(self, diagonal)
+    def diagonal(self, offset=0, dim1=0, dim2=1): return diagonal(self, offset, dim1, dim2)
+
+    def tile(self, *dims):
+        """``tinyffn.tile(self, dims)``: ``x.tile(2, 2)`` or ``x.tile((2, 2))``."""
+        return tile(self, dims[0] if len(dims) == 1 and not _is_int(dims[0]) else dims)
+
+    def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
+        return repeat_interleave(self, repeats, dim, output_size=output_size)
 
     def detach_(self):
         """Make this tensor a leaf that does not require grad, as ``torch.Tensor.detach_``:
@@ -160,4 +288,5 @@ class ExtraMethods:
         return self
 
 
-__all__ = ["is_tensor", "lerp", "diag", "ExtraMethods"]
+__all__ = ["is_tensor", "lerp", "diag", "diagonal", "tile", "repeat_interleave", "chunk", "split",
+           "empty_like", "ExtraMethods"]

@@ -191,12 +191,13 @@ def mean(input, dim=None, keepdim=None, *, axis=None, keepdims=False, dtype=None
 
 def max(input, dim=None, keepdim=None, *, axis=None, keepdims=False):
     """``input.max(...)``, as ``torch.max``: the maximum; over ``dim``, the pair
-    ``(values, indices)``. ``torch.max(x, y)`` of two tensors is :func:`maximum` here."""
+    ``(values, indices)``; ``max(x, other)`` of two tensors is :func:`maximum`, as there."""
     return _tensor_input("max", input).max(dim, keepdim, axis=axis, keepdims=keepdims)
 
 
 def min(input, dim=None, keepdim=None, *, axis=None, keepdims=False):
-    """``input.min(...)``, as ``torch.min``: the minimum; over ``dim``, ``(values, indices)``."""
+    """``input.min(...)``, as ``torch.min``: the minimum; over ``dim``, ``(values, indices)``;
+    ``min(x, other)`` is :func:`minimum`."""
     return _tensor_input("min", input).min(dim, keepdim, axis=axis, keepdims=keepdims)
 
 
