@@ -1,5 +1,5 @@
 """What analysis scripts reach for: tinyffn/numerics.py (finfo, iinfo, nan_to_num,
-count_nonzero, histc), tinyffn/linalg.py (vector_norm, matrix_norm, norm) and
+count_nonzero, histc, median, kthvalue), tinyffn/linalg.py (vector_norm, matrix_norm, norm) and
 tinyffn/distances.py (cosine_similarity, pairwise_distance, cdist).
 
 Each case is one call, written once and run with the names of tinyffn and of torch.
@@ -33,6 +33,10 @@ CASES = [
     "T.histc(x, bins=4)", "T.histc(x, 3, -1, 1)", "x.histc(5, 0, 2)", "T.histc(x[0, :1], 4)",
     "T.histc(n, 4, -1, 3)", "T.histc(e, 10, 0, 1)", "T.histc(e.float(), 10, 0, 1)",
     "T.histc(e.half(), 10, 0, 1)", "T.histc(e.float() * 7 - 2, 7)", "T.histc(e[:0], 3)",
+    "T.median(x)", "x.median(1)", "T.median(x, 0, keepdim=True)", "T.median(n)",
+    "T.median(n.reshape(2, 3), 1)", "T.median(i)", "i.median(1)", "T.median(x[0, 0], 0)",
+    "T.kthvalue(x, 2)", "x.kthvalue(1, 0)", "T.kthvalue(x, 4, 1, keepdim=True)",
+    "T.kthvalue(n, 6)", "T.kthvalue(i, 3, dim=1)",
     "T.linalg.vector_norm(x)", "T.linalg.vector_norm(x, 1, dim=1)",
     "T.linalg.vector_norm(x, float('inf'))", "T.linalg.vector_norm(x, -float('inf'), 1)",
     "T.linalg.vector_norm(x, 0, dim=0)", "T.linalg.vector_norm(x, 3, dim=(0, 1), keepdim=True)",
@@ -77,6 +81,11 @@ plain = torch_parity.plain      # (dtype name, nested lists), as the tests compa
 
 
 def assert_same(actual, expected, case):
+    if isinstance(expected[0], tuple):                  # (values, indices)
+        assert len(actual) == len(expected), case
+        for a, e in zip(actual, expected):
+            assert_same(a, e, case)
+        return
     assert actual[0] == expected[0], f"{case}: dtype {actual[0]}, expected {expected[0]}"
     a, e = np.asarray(actual[1], dtype=float), np.asarray(expected[1], dtype=float)
     assert a.shape == e.shape, f"{case}: shape {a.shape}, expected {e.shape}"
@@ -85,7 +94,8 @@ def assert_same(actual, expected, case):
 
 # dL/d(input) for L = Σ f · (1, 2, 3, ...)/10: a backward that forgets gy shows
 GRAD_CASES = [
-    ("T.nan_to_num(n)", "n"), ("T.linalg.vector_norm(x)", "x"),
+    ("T.median(x)", "x"), ("T.median(b[:2])", "b"), ("x.median(1).values", "x"),
+    ("T.kthvalue(x, 2, 0).values", "x"), ("T.nan_to_num(n)", "n"), ("T.linalg.vector_norm(x)", "x"),
     ("T.linalg.vector_norm(x, 1, dim=1)", "x"), ("T.linalg.vector_norm(x, 3, dim=0)", "x"),
     ("T.linalg.matrix_norm(x, 1)", "x"), ("T.linalg.matrix_norm(x, -float('inf'))", "x"),
     ("T.linalg.matrix_norm(a3)", "a"), ("T.linalg.norm(x, float('inf'), dim=(1, 0))", "x"),
@@ -215,6 +225,39 @@ def test_histc_puts_edge_entries_where_pytorch_does_live():
             assert ours == torch.histc(torch.tensor(v), bins, lo, hi).tolist(), (dtype, bins)
 
 
+def test_median_and_kthvalue_written_out_in_numpy(device):
+    """The lower median, np.sort(...)[(n - 1) // 2] (NumPy's median averages the middle
+    two); kthvalue k is np.sort(...)[k - 1]; the index found reads the value back."""
+    r = np.random.default_rng(5)
+    a = r.standard_normal((4, 7, 6))
+    t = tinyffn.tensor(a, device=device)
+    assert t.median().item() == np.sort(a.reshape(-1))[(a.size - 1) // 2]
+    for dim in (0, 1, 2):
+        values, indices = t.median(dim)
+        n = a.shape[dim]
+        want = np.take(np.sort(a, axis=dim), (n - 1) // 2, axis=dim)
+        np.testing.assert_array_equal(values.numpy(), want)
+        np.testing.assert_array_equal(
+            np.take_along_axis(a, np.expand_dims(indices.numpy(), dim), dim).squeeze(dim), want)
+        for k in (1, n):
+            v, i = tinyffn.kthvalue(t, k, dim)
+            np.testing.assert_array_equal(v.numpy(), np.take(np.sort(a, axis=dim), k - 1, dim))
+
+
+def test_median_gradient_is_shared_by_ties_and_dims_goes_to_one_index():
+    """PyTorch's median() shares its gradient evenly among the entries equal to it;
+    median(dim) and kthvalue send it to the index they return (here the earlier of the
+    ties, a stable sort's: PyTorch's choice among ties is unspecified)."""
+    y = tinyffn.tensor([2.0, 1.0, 2.0, 2.0, 1.0], requires_grad=True)
+    y.median().backward()
+    np.testing.assert_allclose(y.grad.numpy(), [1 / 3, 0, 1 / 3, 1 / 3, 0], rtol=1e-6)
+    y.grad = None
+    values, indices = y.median(0)
+    values.backward()
+    assert indices.item() == 0 and y.grad.tolist() == [1.0, 0, 0, 0, 0]
+    assert [s.name for s in values.grad_fn.scope if s.kind == "function"][0] == "median"
+
+
 def test_count_nonzero_and_histc_record_no_graph():
     x = tinyffn.tensor(X, requires_grad=True)
     assert not x.count_nonzero().requires_grad and not x.histc(4).requires_grad
@@ -292,6 +335,11 @@ def test_each_is_drawn_in_a_frame_of_its_name():
     ("T.histc(x, 3, 2, 1)", ValueError, "histc: max must be larger than min"),
     ("T.histc(x, 3, 0, float('inf'))", ValueError, "histc: max must be a finite number"),
     ("T.histc(T.tensor([1.0, float('inf')]), 3)", ValueError, r"histc: the range .* not finite"),
+    ("T.kthvalue(x, 0)", ValueError, r"kthvalue: k must be an int in \[1, 4\] .* got 0"),
+    ("T.kthvalue(x, 3, 0)", ValueError, r"kthvalue: k must be an int in \[1, 2\]"),
+    ("T.median(x, keepdim=True)", TypeError, "median: keepdim needs a dim"),
+    ("T.median(x[:0])", ValueError, "median: the tensor is empty"),
+    ("T.median(x, 2)", ValueError, "median: dim 2 is out of range"),
     ("T.linalg.vector_norm(i)", TypeError, r"linalg.vector_norm: .* dtype int64"),
     ("T.linalg.vector_norm(x, -1)", ValueError, "ord must be a number >= 0, inf or -inf"),
     ("T.linalg.vector_norm(x, 'fro')", ValueError, "for a matrix norm use linalg.matrix_norm"),
@@ -317,6 +365,19 @@ def test_errors_name_the_function_and_the_fix(call, error, match):
 
 
 EXPECTED = {
+    'T.median(x)': ('float64', 0.0),
+    'x.median(1)': (('float64', [0.0, -0.5]), ('int64', [2, 2])),
+    'T.median(x, 0, keepdim=True)': (('float64', [[1.0, -4.0, -0.5, -2.5]]), ('int64', [[1, 0, 1, 1]])),
+    'T.median(n)': ('float64', nan),
+    'T.median(n.reshape(2, 3), 1)': (('float64', [nan, 1.0]), ('int64', [0, 2])),
+    'T.median(i)': ('int64', 2),
+    'i.median(1)': (('int64', [2, 3]), ('int64', [2, 2])),
+    'T.median(x[0, 0], 0)': (('float64', 3.0), ('int64', 0)),
+    'T.kthvalue(x, 2)': (('float64', [0.0, -0.5]), ('int64', [2, 2])),
+    'x.kthvalue(1, 0)': (('float64', [1.0, -4.0, -0.5, -2.5]), ('int64', [1, 0, 1, 1])),
+    'T.kthvalue(x, 4, 1, keepdim=True)': (('float64', [[3.0], [2.0]]), ('int64', [[0], [1]])),
+    'T.kthvalue(n, 6)': (('float64', nan), ('int64', 0)),
+    'T.kthvalue(i, 3, dim=1)': (('int64', [4, 4]), ('int64', [1, 0])),
     'T.nan_to_num(n)': ('float64', [0.0, 1.7976931348623157e+308, -1.7976931348623157e+308, 2.0, -0.0, 1.0]),
     'T.nan_to_num(n, nan=1.0, posinf=2.0, neginf=-3.0)': ('float64', [1.0, 2.0, -3.0, 2.0, -0.0, 1.0]),
     'n.nan_to_num(posinf=5.0)': ('float64', [0.0, 5.0, -1.7976931348623157e+308, 2.0, -0.0, 1.0]),
@@ -384,6 +445,10 @@ EXPECTED = {
     "T.cdist(a, b, compute_mode='donot_use_mm_for_euclid_dist')": ('float64', [[1.0, 0.0, 2.0615528128088303, 3.2015621187164243], [1.4142135623730951, 1.0, 2.0615528128088303, 2.692582403567252], [3.605551275463989, 4.47213595499958, 6.5, 4.272001872658765], [2.5, 3.2015621187164243, 4.743416490252569, 0.0]]),
 }
 EXPECTED_GRADS = {
+    'T.median(x) dx': ('float64', [[0.0, 0.0, 0.1, 0.0], [0.0, 0.0, 0.0, 0.0]]),
+    'T.median(b[:2]) db': ('float64', [[0.03333333333333333, 0.03333333333333333], [0.03333333333333333, 0.0], [0.0, 0.0], [0.0, 0.0]]),
+    'x.median(1).values dx': ('float64', [[0.0, 0.0, 0.1, 0.0], [0.0, 0.0, 0.2, 0.0]]),
+    'T.kthvalue(x, 2, 0).values dx': ('float64', [[0.1, 0.0, 0.3, 0.4], [0.0, 0.2, 0.0, 0.0]]),
     'T.nan_to_num(n) dn': ('float64', [0.0, 0.0, 0.0, 0.4, 0.5, 0.6]),
     'T.linalg.vector_norm(x) dx': ('float64', [[0.048193159734149935, -0.06425754631219992, 0.0, 0.024096579867074967], [0.01606438657804998, 0.03212877315609996, -0.00803219328902499, -0.04016096644512494]]),
     'T.linalg.vector_norm(x, 1, dim=1) dx': ('float64', [[0.1, -0.1, 0.0, 0.1], [0.2, 0.2, -0.2, -0.2]]),

@@ -1,6 +1,8 @@
 """What a script checking its numbers reaches for, as PyTorch names it: the limits of a
 dtype (``tinyffn.finfo(tinyffn.float16).max``, ``iinfo``), non-finite values replaced
-(``nan_to_num``), and counts (``count_nonzero``, the histogram ``histc``).
+(``nan_to_num``), counts (``count_nonzero``, the histogram ``histc``), and order
+statistics (``median``, ``kthvalue``: an entry of :func:`tinyffn.sort`'s order, read by a
+``gather``).
 
 ``finfo`` and ``iinfo`` read NumPy's, as Python numbers. ``nan_to_num`` is composed: three
 ``where`` nodes in a frame of its name, so the gradient reaches the finite entries alone,
@@ -20,6 +22,7 @@ from . import grad_mode
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
 from .arguments import _axes, _is_int, is_real, type_name
 from .backend import dtype_name
+from .composed import ValuesIndices
 
 
 def _dtype_of(op: str, type: Any) -> np.dtype:
@@ -162,6 +165,89 @@ def histc(input, bins=100, min=0, max=0):
     return _tensor.Tensor(x.backend.from_numpy(counts), _backend=x.backend)
 
 
+class KthvalueResult(ValuesIndices):
+    """What ``kthvalue`` returns, as ``torch.return_types.kthvalue``: ``.values``, ``.indices``."""
+    __slots__ = ()
+    made_by = "x.kthvalue(k)"
+
+
+class MedianResult(ValuesIndices):
+    """What ``median(dim)`` returns, as ``torch.return_types.median``."""
+    __slots__ = ()
+    made_by = "x.median(dim)"
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """The k-th smallest entry along ``dim`` (k from 1) and its index, as
+    ``torch.kthvalue``: ``values, indices = x.kthvalue(k)``. Entry k - 1 of the stable
+    ascending order of :func:`tinyffn.sort` (NaN the largest; among equal values the
+    earlier index, where PyTorch's choice among ties is unspecified), read by a
+    ``gather``, so the gradient lands on that entry."""
+    x = _tensor_arg("kthvalue", "input", input)
+    from .sorting import _dim       # sorting.py imports tensor.py, which imports this
+    axis = _dim("kthvalue", dim, x.ndim)
+    n = x.shape[axis] if x.ndim else 1
+    if not _is_int(k) or isinstance(k, bool) or not 1 <= k <= n:
+        raise ValueError(f"kthvalue: k must be an int in [1, {n}] (the size of dim {dim} of "
+                         f"a tensor of shape {x.shape}), got {k!r}")
+    return _selected("kthvalue", x, axis, keepdim, lambda xp, order: order[
+        (slice(None),) * axis + (slice(k - 1, k), ...)])
+
+
+def median(input, dim=None, keepdim=False):
+    """The median, as ``torch.median``: of ``n`` entries the lower middle one, entry
+    (n - 1) // 2 of the ascending order (no average of the two middle ones); NaN where
+    there is a NaN. With no ``dim``, of every entry, a 0-d tensor whose gradient is shared
+    by the entries equal to it (an ``amax`` of those, as PyTorch); over ``dim``, the pair
+    ``(values, indices)``, its gradient on the index returned (among equal values the
+    earlier one in a stable sort; PyTorch's choice among ties is unspecified)."""
+    x = _tensor_arg("median", "input", input)
+    from .sorting import _dim, _order  # sorting.py imports tensor.py, which imports this
+    if dim is None:
+        if keepdim:
+            raise TypeError("median: keepdim needs a dim, as in PyTorch")
+        if not math.prod(x.shape):
+            raise ValueError("median: the tensor is empty; there is no median (PyTorch "
+                             "answers nan)")
+        xp, flat = x.backend.xp, x.reshape(-1)
+        if x.backend.is_floating(x.dtype) and bool(xp.any(xp.isnan(flat.data))):
+            chosen = flat.isnan()                                    # NaN, as PyTorch
+        else:
+            order = _order(xp, flat.data, 0, False)
+            chosen = flat == flat[int(order[(flat.shape[0] - 1) // 2])]
+        from .composed import where     # composed.py imports tensor.py, which imports this
+        with grad_mode.scope("function", "median"):
+            if not x.backend.is_floating(x.dtype):
+                return flat[chosen][0]
+            return where(chosen, flat, -math.inf).amax()             # ties share
+    axis = _dim("median", dim, x.ndim)
+
+    def middle(xp, order):          # a row with a NaN: its first NaN, as PyTorch
+        m = (order.shape[axis] - 1) // 2
+        middle = order[(slice(None),) * axis + (slice(m, m + 1), ...)]
+        if not x.backend.is_floating(x.dtype):
+            return middle
+        nan = xp.isnan(x.data if x.ndim else xp.reshape(x.data, (1,)))
+        first_nan = xp.argmax(xp.astype(nan, xp.int8), axis=axis, keepdims=True)
+        return xp.where(xp.any(nan, axis=axis, keepdims=True), first_nan, middle)
+    return _selected("median", x, axis, keepdim, middle)
+
+
+def _selected(op: str, x, axis: int, keepdim: bool, pick):
+    """(values, indices) at the index ``pick(xp, order)`` chooses along ``axis`` (kept, of
+    length 1) from the stable ascending ``order``; the values read by a ``gather``."""
+    from .sorting import _order
+    xp = x.backend.xp
+    data = x.data if x.ndim else xp.reshape(x.data, (1,))
+    index = xp.astype(pick(xp, _order(xp, data, axis, False)), xp.int64)
+    index = _tensor.Tensor(index, _backend=x.backend)                  # (..., 1, ...)
+    with grad_mode.scope("function", op):
+        values = (x if x.ndim else x.reshape(1)).gather(axis, index)
+        if not keepdim or not x.ndim:
+            values, index = values.squeeze(axis), index.squeeze(axis)
+    return (KthvalueResult if op == "kthvalue" else MedianResult)(values, index)
+
+
 def _tensor_arg(op: str, name: str, value: Any):
     if not isinstance(value, _tensor.Tensor):
         raise TypeError(f"{op}: {name} must be a tinyffn Tensor, got {type_name(value)}; "
@@ -179,6 +265,9 @@ class NumericsMethods:
 
     def count_nonzero(self, dim=None): return count_nonzero(self, dim)
     def histc(self, bins=100, min=0, max=0): return histc(self, bins, min, max)
+    def kthvalue(self, k, dim=-1, keepdim=False): return kthvalue(self, k, dim, keepdim)
+    def median(self, dim=None, keepdim=False): return median(self, dim, keepdim)
 
 
-__all__ = ["finfo", "iinfo", "nan_to_num", "count_nonzero", "histc", "NumericsMethods"]
+__all__ = ["finfo", "iinfo", "nan_to_num", "count_nonzero", "histc", "kthvalue", "median",
+           "KthvalueResult", "MedianResult", "NumericsMethods"]
