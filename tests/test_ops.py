@@ -52,6 +52,19 @@ def distinct(*shape):
     return rng.permutation(np.arange(n) * 0.1 - 0.05 * n).reshape(shape)
 
 
+def _add_at(x, key, v):
+    """x with v added at key, repeated indices adding up: NumPy's add.at, on a copy."""
+    y = x.copy()
+    np.add.at(y, key, v)
+    return y
+
+
+def _index_added(axis):
+    """index_add along ``axis`` written with NumPy: the slices of v added at index i."""
+    return lambda x, v, i: np.moveaxis(_add_at(np.moveaxis(x, axis, 0), i,
+                                               np.moveaxis(v, axis, 0)), 0, axis)
+
+
 CASES = {
     ops.Add: [
         Case("same", [normal(3, 4), normal(3, 4)], lambda x, w: x + w, np.add),
@@ -214,6 +227,15 @@ CASES = {
         Case("middle-of-3", [normal(2, 1, 3), normal(2, 2, 3), normal(2, 4, 3)],
              lambda a, b, c: tinyffn.cat([a, b, c], axis=-2),
              lambda a, b, c: np.concatenate([a, b, c], axis=1)),
+    ],
+    ops.IndexAdd: [
+        Case("rows", [normal(4, 3), normal(3, 3), np.array([0, 2, 0])],
+             lambda x, v, i: tinyffn.index_add(x, 0, i, v), _index_added(0)),
+        Case("columns", [normal(2, 5), normal(2, 2), np.array([4, 1])],
+             lambda x, v, i: x.index_add(1, i, v), _index_added(1)),
+        Case("scatter", [normal(3, 4), normal(2, 4), np.array([[0, 2, 2, 1], [2, 2, 0, 0]])],
+             lambda x, v, i: x.scatter_add(0, i, v),
+             lambda x, v, i: _add_at(x, (i, np.arange(4)), v)),
     ],
     ops.Linear: [
         Case("bias", [normal(3, 4), normal(5, 4), normal(5)],

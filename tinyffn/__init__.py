@@ -30,6 +30,7 @@ from .sorting import argsort, gather, sort, take_along_dim, topk
 from .sampling import multinomial, randperm
 from .torch_extras import (chunk, diag, diagonal, empty_like, is_tensor, lerp, repeat_interleave,
                            split, tile)
+from .scatter import index_add, scatter, scatter_add
 from .numerics import count_nonzero, finfo, histc, iinfo, kthvalue, median, nan_to_num
 from .more_functions import (bincount, bmm, cos, cumsum, flip, floor_divide, fmod,
                              index_select, is_floating_point, log1p, logsumexp, mm, outer, prod,
@@ -85,6 +86,7 @@ __all__ = [
     "chunk", "split", "empty_like",
     "finfo", "iinfo", "nan_to_num", "count_nonzero", "histc", "median", "kthvalue",  # numerics.py
     "cdist", "cosine_similarity", "pairwise_distance", "linalg",  # distances.py, linalg.py
+    "index_add", "scatter_add", "scatter",                      # scatter.py
     "Function", "Context", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "inference_mode", "detect_anomaly",
     "AnomalyError", "keep_intermediates", "grad", "iter_backward", "BackwardStep",

@@ -213,6 +213,16 @@ class InPlaceMethods:
     def fmod_(self, other): return _replaced(self, "fmod", other)
     def lerp_(self, end, weight): return _replaced(self, "lerp", end, weight)
 
+    def index_add_(self, dim, index, source, *, alpha=1):
+        return _replaced(self, "index_add", dim, index, source * alpha if alpha != 1 else source)
+
+    def scatter_add_(self, dim, index, src): return _replaced(self, "scatter_add", dim, index, src)
+
+    def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+        if reduce is not None or (src is None) == (value is None):
+            self.scatter(dim, index, src, value=value, reduce=reduce)   # raises, saying why
+        return _replaced(self, "scatter", dim, index, value if src is None else src)
+
 
 def _replaced(x: Any, name: str, *args: Any) -> Any:
     """x takes the values of ``x.name(*args)``, under the rules of ``x -= y``; returns x."""

@@ -41,10 +41,12 @@ from . import in_place as IP
 from .in_place import InPlaceMethods
 from .more_functions import MoreMethods
 from .numerics import NumericsMethods
+from .scatter import ScatterMethods
 from .torch_extras import ExtraMethods
 
 
-class TorchMethods(MoreMethods, ExtraMethods, NumericsMethods, InPlaceMethods):
+class TorchMethods(MoreMethods, ExtraMethods, NumericsMethods, ScatterMethods,
+                   InPlaceMethods):
     """The methods of :class:`tinyffn.Tensor` that this file holds (see its docstring); its
     base classes hold those of :mod:`tinyffn.more_functions` (``x.sin()``, ``x.prod()``, ...),
     :mod:`tinyffn.torch_extras` (``x.lerp()``, ``x.diag()``, ``x.detach_()``) and the

@@ -14,7 +14,7 @@ from .elementwise import (Add, Cast, Clone, Cos, Div, Erf, Exp, FloorDivide, Fmo
                           Tanh, Where)
 from .linalg import Linear, MatMul
 from .reduce import Cumsum, Max, Mean, Prod, Sum
-from .shape import BroadcastTo, Concat, GetItem, Reshape, Transpose, sum_to_shape
+from .shape import BroadcastTo, Concat, GetItem, IndexAdd, Reshape, Transpose, sum_to_shape
 
 PRIMITIVES = (
     # elementwise, binary (broadcasting), and the selection where(c, x, w)
@@ -25,8 +25,8 @@ PRIMITIVES = (
     Sum, Mean, Max, Prod, Cumsum,
     # linear algebra
     MatMul,
-    # shape
-    Reshape, Transpose, BroadcastTo, GetItem, Concat,
+    # shape, and indexing's adjoint (scatter-add)
+    Reshape, Transpose, BroadcastTo, GetItem, Concat, IndexAdd,
     # fused ops: one-node alternatives to composed forms, selected with fused=True
     Linear, GELU, Swish,
 )

@@ -1,6 +1,8 @@
-"""Shape primitives: reshape, transpose, broadcast_to, indexing; and ``sum_to_shape``.
+"""Shape primitives: reshape, transpose, broadcast_to, indexing (and its adjoint,
+index_add); and ``sum_to_shape``.
 
-None of these computes anything: each moves or repeats elements. Their backward moves
+None of these computes anything (but index_add, which adds): each moves or repeats
+elements. Their backward moves
 the gradient back: a reshape is undone by the inverse reshape, a transpose by the inverse
 permutation, a broadcast by a sum over the repeated axes, an index by a scatter-add.
 """
@@ -358,6 +360,43 @@ class GetItem(Function):
     @classmethod
     def op_name(cls) -> str:
         return "getitem"
+
+
+class IndexAdd(Function):
+    """y = x with v added at key: y = x, then y[key] += v, a repeated index adding each of
+    its values (``numpy.add.at``). getitem's adjoint, its backward run forward: PyTorch's
+    ``index_add``, ``scatter_add`` and ``index_put(accumulate=True)`` are this op with a
+    key of index arrays (see :mod:`tinyffn.scatter`). v has x[key]'s shape, x's dtype.
+
+    dL/dx = gy (every entry of x passes into y once);  dL/dv = gy[key] (each added value
+    reads back the gradient where it landed: getitem's forward).
+    """
+
+    @staticmethod
+    def forward(ctx: Context, x, v, key):
+        _check_index_arrays(ctx.xp, x, key)
+        y = ctx.xp.asarray(x, copy=True)
+        ctx.backend.index_add(y, key, v)
+        return y
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        gx = gy if ctx.needs_input_grad[0] else None
+        gv = gy[ctx.attrs["key"]] if ctx.needs_input_grad[1] else None
+        return gx, gv
+
+    @staticmethod
+    def flops(ctx: Context, y: Any) -> int:
+        """One addition per value added."""
+        return math.prod(ctx.input_shapes[1])
+
+    @classmethod
+    def backward_flops(cls, ctx: Context) -> int:
+        return 0                        # gy passed on, and read at key: no arithmetic
+
+    @classmethod
+    def op_name(cls) -> str:
+        return "index_add"
 
 
 def _check_index_arrays(xp, x, key: tuple) -> None:
