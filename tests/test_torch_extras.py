@@ -38,6 +38,8 @@ CASES = [
     "i.repeat_interleave(T.tensor([3]), dim=0)", "T.repeat_interleave(v, 2, output_size=6)",
     "T.chunk(x, 3, 1)", "T.split(x, [1, 3], 1)", "T.split(v, 2)",
     "T.max(x, e)", "x.min(e)", "T.max(v, v.flip(0))", "T.min(i, i.flip(1))", "x.flip(dims=[1])",
+    "T.triu_indices(3, 4, 1)", "T.tril_indices(3, 3)", "T.tril_indices(2, 3, -1)",
+    "T.triu_indices(3, 3, -1)", "T.triu_indices(0, 3)", "T.argwhere(x > 0)", "x.argwhere()",
 ]
 
 
@@ -405,6 +407,8 @@ def test_is_tensor_counts_parameters():
                                      "the elementwise maximum, which takes no keepdim"),
     ("x.flip(0, dims=[1])", TypeError, "flip: takes the dims by position or as dims=, not both"),
     ("T.chunk(X, 2)", TypeError, "chunk: input must be a tinyffn Tensor, got list"),
+    ("T.triu_indices(-1, 3)", ValueError, "triu_indices: row must be an int >= 0, got -1"),
+    ("T.tril_indices(3, 3, 0.5)", ValueError, "tril_indices: offset must be an int, got 0.5"),
 ])
 def test_errors_name_the_function_and_the_fix(call, error, match):
     names = {"T": tinyffn, "x": tinyffn.tensor(X), "X": X, "n": tinyffn.tensor([0, 1])}
@@ -469,6 +473,13 @@ EXPECTED = {
     'T.max(v, v.flip(0))': ('float64', [3.0, -4.0, 3.0]),
     'T.min(i, i.flip(1))': ('int64', [[0, 4, 0], [3, 1, 3]]),
     'x.flip(dims=[1])': ('float64', [[0.0, 3.0, -2.0, 0.5], [-0.5, 0.25, 1.5, -4.0]]),
+    'T.triu_indices(3, 4, 1)': ('int64', [[0, 0, 0, 1, 1, 2], [1, 2, 3, 2, 3, 3]]),
+    'T.tril_indices(3, 3)': ('int64', [[0, 1, 1, 2, 2, 2], [0, 0, 1, 0, 1, 2]]),
+    'T.tril_indices(2, 3, -1)': ('int64', [[1], [0]]),
+    'T.triu_indices(3, 3, -1)': ('int64', [[0, 0, 0, 1, 1, 1, 2, 2], [0, 1, 2, 0, 1, 2, 1, 2]]),
+    'T.triu_indices(0, 3)': ('int64', [[], []]),
+    'T.argwhere(x > 0)': ('int64', [[0, 0], [0, 2], [1, 1], [1, 2]]),
+    'x.argwhere()': ('int64', [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2], [1, 3]]),
 }
 EXPECTED_GRADS = {
     'T.lerp(x, e, 0.25) dx': ('float64', [[0.07500000000000001, 0.15000000000000002, 0.22499999999999998, 0.30000000000000004], [0.375, 0.44999999999999996, 0.5249999999999999, 0.6000000000000001]]),

@@ -28,8 +28,8 @@ from .torch_functions import (allclose, amax, amin, argmax, argmin, clamp, clip,
 abs, all, any, max, min, pow, sum = _tf.abs, _tf.all, _tf.any, _tf.max, _tf.min, _tf.pow, _tf.sum
 from .sorting import argsort, gather, sort, take_along_dim, topk
 from .sampling import multinomial, randperm
-from .torch_extras import (chunk, diag, diagonal, empty_like, is_tensor, lerp, repeat_interleave,
-                           split, tile)
+from .torch_extras import (argwhere, chunk, diag, diagonal, empty_like, is_tensor, lerp,
+                           repeat_interleave, split, tile, tril_indices, triu_indices)
 from .scatter import index_add, scatter, scatter_add
 from .numerics import count_nonzero, finfo, histc, iinfo, kthvalue, median, nan_to_num
 from .more_functions import (bincount, bmm, cos, cumsum, flip, floor_divide, fmod,
@@ -83,7 +83,7 @@ __all__ = [
     "log1p", "floor_divide", "remainder", "fmod",
     "index_select", "mm", "bmm", "outer", "is_floating_point", "unique", "bincount",
     "lerp", "diag", "is_tensor", "diagonal", "tile", "repeat_interleave",  # torch_extras.py
-    "chunk", "split", "empty_like",
+    "chunk", "split", "empty_like", "triu_indices", "tril_indices", "argwhere",
     "finfo", "iinfo", "nan_to_num", "count_nonzero", "histc", "median", "kthvalue",  # numerics.py
     "cdist", "cosine_similarity", "pairwise_distance", "linalg",  # distances.py, linalg.py
     "index_add", "scatter_add", "scatter",                      # scatter.py

@@ -1,8 +1,8 @@
 """PyTorch names that ported training scripts reach for: ``lerp`` (the moving average of
 weights, ``ema_p.lerp_(p, 1 - decay)``), ``diag``, ``diagonal``, ``tile``,
-``repeat_interleave``, ``is_tensor``, and ``x.detach_()``, each as a function
-(``tinyffn.lerp(x, y, 0.1)``) and a Tensor method (``x.lerp(y, 0.1)``); and the functions
-``chunk``, ``split`` and ``empty_like``.
+``repeat_interleave``, ``argwhere``, ``is_tensor``, and ``x.detach_()``, each as a
+function (``tinyffn.lerp(x, y, 0.1)``) and a Tensor method (``x.lerp(y, 0.1)``); and the
+functions ``chunk``, ``split``, ``empty_like``, ``triu_indices`` and ``tril_indices``.
 
 They are composed: ``lerp`` of sub, mul and add (and a ``where`` for a tensor weight),
 ``diag`` of one ``getitem`` (matrix to vector) or a ``where`` and a ``pad`` (vector to
@@ -229,6 +229,38 @@ def empty_like(input, *, dtype=None, device=None, requires_grad=False):
                       requires_grad=requires_grad)
 
 
+def triu_indices(row, col, offset=0, *, dtype=None, device="cpu"):
+    """The (row, column) indices of the entries of a ``row`` x ``col`` matrix on or above
+    diagonal ``offset``, as ``torch.triu_indices``: a (2, n) int64 tensor, row by row
+    (``scores[..., i, j]`` with ``i, j = triu_indices(T, T, 1)`` picks what a causal
+    mask hides). ``tril_indices``: on or below it."""
+    return _triangle_indices("triu_indices", np.triu_indices, row, col, offset, dtype, device)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device="cpu"):
+    """The indices on or below diagonal ``offset``, as ``torch.tril_indices``: see
+    :func:`triu_indices`."""
+    return _triangle_indices("tril_indices", np.tril_indices, row, col, offset, dtype, device)
+
+
+def _triangle_indices(op: str, numpy_fn, row, col, offset, dtype, device):
+    for name, v in (("row", row), ("col", col), ("offset", offset)):
+        if not _is_int(v) or isinstance(v, bool) or name != "offset" and v < 0:
+            raise ValueError(f"{op}: {name} must be an int{' >= 0' if name != 'offset' else ''}"
+                             f", got {v!r}")
+    from .creation import tensor    # creation.py imports tensor.py, which imports this
+    rows, cols = numpy_fn(int(row), int(offset), int(col))
+    return tensor(np.stack([rows, cols]).astype(np.int64), dtype=dtype or "int64",
+                  device=device)
+
+
+def argwhere(input):
+    """The indices of the nonzero entries, one row each, as ``torch.argwhere``:
+    ``tinyffn.nonzero(input)``, (n, ndim) int64."""
+    from .torch_functions import nonzero    # torch_functions.py imports tensor.py
+    return nonzero(_tensor_arg("argwhere", "input", input))
+
+
 def _tensor_arg(op: str, name: str, value: Any):
     if not isinstance(value, _tensor.Tensor):
         raise TypeError(f"{op}: {name} must be a tinyffn Tensor, got {type_name(value)}; "
@@ -260,6 +292,8 @@ class ExtraMethods:
     def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
         return repeat_interleave(self, repeats, dim, output_size=output_size)
 
+    def argwhere(self): return argwhere(self)
+
     def detach_(self):
         """Make this tensor a leaf that does not require grad, as ``torch.Tensor.detach_``:
         it keeps its values and stops being the output of the op that made it
@@ -289,4 +323,4 @@ class ExtraMethods:
 
 
 __all__ = ["is_tensor", "lerp", "diag", "diagonal", "tile", "repeat_interleave", "chunk", "split",
-           "empty_like", "ExtraMethods"]
+           "empty_like", "triu_indices", "tril_indices", "argwhere", "ExtraMethods"]
