@@ -1721,13 +1721,16 @@ def test_the_values_indices_pair_and_lists_of_tensors_are_no_operands(device):
     assert (x * [1.0, 2.0, 3.0]).shape == (2, 3) and (x.max(1).values * 2).tolist() == [6.0, 8.0]
 
 
-def test_max_and_min_of_a_tensor_point_to_maximum_and_minimum():
-    """torch's x.max(other) is the elementwise maximum; here a number by position is a dim,
-    so a tensor there is refused, and the error names the method to call instead."""
+def test_max_and_min_of_a_tensor_are_maximum_and_minimum():
+    """torch's x.max(other) is the elementwise maximum (a 0-d tensor too, broadcast, as
+    there): a tensor where a dim goes is ``other``; with a keepdim it is refused."""
     x = tinyffn.tensor([1.0, 5.0])
+    assert x.max(tinyffn.tensor([2.0, 2.0])).tolist() == [2.0, 5.0]
+    assert x.min(tinyffn.tensor([2.0, 2.0])).tolist() == [1.0, 2.0]
+    assert x.max(tinyffn.tensor(3.0)).tolist() == [3.0, 5.0]
     for op, method in (("max", "maximum"), ("min", "minimum")):
-        with pytest.raises(TypeError, match=rf"^{op}: .*write x\.{method}\(other\)"):
-            getattr(x, op)(tinyffn.tensor([2.0, 2.0]))
+        with pytest.raises(TypeError, match=rf"^{op}: .*elementwise {method}, which takes no"):
+            getattr(x, op)(tinyffn.tensor([2.0, 2.0]), True)
 
 
 def test_pytorch_dtype_names_are_numpys_dtypes():
