@@ -183,6 +183,11 @@ def _number(a: int | float, be: Any, dtype: Any, fn: Any) -> Tensor:
     A number that float16 holds only as inf, 0 or a subnormal is not shared either, and
     multiplying or dividing by it is refused (see :func:`_check_float16_scale`); nor is an
     integer divided by, whose constant is float (true division).
+
+    Next to a float16 tensor the number is rounded to float16, as PyTorch rounds it for
+    ``x + a``; for ``x * a`` and ``x / a`` PyTorch keeps it in float32 and rounds the
+    product once, so there the two differ in the last bit on about a third of the
+    entries (``x * 0.1``: 658 of 2,001 measured), tinyffn rounding twice.
     """
     key = (type(a), a, dtype, be.device)
     t = _NUMBERS.get(key)
@@ -199,7 +204,7 @@ def _number(a: int | float, be: Any, dtype: Any, fn: Any) -> Tensor:
         _check_int_fits(a, be.xp.iinfo(dtype), fn)
     if backends.dtype_name(dtype) == "float16" and not _float16_holds(a):
         _check_float16_scale(a, fn)
-        return Tensor._wrap(be.xp.asarray(a, dtype=dtype), be)     # as PyTorch rounds it
+        return Tensor._wrap(be.xp.asarray(a, dtype=dtype), be)
     t = Tensor._wrap(be.xp.asarray(a, dtype=dtype), be)
     if a != 0 or isinstance(a, int):
         if len(_NUMBERS) >= MAX_NUMBERS:
