@@ -192,6 +192,30 @@ def test_nan_to_num_written_out_in_numpy(device):
         np.testing.assert_array_equal(got, np.nan_to_num(n, nan=1.0, posinf=2.0, neginf=-3.0))
 
 
+def test_nan_to_num_does_not_replace_a_replacement(device):
+    """The places replaced are read from the input: a replacement that is itself ±inf
+    (nan=inf, posinf=-inf, 1e300 rounded into float32) stays, as NumPy's and PyTorch's."""
+    dtypes = ("float32", "float64") if device == "strict" else ("float16", "float32", "float64")
+    for dtype in dtypes:
+        n = np.array(N, dtype=dtype)
+        for kw in ({"nan": inf}, {"nan": -inf}, {"posinf": -inf}, {"neginf": inf},
+                   {"nan": 1e300}, {"posinf": -1e10, "neginf": 1e10}):
+            got = tinyffn.nan_to_num(tinyffn.tensor(n, device=device), **kw).numpy()
+            with np.errstate(over="ignore"):
+                want = np.nan_to_num(n, **kw)
+            np.testing.assert_array_equal(got, want, err_msg=f"{dtype} {kw}")
+
+
+def test_nan_to_num_replacements_against_torch():
+    torch = pytest.importorskip("torch")
+    for dtype in ("float16", "float32", "float64"):
+        n = np.array(N, dtype=dtype)
+        for kw in ({"nan": inf}, {"posinf": -inf}, {"neginf": inf}, {"nan": 1e300}):
+            got = tinyffn.nan_to_num(tinyffn.tensor(n), **kw).numpy()
+            np.testing.assert_array_equal(got, torch.nan_to_num(torch.tensor(n), **kw).numpy(),
+                                          err_msg=f"{dtype} {kw}")
+
+
 def test_nan_to_num_passes_the_gradient_to_finite_entries_alone(device):
     """PyTorch's gradient, grad · isfinite(x): the replaced entries get 0 (not NaN)."""
     n = tinyffn.tensor(N, device=device, requires_grad=True)

@@ -110,9 +110,12 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
             nan, info.max if posinf is None else posinf, info.min if neginf is None else neginf)]
     from .composed import where     # composed.py imports tensor.py, which imports this
     with grad_mode.scope("function", "nan_to_num"):
-        y = where(x.isnan(), fills[0], x)
-        y = where(y == math.inf, fills[1], y)
-        return where(y == -math.inf, fills[2], y)
+        # the places are x's, not y's: a replacement that is itself inf (nan=inf, or 1e300
+        # into float32) is not replaced again, as in PyTorch and NumPy
+        nans, posinfs, neginfs = x.isnan(), x == math.inf, x == -math.inf
+        y = where(nans, fills[0], x)
+        y = where(posinfs, fills[1], y)
+        return where(neginfs, fills[2], y)
 
 
 def count_nonzero(input, dim=None):
