@@ -364,6 +364,8 @@ def test_each_is_drawn_in_a_frame_of_its_name():
     ("T.median(x, keepdim=True)", TypeError, "median: keepdim needs a dim"),
     ("T.median(x[:0])", ValueError, "median: the tensor is empty"),
     ("T.median(x, 2)", ValueError, "median: dim 2 is out of range"),
+    ("T.median(x[:, :0], 1)", ValueError, r"median: dim 1 of a tensor of shape \(2, 0\) is empty"),
+    ("i[:, :0].median(-1)", ValueError, r"median: dim -1 of .* is empty"),
     ("T.linalg.vector_norm(i)", TypeError, r"linalg.vector_norm: .* dtype int64"),
     ("T.linalg.vector_norm(x, -1)", ValueError, "ord must be a number >= 0, inf or -inf"),
     ("T.linalg.vector_norm(x, 'fro')", ValueError, "for a matrix norm use linalg.matrix_norm"),

@@ -224,6 +224,9 @@ def median(input, dim=None, keepdim=False):
                 return flat[chosen][0]
             return where(chosen, flat, -math.inf).amax()             # ties share
     axis = _dim("median", dim, x.ndim)
+    if x.ndim and not x.shape[axis]:
+        raise ValueError(f"median: dim {dim} of a tensor of shape {x.shape} is empty; there "
+                         "is no median (PyTorch refuses it too)")
 
     def middle(xp, order):          # a row with a NaN: its first NaN, as PyTorch
         m = (order.shape[axis] - 1) // 2
