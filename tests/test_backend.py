@@ -87,6 +87,43 @@ def test_no_gpu_at_all_is_refused_with_cupys_reason(monkeypatch):
         backend._FACTORIES["cuda"]()
 
 
+def _cupy_scatter_add(a, key, v):
+    """``cupyx.scatter_add`` as CuPy 13 runs it, in NumPy: ``np.add.at``, for the dtypes
+    CUDA's atomicAdd has (CuPy's own list); any other dtype raises CuPy's TypeError."""
+    if a.dtype.name not in ("int32", "uint32", "uint64", "float16", "float32", "float64"):
+        raise TypeError("scatter_add only supports int32, float16, float32, float64, "
+                        "uint32, uint64, as data type")
+    np.add.at(a, key, np.asarray(v).astype(a.dtype))
+
+
+def test_the_cuda_scatter_add_takes_every_dtype_cupy_refuses(monkeypatch):
+    """index_add on "cuda" is cupyx.scatter_add, which has no int64 (nor int8, bool, ...)
+    kernel: scatter_add of int64 counts, index_add of integer rows and every
+    scatter(src=tensor) (it counts the hits in int64) raised CuPy's TypeError there. The
+    backend adds int64 as uint64 (the same bits) and narrow dtypes in int32; against
+    np.add.at, repeated indices, int64 beyond 2**53 and wrapping included."""
+    _cupy_without_a_usable_gpu(monkeypatch, 1, None)
+    cupy, cupyx = sys.modules["cupy"], sys.modules["cupyx"]
+    cupy.zeros, cupy.ndarray, cupy.float16 = np.zeros, np.ndarray, np.float16
+    cupy.fmod, cupy.asnumpy, cupy.asarray = np.fmod, np.asarray, np.asarray
+    cupy.cuda.runtime.deviceSynchronize = lambda: None
+    cupyx.scatter_add = _cupy_scatter_add
+    sys.modules["cupyx.scipy.special"].erf = special.erf
+    index_add = backend._FACTORIES["cuda"]().index_add
+    key = (np.array([0, 2, 0, 0]),)
+    for dtype, v in [("int64", [2**62, 1, 2**62, 3]), ("int64", [-5, 2**53 + 1, 7, 1]),
+                     ("int32", [1, 2, 3, 4]), ("int8", [100, 1, 100, 1]),
+                     ("uint8", [200, 7, 100, 1]), ("int16", [-3, 9, 4, 1]),
+                     ("bool", [True, False, True, False]), ("float64", [0.5, 1, 2, 3]),
+                     ("float16", [0.5, 1, 2, 3])]:
+        a = np.array([1, 0, 0], dtype=dtype)
+        want = a.copy()
+        with np.errstate(over="ignore"):
+            np.add.at(want, key, np.array(v, dtype=dtype))
+        index_add(a, key, np.array(v, dtype=dtype))
+        assert a.dtype == want.dtype and a.tolist() == want.tolist(), dtype
+
+
 def test_a_backend_is_one_immutable_hashable_value():
     """Every tensor of a device shares its Backend: frozen, so no code can change it for all."""
     cpu = backend.get_backend("cpu")

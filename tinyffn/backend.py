@@ -249,6 +249,27 @@ def _assign(a, key, v):
     a[key] = v
 
 
+# the dtypes whose CUDA atomicAdd cupyx.scatter_add has a kernel for (CuPy 13)
+_ATOMIC_ADD_DTYPES = ("int32", "uint32", "uint64", "float16", "float32", "float64")
+
+
+def _scatter_add_any_dtype(scatter_add, a, key, v) -> None:
+    """``scatter_add(a, key, v)`` (``cupyx.scatter_add``: a[key] += v, repeats adding up) for
+    every dtype, where CuPy refuses all but :data:`_ATOMIC_ADD_DTYPES`: int64, the dtype of
+    counts and of index_add on integer tensors, is added as uint64 (two's complement: the
+    same bits, wrapping as int64 does); the narrow integers and bool in int32, then cast
+    back (wrapping as an int8 add wraps; bool: nonzero is True)."""
+    name = a.dtype.name
+    if name in _ATOMIC_ADD_DTYPES:
+        scatter_add(a, key, v)
+    elif name == "int64":
+        scatter_add(a.view("uint64"), key, v.astype("int64").view("uint64"))
+    else:
+        wide = a.astype("int32")
+        scatter_add(wide, key, v.astype("int32"))
+        a[...] = wide.astype(a.dtype)
+
+
 def _numpy_backend() -> Backend:
     keep_freed_memory()
 
@@ -304,7 +325,7 @@ def _cupy_backend() -> Backend:
                           f"them ({type(e).__name__}: {e})") from e
 
     def index_add(gx, key, gy):
-        cupyx.scatter_add(gx, key, gy)
+        _scatter_add_any_dtype(cupyx.scatter_add, gx, key, gy)
 
     def erf(x):
         y = cupy_special.erf(x)                 # float16 comes back wider: round it back
