@@ -190,6 +190,21 @@ def test_float16_and_integers_keep_their_dtype():
 
 
 # ----------------------------------------------------------------------------- refusals
+def test_an_integer_input_keeps_its_dtype_with_a_whole_alpha(device):
+    """alpha=2.0 on int64 counts is 2, as PyTorch reads it: the result stays int64 (it came
+    out float32, the product source * 2.0), in place too; np.add.at written out."""
+    i = tinyffn.tensor([0, 0, 2], device=device)
+    s = tinyffn.tensor([1, 2, 3], device=device)
+    want = np.zeros(3, dtype=np.int64)
+    np.add.at(want, [0, 0, 2], np.array([1, 2, 3]) * -2)
+    for alpha in (-2.0, -2):
+        x = tinyffn.zeros(3, dtype="int64", device=device)
+        y = x.index_add(0, i, s, alpha=alpha)
+        assert dtype_name(y.dtype) == "int64" and y.tolist() == want.tolist()
+        x.index_add_(0, i, s, alpha=alpha)
+        assert dtype_name(x.dtype) == "int64" and x.tolist() == want.tolist()
+
+
 @pytest.mark.parametrize("call, error, match", [
     ("x.index_add(0, T.tensor([0]), s[:1].double())", TypeError,
      r"index_add: input \(float32\) and source \(float64\) must have the same dtype"),
@@ -218,6 +233,10 @@ def test_float16_and_integers_keep_their_dtype():
                                                       "number, got str"),
     ("x.long().scatter(0, T.tensor([[0]]), 2.5)", TypeError, "masked_fill"),
     ("x.scatter_(0, T.tensor([[0]]), s, value=1.0)", TypeError, "scatter: pass src"),
+    ("T.zeros(3, dtype=T.int64).index_add(0, T.tensor([0]), T.tensor([1]), alpha=0.5)",
+     TypeError, r"index_add: alpha=0.5 for an input of dtype int64; .* integer alpha"),
+    ("T.zeros(3, dtype=T.int64).index_add_(0, T.tensor([0]), T.tensor([1]), alpha=0.5)",
+     TypeError, r"index_add: alpha=0.5 for an input of dtype int64; .* integer alpha"),
 ])
 def test_errors_name_the_function_and_the_fix(call, error, match):
     names = {"T": tinyffn, "x": tinyffn.tensor(X), "s": tinyffn.tensor(S)}

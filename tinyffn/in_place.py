@@ -214,7 +214,7 @@ class InPlaceMethods:
     def lerp_(self, end, weight): return _replaced(self, "lerp", end, weight)
 
     def index_add_(self, dim, index, source, *, alpha=1):
-        return _replaced(self, "index_add", dim, index, source * alpha if alpha != 1 else source)
+        return _replaced(self, "index_add", dim, index, source, alpha=alpha)
 
     def scatter_add_(self, dim, index, src): return _replaced(self, "scatter_add", dim, index, src)
 
@@ -224,9 +224,10 @@ class InPlaceMethods:
         return _replaced(self, "scatter", dim, index, value if src is None else src)
 
 
-def _replaced(x: Any, name: str, *args: Any) -> Any:
-    """x takes the values of ``x.name(*args)``, under the rules of ``x -= y``; returns x."""
+def _replaced(x: Any, name: str, *args: Any, **kwargs: Any) -> Any:
+    """x takes the values of ``x.name(*args, **kwargs)``, under the rules of ``x -= y``;
+    returns x."""
     what, new = f"{name}_", f"x = x.{name}(...)"
     needs_grad = [a for a in args if isinstance(a, _tensor.Tensor) and a.requires_grad]
     check_in_place(x, what, needs_grad[0] if needs_grad else None, new)
-    return _stored(x, getattr(x, name)(*args), what, f"x.{name}(...)", new)
+    return _stored(x, getattr(x, name)(*args, **kwargs), what, f"x.{name}(...)", new)

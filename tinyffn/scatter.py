@@ -31,7 +31,8 @@ def index_add(input, dim, index, source, *, alpha=1):
     ``index`` names, as ``torch.index_add``: y.select(dim, index[i]) += alpha ·
     source.select(dim, i); a repeated index adds each. ``index`` a 1-D int64 or int32
     tensor with values in [0, size of dim); ``source`` of input's shape but index's length
-    along dim, and input's dtype (PyTorch's rule). One ``index_add`` node (after a ``mul``
+    along dim, and input's dtype (PyTorch's rule); an integer input takes a whole alpha
+    (2.0 is 2; PyTorch truncates 0.5 to 0, here refused). One ``index_add`` node (after a ``mul``
     for alpha ≠ 1): the gradient of input is gy, that of source gy.index_select(dim,
     index) · alpha."""
     x = _tensor_arg("index_add", "input", input)
@@ -47,6 +48,12 @@ def index_add(input, dim, index, source, *, alpha=1):
     _check_range("index_add", x, idx, axis)
     if not is_real(alpha) or isinstance(alpha, bool):
         raise TypeError(f"index_add: alpha must be a number, got {alpha!r}")
+    if not x.backend.is_floating(x.dtype):      # source * 0.5 would make the result float
+        if not float(alpha).is_integer():
+            raise TypeError(f"index_add: alpha={alpha!r} for an input of dtype "
+                            f"{dtype_name(x.dtype)}; an integer input takes an integer alpha "
+                            "(PyTorch truncates it silently), or cast input with .float()")
+        alpha = int(alpha)
     sizes = v.shape if x.ndim else (idx.shape[0],)
     with grad_mode.scope("function", "index_add"):
         v = v if alpha == 1 else v * alpha
