@@ -940,3 +940,24 @@ def test_autograd_backward_of_a_list_says_to_backward_the_sum():
     assert x.grad is None
     (y1 + y2).backward()
     assert x.grad.tolist() == [5.0, 7.0]        # 2x + 3, as torch's backward of the list
+
+
+def test_a_leaf_frozen_after_the_graph_was_built_gets_no_gradient():
+    """As PyTorch's: requires_grad_(False) between forward and backward (freezing a layer
+    mid-step) leaves that leaf's .grad None; the others still get theirs, and a hook on
+    the frozen leaf still sees its gradient (torch runs it too)."""
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    w = tinyffn.tensor([3.0, 4.0], requires_grad=True)
+    seen = []
+    x.register_hook(lambda g: seen.append(g.numpy().tolist()))
+    y = (x * w).sum()
+    x.requires_grad_(False)
+    y.backward()
+    assert x.grad is None
+    np.testing.assert_array_equal(w.grad.numpy(), [1.0, 2.0])
+    assert seen == [[3.0, 4.0]]
+    layer = tinyffn.nn.Linear(2, 2)
+    loss = layer(tinyffn.ones(1, 2)).sum()
+    layer.requires_grad_(False)
+    loss.backward()
+    assert layer.weight.grad is None and layer.bias.grad is None

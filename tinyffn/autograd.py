@@ -355,8 +355,8 @@ def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
             gy = hooks.run_grad_hooks(v, gy)
         if capture is not None and id(v) in capture:    # grad(): kept here, not in .grad
             capture[id(v)] = gy
-        if not isinstance(v, Context):           # (3) a leaf tensor: into its .grad
-            if capture is None:
+        if not isinstance(v, Context):           # (3) a leaf tensor: into its .grad,
+            if capture is None and v._requires_grad:    # unless frozen since (as PyTorch)
                 v._accumulate_grad(gy)
             continue
         if needed is not None and not any(id(p) in needed for p in v.parents):
