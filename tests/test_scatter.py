@@ -8,7 +8,6 @@ out in ``EXPECTED`` and ``EXPECTED_GRADS`` (computed once with torch; those test
 without it, on every device); NumPy written out by hand (``np.add.at``); gradcheck on
 every device.
 """
-import math
 
 import numpy as np
 import pytest
@@ -80,9 +79,7 @@ GRAD_CASES = [
 
 def grad_of(module, case: str, wrt: str, **tensor_kwargs):
     y, x = run(module, case, requires_grad=wrt, **tensor_kwargs)
-    weights = np.arange(1.0, math.prod(y.shape) + 1).reshape(y.shape) / 10
-    (y * module.tensor(weights.tolist(), dtype=module.float64, **tensor_kwargs)).sum().backward()
-    return plain(x.grad)
+    return torch_parity.weighted_grad(module, y, x, **tensor_kwargs)
 
 
 torch_parity.tests(globals())     # live torch, EXPECTED(_GRADS), their check

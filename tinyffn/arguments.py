@@ -236,3 +236,13 @@ def check_choice(op: str, name: str, value: Any, valid: tuple, not_a_string: str
     if value not in valid:
         raise ValueError(f"{op}: unknown {name}={value!r}; use one of "
                          f"{', '.join(map(repr, valid))}")
+
+
+def tensor_arg(op: str, name: str, value: Any) -> Any:
+    """``value``, which must be a tinyffn Tensor: the argument ``name`` of ``op``
+    (``torch.diag([1, 2])`` is an error in PyTorch too)."""
+    from .tensor import Tensor      # tensor.py imports this module
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{op}: {name} must be a tinyffn Tensor, got {type_name(value)}; "
+                        "wrap it with tinyffn.tensor(...)")
+    return value

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import grad_mode
-from .arguments import _is_int, check_inplace, is_real, type_name
+from .arguments import _is_int, check_inplace, is_real, tensor_arg, type_name
 from .backend import DeviceError, dtype_name
 from .composed import where
 from .creation import _check_fits, arange, cat, full
@@ -177,7 +177,7 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     blocks of ``value``, so each kept entry gets its own gradient back and the added ones
     send nothing. Only ``mode="constant"``: PyTorch's other modes (reflect, replicate,
     circular) are refused; write them with ``flip``, ``expand`` and ``cat``."""
-    x = _tensor_arg("pad", "input", input)
+    x = tensor_arg("pad", "input", input)
     if mode not in _PAD_MODES:
         raise ValueError(f"pad: mode must be one of {_PAD_MODES}, got {mode!r}")
     if mode != "constant":
@@ -225,7 +225,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
 
 def _lookup(op: str, idx: Any, weight: Any, padding_idx: Any) -> Tensor:
     """:func:`embedding`, with errors that name ``op`` (``"Embedding"`` for the module)."""
-    w = _tensor_arg(op, "weight", weight)
+    w = tensor_arg(op, "weight", weight)
     if w.ndim != 2:
         raise ValueError(f"{op}: the table must be 2-D (num_embeddings, embedding_dim), got "
                          f"shape {w.shape}")
@@ -246,16 +246,10 @@ def _lookup(op: str, idx: Any, weight: Any, padding_idx: Any) -> Tensor:
         return w[rows, cols]                    # broadcast: (..., embedding_dim)
 
 
-def _tensor_arg(op: str, name: str, value: Any) -> Tensor:
-    if not isinstance(value, Tensor):
-        raise TypeError(f"{op}: {name} must be a tinyffn Tensor, got {type_name(value)}; "
-                        "wrap it with tinyffn.tensor(...)")
-    return value
-
 
 def _check_indices(op: str, idx: Any, weight: Tensor) -> None:
     """The indices of a lookup: an integer Tensor on the table's device, in [0, n)."""
-    _tensor_arg(op, "the indices", idx)
+    tensor_arg(op, "the indices", idx)
     if idx.device != weight.device:
         raise DeviceError(f"{op}: the indices are on {idx.device} but the table on "
                           f"{weight.device}; move them with .to('{weight.device}')")

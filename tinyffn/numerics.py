@@ -20,7 +20,7 @@ import numpy as np
 
 from . import grad_mode
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
-from .arguments import _axes, _is_int, is_real, type_name
+from .arguments import _axes, _is_int, is_real, tensor_arg, type_name
 from .backend import dtype_name
 from .composed import ValuesIndices
 
@@ -97,7 +97,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 
     Three ``where`` nodes: y = x where x is finite, so dy/dx = 1 there and 0 at the
     replaced entries (PyTorch's gradient, grad · isfinite(x))."""
-    x = _tensor_arg("nan_to_num", "input", input)
+    x = tensor_arg("nan_to_num", "input", input)
     for name, v in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
         if not (v is None and name != "nan" or is_real(v) and not isinstance(v, bool)):
             raise TypeError(f"nan_to_num: {name} must be a number"
@@ -121,7 +121,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 def count_nonzero(input, dim=None):
     """The number of nonzero entries (a NaN counts), over ``dim`` (an int, a tuple, or None
     for all), as ``torch.count_nonzero``: an int64 tensor, with no graph."""
-    x = _tensor_arg("count_nonzero", "input", input)
+    x = tensor_arg("count_nonzero", "input", input)
     if isinstance(dim, (tuple, list)) and len(dim) == 0:
         dim = None
     axes = _axes(dim, x.ndim, "count_nonzero")
@@ -138,7 +138,7 @@ def histc(input, bins=100, min=0, max=0):
     min = max (the default 0, 0) takes the least and the largest entry (widened by 1 either
     side if they are equal, as PyTorch). Integer inputs are refused, as there. Counted by
     NumPy, as ``bincount``."""
-    x = _tensor_arg("histc", "input", input)
+    x = tensor_arg("histc", "input", input)
     if not x.backend.is_floating(x.dtype):
         raise TypeError(f"histc: the tensor has dtype {dtype_name(x.dtype)}; histc counts "
                         "floating-point values, as in PyTorch: call x.float() first")
@@ -186,7 +186,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     ascending order of :func:`tinyffn.sort` (NaN the largest; among equal values the
     earlier index, where PyTorch's choice among ties is unspecified), read by a
     ``gather``, so the gradient lands on that entry."""
-    x = _tensor_arg("kthvalue", "input", input)
+    x = tensor_arg("kthvalue", "input", input)
     from .sorting import _dim       # sorting.py imports tensor.py, which imports this
     axis = _dim("kthvalue", dim, x.ndim)
     n = x.shape[axis] if x.ndim else 1
@@ -204,7 +204,7 @@ def median(input, dim=None, keepdim=False):
     by the entries equal to it (an ``amax`` of those, as PyTorch); over ``dim``, the pair
     ``(values, indices)``, its gradient on the index returned (among equal values the
     earlier one in a stable sort; PyTorch's choice among ties is unspecified)."""
-    x = _tensor_arg("median", "input", input)
+    x = tensor_arg("median", "input", input)
     from .sorting import _dim, _order  # sorting.py imports tensor.py, which imports this
     if dim is None:
         if keepdim:
@@ -253,12 +253,6 @@ def _selected(op: str, x, axis: int, keepdim: bool, pick):
             values, index = values.squeeze(axis), index.squeeze(axis)
     return (KthvalueResult if op == "kthvalue" else MedianResult)(values, index)
 
-
-def _tensor_arg(op: str, name: str, value: Any):
-    if not isinstance(value, _tensor.Tensor):
-        raise TypeError(f"{op}: {name} must be a tinyffn Tensor, got {type_name(value)}; "
-                        "wrap it with tinyffn.tensor(...)")
-    return value
 
 
 class NumericsMethods:

@@ -20,7 +20,7 @@ import math
 from typing import Any
 
 from . import grad_mode
-from .arguments import _is_int, is_real, type_name
+from .arguments import _is_int, is_real, tensor_arg, type_name
 from .backend import dtype_name
 from .ops.shape import IndexAdd
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
@@ -35,11 +35,11 @@ def index_add(input, dim, index, source, *, alpha=1):
     (2.0 is 2; PyTorch truncates 0.5 to 0, here refused). One ``index_add`` node (after a ``mul``
     for alpha ≠ 1): the gradient of input is gy, that of source gy.index_select(dim,
     index) · alpha."""
-    x = _tensor_arg("index_add", "input", input)
+    x = tensor_arg("index_add", "input", input)
     axis = _dim("index_add", dim, x)
     idx = _index("index_add", x, index, 1)
     idx = idx.reshape(1) if idx.ndim == 0 else idx
-    v = _tensor_arg("index_add", "source", source)
+    v = tensor_arg("index_add", "source", source)
     want = x.shape[:axis] + (idx.shape[0],) + x.shape[axis + 1:] if x.ndim else idx.shape
     if v.shape != want and not (x.ndim == 0 and v.shape == ()):
         raise ValueError(f"index_add: source must have input's shape with index's length "
@@ -70,8 +70,8 @@ def scatter_add(input, dim, index, src):
     along any axis nor than input along any but ``dim``; src's entries beyond index's
     shape are not read (PyTorch's rule). One ``index_add`` node: the gradient of input is
     gy, that of src gy.gather(dim, index) where read, 0 beyond."""
-    x = _tensor_arg("scatter_add", "input", input)
-    v = _tensor_arg("scatter_add", "src", src)
+    x = tensor_arg("scatter_add", "input", input)
+    v = tensor_arg("scatter_add", "src", src)
     axis, idx = _scatter_args("scatter_add", x, dim, index, v)
     _same_dtype("scatter_add", x, v, "src")
     with grad_mode.scope("function", "scatter_add"):
@@ -89,7 +89,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     place twice is refused for a tensor src: PyTorch keeps one of the values, which one
     unspecified (``scatter_add`` adds them). ``reduce`` is refused (PyTorch deprecates
     it): ``scatter_add``, or ``scatter_reduce`` written with these."""
-    x = _tensor_arg("scatter", "input", input)
+    x = tensor_arg("scatter", "input", input)
     if reduce is not None:
         raise NotImplementedError("scatter: reduce is not supported (PyTorch deprecates it); "
                                   "for reduce='add' use scatter_add")
@@ -207,12 +207,6 @@ def _same_dtype(op: str, x, v, name: str) -> None:
                         f"({dtype_name(v.dtype)}) must have the same dtype, as in PyTorch; "
                         f"cast {name} with .to(dtype=input.dtype)")
 
-
-def _tensor_arg(op: str, name: str, value: Any):
-    if not isinstance(value, _tensor.Tensor):
-        raise TypeError(f"{op}: {name} must be a tinyffn Tensor, got {type_name(value)}; "
-                        "wrap it with tinyffn.tensor(...)")
-    return value
 
 
 class ScatterMethods:

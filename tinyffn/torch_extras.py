@@ -22,7 +22,7 @@ import numpy as np
 
 from . import grad_mode
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
-from .arguments import _is_int, is_real, type_name
+from .arguments import _is_int, is_real, tensor_arg, type_name
 from .backend import dtype_name
 
 
@@ -79,7 +79,7 @@ def diag(input, diagonal=0):
     read gets its gradient back and the others 0. Vector to matrix: ``where(eye, v, 0)``
     (the n x n matrix, v[j] where i = j) and a ``pad`` of |k| rows and columns that moves
     it onto diagonal k; its gradient is the diagonal of gy."""
-    x = _tensor_arg("diag", "input", input)
+    x = tensor_arg("diag", "input", input)
     if not _is_int(diagonal):
         raise TypeError(f"diag: diagonal must be an int, got {diagonal!r}")
     if x.ndim not in (1, 2):
@@ -123,7 +123,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     ``reshape`` to one batch axis, one ``getitem`` at the (batch, row, column) triples (no
     ``...`` next to index arrays, which the array API refuses), and a ``reshape`` back, so
     each entry read gets its gradient back."""
-    x = _tensor_arg("diagonal", "input", input)
+    x = tensor_arg("diagonal", "input", input)
     if x.ndim < 2:
         raise ValueError(f"diagonal: needs at least 2 axes, got shape {x.shape}; for a "
                          "vector's diagonal matrix use tinyffn.diag(v)")
@@ -151,7 +151,7 @@ def tile(input, dims):
     """``input`` repeated ``dims[i]`` times along axis i, as ``torch.tile``: ``x.repeat``,
     with ones put before ``dims`` when it names fewer axes than x has (``tile(x, (2,))``
     of a matrix repeats its columns; ``repeat`` would refuse it)."""
-    x = _tensor_arg("tile", "input", input)
+    x = tensor_arg("tile", "input", input)
     if _is_int(dims):
         dims = (dims,)
     if not isinstance(dims, (tuple, list)) or not all(_is_int(d) for d in dims):
@@ -167,7 +167,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     alone gives 0, 1, ... each repeated its count (PyTorch's form). One ``index_select``,
     so a slice's copies add their gradients. ``output_size``, if given, must be the length
     of the result (PyTorch's check)."""
-    x = _tensor_arg("repeat_interleave", "input", input)
+    x = tensor_arg("repeat_interleave", "input", input)
     from .creation import arange    # creation.py imports tensor.py, which imports this
     if repeats is None:             # repeat_interleave(counts): the indices, each counted
         if dim is not None:
@@ -213,19 +213,19 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 def chunk(input, chunks, dim=0):
     """``input.chunk(chunks, dim)``, as ``torch.chunk``: ``chunks`` slices along ``dim``."""
-    return _tensor_arg("chunk", "input", input).chunk(chunks, dim)
+    return tensor_arg("chunk", "input", input).chunk(chunks, dim)
 
 
 def split(tensor, split_size_or_sections, dim=0):
     """``tensor.split(split_size_or_sections, dim)``, as ``torch.split``."""
-    return _tensor_arg("split", "tensor", tensor).split(split_size_or_sections, dim)
+    return tensor_arg("split", "tensor", tensor).split(split_size_or_sections, dim)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False):
     """``zeros_like``, as ``tinyffn.empty`` is ``zeros``: PyTorch's ``empty_like`` leaves the
     memory uninitialised, to be overwritten (``inv = empty_like(p); inv[p] = arange(n)``)."""
     from .creation import zeros_like    # creation.py imports tensor.py, which imports this
-    return zeros_like(_tensor_arg("empty_like", "input", input), dtype=dtype, device=device,
+    return zeros_like(tensor_arg("empty_like", "input", input), dtype=dtype, device=device,
                       requires_grad=requires_grad)
 
 
@@ -258,18 +258,12 @@ def argwhere(input):
     """The indices of the nonzero entries, one row each, as ``torch.argwhere``:
     ``tinyffn.nonzero(input)``, (n, ndim) int64."""
     from .torch_functions import nonzero    # torch_functions.py imports tensor.py
-    return nonzero(_tensor_arg("argwhere", "input", input))
+    return nonzero(tensor_arg("argwhere", "input", input))
 
-
-def _tensor_arg(op: str, name: str, value: Any):
-    if not isinstance(value, _tensor.Tensor):
-        raise TypeError(f"{op}: {name} must be a tinyffn Tensor, got {type_name(value)}; "
-                        "wrap it with tinyffn.tensor(...)")
-    return value
 
 
 def _floating_tensor(op: str, name: str, value: Any):
-    x = _tensor_arg(op, name, value)
+    x = tensor_arg(op, name, value)
     if not x.backend.is_floating(x.dtype):
         raise TypeError(f"{op}: {name} has dtype {dtype_name(x.dtype)}; {op} computes in "
                         "floating point (PyTorch refuses integers too): cast with x.float()")
