@@ -78,18 +78,7 @@ def run(module, case: str, requires_grad: str = "", **tensor_kwargs):
 
 
 plain = torch_parity.plain      # (dtype name, nested lists), as the tests compare
-
-
-def assert_same(actual, expected, case):
-    if isinstance(expected[0], tuple):                  # (values, indices)
-        assert len(actual) == len(expected), case
-        for a, e in zip(actual, expected):
-            assert_same(a, e, case)
-        return
-    assert actual[0] == expected[0], f"{case}: dtype {actual[0]}, expected {expected[0]}"
-    a, e = np.asarray(actual[1], dtype=float), np.asarray(expected[1], dtype=float)
-    assert a.shape == e.shape, f"{case}: shape {a.shape}, expected {e.shape}"
-    np.testing.assert_allclose(a, e, rtol=1e-12, atol=1e-15, err_msg=case)
+assert_same = torch_parity.assert_close    # dtype, shape, values to 1e-12
 
 
 # dL/d(input) for L = Σ f · (1, 2, 3, ...)/10: a backward that forgets gy shows

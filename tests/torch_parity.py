@@ -61,6 +61,25 @@ def weighted_grad(module, y, x, **tensor_kwargs):
     return plain(x.grad)
 
 
+def assert_close(actual, expected, case, rtol=1e-12, atol=1e-15):
+    """The usual ``assert_same``: ``actual`` (tinyffn's, as :func:`plain` gives it) equals
+    ``expected`` (torch's): a bool exactly, a tuple entry by entry, else the same dtype
+    name and shape and values to ``rtol``/``atol`` (NaN equal to NaN). A file whose
+    checks differ (signs of zeros, ulps) writes its own."""
+    if isinstance(expected, bool):
+        assert actual is expected, case
+        return
+    if isinstance(expected[0], tuple):                  # (values, indices), chunk's pieces
+        assert len(actual) == len(expected), case
+        for a, e in zip(actual, expected):
+            assert_close(a, e, case, rtol, atol)
+        return
+    assert actual[0] == expected[0], f"{case}: dtype {actual[0]}, expected {expected[0]}"
+    a, e = np.asarray(actual[1], dtype=float), np.asarray(expected[1], dtype=float)
+    assert a.shape == e.shape, f"{case}: shape {a.shape}, expected {e.shape}"
+    np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, err_msg=case)
+
+
 def grad_id(case) -> str:
     """The test id, and the key in ``EXPECTED_GRADS``, of a (case, wrt) pair."""
     return f"{case[0]} d{case[1]}"
