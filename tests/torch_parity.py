@@ -6,7 +6,8 @@ run twice: by its ``run(module, case, **tensor_kwargs)``, with the names and inp
 tinyffn or of torch. :func:`plain` (here, bound in each file) turns either result into
 (dtype name, nested lists), and the file's ``assert_same(actual, expected, case)``
 compares two of them; ``run`` and ``assert_same`` stay in each file, as their inputs,
-tolerances and checks of -0.0 differ. ``tests(globals())`` gives the file three tests
+tolerances and checks of -0.0 differ (:func:`assert_close` is the usual ``assert_same``,
+:func:`weighted_grad` the usual end of ``grad_of``). ``tests(globals())`` gives the file three tests
 (and two more when it has gradients):
 
 * ``live``: each case gives what PyTorch gives, torch run next to tinyffn (skipped
