@@ -30,6 +30,9 @@ from .sorting import argsort, gather, sort, take_along_dim, topk
 from .sampling import multinomial, randperm
 from .torch_extras import (argwhere, chunk, diag, diagonal, empty_like, is_tensor, lerp,
                            repeat_interleave, split, tile, tril_indices, triu_indices)
+from .torch_names import (ceil, cumprod, diff, dot, floor, movedim, moveaxis, narrow, roll,
+                          trunc, unflatten)
+from .torch_names import round as round  # a builtin's name: kept out of __all__
 from .scatter import index_add, scatter, scatter_add
 from .numerics import count_nonzero, finfo, histc, iinfo, kthvalue, median, nan_to_num
 from .more_functions import (bincount, bmm, cos, cumsum, flip, floor_divide, fmod,
@@ -84,6 +87,8 @@ __all__ = [
     "index_select", "mm", "bmm", "outer", "is_floating_point", "unique", "bincount",
     "lerp", "diag", "is_tensor", "diagonal", "tile", "repeat_interleave",  # torch_extras.py
     "chunk", "split", "empty_like", "triu_indices", "tril_indices", "argwhere",
+    "roll", "movedim", "moveaxis", "narrow", "unflatten", "diff", "cumprod", "dot",  # torch_names.py
+    "floor", "ceil", "trunc",
     "finfo", "iinfo", "nan_to_num", "count_nonzero", "histc", "median", "kthvalue",  # numerics.py
     "cdist", "cosine_similarity", "pairwise_distance", "linalg",  # distances.py, linalg.py
     "index_add", "scatter_add", "scatter",                      # scatter.py

@@ -43,9 +43,10 @@ from .more_functions import MoreMethods
 from .numerics import NumericsMethods
 from .scatter import ScatterMethods
 from .torch_extras import ExtraMethods
+from .torch_names import NameMethods
 
 
-class TorchMethods(MoreMethods, ExtraMethods, NumericsMethods, ScatterMethods,
+class TorchMethods(MoreMethods, ExtraMethods, NameMethods, NumericsMethods, ScatterMethods,
                    InPlaceMethods):
     """The methods of :class:`tinyffn.Tensor` that this file holds (see its docstring); its
     base classes hold those of :mod:`tinyffn.more_functions` (``x.sin()``, ``x.prod()``, ...),

@@ -1,0 +1,213 @@
+"""The names of tinyffn/torch_names.py: roll, movedim/moveaxis, narrow, unflatten, diff,
+cumprod, dot, floor, ceil, trunc, round.
+
+Each case is one call, written once and run with the names of tinyffn and of torch.
+References: PyTorch 2.13, live where it is installed, and its values and gradients written
+out in ``EXPECTED`` and ``EXPECTED_GRADS`` (those tests run without it, on every device);
+signs of zeros compared too (round(-0.4) is -0.0); gradcheck on every device.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import tinyffn
+import torch_parity
+
+X = [[0.5, -2.0, 3.0, 0.0], [-4.0, 1.5, 0.25, -0.5]]
+R = [[0.5, -0.5, 1.5, 2.5, -2.5, -0.0, 0.49999999999999994, -0.4],
+     [math.inf, -math.inf, math.nan, -0.7, 1e300, 2.675, -3.5, 0.125]]
+
+CASES = [
+    "T.roll(x, 1)", "T.roll(x, -3)", "T.roll(x, 1, 0)", "x.roll((1, -1), (0, 1))",
+    "T.roll(x, 5, 1)", "T.movedim(x3, 0, -1)", "T.moveaxis(x3, (0, 1), (2, 0))",
+    "x3.movedim(-1, 0)", "T.narrow(x, 1, 1, 2)", "x.narrow(0, -1, 1)", "x.narrow(1, 4, 0)",
+    "T.unflatten(x, 1, (2, 2))", "x.unflatten(-1, (-1, 1, 2))",
+    "T.diff(x)", "T.diff(x, 2)", "T.diff(x, dim=0)", "x.diff(prepend=x[:, :1], append=x)",
+    "T.diff(x > 0)", "T.diff(i)", "T.diff(x, 0)",
+    "T.cumprod(x, 1)", "x.cumprod(0)", "T.cumprod(i, 1)", "T.cumprod(x3, -2)", "T.cumprod(z, 0)",
+    "T.dot(v, v)", "v.dot(v.flip(0))", "T.dot(i[0], i[1])",
+    "T.floor(r)", "T.ceil(r)", "T.trunc(r)", "T.round(r)", "r.round(decimals=2)",
+    "T.round(r, decimals=-1)", "T.floor(i)", "x.floor()", "x.ceil()", "x.trunc()", "x.round()",
+]
+
+
+def run(module, case: str, requires_grad: str = "", **tensor_kwargs):
+    inputs = {}
+    values = dict(x=X, v=[3.0, -4.0, 0.5], r=R, z=[2.0, 0.0, 3.0, 0.0, -1.0],
+                  x3=np.arange(24.0).reshape(2, 3, 4).tolist(), q=[0.3, -1.7, 2.2, -0.6])
+    for name, v in values.items():
+        inputs[name] = module.tensor(v, dtype=module.float64, **tensor_kwargs)
+        if name == requires_grad:
+            inputs[name].requires_grad_(True)
+    inputs["i"] = module.tensor([[0, 4, 2], [4, 1, 3]], **tensor_kwargs)
+    y = eval(case, {}, {"T": module, **inputs})
+    return (y, inputs[requires_grad]) if requires_grad else y
+
+
+plain = torch_parity.plain
+
+
+def assert_same(actual, expected, case):
+    """dtype, shape and values to 1e-12, NaN equal to NaN, and the sign of every zero."""
+    torch_parity.assert_close(actual, expected, case)
+    a, e = np.asarray(actual[1], dtype=float), np.asarray(expected[1], dtype=float)
+    np.testing.assert_array_equal(np.signbit(a), np.signbit(e), err_msg=case)
+
+
+GRAD_CASES = [
+    ("x.roll((1, -1), (0, 1))", "x"), ("T.roll(x, 3)", "x"), ("T.movedim(x3, 0, -1)", "x3"),
+    ("T.narrow(x, 1, 1, 2)", "x"), ("x.unflatten(1, (2, 2))", "x"), ("T.diff(x, 2)", "x"),
+    ("x.diff(prepend=x[:, :1], append=x)", "x"), ("T.cumprod(x, 1)", "x"),
+    ("T.cumprod(x, 0)", "x"), ("T.cumprod(z, 0)", "z"), ("T.cumprod(z[:3], 0)", "z"),
+    ("T.dot(v, v.flip(0))", "v"), ("T.floor(q)", "q"), ("q.ceil()", "q"), ("T.trunc(r[0])", "r"),
+    ("T.round(r[0])", "r"), ("q.round(decimals=1)", "q"),
+]
+
+
+def grad_of(module, case: str, wrt: str, **tensor_kwargs):
+    y, x = run(module, case, requires_grad=wrt, **tensor_kwargs)
+    return torch_parity.weighted_grad(module, y, x, **tensor_kwargs)
+
+
+torch_parity.tests(globals(), assert_grad=torch_parity.assert_close)  # a zero gradient's sign: either
+
+
+GRADCHECKED = {
+    "roll": (lambda x: tinyffn.roll(x, (1, -1), (0, 1)), X),
+    "movedim": (lambda x: x.reshape(2, 2, 2).movedim(0, -1), X),
+    "narrow": (lambda x: x.narrow(1, 1, 2), X),
+    "unflatten": (lambda x: x.unflatten(1, (2, 2)), X),
+    "diff": (lambda x: tinyffn.diff(x, 2, prepend=x), X),
+    "cumprod": (lambda x: tinyffn.cumprod(x, 1), X),          # a zero in row 0
+    "cumprod-two-zeros": (lambda z: z.cumprod(0), [2.0, 0.0, 3.0, 0.0, -1.0]),
+    "dot": (lambda x: tinyffn.dot(x[0], x[1]), X),
+    "floor": (tinyffn.floor, [0.3, -1.7, 2.2]), "ceil": (tinyffn.ceil, [0.3, -1.7, 2.2]),
+    "trunc": (tinyffn.trunc, [0.3, -1.7, 2.2]), "round": (tinyffn.round, [0.3, -1.7, 2.2]),
+}
+
+
+@pytest.mark.parametrize("name", GRADCHECKED)
+def test_gradcheck(name, device):
+    fn, values = GRADCHECKED[name]
+    assert tinyffn.gradcheck(fn, [tinyffn.tensor(values, dtype="float64", device=device,
+                                                 requires_grad=True)])
+
+
+def test_rounding_written_out_in_numpy(device):
+    """np.floor, np.ceil, np.trunc, np.round (halves to even) on 2000 values around the
+    halves and integers, signs of zeros included, float64 and float32."""
+    r = np.random.default_rng(0)
+    v = np.concatenate([r.integers(-20, 20, 500) / 2, r.standard_normal(1000) * 5,
+                        r.integers(-20, 20, 500) / 2 + r.choice([-1e-12, 1e-12], 500)])
+    for dtype in ("float64", "float32"):
+        a = v.astype(dtype)
+        x = tinyffn.tensor(a, device=device)
+        for name, want in (("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc),
+                           ("round", np.round)):
+            got = getattr(tinyffn, name)(x).numpy()
+            np.testing.assert_array_equal(got, want(a), err_msg=name)
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want(a)), err_msg=name)
+
+
+def test_rounding_gives_a_zero_gradient_not_none(device):
+    """As PyTorch: the result requires grad, its gradient is zeros (inf and NaN too)."""
+    x = tinyffn.tensor([0.5, -1.5, math.inf, math.nan], device=device, requires_grad=True)
+    for fn in (tinyffn.floor, tinyffn.ceil, tinyffn.trunc, tinyffn.round):
+        x.grad = None
+        y = fn(x)
+        assert y.requires_grad
+        y.sum().backward()
+        assert x.grad.tolist() == [0.0] * 4
+
+
+def test_cumprod_with_zeros_written_out(device):
+    """The gradient of Σ cumprod(z) by hand: dL/dz_k = Σ_{i>=k} Π_{j<=i, j!=k} z_j."""
+    z = np.array([2.0, 0.0, 3.0, 0.0, -1.0])
+    want = [sum(np.prod(np.delete(z[:i + 1], k)) for i in range(k, 5)) for k in range(5)]
+    t = tinyffn.tensor(z, device=device, requires_grad=True)
+    t.cumprod(0).sum().backward()
+    np.testing.assert_array_equal(t.grad.numpy(), want)
+
+
+@pytest.mark.parametrize("call, error, words", [
+    ("T.roll(x, (1, 2), 0)", ValueError, "one entry each"),
+    ("T.roll(x, 1, 2)", IndexError, "dims=2 is out of range"),
+    ("T.movedim(x, (0, 0), (0, 1))", ValueError, "names an axis twice"),
+    ("T.narrow(x, 1, 3, 2)", ValueError, "start (3) + length (2)"),
+    ("T.unflatten(x, 1, (3, 2))", ValueError, "do not multiply to 4"),
+    ("T.diff(x, -1)", ValueError, "n must be an int >= 0"),
+    ("T.dot(x, x)", ValueError, "two 1-D tensors"),
+    ("T.dot(x[0], x[0].float())", TypeError, "one dtype"),
+    ("T.floor(x > 0)", TypeError, "bool"),
+    ("T.round(x.long(), decimals=1)", TypeError, "floating-point"),
+])
+def test_errors_name_the_op_and_say_what_to_do(call, error, words):
+    x = tinyffn.tensor(X, dtype="float64")
+    with pytest.raises(error, match=None) as info:
+        eval(call, {"T": tinyffn, "x": x})
+    assert words in str(info.value) and call[2:call.index("(")] in str(info.value)
+
+
+nan, inf = math.nan, math.inf
+EXPECTED = {
+    'T.roll(x, 1)': ('float64', [[-0.5, 0.5, -2.0, 3.0], [0.0, -4.0, 1.5, 0.25]]),
+    'T.roll(x, -3)': ('float64', [[0.0, -4.0, 1.5, 0.25], [-0.5, 0.5, -2.0, 3.0]]),
+    'T.roll(x, 1, 0)': ('float64', [[-4.0, 1.5, 0.25, -0.5], [0.5, -2.0, 3.0, 0.0]]),
+    'x.roll((1, -1), (0, 1))': ('float64', [[1.5, 0.25, -0.5, -4.0], [-2.0, 3.0, 0.0, 0.5]]),
+    'T.roll(x, 5, 1)': ('float64', [[0.0, 0.5, -2.0, 3.0], [-0.5, -4.0, 1.5, 0.25]]),
+    'T.movedim(x3, 0, -1)': ('float64', [[[0.0, 12.0], [1.0, 13.0], [2.0, 14.0], [3.0, 15.0]], [[4.0, 16.0], [5.0, 17.0], [6.0, 18.0], [7.0, 19.0]], [[8.0, 20.0], [9.0, 21.0], [10.0, 22.0], [11.0, 23.0]]]),
+    'T.moveaxis(x3, (0, 1), (2, 0))': ('float64', [[[0.0, 12.0], [1.0, 13.0], [2.0, 14.0], [3.0, 15.0]], [[4.0, 16.0], [5.0, 17.0], [6.0, 18.0], [7.0, 19.0]], [[8.0, 20.0], [9.0, 21.0], [10.0, 22.0], [11.0, 23.0]]]),
+    'x3.movedim(-1, 0)': ('float64', [[[0.0, 4.0, 8.0], [12.0, 16.0, 20.0]], [[1.0, 5.0, 9.0], [13.0, 17.0, 21.0]], [[2.0, 6.0, 10.0], [14.0, 18.0, 22.0]], [[3.0, 7.0, 11.0], [15.0, 19.0, 23.0]]]),
+    'T.narrow(x, 1, 1, 2)': ('float64', [[-2.0, 3.0], [1.5, 0.25]]),
+    'x.narrow(0, -1, 1)': ('float64', [[-4.0, 1.5, 0.25, -0.5]]),
+    'x.narrow(1, 4, 0)': ('float64', [[], []]),
+    'T.unflatten(x, 1, (2, 2))': ('float64', [[[0.5, -2.0], [3.0, 0.0]], [[-4.0, 1.5], [0.25, -0.5]]]),
+    'x.unflatten(-1, (-1, 1, 2))': ('float64', [[[[0.5, -2.0]], [[3.0, 0.0]]], [[[-4.0, 1.5]], [[0.25, -0.5]]]]),
+    'T.diff(x)': ('float64', [[-2.5, 5.0, -3.0], [5.5, -1.25, -0.75]]),
+    'T.diff(x, 2)': ('float64', [[7.5, -8.0], [-6.75, 0.5]]),
+    'T.diff(x, dim=0)': ('float64', [[-4.5, 3.5, -2.75, -0.5]]),
+    'x.diff(prepend=x[:, :1], append=x)': ('float64', [[0.0, -2.5, 5.0, -3.0, 0.5, -2.5, 5.0, -3.0], [0.0, 5.5, -1.25, -0.75, -3.5, 5.5, -1.25, -0.75]]),
+    'T.diff(x > 0)': ('bool', [[True, True, True], [True, False, True]]),
+    'T.diff(i)': ('int64', [[4, -2], [-3, 2]]),
+    'T.diff(x, 0)': ('float64', [[0.5, -2.0, 3.0, 0.0], [-4.0, 1.5, 0.25, -0.5]]),
+    'T.cumprod(x, 1)': ('float64', [[0.5, -1.0, -3.0, -0.0], [-4.0, -6.0, -1.5, 0.75]]),
+    'x.cumprod(0)': ('float64', [[0.5, -2.0, 3.0, 0.0], [-2.0, -3.0, 0.75, -0.0]]),
+    'T.cumprod(i, 1)': ('int64', [[0, 0, 0], [4, 4, 12]]),
+    'T.cumprod(x3, -2)': ('float64', [[[0.0, 1.0, 2.0, 3.0], [0.0, 5.0, 12.0, 21.0], [0.0, 45.0, 120.0, 231.0]], [[12.0, 13.0, 14.0, 15.0], [192.0, 221.0, 252.0, 285.0], [3840.0, 4641.0, 5544.0, 6555.0]]]),
+    'T.cumprod(z, 0)': ('float64', [2.0, 0.0, 0.0, 0.0, -0.0]),
+    'T.dot(v, v)': ('float64', 25.25),
+    'v.dot(v.flip(0))': ('float64', 19.0),
+    'T.dot(i[0], i[1])': ('int64', 10),
+    'T.floor(r)': ('float64', [[0.0, -1.0, 1.0, 2.0, -3.0, -0.0, 0.0, -1.0], [inf, -inf, nan, -1.0, 1e+300, 2.0, -4.0, 0.0]]),
+    'T.ceil(r)': ('float64', [[1.0, -0.0, 2.0, 3.0, -2.0, -0.0, 1.0, -0.0], [inf, -inf, nan, -0.0, 1e+300, 3.0, -3.0, 1.0]]),
+    'T.trunc(r)': ('float64', [[0.0, -0.0, 1.0, 2.0, -2.0, -0.0, 0.0, -0.0], [inf, -inf, nan, -0.0, 1e+300, 2.0, -3.0, 0.0]]),
+    'T.round(r)': ('float64', [[0.0, -0.0, 2.0, 2.0, -2.0, -0.0, 0.0, -0.0], [inf, -inf, nan, -1.0, 1e+300, 3.0, -4.0, 0.0]]),
+    'r.round(decimals=2)': ('float64', [[0.5, -0.5, 1.5, 2.5, -2.5, -0.0, 0.5, -0.4], [inf, -inf, nan, -0.7, 1e+300, 2.68, -3.5, 0.12]]),
+    'T.round(r, decimals=-1)': ('float64', [[0.0, -0.0, 0.0, 0.0, -0.0, -0.0, 0.0, -0.0], [inf, -inf, nan, -0.0, 1e+300, 0.0, -0.0, 0.0]]),
+    'T.floor(i)': ('int64', [[0, 4, 2], [4, 1, 3]]),
+    'x.floor()': ('float64', [[0.0, -2.0, 3.0, 0.0], [-4.0, 1.0, 0.0, -1.0]]),
+    'x.ceil()': ('float64', [[1.0, -2.0, 3.0, 0.0], [-4.0, 2.0, 1.0, -0.0]]),
+    'x.trunc()': ('float64', [[0.0, -2.0, 3.0, 0.0], [-4.0, 1.0, 0.0, -0.0]]),
+    'x.round()': ('float64', [[0.0, -2.0, 3.0, 0.0], [-4.0, 2.0, 0.0, -0.0]]),
+}
+
+EXPECTED_GRADS = {
+    'x.roll((1, -1), (0, 1)) dx': ('float64', [[0.8, 0.5, 0.6, 0.7], [0.4, 0.1, 0.2, 0.3]]),
+    'T.roll(x, 3) dx': ('float64', [[0.4, 0.5, 0.6, 0.7], [0.8, 0.1, 0.2, 0.3]]),
+    'T.movedim(x3, 0, -1) dx3': ('float64', [[[0.1, 0.3, 0.5, 0.7], [0.9, 1.1, 1.3, 1.5], [1.7, 1.9, 2.1, 2.3]], [[0.2, 0.4, 0.6, 0.8], [1.0, 1.2, 1.4, 1.6], [1.8, 2.0, 2.2, 2.4]]]),
+    'T.narrow(x, 1, 1, 2) dx': ('float64', [[0.0, 0.1, 0.2, 0.0], [0.0, 0.3, 0.4, 0.0]]),
+    'x.unflatten(1, (2, 2)) dx': ('float64', [[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8]]),
+    'T.diff(x, 2) dx': ('float64', [[0.1, 0.0, -0.30000000000000004, 0.2], [0.3, -0.19999999999999996, -0.5, 0.4]]),
+    'x.diff(prepend=x[:, :1], append=x) dx': ('float64', [[-0.3, -0.19999999999999996, -0.20000000000000012, 0.7000000000000001], [-1.0999999999999999, -0.20000000000000018, -0.19999999999999996, 1.5]]),
+    'T.cumprod(x, 1) dx': ('float64', [[-2.0999999999999996, 0.5499999999999999, -0.3, -1.2000000000000002], [1.5124999999999997, -2.6999999999999993, -1.799999999999999, -1.2000000000000002]]),
+    'T.cumprod(x, 0) dx': ('float64', [[-1.9, 1.0999999999999999, 0.4749999999999999, 0.0], [0.25, -1.2, 2.0999999999999996, 0.0]]),
+    'T.cumprod(z, 0) dz': ('float64', [0.1, 2.1999999999999997, 0.0, 0.0, 0.0]),
+    'T.cumprod(z[:3], 0) dz': ('float64', [0.1, 2.1999999999999997, 0.0, 0.0, 0.0]),
+    'T.dot(v, v.flip(0)) dv': ('float64', [0.1, -0.8, 0.6000000000000001]),
+    'T.floor(q) dq': ('float64', [0.0, 0.0, 0.0, 0.0]),
+    'q.ceil() dq': ('float64', [0.0, 0.0, 0.0, 0.0]),
+    'T.trunc(r[0]) dr': ('float64', [[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]),
+    'T.round(r[0]) dr': ('float64', [[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]),
+    'q.round(decimals=1) dq': ('float64', [0.0, 0.0, 0.0, 0.0]),
+}

@@ -1,0 +1,294 @@
+"""More PyTorch names ported programs reach for, each a function and a Tensor method:
+moving entries (``roll``, ``movedim``/``moveaxis``, ``narrow``, ``unflatten``), running
+differences and products (``diff``, ``cumprod``, ``dot``), and rounding (``floor``,
+``ceil``, ``trunc``, ``round``).
+
+All are composed, in a frame of their name, so a drawing shows what they are made of and
+the gradient follows from the primitives': ``roll`` of slices and a ``cat``, ``movedim`` of
+a ``permute``, ``narrow`` of one slice, ``unflatten`` of a ``reshape``, ``diff`` of slices
+and a sub, ``cumprod`` of a ``where`` and a ``prod`` (whose backward is exact at zeros),
+``dot`` of mul and sum, the rounding functions of ``floor_divide(x, 1)`` (whose gradient
+is 0, as floor's is in PyTorch). :class:`NameMethods` is a base class of ``Tensor``
+(through ``TorchMethods``); this file reads tensor.py's class at call time.
+"""
+from __future__ import annotations
+
+from . import grad_mode
+from .arguments import _is_int, tensor_arg
+from .backend import dtype_name
+
+
+def _axis(op: str, dim, ndim: int, name: str = "dim") -> int:
+    """One axis in [0, ndim), negatives counted from the end, else an error naming ``op``."""
+    if not _is_int(dim):
+        raise TypeError(f"{op}: {name} must be an int, got {dim!r}")
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"{op}: {name}={dim} is out of range for a tensor of {ndim} axes "
+                         f"(expected {-n} to {n - 1})")
+    return int(dim) % n
+
+
+def _ints(op: str, name: str, value) -> tuple:
+    value = (value,) if _is_int(value) else value
+    if not isinstance(value, (tuple, list)) or not all(_is_int(v) for v in value):
+        raise TypeError(f"{op}: {name} must be an int or a tuple of ints, got {value!r}")
+    return tuple(int(v) for v in value)
+
+
+# ----------------------------------------------------------------------------- moving entries
+def roll(input, shifts, dims=None):
+    """Entries moved ``shifts`` places along ``dims``, those pushed off the end coming back
+    at the start, as ``torch.roll``: roll([1, 2, 3], 1) is [3, 1, 2]. ``dims`` None rolls
+    the flattened tensor and gives its shape back. Per axis, two slices (the last s
+    entries, then the rest) and a ``cat``, so the gradient is rolled back."""
+    x = tensor_arg("roll", "input", input)
+    shifts = _ints("roll", "shifts", shifts)
+    if dims is None:
+        if len(shifts) != 1:
+            raise ValueError(f"roll: without dims, shifts must be one int, got {shifts}")
+        with grad_mode.scope("function", "roll"):
+            return roll(x.reshape(-1), shifts, 0).reshape(*x.shape)
+    dims = _ints("roll", "dims", dims)
+    if len(shifts) != len(dims):
+        raise ValueError(f"roll: shifts {shifts} and dims {dims} must have one entry each "
+                         "per axis rolled")
+    from .creation import cat       # creation.py imports tensor.py, which imports this
+    with grad_mode.scope("function", "roll"):
+        y = x
+        for s, d in zip(shifts, dims):
+            a = _axis("roll", d, x.ndim, "dims")
+            n = x.shape[a] if x.ndim else 1
+            if x.ndim == 0 or n == 0 or s % n == 0:
+                continue
+            k = n - s % n                            # the entries from k on come first
+            head = (slice(None),) * a
+            y = cat([y[head + (slice(k, None),)], y[head + (slice(0, k),)]], dim=a)
+        return y if y is not x else x.clone()        # a new tensor, as PyTorch's
+
+
+def movedim(input, source, destination):
+    """Axes ``source`` moved to positions ``destination`` (ints or tuples of one length),
+    the other axes keeping their order, as ``torch.movedim`` (``moveaxis`` is the same):
+    movedim(x of shape (2, 3, 4), 0, -1) has shape (3, 4, 2). One ``permute``."""
+    x = tensor_arg("movedim", "input", input)
+    src, dst = _ints("movedim", "source", source), _ints("movedim", "destination", destination)
+    if len(src) != len(dst):
+        raise ValueError(f"movedim: source {src} and destination {dst} must have the same "
+                         "number of entries")
+    src = tuple(_axis("movedim", d, x.ndim, "source") for d in src)
+    dst = tuple(_axis("movedim", d, x.ndim, "destination") for d in dst)
+    for name, axes in (("source", src), ("destination", dst)):
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"movedim: {name} names an axis twice: {axes}")
+    order = [None] * x.ndim
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(a for a in range(x.ndim) if a not in src)
+    order = [next(rest) if a is None else a for a in order]
+    with grad_mode.scope("function", "movedim"):
+        return x.permute(*order)
+
+
+moveaxis = movedim
+
+
+def narrow(input, dim, start, length):
+    """``length`` entries along ``dim`` from ``start`` (negative: from the end), as
+    ``torch.narrow``: ``x[..., start:start + length, ...]``, one slice."""
+    x = tensor_arg("narrow", "input", input)
+    if x.ndim == 0:
+        raise ValueError("narrow: a 0-d tensor has no dim to narrow")
+    a = _axis("narrow", dim, x.ndim)
+    n = x.shape[a]
+    from .tensor import Tensor      # tensor.py imports this module before its class exists
+    if isinstance(start, Tensor) and start.numel() == 1:
+        start = int(start.item())
+    for name, v in (("start", start), ("length", length)):
+        if not _is_int(v):
+            raise TypeError(f"narrow: {name} must be an int, got {v!r}")
+    if not -n <= start <= n:
+        raise IndexError(f"narrow: start={start} is out of range for dim {a} of size {n}")
+    start = start % n if start < 0 else start
+    if length < 0 or start + length > n:
+        raise ValueError(f"narrow: start ({start}) + length ({length}) must lie in dim {a} "
+                         f"of size {n} (shape {x.shape}), length >= 0")
+    with grad_mode.scope("function", "narrow"):
+        return x[(slice(None),) * a + (slice(start, start + length),)]
+
+
+def unflatten(input, dim, sizes):
+    """Axis ``dim`` split into axes of ``sizes`` (one of them may be -1), as
+    ``torch.unflatten``: (B, T·d) with unflatten(-1, (T, d)) becomes (B, T, d). A reshape."""
+    x = tensor_arg("unflatten", "input", input)
+    a = _axis("unflatten", dim, x.ndim)
+    sizes = _ints("unflatten", "sizes", sizes)
+    if not sizes:
+        raise ValueError("unflatten: sizes must name at least one axis")
+    n = x.shape[a] if x.ndim else 1
+    known = 1
+    for s in sizes:
+        known *= s if s != -1 else 1
+    if sizes.count(-1) > 1 or any(s < -1 for s in sizes) or (
+            n != known if -1 not in sizes else known == 0 or n % known):
+        raise ValueError(f"unflatten: sizes {sizes} do not multiply to {n}, the size of dim "
+                         f"{a} of shape {x.shape} (one size may be -1)")
+    with grad_mode.scope("function", "unflatten"):
+        return x.reshape(*x.shape[:a], *sizes, *x.shape[a + 1:])
+
+
+# ----------------------------------------------------------------------------- differences, products
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """The differences of neighbours along ``dim``, y_i = x_{i+1} - x_i, taken ``n``
+    times, as ``torch.diff``; ``prepend`` and ``append`` are put on either end first (a
+    ``cat``). Bools give x_{i+1} != x_i, as PyTorch's. Two slices and a sub per round."""
+    x = tensor_arg("diff", "input", input)
+    if x.ndim == 0:
+        raise ValueError("diff: needs at least one axis, got a 0-d tensor")
+    if not _is_int(n) or n < 0:
+        raise ValueError(f"diff: n must be an int >= 0, got {n!r}")
+    a = _axis("diff", dim, x.ndim)
+    from .creation import cat       # creation.py imports tensor.py, which imports this
+    with grad_mode.scope("function", "diff"):
+        if prepend is not None or append is not None:
+            parts = [tensor_arg("diff", "prepend", prepend)] if prepend is not None else []
+            parts += [x] + ([tensor_arg("diff", "append", append)] if append is not None else [])
+            x = cat(parts, dim=a)
+        head = (slice(None),) * a
+        for _ in range(n):
+            later, earlier = x[head + (slice(1, None),)], x[head + (slice(None, -1),)]
+            x = later != earlier if dtype_name(x.dtype) == "bool" else later - earlier
+        return x
+
+
+def cumprod(input, dim, *, dtype=None):
+    """The running product along ``dim``, y_i = x_1 · ... · x_i, as ``torch.cumprod``;
+    integers and bools multiply in int64. Composed as y_i = prod_j m_ij, with m_ij = x_j
+    for j <= i and 1 after (a ``where`` on the (n, n) triangle and a ``prod``): prod's
+    backward is exact where x has zeros (the product of the others), so the gradient is
+    PyTorch's there too. O(n²) memory along ``dim``: fine for the lengths it is used on."""
+    x = tensor_arg("cumprod", "input", input)
+    if dtype is not None:
+        x = x.to(dtype=dtype)
+    a = _axis("cumprod", dim, x.ndim)
+    if x.ndim == 0:
+        return x.prod() if x.backend.is_floating(x.dtype) else x.to(dtype="int64")
+    from .composed import where     # composed.py imports tensor.py, which imports this
+    from .creation import arange
+    n = x.shape[a]
+    with grad_mode.scope("function", "cumprod"):
+        y = movedim(x, a, -1).unsqueeze(-2)                         # (..., 1, n)
+        j = arange(n, device=x.device)
+        upto = j.reshape(n, 1) >= j                                 # (n, n): j <= i
+        y = where(upto, y, 1).prod(-1)                              # (..., n)
+        return movedim(y, -1, a)
+
+
+def dot(input, tensor):
+    """The dot product of two 1-D tensors of one length and dtype, Σ input_i · tensor_i, as
+    ``torch.dot`` (PyTorch refuses other ranks and mixed dtypes too; for batches use
+    ``matmul``). A mul and a sum; an integer result keeps the inputs' dtype."""
+    x, w = tensor_arg("dot", "input", input), tensor_arg("dot", "tensor", tensor)
+    if x.ndim != 1 or w.ndim != 1 or x.shape != w.shape:
+        raise ValueError(f"dot: takes two 1-D tensors of one length, got shapes {x.shape} and "
+                         f"{w.shape}; for matrices use matmul")
+    if x.dtype != w.dtype:
+        raise TypeError(f"dot: both tensors must have one dtype, got {dtype_name(x.dtype)} and "
+                        f"{dtype_name(w.dtype)}; cast one with .to(dtype=...)")
+    with grad_mode.scope("function", "dot"):
+        y = (x * w).sum()
+        return y if y.dtype == x.dtype else y.to(dtype=x.dtype)
+
+
+# ----------------------------------------------------------------------------- rounding
+def floor(input):
+    """The largest integer <= x, elementwise, as ``torch.floor`` (-0.0 stays -0.0, ±inf and
+    NaN are their own floor). ``floor_divide(x, 1)``, which is floor(x / 1), where x is
+    finite; its gradient is 0, as PyTorch's ``floor`` gives (the function is flat between
+    its jumps). Integers come back as they are (a copy), as in PyTorch."""
+    return _rounded("floor", input, lambda x: _floor(x))
+
+
+def ceil(input):
+    """The smallest integer >= x, elementwise, as ``torch.ceil``: -floor(-x) (so ceil(-0.5)
+    is -0.0, as PyTorch's); gradient 0."""
+    return _rounded("ceil", input, lambda x: -_floor(-x))
+
+
+def trunc(input):
+    """x rounded toward 0, elementwise, as ``torch.trunc`` (trunc(-0.5) is -0.0): ceil
+    where x < 0, floor elsewhere (a ``where``); gradient 0."""
+    from .composed import where     # composed.py imports tensor.py, which imports this
+    return _rounded("trunc", input, lambda x: where(x < 0, -_floor(-x), _floor(x)))
+
+
+def round(input, *, decimals=0):
+    """x rounded to the nearest integer, halves to the even one (round(0.5) is 0, round(1.5)
+    and round(2.5) are 2), as ``torch.round``; gradient 0. With r = floor(x) and
+    f = x - r (exact, except for -1 < x < 0, where the result is -1 or -0.0 either way):
+    r + 1 where f > 1/2, or f = 1/2 and r is odd; r elsewhere; a 0 takes the sign of r
+    (round(-0.4) is -0.0). ``decimals`` d: round(x · 10^d) / 10^d, for d < 0
+    round(x / 10^-d) · 10^-d, as PyTorch computes it (so 0.125 may not go to 0.12)."""
+    if not _is_int(decimals):
+        raise TypeError(f"round: decimals must be an int, got {decimals!r}")
+    if decimals == 0:
+        return _rounded("round", input, _round_half_even)
+    x = tensor_arg("round", "input", input)
+    if not x.backend.is_floating(x.dtype):
+        raise TypeError(f"round: decimals= needs a floating-point tensor, got "
+                        f"{dtype_name(x.dtype)} (PyTorch refuses it too)")
+    scale = 10.0 ** abs(decimals)
+    with grad_mode.scope("function", "round"):
+        return (_round_half_even(x * scale) / scale if decimals > 0
+                else _round_half_even(x / scale) * scale)
+
+
+def _rounded(op: str, input, fn):
+    x = tensor_arg(op, "input", input)
+    if not x.backend.is_floating(x.dtype):
+        if dtype_name(x.dtype) == "bool":
+            raise TypeError(f"{op}: takes numbers, got a bool tensor (PyTorch refuses it too)")
+        return x.clone()                    # an integer is its own floor, ceil and round
+    with grad_mode.scope("function", op):
+        return fn(x)
+
+
+def _floor(x):
+    from .composed import where     # composed.py imports tensor.py, which imports this
+    from .more_functions import floor_divide
+    finite = x.isfinite()
+    return where(finite, floor_divide(where(finite, x, 0), 1), x.detach())  # inf, NaN: no grad
+
+
+def _round_half_even(x):
+    from .composed import where     # composed.py imports tensor.py, which imports this
+    r = _floor(x)
+    finite = x.isfinite()
+    rf = where(finite, r, 0).detach()                       # inf - inf would warn
+    f = where(finite, x, 0).detach() - rf                   # in [0, 1]; a mask, no gradient
+    odd = _floor(rf / 2) * 2 != rf
+    y = where((f > 0.5) | ((f == 0.5) & odd), r + 1, r)
+    return where(y == 0, where(finite, r, 0) * 0, y)        # -0.0 where r = -1 or -0.0
+
+
+class NameMethods:
+    """The Tensor methods of the functions above."""
+
+    __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
+
+    def roll(self, shifts, dims=None): return roll(self, shifts, dims)
+    def movedim(self, source, destination): return movedim(self, source, destination)
+    def moveaxis(self, source, destination): return movedim(self, source, destination)
+    def narrow(self, dim, start, length): return narrow(self, dim, start, length)
+    def unflatten(self, dim, sizes): return unflatten(self, dim, sizes)
+    def diff(self, n=1, dim=-1, prepend=None, append=None): return diff(self, n, dim, prepend, append)
+    def cumprod(self, dim, *, dtype=None): return cumprod(self, dim, dtype=dtype)
+    def dot(self, tensor): return dot(self, tensor)
+    def floor(self): return floor(self)
+    def ceil(self): return ceil(self)
+    def trunc(self): return trunc(self)
+    def round(self, *, decimals=0): return round(self, decimals=decimals)
+
+
+__all__ = ["roll", "movedim", "moveaxis", "narrow", "unflatten", "diff", "cumprod", "dot",
+           "floor", "ceil", "trunc", "round", "NameMethods"]
