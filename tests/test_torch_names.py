@@ -211,3 +211,15 @@ EXPECTED_GRADS = {
     'T.round(r[0]) dr': ('float64', [[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]),
     'q.round(decimals=1) dq': ('float64', [0.0, 0.0, 0.0, 0.0]),
 }
+
+
+def test_cumprod_refuses_a_triangle_past_its_limit_instead_of_exhausting_memory(monkeypatch):
+    import tinyffn.torch_names as names
+    monkeypatch.setattr(names, "CUMPROD_LIMIT", 100)
+    assert tinyffn.cumprod(tinyffn.ones(10), 0).shape == (10,)          # 10 · 10 = 100
+    with pytest.raises(ValueError, match=r"cumprod: along dim 0 of a tensor of shape \(11,\) "
+                                         r"this composition needs 121 entries"):
+        tinyffn.cumprod(tinyffn.ones(11), 0)
+    assert tinyffn.cumprod(tinyffn.ones(3, 5), 1).shape == (3, 5)     # 3 rows · 5 · 5 = 75
+    with pytest.raises(ValueError, match=r"needs 108 entries"):
+        tinyffn.cumprod(tinyffn.ones(3, 6), 1)                         # 3 rows · 6 · 6

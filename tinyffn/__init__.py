@@ -22,17 +22,18 @@ from .torch_functions import (allclose, amax, amin, argmax, argmin, clamp, clip,
                               matmul, maximum, mean, minimum, neg, nonzero, norm, permute,
                               reciprocal, relu, reshape, rsqrt, sigmoid, softmax, sqrt, square,
                               squeeze, std, tanh, transpose, tril, triu, unsqueeze, var, where)
-# Seven share a name with a Python builtin: reachable as tinyffn.sum, but kept out of
-# __all__ below (as bool is), so that `import *` leaves the builtins alone. From here on,
-# this file cannot call those builtins.
+# Seven share a name with a Python builtin (and round, below): reachable as tinyffn.sum,
+# but kept out of __all__ below (as bool is), so that `import *` leaves the builtins
+# alone. From here on, this file cannot call those builtins.
 abs, all, any, max, min, pow, sum = _tf.abs, _tf.all, _tf.any, _tf.max, _tf.min, _tf.pow, _tf.sum
 from .sorting import argsort, gather, sort, take_along_dim, topk
 from .sampling import multinomial, randperm
 from .torch_extras import (argwhere, chunk, diag, diagonal, empty_like, is_tensor, lerp,
                            repeat_interleave, split, tile, tril_indices, triu_indices)
+from . import torch_names as _names
 from .torch_names import (ceil, cumprod, diff, dot, floor, movedim, moveaxis, narrow, roll,
                           trunc, unflatten)
-from .torch_names import round as round  # a builtin's name: kept out of __all__
+round = _names.round                    # a builtin's name: kept out of __all__, as sum is
 from .scatter import index_add, scatter, scatter_add
 from .numerics import count_nonzero, finfo, histc, iinfo, kthvalue, median, nan_to_num
 from .more_functions import (bincount, bmm, cos, cumsum, flip, floor_divide, fmod,

@@ -161,12 +161,16 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         return x
 
 
+CUMPROD_LIMIT = 2 ** 26        # entries of cumprod's triangle: 512 MiB in float64
+
+
 def cumprod(input, dim, *, dtype=None):
     """The running product along ``dim``, y_i = x_1 · ... · x_i, as ``torch.cumprod``;
     integers and bools multiply in int64. Composed as y_i = prod_j m_ij, with m_ij = x_j
     for j <= i and 1 after (a ``where`` on the (n, n) triangle and a ``prod``): prod's
     backward is exact where x has zeros (the product of the others), so the gradient is
-    PyTorch's there too. O(n²) memory along ``dim``: fine for the lengths it is used on."""
+    PyTorch's there too. O(n²) memory along ``dim``: more than ``CUMPROD_LIMIT`` entries
+    in the triangle are refused, saying so, rather than exhausting memory."""
     x = tensor_arg("cumprod", "input", input)
     if dtype is not None:
         x = x.to(dtype=dtype)
@@ -176,6 +180,11 @@ def cumprod(input, dim, *, dtype=None):
     from .composed import where     # composed.py imports tensor.py, which imports this
     from .creation import arange
     n = x.shape[a]
+    if n * x.numel() > CUMPROD_LIMIT:               # the (..., n, n) triangle's entries
+        raise ValueError(f"cumprod: along dim {dim} of a tensor of shape {x.shape} this "
+                         f"composition needs {n * x.numel():,} entries (n² per row; the limit "
+                         f"is {CUMPROD_LIMIT:,}); split the axis into chunks and multiply "
+                         "each chunk's running product by the last product of the one before")
     with grad_mode.scope("function", "cumprod"):
         y = movedim(x, a, -1).unsqueeze(-2)                         # (..., 1, n)
         j = arange(n, device=x.device)
