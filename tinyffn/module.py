@@ -377,11 +377,13 @@ class Module(ModuleAPI):
         return ""
 
     def __repr__(self) -> str:
+        """PyTorch's layout: a one-line extra_repr and no children inside the parentheses,
+        else one line each (extra_repr's lines first), indented."""
+        extra = self.extra_repr().split("\n") if self.extra_repr() else []
         lines = [f"({name}): " + repr(child).replace("\n", "\n  ")
                  for name, child in submodules(self)]
-        if not lines:
-            return f"{type(self).__name__}({self.extra_repr()})"
-        extra = [self.extra_repr()] if self.extra_repr() else []
+        if not lines and len(extra) <= 1:
+            return f"{type(self).__name__}({''.join(extra)})"
         return f"{type(self).__name__}(\n  " + "\n  ".join(extra + lines) + "\n)"
 
 
