@@ -108,8 +108,8 @@ class Module(ModuleAPI):
                 f"{type(self).__name__}.{name}: modules or parameters inside a "
                 f"{type(value).__name__} are not registered, so parameters(), state_dict() "
                 f"and optimizers would never see them; use nn.ModuleList([...]) (or "
-                "nn.Sequential) for modules, nn.ModuleDict({...}) for a dict of them, and one "
-                "attribute per Parameter")
+                "nn.Sequential) for modules, nn.ModuleDict({...}) for a dict of them, "
+                "nn.ParameterList([...]) or nn.ParameterDict({...}) for parameters")
         super().__setattr__(name, value)
 
     def __delattr__(self, name: str) -> None:

@@ -3,7 +3,8 @@
 ``Linear``, the activation modules, ``FFN`` and ``GatedFFN`` are :class:`Module` s: their
 parameters are attributes, found and named by ``named_parameters()`` (``w1.weight``) as
 PyTorch names them. ``Module`` and ``Parameter`` live in :mod:`tinyffn.module`,
-``Sequential``, ``ModuleList`` and ``ModuleDict`` in :mod:`tinyffn.containers`, the
+``Sequential``, ``ModuleList`` and ``ModuleDict`` in :mod:`tinyffn.containers`,
+``ParameterList`` and ``ParameterDict`` in :mod:`tinyffn.param_containers`, the
 activation modules (``ReLU``, ``GELU``, ``Tanh``, ``Softmax``, ...) in
 :mod:`tinyffn.activation_modules`; they are imported here, so ``nn.Module`` is the one to use.
 
@@ -36,6 +37,7 @@ from .containers import ModuleDict, ModuleList, Sequential
 from .functional_extra import _lookup
 from .creation import generator, ones, tensor, zeros
 from .module import Module, Parameter
+from .param_containers import ParameterDict, ParameterList
 from .tensor import DEFAULT_FLOAT, Tensor
 
 # nn is a module, not a package: name init under it too, so that `import tinyffn.nn.init`
@@ -44,9 +46,10 @@ sys.modules[__name__ + ".init"] = init
 sys.modules[__name__ + ".utils"] = utils
 sys.modules[__name__ + ".functional"] = functional
 
-# Module and friends are defined in module.py, containers.py, activation_modules.py and
-# loss_modules.py (which also holds _Loss, the base of the loss modules below)
+# Module and friends are defined in module.py, containers.py, param_containers.py,
+# activation_modules.py and loss_modules.py (which also holds _Loss, the base of the loss modules below)
 __all__ = ["init", "utils", "functional", "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict",
+           "ParameterList", "ParameterDict",
            "Linear", "Identity", "Flatten", "ReLU", "LeakyReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax",
            "Softplus",
            "FFN", "GatedFFN", "gated_d_ff",
