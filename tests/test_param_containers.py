@@ -256,3 +256,17 @@ def test_errors(act, error, message):
     with pytest.raises(error, match=message):
         act(pl, pd)
     assert len(pl) == 2 and list(pd) == ["a"]        # a refused change changes nothing
+
+
+def test_module_repr_lays_out_a_multi_line_extra_repr_as_pytorchs():
+    """torch 2.13 prints each extra_repr line on its own, indented, before the children."""
+    class Two(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.act = nn.ReLU()
+
+        def extra_repr(self):
+            return "a=1\nb=2"
+    assert repr(Two()) == "Two(\n  a=1\n  b=2\n  (act): ReLU()\n)"
+    del Two.__init__
+    assert repr(Two()) == "Two(\n  a=1\n  b=2\n)"
