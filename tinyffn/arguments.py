@@ -246,3 +246,17 @@ def tensor_arg(op: str, name: str, value: Any) -> Any:
         raise TypeError(f"{op}: {name} must be a tinyffn Tensor, got {type_name(value)}; "
                         "wrap it with tinyffn.tensor(...)")
     return value
+
+
+def position(owner: str, i: Any, n: int, what: str, *, also: str = "",
+             end: bool = False) -> int:
+    """``i`` as a position from 0 in a container of ``n`` ``what`` (modules, parameters):
+    an int in [-n, n), or [-n, n] with ``end`` (where ``insert`` may put one), negatives
+    counted from the end; else an error that ``owner`` starts (``also``: what else the
+    index may be, for the TypeError)."""
+    if not _is_int(i):
+        raise TypeError(f"{owner}: the index must be an int{also}, got {type_name(i)}")
+    if not -n <= i < n + end:
+        raise IndexError(f"{owner}: index {i} is out of range for {n} {what}"
+                         + (f" (from {-n} to {n})" if end else ""))
+    return int(i) + n if i < 0 else int(i)

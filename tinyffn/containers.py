@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable as IterableABC, Mapping
 from typing import Any, Iterable, Iterator
 
-from .arguments import _is_int, type_name
+from .arguments import position, type_name
 from .module import Module, submodules
 from .module_api import path_of, set_path
 from .tensor import Tensor
@@ -106,13 +106,9 @@ class _Container(Module):
     def __setitem__(self, i: int, module: Module) -> None:
         """Replace the i-th module in its place and under its name, as PyTorch's: a new
         head, ``model[-1] = Linear(d, 10)``."""
-        if not _is_int(i):
-            raise TypeError(f"{type(self).__name__}[{i!r}] = module: the index must be an "
-                            "int (a slice is not assigned; build a new container)")
         named = list(submodules(self))
-        if not -len(named) <= i < len(named):
-            raise IndexError(f"{type(self).__name__}: index {i} is out of range for "
-                             f"{len(named)} modules")
+        i = position(f"{type(self).__name__}[{i!r}] = module", i, len(named), "modules",
+                     also=" (a slice is not assigned; build a new container)")
         name = named[i][0]
         _check_child(self, f"{type(self).__name__}[{i}]", name, module)
         setattr(self, name, module)
@@ -128,12 +124,7 @@ class _Container(Module):
         PyTorch's; returns self. The children must be numbered "0", "1", ... (not named)."""
         owner = f"{type(self).__name__}.insert"
         n = len(self)
-        if not _is_int(index):
-            raise TypeError(f"{owner}: the index must be an int, got {type_name(index)}")
-        if not -n <= index <= n:
-            raise IndexError(f"{owner}: index {index} is out of range for {n} modules "
-                             f"(from {-n} to {n})")
-        index = index + n if index < 0 else index
+        index = position(owner, index, n, "modules", end=True)
         if index == n:                              # at the end: nothing moves
             return self.append(module)
         names = [name for name, _ in submodules(self)]
@@ -167,14 +158,8 @@ class _Container(Module):
 
     def _position(self, i: Any, op: str) -> int:
         """``i`` as a position from 0, checked: an int within range."""
-        n = len(self)
-        if not _is_int(i):
-            raise TypeError(f"{type(self).__name__}.{op}: the index must be an int or a "
-                            f"slice, got {type_name(i)}")
-        if not -n <= i < n:
-            raise IndexError(f"{type(self).__name__}.{op}: index {i} is out of range for "
-                             f"{n} modules")
-        return i % n
+        return position(f"{type(self).__name__}.{op}", i, len(self), "modules",
+                        also=" or a slice")
 
     def _renumber(self, modules: list) -> None:
         """Make ``modules`` the children, named "0", "1", ... in order; the labels keep

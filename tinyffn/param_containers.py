@@ -15,7 +15,7 @@ from collections import OrderedDict
 from collections.abc import Iterable as IterableABC, Mapping
 from typing import Any, Callable, Iterable, Iterator
 
-from .arguments import _is_int, type_name
+from .arguments import position, type_name
 from .backend import dtype_name
 from .module import Module, Parameter
 from .module_api import _check_name
@@ -93,14 +93,8 @@ class ParameterList(_ParameterContainer):
 
     def _index(self, i: Any, op: str) -> str:
         """``i`` as the name of an entry: an int within range, from the end if negative."""
-        n = len(self)
-        if not _is_int(i):
-            raise TypeError(f"ParameterList{op}: the index must be an int (or a slice, to "
-                            f"read), got {type_name(i)}")
-        if not -n <= i < n:
-            raise IndexError(f"ParameterList{op}: index {i} is out of range for {n} "
-                             "parameters")
-        return str(i % n)
+        return str(position(f"ParameterList{op}", i, len(self), "parameters",
+                            also=" (or a slice, to read)"))
 
     def __getitem__(self, i: int | slice) -> Parameter | "ParameterList":
         if isinstance(i, slice):
