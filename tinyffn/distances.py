@@ -15,17 +15,14 @@ from typing import Any
 import numpy as np
 
 from . import grad_mode
-from .arguments import _is_int, is_real
+from .arguments import _is_int, is_real, tensor_arg
 from .backend import dtype_name
 from .linalg import vector_norm
-from .tensor import Tensor
 
 
 def _floats(op: str, **tensors: Any) -> list:
     for name, x in tensors.items():
-        if not isinstance(x, Tensor):
-            raise TypeError(f"{op}: {name} must be a tinyffn Tensor, got {type(x).__name__}; "
-                            "wrap it with tinyffn.tensor(...)")
+        tensor_arg(op, name, x)
         if not x.backend.is_floating(x.dtype):
             raise TypeError(f"{op}: {name} has dtype {dtype_name(x.dtype)}; {op} needs "
                             "floating-point tensors, as in PyTorch: call x.float() first")

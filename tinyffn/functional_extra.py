@@ -25,9 +25,7 @@ from .tensor import Tensor
 
 def _floating(op: str, x: Any) -> Tensor:
     """``x``, a floating-point Tensor (PyTorch refuses integers here too)."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{op}: input must be a tinyffn Tensor, got {type(x).__name__}; "
-                        "wrap it with tinyffn.tensor(...)")
+    tensor_arg(op, "input", x)
     if not x.backend.is_floating(x.dtype):
         raise TypeError(f"{op}: input has dtype {dtype_name(x.dtype)}; {op} computes in "
                         "floating point (PyTorch refuses integers too): cast with x.float()")
