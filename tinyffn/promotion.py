@@ -31,6 +31,15 @@ def as_tensors(args: tuple, fn: Any) -> tuple:
     (see :func:`_promote`). Raises
     :class:`~tinyffn.backend.DeviceError` when the tensors are on two devices.
     """
+    if len(args) == 2:      # x * y, x * 2, 2 * x: most op calls, answered here when the
+        x, w = args         # number's constant exists and the two dtypes are one already
+        if type(w) in (float, int) and isinstance(x, Tensor):
+            w = _NUMBERS.get((type(w), w, x.data.dtype, x.backend.device), w)
+        elif type(x) in (float, int) and isinstance(w, Tensor):
+            x = _NUMBERS.get((type(x), x, w.data.dtype, w.backend.device), x)
+        if isinstance(x, Tensor) and isinstance(w, Tensor) and x.backend is w.backend \
+                and x.data.dtype is w.data.dtype:
+            return x, w
     first, all_tensors = None, True
     for a in args:
         if not isinstance(a, Tensor):
