@@ -57,7 +57,11 @@ def checked_grads(ctx: "autograd.Context", grads: Any) -> tuple:
         if g is not None:
             if not isinstance(g, ctx.backend.array_type):
                 g = _backward_array(ctx, i, g)
-            shape, dtype = autograd.shape_and_dtype(parent)
+            # autograd.shape_and_dtype(parent), written out: this runs for every gradient
+            if isinstance(parent, autograd.Context):
+                shape, dtype = parent.out_shape, parent.out_dtype
+            else:
+                shape, dtype = parent.data.shape, parent.data.dtype
             if g.shape != shape:
                 raise RuntimeError(
                     f"{ctx.fn.op_name()}.backward: gradient of input {i} has shape "
