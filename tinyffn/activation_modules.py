@@ -8,12 +8,18 @@ this file so that nn.py stays a file one can read in a sitting.
 from __future__ import annotations
 
 from . import functional as F
-from .arguments import check_inplace
-from .module import Module
-from .tensor import Tensor
+from . import init
+from typing import Any
+
+from .arguments import _is_int, check_inplace
+from .creation import full
+from .module import Module, Parameter
+from .tensor import DEFAULT_FLOAT, Tensor
 
 __all__ = ["ReLU", "LeakyReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax",
-           "Softplus"]
+           "Softplus", "ELU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "LogSigmoid",
+           "Hardtanh", "ReLU6", "Softsign", "Tanhshrink", "Softmin", "Threshold", "GLU",
+           "LogSoftmax", "PReLU"]
 
 
 class ReLU(Module):
@@ -142,3 +148,229 @@ class Softplus(Module):
 
     def extra_repr(self) -> str:
         return f"beta={self.beta}, threshold={self.threshold}"     # as PyTorch prints it
+
+
+# ----------------------------------------------------------------------------- the zoo
+# The rest of PyTorch's activation modules, each calling its function in
+# tinyffn/activations_extra.py (through F). extra_repr prints what torch's prints;
+# ``inplace=True`` is refused as ReLU refuses it, so ", inplace=True" never shows.
+class ELU(Module):
+    """y = x where x > 0, else alpha (exp(x) - 1) (:func:`tinyffn.functional.elu`)."""
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False):
+        super().__init__()
+        check_inplace("ELU", inplace)
+        self.alpha, self.inplace = alpha, False
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.elu(x, self.alpha)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}"
+
+
+class SELU(Module):
+    """y = 1.0507 · ELU(x, 1.6733), self-normalising (:func:`tinyffn.functional.selu`)."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        check_inplace("SELU", inplace)
+        self.inplace = False
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.selu(x)
+
+
+class CELU(Module):
+    """y = x where x > 0, else alpha (exp(x / alpha) - 1) (:func:`tinyffn.functional.celu`)."""
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False):
+        super().__init__()
+        check_inplace("CELU", inplace)
+        self.alpha, self.inplace = alpha, False
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.celu(x, self.alpha)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}"
+
+
+class Mish(Module):
+    """y = x tanh(softplus(x)) (:func:`tinyffn.functional.mish`).    Shape preserved."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        check_inplace("Mish", inplace)
+        self.inplace = False
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.mish(x)
+
+
+class Hardswish(Module):
+    """y = x relu6(x + 3) / 6 (:func:`tinyffn.functional.hardswish`).    Shape preserved."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        check_inplace("Hardswish", inplace)
+        self.inplace = False
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.hardswish(x)
+
+
+class Hardsigmoid(Module):
+    """y = relu6(x + 3) / 6 (:func:`tinyffn.functional.hardsigmoid`).    Shape preserved."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        check_inplace("Hardsigmoid", inplace)
+        self.inplace = False
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.hardsigmoid(x)
+
+
+class LogSigmoid(Module):
+    """y = log sigmoid(x), computed stably (:func:`tinyffn.functional.logsigmoid`)."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.logsigmoid(x)
+
+
+class Hardtanh(Module):
+    """y = x clipped to [min_val, max_val] (:func:`tinyffn.functional.hardtanh`). As
+    PyTorch's, min_val must be below max_val (its deprecated min_value/max_value are not
+    taken)."""
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
+        super().__init__()
+        check_inplace(type(self).__name__, inplace)
+        if not max_val > min_val:
+            raise ValueError(f"{type(self).__name__}: max_val ({max_val}) must be greater "
+                             f"than min_val ({min_val})")
+        self.min_val, self.max_val, self.inplace = min_val, max_val, False
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.hardtanh(x, self.min_val, self.max_val)
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}"
+
+
+class ReLU6(Hardtanh):
+    """y = min(max(x, 0), 6) (:func:`tinyffn.functional.relu6`), a Hardtanh from 0 to 6,
+    as PyTorch's."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.relu6(x)
+
+    def extra_repr(self) -> str:
+        return ""
+
+
+class Softsign(Module):
+    """y = x / (1 + |x|) (:func:`tinyffn.functional.softsign`).    Shape preserved."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softsign(x)
+
+
+class Tanhshrink(Module):
+    """y = x - tanh(x) (:func:`tinyffn.functional.tanhshrink`).    Shape preserved."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.tanhshrink(x)
+
+
+class Softmin(Module):
+    """y = softmax(-x) along ``dim`` (:func:`tinyffn.functional.softmin`); ``dim=None``
+    takes the last axis, as ``Softmax`` here."""
+
+    def __init__(self, dim: int | None = None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softmin(x, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Threshold(Module):
+    """y = x where x > threshold, else value (:func:`tinyffn.functional.threshold`)."""
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False):
+        super().__init__()
+        check_inplace("Threshold", inplace)
+        self.threshold, self.value, self.inplace = threshold, value, False
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.threshold(x, self.threshold, self.value)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}"
+
+
+class GLU(Module):
+    """a · sigmoid(b), a and b the two halves of x along ``dim``
+    (:func:`tinyffn.functional.glu`): that axis halves."""
+
+    def __init__(self, dim: int = -1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.glu(x, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Module):
+    """y = log softmax(x) along ``dim``, computed stably (:func:`tinyffn.functional.log_softmax`);
+    ``dim=None`` takes the last axis, as ``Softmax`` here."""
+
+    def __init__(self, dim: int | None = None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.log_softmax(x, dim=self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class PReLU(Module):
+    """y = x where x > 0, else w · x, the slopes w learned (:func:`tinyffn.functional.prelu`).
+
+    ``weight``: (num_parameters,), each ``init``. num_parameters = 1 shares one slope;
+    otherwise one per channel, and the channels are axis 1 of x, (N, C, ...), as in
+    PyTorch (not the last axis: for (B, T, d) activations of an FFN, pass
+    x.transpose(1, 2) or use one slope)."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None,
+                 dtype: Any = None):
+        super().__init__()
+        if not _is_int(num_parameters) or num_parameters < 1:
+            raise ValueError(f"PReLU: num_parameters must be a positive integer, got "
+                             f"{num_parameters!r}")
+        self.num_parameters, self.init = num_parameters, init
+        self.weight = Parameter(full((num_parameters,), init, dtype=dtype or DEFAULT_FLOAT,
+                                     device=device or "cpu"))
+
+    def reset_parameters(self) -> None:
+        """Every slope back to ``init``, as PyTorch's."""
+        init.constant_(self.weight, self.init)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.prelu(x, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"

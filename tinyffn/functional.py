@@ -470,6 +470,13 @@ from . import functional_extra as _extra  # noqa: E402
 
 leaky_relu, glu, normalize, one_hot = _extra.leaky_relu, _extra.glu, _extra.normalize, _extra.one_hot
 softplus, pad, embedding = _extra.softplus, _extra.pad, _extra.embedding
+from . import activations_extra as _acts  # noqa: E402
+
+elu, selu, celu, mish, hardswish, hardsigmoid = (_acts.elu, _acts.selu, _acts.celu, _acts.mish,
+                                                 _acts.hardswish, _acts.hardsigmoid)
+logsigmoid, hardtanh, relu6, softsign, tanhshrink = (_acts.logsigmoid, _acts.hardtanh,
+                                                     _acts.relu6, _acts.softsign, _acts.tanhshrink)
+softmin, threshold, prelu = _acts.softmin, _acts.threshold, _acts.prelu
 from . import distances as _distances  # noqa: E402
 
 cosine_similarity, pairwise_distance = _distances.cosine_similarity, _distances.pairwise_distance

@@ -28,6 +28,9 @@ from . import nn_utils as utils                 # nn.utils, as torch.nn.utils (c
 from . import losses
 from .activation_modules import (GELU, LeakyReLU, ReLU, Sigmoid, SiLU, Softmax, Softplus, Swish,
                                  Tanh)
+from .activation_modules import (CELU, ELU, GLU, SELU, Hardsigmoid, Hardswish, Hardtanh,
+                                 LogSigmoid, LogSoftmax, Mish, PReLU, ReLU6, Softmin, Softsign,
+                                 Tanhshrink, Threshold)
 from .loss_modules import (BCELoss, BCEWithLogitsLoss, HuberLoss, SmoothL1Loss, _Loss,
                            _weight_buffer)
 from .arguments import (_is_int, check_inplace, check_positive, check_probability,
@@ -51,7 +54,9 @@ sys.modules[__name__ + ".functional"] = functional
 __all__ = ["init", "utils", "functional", "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict",
            "ParameterList", "ParameterDict",
            "Linear", "Identity", "Flatten", "ReLU", "LeakyReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax",
-           "Softplus",
+           "Softplus", "ELU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "LogSigmoid",
+           "Hardtanh", "ReLU6", "Softsign", "Tanhshrink", "Softmin", "Threshold", "GLU",
+           "LogSoftmax", "PReLU",
            "FFN", "GatedFFN", "gated_d_ff",
            "FFN_ACTIVATIONS", "GATED_ACTIVATIONS", "FLOAT_DTYPES", "LayerNorm", "RMSNorm",
            "Dropout", "Embedding", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss",
