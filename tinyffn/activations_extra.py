@@ -19,7 +19,7 @@ from typing import Any
 
 from . import grad_mode
 from .arguments import check_inplace, is_real, tensor_arg
-from .backend import dtype_name
+from .backend import DeviceError, dtype_name
 from .composed import where
 from .functional_extra import _floating, _narrowed, _widened, softplus
 from .tensor import Tensor
@@ -48,15 +48,17 @@ def _expm1(x: Tensor) -> Tensor:
 
 
 def _elu(op: str, input: Any, alpha: float, scale: float, input_scale: float) -> Tensor:
-    """scale · x where x > 0, else alpha · scale · (exp(input_scale · x) - 1): PyTorch's
-    one kernel for elu, selu and celu. exp reads x with the positive entries set to 0,
-    so the unused branch stays finite (exp(1000) = inf would send back 0 · inf = NaN)."""
+    """alpha · scale · (exp(input_scale · x) - 1) where x <= 0, else scale · x: PyTorch's
+    one kernel for elu, selu and celu (so NaN takes the linear branch: gradient scale,
+    as PyTorch's). exp reads x with the other entries set to 0, so the unused branch
+    stays finite (exp(1000) = inf would send back 0 · inf = NaN)."""
     x16 = _floating(op, input)
     with grad_mode.scope("function", op):
         x = _widened(x16)
-        xn = x.masked_fill(x > 0, 0.0)                  # the negative part, 0 elsewhere
+        left = x <= 0                                   # bool, outside the graph
+        xn = x.masked_fill(~left, 0.0)                  # the negative part, 0 elsewhere
         negative = _expm1(xn * input_scale if input_scale != 1 else xn) * (alpha * scale)
-        return _narrowed(where(x > 0, x * scale if scale != 1 else x, negative), x16)
+        return _narrowed(where(left, negative, x * scale if scale != 1 else x), x16)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -233,7 +235,10 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     if w.ndim > 1:
         raise ValueError(f"prelu: weight must be a number (0-d) or 1-d, one slope per "
                          f"channel, got shape {w.shape}")
-    if w.dtype != x16.dtype:
+    if w.device != x16.device:
+        raise DeviceError(f"prelu: input is on {x16.device} but weight on {w.device}; move "
+                          f"one with .to('{x16.device}')")
+    if dtype_name(w.dtype) != dtype_name(x16.dtype):
         raise TypeError(f"prelu: input is {dtype_name(x16.dtype)} but weight is "
                         f"{dtype_name(w.dtype)}; cast one to the other's dtype")
     n = w.numel()
