@@ -446,6 +446,61 @@ def test_gated_ffn_matches_numpy(activation, device):
                                rtol=1e-12, atol=1e-14)
 
 
+def _mish(x):
+    return x * np.tanh(np.log1p(np.exp(x)))
+
+
+def _elu(x):
+    return np.where(x > 0, x, np.expm1(x))
+
+
+OWN_ACTIVATIONS = [(lambda: nn.Mish(), _mish, "Mish"), (lambda: F.elu, _elu, "elu"),
+                   (lambda: nn.ReLU(), ref.relu, "ReLU")]
+
+
+@pytest.mark.parametrize("make_act, numpy_act, name", OWN_ACTIVATIONS,
+                         ids=["module", "function", "relu-module"])
+def test_ffn_and_gated_ffn_take_ones_own_activation(make_act, numpy_act, name, device):
+    """A module or a function as σ, as torch's TransformerEncoderLayer takes: used as given
+    (ReGLU is GatedFFN with nn.ReLU()), named in .activation, drawn as a child or in the repr."""
+    x = np.random.default_rng(5).normal(size=(2, 4, 3))
+    ffn = nn.FFN(3, d_ff=5, activation=make_act(), dtype="float64", device=device)
+    p = params_numpy(ffn)
+    expected = ref.ffn(x, p["w1.weight"], p["w1.bias"], p["w2.weight"], p["w2.bias"], numpy_act)
+    np.testing.assert_allclose(ffn(tinyffn.tensor(x, device=device)).numpy(), expected,
+                               rtol=1e-12, atol=1e-14)
+    gated = nn.GatedFFN(3, d_ff=5, activation=make_act(), dtype="float64", device=device)
+    p = params_numpy(gated)
+    expected = ref.gated_ffn(x, p["w1.weight"], p["w2.weight"], p["w3.weight"], numpy_act)
+    np.testing.assert_allclose(gated(tinyffn.tensor(x, device=device)).numpy(), expected,
+                               rtol=1e-12, atol=1e-14)
+    assert ffn.activation == gated.activation == name
+    assert list(ffn.state_dict()) == ["w1.weight", "w1.bias", "w2.weight", "w2.bias"]
+    shown = "(act): Mish()" if name == "Mish" else "(act): ReLU()" if name == "ReLU" else "act=elu"
+    assert shown in repr(ffn) and shown in repr(gated)
+    assert repr(ffn).count(name) == 1               # once: σ is not also kept as .activation
+    xt = tinyffn.tensor(x[0], device=device, requires_grad=True)
+    assert tinyffn.gradcheck(lambda x, *_: ffn(x), [xt, *ffn.parameters()])
+
+
+def test_ffn_with_a_learnable_activation_trains_it():
+    """nn.PReLU() as σ: its slope is a parameter of the block (act.weight), saved and given
+    a gradient, dL/da = Σ over negative pre-activations of gy · z."""
+    ffn = nn.FFN(3, d_ff=5, activation=nn.PReLU(init=0.2, dtype="float64"),
+                 dtype="float64")
+    assert list(ffn.state_dict()) == ["w1.weight", "w1.bias", "act.weight", "w2.weight",
+                                      "w2.bias"]
+    x = np.random.default_rng(6).normal(size=(4, 3))
+    ffn(tinyffn.tensor(x)).sum().backward()
+    p = params_numpy(ffn)
+    z = x @ p["w1.weight"].T + p["w1.bias"]                 # pre-activations (4, 5)
+    gh = np.ones((4, 3)) @ p["w2.weight"]                   # dL/dh (4, 5)
+    np.testing.assert_allclose(ffn.act.weight.grad.numpy(), [np.sum((gh * z)[z < 0])],
+                               rtol=1e-12)
+    assert tinyffn.gradcheck(lambda x, *_: ffn(x), [tinyffn.tensor(x, requires_grad=True),
+                                                    *ffn.parameters()])
+
+
 @pytest.mark.parametrize("make", [
     lambda device: nn.FFN(3, d_ff=4, activation="gelu", dtype="float64", device=device),
     lambda device: nn.FFN(3, d_ff=4, activation="relu", dtype="float64", device=device),
@@ -522,10 +577,13 @@ def test_unknown_activation_lists_the_valid_ones():
                                          r"'gelu', 'gelu_tanh', 'swish'"):
         nn.FFN(4, activation="tanh")
     with pytest.raises(ValueError, match=r"GatedFFN: unknown activation 'relu'; choose one of "
-                                         r"'swish', 'gelu'$"):
+                                         r"'swish', 'gelu', or pass a module \(nn.Mish\(\)\) or "
+                                         r"a function of one tensor \(F.elu\)$"):
         nn.GatedFFN(4, activation="relu")
+    with pytest.raises(ValueError, match=r"FFN: unknown activation 3; choose one of "):
+        nn.FFN(4, activation=3)
     # the names a reader of LLaMA or PyTorch tries say where to go instead
-    with pytest.raises(ValueError, match=r"'swish'; a gated FFN is "
+    with pytest.raises(ValueError, match=r"\(F.elu\); a gated FFN is "
                                          r"nn.GatedFFN\(d, activation='swish'\)$"):
         nn.FFN(4, activation="SwiGLU")
     with pytest.raises(ValueError, match=r"a gated FFN is nn.GatedFFN\(d, activation='gelu'\)$"):

@@ -140,14 +140,19 @@ def _check_size(owner: str, name: str, n: Any) -> None:
         raise ValueError(f"{owner}: {name} must be a positive integer, got {n!r}")
 
 
-def _activation(owner: str, name: str, valid: tuple, fused: bool = False) -> Module:
-    """The activation module called ``name``, one of ``valid`` (``fused``: one-node form)."""
+def _activation(owner: str, name: Any, valid: tuple, fused: bool = False) -> Any:
+    """The activation called ``name``, one of ``valid`` (``fused``: one-node form), or the
+    caller's own: a module (``nn.Mish()``, ``nn.PReLU()``) or a function of one tensor
+    (``F.elu``), as PyTorch's ``TransformerEncoderLayer`` takes, used as given."""
+    if isinstance(name, Module) or callable(name):
+        return name
     if name not in valid:
         hint = {"swiglu": "; a gated FFN is nn.GatedFFN(d, activation='swish')",
                 "geglu": "; a gated FFN is nn.GatedFFN(d, activation='gelu')",
                 "silu": "; SiLU is 'swish' (β = 1)"}.get(str(name).lower(), "")
         raise ValueError(f"{owner}: unknown activation {name!r}; choose one of "
-                         f"{', '.join(repr(v) for v in valid)}{hint}")
+                         f"{', '.join(repr(v) for v in valid)}, or pass a module "
+                         f"(nn.Mish()) or a function of one tensor (F.elu){hint}")
     if name == "relu":
         return ReLU()
     if name == "gelu":
@@ -155,6 +160,19 @@ def _activation(owner: str, name: str, valid: tuple, fused: bool = False) -> Mod
     if name == "gelu_tanh":
         return GELU(approximate="tanh", fused=fused)
     return Swish(fused=fused)
+
+
+def _name_of(activation: Any) -> str:
+    """What ``ffn.activation`` holds: the name given, or the name of one's own σ (``"Mish"``
+    for ``nn.Mish()``, ``"elu"`` for ``F.elu``); the σ itself is ``ffn.act``."""
+    if isinstance(activation, str):
+        return activation
+    return getattr(activation, "__name__", type(activation).__name__)
+
+
+def _function_repr(act: Any) -> str:
+    """``act=elu`` where σ is a plain function (a module σ prints as a child instead)."""
+    return "" if isinstance(act, Module) else f"act={getattr(act, '__name__', repr(act))}"
 
 
 def _check_width(owner: str, x: Any, d_model: int) -> None:
@@ -173,7 +191,7 @@ class FFN(Module):
     (8d² + 5d at d_ff = 4d) and its forward costs 4·T·d·d_ff FLOPs in matmuls (16·T·d²).
 
     ``activation``: "relu" (AIAYN), "gelu" (BERT, exact), "gelu_tanh" (GPT-2), "swish"
-    (SiLU). ``fused=True`` runs each Linear and the GELU/Swish as one node each
+    (SiLU), or one's own σ: a module (``nn.Mish()``) or a function (``F.elu``). ``fused=True`` runs each Linear and the GELU/Swish as one node each
     (:mod:`tinyffn.ops.linalg`, :mod:`tinyffn.ops.activations`): faster, less memory,
     the same numbers, less to see in the graph. Shapes: x (..., d_model) -> y
     (..., d_model); the same weights act on every position and no position sees another.
@@ -187,10 +205,13 @@ class FFN(Module):
         d_ff = 4 * d_model if d_ff is None else d_ff
         _check_size("FFN", "d_ff", d_ff)
         act = _activation("FFN", activation, FFN_ACTIVATIONS, fused)
-        self.d_model, self.d_ff, self.activation = d_model, d_ff, activation
+        self.d_model, self.d_ff, self.activation = d_model, d_ff, _name_of(activation)
         self.w1 = Linear(d_model, d_ff, bias=bias, dtype=dtype, device=device, fused=fused)
         self.act = act
         self.w2 = Linear(d_ff, d_model, bias=bias, dtype=dtype, device=device, fused=fused)
+
+    def extra_repr(self) -> str:
+        return _function_repr(self.act)
 
     def forward(self, x: Tensor) -> Tensor:
         _check_width("FFN", x, self.d_model)
@@ -214,7 +235,8 @@ def gated_d_ff(d_model: int, multiple_of: int = 1) -> int:
 class GatedFFN(Module):
     """The gated FFN of LLaMA and PaLM (Shazeer 2020): y = W2 (σ(W1 x) ⊙ W3 x).
 
-    σ = Swish gives SwiGLU, σ = GELU gives GeGLU. Submodules ``w1``, ``w2``, ``w3`` (named
+    σ = Swish gives SwiGLU, σ = GELU gives GeGLU; a module or function of one's own
+    (``nn.ReLU()``: ReGLU) is used as given. Submodules ``w1``, ``w2``, ``w3`` (named
     and ordered as in LLaMA's code, so state_dict keys match) and ``act``:
     W1, W3 (d_ff, d) expand, W2 (d, d_ff) contracts. ``d_ff`` defaults to
     :func:`gated_d_ff` (d_model, multiple_of), which keeps 3·d·d_ff near the plain FFN's
@@ -236,11 +258,14 @@ class GatedFFN(Module):
         d_ff = gated_d_ff(d_model, multiple_of) if d_ff is None else d_ff
         _check_size("GatedFFN", "d_ff", d_ff)
         act = _activation("GatedFFN", activation, GATED_ACTIVATIONS, fused)
-        self.d_model, self.d_ff, self.activation = d_model, d_ff, activation
+        self.d_model, self.d_ff, self.activation = d_model, d_ff, _name_of(activation)
         self.w1 = Linear(d_model, d_ff, bias=bias, dtype=dtype, device=device, fused=fused)
         self.w2 = Linear(d_ff, d_model, bias=bias, dtype=dtype, device=device, fused=fused)
         self.w3 = Linear(d_model, d_ff, bias=bias, dtype=dtype, device=device, fused=fused)
         self.act = act
+
+    def extra_repr(self) -> str:
+        return _function_repr(self.act)
 
     def forward(self, x: Tensor) -> Tensor:
         _check_width("GatedFFN", x, self.d_model)
