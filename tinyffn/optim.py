@@ -441,3 +441,7 @@ class AdamW(Adam):
         w = w - lr * weight_decay * w
         return self.adam_step(w, -g if maximize else g, state, xp, lr=lr, betas=betas,
                               eps=eps, amsgrad=amsgrad)
+
+
+# RMSprop, Adagrad, NAdam, RAdam, Adamax, Adadelta: in a file of their own
+from .optim_extra import Adadelta, Adagrad, Adamax, NAdam, RAdam, RMSprop  # noqa: E402,F401
