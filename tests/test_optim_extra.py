@@ -53,14 +53,15 @@ def train(lib, name, settings, steps=20, opt_state=None, start=0, weights=(W1, B
           schedule=None):
     """``steps`` steps of ``lib.optim.<name>`` (lib tinyffn or torch) on a tanh network
     from ``weights``: w1, b1 in group 0 and w2 in group 1, each with its settings.
-    Returns the weights, the optimizer and the lrs seen."""
+    ``schedule(lib.optim.lr_scheduler, opt)``, if given, makes a scheduler stepped after
+    each step. Returns the weights, the optimizer and each step's lrs."""
     defaults, group0, group1 = settings
     ps = [lib.nn.Parameter(lib.tensor(w)) for w in weights]
     opt = getattr(lib.optim, name)([{"params": ps[:2], **group0},
                                     {"params": ps[2:], **group1}], **defaults)
     if opt_state is not None:
         opt.load_state_dict(opt_state)
-    sched = schedule(opt) if schedule else None
+    sched = schedule(lib.optim.lr_scheduler, opt) if schedule else None
     lrs = []
     for t in range(start, start + steps):
         x, y = (lib.tensor(a) for a in batch(t))
@@ -120,3 +121,226 @@ def test_training_matches_torchs_numbers_written_out(name):
     """The second case of each, against torch's w2 pasted in: runs without torch."""
     (_, _, w2), _, _ = train(tinyffn, name, CASES[name][1])
     np.testing.assert_allclose(w2.ravel(), TORCH_W2[name], rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_state_dict_resumes_exactly(name):
+    """8 steps, state_dict, a new optimizer on the weights reached loads it, 12 more steps:
+    the same weights, bit for bit, as 20 steps uninterrupted (every setting and every
+    state array saved; the last case of each, with its groups' own settings)."""
+    settings = CASES[name][-1]
+    whole, _, _ = train(tinyffn, name, settings, steps=20)
+    half, opt, _ = train(tinyffn, name, settings, steps=8)
+    saved = opt.state_dict()
+    fresh = getattr(optim, name)([nn.Parameter(tinyffn.zeros(1))])      # other settings
+    with pytest.raises(ValueError, match="the state is for 3 parameters in 2 group"):
+        fresh.load_state_dict(saved)
+    resumed, _, _ = train(tinyffn, name, ({}, {}, {}), steps=12, start=8, weights=half,
+                          opt_state=saved)
+    for a, b in zip(whole, resumed):
+        np.testing.assert_array_equal(a, b)
+
+
+# what each keeps per parameter, under PyTorch's names (RMSprop's last two as configured)
+STATE_KEYS = {"RMSprop": ["step", "square_avg", "momentum_buffer", "grad_avg"],
+              "Adagrad": ["step", "sum"], "NAdam": ["step", "mu_product", "exp_avg",
+                                                   "exp_avg_sq"],
+              "RAdam": ["step", "exp_avg", "exp_avg_sq"],
+              "Adamax": ["step", "exp_avg", "exp_inf"],
+              "Adadelta": ["step", "square_avg", "acc_delta"]}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_state_dict_has_torchs_layout(name):
+    """The state keys, written out, and the group keys torch saves (less its foreach,
+    capturable, differentiable and fused, which choose an implementation)."""
+    settings = CASES[name][-1]
+    _, opt, _ = train(tinyffn, name, settings, steps=2)
+    state = opt.state_dict()["state"]
+    expected = STATE_KEYS[name] if name != "RMSprop" else ["step", "square_avg", "grad_avg"]
+    assert list(state[2]) == expected
+    if name == "RMSprop":                           # group 0 has momentum 0.5
+        assert list(state[0]) == STATE_KEYS[name]
+    assert all(isinstance(s["step"], int) and s["step"] == 2 for s in state.values())
+    torch = pytest.importorskip("torch")
+    _, topt, _ = torch_train(name, settings, steps=2)
+    tstate = topt.state_dict()
+    assert [sorted(s) for s in state.values()] == [sorted(s) for s in tstate["state"].values()]
+    for ours, theirs in zip(opt.state_dict()["param_groups"], tstate["param_groups"]):
+        impl = {"foreach", "capturable", "differentiable", "fused"}
+        assert set(ours) == set(theirs) - impl
+        assert {k: v for k, v in ours.items() if k != "params"} == {
+            k: v for k, v in theirs.items() if k not in impl | {"params"}}
+        for key, value in opt.state_dict()["state"].items():
+            for k, v in value.items():
+                np.testing.assert_allclose(np.asarray(v.numpy() if hasattr(v, "numpy") else v),
+                                           tstate["state"][key][k].numpy(), rtol=1e-12)
+
+
+def test_adagrad_state_starts_with_the_group_as_torchs():
+    """PyTorch's Adagrad fills each parameter's state when it is added, so its state_dict
+    lists them before any step: step 0 and sum the initial accumulator value."""
+    w = nn.Parameter(tinyffn.zeros(2, 3))
+    opt = optim.Adagrad([w], initial_accumulator_value=0.25)
+    opt.add_param_group({"params": [b := nn.Parameter(tinyffn.zeros(3))],
+                         "initial_accumulator_value": 2.0})
+    state = opt.state_dict()["state"]
+    assert sorted(state) == [0, 1] and state[0]["step"] == 0 and state[1]["step"] == 0
+    np.testing.assert_array_equal(state[0]["sum"].numpy(), np.full((2, 3), 0.25))
+    np.testing.assert_array_equal(state[1]["sum"].numpy(), np.full(3, 2.0))
+    opt.state[b].clear()                            # torch's way to restart a parameter
+    b.grad = tinyffn.tensor([1.0, 2.0, 0.0])
+    opt.step()                                      # w has no grad: left alone
+    assert opt.state[w]["step"] == 0 and opt.state[b]["step"] == 1
+    np.testing.assert_allclose(opt.state[b]["sum"], [3.0, 6.0, 2.0])
+    np.testing.assert_allclose(b.numpy(), -0.01 * np.array([1, 2, 0]) / (np.sqrt([3, 6, 2])
+                                                                         + 1e-10))
+
+
+# torch.optim's defaults (PyTorch 2.13), written out
+DEFAULTS = {
+    "RMSprop": {"lr": 0.01, "momentum": 0.0, "alpha": 0.99, "eps": 1e-8, "centered": False,
+                "weight_decay": 0.0, "maximize": False},
+    "Adagrad": {"lr": 0.01, "lr_decay": 0.0, "eps": 1e-10, "weight_decay": 0.0,
+                "initial_accumulator_value": 0.0, "maximize": False},
+    "NAdam": {"lr": 0.002, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.0,
+              "momentum_decay": 0.004, "decoupled_weight_decay": False, "maximize": False},
+    "RAdam": {"lr": 0.001, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.0,
+              "maximize": False, "decoupled_weight_decay": False},
+    "Adamax": {"lr": 0.002, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.0,
+               "maximize": False},
+    "Adadelta": {"lr": 1.0, "rho": 0.9, "eps": 1e-6, "weight_decay": 0.0, "maximize": False},
+}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_defaults_and_argument_names_are_torchs(name):
+    cls = getattr(optim, name)
+    opt = cls([nn.Parameter(tinyffn.zeros(2))])
+    assert opt.hyperparameters() == DEFAULTS[name]
+    assert list(opt.hyperparameters()) == list(DEFAULTS[name])     # torch's group order
+    torch = pytest.importorskip("torch")
+    theirs = inspect.signature(getattr(torch.optim, name)).parameters
+    ours = inspect.signature(cls).parameters
+    impl = {"foreach", "capturable", "differentiable", "fused"}
+    assert list(ours) == [k for k in theirs if k not in impl]
+    for k, p in ours.items():
+        if k != "params":
+            assert p.default == theirs[k].default, k
+            assert p.kind == theirs[k].kind or name == "RMSprop" and k == "maximize", k
+    t = torch.nn.Parameter(torch.zeros(2))
+    tdefaults = getattr(torch.optim, name)([t]).defaults
+    assert {k: v for k, v in tdefaults.items() if k not in impl} == DEFAULTS[name]
+
+
+# arguments torch refuses (each a ValueError there too), and how tinyffn says it
+BAD = [("RMSprop", {"lr": -1.0}, "lr must be >= 0, got -1.0"),
+       ("RMSprop", {"alpha": -0.5}, "alpha must be >= 0, got -0.5"),
+       ("RMSprop", {"momentum": -0.1}, "momentum must be >= 0"),
+       ("RMSprop", {"eps": -1e-8}, "eps must be >= 0"),
+       ("RMSprop", {"weight_decay": float("nan")}, "weight_decay must be >= 0, got nan"),
+       ("Adagrad", {"lr_decay": -1.0}, "lr_decay must be >= 0"),
+       ("Adagrad", {"initial_accumulator_value": -1.0},
+        "initial_accumulator_value must be >= 0"),
+       ("Adagrad", {"eps": -1.0}, "eps must be >= 0"),
+       ("NAdam", {"betas": (1.0, 0.999)}, r"betas must be two numbers in \[0, 1\)"),
+       ("NAdam", {"betas": (0.9, -0.1)}, "beta must be >= 0"),
+       ("NAdam", {"momentum_decay": -1.0}, "momentum_decay must be >= 0"),
+       ("RAdam", {"betas": (0.9, 1.0)}, r"betas must be two numbers in \[0, 1\)"),
+       ("RAdam", {"weight_decay": -0.1}, "weight_decay must be >= 0"),
+       ("Adamax", {"betas": (0.9, 1.5)}, r"betas must be two numbers in \[0, 1\)"),
+       ("Adamax", {"eps": -1.0}, "eps must be >= 0"),
+       ("Adadelta", {"rho": 1.5}, r"rho must be in \[0, 1\], got 1.5"),
+       ("Adadelta", {"rho": -0.5}, "rho must be >= 0"),
+       ("Adadelta", {"lr": -1.0}, "lr must be >= 0")]
+
+
+@pytest.mark.parametrize("name, kwargs, message", BAD)
+def test_bad_arguments_are_refused_as_in_torch(name, kwargs, message):
+    p = nn.Parameter(tinyffn.zeros(2))
+    with pytest.raises(ValueError, match=f"{name}: {message}"):
+        getattr(optim, name)([p], **kwargs)
+    with pytest.raises(ValueError, match=f"{name}.param_groups\\[1\\]: {message}"):
+        getattr(optim, name)([{"params": [p]}, {"params": [nn.Parameter(tinyffn.zeros(2))],
+                                                **kwargs}])
+    torch = pytest.importorskip("torch")
+    with pytest.raises(ValueError):
+        getattr(torch.optim, name)([torch.nn.Parameter(torch.zeros(2))], **kwargs)
+
+
+@pytest.mark.parametrize("name, key", [("RMSprop", "centered"), ("NAdam", "maximize"),
+                                       ("RAdam", "decoupled_weight_decay")])
+def test_flags_must_be_bools(name, key):
+    with pytest.raises(TypeError, match=f"{name}: {key} must be True or False, got 1"):
+        getattr(optim, name)([nn.Parameter(tinyffn.zeros(2))], **{key: 1})
+
+
+def test_another_optimizers_setting_is_refused_not_kept_as_a_label():
+    """RMSprop given Adam's betas, Adagrad given SGD's momentum, Adam given RMSprop's
+    alpha would each ignore it in silence; a near-miss is named."""
+    p = nn.Parameter(tinyffn.zeros(2))
+    for cls, key in ((optim.RMSprop, "betas"), (optim.Adagrad, "momentum"),
+                     (optim.Adam, "alpha"), (optim.Adadelta, "betas")):
+        with pytest.raises(KeyError, match=f"'{key}' is another optimizer's setting"):
+            cls([{"params": [p], key: 0.5}])
+    with pytest.raises(KeyError, match="did you mean 'momentum_decay'"):
+        optim.NAdam([{"params": [p], "momentum_decy": 0.5}])
+    from tinyffn.param_groups import OPTIMIZER_SETTINGS
+    for name in NAMES:
+        assert set(DEFAULTS[name]) <= OPTIMIZER_SETTINGS
+
+
+def test_what_rmsprop_keeps_cannot_change_after_its_first_step():
+    """momentum > 0 and centered add state arrays; torch would fail with a KeyError in
+    the next step, so the change is refused when written."""
+    p = nn.Parameter(tinyffn.ones(2))
+    opt = optim.RMSprop([p])
+    p.grad = tinyffn.ones(2)
+    opt.step()
+    for key, value in (("momentum", 0.9), ("centered", True)):
+        with pytest.raises(ValueError, match="changes what the optimizer keeps"):
+            opt.param_groups[0][key] = value
+    opt.param_groups[0]["alpha"] = 0.5                  # a number in the math: fine
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_float32_weights_stay_float32(name):
+    (w1, b1, w2), opt, _ = train(tinyffn, name, CASES[name][-1], steps=3,
+                                 weights=[w.astype(np.float32) for w in (W1, B1, W2)])
+    assert w1.dtype == b1.dtype == w2.dtype == np.float32
+    for state in opt.state.values():
+        assert all(v.dtype == np.float32 for v in state.values() if hasattr(v, "dtype"))
+
+
+def one_cycle(schedules, opt):
+    return schedules.OneCycleLR(opt, max_lr=[0.05, 0.02], total_steps=21)
+
+
+@pytest.mark.parametrize("name, settings", [
+    ("RMSprop", ({"momentum": 0.9}, {}, {})),           # cycles momentum
+    ("NAdam", ({}, {}, {})),                            # cycles betas[0]
+    ("Adamax", ({}, {}, {"betas": (0.8, 0.99)}))])
+def test_one_cycle_lr_schedules_them_as_torchs(name, settings):
+    """OneCycleLR sets each group's lr and momentum (RMSprop's) or beta1 (the Adams')
+    every step; the weights and lrs match torch's."""
+    ours, opt, lrs = train(tinyffn, name, settings, schedule=one_cycle)
+    theirs, topt, tlrs = torch_train(name, settings, schedule=one_cycle)
+    np.testing.assert_allclose(lrs, tlrs, rtol=1e-12)
+    assert len({lr for lr, _ in lrs}) > 10
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-13)
+    key = "momentum" if name == "RMSprop" else "betas"
+    assert [g[key] for g in opt.param_groups] == [g[key] for g in topt.param_groups]
+
+
+def test_step_lr_on_adagrad_and_no_momentum_to_cycle():
+    step = lambda schedules, opt: schedules.StepLR(opt, step_size=5, gamma=0.5)  # noqa: E731
+    ours, _, lrs = train(tinyffn, "Adagrad", CASES["Adagrad"][1], schedule=step)
+    assert [lr for lr, _ in lrs] == [0.1] * 5 + [0.05] * 5 + [0.025] * 5 + [0.0125] * 5
+    p = nn.Parameter(tinyffn.zeros(2))
+    with pytest.raises(ValueError, match="Adadelta has neither setting"):
+        lr_scheduler.OneCycleLR(optim.Adadelta([p]), max_lr=0.1, total_steps=5)
+    theirs, _, tlrs = torch_train("Adagrad", CASES["Adagrad"][1], schedule=step)
+    assert lrs == tlrs
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-13)
