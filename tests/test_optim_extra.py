@@ -50,13 +50,14 @@ def batch(t):
 
 
 def train(lib, name, settings, steps=20, opt_state=None, start=0, weights=(W1, B1, W2),
-          schedule=None):
+          schedule=None, device=None):
     """``steps`` steps of ``lib.optim.<name>`` (lib tinyffn or torch) on a tanh network
     from ``weights``: w1, b1 in group 0 and w2 in group 1, each with its settings.
     ``schedule(lib.optim.lr_scheduler, opt)``, if given, makes a scheduler stepped after
     each step. Returns the weights, the optimizer and each step's lrs."""
     defaults, group0, group1 = settings
-    ps = [lib.nn.Parameter(lib.tensor(w)) for w in weights]
+    on = {"device": device} if device else {}
+    ps = [lib.nn.Parameter(lib.tensor(w, **on)) for w in weights]
     opt = getattr(lib.optim, name)([{"params": ps[:2], **group0},
                                     {"params": ps[2:], **group1}], **defaults)
     if opt_state is not None:
@@ -64,7 +65,7 @@ def train(lib, name, settings, steps=20, opt_state=None, start=0, weights=(W1, B
     sched = schedule(lib.optim.lr_scheduler, opt) if schedule else None
     lrs = []
     for t in range(start, start + steps):
-        x, y = (lib.tensor(a) for a in batch(t))
+        x, y = (lib.tensor(a, **on) for a in batch(t))
         opt.zero_grad()
         (((x @ ps[0] + ps[1]).tanh() @ ps[2] - y) ** 2).mean().backward()
         opt.step()
@@ -98,6 +99,17 @@ def test_training_matches_torch(name, i):
     for a, b, what in zip(ours, theirs, ("w1", "b1", "w2")):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-13, err_msg=f"{name} {what}")
         assert not np.array_equal(a, (W1, B1, W2)[("w1", "b1", "w2").index(what)])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_backend_takes_the_same_steps(name, device):
+    """The update uses only the array API (xp.sqrt, xp.maximum, xp.full_like): on the
+    strict backend (and a GPU) it gives NumPy's numbers."""
+    ours, opt, _ = train(tinyffn, name, CASES[name][-1], steps=6, device=device)
+    cpu, _, _ = train(tinyffn, name, CASES[name][-1], steps=6)
+    for a, b in zip(ours, cpu):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+    assert all(s["step"] == 6 for s in opt.state.values())
 
 
 # torch.optim's w2 after train(torch, name, CASES[name][1]) (PyTorch 2.13.0, CPU, float64)
