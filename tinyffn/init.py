@@ -99,6 +99,43 @@ def _constant(op: str, tensor: Tensor, val: Any, name: str = "val") -> Tensor:
     return _set(op, tensor, lambda shape: np.full(shape, val), random=False)
 
 
+def eye_(tensor: Tensor) -> Tensor:
+    """The identity: a 2-D tensor (m, n) gets 1 where row = column and 0 elsewhere, as
+    ``torch.eye(m, n)``; a residual layer starting as the identity keeps its input."""
+    _check_target("eye_", tensor)
+    if tensor.ndim != 2:
+        raise ValueError(f"eye_: needs a 2-D tensor (a weight matrix), got shape "
+                         f"{tensor.shape}, as PyTorch does")
+    return _set("eye_", tensor, lambda shape: np.eye(*shape), random=False)
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """The identity of a convolution, as PyTorch's: a 3-, 4- or 5-D weight (out, in, *k)
+    gets 1 at [g·(out/groups) + d, d, centre of k] for each of the ``groups`` groups and
+    d < min(out/groups, in), 0 elsewhere, so that the convolution passes each of its first
+    input channels through to one output channel unchanged."""
+    _check_target("dirac_", tensor)
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError(f"dirac_: needs a 3-, 4- or 5-D tensor (a convolution's weight: "
+                         f"out, in, *kernel), got shape {tensor.shape}, as PyTorch does")
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+        raise ValueError(f"dirac_: groups must be a whole number >= 1, got {groups!r}")
+    if tensor.shape[0] % groups:
+        raise ValueError(f"dirac_: the tensor's {tensor.shape[0]} output channels (dim 0) "
+                         f"must be divisible by groups={groups}")
+    per = tensor.shape[0] // groups
+
+    def values(shape: tuple) -> np.ndarray:
+        out = np.zeros(shape)
+        centre = tuple(k // 2 for k in shape[2:])
+        for g in range(groups):
+            for d in range(min(per, shape[1])):
+                out[(g * per + d, d) + centre] = 1
+        return out
+
+    return _set("dirac_", tensor, values, random=False)
+
+
 # ----------------------------------------------------------------------------- random values
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
     """Entries drawn from U(a, b)."""
