@@ -461,3 +461,66 @@ def test_orthogonal_refusals():
     with pytest.raises(RuntimeError, match=r"orthogonal_: x was made from another tensor by "
                                            r"x\.T or x\.transpose"):
         init.orthogonal_(w.detach().T)             # (w.T itself has a grad_fn: above)
+
+
+# ----------------------------------------------------------------------------- eye_, dirac_
+@pytest.mark.parametrize("shape", [(3, 5), (5, 3), (4, 4), (0, 2)])
+def test_eye_is_the_identity(shape, device):
+    w = nn.Parameter(tinyffn.full(shape, 7.0, device=device))
+    assert init.eye_(w) is w
+    np.testing.assert_array_equal(w.numpy(), np.eye(*shape))
+    assert dtype_name(w.dtype) == "float32" and w.requires_grad and w.grad_fn is None
+
+
+def dirac_reference(shape, groups):
+    """PyTorch's loop, written out: 1 at [g·per + d, d, centre] for d < min(per, in)."""
+    out, per = np.zeros(shape), shape[0] // groups
+    for g in range(groups):
+        for d in range(min(per, shape[1])):
+            out[(g * per + d, d) + tuple(k // 2 for k in shape[2:])] = 1
+    return out
+
+
+@pytest.mark.parametrize("shape, groups", [((4, 2, 3), 1), ((2, 4, 3), 1), ((6, 4, 3, 3), 2),
+                                           ((4, 6, 3, 2, 5), 2), ((3, 3, 4, 4), 3)])
+def test_dirac_is_the_identity_of_a_convolution(shape, groups, device):
+    w = nn.Parameter(tinyffn.ones(*shape, device=device))
+    assert init.dirac_(w, groups) is w
+    np.testing.assert_array_equal(w.numpy(), dirac_reference(shape, groups))
+    assert w.numpy().sum() == groups * min(shape[0] // groups, shape[1])
+
+
+def test_dirac_passes_a_signal_through():
+    """A 1-D convolution with the dirac weight, kernel 3, padding 1, written as a sum over
+    taps: the output's first channels are the input's."""
+    x = np.random.default_rng(0).normal(size=(2, 5))              # (in, L)
+    w = init.dirac_(tinyffn.zeros(3, 2, 3)).numpy()                # (out, in, k)
+    xp = np.pad(x, ((0, 0), (1, 1)))
+    y = np.stack([sum(w[:, :, k] @ xp[:, k:k + 5] for k in range(3))])[0]   # (out, L)
+    np.testing.assert_array_equal(y, np.vstack([x, np.zeros((1, 5))]))
+
+
+def test_eye_and_dirac_match_torch():
+    torch = pytest.importorskip("torch")
+    for shape, groups in [((4, 2, 3), 1), ((6, 4, 3, 3), 2), ((4, 6, 3, 2, 5), 2)]:
+        t = torch.empty(shape)
+        torch.nn.init.dirac_(t, groups)
+        np.testing.assert_array_equal(init.dirac_(tinyffn.zeros(*shape), groups).numpy(),
+                                      t.numpy())
+    t = torch.empty(3, 5)
+    torch.nn.init.eye_(t)
+    np.testing.assert_array_equal(init.eye_(tinyffn.zeros(3, 5)).numpy(), t.numpy())
+
+
+def test_eye_and_dirac_refuse_what_torch_refuses():
+    with pytest.raises(ValueError, match=r"eye_: needs a 2-D tensor .* got shape \(2, 2, 2\)"):
+        init.eye_(tinyffn.zeros(2, 2, 2))
+    with pytest.raises(ValueError, match=r"dirac_: needs a 3-, 4- or 5-D tensor .* \(3, 3\)"):
+        init.dirac_(tinyffn.zeros(3, 3))
+    with pytest.raises(ValueError, match="5 output channels .* divisible by groups=2"):
+        init.dirac_(tinyffn.zeros(5, 2, 3), groups=2)
+    with pytest.raises(ValueError, match="groups must be a whole number >= 1, got 0"):
+        init.dirac_(tinyffn.zeros(4, 2, 3), groups=0)
+    x = tinyffn.zeros(2, 2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="eye_: this tensor was computed by"):
+        init.eye_(x * 2)

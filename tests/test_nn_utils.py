@@ -154,3 +154,123 @@ def test_torchs_import_paths_work():
     from tinyffn.nn.utils import clip_grad_norm_
     import tinyffn.nn.utils as utils
     assert clip_grad_norm_ is utils.clip_grad_norm_ is nn.utils.clip_grad_norm_
+
+
+# ------------------------------------------------ get_total_norm, clip_grads_with_norm_
+GRADS3 = [[[3.0, -4.0]], [12.0], [[0.5], [-2.0]]]
+
+
+@pytest.mark.parametrize("norm_type, want", [
+    # (Σ |g|^p)^(1/p) of GRADS3, by hand: 9 + 16 + 144 + 0.25 + 4 = 173.25
+    (2.0, math.sqrt(173.25)), (1, 21.5), (math.inf, 12.0), ("inf", 12.0),
+    (3.0, (27 + 64 + 1728 + 0.125 + 8) ** (1 / 3))])
+def test_get_total_norm_follows_the_formula(norm_type, want, device):
+    ts = [tinyffn.tensor(g, device=device) for g in GRADS3]
+    total = nn.utils.get_total_norm(ts, norm_type)
+    assert total.shape == () and total.device == ts[0].device
+    assert total.item() == pytest.approx(want, rel=1e-6)
+    assert nn.utils.get_total_norm(ts[1], norm_type).item() == pytest.approx(12.0, rel=1e-6)
+
+
+def test_get_total_norm_and_clip_grads_with_norm_are_clip_grad_norm_():
+    """PyTorch's clip_grad_norm_ is get_total_norm then clip_grads_with_norm_; so is ours,
+    and a norm summed over two models clips both by one factor."""
+    a, b = with_grads(GRADS3, dtype="float64"), with_grads(GRADS3, dtype="float64")
+    total = nn.utils.clip_grad_norm_(a, 5.0)
+    norm = nn.utils.get_total_norm([p.grad for p in b])
+    assert nn.utils.clip_grads_with_norm_(b, 5.0, norm) is None
+    assert norm.item() == total.item() == pytest.approx(math.sqrt(173.25), rel=1e-15)
+    for p, q in zip(a, b):
+        np.testing.assert_array_equal(p.grad.numpy(), q.grad.numpy())
+    c = with_grads(GRADS3, dtype="float64")
+    nn.utils.clip_grads_with_norm_(c, 1.0, 26.0)          # a number, as a norm from elsewhere
+    np.testing.assert_allclose(c[1].grad.numpy(), [12.0 / (26.0 + 1e-6)], rtol=1e-15)
+    d = with_grads(GRADS3, dtype="float64")
+    nn.utils.clip_grads_with_norm_(d, 100.0, norm)        # below max_norm: unchanged
+    np.testing.assert_array_equal(d[0].grad.numpy(), GRADS3[0])
+
+
+def test_get_total_norm_and_clip_grads_with_norm_match_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    arrays = [rng.normal(size=s) for s in [(2, 3), (4,), (1, 2, 2)]]
+    for p in (2.0, 1.0, 3.5, math.inf):
+        ours = nn.utils.get_total_norm([tinyffn.tensor(a) for a in arrays], p)
+        theirs = torch.nn.utils.get_total_norm([torch.tensor(a) for a in arrays], p)
+        assert ours.item() == pytest.approx(theirs.item(), rel=1e-14)
+    ps = with_grads(arrays, dtype="float64")
+    tps = [torch.nn.Parameter(torch.zeros(a.shape, dtype=torch.float64)) for a in arrays]
+    for t, a in zip(tps, arrays):
+        t.grad = torch.tensor(a)
+    nn.utils.clip_grads_with_norm_(ps, 0.5, nn.utils.get_total_norm([p.grad for p in ps]))
+    torch.nn.utils.clip_grads_with_norm_(tps, 0.5, torch.nn.utils.get_total_norm(
+        [t.grad for t in tps]))
+    for p, t in zip(ps, tps):
+        np.testing.assert_allclose(p.grad.numpy(), t.grad.numpy(), rtol=1e-14)
+
+
+def test_get_total_norm_and_clip_grads_with_norm_refuse_bad_arguments():
+    g = tinyffn.tensor([1.0, float("nan")])
+    assert math.isnan(nn.utils.get_total_norm([g]).item())
+    with pytest.raises(RuntimeError, match="get_total_norm: the total norm of order 2.0"):
+        nn.utils.get_total_norm([g], error_if_nonfinite=True)
+    assert nn.utils.get_total_norm([]).item() == 0.0
+    with pytest.raises(TypeError, match="get_total_norm: tensors must be tinyffn tensors"):
+        nn.utils.get_total_norm([np.ones(2)])
+    with pytest.raises(ValueError, match="get_total_norm: norm_type must be a number > 0"):
+        nn.utils.get_total_norm([g], norm_type=0)
+    ps = with_grads(GRADS3)
+    with pytest.raises(ValueError, match="clip_grads_with_norm_: max_norm must be a number"):
+        nn.utils.clip_grads_with_norm_(ps, -1.0, tinyffn.tensor(1.0))
+    with pytest.raises(ValueError, match=r"total_norm must be one number .* shape \(2,\)"):
+        nn.utils.clip_grads_with_norm_(ps, 1.0, tinyffn.ones(2))
+    with pytest.raises(TypeError, match="total_norm must be a tensor or a number, got str"):
+        nn.utils.clip_grads_with_norm_(ps, 1.0, "13")
+
+
+# ------------------------------------------------ parameters_to_vector, vector_to_parameters
+def test_parameters_to_vector_and_back(device):
+    rng = np.random.default_rng(0)
+    arrays = [rng.normal(size=s) for s in [(2, 3), (4,), (1, 2, 2), ()]]
+    ps = [nn.Parameter(tinyffn.tensor(a, device=device)) for a in arrays]
+    vec = nn.utils.parameters_to_vector(ps)
+    np.testing.assert_array_equal(vec.numpy(), np.concatenate([a.ravel() for a in arrays]))
+    (vec * vec).sum().backward()                            # in the graph, as torch's
+    for p, a in zip(ps, arrays):
+        np.testing.assert_allclose(p.grad.numpy(), 2 * a, rtol=1e-15)
+    new = tinyffn.tensor(np.arange(15.0), device=device)
+    nn.utils.vector_to_parameters(new, ps)
+    assert [p.shape for p in ps] == [(2, 3), (4,), (1, 2, 2), ()]
+    np.testing.assert_array_equal(ps[1].numpy(), [6.0, 7.0, 8.0, 9.0])
+    assert ps[3].item() == 14.0 and ps[0].requires_grad and ps[0].grad is not None
+    np.testing.assert_array_equal(nn.utils.parameters_to_vector(ps).numpy(), np.arange(15.0))
+    new.data = new.data * 0                                 # the parameters hold copies
+    assert ps[3].item() == 14.0
+
+
+def test_parameters_to_vector_matches_torch():
+    torch = pytest.importorskip("torch")
+    model = nn.FFN(4)
+    tensors = [torch.tensor(p.numpy()) for p in model.parameters()]
+    np.testing.assert_array_equal(nn.utils.parameters_to_vector(model.parameters()).numpy(),
+                                  torch.nn.utils.parameters_to_vector(tensors).numpy())
+    vec = np.random.default_rng(1).normal(size=sum(t.numel() for t in tensors))
+    nn.utils.vector_to_parameters(tinyffn.tensor(vec, dtype="float32"), model.parameters())
+    torch.nn.utils.vector_to_parameters(torch.tensor(vec, dtype=torch.float32), tensors)
+    for p, t in zip(model.parameters(), tensors):
+        np.testing.assert_array_equal(p.numpy(), t.numpy())
+
+
+def test_vector_to_parameters_refuses_a_vector_that_does_not_fit():
+    ps = [nn.Parameter(tinyffn.zeros(2, 3)), nn.Parameter(tinyffn.zeros(4))]
+    with pytest.raises(ValueError, match=r"vec must be 1-D with one entry per parameter "
+                                         r"entry, 10 for these parameters .* got shape \(11,\)"):
+        nn.utils.vector_to_parameters(tinyffn.zeros(11), ps)     # torch ignores the extra one
+    with pytest.raises(ValueError, match=r"got shape \(2, 5\)"):
+        nn.utils.vector_to_parameters(tinyffn.zeros(2, 5), ps)
+    with pytest.raises(TypeError, match="vec must be a tinyffn Tensor, got numpy.ndarray"):
+        nn.utils.vector_to_parameters(np.zeros(10), ps)
+    with pytest.raises(ValueError, match="parameters_to_vector: got no parameters"):
+        nn.utils.parameters_to_vector([])
+    with pytest.raises(TypeError, match="parameters must be tinyffn tensors"):
+        nn.utils.parameters_to_vector([np.zeros(2)])

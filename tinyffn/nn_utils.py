@@ -10,7 +10,9 @@ the norm keeps its direction and limits its length:
 
 All gradients are scaled by one factor, so the update keeps its direction. The sums run
 on the gradients' own device, in float32 at least (a float16 sum of squares overflows
-past 65,504).
+past 65,504). ``get_total_norm`` and ``clip_grads_with_norm_`` are its two halves, as
+PyTorch's. ``parameters_to_vector`` and ``vector_to_parameters`` see a model's parameters
+as one vector, and back.
 """
 from __future__ import annotations
 
@@ -84,9 +86,7 @@ def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float
         if grads:
             check_one_device(op, "total_norm and the gradients", total_norm, grads[0])
         total_norm = total_norm.detach().reshape(())
-    elif is_real(total_norm):
-        total_norm = tensor(float(total_norm), device=grads[0].device if grads else None)
-    else:
+    elif not is_real(total_norm):
         raise TypeError(f"{op}: total_norm must be a tensor or a number, got "
                         f"{type_name(total_norm)}")
     _scale(grads, max_norm, total_norm)
@@ -117,9 +117,11 @@ def _norm_of(op: str, ts: list, norm_type: Any, error_if_nonfinite: bool) -> Ten
     return total
 
 
-def _scale(grads: list, max_norm: float, total: Tensor) -> None:
+def _scale(grads: list, max_norm: float, total: Tensor | float) -> None:
+    """g ← g · min(1, max_norm / (total + 1e-6)), the factor a 0-d tensor or a float."""
     with no_grad():
-        scale = (max_norm / (total + 1e-6)).clamp(max=1.0)
+        scale = (max_norm / (total + 1e-6)).clamp(max=1.0) if isinstance(total, Tensor) \
+            else min(1.0, max_norm / (float(total) + 1e-6))
         for g in grads:
             g *= scale      # in place, as torch's mul_: g keeps its dtype, also a 0-d g
 
