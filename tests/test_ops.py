@@ -257,6 +257,15 @@ CASES = {
         Case("beta-2", [normal(5) * 2], lambda x: ops.Swish.apply(x, beta=2.0),
              lambda x: x * special.expit(2.0 * x)),
     ],
+    # logs_and_angles.py
+    ops.Log2: [Case("log2", [positive(3, 4)], lambda x: tinyffn.log2(x), np.log2)],
+    ops.Log10: [Case("log10", [positive(3, 4)], lambda x: x.log10(), np.log10)],
+    ops.Exp2: [Case("exp2", [normal(3, 4)], lambda x: tinyffn.exp2(x), np.exp2)],
+    ops.Atan: [Case("atan", [normal(3, 4) * 2], lambda x: x.atan(), np.arctan)],
+    ops.Atan2: [
+        Case("atan2", [normal(3, 4), normal(3, 4)], lambda x, w: tinyffn.atan2(x, w), np.arctan2),
+        Case("broadcast", [normal(3, 1), normal(4)], lambda x, w: x.atan2(w), np.arctan2),
+    ],
 }
 
 ALL_CASES = [pytest.param(op, case, id=f"{op.op_name()}-{case.label}")

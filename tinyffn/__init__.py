@@ -34,6 +34,8 @@ from . import torch_names as _names
 from .torch_names import (ceil, cumprod, diff, dot, floor, movedim, moveaxis, narrow, roll,
                           trunc, unflatten)
 round = _names.round                    # a builtin's name: kept out of __all__, as sum is
+from .torch_math import (arctan, arctan2, atan, atan2, clamp_max, clamp_min, cosh, exp2, expm1,
+                         hypot, log2, log10, logaddexp, sinh, xlogy)
 from .scatter import index_add, scatter, scatter_add
 from .numerics import count_nonzero, finfo, histc, iinfo, kthvalue, median, nan_to_num
 from .more_functions import (bincount, bmm, cos, cumsum, flip, floor_divide, fmod,
@@ -90,6 +92,8 @@ __all__ = [
     "chunk", "split", "empty_like", "triu_indices", "tril_indices", "argwhere",
     "roll", "movedim", "moveaxis", "narrow", "unflatten", "diff", "cumprod", "dot",  # torch_names.py
     "floor", "ceil", "trunc",
+    "expm1", "log2", "log10", "exp2", "sinh", "cosh", "atan", "arctan", "atan2",  # torch_math.py
+    "arctan2", "logaddexp", "hypot", "xlogy", "clamp_min", "clamp_max",
     "finfo", "iinfo", "nan_to_num", "count_nonzero", "histc", "median", "kthvalue",  # numerics.py
     "cdist", "cosine_similarity", "pairwise_distance", "linalg",  # distances.py, linalg.py
     "index_add", "scatter_add", "scatter",                      # scatter.py

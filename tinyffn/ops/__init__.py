@@ -13,6 +13,7 @@ from .elementwise import (Add, Cast, Clone, Cos, Div, Erf, Exp, FloorDivide, Fmo
                           Maximum, Mul, Neg, Pow, ReLU, Remainder, Sigmoid, Sign, Sin, Sub,
                           Tanh, Where)
 from .linalg import Linear, MatMul
+from .logs_and_angles import Atan, Atan2, Exp2, Log2, Log10
 from .reduce import Cumsum, Max, Mean, Prod, Sum
 from .shape import BroadcastTo, Concat, GetItem, IndexAdd, Reshape, Transpose, sum_to_shape
 
@@ -21,6 +22,7 @@ PRIMITIVES = (
     Add, Sub, Mul, Div, FloorDivide, Remainder, Fmod, Maximum, Where,
     # elementwise, unary
     Neg, Pow, Exp, Log, Log1p, Tanh, Sigmoid, Erf, Sin, Cos, Sign, ReLU, Cast, Clone,
+    Log2, Log10, Exp2, Atan, Atan2,                     # logs_and_angles.py
     # reductions, and the running sum
     Sum, Mean, Max, Prod, Cumsum,
     # linear algebra

@@ -1,0 +1,251 @@
+"""PyTorch's elementwise math that ported programs reach for, each a function and (where
+torch has one) a Tensor method: ``expm1``, ``log2``, ``log10``, ``exp2``, ``sinh``,
+``cosh``, ``atan``/``arctan``, ``atan2``/``arctan2``, ``logaddexp``, ``hypot``,
+``clamp_min``, ``clamp_max``, ``xlogy``.
+
+``log2``, ``log10``, ``exp2``, ``atan`` and ``atan2`` are primitives
+(:mod:`tinyffn.ops.logs_and_angles`): the array library has them to the last bit. The
+others are composed, each in a frame of its name, written so that no digit is lost where
+a plain formula would lose it:
+
+* ``expm1`` is Kahan's form, u = exp(x), (u - 1) · x / log u: the rounding error of u
+  cancels between u - 1 and log u, so expm1(1e-10) keeps all its digits where
+  exp(x) - 1 keeps six;
+* ``sinh`` of |x| < 1 is (expm1(x) - expm1(-x)) / 2, no cancellation; for larger |x|
+  h = exp(|x| / 2) and h/2 · h - 1/(2 h²), finite up to |x| = 710.4 as the true value
+  is (exp(x)/2 overflows at 709.8); ``cosh`` is 1 + 2 sinh(x/2)²;
+* ``logaddexp`` is max(a, b) + log1p(exp(-|a - b|)), never exp of a large number;
+* ``hypot`` is m · sqrt(1 + (n/m)²), m and n the larger and smaller of |a| and |b|, so
+  a² does not overflow (hypot(1e20, 1e20) in float32 is 1.41e20, not inf).
+
+Where a branch is not taken, its input is replaced by a harmless value (the "double
+where"), so that where's zero gradient does not meet an inf or NaN of the other branch
+(0 · inf is NaN). Integers and bools compute in float32, float16 in float32 and rounded
+once, as PyTorch. :class:`MathMethods` is a base class of ``Tensor`` (through
+``TorchMethods``).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+from . import grad_mode
+from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
+from .arguments import tensor_arg, type_name
+from .backend import dtype_name
+from .ops.logs_and_angles import Atan, Atan2, Exp2, Log2, Log10
+
+
+def _float(x):
+    """x in float32 if it holds integers or bools (PyTorch's default float), else as is."""
+    return x if x.backend.is_floating(x.dtype) else x.to(dtype="float32")
+
+
+def _wide(x):
+    return x.to(dtype="float32") if dtype_name(x.dtype) == "float16" else x
+
+
+def _composed(op: str, input, fn):
+    """fn(x) of the float ``x`` of ``input``, in a frame named ``op``: float16 computed in
+    float32 and rounded once, as PyTorch computes it."""
+    x = _float(tensor_arg(op, "input", input))
+    with grad_mode.scope("function", op):
+        y = fn(_wide(x))
+        return y.to(dtype="float16") if dtype_name(x.dtype) == "float16" else y
+
+
+class _Named:
+    """What :func:`~tinyffn.promotion.as_tensors` reads of an op: its name, for errors."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def op_name(self) -> str:
+        return self.name
+
+
+def _binary(op: str, input, other, fn, names=("input", "other"), widen=True):
+    """fn(a, b) of both operands as float tensors, in a frame named ``op``. A number takes
+    the dtype of the tensor next to it (a float32 tensor and 0.5 stay float32), two
+    tensors PyTorch's result dtype; float16 computes in float32, rounded once."""
+    Tensor = _tensor.Tensor
+    for name, v in zip(names, (input, other)):
+        if not isinstance(v, (Tensor, numbers.Real)):
+            raise TypeError(f"{op}: {name} must be a tinyffn Tensor or a number, got "
+                            f"{type_name(v)}")
+    from .promotion import as_tensors
+    a, b = (_float(t) for t in as_tensors((input, other), _Named(op)))
+    for m, n in zip(a.shape[::-1], b.shape[::-1]):
+        if m != n and 1 not in (m, n):
+            raise ValueError(f"{op}: shapes {a.shape} and {b.shape} cannot be broadcast "
+                             "together; each trailing axis must match or be 1")
+    half = widen and dtype_name(a.dtype) == dtype_name(b.dtype) == "float16"
+    with grad_mode.scope("function", op):
+        if not half:
+            return fn(a, b)
+        y = fn(_wide(a), _wide(b))
+        return y.to(dtype="float16") if half else y
+
+
+# ----------------------------------------------------------------------------- exp and log
+def expm1(input):
+    """exp(x) - 1, exact for tiny x, as ``torch.expm1``: Kahan's form with u = exp(x):
+    x where u rounds to 1; -1 where u is 0; u where it is inf; else (u - 1) · x / log u.
+    The gradient is exp(x) = u, to the last digit as well (the rounding of u cancels in
+    the product rule as in the value)."""
+    from .composed import where     # composed.py imports tensor.py, which imports this
+
+    def fn(x):
+        u = x.exp()
+        plain = (u == 1) | (u == 0) | u.isinf()             # x, -1 or inf: no division
+        xs, us = where(plain, 1.0, x), where(plain, math.e, u)  # harmless where not taken
+        y = (us - 1) / us.log() * xs                      # not (u - 1) · x: overflows
+        return where(u == 1, x, where(u == 0, -1.0, where(u.isinf(), u, y)))
+    return _composed("expm1", input, fn)
+
+
+def log2(input):
+    """log base 2, as ``torch.log2``: log2(8) is 3.0 exactly. The Log2 primitive."""
+    return Log2.apply(_float(tensor_arg("log2", "input", input)))
+
+
+def log10(input):
+    """log base 10, as ``torch.log10``: log10(1000) is 3.0 exactly. The Log10 primitive."""
+    return Log10.apply(_float(tensor_arg("log10", "input", input)))
+
+
+def exp2(input):
+    """2 to the power x, as ``torch.exp2`` (exp2(3) is 8.0 exactly). The Exp2 primitive."""
+    return Exp2.apply(_float(tensor_arg("exp2", "input", input)))
+
+
+def sinh(input):
+    """(e^x - e^-x) / 2, as ``torch.sinh``: for |x| < 1 (expm1(x) - expm1(-x)) / 2, which
+    keeps every digit of sinh(1e-10); else ±(h/2 · h - 1/(2 h²)) with h = exp(|x|/2)."""
+    from .composed import where     # composed.py imports tensor.py, which imports this
+
+    def fn(x):
+        small = x.abs() < 1
+        xs = where(small, x, 0.0)                           # harmless where not taken
+        near = (expm1(xs) - expm1(-xs)) / 2
+        xl = where(small, 1.0, x)
+        a = where(xl < 0, -xl, xl)          # |x|, by where: abs's maximum turns inf · 0 into NaN
+        h = (a / 2).exp()
+        far = (h * 0.5) * h - 0.5 / (h * h)
+        return where(small, near, where(x < 0, -far, far))
+    return _composed("sinh", input, fn)
+
+
+def cosh(input):
+    """(e^x + e^-x) / 2, as ``torch.cosh``: 1 + 2 sinh(x/2)², no cancellation in the value
+    nor in the gradient (2 sinh(x/2) cosh(x/2) = sinh x, exact for tiny x too)."""
+    return _composed("cosh", input, lambda x: 1 + 2 * sinh(x / 2) ** 2)
+
+
+# ----------------------------------------------------------------------------- angles
+def atan(input):
+    """The inverse tangent, in (-pi/2, pi/2), as ``torch.atan``. The Atan primitive."""
+    return Atan.apply(_float(tensor_arg("atan", "input", input)))
+
+
+def atan2(input, other):
+    """The angle of the point (other, input), in [-pi, pi], as ``torch.atan2(input, other)``
+    (input the y coordinate, other the x), broadcasting. The Atan2 primitive; its gradient
+    is (other, -input) / (input² + other²), and 0 at the origin, as PyTorch's."""
+    for name, v in (("input", input), ("other", other)):
+        if not isinstance(v, (_tensor.Tensor, numbers.Real)):
+            raise TypeError(f"atan2: {name} must be a tinyffn Tensor or a number, got "
+                            f"{type_name(v)}")
+    return Atan2.apply(input, other)
+
+
+arctan, arctan2 = atan, atan2           # PyTorch's (and NumPy's) other names
+
+
+# ----------------------------------------------------------------------------- two operands
+def logaddexp(input, other):
+    """log(e^a + e^b), elementwise with broadcasting, as ``torch.logaddexp``: max(a, b) +
+    log1p(exp(-|a - b|)), stable for any size (logaddexp(1000, 1000) is 1000.693). The
+    gradient is sigmoid(a - b) to a, 1/2 each on a tie. Where a and b are the same
+    infinity, a - b is NaN: it is read as 0 there, giving that infinity."""
+    from .composed import where     # composed.py imports tensor.py, which imports this
+
+    def fn(a, b):
+        d = a - b
+        d = where(d.isnan() & ~(a.isnan() | b.isnan()), 0.0, d)   # inf - inf: a tie
+        return a.maximum(b) + (-d.abs()).exp().log1p()
+    return _binary("logaddexp", input, other, fn)
+
+
+def hypot(input, other):
+    """sqrt(a² + b²), elementwise with broadcasting, as ``torch.hypot``, without
+    overflow: m · sqrt(1 + (n/m)²), m and n the larger and smaller of |a| and |b|; m where
+    m is 0 or inf. The gradient is (a, b) / hypot(a, b), and 0 at the origin (PyTorch's
+    is NaN there)."""
+    from .composed import where     # composed.py imports tensor.py, which imports this
+
+    def fn(a, b):
+        a, b = a.abs(), b.abs()
+        m, n = a.maximum(b), a.minimum(b)
+        edge = (m == 0) | m.isinf()
+        r = where(edge, 0.0, n) / where(edge, 1.0, m)      # harmless where not taken
+        return where(edge, m, m * (1 + r * r).sqrt())
+    return _binary("hypot", input, other, fn)
+
+
+def xlogy(input, other):
+    """x · log(y), elementwise with broadcasting, and 0 where x is 0 (unless y is NaN), as
+    ``torch.xlogy``: the entropy term p · log p is 0 at p = 0. The gradients are PyTorch's:
+    log(y) and x/y, where x = 0 too (d/dx is 0 there if y <= 0), except at x = 0 where
+    y is 0 (d/dy: 0 here, NaN in PyTorch) or inf (d/dx: 0 here, inf in PyTorch). float16 computes in float16 (log y rounded,
+    then the product), as PyTorch's xlogy does."""
+    from .composed import where     # composed.py imports tensor.py, which imports this
+
+    def fn(x, y):
+        zero = (x == 0) & ~y.isnan()
+        ys = where(zero & ((y <= 0) | y.isinf()), 1.0, y)   # log y = 0 where 0 · log y is not 0
+        xl = x * ys.log()                   # where x = 0: ±0, with d/dx = log y, as PyTorch
+        return where(zero, xl + 0.0, xl)    # + 0.0: xlogy(0, 0.5) is 0.0, not -0.0
+    return _binary("xlogy", input, other, fn, ("self", "other"), widen=False)
+
+
+# ----------------------------------------------------------------------------- clamps
+def clamp_min(input, min):
+    """input limited from below by ``min`` (a number or a tensor), as ``torch.clamp_min``:
+    ``clamp(input, min=min)``."""
+    x = tensor_arg("clamp_min", "input", input)
+    with grad_mode.scope("function", "clamp_min"):
+        return x.clamp(min=min)
+
+
+def clamp_max(input, max):
+    """input limited from above by ``max``, as ``torch.clamp_max``: ``clamp(input, max=max)``."""
+    x = tensor_arg("clamp_max", "input", input)
+    with grad_mode.scope("function", "clamp_max"):
+        return x.clamp(max=max)
+
+
+class MathMethods:
+    """The Tensor methods of the functions above."""
+
+    __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
+
+    def expm1(self): return expm1(self)
+    def log2(self): return log2(self)
+    def log10(self): return log10(self)
+    def exp2(self): return exp2(self)
+    def sinh(self): return sinh(self)
+    def cosh(self): return cosh(self)
+    def atan(self): return atan(self)
+    def arctan(self): return atan(self)
+    def atan2(self, other): return atan2(self, other)
+    def arctan2(self, other): return atan2(self, other)
+    def logaddexp(self, other): return logaddexp(self, other)
+    def hypot(self, other): return hypot(self, other)
+    def xlogy(self, other): return xlogy(self, other)
+    def clamp_min(self, min): return clamp_min(self, min)
+    def clamp_max(self, max): return clamp_max(self, max)
+
+
+__all__ = ["expm1", "log2", "log10", "exp2", "sinh", "cosh", "atan", "arctan", "atan2",
+           "arctan2", "logaddexp", "hypot", "xlogy", "clamp_min", "clamp_max", "MathMethods"]
