@@ -36,6 +36,10 @@ from .torch_names import (ceil, cumprod, diff, dot, floor, movedim, moveaxis, na
 round = _names.round                    # a builtin's name: kept out of __all__, as sum is
 from .torch_math import (arctan, arctan2, atan, atan2, clamp_max, clamp_min, cosh, exp2, expm1,
                          hypot, log2, log10, logaddexp, sinh, xlogy)
+from .torch_accumulate import (addcdiv, addcmul, addmm, cummax, cummin, logcumsumexp, nanmean,
+                               nansum, std_mean, var_mean)
+from .torch_select import (bucketize, clone, fliplr, flipud, masked_select, meshgrid, rot90,
+                           searchsorted)
 from .scatter import index_add, scatter, scatter_add
 from .numerics import count_nonzero, finfo, histc, iinfo, kthvalue, median, nan_to_num
 from .more_functions import (bincount, bmm, cos, cumsum, flip, floor_divide, fmod,
@@ -94,6 +98,10 @@ __all__ = [
     "floor", "ceil", "trunc",
     "expm1", "log2", "log10", "exp2", "sinh", "cosh", "atan", "arctan", "atan2",  # torch_math.py
     "arctan2", "logaddexp", "hypot", "xlogy", "clamp_min", "clamp_max",
+    "addmm", "addcmul", "addcdiv", "var_mean", "std_mean", "nansum", "nanmean",  # torch_accumulate.py
+    "logcumsumexp", "cummax", "cummin",
+    "clone", "masked_select", "meshgrid", "fliplr", "flipud", "rot90", "searchsorted",  # torch_select.py
+    "bucketize",
     "finfo", "iinfo", "nan_to_num", "count_nonzero", "histc", "median", "kthvalue",  # numerics.py
     "cdist", "cosine_similarity", "pairwise_distance", "linalg",  # distances.py, linalg.py
     "index_add", "scatter_add", "scatter",                      # scatter.py

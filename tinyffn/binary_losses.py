@@ -1,4 +1,5 @@
-"""The binary cross-entropies and the smooth L1 (Huber) losses, as ``torch.nn.functional``'s.
+"""The binary cross-entropies, the smooth L1 (Huber) losses and the KL divergence, as
+``torch.nn.functional``'s.
 
 Composed from primitives, as the losses of :mod:`tinyffn.losses` (whose ``reduction``
 checks and target handling they share), and reached as ``F.binary_cross_entropy``, ...
@@ -14,16 +15,18 @@ at x = 0 would make log σ's slope at 0 come out 0 instead of ½.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from . import grad_mode
-from .arguments import is_real
+from .arguments import check_choice, is_real
 from .backend import DeviceError, dtype_name
 from .composed import where
 from .functional import _check_tensor
 from .losses import _check_reduction, _elementwise_target, _reduce
 from .tensor import Tensor
 
+KL_REDUCTIONS = ("mean", "batchmean", "sum", "none")   # kl_div's: batchmean as well
 LOG_FLOOR = -100.0          # PyTorch clamps BCE's logs here: p = 0 costs 100, not inf
 
 
@@ -147,6 +150,40 @@ def huber_loss(input: Tensor, target: Any, reduction: str = "mean",
         return _reduce(where(inside, 0.5 * q * q, delta * (a - 0.5 * delta)), reduction)
 
 
+def kl_div(input: Tensor, target: Any, size_average: Any = None, reduce: Any = None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """The Kullback-Leibler divergence of ``target`` from the distribution whose log
+    probabilities are ``input``, as ``F.kl_div``: L_i = t_i (log t_i - x_i), written
+    ``xlogy(t, t) - t x`` so that t = 0 adds 0; with ``log_target`` (t given as log t)
+    exp(t_i) (t_i - x_i). ``reduction``: ``"batchmean"`` (Σ L / batch size, the
+    divergence per example: what the math means), ``"sum"``, ``"none"``, or ``"mean"``,
+    the default, Σ L / (number of entries), which is PyTorch's number, and PyTorch 2.13's
+    UserWarning with it (it divides by the support size too). Shapes equal; the
+    legacy ``size_average`` and ``reduce`` are refused.
+    """
+    op = "kl_div"
+    if size_average is not None or reduce is not None:
+        raise TypeError(f"{op}: size_average and reduce are PyTorch's deprecated arguments; "
+                        "pass reduction= by name")
+    check_choice(op, "reduction", reduction, KL_REDUCTIONS, "pass it by name, reduction=...")
+    batchmean = reduction == "batchmean"
+    target = _elementwise_target(op, input, target, "sum" if batchmean else reduction)
+    if not isinstance(log_target, bool):
+        raise TypeError(f"{op}: log_target must be True or False, got {log_target!r}")
+    if reduction == "mean":
+        warnings.warn("kl_div: reduction='mean' divides the total loss by the number of entries "
+                      "(batch size times support size), as PyTorch does; reduction='batchmean' "
+                      "divides by the batch size alone, which is the KL divergence per example",
+                      UserWarning, stacklevel=2)
+    from .torch_math import xlogy
+    with grad_mode.scope("function", op):
+        terms = (target.exp() * (target - input) if log_target
+                 else xlogy(target, target) - target * input)
+        if batchmean:
+            return terms.sum() / (input.shape[0] if input.ndim else 1)
+        return _reduce(terms, reduction)
+
+
 def _binary_target(op: str, input: Tensor, target: Any, reduction: str, weight: Any) -> Tensor:
     """``target`` checked and as a Tensor of input's shape; input must be floating point.
     Integer targets are refused, as by PyTorch (bool ones count as 0 and 1)."""
@@ -188,4 +225,4 @@ def _factor(op: str, name: str, w: Any, input: Tensor) -> Tensor | None:
 
 
 __all__ = ["binary_cross_entropy_with_logits", "binary_cross_entropy", "smooth_l1_loss",
-           "huber_loss"]
+           "huber_loss", "kl_div"]

@@ -464,7 +464,7 @@ from . import binary_losses as _binary  # noqa: E402
 
 binary_cross_entropy = _binary.binary_cross_entropy
 binary_cross_entropy_with_logits = _binary.binary_cross_entropy_with_logits
-smooth_l1_loss, huber_loss = _binary.smooth_l1_loss, _binary.huber_loss
+smooth_l1_loss, huber_loss, kl_div = _binary.smooth_l1_loss, _binary.huber_loss, _binary.kl_div
 # More of torch.nn.functional, kept in a file of its own so that this one reads in a sitting
 from . import functional_extra as _extra  # noqa: E402
 

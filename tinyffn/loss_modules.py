@@ -14,11 +14,11 @@ from typing import Any
 
 from . import binary_losses as B
 from . import losses
-from .arguments import is_real
+from .arguments import check_choice, is_real
 from .module import Module
 from .tensor import Tensor
 
-__all__ = ["BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss"]
+__all__ = ["BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
 
 
 class _Loss(Module):
@@ -116,3 +116,27 @@ class HuberLoss(_Loss):
 
     def extra_repr(self) -> str:
         return f"reduction={self.reduction!r}, delta={self.delta}"
+
+
+class KLDivLoss(Module):
+    """:func:`tinyffn.functional.kl_div`: log probabilities against probabilities (log
+    probabilities with ``log_target``); ``reduction`` also ``"batchmean"``, and
+    ``"mean"``, the default, warns as PyTorch's does (see ``kl_div``)."""
+
+    def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+                 log_target: bool = False):
+        super().__init__()
+        if size_average is not None or reduce is not None:
+            raise TypeError("KLDivLoss: size_average and reduce are PyTorch's deprecated "
+                            "arguments; pass reduction= by name")
+        check_choice("KLDivLoss", "reduction", reduction, B.KL_REDUCTIONS,
+                     "pass it by name, reduction=...")
+        if not isinstance(log_target, bool):
+            raise TypeError(f"KLDivLoss: log_target must be True or False, got {log_target!r}")
+        self.reduction, self.log_target = reduction, log_target
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return B.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+    def extra_repr(self) -> str:
+        return f"reduction={self.reduction!r}, log_target={self.log_target}"

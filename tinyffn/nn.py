@@ -31,8 +31,8 @@ from .activation_modules import (GELU, LeakyReLU, ReLU, Sigmoid, SiLU, Softmax, 
 from .activation_modules import (CELU, ELU, GLU, SELU, Hardsigmoid, Hardswish, Hardtanh,
                                  LogSigmoid, LogSoftmax, Mish, PReLU, ReLU6, Softmin, Softsign,
                                  Tanhshrink, Threshold)
-from .loss_modules import (BCELoss, BCEWithLogitsLoss, HuberLoss, SmoothL1Loss, _Loss,
-                           _weight_buffer)
+from .loss_modules import (BCELoss, BCEWithLogitsLoss, HuberLoss, KLDivLoss, SmoothL1Loss,
+                           _Loss, _weight_buffer)
 from .arguments import (_is_int, check_inplace, check_positive, check_probability,
                         normalized_shape_arg)
 from .backend import FLOAT_DTYPES
@@ -60,7 +60,7 @@ __all__ = ["init", "utils", "functional", "Parameter", "Module", "Sequential", "
            "FFN", "GatedFFN", "gated_d_ff",
            "FFN_ACTIVATIONS", "GATED_ACTIVATIONS", "FLOAT_DTYPES", "LayerNorm", "RMSNorm",
            "Dropout", "Embedding", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss",
-           "BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss"]
+           "BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU

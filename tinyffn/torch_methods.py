@@ -45,10 +45,12 @@ from .scatter import ScatterMethods
 from .torch_extras import ExtraMethods
 from .torch_names import NameMethods
 from .torch_math import MathMethods
+from .torch_accumulate import AccumulateMethods
+from .torch_select import SelectMethods
 
 
-class TorchMethods(MoreMethods, ExtraMethods, NameMethods, MathMethods, NumericsMethods,
-                   ScatterMethods, InPlaceMethods):
+class TorchMethods(MoreMethods, ExtraMethods, NameMethods, MathMethods, AccumulateMethods,
+                   SelectMethods, NumericsMethods, ScatterMethods, InPlaceMethods):
     """The methods of :class:`tinyffn.Tensor` that this file holds (see its docstring); its
     base classes hold those of :mod:`tinyffn.more_functions` (``x.sin()``, ``x.prod()``, ...),
     :mod:`tinyffn.torch_extras` (``x.lerp()``, ``x.diag()``, ``x.detach_()``) and the
