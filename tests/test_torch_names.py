@@ -223,3 +223,40 @@ def test_cumprod_refuses_a_triangle_past_its_limit_instead_of_exhausting_memory(
     assert tinyffn.cumprod(tinyffn.ones(3, 5), 1).shape == (3, 5)     # 3 rows · 5 · 5 = 75
     with pytest.raises(ValueError, match=r"needs 108 entries"):
         tinyffn.cumprod(tinyffn.ones(3, 6), 1)                         # 3 rows · 6 · 6
+
+
+H = [1197.0, 732.5, -4.0859375, 2047.5, 0.9497, -1.175, 65504.0]
+
+
+@pytest.mark.parametrize("decimals", [2, 1, -1, 5])
+def test_float16_round_with_decimals_computes_in_float32(decimals, device):
+    """PyTorch scales a float16 in float32 and rounds back once: in float16, 1197 · 100
+    was inf (so round(1197, decimals=2) gave inf) and 0.9497 · 10 rounded to 9.5 first.
+    Reference: NumPy in float32, then float16 (PyTorch 2.13 gives the same, checked live)."""
+    if device == "strict":
+        pytest.skip("the strict backend has no float16")
+    h = np.array(H, dtype=np.float16).astype(np.float32)
+    s = np.float32(10.0 ** abs(decimals))
+    want = (np.round(h * s) / s if decimals > 0 else np.round(h / s) * s).astype(np.float16)
+    got = tinyffn.tensor(H, dtype="float16", device=device).round(decimals=decimals)
+    assert str(got.dtype) == "float16"
+    np.testing.assert_array_equal(got.numpy(), want)
+    np.testing.assert_array_equal(np.signbit(got.numpy()), np.signbit(want))
+
+
+def test_float16_round_with_decimals_against_torch_live():
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(0).standard_normal(4000).astype(np.float16) * 300
+    for decimals in (3, 2, 1, -1, -2):
+        got = tinyffn.tensor(x).round(decimals=decimals).numpy()
+        np.testing.assert_array_equal(got, torch.tensor(x).round(decimals=decimals).numpy())
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")    # NumPy's 0 · inf
+def test_round_with_decimals_past_a_double_is_nan_as_pytorchs():
+    """10^400 overflows a double: PyTorch's scale is inf and every entry NaN (it raised
+    Python's OverflowError, naming no op)."""
+    for dtype in ("float64", "float32", "float16"):
+        for decimals in (400, -400, 309):
+            y = tinyffn.round(tinyffn.tensor([1.5, 0.0, -2.0], dtype=dtype), decimals=decimals)
+            assert np.isnan(y.numpy()).all() and str(y.dtype) == dtype

@@ -13,6 +13,8 @@ is 0, as floor's is in PyTorch). :class:`NameMethods` is a base class of ``Tenso
 """
 from __future__ import annotations
 
+import math
+
 from . import grad_mode
 from .arguments import _is_int, tensor_arg
 from .backend import dtype_name
@@ -237,7 +239,9 @@ def round(input, *, decimals=0):
     f = x - r (exact, except for -1 < x < 0, where the result is -1 or -0.0 either way):
     r + 1 where f > 1/2, or f = 1/2 and r is odd; r elsewhere; a 0 takes the sign of r
     (round(-0.4) is -0.0). ``decimals`` d: round(x · 10^d) / 10^d, for d < 0
-    round(x / 10^-d) · 10^-d, as PyTorch computes it (so 0.125 may not go to 0.12)."""
+    round(x / 10^-d) · 10^-d, as PyTorch computes it (so 0.125 may not go to 0.12); float16
+    in float32, rounded back once, as PyTorch's (in float16, 1197 · 100 is inf); |d| > 308
+    gives NaN, as PyTorch's (10^d is inf there)."""
     if not _is_int(decimals):
         raise TypeError(f"round: decimals must be an int, got {decimals!r}")
     if decimals == 0:
@@ -246,10 +250,13 @@ def round(input, *, decimals=0):
     if not x.backend.is_floating(x.dtype):
         raise TypeError(f"round: decimals= needs a floating-point tensor, got "
                         f"{dtype_name(x.dtype)} (PyTorch refuses it too)")
-    scale = 10.0 ** abs(decimals)
+    from .functional import _narrowed, _widened     # functional.py imports tensor.py
+    scale = 10.0 ** abs(decimals) if abs(decimals) <= 308 else math.inf     # past a double
     with grad_mode.scope("function", "round"):
-        return (_round_half_even(x * scale) / scale if decimals > 0
-                else _round_half_even(x / scale) * scale)
+        w = _widened(x)                             # float16: float32, as PyTorch's opmath
+        y = (_round_half_even(w * scale) / scale if decimals > 0
+             else _round_half_even(w / scale) * scale)
+        return _narrowed(y, x)
 
 
 def _rounded(op: str, input, fn):
