@@ -260,3 +260,19 @@ def test_round_with_decimals_past_a_double_is_nan_as_pytorchs():
         for decimals in (400, -400, 309):
             y = tinyffn.round(tinyffn.tensor([1.5, 0.0, -2.0], dtype=dtype), decimals=decimals)
             assert np.isnan(y.numpy()).all() and str(y.dtype) == dtype
+
+
+@pytest.mark.parametrize("dtype, values, want", [
+    ("int32", [3, 1, 2], [3, 3, 6]), ("int8", [100, 2], [100, -56]),     # int8 wraps, as torch
+    ("uint8", [200, 2], [200, 144]), ("int16", [300, 300], [300, 24464]),
+    ("float32", [3, 1, 2], [3.0, 3.0, 6.0]),
+])
+def test_cumprod_dtype_is_the_dtype_of_the_result(dtype, values, want):
+    """As torch.cumprod(x, 0, dtype=...): the input is cast and the result keeps the dtype
+    (it came back int64 for every integer dtype asked). Wrapped values written out:
+    100 · 2 = 200 = -56 mod 256; 300 · 300 = 90000 = 24464 mod 65536."""
+    for x in (tinyffn.tensor(values), tinyffn.tensor(values, dtype="float64")):
+        y = tinyffn.cumprod(x, 0, dtype=dtype)
+        assert str(y.dtype) == dtype and y.tolist() == want
+    y = tinyffn.tensor(values[0]).cumprod(0, dtype=dtype)                  # 0-d
+    assert str(y.dtype) == dtype and y.item() == values[0]

@@ -171,11 +171,15 @@ def cumprod(input, dim, *, dtype=None):
     integers and bools multiply in int64. Composed as y_i = prod_j m_ij, with m_ij = x_j
     for j <= i and 1 after (a ``where`` on the (n, n) triangle and a ``prod``): prod's
     backward is exact where x has zeros (the product of the others), so the gradient is
-    PyTorch's there too. O(n²) memory along ``dim``: more than ``CUMPROD_LIMIT`` entries
-    in the triangle are refused, saying so, rather than exhausting memory."""
+    PyTorch's there too. ``dtype``: the input is cast to it first and the result has it
+    (an int32 product stays int32, wrapping, as PyTorch's). O(n²) memory along ``dim``:
+    more than ``CUMPROD_LIMIT`` entries in the triangle are refused, saying so, rather
+    than exhausting memory."""
     x = tensor_arg("cumprod", "input", input)
     if dtype is not None:
         x = x.to(dtype=dtype)
+        y = cumprod(x, dim)                         # integers in int64, then the dtype asked
+        return y if y.dtype == x.dtype else y.to(dtype=x.dtype)
     a = _axis("cumprod", dim, x.ndim)
     if x.ndim == 0:
         return x.prod() if x.backend.is_floating(x.dtype) else x.to(dtype="int64")
