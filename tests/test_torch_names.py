@@ -276,3 +276,11 @@ def test_cumprod_dtype_is_the_dtype_of_the_result(dtype, values, want):
         assert str(y.dtype) == dtype and y.tolist() == want
     y = tinyffn.tensor(values[0]).cumprod(0, dtype=dtype)                  # 0-d
     assert str(y.dtype) == dtype and y.item() == values[0]
+
+
+def test_diff_with_n_0_ignores_prepend_and_append_as_pytorchs():
+    """torch.diff(x, 0, prepend=p, append=a) is x: nothing is differenced, nothing joined
+    (it came back as cat([p, x, a]))."""
+    x = tinyffn.tensor(X)
+    y = tinyffn.diff(x, 0, prepend=x, append=x[:, :1])
+    assert y.shape == (2, 4) and y.tolist() == X

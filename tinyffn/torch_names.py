@@ -143,7 +143,8 @@ def unflatten(input, dim, sizes):
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The differences of neighbours along ``dim``, y_i = x_{i+1} - x_i, taken ``n``
     times, as ``torch.diff``; ``prepend`` and ``append`` are put on either end first (a
-    ``cat``). Bools give x_{i+1} != x_i, as PyTorch's. Two slices and a sub per round."""
+    ``cat``), unless n is 0: then x comes back as it is, as PyTorch's. Bools give
+    x_{i+1} != x_i, as PyTorch's. Two slices and a sub per round."""
     x = tensor_arg("diff", "input", input)
     if x.ndim == 0:
         raise ValueError("diff: needs at least one axis, got a 0-d tensor")
@@ -152,7 +153,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     a = _axis("diff", dim, x.ndim)
     from .creation import cat       # creation.py imports tensor.py, which imports this
     with grad_mode.scope("function", "diff"):
-        if prepend is not None or append is not None:
+        if n and (prepend is not None or append is not None):
             parts = [tensor_arg("diff", "prepend", prepend)] if prepend is not None else []
             parts += [x] + ([tensor_arg("diff", "append", append)] if append is not None else [])
             x = cat(parts, dim=a)
