@@ -284,3 +284,12 @@ def test_diff_with_n_0_ignores_prepend_and_append_as_pytorchs():
     x = tinyffn.tensor(X)
     y = tinyffn.diff(x, 0, prepend=x, append=x[:, :1])
     assert y.shape == (2, 4) and y.tolist() == X
+
+
+@pytest.mark.parametrize("dim, sizes, shape", [
+    (1, (-1, 2), (2, 0, 2, 3)), (-1, (-1, 3), (2, 0, 1, 3)), (0, (2, -1), (2, 1, 0, 3)),
+])
+def test_unflatten_infers_minus_one_in_an_empty_tensor(dim, sizes, shape):
+    """Shapes as torch.unflatten gives them for a (2, 0, 3) tensor; reshape cannot infer a
+    -1 among 0 entries, so unflatten raised reshape's error there."""
+    assert tinyffn.zeros(2, 0, 3).unflatten(dim, sizes).shape == shape

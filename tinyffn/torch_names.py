@@ -135,7 +135,8 @@ def unflatten(input, dim, sizes):
             n != known if -1 not in sizes else known == 0 or n % known):
         raise ValueError(f"unflatten: sizes {sizes} do not multiply to {n}, the size of dim "
                          f"{a} of shape {x.shape} (one size may be -1)")
-    with grad_mode.scope("function", "unflatten"):
+    sizes = tuple(n // known if s == -1 else s for s in sizes)    # reshape cannot infer a
+    with grad_mode.scope("function", "unflatten"):                   # -1 where x is empty
         return x.reshape(*x.shape[:a], *sizes, *x.shape[a + 1:])
 
 
