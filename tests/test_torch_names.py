@@ -293,3 +293,12 @@ def test_unflatten_infers_minus_one_in_an_empty_tensor(dim, sizes, shape):
     """Shapes as torch.unflatten gives them for a (2, 0, 3) tensor; reshape cannot infer a
     -1 among 0 entries, so unflatten raised reshape's error there."""
     assert tinyffn.zeros(2, 0, 3).unflatten(dim, sizes).shape == shape
+
+
+def test_movedim_of_a_0d_tensor_as_pytorchs():
+    """torch.movedim(tensor(2.), 0, -1) is tensor(2.); it raised a bare 'list assignment
+    index out of range'."""
+    x = tinyffn.tensor(2.0)
+    for source, destination in ((0, -1), (-1, 0), ((0,), (0,))):
+        y = tinyffn.movedim(x, source, destination)
+        assert y.shape == () and y.item() == 2.0

@@ -83,6 +83,8 @@ def movedim(input, source, destination):
     for name, axes in (("source", src), ("destination", dst)):
         if len(set(axes)) != len(axes):
             raise ValueError(f"movedim: {name} names an axis twice: {axes}")
+    if x.ndim == 0:                 # dims 0 and -1 of a 0-d tensor, as PyTorch's
+        return x.clone()
     order = [None] * x.ndim
     for s, d in zip(src, dst):
         order[d] = s
