@@ -270,3 +270,13 @@ def test_module_repr_lays_out_a_multi_line_extra_repr_as_pytorchs():
     assert repr(Two()) == "Two(\n  a=1\n  b=2\n  (act): ReLU()\n)"
     del Two.__init__
     assert repr(Two()) == "Two(\n  a=1\n  b=2\n)"
+
+
+def test_module_repr_leaves_blank_lines_of_a_child_empty_as_pytorchs():
+    """torch 2.13's _addindent indents a child's lines but leaves blank ones empty; the
+    top level's own lines are indented whatever they hold. Written out from torch."""
+    class Blank(nn.Module):
+        def extra_repr(self):
+            return "x\n\ny"
+    assert repr(Blank()) == "Blank(\n  x\n  \n  y\n)"
+    assert repr(nn.Sequential(Blank())) == "Sequential(\n  (0): Blank(\n    x\n\n    y\n  )\n)"

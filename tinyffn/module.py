@@ -380,11 +380,16 @@ class Module(ModuleAPI):
         """PyTorch's layout: a one-line extra_repr and no children inside the parentheses,
         else one line each (extra_repr's lines first), indented."""
         extra = self.extra_repr().split("\n") if self.extra_repr() else []
-        lines = [f"({name}): " + repr(child).replace("\n", "\n  ")
-                 for name, child in submodules(self)]
+        lines = [f"({name}): " + _indented(repr(child)) for name, child in submodules(self)]
         if not lines and len(extra) <= 1:
             return f"{type(self).__name__}({''.join(extra)})"
         return f"{type(self).__name__}(\n  " + "\n  ".join(extra + lines) + "\n)"
+
+
+def _indented(text: str) -> str:
+    """Lines after the first two spaces in, blank ones left empty, as torch's _addindent."""
+    first, *rest = text.split("\n")
+    return "\n".join([first] + [f"  {line}" if line.strip() else "" for line in rest])
 
 
 def submodules(module: Module) -> Iterator[tuple[str, Module]]:
