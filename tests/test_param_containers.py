@@ -280,3 +280,35 @@ def test_module_repr_leaves_blank_lines_of_a_child_empty_as_pytorchs():
             return "x\n\ny"
     assert repr(Blank()) == "Blank(\n  x\n  \n  y\n)"
     assert repr(nn.Sequential(Blank())) == "Sequential(\n  (0): Blank(\n    x\n\n    y\n  )\n)"
+
+
+def test_a_generator_of_parameters_is_taken_whole():
+    """The docstring's ParameterList(Parameter(...) for _ in range(h)): extend checks every
+    item before adding any, so it must read a generator once, into a list."""
+    pl = nn.ParameterList(tinyffn.ones(i + 1) for i in range(3))
+    assert [p.shape for p in pl] == [(1,), (2,), (3,)]
+    pl.extend(tinyffn.zeros(2) for _ in range(2))
+    assert len(pl) == 5 and list(pl.state_dict()) == ["0", "1", "2", "3", "4"]
+
+
+def test_another_parameter_attribute_is_not_an_entry_as_in_pytorch():
+    """torch 2.13: pl.extra = Parameter(...) is registered (named_parameters has it) but
+    is not an entry: len stays 1 and the repr lists (0) only."""
+    pl = nn.ParameterList([tinyffn.ones(1)])
+    pl.extra = nn.Parameter(tinyffn.ones(2))
+    assert len(pl) == 1 and [p.shape for p in pl] == [(1,)]
+    assert [name for name, _ in pl.named_parameters()] == ["0", "extra"]
+    assert repr(pl) == "ParameterList(  (0): Parameter containing: [float32 of size 1])"
+
+
+def test_a_dict_or_parameter_dict_puts_the_dicts_keys_first():
+    """torch 2.13: {"b": ...} | ParameterDict({"a": ...}) has keys b, a; the other way
+    a, b; a common key takes the right-hand value in the left-hand place."""
+    pd = nn.ParameterDict({"a": tinyffn.ones(1), "c": tinyffn.ones(1)})
+    b = tinyffn.zeros(2)
+    assert list({"b": b} | pd) == ["b", "a", "c"]
+    assert list(pd | {"b": b}) == ["a", "c", "b"]
+    both = {"c": b} | pd
+    assert list(both) == ["c", "a"] and both["c"].shape == (1,)
+    both = pd | {"a": b}
+    assert list(both) == ["a", "c"] and both["a"].shape == (2,)
