@@ -302,3 +302,16 @@ def test_movedim_of_a_0d_tensor_as_pytorchs():
     for source, destination in ((0, -1), (-1, 0), ((0,), (0,))):
         y = tinyffn.movedim(x, source, destination)
         assert y.shape == () and y.item() == 2.0
+
+
+def test_dot_keeps_a_narrow_integer_dtype_and_unflatten_keeps_the_order_of_sizes():
+    """torch.dot of two int32 tensors is int32 (the sum alone would widen to int64);
+    unflatten(-1, (1, 4)) is (2, 3, 1, 4), not (2, 3, 4, 1); two -1s are refused by name."""
+    i = tinyffn.tensor([[1, 2, 3], [4, -5, 6]], dtype="int32")
+    y = tinyffn.dot(i[0], i[1])
+    assert str(y.dtype) == "int32" and y.item() == 4 - 10 + 18
+    x3 = tinyffn.arange(24.0).reshape(2, 3, 4)
+    assert x3.unflatten(-1, (1, 4)).shape == (2, 3, 1, 4)
+    assert x3.unflatten(1, (3, 1)).shape == (2, 3, 1, 4)
+    with pytest.raises(ValueError, match=r"unflatten: sizes \(-1, -1\).*one size may be -1"):
+        x3.unflatten(-1, (-1, -1))
