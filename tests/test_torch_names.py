@@ -137,6 +137,8 @@ def test_cumprod_with_zeros_written_out(device):
     ("T.narrow(x, 1, 3, 2)", ValueError, "start (3) + length (2)"),
     ("T.unflatten(x, 1, (3, 2))", ValueError, "do not multiply to 4"),
     ("T.diff(x, -1)", ValueError, "n must be an int >= 0"),
+    ("T.diff(x, prepend=x[0])", ValueError, "prepend has shape (4,) and input (2, 4)"),
+    ("T.diff(x, append=x.sum())", ValueError, "append needs as many axes as input"),
     ("T.dot(x, x)", ValueError, "two 1-D tensors"),
     ("T.dot(x[0], x[0].float())", TypeError, "one dtype"),
     ("T.floor(x > 0)", TypeError, "bool"),

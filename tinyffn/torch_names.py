@@ -157,9 +157,15 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     from .creation import cat       # creation.py imports tensor.py, which imports this
     with grad_mode.scope("function", "diff"):
         if n and (prepend is not None or append is not None):
-            parts = [tensor_arg("diff", "prepend", prepend)] if prepend is not None else []
-            parts += [x] + ([tensor_arg("diff", "append", append)] if append is not None else [])
-            x = cat(parts, dim=a)
+            ends = {k: tensor_arg("diff", k, v) for k, v in (("prepend", prepend),
+                                                              ("append", append)) if v is not None}
+            for k, v in ends.items():
+                if v.ndim != x.ndim:
+                    raise ValueError(f"diff: {k} has shape {v.shape} and input {x.shape}; {k} "
+                                     "needs as many axes as input, of input's sizes except "
+                                     f"along dim {a} (e.g. {k}.unsqueeze({a}))")
+            x = cat([*([ends["prepend"]] if "prepend" in ends else []), x,
+                     *([ends["append"]] if "append" in ends else [])], dim=a)
         head = (slice(None),) * a
         for _ in range(n):
             later, earlier = x[head + (slice(1, None),)], x[head + (slice(None, -1),)]
