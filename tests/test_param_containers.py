@@ -312,3 +312,11 @@ def test_a_dict_or_parameter_dict_puts_the_dicts_keys_first():
     assert list(both) == ["c", "a"] and both["c"].shape == (1,)
     both = pd | {"a": b}
     assert list(both) == ["a", "c"] and both["a"].shape == (2,)
+
+
+def test_in_sees_keys_only_not_other_attributes():
+    """As torch 2.13: "training" in pd is False (it is an attribute, not a key), and get
+    gives the default for it."""
+    pd = nn.ParameterDict({"a": tinyffn.ones(1)})
+    assert "a" in pd and "training" not in pd and "_buffer_names" not in pd
+    assert pd.get("training", 7) == 7 and list(pd) == ["a"]
