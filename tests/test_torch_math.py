@@ -99,15 +99,18 @@ torch_parity.tests(globals(), marks=(_RUNTIME,),
 @_RUNTIME
 def test_expm1_sinh_cosh_keep_every_digit_next_to_torch():
     """Relative error against torch.expm1, sinh, cosh and their gradients, float64: at
-    most 2 ulp (exp(x) - 1 at 1e-10 is off by 8e-7), infinities and NaN where torch's."""
+    most 2 ulp (exp(x) - 1 at 1e-10 is off by 8e-7), infinities and NaN where torch's.
+    expm1's gradient is compared with exp(x) itself: torch's is expm1(x) + 1, which
+    cancels for x < -1 (3 digits left at x = -30, 0 at x = -700); tinyffn's is exp(x)."""
     torch = pytest.importorskip("torch")
-    v = E[:9] + [-800.0, -1e-300, 5e-324, 1e-3, -0.9, 1.1, 20.0, -700.0]
+    v = E[:9] + [-800.0, -1e-300, 5e-324, 1e-3, -0.9, 1.1, 20.0, -700.0, -30.0]
     for name in ("expm1", "sinh", "cosh"):
         x, t = (m.tensor(v, dtype=m.float64, requires_grad=True) for m in (tinyffn, torch))
         y, z = getattr(tinyffn, name)(x), getattr(torch, name)(t)
         y.sum().backward()
         z.sum().backward()
-        for ours, theirs in ((y.numpy(), z.detach().numpy()), (x.grad.numpy(), t.grad.numpy())):
+        slope = np.exp(np.array(v)) if name == "expm1" else t.grad.numpy()
+        for ours, theirs in ((y.numpy(), z.detach().numpy()), (x.grad.numpy(), slope)):
             finite = np.isfinite(theirs)
             np.testing.assert_array_equal(ours[~finite], theirs[~finite], err_msg=name)
             err = np.abs(ours - theirs)[finite] - 4.5e-16 * np.abs(theirs[finite])
@@ -122,6 +125,19 @@ def test_expm1_against_math_expm1(device):
     got = tinyffn.expm1(tinyffn.tensor(v, device=device)).numpy()
     want = np.array([math.expm1(a) for a in v])
     np.testing.assert_allclose(got, want, rtol=4.5e-16, atol=0)
+
+
+def test_expm1_gradient_is_exp_to_2_ulp_and_its_float32_tail_is_minus_one(device):
+    """The gradient is e^x to 2 ulp from -740 to 700 (NumPy's exp as the reference), and
+    float32 expm1 is -1 exactly from -18 down: a first form, Kahan's (u - 1) x / log u,
+    gave gradient 0 below x = -37 and expm1(-98) = -0.99999 in float32 (log of a
+    subnormal u)."""
+    v = np.concatenate([-np.logspace(-300, np.log10(740), 1500), np.logspace(-300, 2.84, 1500)])
+    x = tinyffn.tensor(v, device=device, requires_grad=True)
+    tinyffn.expm1(x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp(v), rtol=4.5e-16, atol=0)
+    tail = np.linspace(-18.0, -103.0, 500, dtype=np.float32)
+    assert tinyffn.expm1(tinyffn.tensor(tail, device=device)).tolist() == [-1.0] * 500
 
 
 def test_log10_and_log2_are_exact_at_powers(device):

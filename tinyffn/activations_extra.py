@@ -23,6 +23,7 @@ from .backend import DeviceError, dtype_name
 from .composed import where
 from .functional_extra import _floating, _narrowed, _widened, softplus
 from .tensor import Tensor
+from .torch_math import expm1
 
 # SELU's constants (Klambauer et al. 2017), PyTorch's digits: with them, SELU keeps
 # activations of mean 0 and variance 1 through a deep stack of layers.
@@ -36,17 +37,6 @@ def _number(op: str, name: str, v: Any) -> float:
     return float(v)
 
 
-def _expm1(x: Tensor) -> Tensor:
-    """exp(x) - 1 (torch.expm1; the ELUs' negative branch), accurate near 0 where
-    exp(x) - 1 cancels (at x = -1e-10 it is 8e-8 off): for |x| < 1, 2 t / (1 - t) with
-    t = tanh(x / 2), an identity, whose parts are exact for small x; elsewhere exp(x) - 1
-    itself (no cancellation there), so the gradient is exp(x) to the last digit. x > 0
-    comes only from celu with a negative alpha."""
-    near = (x > -1.0) & (x < 1.0)                       # bool, outside the graph
-    t = (x.masked_fill(~near, 0.0) * 0.5).tanh()
-    return where(near, 2.0 * t / (1.0 - t), x.exp() - 1.0)
-
-
 def _elu(op: str, input: Any, alpha: float, scale: float, input_scale: float) -> Tensor:
     """alpha · scale · (exp(input_scale · x) - 1) where x <= 0, else scale · x: PyTorch's
     one kernel for elu, selu and celu (so NaN takes the linear branch: gradient scale,
@@ -57,7 +47,7 @@ def _elu(op: str, input: Any, alpha: float, scale: float, input_scale: float) ->
         x = _widened(x16)
         left = x <= 0                                   # bool, outside the graph
         xn = x.masked_fill(~left, 0.0)                  # the negative part, 0 elsewhere
-        negative = _expm1(xn * input_scale if input_scale != 1 else xn) * (alpha * scale)
+        negative = expm1(xn * input_scale if input_scale != 1 else xn) * (alpha * scale)
         return _narrowed(where(left, negative, x * scale if scale != 1 else x), x16)
 
 
