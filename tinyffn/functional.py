@@ -480,3 +480,4 @@ softmin, threshold, prelu = _acts.softmin, _acts.threshold, _acts.prelu
 from . import distances as _distances  # noqa: E402
 
 cosine_similarity, pairwise_distance = _distances.cosine_similarity, _distances.pairwise_distance
+from .attention import scaled_dot_product_attention  # noqa: E402
