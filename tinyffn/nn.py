@@ -60,7 +60,8 @@ __all__ = ["init", "utils", "functional", "Parameter", "Module", "Sequential", "
            "FFN", "GatedFFN", "gated_d_ff",
            "FFN_ACTIVATIONS", "GATED_ACTIVATIONS", "FLOAT_DTYPES", "LayerNorm", "RMSNorm",
            "Dropout", "Embedding", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss",
-           "BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
+           "BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss",
+           "MultiheadAttention"]
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
@@ -454,3 +455,7 @@ class NLLLoss(_Loss):
 
     def options(self) -> dict:
         return {"weight": self.weight, "ignore_index": self.ignore_index}
+
+
+# Attention, the FFN's partner in a block, in a file of its own (it builds on Linear above)
+from .attention_modules import MultiheadAttention  # noqa: E402
