@@ -275,6 +275,114 @@ def test_float32_gradients_match_torch(case):
                               grad_of(torch, *case, dtype="float32"), case, rtol=1e-5, atol=1e-5)
 
 
+
+# ----------------------------------------------------------------------------- the layer
+def test_parameters_are_pytorchs_names_shapes_and_init():
+    mha = nn.MultiheadAttention(64, 4)
+    shapes = {n: p.shape for n, p in mha.named_parameters()}
+    assert shapes == {"in_proj_weight": (192, 64), "in_proj_bias": (192,),
+                      "out_proj.weight": (64, 64), "out_proj.bias": (64,)}
+    assert list(mha.state_dict()) == list(shapes)
+    w = np.abs(mha.in_proj_weight.numpy())
+    bound = math.sqrt(6 / (64 + 192))                       # xavier_uniform_, fans (64, 192)
+    assert 0.95 * bound < w.max() <= bound
+    assert np.abs(mha.out_proj.weight.numpy()).max() <= 1 / math.sqrt(64)   # Linear's own
+    assert (mha.in_proj_bias.numpy() == 0).all() and (mha.out_proj.bias.numpy() == 0).all()
+    assert mha.head_dim == 16 and type(mha.out_proj).__name__ == "NonDynamicallyQuantizableLinear"
+    other = nn.MultiheadAttention(8, 2, kdim=3, vdim=5, bias=False)
+    assert {n: p.shape for n, p in other.named_parameters()} == {
+        "q_proj_weight": (8, 8), "k_proj_weight": (8, 3), "v_proj_weight": (8, 5),
+        "out_proj.weight": (8, 8)}
+    assert other.in_proj_weight is None and other.in_proj_bias is None
+
+
+@pytest.mark.parametrize("kw", [{}, {"kdim": 3, "vdim": 5}, {"bias": False}])
+def test_a_torch_layers_state_dict_loads_key_for_key(kw):
+    torch = pytest.importorskip("torch")
+    theirs = torch.nn.MultiheadAttention(8, 2, **kw)
+    ours = nn.MultiheadAttention(8, 2, **kw)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    ours.load_state_dict(theirs.state_dict())
+    for name, p in ours.state_dict().items():
+        np.testing.assert_array_equal(p.numpy(), theirs.state_dict()[name].numpy())
+    assert repr(ours) == repr(theirs)
+
+
+def test_batch_first_is_the_transpose():
+    a = nn.MultiheadAttention(4, 2, dtype="float64")
+    b = nn.MultiheadAttention(4, 2, batch_first=True, dtype="float64")
+    b.load_state_dict(a.state_dict())
+    x = tinyffn.tensor(INPUTS["x"])                                    # (L, N, E)
+    ya, wa = a(x, x, x)
+    yb, wb = b(x.transpose(0, 1), x.transpose(0, 1), x.transpose(0, 1))
+    np.testing.assert_allclose(yb.numpy(), ya.numpy().transpose(1, 0, 2), rtol=1e-14)
+    np.testing.assert_allclose(wb.numpy(), wa.numpy(), rtol=1e-14)
+
+
+def test_the_graph_shows_one_frame_that_opens_into_matmul_and_softmax():
+    q, k, v = (tinyffn.tensor(INPUTS[n], requires_grad=True) for n in "qkv")
+    dot = tinyffn.to_dot(F.scaled_dot_product_attention(q, k, v, is_causal=True))
+    assert 'label="scaled_dot_product_attention"' in dot and 'label="softmax"' in dot
+    assert dot.count("matmul") >= 2
+
+
+# ----------------------------------------------------------------------------- errors
+def _t(*shape, dtype="float64"):
+    return tinyffn.zeros(*shape, dtype=dtype)
+
+
+@pytest.mark.parametrize("args, kw, error, match", [
+    ((_t(2, 3, 4), _t(2, 5, 3), _t(2, 5, 6)), {}, ValueError,
+     r"last axis E = 4 must equal the key's, 3.*query \(2, 3, 4\), key \(2, 5, 3\)"),
+    ((_t(2, 3, 4), _t(2, 5, 4), _t(2, 4, 6)), {}, ValueError, r"one length S.*got 5 and 4"),
+    ((_t(4), _t(5, 4), _t(5, 6)), {}, ValueError, r"at least 2-D.*query \(4,\)"),
+    ((_t(2, 3, 4), _t(3, 5, 4), _t(3, 5, 6)), {}, ValueError, r"batch.*broadcast.*query \(2, 3, 4\)"),
+    ((_t(2, 3, 4), _t(2, 5, 4, dtype="float32"), _t(2, 5, 6)), {}, TypeError,
+     r"one dtype, got float64, float32, float64"),
+    ((_t(3, 4), _t(5, 4), _t(5, 6)), {"attn_mask": tinyffn.ones(4, 5, dtype="bool")}, ValueError,
+     r"attn_mask of shape \(4, 5\) does not broadcast to the scores' shape \(3, 5\)"),
+    ((_t(3, 4), _t(5, 4), _t(5, 6)), {"attn_mask": tinyffn.ones(2, 3, 5, dtype="bool")},
+     ValueError, r"attn_mask of shape \(2, 3, 5\)"),
+    ((_t(3, 4), _t(5, 4), _t(5, 6)), {"attn_mask": _t(3, 5, dtype="float32")}, TypeError,
+     r"attn_mask has dtype float32.*bool.*float64"),
+    ((_t(3, 4), _t(5, 4), _t(5, 6)), {"attn_mask": tinyffn.ones(3, 5, dtype="bool"),
+                                     "is_causal": True}, ValueError, r"not both"),
+    ((_t(1, 6, 3, 4), _t(1, 4, 5, 4), _t(1, 4, 5, 6)), {"enable_gqa": True}, ValueError,
+     r"key and value heads \(axis -3: 4, 4\) must be equal and divide the query heads \(6\)"),
+    ((_t(3, 4), _t(5, 4), _t(5, 6)), {"dropout_p": 1.5}, ValueError, r"dropout_p .* \[0, 1\]"),
+])
+def test_sdpa_refuses_with_the_shapes_named(args, kw, error, match):
+    with pytest.raises(error, match=match):
+        F.scaled_dot_product_attention(*args, **kw)
+
+
+def test_multihead_attention_refuses_with_the_shapes_named():
+    with pytest.raises(ValueError, match=r"embed_dim = 8 must be divisible by num_heads = 3"):
+        nn.MultiheadAttention(8, 3)
+    for flag in ("add_bias_kv", "add_zero_attn"):
+        with pytest.raises(NotImplementedError, match=flag):
+            nn.MultiheadAttention(8, 2, **{flag: True})
+    mha = nn.MultiheadAttention(8, 2, dtype="float64")
+    x = _t(3, 2, 8)
+    cases = [
+        ((_t(3, 2, 7), x, x), {}, r"query's last axis must be 8.*query \(3, 2, 7\)"),
+        ((x[:, 0], x, x), {}, r"all be 3-D \(batched\) or all 2-D.*query \(3, 8\), key \(3, 2, 8\)"),
+        ((x, _t(4, 2, 8), x), {}, r"one shape but the last axis.*key \(4, 2, 8\), value \(3, 2, 8\)"),
+        ((x, _t(3, 5, 8), _t(3, 5, 8)), {}, r"batch size.*batch_first=False: \(L, N, E\)"),
+        ((x, x, x), {"attn_mask": tinyffn.ones(2, 3, dtype="bool")},
+         r"attn_mask has shape \(2, 3\); it must be \(L, S\) = \(3, 3\) or .* \(4, 3, 3\)"),
+        ((x, x, x), {"attn_mask": tinyffn.ones(5, 3, 3, dtype="bool")}, r"\(5, 3, 3\)"),
+        ((x, x, x), {"key_padding_mask": tinyffn.ones(3, 2, dtype="bool")},
+         r"key_padding_mask has shape \(3, 2\); it must be \(N, S\) = \(2, 3\)"),
+        ((x, x, x), {"is_causal": True}, r"is_causal=True .* needs attn_mask"),
+    ]
+    for args, kw, match in cases:
+        with pytest.raises(ValueError, match=match):
+            mha(*args, **kw)
+    with pytest.raises(TypeError, match=r"attn_mask has dtype float32"):
+        mha(x, x, x, attn_mask=_t(3, 3, dtype="float32"))
+
+
 # PyTorch 2.13's values (computed with torch; checked against it where it is installed)
 nan = math.nan
 EXPECTED = {

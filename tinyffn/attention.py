@@ -102,6 +102,10 @@ def _apply_mask(scores: Tensor, attn_mask: Any, query: Tensor) -> Tensor:
     if not isinstance(attn_mask, Tensor):
         raise TypeError(f"{NAME}: attn_mask must be a tinyffn Tensor (bool or "
                         f"{dtype_name(query.dtype)}) or None, got {type_name(attn_mask)}")
+    if _broadcast_shape(attn_mask.shape, scores.shape) != scores.shape:
+        raise ValueError(f"{NAME}: attn_mask of shape {attn_mask.shape} does not broadcast to "
+                         f"the scores' shape {scores.shape} (..., L, S); give it shape (L, S) "
+                         f"= ({scores.shape[-2]}, {scores.shape[-1]}) or a batch of them")
     name = dtype_name(attn_mask.dtype)
     if name == "bool":
         masked = where(attn_mask, scores, -math.inf)
@@ -111,10 +115,6 @@ def _apply_mask(scores: Tensor, attn_mask: Any, query: Tensor) -> Tensor:
         raise TypeError(f"{NAME}: attn_mask has dtype {name}; it must be bool (True = take "
                         f"part) or the query's dtype, {dtype_name(query.dtype)} (added to the "
                         f"scores): cast it with attn_mask.to(query.dtype)")
-    if masked.shape != scores.shape:
-        raise ValueError(f"{NAME}: attn_mask of shape {attn_mask.shape} does not broadcast to "
-                         f"the scores' shape {scores.shape} (..., L, S); give it shape (L, S) "
-                         f"= ({scores.shape[-2]}, {scores.shape[-1]}) or a batch of them")
     return masked
 
 
