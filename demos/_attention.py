@@ -1,9 +1,9 @@
 """Single-head self-attention from tinyffn's primitives: the FFN's cross-position partner.
 
 The seed chapter sets the FFN against attention (§2.1, §5, §7), so three demos need an
-attention to compare with. tinyffn itself has none (it is about the FFN); this is the
-smallest honest one, written with the same pieces as the FFN: ``nn.Linear`` for the
-projections, ``@`` for the products and ``functional.softmax``::
+attention to compare with. tinyffn's ``nn.MultiheadAttention`` has biases and several
+heads; this is the smallest honest one, written with the same pieces as the FFN: ``nn.Linear`` for the
+projections and ``functional.scaled_dot_product_attention`` (``@``, ``softmax``, ``@``)::
 
     Q, K, V = X W_Q^T, X W_K^T, X W_V^T                    each (T, d)
     A       = softmax(Q K^T / sqrt(d))                     (T, T): row t mixes all positions
@@ -13,8 +13,6 @@ No mask, one head, no biases: 4d² parameters, as the seed counts (W_Q, W_K, W_V
 """
 from __future__ import annotations
 
-import math
-
 from tinyffn import Tensor, nn
 from tinyffn import functional as F
 
@@ -22,14 +20,12 @@ from tinyffn import functional as F
 def attention_core(q: Tensor, k: Tensor, v: Tensor) -> Tensor:
     """softmax(Q K^T / sqrt(d)) V: the part whose cost grows as T².
 
-    Its two matrix products are what the seed's ~4·T²·d counts: the scores Q K^T,
-    (T, d) @ (d, T), cost 2·T·T·d, and the mixing A V, (T, T) @ (T, d), another 2·T·T·d.
+    PyTorch's ``F.scaled_dot_product_attention`` (tinyffn/attention.py), unmasked: its two
+    matrix products are what the seed's ~4·T²·d counts: the scores Q K^T, (T, d) @ (d, T),
+    cost 2·T·T·d, and the mixing A V, (T, T) @ (T, d), another 2·T·T·d.
     Shapes: q, k, v (T, d) -> (T, d).
     """
-    d = q.shape[-1]
-    scores = q @ k.T / math.sqrt(d)                 # (T, d) @ (d, T) -> (T, T)
-    weights = F.softmax(scores, axis=-1)            # (T, T), each row sums to 1
-    return weights @ v                              # (T, T) @ (T, d) -> (T, d)
+    return F.scaled_dot_product_attention(q, k, v)              # (T, d)
 
 
 class SelfAttention(nn.Module):

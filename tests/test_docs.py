@@ -391,7 +391,7 @@ API_MODULES = ("tinyffn.functional", "tinyffn.nn", "tinyffn.nn.utils", "tinyffn.
 REEXPORTED = {"tinyffn.optim.lr_scheduler": ("tinyffn.lr_scheduler_extra",),
               "tinyffn.optim": ("tinyffn.optim_extra",),
               "tinyffn.nn": ("tinyffn.activation_modules",),
-              "tinyffn.functional": ("tinyffn.functional_extra",)}
+              "tinyffn.functional": ("tinyffn.functional_extra", "tinyffn.attention")}
 
 
 def defined_names(module_name: str) -> list[str]:

@@ -36,7 +36,7 @@ from .functional import dropout, softmax
 from .tensor import Tensor
 from .torch_methods import _broadcast_shape
 
-NAME = "scaled_dot_product_attention"
+_OP = "scaled_dot_product_attention"
 
 
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
@@ -62,11 +62,11 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     """
     query, key, value = _checked(query, key, value, dropout_p, is_causal, scale, enable_gqa)
     if is_causal and attn_mask is not None:
-        raise ValueError(f"{NAME}: give attn_mask or is_causal=True, not both (PyTorch "
+        raise ValueError(f"{_OP}: give attn_mask or is_causal=True, not both (PyTorch "
                          "refuses both too); for a causal mask with padding, pass one bool "
                          "mask: causal & padding")
     L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
-    with grad_mode.scope("function", NAME):
+    with grad_mode.scope("function", _OP):
         if enable_gqa:
             key, value = _repeat_heads(query, key, value)          # (..., Hq, S, ·)
         scores = query @ key.transpose(-2, -1)                      # (..., L, E) @ (..., E, S)
@@ -77,13 +77,13 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         masked = attn_mask is not None
         if masked:
             scores = _apply_mask(scores, attn_mask, query)
-        weights = softmax_rows(scores, zero_masked_rows=masked)     # (..., L, S)
+        weights = _softmax_rows(scores, zero_masked_rows=masked)     # (..., L, S)
         if dropout_p > 0:
             weights = dropout(weights, dropout_p)
         return weights @ value                                       # (..., L, S) @ (..., S, Ev)
 
 
-def softmax_rows(scores: Tensor, zero_masked_rows: bool = True) -> Tensor:
+def _softmax_rows(scores: Tensor, zero_masked_rows: bool = True) -> Tensor:
     """softmax over the last axis; with ``zero_masked_rows``, a row that is -inf
     throughout (every key masked) gives weights 0, as PyTorch 2.13's attention does,
     instead of 0/0 = NaN. The test is on the values (detached): the row is swapped for
@@ -100,10 +100,10 @@ def _apply_mask(scores: Tensor, attn_mask: Any, query: Tensor) -> Tensor:
     """scores with the mask applied: bool -> -inf where False, float -> added. The mask
     must broadcast to the scores' shape (..., L, S) without growing it."""
     if not isinstance(attn_mask, Tensor):
-        raise TypeError(f"{NAME}: attn_mask must be a tinyffn Tensor (bool or "
+        raise TypeError(f"{_OP}: attn_mask must be a tinyffn Tensor (bool or "
                         f"{dtype_name(query.dtype)}) or None, got {type_name(attn_mask)}")
     if _broadcast_shape(attn_mask.shape, scores.shape) != scores.shape:
-        raise ValueError(f"{NAME}: attn_mask of shape {attn_mask.shape} does not broadcast to "
+        raise ValueError(f"{_OP}: attn_mask of shape {attn_mask.shape} does not broadcast to "
                          f"the scores' shape {scores.shape} (..., L, S); give it shape (L, S) "
                          f"= ({scores.shape[-2]}, {scores.shape[-1]}) or a batch of them")
     name = dtype_name(attn_mask.dtype)
@@ -112,7 +112,7 @@ def _apply_mask(scores: Tensor, attn_mask: Any, query: Tensor) -> Tensor:
     elif attn_mask.dtype == query.dtype:
         masked = scores + attn_mask
     else:
-        raise TypeError(f"{NAME}: attn_mask has dtype {name}; it must be bool (True = take "
+        raise TypeError(f"{_OP}: attn_mask has dtype {name}; it must be bool (True = take "
                         f"part) or the query's dtype, {dtype_name(query.dtype)} (added to the "
                         f"scores): cast it with attn_mask.to(query.dtype)")
     return masked
@@ -130,47 +130,47 @@ def _checked(query: Any, key: Any, value: Any, dropout_p: Any, is_causal: Any, s
              enable_gqa: Any) -> tuple[Tensor, Tensor, Tensor]:
     for what, t in (("query", query), ("key", key), ("value", value)):
         if not isinstance(t, Tensor):
-            raise TypeError(f"{NAME}: {what} must be a tinyffn Tensor, got {type_name(t)}; "
+            raise TypeError(f"{_OP}: {what} must be a tinyffn Tensor, got {type_name(t)}; "
                             "convert arrays (and torch tensors) with tinyffn.tensor(...)")
     shapes = f"query {query.shape}, key {key.shape}, value {value.shape}"
     if min(query.ndim, key.ndim, value.ndim) < 2:
-        raise ValueError(f"{NAME}: query, key and value must be at least 2-D, (..., L, E), "
+        raise ValueError(f"{_OP}: query, key and value must be at least 2-D, (..., L, E), "
                          f"(..., S, E), (..., S, Ev); got {shapes}")
     if not (query.dtype == key.dtype == value.dtype):
-        raise TypeError(f"{NAME}: query, key and value must have one dtype, got "
+        raise TypeError(f"{_OP}: query, key and value must have one dtype, got "
                         f"{dtype_name(query.dtype)}, {dtype_name(key.dtype)}, "
                         f"{dtype_name(value.dtype)}; cast them with .to(dtype)")
     if not query.backend.is_floating(query.dtype):
-        raise TypeError(f"{NAME}: query, key and value have dtype {dtype_name(query.dtype)}; "
+        raise TypeError(f"{_OP}: query, key and value have dtype {dtype_name(query.dtype)}; "
                         "attention computes in floating point: cast them with .float()")
     if query.shape[-1] != key.shape[-1]:
-        raise ValueError(f"{NAME}: the query's last axis E = {query.shape[-1]} must equal "
+        raise ValueError(f"{_OP}: the query's last axis E = {query.shape[-1]} must equal "
                          f"the key's, {key.shape[-1]} (each score is a dot product q · k); "
                          f"got {shapes}")
     if key.shape[-2] != value.shape[-2]:
-        raise ValueError(f"{NAME}: key and value must have one length S (one value per key), "
+        raise ValueError(f"{_OP}: key and value must have one length S (one value per key), "
                          f"got {key.shape[-2]} and {value.shape[-2]}: {shapes}")
     if not (is_real(dropout_p) and 0 <= dropout_p <= 1):
-        raise ValueError(f"{NAME}: dropout_p must be a number in [0, 1] (the fraction of "
+        raise ValueError(f"{_OP}: dropout_p must be a number in [0, 1] (the fraction of "
                          f"weights zeroed), got {dropout_p!r}")
     for what, flag in (("is_causal", is_causal), ("enable_gqa", enable_gqa)):
         if flag not in (True, False):
-            raise TypeError(f"{NAME}: {what} must be True or False, got {flag!r}")
+            raise TypeError(f"{_OP}: {what} must be True or False, got {flag!r}")
     if scale is not None and not (is_real(scale) and math.isfinite(scale)):
-        raise TypeError(f"{NAME}: scale must be a finite number or None (1/sqrt(E)), "
+        raise TypeError(f"{_OP}: scale must be a finite number or None (1/sqrt(E)), "
                         f"got {scale!r}")
     if enable_gqa:
         if min(query.ndim, key.ndim, value.ndim) < 3:
-            raise ValueError(f"{NAME}: enable_gqa needs a heads axis, (..., H, L, E); got "
+            raise ValueError(f"{_OP}: enable_gqa needs a heads axis, (..., H, L, E); got "
                              f"{shapes}")
         hq, hk, hv = query.shape[-3], key.shape[-3], value.shape[-3]
         if hk != hv or hq % hk:
-            raise ValueError(f"{NAME}: with enable_gqa the key and value heads (axis -3: "
+            raise ValueError(f"{_OP}: with enable_gqa the key and value heads (axis -3: "
                              f"{hk}, {hv}) must be equal and divide the query heads ({hq}); "
                              f"got {shapes}")
     heads = 3 if enable_gqa else 2                  # the axes matmul does not broadcast
     if _broadcast_shape(query.shape[:-heads], key.shape[:-heads]) is None or \
             _broadcast_shape(query.shape[:-heads], value.shape[:-heads]) is None:
-        raise ValueError(f"{NAME}: the leading (batch) axes of query, key and value must "
+        raise ValueError(f"{_OP}: the leading (batch) axes of query, key and value must "
                          f"broadcast, as matmul's do; got {shapes}")
     return query, key, value

@@ -34,7 +34,7 @@ from .module import Module, Parameter
 from .nn import Linear, _check_size
 from .tensor import DEFAULT_FLOAT, Tensor
 
-NAME = "MultiheadAttention"
+_OP = "MultiheadAttention"
 
 
 class NonDynamicallyQuantizableLinear(Linear):
@@ -64,23 +64,23 @@ class MultiheadAttention(Module):
                  vdim: int | None = None, batch_first: bool = False, device: Any = None,
                  dtype: Any = None):
         super().__init__()
-        _check_size(NAME, "embed_dim", embed_dim)
-        _check_size(NAME, "num_heads", num_heads)
+        _check_size(_OP, "embed_dim", embed_dim)
+        _check_size(_OP, "num_heads", num_heads)
         if embed_dim % num_heads:
-            raise ValueError(f"{NAME}: embed_dim = {embed_dim} must be divisible by num_heads "
+            raise ValueError(f"{_OP}: embed_dim = {embed_dim} must be divisible by num_heads "
                              f"= {num_heads} (each head gets embed_dim / num_heads features)")
         if not (isinstance(dropout, (int, float)) and 0 <= dropout <= 1):
-            raise ValueError(f"{NAME}: dropout must be a probability in [0, 1], got {dropout!r}")
+            raise ValueError(f"{_OP}: dropout must be a probability in [0, 1], got {dropout!r}")
         for what, flag in (("add_bias_kv", add_bias_kv), ("add_zero_attn", add_zero_attn)):
             if flag:
-                raise NotImplementedError(f"{NAME}: {what}=True is not implemented in tinyffn "
+                raise NotImplementedError(f"{_OP}: {what}=True is not implemented in tinyffn "
                                           "(it appends a learned or zero key/value position); "
                                           "leave it False")
         self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
         self.kdim = embed_dim if kdim is None else kdim
         self.vdim = embed_dim if vdim is None else vdim
-        _check_size(NAME, "kdim", self.kdim)
-        _check_size(NAME, "vdim", self.vdim)
+        _check_size(_OP, "kdim", self.kdim)
+        _check_size(_OP, "vdim", self.vdim)
         self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
         self.head_dim, self.batch_first = embed_dim // num_heads, batch_first
         dtype, device = dtype or DEFAULT_FLOAT, device or "cpu"
@@ -108,9 +108,11 @@ class MultiheadAttention(Module):
                 key_padding_mask: Tensor | None = None, need_weights: bool = True,
                 attn_mask: Tensor | None = None, average_attn_weights: bool = True,
                 is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
+        """(output, weights or None), as PyTorch's; shapes and masks in the class's
+        docstring. Projects, splits E into H heads of hd, attends, merges, projects."""
         batched = self._check_inputs(query, key, value)
         if is_causal and attn_mask is None:
-            raise ValueError(f"{NAME}: is_causal=True is a hint that attn_mask is the causal "
+            raise ValueError(f"{_OP}: is_causal=True is a hint that attn_mask is the causal "
                              "mask, so it needs attn_mask (as PyTorch); pass a bool (L, S) "
                              "mask, True above the diagonal: ones(L, S).triu(1).bool()")
         if not batched:                         # one sequence: a batch of one, in the middle
@@ -165,13 +167,13 @@ class MultiheadAttention(Module):
             elif merged.shape == (N * self.num_heads, L, S):
                 merged = merged.reshape(N, self.num_heads, L, S)   # (N, H, L, S)
             else:
-                raise ValueError(f"{NAME}: attn_mask has shape {merged.shape}; it must be "
+                raise ValueError(f"{_OP}: attn_mask has shape {merged.shape}; it must be "
                                  f"(L, S) = ({L}, {S}) or (N·num_heads, L, S) = "
                                  f"({N * self.num_heads}, {L}, {S})")
         if key_padding_mask is not None:
             padding = _as_float("key_padding_mask", key_padding_mask, dtype)
             if padding.shape != (N, S):
-                raise ValueError(f"{NAME}: key_padding_mask has shape {padding.shape}; it "
+                raise ValueError(f"{_OP}: key_padding_mask has shape {padding.shape}; it "
                                  f"must be (N, S) = ({N}, {S}), True at the padded keys "
                                  "((S,) for an unbatched input)")
             padding = padding.reshape(N, 1, 1, S)                  # (N, 1, 1, S)
@@ -182,23 +184,23 @@ class MultiheadAttention(Module):
         """True if batched (3-D); raises on what PyTorch refuses, naming the shapes."""
         for what, t in (("query", query), ("key", key), ("value", value)):
             if not isinstance(t, Tensor):
-                raise TypeError(f"{NAME}: {what} must be a tinyffn Tensor, got "
+                raise TypeError(f"{_OP}: {what} must be a tinyffn Tensor, got "
                                 f"{type(t).__name__}")
         shapes = f"query {query.shape}, key {key.shape}, value {value.shape}"
         if query.ndim not in (2, 3) or key.ndim != query.ndim or value.ndim != query.ndim:
-            raise ValueError(f"{NAME}: query, key and value must all be 3-D (batched) or all "
+            raise ValueError(f"{_OP}: query, key and value must all be 3-D (batched) or all "
                              f"2-D (unbatched), got {shapes}")
         batched = query.ndim == 3
         b = 0 if self.batch_first else 1                      # the batch axis, if batched
         for what, t, width in (("query", query, self.embed_dim), ("key", key, self.kdim),
                                ("value", value, self.vdim)):
             if t.shape[-1] != width:
-                raise ValueError(f"{NAME}: {what}'s last axis must be {width} (embed_dim, "
+                raise ValueError(f"{_OP}: {what}'s last axis must be {width} (embed_dim, "
                                  f"kdim, vdim = {self.embed_dim}, {self.kdim}, {self.vdim}), "
                                  f"got {shapes}")
         if key.shape[:-1] != value.shape[:-1] or (batched and key.shape[b] != query.shape[b]):
             layout = "(N, L, E)" if self.batch_first else "(L, N, E)"
-            raise ValueError(f"{NAME}: key and value must have one shape but the last axis, "
+            raise ValueError(f"{_OP}: key and value must have one shape but the last axis, "
                              f"and the query's batch size; got {shapes}"
                              + (f" (batch_first={self.batch_first}: {layout})" if batched else ""))
         return batched
@@ -208,11 +210,11 @@ def _as_float(what: str, mask: Any, dtype: Any) -> Tensor:
     """A bool mask (True = masked out) as 0 / -inf in ``dtype``; a float mask of that dtype
     as it is (added to the scores)."""
     if not isinstance(mask, Tensor):
-        raise TypeError(f"{NAME}: {what} must be a tinyffn Tensor or None, got "
+        raise TypeError(f"{_OP}: {what} must be a tinyffn Tensor or None, got "
                         f"{type(mask).__name__}")
     if dtype_name(mask.dtype) == "bool":
         return zeros(*mask.shape, dtype=dtype, device=mask.device).masked_fill(mask, -math.inf)
     if mask.dtype != dtype:
-        raise TypeError(f"{NAME}: {what} has dtype {dtype_name(mask.dtype)}; it must be bool "
+        raise TypeError(f"{_OP}: {what} has dtype {dtype_name(mask.dtype)}; it must be bool "
                         f"(True = masked out) or the query's dtype, {dtype_name(dtype)}")
     return mask
