@@ -173,7 +173,7 @@ def test_state_dict_has_torchs_layout(name):
     if name == "RMSprop":                           # group 0 has momentum 0.5
         assert list(state[0]) == STATE_KEYS[name]
     assert all(isinstance(s["step"], int) and s["step"] == 2 for s in state.values())
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch")
     _, topt, _ = torch_train(name, settings, steps=2)
     tstate = topt.state_dict()
     assert [sorted(s) for s in state.values()] == [sorted(s) for s in tstate["state"].values()]

@@ -1,5 +1,6 @@
-"""Composed ops: linear, the activations, softmax, the norms and the variance (``x.var``),
-dropout (and, from :mod:`tinyffn.losses`, the losses), built from primitives.
+"""Composed ops: linear, the activations, softmax, the variance (``x.var``) and dropout,
+built from primitives; the rest of ``torch.nn.functional`` (the norms, the losses, more
+activations, attention) from files of its own, reached from here, as ``F.layer_norm``.
 
 Nothing here has a hand-written backward. Each function is a few lines of Tensor
 arithmetic, so its gradient follows from the primitives' (:mod:`tinyffn.ops`), the graph
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Sequence
+from typing import Any
 
 from . import grad_mode
 from .ops.activations import GELU as FusedGELU
@@ -27,14 +28,12 @@ from .ops.activations import Swish as FusedSwish
 from .ops.linalg import Linear as FusedLinear
 from .backend import dtype_name
 from .creation import rand
-from .arguments import (_axes, _numpy_names, check_axis, check_inplace, check_positive,
-                        check_probability, either_name, is_real, normalized_shape_arg,
-                        type_name)
+from .arguments import (_axes, _numpy_names, check_axis, check_inplace, check_probability,
+                        either_name, is_real, type_name)
 from .composed import where
 from .tensor import Tensor
 
 GELU_APPROXIMATIONS = ("none", "tanh")
-_EPS_WHY = "it keeps the division finite for a constant input"    # in the norms' errors
 
 
 # ----------------------------------------------------------------------------- linear
@@ -262,7 +261,7 @@ def _shifted(x: Tensor, axis: int) -> Tensor:
     return x.clone() if empty else x - x.amax(axis=axis, keepdims=True).detach()
 
 
-# ----------------------------------------------------------------------------- statistics, norms
+# ----------------------------------------------------------------------------- statistics
 def variance(x: Tensor, op: str, dim: Any, correction: Any, keepdim: Any, axis: Any,
              keepdims: bool, unbiased: Any) -> Tensor:
     """``x.var`` and ``x.std`` (``op``): Σ (x - mean)² / (n - correction) over the axes,
@@ -306,59 +305,6 @@ def variance(x: Tensor, op: str, dim: Any, correction: Any, keepdim: Any, axis: 
         return _narrowed(where(flat, 0.0, where(flat, 1.0, v) ** 0.5), x)
 
 
-def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
-               weight: Tensor | None = None, bias: Tensor | None = None,
-               eps: float = 1e-5) -> Tensor:
-    """Layer normalization (Ba et al. 2016): each position's features brought to mean 0
-    and variance 1, then scaled and shifted by learned ``weight`` and ``bias``.
-
-    Over the last k axes, k = len(normalized_shape), with N elements there::
-
-        mu  = mean(x),    var = mean((x - mu)^2)       (biased: / N, as PyTorch)
-        y   = (x - mu) / sqrt(var + eps) · weight + bias
-
-    With normalized_shape = d it works per position, like the FFN: no position sees
-    another. The pre-norm transformer sublayer is x + FFN(layer_norm(x)). With
-    x̂ = (x - mu) r, r = 1/sqrt(var + eps) and g = gy · weight, the primitives' gradients
-    add up to::
-
-        dL/dx = r (g - mean(g) - x̂ mean(g x̂)),  dL/dweight = Σ gy x̂,  dL/dbias = Σ gy
-
-    (sums over the leading axes). Shapes: input (..., *normalized_shape), weight and
-    bias normalized_shape -> y the input's shape. Float dtypes may mix and promote, as in
-    :func:`linear` (a float64 weight makes a float32 input's result float64).
-    """
-    axes = _check_norm("layer_norm", input, normalized_shape, weight, bias)
-    check_positive("layer_norm", "eps", eps, _EPS_WHY)
-    with grad_mode.scope("function", "layer_norm"):
-        x = _widened(input)
-        centred = x - x.mean(axis=axes, keepdims=True)              # (..., *S), mean 0
-        var = (centred * centred).mean(axis=axes, keepdims=True)    # (..., 1, ..., 1)
-        return _narrowed(_scale_shift(centred * (var + eps) ** -0.5, weight, bias), input)
-
-
-def rms_norm(input: Tensor, normalized_shape: int | Sequence[int],
-             weight: Tensor | None = None, eps: float | None = None) -> Tensor:
-    """RMS normalization (Zhang & Sennrich 2019), LLaMA's choice next to SwiGLU: divide by
-    the root mean square, without centring and without a bias::
-
-        y = x / sqrt(mean(x^2) + eps) · weight          (mean over the last k axes)
-
-    With r = 1/sqrt(mean(x^2) + eps), x̂ = x r and g = gy · weight, the gradients add up
-    to dL/dx = r (g - x̂ mean(g x̂)) and dL/dweight = Σ gy x̂. ``eps=None`` takes the
-    machine epsilon of the dtype it computes in (float32 for float16), as PyTorch does.
-    """
-    axes = _check_norm("rms_norm", input, normalized_shape, weight, None)
-    if eps is not None:
-        check_positive("rms_norm", "eps", eps, _EPS_WHY)
-    with grad_mode.scope("function", "rms_norm"):
-        x = _widened(input)
-        if eps is None:                 # of the dtype it computes in: float16's is float32's
-            eps = float(x.backend.xp.finfo(x.dtype).eps)
-        mean_square = (x * x).mean(axis=axes, keepdims=True)        # (..., 1, ..., 1)
-        return _narrowed(_scale_shift(x * (mean_square + eps) ** -0.5, weight, None), input)
-
-
 def _widened(x: Tensor) -> Tensor:
     """float16 statistics lose digits, and x² overflows past 256: the norms compute in
     float32 (cast nodes in the graph) and return float16, as PyTorch does."""
@@ -367,36 +313,6 @@ def _widened(x: Tensor) -> Tensor:
 
 def _narrowed(y: Tensor, input: Tensor) -> Tensor:
     return y.to(dtype=input.dtype) if dtype_name(input.dtype) == "float16" else y
-
-
-def _scale_shift(y: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
-    if weight is not None:
-        y = y * weight                          # normalized_shape broadcast over (...)
-    if bias is not None:
-        y = y + bias
-    return y
-
-
-def _check_norm(op: str, x: Any, normalized_shape: Any, weight: Any, bias: Any) -> tuple:
-    """The tensor arguments of layer_norm / rms_norm checked against ``normalized_shape``;
-    returns the axes to normalize over (the last k)."""
-    _check_tensor(op, "input", x)
-    shape = normalized_shape_arg(op, normalized_shape)
-    k = len(shape)
-    if x.ndim < k or x.shape[x.ndim - k:] != shape:
-        raise ValueError(f"{op}: input of shape {x.shape} does not end in normalized_shape "
-                         f"{shape}; pass the sizes of the input's last axes (for a (T, d) "
-                         f"input, normalized_shape=d)")
-    if not x.backend.is_floating(x.dtype):
-        raise TypeError(f"{op}: input has dtype {dtype_name(x.dtype)}; normalization "
-                        "computes in floating point: cast it with x.to(dtype='float32')")
-    for name, p in (("weight", weight), ("bias", bias)):
-        if p is not None:
-            _check_tensor(op, name, p)
-            if p.shape != shape:
-                raise ValueError(f"{op}: {name} must have the shape normalized_shape = "
-                                 f"{shape}, got {p.shape}")
-    return tuple(range(-k, 0))
 
 
 # ----------------------------------------------------------------------------- dropout
@@ -453,19 +369,21 @@ def _check_floating_input(x: Tensor, weight: Tensor) -> None:
                         "look up embeddings first")
 
 
-# The losses live in losses.py, which builds on log_softmax above; they are reached from
-# here, F.cross_entropy, as in torch.nn.functional (imported last: losses.py imports this).
+# The rest of torch.nn.functional lives in files of its own (losses.py builds on
+# log_softmax above), reached from here, F.cross_entropy; imported last, as they import this
 from . import losses as _losses  # noqa: E402
 
 mse_loss, cross_entropy, nll_loss = _losses.mse_loss, _losses.cross_entropy, _losses.nll_loss
 l1_loss = _losses.l1_loss
 REDUCTIONS = _losses.REDUCTIONS
+from . import normalization as _norms  # noqa: E402
+
+layer_norm, rms_norm = _norms.layer_norm, _norms.rms_norm
 from . import binary_losses as _binary  # noqa: E402
 
 binary_cross_entropy = _binary.binary_cross_entropy
 binary_cross_entropy_with_logits = _binary.binary_cross_entropy_with_logits
 smooth_l1_loss, huber_loss, kl_div = _binary.smooth_l1_loss, _binary.huber_loss, _binary.kl_div
-# More of torch.nn.functional, kept in a file of its own so that this one reads in a sitting
 from . import functional_extra as _extra  # noqa: E402
 
 leaky_relu, glu, normalize, one_hot = _extra.leaky_relu, _extra.glu, _extra.normalize, _extra.one_hot
@@ -480,4 +398,6 @@ softmin, threshold, prelu = _acts.softmin, _acts.threshold, _acts.prelu
 from . import distances as _distances  # noqa: E402
 
 cosine_similarity, pairwise_distance = _distances.cosine_similarity, _distances.pairwise_distance
-from .attention import scaled_dot_product_attention  # noqa: E402
+from . import attention as _attention  # noqa: E402
+
+scaled_dot_product_attention = _attention.scaled_dot_product_attention

@@ -38,6 +38,7 @@ from .arguments import (_is_int, check_inplace, check_positive, check_probabilit
 from .backend import FLOAT_DTYPES
 from .containers import ModuleDict, ModuleList, Sequential
 from .functional_extra import _lookup
+from .normalization import _EPS_WHY
 from .creation import generator, ones, tensor, zeros
 from .module import Module, Parameter
 from .param_containers import ParameterDict, ParameterList
@@ -291,7 +292,7 @@ class LayerNorm(Module):
                  dtype: Any = None):
         super().__init__()
         self.normalized_shape = normalized_shape_arg("LayerNorm", normalized_shape)
-        check_positive("LayerNorm", "eps", eps, F._EPS_WHY)
+        check_positive("LayerNorm", "eps", eps, _EPS_WHY)
         self.eps, self.elementwise_affine = eps, elementwise_affine
         self.weight = _filled_parameter(ones, self.normalized_shape, dtype, device) \
             if elementwise_affine else None
@@ -316,7 +317,7 @@ class RMSNorm(Module):
         super().__init__()
         self.normalized_shape = normalized_shape_arg("RMSNorm", normalized_shape)
         if eps is not None:
-            check_positive("RMSNorm", "eps", eps, F._EPS_WHY)
+            check_positive("RMSNorm", "eps", eps, _EPS_WHY)
         self.eps, self.elementwise_affine = eps, elementwise_affine
         self.weight = _filled_parameter(ones, self.normalized_shape, dtype, device) \
             if elementwise_affine else None

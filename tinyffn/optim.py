@@ -444,4 +444,7 @@ class AdamW(Adam):
 
 
 # RMSprop, Adagrad, NAdam, RAdam, Adamax, Adadelta: in a file of their own
-from .optim_extra import Adadelta, Adagrad, Adamax, NAdam, RAdam, RMSprop  # noqa: E402,F401
+from . import optim_extra as _extra  # noqa: E402
+
+RMSprop, Adagrad, NAdam, RAdam, Adamax, Adadelta = (_extra.RMSprop, _extra.Adagrad, _extra.NAdam,
+                                                    _extra.RAdam, _extra.Adamax, _extra.Adadelta)

@@ -26,7 +26,6 @@ once, as PyTorch. :class:`MathMethods` is a base class of ``Tensor`` (through
 """
 from __future__ import annotations
 
-import math
 import numbers
 
 from . import grad_mode

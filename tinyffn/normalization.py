@@ -1,0 +1,101 @@
+"""Layer and RMS normalization, reached as ``F.layer_norm`` and ``F.rms_norm`` (and as
+``nn.LayerNorm``, ``nn.RMSNorm``): the norms around the FFN in a transformer sublayer,
+``x + FFN(norm(x))``. Each is composed from primitives in a frame of its name, so the
+graph shows the mean, the variance and the scaling; float16 computes in float32 (cast
+nodes either side), as PyTorch does. Kept out of functional.py so that file reads in a
+sitting.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from . import grad_mode
+from .arguments import check_positive, normalized_shape_arg
+from .backend import dtype_name
+from .functional import _check_tensor, _narrowed, _widened
+from .tensor import Tensor
+
+_EPS_WHY = "it keeps the division finite for a constant input"    # in the norms' errors
+
+
+def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Layer normalization (Ba et al. 2016): each position's features brought to mean 0
+    and variance 1, then scaled and shifted by learned ``weight`` and ``bias``.
+
+    Over the last k axes, k = len(normalized_shape), with N elements there::
+
+        mu  = mean(x),    var = mean((x - mu)^2)       (biased: / N, as PyTorch)
+        y   = (x - mu) / sqrt(var + eps) · weight + bias
+
+    With normalized_shape = d it works per position, like the FFN: no position sees
+    another. The pre-norm transformer sublayer is x + FFN(layer_norm(x)). With
+    x̂ = (x - mu) r, r = 1/sqrt(var + eps) and g = gy · weight, the primitives' gradients
+    add up to::
+
+        dL/dx = r (g - mean(g) - x̂ mean(g x̂)),  dL/dweight = Σ gy x̂,  dL/dbias = Σ gy
+
+    (sums over the leading axes). Shapes: input (..., *normalized_shape), weight and
+    bias normalized_shape -> y the input's shape. Float dtypes may mix and promote, as in
+    :func:`tinyffn.functional.linear` (a float64 weight makes a float32 input's result float64).
+    """
+    axes = _check_norm("layer_norm", input, normalized_shape, weight, bias)
+    check_positive("layer_norm", "eps", eps, _EPS_WHY)
+    with grad_mode.scope("function", "layer_norm"):
+        x = _widened(input)
+        centred = x - x.mean(axis=axes, keepdims=True)              # (..., *S), mean 0
+        var = (centred * centred).mean(axis=axes, keepdims=True)    # (..., 1, ..., 1)
+        return _narrowed(_scale_shift(centred * (var + eps) ** -0.5, weight, bias), input)
+
+
+def rms_norm(input: Tensor, normalized_shape: int | Sequence[int],
+             weight: Tensor | None = None, eps: float | None = None) -> Tensor:
+    """RMS normalization (Zhang & Sennrich 2019), LLaMA's choice next to SwiGLU: divide by
+    the root mean square, without centring and without a bias::
+
+        y = x / sqrt(mean(x^2) + eps) · weight          (mean over the last k axes)
+
+    With r = 1/sqrt(mean(x^2) + eps), x̂ = x r and g = gy · weight, the gradients add up
+    to dL/dx = r (g - x̂ mean(g x̂)) and dL/dweight = Σ gy x̂. ``eps=None`` takes the
+    machine epsilon of the dtype it computes in (float32 for float16), as PyTorch does.
+    """
+    axes = _check_norm("rms_norm", input, normalized_shape, weight, None)
+    if eps is not None:
+        check_positive("rms_norm", "eps", eps, _EPS_WHY)
+    with grad_mode.scope("function", "rms_norm"):
+        x = _widened(input)
+        if eps is None:                 # of the dtype it computes in: float16's is float32's
+            eps = float(x.backend.xp.finfo(x.dtype).eps)
+        mean_square = (x * x).mean(axis=axes, keepdims=True)        # (..., 1, ..., 1)
+        return _narrowed(_scale_shift(x * (mean_square + eps) ** -0.5, weight, None), input)
+
+
+def _scale_shift(y: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    if weight is not None:
+        y = y * weight                          # normalized_shape broadcast over (...)
+    if bias is not None:
+        y = y + bias
+    return y
+
+
+def _check_norm(op: str, x: Any, normalized_shape: Any, weight: Any, bias: Any) -> tuple:
+    """The tensor arguments of layer_norm / rms_norm checked against ``normalized_shape``;
+    returns the axes to normalize over (the last k)."""
+    _check_tensor(op, "input", x)
+    shape = normalized_shape_arg(op, normalized_shape)
+    k = len(shape)
+    if x.ndim < k or x.shape[x.ndim - k:] != shape:
+        raise ValueError(f"{op}: input of shape {x.shape} does not end in normalized_shape "
+                         f"{shape}; pass the sizes of the input's last axes (for a (T, d) "
+                         f"input, normalized_shape=d)")
+    if not x.backend.is_floating(x.dtype):
+        raise TypeError(f"{op}: input has dtype {dtype_name(x.dtype)}; normalization "
+                        "computes in floating point: cast it with x.to(dtype='float32')")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None:
+            _check_tensor(op, name, p)
+            if p.shape != shape:
+                raise ValueError(f"{op}: {name} must have the shape normalized_shape = "
+                                 f"{shape}, got {p.shape}")
+    return tuple(range(-k, 0))
