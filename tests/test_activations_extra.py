@@ -237,6 +237,43 @@ def test_extreme_inputs_stay_finite_where_pytorchs_do():
         assert y.tolist() == want and x.grad.tolist() == slopes, fn.__name__
 
 
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")     # hardswish(-inf): NaN
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")  # 1e30 in f16
+def test_an_infinite_input_sends_back_pytorchs_slopes_not_nan():
+    """hardswish's slope at +inf is 1 and prelu's d/dw there is 0, as PyTorch 2.13's
+    (written out; live below): their unused branch multiplied inf by a zero gradient."""
+    x = _f64([inf, 800.0, 1e308, -800.0, -inf])
+    F.hardswish(x).sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0, 1.0, 0.0, 0.0]
+    for dtype in ("float16", "float32"):                # inf there: 1e30, 1e308
+        x = tinyffn.tensor([1e30, 1e308, 5.0], dtype=dtype, requires_grad=True)
+        F.hardswish(x).sum().backward()
+        assert x.grad.tolist() == [1.0, 1.0, 1.0], dtype
+    x = _f64([[inf, -2.0], [3.0, -inf]])
+    w = tinyffn.tensor([0.25, -0.5], dtype="float64", requires_grad=True)
+    y = F.prelu(x, w)
+    assert y.tolist() == [[inf, 1.0], [3.0, inf]]
+    (y * tinyffn.tensor([[1.0, 2.0], [3.0, 4.0]], dtype="float64")).sum().backward()
+    assert w.grad.tolist() == [0.0, -inf] and x.grad.tolist() == [[1.0, -1.0], [3.0, -2.0]]
+
+
+def test_an_infinite_input_matches_pytorch_live():
+    torch = pytest.importorskip("torch")
+    values = [inf, 800.0, 3.0, 0.0, -3.0, -800.0]
+    for name in ("hardswish", "prelu"):
+        got, want = [], []
+        for lib in (tinyffn, torch):
+            x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+            w = lib.tensor([0.25], dtype=lib.float64, requires_grad=True)
+            F_ = F if lib is tinyffn else torch.nn.functional
+            y = F_.prelu(x, w) if name == "prelu" else F_.hardswish(x)
+            y.sum().backward()
+            (got if lib is tinyffn else want).append(
+                (x.grad.tolist(), w.grad.tolist() if w.grad is not None else None))
+        assert got == want, name
+
+
 # ----------------------------------------------------------------------------- float16
 _HALF_X = np.concatenate([np.linspace(-12, 12, 2001), [-3.0, 3.0, 6.0, -60000.0, 60000.0]])
 _HALF = {   # name: tinyffn's call on a float16 x (torch's: the same with torch's F)

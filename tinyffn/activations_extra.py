@@ -102,13 +102,17 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
 
     A ``where`` takes x itself from 3 on; below, x (x + 3) / 6 with (x + 3) set to 0
     (a ``masked_fill``) from -3 down, so that the slope there is 0 (as PyTorch's), and
-    -inf gives NaN (-inf · 0) as PyTorch's does."""
+    -inf gives NaN (-inf · 0) as PyTorch's does. That unused branch reads x with the
+    entries from 3 on set to 0: at x = inf, inf · (inf + 3) would send back 0 · inf = NaN
+    where PyTorch's slope is 1."""
     x16 = _floating("hardswish", input)
     check_inplace("hardswish", inplace)
     with grad_mode.scope("function", "hardswish"):
         x = _widened(x16)
-        gate = (x + 3.0).masked_fill(x <= -3.0, 0.0)          # relu(x + 3), slope 0 at -3
-        return _narrowed(where(x >= 3.0, x, x * gate / 6.0), x16)
+        right = x >= 3.0                                      # bool, outside the graph
+        xl = x.masked_fill(right, 0.0)                        # x below 3, 0 elsewhere
+        gate = (xl + 3.0).masked_fill(xl <= -3.0, 0.0)        # relu(x + 3), slope 0 at -3
+        return _narrowed(where(right, x, xl * gate / 6.0), x16)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
@@ -241,7 +245,9 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     with grad_mode.scope("function", "prelu"):
         x, w = _widened(x16), _widened(w)
         w = w.reshape(()) if n == 1 else w.reshape((n,) + (1,) * (x.ndim - 2))  # (C, 1, ...)
-        return _narrowed(where(x > 0, x, w * x), x16)
+        right = x > 0                                   # bool, outside the graph
+        # w reads x with the positive entries set to 0: d/dw of w · inf would be 0 · inf
+        return _narrowed(where(right, x, w * x.masked_fill(right, 0.0)), x16)
 
 
 __all__ = ["elu", "selu", "celu", "mish", "hardswish", "hardsigmoid", "logsigmoid",
