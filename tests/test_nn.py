@@ -572,6 +572,16 @@ def test_ffn_defaults_and_sizes():
         nn.GatedFFN(8, d_ff=20, multiple_of=16)
 
 
+def test_an_activation_class_instead_of_an_instance_is_refused_when_built():
+    """nn.Mish for nn.Mish(): the FFN called the class on its hidden tensor, and the
+    error came at the first forward, from deep inside (bool() of a tensor)."""
+    for cls in (nn.ReLU, nn.Mish, nn.PReLU):
+        for block in (nn.FFN, nn.GatedFFN):
+            with pytest.raises(TypeError, match=rf"{block.__name__}: activation is the class "
+                                                rf"{cls.__name__}; pass an instance, "
+                                                rf"{cls.__name__}\(\)"):
+                block(4, activation=cls)
+
 def test_unknown_activation_lists_the_valid_ones():
     with pytest.raises(ValueError, match=r"FFN: unknown activation 'tanh'; choose one of 'relu', "
                                          r"'gelu', 'gelu_tanh', 'swish'"):

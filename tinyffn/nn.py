@@ -146,6 +146,9 @@ def _activation(owner: str, name: Any, valid: tuple, fused: bool = False) -> Any
     """The activation called ``name``, one of ``valid`` (``fused``: one-node form), or the
     caller's own: a module (``nn.Mish()``, ``nn.PReLU()``) or a function of one tensor
     (``F.elu``), as PyTorch's ``TransformerEncoderLayer`` takes, used as given."""
+    if isinstance(name, type):      # nn.Mish, not nn.Mish(): calling it would build a module
+        raise TypeError(f"{owner}: activation is the class {name.__name__}; pass an "
+                        f"instance, {name.__name__}(), or a function of one tensor (F.elu)")
     if isinstance(name, Module) or callable(name):
         return name
     if name not in valid:
