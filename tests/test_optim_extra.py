@@ -279,6 +279,28 @@ def test_bad_arguments_are_refused_as_in_torch(name, kwargs, message):
         getattr(torch.optim, name)([torch.nn.Parameter(torch.zeros(2))], **kwargs)
 
 
+@pytest.mark.parametrize("name, kwargs", [("Adadelta", {"rho": 1.0}), ("Adadelta", {"rho": 0}),
+                                          ("NAdam", {"betas": (0.0, 0.0)}),
+                                          ("RMSprop", {"alpha": 0.0, "momentum": 0.0})])
+def test_the_edges_torch_accepts_are_accepted(name, kwargs):
+    """torch's ranges are closed there: Adadelta's rho in [0, 1], betas from 0. With
+    rho = 1 square_avg and acc_delta stay 0, so each step is lr · sqrt(ε)/sqrt(ε) · g = g."""
+    p = nn.Parameter(tinyffn.tensor([1.0, -2.0], dtype="float64"))
+    opt = getattr(optim, name)([p], **kwargs)
+    for _ in range(3):
+        p.grad = tinyffn.tensor([0.5, 4.0], dtype="float64")
+        opt.step()
+    if kwargs == {"rho": 1.0}:
+        np.testing.assert_allclose(p.numpy(), [-0.5, -14.0], rtol=1e-12)
+    torch = pytest.importorskip("torch")
+    q = torch.nn.Parameter(torch.tensor([1.0, -2.0], dtype=torch.float64))
+    topt = getattr(torch.optim, name)([q], **kwargs)
+    for _ in range(3):
+        q.grad = torch.tensor([0.5, 4.0], dtype=torch.float64)
+        topt.step()
+    np.testing.assert_allclose(p.numpy(), q.detach().numpy(), rtol=1e-13)
+
+
 @pytest.mark.parametrize("name, key", [("RMSprop", "centered"), ("NAdam", "maximize"),
                                        ("RAdam", "decoupled_weight_decay")])
 def test_flags_must_be_bools(name, key):
