@@ -409,7 +409,10 @@ ERRORS = [   # call, the exception, words its message must hold
     ("F.prelu(x, T.ones(1))", TypeError, "input is float64 but weight is float32"),
     ("F.prelu(x, [0.25])", TypeError, "prelu: weight must be a tinyffn Tensor"),
     ("nn.PReLU(0)", ValueError, "PReLU: num_parameters must be a positive integer"),
-    ("F.softmin(x, 2)", ValueError, "softmax"),
+    ("F.softmin(x, 2)", ValueError, "softmin: axis 2 is out of range for an input of shape "
+                                    "(2, 4); use an integer in [-2, 1]"),
+    ("nn.Softmin(-3)(x)", ValueError, "softmin: axis -3 is out of range"),
+    ("F.softmin(x, 1, dtype=T.int64)", TypeError, "softmin: dtype must be a float dtype"),
     ("F.softsign([1.0])", TypeError, "softsign: input must be a tinyffn Tensor"),
 ]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import grad_mode
-from .arguments import check_inplace, is_real, tensor_arg
+from .arguments import check_axis, check_inplace, is_real, tensor_arg
 from .backend import DeviceError, dtype_name
 from .composed import where
 from .functional_extra import _floating, _narrowed, _widened, softplus
@@ -196,10 +196,11 @@ def softmin(input: Tensor, dim: int | None = None, *, dtype: Any = None) -> Tens
     the largest weights. ``dim=None`` takes the last axis, as :func:`softmax` here
     (PyTorch's implicit choice, deprecated, is axis 0 for 0-, 1- and 3-d inputs);
     ``dtype``: x is cast to it first. Jacobian: that of softmax, times -1."""
-    from .functional import softmax                 # functional.py imports this file
-    x = _floating("softmin", input)
+    from .functional import _cast_to_float, softmax     # functional.py imports this file
+    x = _cast_to_float("softmin", _floating("softmin", input), dtype)
+    check_axis("softmin", x, -1 if dim is None else dim)   # errors name softmin, not softmax
     with grad_mode.scope("function", "softmin"):
-        return softmax(-x, dim=dim, dtype=dtype)
+        return softmax(-x, dim=dim)
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
