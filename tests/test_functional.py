@@ -2,6 +2,7 @@
 in float64, the function scopes the graph drawer relies on, and the error messages."""
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -168,6 +169,34 @@ def test_softmax_and_log_softmax_match_numpy(axis, device):
     np.testing.assert_allclose(y.sum(axis=axis), 1.0, rtol=1e-12)
     np.testing.assert_allclose(F.log_softmax(as_tensor(x, device), axis=axis).numpy(),
                                ref.log_softmax(x, axis), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("make", [lambda: F.softmax, lambda: F.log_softmax, lambda: F.softmin,
+                                  lambda: nn.Softmax(), lambda: nn.LogSoftmax(),
+                                  lambda: nn.Softmin()],
+                         ids=["softmax", "log_softmax", "softmin", "Softmax", "LogSoftmax",
+                              "Softmin"])
+def test_no_dim_on_3d_and_4d_input_warns_where_torch_would_take_another_axis(make):
+    """PyTorch's implicit dim (deprecated) is 0 for 3-d and 1 for 4-d inputs; tinyffn's is
+    the last axis. Left out there, a ported program would normalize another axis in
+    silence: it is warned, naming both, and the result is the last axis's. 2-d inputs,
+    where the two agree, and any dim given, are not warned."""
+    fn = make()
+    name = getattr(fn, "__name__", type(fn).__name__.lower())
+    name = {"logsoftmax": "log_softmax"}.get(name, name)
+    for shape, theirs in (((2, 3, 4), 0), ((2, 3, 4, 5), 1)):
+        x = tinyffn.randn(*shape, dtype="float64")
+        with pytest.warns(UserWarning, match=rf"^{name}: no dim given for a {len(shape)}-d "
+                                             rf"input; tinyffn takes the last axis, where "
+                                             rf"PyTorch's implicit \(deprecated\) choice is "
+                                             rf"dim {theirs}; pass dim=-1"):
+            y = fn(x)
+        explicit = getattr(F, name.lower())(x, dim=-1)
+        np.testing.assert_array_equal(y.numpy(), explicit.numpy())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fn(tinyffn.randn(2, 3))
+        getattr(F, name.lower())(tinyffn.randn(2, 3, 4), dim=1)
 
 
 @pytest.mark.parametrize("fn", [F.softmax, F.log_softmax])
@@ -526,7 +555,7 @@ def test_square_logits_that_fit_both_class_layouts_are_refused_with_both_forms()
     a, t = rng.standard_normal((2, 4, 4)).astype("float32"), [[0, 1, 2, 3], [3, 2, 1, 0]]
     logits, targets = tinyffn.tensor(a), tinyffn.tensor(t)
     for loss, name, x in [(F.cross_entropy, "logits", logits),
-                          (F.nll_loss, "log_probs", F.log_softmax(logits))]:
+                          (F.nll_loss, "log_probs", F.log_softmax(logits, dim=-1))]:
         with pytest.raises(ValueError, match=(
                 rf"{loss.__name__}: {name} of shape \(2, 4, 4\) and targets of shape \(2, 4\) "
                 r"fit two layouts: .* for PyTorch's, " + name + r"\.permute\(0, 2, 1\)"
@@ -615,7 +644,7 @@ def test_ignored_rows_get_no_gradient_and_the_rest_pytorchs(device):
     for reduction in ("mean", "sum", "none"):
         assert tinyffn.gradcheck(lambda z: F.cross_entropy(z, targets, reduction, ignore_index=7,
                                                            label_smoothing=0.3), [z])
-        assert tinyffn.gradcheck(lambda z: F.nll_loss(F.log_softmax(z), targets, reduction,
+        assert tinyffn.gradcheck(lambda z: F.nll_loss(F.log_softmax(z, -1), targets, reduction,
                                                       ignore_index=7), [z])
 
 
@@ -732,7 +761,7 @@ def test_ignored_and_smoothed_losses_keep_the_row_shape_for_none(device):
         assert y.shape == (2, 3)
         rows = smoothed_rows(logits, np.where(flat < 0, 0, flat), smoothing) * (flat != -100)
         np.testing.assert_allclose(y.numpy(), rows.reshape(2, 3), rtol=1e-12)
-    y = F.nll_loss(F.log_softmax(z), targets, "none")
+    y = F.nll_loss(F.log_softmax(z, -1), targets, "none")
     assert y.shape == (2, 3)
     np.testing.assert_allclose(y.numpy(), F.cross_entropy(z, targets, "none").numpy(),
                                rtol=1e-12)

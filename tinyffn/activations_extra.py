@@ -196,9 +196,9 @@ def softmin(input: Tensor, dim: int | None = None, *, dtype: Any = None) -> Tens
     the largest weights. ``dim=None`` takes the last axis, as :func:`softmax` here
     (PyTorch's implicit choice, deprecated, is axis 0 for 0-, 1- and 3-d inputs);
     ``dtype``: x is cast to it first. Jacobian: that of softmax, times -1."""
-    from .functional import _cast_to_float, softmax     # functional.py imports this file
+    from .functional import _cast_to_float, _implicit_axis, softmax     # functional.py imports this
     x = _cast_to_float("softmin", _floating("softmin", input), dtype)
-    check_axis("softmin", x, -1 if dim is None else dim)   # errors name softmin, not softmax
+    dim = check_axis("softmin", x, _implicit_axis("softmin", x, dim))   # errors name softmin
     with grad_mode.scope("function", "softmin"):
         return softmax(-x, dim=dim)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from typing import Any
 
 from . import grad_mode
@@ -195,7 +196,8 @@ def silu(x: Tensor, fused: bool = False) -> Tensor:
 
 
 # ----------------------------------------------------------------------------- softmax
-def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None, dtype: Any = None) -> Tensor:
+def softmax(x: Tensor, axis: int | None = None, *, dim: int | None = None,
+            dtype: Any = None) -> Tensor:
     """softmax(x)_i = exp(x_i) / sum_j exp(x_j) along ``axis``.
 
     Stable for large logits: softmax(x - c) = softmax(x) for any constant c, so we
@@ -203,16 +205,17 @@ def softmax(x: Tensor, axis: int = -1, *, dim: int | None = None, dtype: Any = N
     on c, c needs no gradient: it is taken detached, a constant for the graph.
 
     Jacobian: dy_i/dx_j = y_i (δ_ij - y_j), so gx = y (gy - sum_j gy_j y_j).
-    Shape preserved; entries along ``axis`` are positive and sum to 1. ``dim`` is
-    PyTorch's name for ``axis``; ``dtype``: x is cast to it first (a recorded ``cast``),
+    Shape preserved; entries along ``axis`` (the last if not given: see
+    :func:`_implicit_axis`) are positive and sum to 1. ``dim`` is PyTorch's name for
+    ``axis``; ``dtype``: x is cast to it first (a recorded ``cast``),
     as PyTorch's ``F.softmax(x, -1, dtype=torch.float32)`` of float16 logits. A float16
     x is computed in float32 and the result rounded once, as PyTorch computes it (in
     float16 the exps and their sum lose digits: up to 5 ulp off).
     """
     _check_tensor("softmax", "x", x)
     x = _cast_to_float("softmax", x, dtype)
-    axis = check_axis("softmax", x, either_name(
-        "softmax", "axis", axis, -1, "dim", dim))
+    axis = check_axis("softmax", x, _implicit_axis("softmax", x, either_name(
+        "softmax", "axis", axis, None, "dim", dim)))
     with grad_mode.scope("function", "softmax"):
         z = _shifted(_widened(x), axis)                     # max(z) = 0
         e = z.exp()
@@ -231,7 +234,7 @@ def _cast_to_float(op: str, x: Tensor, dtype: Any) -> Tensor:
     return x.to(dtype=dtype)
 
 
-def log_softmax(x: Tensor, axis: int = -1, *, dim: int | None = None,
+def log_softmax(x: Tensor, axis: int | None = None, *, dim: int | None = None,
                 dtype: Any = None) -> Tensor:
     """log softmax(x)_i = x_i - log sum_j exp(x_j) along ``axis``, computed stably.
 
@@ -244,13 +247,26 @@ def log_softmax(x: Tensor, axis: int = -1, *, dim: int | None = None,
     """
     _check_tensor("log_softmax", "x", x)
     x = _cast_to_float("log_softmax", x, dtype)
-    axis = check_axis("log_softmax", x, either_name(
-        "log_softmax", "axis", axis, -1, "dim", dim))
+    axis = check_axis("log_softmax", x, _implicit_axis("log_softmax", x, either_name(
+        "log_softmax", "axis", axis, None, "dim", dim)))
     with grad_mode.scope("function", "log_softmax"):
         z = _shifted(_widened(x), axis)                     # max(z) = 0
         if x.ndim > 0 and x.shape[axis] == 0:
             return _narrowed(z, x)      # an empty axis: no sum to take the log of
         return _narrowed(z - z.exp().sum(axis=axis, keepdims=True).log(), x)
+
+
+def _implicit_axis(op: str, x: Tensor, axis: Any) -> Any:
+    """``axis``, or the last axis where none is given. PyTorch's implicit choice there
+    (deprecated, with a warning) is dim 0 for a 3-d input and dim 1 for 4-d and more, so a
+    program ported from PyTorch that leaves dim out would normalize another axis here,
+    in silence: that case is warned, naming both."""
+    if axis is None and x.ndim >= 3:
+        warnings.warn(f"{op}: no dim given for a {x.ndim}-d input; tinyffn takes the last "
+                      f"axis, where PyTorch's implicit (deprecated) choice is dim "
+                      f"{0 if x.ndim == 3 else 1}; pass dim=-1 (or the axis you mean) to "
+                      "say which", UserWarning, stacklevel=3)
+    return -1 if axis is None else axis
 
 
 def _shifted(x: Tensor, axis: int) -> Tensor:
