@@ -158,6 +158,21 @@ def test_hypot_does_not_overflow_and_logaddexp_does_not_either(device):
                                                                   -1000 + math.log(2)], rtol=1e-15)
 
 
+def test_hypot_at_infinities_nan_and_signed_zeros_is_c99s(device):
+    """math.hypot (C99's: an infinity wins over a NaN, and the result is never -0.0) on every
+    pair of ±inf, NaN, ±0 and 1: hypot(inf, NaN) was NaN (m = max(|a|, |b|) is NaN) where
+    torch and C give inf, hypot(inf, inf) was NaN after a change that left out the inf
+    edge, and hypot(-0, -0) was -0.0."""
+    v = [math.inf, -math.inf, math.nan, 0.0, -0.0, 1.0]
+    a, b = zip(*[(p, q) for p in v for q in v])
+    for dtype in ("float64", "float32"):
+        got = tinyffn.hypot(tinyffn.tensor(a, dtype=dtype, device=device),
+                            tinyffn.tensor(b, dtype=dtype, device=device)).numpy()
+        want = np.array([math.hypot(p, q) for p, q in zip(a, b)], dtype=dtype)
+        np.testing.assert_array_equal(got, want, err_msg=dtype)
+        assert not np.signbit(got[~np.isnan(got)]).any(), dtype
+
+
 @_RUNTIME
 def test_gradients_where_torch_gives_nan_are_finite_here(device):
     """Deliberate differences: at the origin hypot's gradient is 0 (torch: NaN), xlogy's dy

@@ -185,16 +185,18 @@ def logaddexp(input, other):
 def hypot(input, other):
     """sqrt(a² + b²), elementwise with broadcasting, as ``torch.hypot``, without
     overflow: m · sqrt(1 + (n/m)²), m and n the larger and smaller of |a| and |b|; m where
-    m is 0 or inf. The gradient is (a, b) / hypot(a, b), and 0 at the origin (PyTorch's
+    m is 0, inf where either is infinite, even if the other is NaN. The gradient is (a, b) / hypot(a, b), and 0 at the origin (PyTorch's
     is NaN there)."""
     from .composed import where     # composed.py imports tensor.py, which imports this
 
     def fn(a, b):
         a, b = a.abs(), b.abs()
         m, n = a.maximum(b), a.minimum(b)
-        edge = (m == 0) | m.isinf()
+        inf = a.isinf() | b.isinf()         # inf even beside a NaN, as C99's hypot and torch's
+        edge = (m == 0) | inf
         r = where(edge, 0.0, n) / where(edge, 1.0, m)      # harmless where not taken
-        return where(edge, m, m * (1 + r * r).sqrt())
+        far = where(edge, m + 0.0, m * (1 + r * r).sqrt())  # + 0.0: hypot(-0, -0) is 0.0
+        return where(inf, where(a.isinf(), a, b), far)
     return _binary("hypot", input, other, fn)
 
 
