@@ -173,6 +173,30 @@ def test_hypot_at_infinities_nan_and_signed_zeros_is_c99s(device):
         assert not np.signbit(got[~np.isnan(got)]).any(), dtype
 
 
+def test_float16_operands_compute_in_float32_rounded_once(device):
+    """logaddexp, hypot and atan2 of float16 are NumPy's float32 result rounded to float16,
+    bit for bit (PyTorch's opmath): computed in float16 they drift by an ulp."""
+    if device == "strict":
+        pytest.skip("the strict backend has no float16")
+    r = np.random.default_rng(3)
+    a = (r.standard_normal(3000) * np.repeat([0.01, 1.0, 30.0], 1000)).astype(np.float16)
+    b = (r.standard_normal(3000) * 5).astype(np.float16)
+    for name, ref in (("logaddexp", np.logaddexp), ("hypot", np.hypot), ("atan2", np.arctan2)):
+        got = getattr(tinyffn, name)(tinyffn.tensor(a, device=device),
+                                     tinyffn.tensor(b, device=device)).numpy()
+        want = ref(a.astype(np.float32), b.astype(np.float32)).astype(np.float16)
+        assert got.dtype == np.float16
+        np.testing.assert_array_equal(got, want, err_msg=name)
+
+
+def test_xlogy_of_zero_and_nan_is_nan(device):
+    """0 · log(y) is 0 for every y but NaN, as torch.xlogy (and scipy.special.xlogy)."""
+    y = [math.nan, 0.0, -1.0, math.inf, 2.0]
+    got = tinyffn.xlogy(tinyffn.zeros(5, dtype="float64", device=device),
+                        tinyffn.tensor(y, dtype="float64", device=device)).tolist()
+    assert math.isnan(got[0]) and got[1:] == [0.0] * 4
+
+
 @_RUNTIME
 def test_gradients_where_torch_gives_nan_are_finite_here(device):
     """Deliberate differences: at the origin hypot's gradient is 0 (torch: NaN), xlogy's dy
