@@ -177,6 +177,31 @@ def test_searchsorted_against_numpy(device):
         assert got.numpy().dtype == np.int64 and not got.requires_grad
 
 
+
+def test_searchsorted_of_a_float_number_among_integers_keeps_its_fraction(device):
+    """A number is compared as it is: 1.5 among the integers [1, 2, 3] goes at 1 (NumPy's,
+    torch's), not at 0 (it was cast to the sequence's int64 first, becoming 1)."""
+    s = tinyffn.tensor([1, 2, 3], device=device)
+    for v in (1.5, 2.5, -0.5, 3.5, 2):
+        for right in (False, True):
+            side = "right" if right else "left"
+            want = int(np.searchsorted([1, 2, 3], v, side=side))
+            assert tinyffn.searchsorted(s, v, right=right).item() == want, (v, side)
+            assert tinyffn.bucketize(v, s, right=right).item() == want, (v, side)
+
+
+def test_an_unsorted_sequence_is_refused_by_name(device):
+    """searchsorted on [3, 1, 2] counted the entries below each value (2.0 gave 1, torch's
+    binary search 2, NumPy's 2): an answer to a different question, said nowhere. Refused,
+    row by row, saying to sort."""
+    x = tinyffn.tensor([[1.0, 2.0, 3.0], [3.0, 1.0, 2.0]], device=device)
+    v = tinyffn.tensor([[2.0], [2.0]], device=device)
+    for call in (lambda: tinyffn.searchsorted(x[1], 2.0), lambda: tinyffn.searchsorted(x, v),
+                 lambda: tinyffn.bucketize(v, x[1])):
+        with pytest.raises(ValueError, match="not sorted along its last axis.*sort"):
+            call()
+    assert tinyffn.searchsorted(x[:1], v[:1]).tolist() == [[1]]     # the sorted row alone
+
 GRADCHECKED = {
     "addmm": (lambda b, a, c: tinyffn.addmm(b, a, c, beta=0.5, alpha=2), [[1.0, 2.0], X, [r[:2] for r in W] * 2]),
     "addcmul": (lambda x, w: tinyffn.addcmul(x, x, w, value=0.3), [X, W]),

@@ -9,7 +9,9 @@ differentiable. ``searchsorted`` and ``bucketize`` return positions (int64, or i
 ``out_int32``), with no gradient: each counts, per value, the entries of the sorted
 sequence below it (at or below it with ``right``), NaN counted as larger than any number,
 as PyTorch sorts it. :class:`SelectMethods` is a base class of ``Tensor`` (through
-``TorchMethods``).
+``TorchMethods``). A sequence that is not sorted is refused (PyTorch answers anything). With
+NaN in the sequence the counts are NumPy's; PyTorch's binary search gives answers that
+depend on where the NaN sit ([1, 2, 3, nan, nan, nan, nan] puts 0.5 at 7).
 """
 from __future__ import annotations
 
@@ -185,12 +187,18 @@ def _positions(op: str, s, v, right: bool, out_int32: bool, name: str):
         raise TypeError(f"{op}: input must be a tinyffn Tensor or a number, got {type_name(v)}")
     if s.ndim == 0:
         raise ValueError(f"{op}: {name} must have at least 1 axis, got a 0-d tensor")
-    v = tensor(v, dtype=s.dtype, device=s.device) if number else v
+    if number:                  # 1.5 against integers stays 1.5 (dtype=s.dtype made it 1)
+        exact = s.backend.is_floating(s.dtype) or _is_int(v)
+        v = tensor(v, dtype=s.dtype if exact else None, device=s.device)
     if s.ndim > 1 and (v.ndim != s.ndim or v.shape[:-1] != s.shape[:-1]):
         raise ValueError(f"{op}: {name} of shape {s.shape} holds one sequence per row, so "
                          f"input must have shape {s.shape[:-1]} + (k,), got {v.shape}")
     with grad_mode.no_grad():
         s, v = s.detach(), v.detach()
+        if s.shape[-1] > 1 and (s[..., 1:] < s[..., :-1]).any().item():
+            raise ValueError(f"{op}: {name} of shape {s.shape} is not sorted along its last "
+                             "axis (an entry is smaller than the one before it); sort it "
+                             "first with .sort(), as PyTorch's answer there is undefined")
         col = v.unsqueeze(-1)                                   # (..., k, 1)
         row = s.unsqueeze(-2) if s.ndim > 1 else s              # (..., 1, m) or (m,)
         nan_v = col.isnan() if col.backend.is_floating(col.dtype) else None
