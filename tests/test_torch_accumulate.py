@@ -202,6 +202,21 @@ def test_an_unsorted_sequence_is_refused_by_name(device):
             call()
     assert tinyffn.searchsorted(x[:1], v[:1]).tolist() == [[1]]     # the sorted row alone
 
+
+def test_cummax_cummin_of_an_empty_axis_are_empty(device):
+    """Along an axis of length 0, cummax/cummin give empty values and int64 indices of the
+    input's shape, as torch's: they raised max's 'holds no elements' error about a
+    (3, 0, 0) tensor the user never made."""
+    x = tinyffn.zeros((0, 3), dtype="float64", device=device, requires_grad=True)
+    for op in ("cummax", "cummin"):
+        for dim in (0, 1, -2):
+            values, indices = getattr(tinyffn, op)(x, dim)
+            assert values.shape == indices.shape == (0, 3) and values.requires_grad
+            assert indices.numpy().dtype == np.int64
+            values.sum().backward()
+            assert x.grad.shape == (0, 3)
+
+
 GRADCHECKED = {
     "addmm": (lambda b, a, c: tinyffn.addmm(b, a, c, beta=0.5, alpha=2), [[1.0, 2.0], X, [r[:2] for r in W] * 2]),
     "addcmul": (lambda x, w: tinyffn.addcmul(x, x, w, value=0.3), [X, W]),

@@ -199,9 +199,11 @@ def _running(op: str, input, dim, result):
     if dtype_name(x.dtype) == "bool":
         raise TypeError(f"{op}: takes numbers, got a bool tensor; cast it with .long()")
     a, n, upto = _triangle(op, x, dim)
-    if x.ndim == 0:
+    if x.ndim == 0 or x.numel() == 0:       # empty: no row to take a max of
         from .creation import zeros
-        return result(x.clone(), zeros((), dtype="int64", device=x.device))
+        index = zeros(x.shape, dtype="int64", device=x.device)
+        with grad_mode.scope("function", op):
+            return result(x.clone(), index)
     from .creation import arange
     with grad_mode.no_grad():
         row = movedim(x.detach(), a, -1).unsqueeze(-2)                  # (..., 1, n)
