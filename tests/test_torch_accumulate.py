@@ -217,6 +217,44 @@ def test_cummax_cummin_of_an_empty_axis_are_empty(device):
             assert x.grad.shape == (0, 3)
 
 
+
+def test_searchsorted_with_nan_in_the_sequence_is_numpys(device):
+    """NaN sorts last and counts as larger than every number, NumPy's rule: a NaN value goes
+    before the first NaN (left) or after the last (right). PyTorch's binary search gives
+    position-dependent answers here (the module docstring)."""
+    s = np.array([1.0, 2.0, 2.0, np.nan, np.nan])
+    v = np.array([0.0, 2.0, 3.0, np.inf, np.nan])
+    for side in ("left", "right"):
+        got = tinyffn.searchsorted(tinyffn.tensor(s, device=device),
+                                   tinyffn.tensor(v, device=device), side=side)
+        np.testing.assert_array_equal(got.numpy(), np.searchsorted(s, v, side=side))
+
+
+def test_var_mean_keepdim_over_every_axis_keeps_every_axis(device):
+    """var_mean(x, keepdim=True) with no dim gives both of shape (1, 1), NumPy's keepdims."""
+    a = np.arange(8.0).reshape(2, 4) ** 2
+    for op, ref in (("var_mean", np.var), ("std_mean", np.std)):
+        v, m = getattr(tinyffn, op)(tinyffn.tensor(a, device=device), keepdim=True, correction=0)
+        assert v.shape == m.shape == (1, 1)
+        np.testing.assert_allclose(v.numpy(), ref(a, keepdims=True), rtol=1e-15)
+        np.testing.assert_allclose(m.numpy(), a.mean(keepdims=True), rtol=1e-15)
+
+
+def test_nanmean_of_float16_sums_in_float32(device):
+    """60000 + 60000 overflows float16: the mean of [60000, 60000, NaN] is 60000 here, the
+    float32 sum rounded once, as torch.mean gives (torch.nanmean gives inf)."""
+    if device == "strict":
+        pytest.skip("the strict backend has no float16")
+    x = tinyffn.tensor([60000.0, 60000.0, math.nan], dtype="float16", device=device)
+    y = tinyffn.nanmean(x)
+    assert y.numpy().dtype == np.float16 and y.item() == 60000.0
+
+
+def test_searchsorted_right_true_with_side_left_is_refused():
+    with pytest.raises(ValueError, match="searchsorted: right=True and side='left' disagree"):
+        tinyffn.searchsorted(tinyffn.tensor([1.0, 2.0]), 1.0, right=True, side="left")
+
+
 GRADCHECKED = {
     "addmm": (lambda b, a, c: tinyffn.addmm(b, a, c, beta=0.5, alpha=2), [[1.0, 2.0], X, [r[:2] for r in W] * 2]),
     "addcmul": (lambda x, w: tinyffn.addcmul(x, x, w, value=0.3), [X, W]),
