@@ -19,7 +19,7 @@ from .tensor import DEFAULT_FLOAT, Tensor
 __all__ = ["ReLU", "LeakyReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax",
            "Softplus", "ELU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "LogSigmoid",
            "Hardtanh", "ReLU6", "Softsign", "Tanhshrink", "Softmin", "Threshold", "GLU",
-           "LogSoftmax", "PReLU"]
+           "LogSoftmax", "PReLU", "Softshrink", "Hardshrink", "RReLU"]
 
 
 class ReLU(Module):
@@ -285,6 +285,50 @@ class Tanhshrink(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         return F.tanhshrink(x)
+
+
+class Softshrink(Module):
+    """y = x ∓ lambd outside [-lambd, lambd], else 0 (:func:`tinyffn.functional.softshrink`)."""
+
+    def __init__(self, lambd: float = 0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softshrink(x, self.lambd)
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)                                  # as PyTorch prints it
+
+
+class Hardshrink(Module):
+    """y = x outside [-lambd, lambd], else 0 (:func:`tinyffn.functional.hardshrink`)."""
+
+    def __init__(self, lambd: float = 0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.hardshrink(x, self.lambd)
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)
+
+
+class RReLU(Module):
+    """y = x where x > 0, else a · x (:func:`tinyffn.functional.rrelu`): a random slope in
+    [lower, upper) for each entry while ``training``, (lower + upper) / 2 in ``eval()``."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False):
+        super().__init__()
+        check_inplace("RReLU", inplace)
+        self.lower, self.upper, self.inplace = lower, upper, False
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.rrelu(x, self.lower, self.upper, self.training)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}"
 
 
 class Softmin(Module):

@@ -1,7 +1,8 @@
 """The rest of PyTorch's activation functions, reached as ``F.elu``, ``F.selu``, ``F.celu``,
 ``F.mish``, ``F.hardswish``, ``F.hardsigmoid``, ``F.logsigmoid``, ``F.relu6``,
-``F.hardtanh``, ``F.softsign``, ``F.tanhshrink``, ``F.softmin``, ``F.threshold`` and
-``F.prelu`` (:mod:`tinyffn.functional` imports them), for comparing FFN activations.
+``F.hardtanh``, ``F.softsign``, ``F.tanhshrink``, ``F.softmin``, ``F.threshold``,
+``F.prelu``, ``F.softshrink``, ``F.hardshrink`` and ``F.rrelu`` (:mod:`tinyffn.functional`
+imports them), for comparing FFN activations.
 
 Each is composed from primitives in a frame of its name, as the rest of functional.py,
 so the graph shows how it decomposes and gradcheck checks it end to end. The kinks get
@@ -251,5 +252,67 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         return _narrowed(where(right, x, w * x.masked_fill(right, 0.0)), x16)
 
 
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """Softshrink(x) = x − λ where x > λ, x + λ where x < −λ, else 0, as ``F.softshrink``:
+
+        d/dx = 1 where |x| > λ, else 0 (0 at ±λ too, as PyTorch).
+
+    PyTorch's kernel: the band is ``x · 0`` (−0.0 for x < 0 where PyTorch's scalar path
+    gives it; its vector path gives 0.0), and NaN stays NaN (gradient 1 here; PyTorch's is
+    1 or 0 as the entry falls to its scalar or vector path). λ must be >= 0, as PyTorch asks."""
+    x16 = _floating("softshrink", input)
+    lambd = _number("softshrink", "lambd", lambd)
+    if not lambd >= 0:
+        raise ValueError(f"softshrink: lambd must be >= 0 (the half-width of the band set "
+                         f"to 0), got {lambd}; PyTorch refuses it too")
+    with grad_mode.scope("function", "softshrink"):
+        x = _widened(x16)
+        inside = (x >= -lambd) & (x <= lambd)                   # bool, outside the graph
+        middle = x.masked_fill(~inside, 0.0) * 0.0              # x · 0, no inf · 0 = NaN
+        return _narrowed(where(inside, middle, where(x > lambd, x - lambd, x + lambd)), x16)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """Hardshrink(x) = x where |x| > λ, else 0, as ``F.hardshrink``:
+
+        d/dx = 1 where |x| > λ, else 0 (0 at ±λ too, as PyTorch).
+
+    One ``masked_fill`` of the band [−λ, λ] (NaN is outside it: kept, gradient 1, where
+    PyTorch's is 1 or 0 as the entry falls to its scalar or vector path).
+    A negative λ leaves every x as it is, as in PyTorch."""
+    x = _floating("hardshrink", input)
+    lambd = _number("hardshrink", "lambd", lambd)
+    with grad_mode.scope("function", "hardshrink"):
+        return x.masked_fill((x >= -lambd) & (x <= lambd), 0.0)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+          training: bool = False, inplace: bool = False) -> Tensor:
+    """Randomized leaky ReLU (Xu et al. 2015), as ``F.rrelu``: y = x where x > 0, else a · x.
+
+    ``training=False`` (the default, as PyTorch's): a = (lower + upper) / 2, a leaky ReLU
+    (d/dx = a at 0 and at NaN too, as PyTorch's). ``training=True``: an a ~ U[lower, upper)
+    for each x <= 0, drawn from the generator :func:`tinyffn.manual_seed` seeds (not
+    PyTorch's numbers), a constant of the graph; d/dx = a there, 1 elsewhere (NaN too)."""
+    x16 = _floating("rrelu", input)
+    check_inplace("rrelu", inplace)
+    lower, upper = _number("rrelu", "lower", lower), _number("rrelu", "upper", upper)
+    if not lower <= upper:
+        raise ValueError(f"rrelu: lower ({lower}) must be <= upper ({upper}): the slope is "
+                         "drawn from [lower, upper); PyTorch refuses it too")
+    if training not in (True, False):
+        raise TypeError(f"rrelu: training must be True or False, got {training!r}")
+    with grad_mode.scope("function", "rrelu"):
+        x = _widened(x16)
+        if not training:
+            return _narrowed(where(x > 0, x, x * ((lower + upper) / 2)), x16)
+        from .creation import rand
+        a = rand(x.shape, dtype="float64", device=x.device) * (upper - lower) + lower
+        a = a.to(x.dtype)                                       # constant: one slope per x
+        a.name = "rrelu slopes"                                 # (in graph drawings)
+        return _narrowed(where(x <= 0, x * a, x), x16)
+
+
 __all__ = ["elu", "selu", "celu", "mish", "hardswish", "hardsigmoid", "logsigmoid",
-           "hardtanh", "relu6", "softsign", "tanhshrink", "softmin", "threshold", "prelu"]
+           "hardtanh", "relu6", "softsign", "tanhshrink", "softmin", "threshold", "prelu",
+           "softshrink", "hardshrink", "rrelu"]

@@ -411,6 +411,7 @@ elu, selu, celu, mish, hardswish, hardsigmoid = (_acts.elu, _acts.selu, _acts.ce
 logsigmoid, hardtanh, relu6, softsign, tanhshrink = (_acts.logsigmoid, _acts.hardtanh,
                                                      _acts.relu6, _acts.softsign, _acts.tanhshrink)
 softmin, threshold, prelu = _acts.softmin, _acts.threshold, _acts.prelu
+softshrink, hardshrink, rrelu = _acts.softshrink, _acts.hardshrink, _acts.rrelu
 from . import distances as _distances  # noqa: E402
 
 cosine_similarity, pairwise_distance = _distances.cosine_similarity, _distances.pairwise_distance

@@ -31,6 +31,7 @@ from .activation_modules import (GELU, LeakyReLU, ReLU, Sigmoid, SiLU, Softmax, 
 from .activation_modules import (CELU, ELU, GLU, SELU, Hardsigmoid, Hardswish, Hardtanh,
                                  LogSigmoid, LogSoftmax, Mish, PReLU, ReLU6, Softmin, Softsign,
                                  Tanhshrink, Threshold)
+from .activation_modules import Hardshrink, RReLU, Softshrink
 from .loss_modules import (BCELoss, BCEWithLogitsLoss, HuberLoss, KLDivLoss, SmoothL1Loss,
                            _Loss, _weight_buffer)
 from .arguments import (_is_int, check_inplace, check_positive, check_probability,
@@ -57,7 +58,7 @@ __all__ = ["init", "utils", "functional", "Parameter", "Module", "Sequential", "
            "Linear", "Identity", "Flatten", "ReLU", "LeakyReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax",
            "Softplus", "ELU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "LogSigmoid",
            "Hardtanh", "ReLU6", "Softsign", "Tanhshrink", "Softmin", "Threshold", "GLU",
-           "LogSoftmax", "PReLU",
+           "LogSoftmax", "PReLU", "Softshrink", "Hardshrink", "RReLU",
            "FFN", "GatedFFN", "gated_d_ff",
            "FFN_ACTIVATIONS", "GATED_ACTIVATIONS", "FLOAT_DTYPES", "LayerNorm", "RMSNorm",
            "Dropout", "Embedding", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss",
