@@ -40,6 +40,8 @@ from .torch_accumulate import (addcdiv, addcmul, addmm, cummax, cummin, logcumsu
                                nansum, std_mean, var_mean)
 from .torch_select import (bucketize, clone, fliplr, flipud, masked_select, meshgrid, rot90,
                            searchsorted)
+from .torch_stats import (aminmax, isneginf, isposinf, logit, nanquantile, quantile,
+                          signbit)
 from .scatter import index_add, scatter, scatter_add
 from .numerics import count_nonzero, finfo, histc, iinfo, kthvalue, median, nan_to_num
 from .more_functions import (bincount, bmm, cos, cumsum, flip, floor_divide, fmod,
@@ -102,6 +104,7 @@ __all__ = [
     "logcumsumexp", "cummax", "cummin",
     "clone", "masked_select", "meshgrid", "fliplr", "flipud", "rot90", "searchsorted",  # torch_select.py
     "bucketize",
+    "quantile", "nanquantile", "aminmax", "isposinf", "isneginf", "signbit", "logit",  # torch_stats.py
     "finfo", "iinfo", "nan_to_num", "count_nonzero", "histc", "median", "kthvalue",  # numerics.py
     "cdist", "cosine_similarity", "pairwise_distance", "linalg",  # distances.py, linalg.py
     "index_add", "scatter_add", "scatter",                      # scatter.py

@@ -47,10 +47,12 @@ from .torch_names import NameMethods
 from .torch_math import MathMethods
 from .torch_accumulate import AccumulateMethods
 from .torch_select import SelectMethods
+from .torch_stats import StatsMethods
 
 
 class TorchMethods(MoreMethods, ExtraMethods, NameMethods, MathMethods, AccumulateMethods,
-                   SelectMethods, NumericsMethods, ScatterMethods, InPlaceMethods):
+                   SelectMethods, StatsMethods, NumericsMethods, ScatterMethods,
+                   InPlaceMethods):
     """The methods of :class:`tinyffn.Tensor` that this file holds (see its docstring); its
     base classes hold those of :mod:`tinyffn.more_functions` (``x.sin()``, ``x.prod()``, ...),
     :mod:`tinyffn.torch_extras` (``x.lerp()``, ``x.diag()``, ``x.detach_()``) and the
