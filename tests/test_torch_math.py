@@ -366,3 +366,38 @@ def test_log10_float32_matches_torch_at_powers_of_ten():
     v = (10.0 ** np.arange(-30, 31)).astype(np.float32)
     np.testing.assert_array_equal(tinyffn.log10(tinyffn.tensor(v)).numpy(),
                                   torch.log10(torch.tensor(v)).numpy())
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")   # -inf - -inf, read as a tie
+def test_logaddexp2_written_out(device):
+    """torch 2.13: logaddexp2([1, 1000, -inf, 5], [1, 1000, -inf, 3]) = [2, 1001, -inf,
+    5.321928] (5 + log2(1.25)); the gradient to a is 1 / (1 + 2^(b - a)): 1/2 on a tie,
+    0.8 at (5, 3)."""
+    a = tinyffn.tensor([1.0, 1000.0, -math.inf, 5.0], dtype="float64", device=device,
+                       requires_grad=True)
+    b = tinyffn.tensor([1.0, 1000.0, -math.inf, 3.0], dtype="float64", device=device,
+                       requires_grad=True)
+    y = a.logaddexp2(b)
+    np.testing.assert_allclose(y.numpy(), [2.0, 1001.0, -math.inf, 5 + math.log2(1.25)],
+                               rtol=1e-15)
+    y[3].backward()
+    np.testing.assert_allclose([a.grad.numpy()[3], b.grad.numpy()[3]], [0.8, 0.2], rtol=1e-15)
+    assert tinyffn.gradcheck(tinyffn.logaddexp2, [a[:2].detach().requires_grad_(),
+                                                  b[2:].detach().requires_grad_()])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_logaddexp2_against_torch_live(dtype):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(7)
+    a, b = (np.concatenate([rng.normal(size=60) * 40, [1.0, 1e3, 3e38]]).astype(dtype)
+            for _ in range(2))
+    x, y = tinyffn.tensor(a, requires_grad=True), tinyffn.tensor(b, requires_grad=True)
+    xt, yt = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    got, want = tinyffn.logaddexp2(x, y), torch.logaddexp2(xt, yt)
+    got.sum().backward()
+    want.sum().backward()
+    eps = np.finfo(dtype).eps
+    np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=4 * eps)
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=8 * eps, atol=eps)
+    np.testing.assert_allclose(y.grad.numpy(), yt.grad.numpy(), rtol=8 * eps, atol=eps)

@@ -35,7 +35,7 @@ from .torch_names import (ceil, cumprod, diff, dot, floor, movedim, moveaxis, na
                           trunc, unflatten)
 round = _names.round                    # a builtin's name: kept out of __all__, as sum is
 from .torch_math import (arctan, arctan2, atan, atan2, clamp_max, clamp_min, cosh, exp2, expm1,
-                         hypot, log2, log10, logaddexp, sinh, xlogy)
+                         hypot, log2, log10, logaddexp, logaddexp2, sinh, xlogy)
 from .torch_accumulate import (addcdiv, addcmul, addmm, cummax, cummin, logcumsumexp, nanmean,
                                nansum, std_mean, var_mean)
 from .torch_select import (bucketize, clone, fliplr, flipud, masked_select, meshgrid, rot90,
@@ -99,7 +99,7 @@ __all__ = [
     "roll", "movedim", "moveaxis", "narrow", "unflatten", "diff", "cumprod", "dot",  # torch_names.py
     "floor", "ceil", "trunc",
     "expm1", "log2", "log10", "exp2", "sinh", "cosh", "atan", "arctan", "atan2",  # torch_math.py
-    "arctan2", "logaddexp", "hypot", "xlogy", "clamp_min", "clamp_max",
+    "arctan2", "logaddexp", "logaddexp2", "hypot", "xlogy", "clamp_min", "clamp_max",
     "addmm", "addcmul", "addcdiv", "var_mean", "std_mean", "nansum", "nanmean",  # torch_accumulate.py
     "logcumsumexp", "cummax", "cummin",
     "clone", "masked_select", "meshgrid", "fliplr", "flipud", "rot90", "searchsorted",  # torch_select.py

@@ -32,6 +32,7 @@ from .activation_modules import (CELU, ELU, GLU, SELU, Hardsigmoid, Hardswish, H
                                  LogSigmoid, LogSoftmax, Mish, PReLU, ReLU6, Softmin, Softsign,
                                  Tanhshrink, Threshold)
 from .activation_modules import Hardshrink, RReLU, Softshrink
+from .more_modules import CosineSimilarity, PairwiseDistance, Unflatten
 from .loss_modules import (BCELoss, BCEWithLogitsLoss, HuberLoss, KLDivLoss, SmoothL1Loss,
                            _Loss, _weight_buffer)
 from .arguments import (_is_int, check_inplace, check_positive, check_probability,
@@ -55,7 +56,7 @@ sys.modules[__name__ + ".functional"] = functional
 # activation_modules.py and loss_modules.py (which also holds _Loss, the base of the loss modules below)
 __all__ = ["init", "utils", "functional", "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict",
            "ParameterList", "ParameterDict",
-           "Linear", "Identity", "Flatten", "ReLU", "LeakyReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax",
+           "Linear", "Identity", "Flatten", "Unflatten", "CosineSimilarity", "PairwiseDistance", "ReLU", "LeakyReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax",
            "Softplus", "ELU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "LogSigmoid",
            "Hardtanh", "ReLU6", "Softsign", "Tanhshrink", "Softmin", "Threshold", "GLU",
            "LogSoftmax", "PReLU", "Softshrink", "Hardshrink", "RReLU",

@@ -1,7 +1,7 @@
 """PyTorch's elementwise math that ported programs reach for, each a function and (where
 torch has one) a Tensor method: ``expm1``, ``log2``, ``log10``, ``exp2``, ``sinh``,
-``cosh``, ``atan``/``arctan``, ``atan2``/``arctan2``, ``logaddexp``, ``hypot``,
-``clamp_min``, ``clamp_max``, ``xlogy``.
+``cosh``, ``atan``/``arctan``, ``atan2``/``arctan2``, ``logaddexp``, ``logaddexp2``,
+``hypot``, ``clamp_min``, ``clamp_max``, ``xlogy``.
 
 ``log2``, ``log10``, ``exp2``, ``atan`` and ``atan2`` are primitives
 (:mod:`tinyffn.ops.logs_and_angles`): the array library has them to the last bit. The
@@ -182,6 +182,20 @@ def logaddexp(input, other):
     return _binary("logaddexp", input, other, fn)
 
 
+def logaddexp2(input, other):
+    """log2(2^a + 2^b), elementwise with broadcasting, as ``torch.logaddexp2``: max(a, b) +
+    log1p(2^-|a - b|) / ln 2, stable for any size (logaddexp2(1000, 1000) is 1001). The
+    gradient is 1 / (1 + 2^(b - a)) to a, 1/2 each on a tie; the same infinity twice
+    gives it, as :func:`logaddexp`."""
+    from .composed import where     # composed.py imports tensor.py, which imports this
+
+    def fn(a, b):
+        d = a - b
+        d = where(d.isnan() & ~(a.isnan() | b.isnan()), 0.0, d)   # inf - inf: a tie
+        return a.maximum(b) + (-d.abs()).exp2().log1p() * (1 / math.log(2))
+    return _binary("logaddexp2", input, other, fn)
+
+
 def hypot(input, other):
     """sqrt(a² + b²), elementwise with broadcasting, as ``torch.hypot``, without
     overflow: m · sqrt(1 + (n/m)²), m and n the larger and smaller of |a| and |b|; m where
@@ -248,6 +262,7 @@ class MathMethods:
     def atan2(self, other): return atan2(self, other)
     def arctan2(self, other): return atan2(self, other)
     def logaddexp(self, other): return logaddexp(self, other)
+    def logaddexp2(self, other): return logaddexp2(self, other)
     def hypot(self, other): return hypot(self, other)
     def xlogy(self, other): return xlogy(self, other)
     def clamp_min(self, min): return clamp_min(self, min)
@@ -255,4 +270,4 @@ class MathMethods:
 
 
 __all__ = ["expm1", "log2", "log10", "exp2", "sinh", "cosh", "atan", "arctan", "atan2",
-           "arctan2", "logaddexp", "hypot", "xlogy", "clamp_min", "clamp_max", "MathMethods"]
+           "arctan2", "logaddexp", "logaddexp2", "hypot", "xlogy", "clamp_min", "clamp_max", "MathMethods"]
