@@ -32,7 +32,7 @@ from . import grad_mode
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
 from .arguments import tensor_arg, type_name
 from .backend import dtype_name
-from .ops.logs_and_angles import Atan, Atan2, Exp2, Log2, Log10
+from .ops.logs_and_angles import LN2, Atan, Atan2, Exp2, Log2, Log10
 
 
 def _float(x):
@@ -192,7 +192,7 @@ def logaddexp2(input, other):
     def fn(a, b):
         d = a - b
         d = where(d.isnan() & ~(a.isnan() | b.isnan()), 0.0, d)   # inf - inf: a tie
-        return a.maximum(b) + (-d.abs()).exp2().log1p() * (1 / math.log(2))
+        return a.maximum(b) + (-d.abs()).exp2().log1p() * (1 / LN2)
     return _binary("logaddexp2", input, other, fn)
 
 
