@@ -26,6 +26,7 @@ once, as PyTorch. :class:`MathMethods` is a base class of ``Tensor`` (through
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 from . import grad_mode
@@ -124,27 +125,57 @@ def exp2(input):
     return Exp2.apply(_float(tensor_arg("exp2", "input", input)))
 
 
+def _exp_halves(a):
+    """(e^a / 2, e^-a / 2) for a = |x|, each finite wherever sinh and cosh are: exp(a) up to
+    just below where it overflows (708 in float64, 87 in float32); past that
+    e^(a/2) · (e^(a/2) / 2), and 0 for e^-a / 2, below an ulp of the other. There the two
+    factors are made by two exp nodes of two halvings, so that each backward multiplies to
+    e^a / 2 and the two add at a after halving: one shared node would add e^a / 2 twice,
+    inf, where the gradient (e^a / 2) is finite. Each where's untaken side is fed a
+    harmless a, so no inf · 0 reaches the gradient."""
+    from .composed import where     # composed.py imports tensor.py, which imports this
+    limit = math.floor(math.log(float(a.backend.xp.finfo(a.dtype).max))) - 1
+    big = a > limit
+    e = where(big, 0.0, a).exp()
+    b = where(big, a, 0.0)
+    return where(big, (b / 2).exp() * ((b / 2).exp() / 2), e / 2), where(big, 0.0, 0.5 / e)
+
+
+def _abs(x):
+    """|x| by where: abs's maximum turns inf · 0 into NaN in the gradient."""
+    from .composed import where
+    return where(x < 0, -x, x)
+
+
 def sinh(input):
     """(e^x - e^-x) / 2, as ``torch.sinh``: for |x| < 1 (expm1(x) - expm1(-x)) / 2, which
-    keeps every digit of sinh(1e-10); else ±(h/2 · h - 1/(2 h²)) with h = exp(|x|/2)."""
-    from .composed import where     # composed.py imports tensor.py, which imports this
+    keeps every digit of sinh(1e-10); else ±(e^|x| / 2 - e^-|x| / 2), finite up to where
+    sinh is (:func:`_exp_halves`). Within 2 ulp of the exact value and gradient in float64
+    (measured against mpmath), 3.5 ulp in float32 (NumPy's float32 exp is 2 ulp)."""
+    from .composed import where
 
     def fn(x):
         small = x.abs() < 1
         xs = where(small, x, 0.0)                           # harmless where not taken
         near = (expm1(xs) - expm1(-xs)) / 2
-        xl = where(small, 1.0, x)
-        a = where(xl < 0, -xl, xl)          # |x|, by where: abs's maximum turns inf · 0 into NaN
-        h = (a / 2).exp()
-        far = (h * 0.5) * h - 0.5 / (h * h)
+        up, down = _exp_halves(_abs(where(small, 1.0, x)))
+        far = up - down
         return where(small, near, where(x < 0, -far, far))
     return _composed("sinh", input, fn)
 
 
 def cosh(input):
-    """(e^x + e^-x) / 2, as ``torch.cosh``: 1 + 2 sinh(x/2)², no cancellation in the value
-    nor in the gradient (2 sinh(x/2) cosh(x/2) = sinh x, exact for tiny x too)."""
-    return _composed("cosh", input, lambda x: 1 + 2 * sinh(x / 2) ** 2)
+    """(e^x + e^-x) / 2, as ``torch.cosh``: for |x| < 1, 1 + 2 sinh(x/2)², whose gradient
+    2 sinh(x/2) cosh(x/2) = sinh x is exact for tiny x too; else e^|x| / 2 + e^-|x| / 2,
+    two positive terms, finite up to where cosh is (:func:`_exp_halves`)."""
+    from .composed import where
+
+    def fn(x):
+        small = x.abs() < 1
+        near = 1 + 2 * sinh(where(small, x, 0.0) / 2) ** 2
+        up, down = _exp_halves(_abs(where(small, 1.0, x)))
+        return where(small, near, up + down)
+    return _composed("cosh", input, fn)
 
 
 # ----------------------------------------------------------------------------- angles
