@@ -32,6 +32,15 @@ def _decayed(w, g, weight_decay: float, maximize: bool):
     return g + weight_decay * w if weight_decay else g
 
 
+def _decoupled_or_decayed(w, g, lr: float, weight_decay: float, decoupled: bool,
+                          maximize: bool) -> tuple:
+    """(θ, g) for NAdam's and RAdam's step: with ``decoupled_weight_decay`` θ ← θ - γλθ
+    (AdamW's) and g ← -g if maximize; else θ as it is and :func:`_decayed`'s g."""
+    if decoupled:
+        return w - lr * weight_decay * w, -g if maximize else g
+    return w, _decayed(w, g, weight_decay, maximize)
+
+
 def _checked(owner: str, s: dict, numbers: tuple = (), flags: tuple = ()) -> dict:
     """Settings >= 0 as Python floats, flags as bools, betas as two floats in [0, 1)."""
     for key in numbers:
@@ -181,10 +190,7 @@ class NAdam(Optimizer):
     def update(self, w, g, state, xp, *, lr, betas, eps, weight_decay, momentum_decay,
                decoupled_weight_decay, maximize):
         beta1, beta2 = betas
-        if decoupled_weight_decay:
-            w, g = w - lr * weight_decay * w, -g if maximize else g
-        else:
-            g = _decayed(w, g, weight_decay, maximize)
+        w, g = _decoupled_or_decayed(w, g, lr, weight_decay, decoupled_weight_decay, maximize)
         if not state:
             state.update(step=0, mu_product=1.0, exp_avg=xp.zeros_like(w),
                          exp_avg_sq=xp.zeros_like(w))
@@ -232,10 +238,7 @@ class RAdam(Optimizer):
     def update(self, w, g, state, xp, *, lr, betas, eps, weight_decay, maximize,
                decoupled_weight_decay):
         beta1, beta2 = betas
-        if decoupled_weight_decay:
-            w, g = w - lr * weight_decay * w, -g if maximize else g
-        else:
-            g = _decayed(w, g, weight_decay, maximize)
+        w, g = _decoupled_or_decayed(w, g, lr, weight_decay, decoupled_weight_decay, maximize)
         if not state:
             state.update(step=0, exp_avg=xp.zeros_like(w), exp_avg_sq=xp.zeros_like(w))
         state["step"] += 1
