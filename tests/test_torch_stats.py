@@ -155,6 +155,25 @@ def test_isposinf_isneginf_signbit(device):
     assert not tinyffn.isposinf(i).any().item() and not i.isneginf().any().item()
 
 
+def test_signbit_stays_on_the_device(device, monkeypatch):
+    """signbit's bools are made on x's device: a copy of them to the host and back (a GPU
+    sync and two transfers per call) fails here on the strict backend, whose arrays, as
+    CuPy's, reach tinyffn.tensor() only through that copy (backend.numpy_or_native)."""
+    from tinyffn import backend as B
+    real = B.numpy_or_native
+
+    def host_only(data):
+        if hasattr(data, "__array_namespace__") and not isinstance(data, np.ndarray):
+            raise AssertionError("signbit copied its result through the host")
+        return real(data)
+    monkeypatch.setattr(B, "numpy_or_native", host_only)
+    for v, dtype, want in (([-0.0, 1.0, -2.0], "float32", [True, False, True]),
+                           ([-1, 0, 2], "int64", [True, False, False])):
+        x = tinyffn.tensor(v, dtype=dtype, device=device)
+        y = tinyffn.signbit(x)
+        assert y.device == device and B.dtype_name(y.dtype) == "bool" and y.tolist() == want
+
+
 @pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning",
                             "ignore:invalid value:RuntimeWarning")
 def test_logit_written_out(device):

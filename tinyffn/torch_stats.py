@@ -144,9 +144,9 @@ def signbit(input):
     """Where the sign bit of ``input`` is set, as ``torch.signbit``: True for −0.0 and for
     negative numbers (and for a NaN that carries it), a bool tensor."""
     x = tensor_arg("signbit", "input", input)
-    from .creation import tensor
-    return tensor(x.backend.xp.signbit(x.data) if x.backend.is_floating(x.dtype)
-                  else x.backend.xp.less(x.data, 0), device=x.device)
+    xp = x.backend.xp           # the bools stay on x's device: no copy through the host
+    return _tensor.Tensor(xp.signbit(x.data) if x.backend.is_floating(x.dtype)
+                          else xp.less(x.data, 0), _backend=x.backend)
 
 
 def logit(input, eps=None):
