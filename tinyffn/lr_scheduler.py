@@ -426,7 +426,9 @@ class SequentialLR(LRScheduler):
 # more schedules, in a file of their own
 from .lr_scheduler_extra import (CosineAnnealingWarmRestarts, OneCycleLR, PolynomialLR,
                                  ReduceLROnPlateau)
+from .lr_scheduler_more import ChainedScheduler, CyclicLR, MultiplicativeLR
 
 __all__ = ["LRScheduler", "LambdaLR", "StepLR", "LinearLR", "CosineAnnealingLR", "MultiStepLR",
            "ConstantLR", "ExponentialLR", "SequentialLR", "PolynomialLR",
-           "CosineAnnealingWarmRestarts", "OneCycleLR", "ReduceLROnPlateau"]
+           "CosineAnnealingWarmRestarts", "OneCycleLR", "ReduceLROnPlateau",
+           "MultiplicativeLR", "CyclicLR", "ChainedScheduler"]
