@@ -2,8 +2,8 @@
 OneCycleLR, ReduceLROnPlateau) against PyTorch's numbers: the lr sequences (and OneCycleLR's
 momenta) torch.optim.lr_scheduler 2.13 printed, written out below so that the tests run
 without torch, and once more against live torch where it is installed; resuming from
-state_dict midway, bit for bit; ChainedScheduler's absence and the LambdaLR that replaces
-it; the errors."""
+state_dict midway, bit for bit; a chain of factor schedules as one LambdaLR of their
+product (ChainedScheduler itself is tested in test_lr_scheduler_more.py); the errors."""
 import math
 
 import numpy as np
@@ -682,32 +682,37 @@ def test_reachable_as_torch_names_them():
     from tinyffn.optim.lr_scheduler import (CosineAnnealingWarmRestarts, OneCycleLR,
                                             PolynomialLR, ReduceLROnPlateau)
     import tinyffn.lr_scheduler_extra as extra
+    import tinyffn.lr_scheduler_more as more
 
     for cls in (CosineAnnealingWarmRestarts, OneCycleLR, PolynomialLR, ReduceLROnPlateau):
         assert cls is getattr(extra, cls.__name__)
         assert issubclass(cls, lr_scheduler.LRScheduler)    # as torch's, plateau included
-    classes = {name for module in (lr_scheduler, extra) for name, obj in vars(module).items()
+    classes = {name for module in (lr_scheduler, extra, more)
+               for name, obj in vars(module).items()
                if isinstance(obj, type) and obj.__module__ == module.__name__
                and not name.startswith("_")}
     assert sorted(lr_scheduler.__all__) == sorted(classes)     # `import *` gets them all
 
 
 # -------------------------------------------------------------------------- ChainedScheduler
-def test_there_is_no_chained_scheduler_and_a_lambda_of_the_product_is_pytorchs():
-    """The module docstring's reason and replacement: PyTorch's ChainedScheduler of
-    ConstantLR and ExponentialLR is the LambdaLR of the product of their factors."""
-    assert not hasattr(lr_scheduler, "ChainedScheduler")
+def test_a_chain_and_a_lambda_of_the_product_are_pytorchs():
+    """PyTorch's ChainedScheduler of ConstantLR and ExponentialLR: the ChainedScheduler,
+    and the LambdaLR of the product of their factors, one closed form."""
     opt = make_optimizer()
-    sched = lr_scheduler.LambdaLR(opt, lambda t: (0.1 if t < 2 else 1.0) * 0.9 ** t)
-    lrs = [sched.get_last_lr()]
-    for _ in range(5):
-        sched.step()
-        lrs.append(sched.get_last_lr())
-    np.testing.assert_allclose(lrs, TORCH_CHAINED_LRS, rtol=1e-15)
+    chain = lr_scheduler.ChainedScheduler([lr_scheduler.ConstantLR(opt, 0.1, 2),
+                                           lr_scheduler.ExponentialLR(opt, 0.9)])
+    sched = lr_scheduler.LambdaLR(make_optimizer(),
+                                  lambda t: (0.1 if t < 2 else 1.0) * 0.9 ** t)
+    for s in (chain, sched):
+        lrs = [s.get_last_lr()]
+        for _ in range(5):
+            s.step()
+            lrs.append(s.get_last_lr())
+        np.testing.assert_allclose(lrs, TORCH_CHAINED_LRS, rtol=1e-15)
 
 
 def test_a_lambda_of_the_product_is_live_pytorchs_chain():
-    """Three factor schedules chained in torch, as one LambdaLR here."""
+    """Three factor schedules chained in torch, as one LambdaLR here, and chained."""
     torch = pytest.importorskip("torch")
     L = torch.optim.lr_scheduler
     opt = make_torch_optimizer(torch)
@@ -716,11 +721,17 @@ def test_a_lambda_of_the_product_is_live_pytorchs_chain():
                                 L.PolynomialLR(opt, total_iters=8, power=2.0)], optimizer=opt)
     sched = lr_scheduler.LambdaLR(make_optimizer(), lambda t: (
         (0.5 + 0.5 * min(t, 4) / 4) * 0.5 ** (t // 3) * (1 - min(t, 8) / 8) ** 2))
+    ours = make_optimizer()
+    L = lr_scheduler
+    ours_chain = L.ChainedScheduler([L.LinearLR(ours, start_factor=0.5, total_iters=4),
+                                     L.StepLR(ours, step_size=3, gamma=0.5),
+                                     L.PolynomialLR(ours, total_iters=8, power=2.0)])
     for _ in range(10):
         np.testing.assert_allclose(sched.get_last_lr(), chain.get_last_lr(), rtol=1e-15)
+        assert ours_chain.get_last_lr() == chain.get_last_lr()      # torch's steps, exactly
         opt.step()
-        chain.step()
-        sched.step()
+        for s in (chain, sched, ours_chain):
+            s.step()
 
 
 # ---------------------------------------------------------------------------------- errors
