@@ -443,6 +443,12 @@ def _sequential_chain():
     return lr_scheduler.ChainedScheduler([seq])
 
 
+def _chain_in_sequential():
+    opt = _opt()
+    chain = lr_scheduler.ChainedScheduler([lr_scheduler.StepLR(opt, 2)])
+    return lr_scheduler.SequentialLR(opt, [lr_scheduler.StepLR(opt, 2), chain], [2])
+
+
 ERRORS = [
     (lambda: lr_scheduler.MultiplicativeLR(_opt(), 0.9), TypeError,
      r"MultiplicativeLR: lr_lambda must be a function of the step, such as lambda t: "
@@ -494,6 +500,9 @@ ERRORS = [
      r"ChainedScheduler: schedulers\[0\] is .*SGD; each must be a tinyffn scheduler"),
     (_two_optimizers_chain, ValueError,
      r"ChainedScheduler: schedulers\[1\] \(StepLR\) was built on another optimizer"),
+    (_chain_in_sequential, TypeError,
+     r"SequentialLR: schedulers\[1\] is ChainedScheduler; .*, not a ChainedScheduler "
+     r"\(PyTorch's fails at its milestone\)"),
     (_stepped_chain, ValueError,
      r"ChainedScheduler: schedulers\[0\] \(StepLR\) is at step 1, not 0; chain new "
      r"schedulers"),

@@ -18,8 +18,9 @@ the same numbers to rounding (within 5e-15 relative over the tests' 20 steps, th
 of PyTorch's recursion). They part where something else moves the lr between steps:
 
 * two schedulers stepped together on one optimizer compound in PyTorch (its "chaining");
-  here the last to step sets the lr (no ChainedScheduler: see lr_scheduler_extra.py).
-  Run schedulers one after another with SequentialLR;
+  here the last to step sets the lr, unless a ChainedScheduler steps them
+  (lr_scheduler_more.py), with PyTorch's recursive rules. Run schedulers one after
+  another with SequentialLR;
 * an lr written by hand is carried on by PyTorch's recursive schedulers; here the next
   ``step()`` sets the schedule's value over it;
 * ``last_epoch=k`` (resuming): building the scheduler takes t to k + 1, as in PyTorch, and
@@ -361,13 +362,15 @@ class SequentialLR(LRScheduler):
         for i, scheduler in enumerate(schedulers):
             nested, plateau = (isinstance(scheduler, c) for c in (SequentialLR,
                                                                    ReduceLROnPlateau))
-            if not isinstance(scheduler, LRScheduler) or nested or plateau:
+            chain = isinstance(scheduler, ChainedScheduler)
+            if not isinstance(scheduler, LRScheduler) or nested or plateau or chain:
                 raise TypeError(
                     f"{name}: schedulers[{i}] is {type_name(scheduler)}; each must be a "
                     "tinyffn scheduler (StepLR, LinearLR, CosineAnnealingLR, ...)" + (
                         ", not a SequentialLR: list its schedulers here instead, with its "
                         "milestones moved by the step at which it would start" if nested
-                        else ", stepped without a metric" if plateau else ""))
+                        else ", stepped without a metric" if plateau else
+                        ", not a ChainedScheduler (PyTorch's fails at its milestone)" if chain else ""))
             if scheduler.optimizer is not optimizer:
                 raise ValueError(
                     f"{name}: schedulers[{i}] ({type(scheduler).__name__}) was built on "

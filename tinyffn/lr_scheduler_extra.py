@@ -9,15 +9,12 @@
   it keeps state (the best value, the bad epochs, the cooldown) and multiplies the lr
   each group holds, as PyTorch's; its ``state_dict`` has PyTorch's keys.
 
-**No ChainedScheduler.** PyTorch's steps several schedulers together, each multiplying
-the lr the one before left by its own ratio lr_t / lr_{t−1}. From closed forms that is
-faithful only for schedules that are a factor of the base lr (StepLR, MultiStepLR,
-ConstantLR, LinearLR, ExponentialLR, PolynomialLR), and for them it is one LambdaLR of
-the product of their factors: PyTorch's example, ConstantLR(factor=0.1, total_iters=2)
-chained with ExponentialLR(gamma=0.9), is ``LambdaLR(opt, lambda t: (0.1 if t < 2 else
-1.0) * 0.9 ** t)`` (tests check it against PyTorch). A CosineAnnealingLR with eta_min > 0
-(or past T_max), a LambdaLR or a OneCycleLR in a chain sets lrs no product of closed
-forms gives; rather than a ChainedScheduler silently wrong for those, there is none.
+**ChainedScheduler** is in lr_scheduler_more.py. PyTorch's steps several schedulers
+together, each from the lr the one before left. From closed forms that is faithful only
+for schedules that are a factor of the base lr, a LambdaLR of the product of their factors
+(PyTorch's example, ConstantLR(factor=0.1, total_iters=2) chained with ExponentialLR
+(gamma=0.9), is ``LambdaLR(opt, lambda t: (0.1 if t < 2 else 1.0) * 0.9 ** t)``); a
+CosineAnnealingLR is not, so the chain steps each scheduler by PyTorch's recursive rule.
 """
 from __future__ import annotations
 
