@@ -388,7 +388,8 @@ API_MODULES = ("tinyffn.functional", "tinyffn.nn", "tinyffn.nn.utils", "tinyffn.
                "tinyffn.linalg")
 # and tinyffn.ops, whose names are its __all__; a module whose classes another one imports,
 # to be reached there, is listed in that one's section
-REEXPORTED = {"tinyffn.optim.lr_scheduler": ("tinyffn.lr_scheduler_extra",),
+REEXPORTED = {"tinyffn.optim.lr_scheduler": ("tinyffn.lr_scheduler_extra",
+                                             "tinyffn.lr_scheduler_more"),
               "tinyffn.optim": ("tinyffn.optim_extra",),
               "tinyffn.nn": ("tinyffn.activation_modules",),
               "tinyffn.functional": ("tinyffn.functional_extra", "tinyffn.attention")}
