@@ -5,15 +5,22 @@ and ``norm``, which picks one of the two as PyTorch's does.
 All are composed of :func:`tinyffn.norm`'s nodes (mul, abs, pow, sum, amax, where) or,
 for a matrix's 1 and inf norms, a sum of absolute values and an ``amax`` (``amin`` for
 -1 and -inf), so the gradients follow from the primitives': ties share, as PyTorch's
-``amax``'s do. The norms that need singular values (ord 2, -2 and ``"nuc"``) are refused:
-tinyffn computes no SVD.
+``amax``'s do. The norms that need singular values (ord 2, -2 and ``"nuc"``) are refused.
+
+The decompositions, as ``torch.linalg``'s (names, defaults, named tuples, batching over
+leading axes, float32 and float64): ``svdvals``, ``svd``, ``matrix_rank``, ``det``,
+``slogdet``, ``inv``, ``solve``, ``eigvalsh``, ``eigh``, ``qr``. Each is one primitive of
+:mod:`tinyffn.ops.decompositions` (the math and PyTorch's gradients are there), computed
+by the backend's ``xp.linalg``; a singular matrix raises :class:`LinAlgError`, a
+``RuntimeError`` as ``torch.linalg.LinAlgError`` is.
 """
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import grad_mode
+from . import ops
 from .arguments import _is_int, is_real
 from .backend import dtype_name
 from .tensor import Tensor
@@ -126,4 +133,208 @@ def _dims(dim: Any) -> Any:
     return None if dim is None or isinstance(dim, (tuple, list)) and not dim else dim
 
 
-__all__ = ["vector_norm", "matrix_norm", "norm"]
+# ----------------------------------------------------------------------- decompositions
+class LinAlgError(RuntimeError):
+    """A matrix the decomposition cannot take (singular for ``inv`` and ``solve``), as
+    ``torch.linalg.LinAlgError``, a RuntimeError."""
+
+
+class SVDResult(NamedTuple):
+    U: Tensor
+    S: Tensor
+    Vh: Tensor
+
+
+class SlogdetResult(NamedTuple):
+    sign: Tensor
+    logabsdet: Tensor
+
+
+class QRResult(NamedTuple):
+    Q: Tensor
+    R: Tensor
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Tensor
+    eigenvectors: Tensor
+
+
+def _matrix(op: str, A: Any, square: bool = False) -> Tensor:
+    """A, checked: a float32 or float64 tensor of at least 2 axes (square if asked)."""
+    if not isinstance(A, Tensor):
+        raise TypeError(f"linalg.{op}: expected a tinyffn Tensor, got {type(A).__name__}; "
+                        "wrap it with tinyffn.tensor(...)")
+    name = dtype_name(A.dtype)
+    if name not in ("float32", "float64"):
+        raise TypeError(f"linalg.{op}: A has dtype {name}; the decompositions take float32 "
+                        "or float64 (PyTorch's CPU refuses integers and float16 too): call "
+                        "A.float() or A.double() first")
+    if A.ndim < 2:
+        raise ValueError(f"linalg.{op}: A must have at least 2 axes (a matrix, or a batch "
+                         f"of them), got shape {A.shape}")
+    if square and A.shape[-1] != A.shape[-2]:
+        raise ValueError(f"linalg.{op}: A must be batches of square matrices, but they are "
+                         f"{A.shape[-2]} by {A.shape[-1]} matrices (shape {A.shape})")
+    return A
+
+
+def _apply(op: str, fn: Any, *xs: Tensor, **attrs: Any) -> Tensor:
+    """fn.apply(*xs), a backend's LinAlgError raised as tinyffn's, naming op and shapes."""
+    try:
+        return fn.apply(*xs, **attrs)
+    except Exception as e:
+        if type(e).__name__ != "LinAlgError":
+            raise
+        shapes = " and ".join(str(x.shape) for x in xs)
+        raise LinAlgError(f"linalg.{op}: the input matrix is singular ({shapes}), so it has "
+                          f"no inverse; the backend says: {e}") from e
+
+
+def svdvals(A):
+    """The singular values of A (..., m, n): (..., min(m, n)), largest first, as
+    ``torch.linalg.svdvals``. Gradient U diag(gS) Vh (ops.Svdvals)."""
+    return _apply("svdvals", ops.Svdvals, _matrix("svdvals", A))
+
+
+def svd(A, full_matrices=True):
+    """A = U diag(S) Vh, as ``torch.linalg.svd``: a named tuple (U, S, Vh) with U
+    (..., m, m), S (..., k), Vh (..., n, n), k = min(m, n); with ``full_matrices=False``
+    U (..., m, k) and Vh (..., k, n). Signs of each singular vector pair are the LAPACK
+    driver's (torch's may differ). Gradients as PyTorch's (ops.Svd): infinite where two
+    singular values are equal and U or Vh is used."""
+    x = _matrix("svd", A)
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    ku, kv = (m, n) if full_matrices else (k, k)
+    y = _apply("svd", ops.Svd, x, full_matrices=bool(full_matrices))   # (..., m·ku + k + kv·n)
+    batch = x.shape[:-2]
+    U = y[..., :m * ku].reshape(*batch, m, ku)
+    S = y[..., m * ku:m * ku + k]
+    Vh = y[..., m * ku + k:].reshape(*batch, kv, n)
+    return SVDResult(U, S, Vh)
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
+    """The number of singular values above max(atol, rtol · σ_max) in each matrix of A, an
+    int64 tensor (...), as ``torch.linalg.matrix_rank``: with neither given rtol is
+    eps · max(m, n) (eps of A's dtype); with atol > 0 alone, rtol is 0. ``hermitian``: A
+    is symmetric (its lower triangle is read) and |eigenvalues| are used. No gradient."""
+    x = _matrix("matrix_rank", A, square=hermitian)
+    with grad_mode.no_grad():
+        s = eigvalsh(x).abs() if hermitian else svdvals(x)          # (..., k)
+        eps = float(x.backend.xp.finfo(x.dtype).eps)
+        if rtol is None:
+            rtol = eps * max(x.shape[-2:]) if atol is None or _zero(atol) else 0.0
+        atol = 0.0 if atol is None else atol
+        biggest = s.amax(-1, True) if s.shape[-1] else s.sum(-1, True)   # (..., 1)
+        tol = _as(atol, x).maximum(_as(rtol, x) * biggest)
+        return (s > tol).to(dtype="int64").sum(-1)
+
+
+def _zero(v: Any) -> bool:
+    return bool((v == 0).all()) if isinstance(v, Tensor) else v == 0
+
+
+def _as(v: Any, x: Tensor) -> Tensor:
+    """atol or rtol, a number or a tensor (broadcast against the batch), as a column."""
+    if isinstance(v, Tensor):
+        return v.to(dtype=x.dtype).unsqueeze(-1)
+    return x.new_tensor(float(v))
+
+
+def det(A):
+    """The determinant of each square matrix of A (..., n, n): (...), as
+    ``torch.linalg.det``. Gradient gy · adj(A)^T, the cofactor matrix (ops.Det)."""
+    return _apply("det", ops.Det, _matrix("det", A, square=True))
+
+
+def slogdet(A):
+    """(sign, logabsdet) with det(A) = sign · exp(logabsdet), as ``torch.linalg.slogdet``:
+    sign 0 and logabsdet -inf for a singular A. Gradient (of logabsdet) g · A^{-T}."""
+    x = _matrix("slogdet", A, square=True)
+    y = _apply("slogdet", ops.Slogdet, x)                           # (..., 2)
+    return SlogdetResult(y[..., 0], y[..., 1])
+
+
+def inv(A):
+    """A^{-1} for each square matrix of A (..., n, n), as ``torch.linalg.inv``; a
+    singular A raises LinAlgError. Gradient −A^{-T} gY A^{-T}."""
+    return _apply("inv", ops.Inv, _matrix("inv", A, square=True))
+
+
+def solve(A, B, *, left=True):
+    """X with A X = B (``left=False``: X A = B), as ``torch.linalg.solve``: A (..., n, n),
+    B (..., n, k), or a batch of vectors (..., n) when B is 1-D or B's shape is A's without
+    the last axis; batch axes broadcast. A singular A raises LinAlgError. Gradients
+    gB = A^{-T} gX, gA = −gB X^T (ops.Solve)."""
+    x = _matrix("solve", A, square=True)
+    if not isinstance(B, Tensor):
+        raise TypeError(f"linalg.solve: expected B a tinyffn Tensor, got {type(B).__name__}")
+    if B.dtype != x.dtype:
+        raise TypeError(f"linalg.solve: A has dtype {dtype_name(x.dtype)} and B "
+                        f"{dtype_name(B.dtype)}; they must match, as in PyTorch: cast one")
+    vector = B.ndim == 1 or (B.ndim == x.ndim - 1 and B.shape == x.shape[:-1])
+    b = B.unsqueeze(-1 if left else -2) if vector else B            # (..., n, 1) or (..., 1, n)
+    if b.ndim < 2 or b.shape[-2 if left else -1] != x.shape[-1]:
+        raise ValueError(f"linalg.solve: A of shape {x.shape} and B of shape {B.shape} do "
+                         f"not fit: B must be (..., {x.shape[-1]}, k) or a batch of vectors "
+                         f"(..., {x.shape[-1]})" + ("" if left else " (left=False: B is "
+                                                    f"(..., k, {x.shape[-1]}))"))
+    try:
+        X = _apply("solve", ops.Solve, x, b) if left else \
+            _apply("solve", ops.Solve, x.mT, b.mT).mT                 # X A = B: A^T X^T = B^T
+    except ValueError as e:
+        raise ValueError(f"linalg.solve: the batch axes of A {x.shape} and B {B.shape} "
+                         "cannot be broadcast together") from e
+    return X.squeeze(-1 if left else -2) if vector else X
+
+
+def _symmetric(op: str, A: Any, UPLO: str) -> Tensor:
+    """The symmetric matrix that A's lower (``UPLO='L'``) or upper triangle spells."""
+    x = _matrix(op, A, square=True)
+    if UPLO not in ("L", "U"):
+        raise ValueError(f"linalg.{op}: UPLO must be 'L' or 'U', got {UPLO!r}")
+    t = x.tril() if UPLO == "L" else x.triu()
+    return t + (t.tril(-1) if UPLO == "L" else t.triu(1)).mT
+
+
+def eigvalsh(A, UPLO="L"):
+    """The eigenvalues of each symmetric matrix of A (..., n, n), ascending (..., n), as
+    ``torch.linalg.eigvalsh``: only the triangle ``UPLO`` ('L' lower, 'U' upper) is read.
+    Gradient V diag(g) V^T (ops.Eigvalsh), symmetric, as PyTorch's."""
+    return ops.Eigvalsh.apply(_symmetric("eigvalsh", A, UPLO))
+
+
+def eigh(A, UPLO="L"):
+    """(eigenvalues, eigenvectors) of each symmetric matrix of A, as ``torch.linalg.eigh``:
+    A = V diag(L) V^T, L ascending (..., n), V's columns orthonormal (..., n, n), each
+    with the LAPACK driver's sign. Only the triangle ``UPLO`` is read. Gradients as
+    PyTorch's (ops.Eigh): infinite where two eigenvalues are equal and V is used."""
+    x = _symmetric("eigh", A, UPLO)
+    n = x.shape[-1]
+    y = ops.Eigh.apply(x)                                           # (..., n + n·n)
+    return EighResult(y[..., :n], y[..., n:].reshape(*x.shape[:-2], n, n))
+
+
+def qr(A, mode="reduced"):
+    """A = Q R, as ``torch.linalg.qr``: a named tuple (Q, R), Q's columns orthonormal, R
+    upper triangular; ``mode`` 'reduced' (Q (..., m, k), R (..., k, n), k = min(m, n)),
+    'complete' (Q (..., m, m), R (..., m, n)) or 'r' (Q empty, shape (0,), as PyTorch's).
+    Signs are the LAPACK driver's (R's diagonal may be negative). Gradients as PyTorch's
+    (ops.Qr), refused for mode='r' and for mode='complete' with m > n."""
+    x = _matrix("qr", A)
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"linalg.qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+    m, n = x.shape[-2:]
+    k = m if mode == "complete" else min(m, n)
+    y = ops.Qr.apply(x, mode=mode)                                  # (..., m·k + k·n)
+    batch = x.shape[:-2]
+    R = y[..., m * k:].reshape(*batch, k, n)
+    Q = y[..., :m * k].reshape(*batch, m, k) if mode != "r" else x.new_zeros(0)
+    return QRResult(Q, R)
+
+
+__all__ = ["vector_norm", "matrix_norm", "norm", "svdvals", "svd", "matrix_rank", "det",
+           "slogdet", "inv", "solve", "eigvalsh", "eigh", "qr", "LinAlgError", "SVDResult",
+           "SlogdetResult", "EighResult", "QRResult"]

@@ -1,0 +1,338 @@
+"""The matrix decompositions of ``tinyffn.linalg``: singular values, determinants, inverses,
+linear solves, symmetric eigenvalues and QR, each computed by the backend's ``xp.linalg`` and
+differentiated by hand with the formulas PyTorch uses.
+
+Notation: A (..., m, n) is the input, batched over the leading axes ``...``; ``gy`` the
+gradient of the output, ``gA`` the gradient returned; ^T swaps the last two axes (mT).
+A Function returns one array, so the ops with several outputs, ``Svd`` (U, S, Vh),
+``Eigh`` (L, V), ``Qr`` (Q, R) and ``Slogdet`` (sign, logabsdet), pack them flattened along the last axis and :mod:`tinyffn.linalg`
+slices them apart; an output the loss never reads gets a zero gradient there, and the
+backward treats an all-zero part as absent, as PyTorch treats an unused output (so
+``svd(A).S`` alone is differentiable at repeated singular values, as ``svdvals`` is).
+
+The inputs are float32 or float64 (tinyffn.linalg checks it and the shapes first).
+"""
+from __future__ import annotations
+
+import math
+
+from ..autograd import Context, Function
+from .shape import sum_to_shape
+
+
+def _mT(xp, a):
+    return xp.matrix_transpose(a)
+
+
+def _diag_embed(xp, v):
+    """v (..., k) -> (..., k, k) with v on the diagonal."""
+    k = v.shape[-1]
+    return xp.eye(k, dtype=v.dtype) * xp.expand_dims(v, axis=-1)      # (..., k, k)
+
+
+def _diagonal(xp, a):
+    """a (..., k, k) -> its diagonal (..., k)."""
+    k = a.shape[-1]
+    return xp.sum(a * xp.eye(k, dtype=a.dtype), axis=-1)
+
+
+def _pack(xp, batch, *parts):
+    """Arrays with the batch axes ``batch``, flattened after them and concatenated: (..., N)."""
+    flat = [xp.reshape(p, batch + (math.prod(p.shape[len(batch):]),)) for p in parts]
+    return xp.concat(flat, axis=-1)
+
+
+def _unpack(xp, y, shapes):
+    """Undo :func:`_pack`: the parts of y (..., N), with the trailing shapes ``shapes``."""
+    out, start = [], 0
+    for shape in shapes:
+        size = math.prod(shape)
+        out.append(xp.reshape(y[..., start:start + size], y.shape[:-1] + tuple(shape)))
+        start += size
+    return out
+
+
+def _any(xp, a) -> bool:
+    return bool(xp.any(a != 0))
+
+
+class Svdvals(Function):
+    """S = svdvals(A): the singular values of A (..., m, n), (..., k) with k = min(m, n),
+    largest first.
+
+    With A = U diag(S) Vh:  dS_i = u_i^T dA v_i, so  gA = U diag(gS) Vh   (..., m, n).
+    Defined wherever A is: repeated singular values do no harm here."""
+
+    @staticmethod
+    def forward(ctx: Context, A):
+        U, S, Vh = ctx.xp.linalg.svd(A, full_matrices=False)   # (.., m, k), (.., k), (.., k, n)
+        ctx.save_for_backward(U, Vh)
+        return S
+
+    @staticmethod
+    def backward(ctx: Context, gS):
+        U, Vh = ctx.saved_tensors
+        return ctx.xp.matmul(U * ctx.xp.expand_dims(gS, axis=-2), Vh)     # (..., m, n)
+
+
+class Svd(Function):
+    """U, S, Vh = svd(A), packed: A (..., m, n) = U (..., m, m or k) diag(S) Vh (..., m or k, n),
+    k = min(m, n); ``full_matrices`` as ``torch.linalg.svd``.
+
+    PyTorch's backward (with the reduced U, Vh: the extra columns of a full U and rows of
+    a full Vh are not unique, so their gradients are dropped, as PyTorch drops them).
+    With E_ij = S_j² − S_i² (1 on the diagonal) and skew(X) = X − X^T:
+
+        M  = (skew(U^T gU) S + S skew(V^T gV)) / E + diag(gS)        (..., k, k)
+        gA = U M Vh + (I − U U^T) gU S⁻¹ Vh      (m > n)
+           + U S⁻¹ gVh (I − V V^T)               (m < n)
+
+    The 1/E terms make the gradient of U and Vh infinite (NaN) where two singular values
+    are equal, as PyTorch's; a zero singular value does the same to the m ≠ n terms. The
+    loss must not depend on the sign of a singular vector pair, as in PyTorch."""
+
+    @staticmethod
+    def forward(ctx: Context, A, full_matrices=True):
+        U, S, Vh = ctx.xp.linalg.svd(A, full_matrices=full_matrices)
+        ctx.save_for_backward(U, S, Vh)
+        return _pack(ctx.xp, S.shape[:-1], U, S, Vh)                   # (..., m·ku + k + kv·n)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        xp = ctx.xp
+        U, S, Vh = ctx.saved_tensors
+        k = S.shape[-1]
+        gU, gS, gVh = _unpack(xp, gy, [U.shape[-2:], S.shape[-1:], Vh.shape[-2:]])
+        U, gU, Vh, gVh = U[..., :k], gU[..., :k], Vh[..., :k, :], gVh[..., :k, :]  # reduced
+        m, n = U.shape[-2], Vh.shape[-1]
+        use_U, use_V = _any(xp, gU), _any(xp, gVh)
+        if not (use_U or use_V):                                    # svdvals' gradient
+            return xp.matmul(U * xp.expand_dims(gS, axis=-2), Vh)  # (..., m, n)
+        S_row, S_col = xp.expand_dims(S, axis=-2), xp.expand_dims(S, axis=-1)
+        E = S_row * S_row - S_col * S_col + xp.eye(k, dtype=S.dtype)   # (..., k, k)
+        M = xp.zeros_like(E)
+        if use_U:
+            UtgU = xp.matmul(_mT(xp, U), gU)                       # (..., k, k)
+            M = M + (UtgU - _mT(xp, UtgU)) * S_row
+        if use_V:
+            VtgV = xp.matmul(Vh, _mT(xp, gVh))                     # (..., k, k)
+            M = M + S_col * (VtgV - _mT(xp, VtgV))
+        M = M / E + _diag_embed(xp, gS)
+        gA = xp.matmul(xp.matmul(U, M), Vh)                         # (..., m, n)
+        if m > n and use_U:
+            gUSinv = gU / S_row                                    # (..., m, k)
+            gUSinv = gUSinv - xp.matmul(U, xp.matmul(_mT(xp, U), gUSinv))
+            gA = gA + xp.matmul(gUSinv, Vh)
+        if m < n and use_V:
+            SinvgVh = gVh / S_col                                  # (..., k, n)
+            SinvgVh = SinvgVh - xp.matmul(xp.matmul(SinvgVh, _mT(xp, Vh)), Vh)
+            gA = gA + xp.matmul(U, SinvgVh)
+        return gA
+
+
+class Det(Function):
+    """y = det(A), A (..., n, n) -> (...).
+
+    dy = tr(adj(A) dA), so gA = gy · adj(A)^T, the cofactor matrix; for an invertible A
+    that is gy · det(A) · A^{-T}. Computed from the SVD A = U diag(s) Vh, where
+    adj(A)^T = det(U) det(Vh) · U diag(Π_{j≠i} s_j) Vh, so it stays right at a singular
+    A (rank n − 1 gives a nonzero cofactor matrix; PyTorch 2.13 returns zeros there)."""
+
+    @staticmethod
+    def forward(ctx: Context, A):
+        ctx.save_for_backward(A)
+        return ctx.xp.linalg.det(A)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        xp = ctx.xp
+        (A,) = ctx.saved_tensors
+        n = A.shape[-1]
+        U, s, Vh = xp.linalg.svd(A)                                 # (.., n, n), (.., n), (.., n, n)
+        s_row = xp.expand_dims(s, axis=-2)                          # (..., 1, n)
+        others = xp.where(xp.eye(n, dtype=xp.bool), xp.ones_like(s_row), s_row)  # row i: s_j≠i
+        p = xp.prod(others, axis=-1)                                # (..., n): Π_{j≠i} s_j
+        signs = xp.linalg.det(U) * xp.linalg.det(Vh)                # (...,): ±1
+        cof = xp.matmul(U * xp.expand_dims(p, axis=-2), Vh)          # (..., n, n)
+        return xp.expand_dims(xp.expand_dims(gy * signs, axis=-1), axis=-1) * cof
+
+
+class Slogdet(Function):
+    """(sign, logabsdet) = slogdet(A), packed (..., 2); A (..., n, n).
+
+    d log|det A| = tr(A^{-1} dA), so gA = g_logabsdet · A^{-T}; the sign is piecewise
+    constant (gradient 0). At a singular A logabsdet is −inf and A^{-1} does not exist:
+    the backward raises (tinyffn.linalg.LinAlgError)."""
+
+    @staticmethod
+    def forward(ctx: Context, A):
+        xp = ctx.xp
+        sign, logabsdet = xp.linalg.slogdet(A)
+        ctx.save_for_backward(A)
+        return xp.stack([sign, logabsdet], axis=-1)                # (..., 2)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        xp = ctx.xp
+        (A,) = ctx.saved_tensors
+        g = gy[..., 1]                                              # (...,)
+        return xp.expand_dims(xp.expand_dims(g, axis=-1), axis=-1) * _mT(xp, xp.linalg.inv(A))
+
+
+class Inv(Function):
+    """Y = A^{-1}, A (..., n, n).
+
+    dY = −Y dA Y, so gA = −Y^T gY Y^T = −A^{-T} gY A^{-T}."""
+
+    @staticmethod
+    def forward(ctx: Context, A):
+        Y = ctx.xp.linalg.inv(A)
+        ctx.save_for_backward(Y)
+        return Y
+
+    @staticmethod
+    def backward(ctx: Context, gY):
+        xp = ctx.xp
+        (Y,) = ctx.saved_tensors
+        Yt = _mT(xp, Y)
+        return -xp.matmul(xp.matmul(Yt, gY), Yt)
+
+
+class Solve(Function):
+    """X = A^{-1} B, the solution of A X = B; A (..., n, n), B (..., n, k), batch axes
+    broadcasting (tinyffn.linalg.solve turns a vector B into a column, and ``left=False``
+    into transposes).
+
+    dX = A^{-1} (dB − dA X), so  gB = A^{-T} gX  (solve with A^T),  gA = −gB X^T,
+    each summed back over the batch axes its input was broadcast along."""
+
+    @staticmethod
+    def forward(ctx: Context, A, B):
+        xp = ctx.xp
+        batch = tuple(max(a, b) for a, b in zip(
+            (1,) * (B.ndim - A.ndim) + A.shape[:-2], (1,) * (A.ndim - B.ndim) + B.shape[:-2]))
+        A2 = xp.broadcast_to(A, batch + A.shape[-2:])              # (..., n, n)
+        B2 = xp.broadcast_to(B, batch + B.shape[-2:])              # (..., n, k)
+        X = xp.linalg.solve(A2, B2)                                 # (..., n, k)
+        ctx.save_for_backward(A, B, A2, X)
+        return X
+
+    @staticmethod
+    def backward(ctx: Context, gX):
+        xp = ctx.xp
+        A, B, A2, X = ctx.saved_tensors
+        gB = xp.linalg.solve(_mT(xp, A2), gX)                        # (..., n, k)
+        gA = None
+        if ctx.needs_input_grad[0]:
+            gA = sum_to_shape(xp, -xp.matmul(gB, _mT(xp, X)), A.shape)   # (..., n, n)
+        return gA, sum_to_shape(xp, gB, B.shape) if ctx.needs_input_grad[1] else None
+
+
+class Eigvalsh(Function):
+    """L = eigvalsh(A): the eigenvalues of the symmetric A (..., n, n), ascending (..., n).
+    tinyffn.linalg passes A already symmetrised from the triangle ``UPLO`` names.
+
+    With A = V diag(L) V^T:  dL_i = v_i^T dA v_i, so  gA = V diag(gL) V^T, symmetric
+    (PyTorch's gradient, for a symmetric perturbation)."""
+
+    @staticmethod
+    def forward(ctx: Context, A):
+        L, V = ctx.xp.linalg.eigh(A)
+        ctx.save_for_backward(V)
+        return L
+
+    @staticmethod
+    def backward(ctx: Context, gL):
+        xp = ctx.xp
+        (V,) = ctx.saved_tensors
+        return xp.matmul(V * xp.expand_dims(gL, axis=-2), _mT(xp, V))     # (..., n, n)
+
+
+class Eigh(Function):
+    """L, V = eigh(A), packed (..., n + n·n): the eigenvalues (ascending) and orthonormal
+    eigenvectors (columns) of the symmetric A (..., n, n).
+
+    PyTorch's backward, with E_ij = L_j − L_i (1 on the diagonal):
+
+        gA = V (skew(V^T gV) / 2 / E + diag(gL)) V^T            symmetric (..., n, n)
+
+    Infinite (NaN) where two eigenvalues are equal and gV is used, as PyTorch's; the loss
+    must not depend on the sign of an eigenvector."""
+
+    @staticmethod
+    def forward(ctx: Context, A):
+        L, V = ctx.xp.linalg.eigh(A)
+        ctx.save_for_backward(L, V)
+        return _pack(ctx.xp, L.shape[:-1], L, V)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        xp = ctx.xp
+        L, V = ctx.saved_tensors
+        n = L.shape[-1]
+        gL, gV = _unpack(xp, gy, [(n,), (n, n)])
+        M = _diag_embed(xp, gL)                                     # (..., n, n)
+        if _any(xp, gV):
+            E = xp.expand_dims(L, axis=-2) - xp.expand_dims(L, axis=-1) + xp.eye(n, dtype=L.dtype)
+            VtgV = xp.matmul(_mT(xp, V), gV)                         # (..., n, n)
+            M = M + (VtgV - _mT(xp, VtgV)) / 2 / E
+        return xp.matmul(xp.matmul(V, M), _mT(xp, V))
+
+
+class Qr(Function):
+    """Q, R = qr(A), packed (..., m·kq + kr·n): A (..., m, n) = Q R, Q's columns
+    orthonormal, R upper triangular; ``mode`` 'reduced' (Q (m, k), R (k, n), k = min(m, n)),
+    'complete' (Q (m, m), R (m, n)) or 'r' (R only; Q is not returned), as
+    ``torch.linalg.qr``.
+
+    PyTorch's backward. For m >= n, with M = gR R^T − Q^T gQ (..., n, n) and sym(M) the
+    symmetric matrix of M's upper triangle (triu(M) + triu(M)^T − diag(M)):
+
+        gA = (gQ + Q sym(M)) R^{-T}
+
+    For m < n split A = [X | Y], R = [U | V] (X, U square): X = Q U is the case above with
+    gQ + Y gV^T in place of gQ, and gY = Q gV. Like PyTorch, the backward refuses
+    mode='r' (Q is needed) and mode='complete' with m > n (Q's extra columns are not
+    unique); an R with a zero on its diagonal (A of lower rank) gives infinities."""
+
+    @staticmethod
+    def forward(ctx: Context, A, mode="reduced"):
+        xp = ctx.xp
+        Q, R = xp.linalg.qr(A, mode="complete" if mode == "complete" else "reduced")
+        ctx.save_for_backward(Q, R)
+        return _pack(xp, A.shape[:-2], Q, R)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        xp = ctx.xp
+        Q, R = ctx.saved_tensors
+        m, n = Q.shape[-2], R.shape[-1]
+        mode = ctx.attrs.get("mode", "reduced")
+        if mode == "r":
+            raise RuntimeError("linalg.qr: the derivative of linalg.qr depends on Q, which "
+                               "is not computed when mode='r'; use mode='reduced' to "
+                               "differentiate through it (PyTorch refuses it too)")
+        if mode == "complete" and m > n:
+            raise RuntimeError(f"linalg.qr: the QR decomposition of a {m} by {n} matrix is "
+                               "not differentiable with mode='complete' (Q's last columns "
+                               "are not unique); use mode='reduced' (as PyTorch)")
+        gQ, gR = _unpack(xp, gy, [Q.shape[-2:], R.shape[-2:]])
+        if m >= n:
+            return _qr_square_backward(xp, Q, R, gQ, gR)
+        U, gU, gV = R[..., :m], gR[..., :m], gR[..., m:]            # (.., m, m), (.., m, n − m)
+        Y = xp.matmul(Q, R[..., m:])                                # (..., m, n − m)
+        gX = _qr_square_backward(xp, Q, U, gQ + xp.matmul(Y, _mT(xp, gV)), gU)
+        return xp.concat([gX, xp.matmul(Q, gV)], axis=-1)           # (..., m, n)
+
+
+def _qr_square_backward(xp, Q, R, gQ, gR):
+    """gA = (gQ + Q sym(gR R^T − Q^T gQ)) R^{-T} for Q (..., m, n), R (..., n, n)."""
+    M = xp.matmul(gR, _mT(xp, R)) - xp.matmul(_mT(xp, Q), gQ)       # (..., n, n)
+    upper = xp.triu(M)
+    sym = upper + _mT(xp, upper) - _diag_embed(xp, _diagonal(xp, M))
+    G = gQ + xp.matmul(Q, sym)                                      # (..., m, n)
+    # G R^{-T}: solve X R^T = G, that is R X^T = G^T
+    return _mT(xp, xp.linalg.solve(R, _mT(xp, G)))
+
+
+__all__ = ["Svdvals", "Svd", "Det", "Slogdet", "Inv", "Solve", "Eigvalsh", "Eigh", "Qr"]
