@@ -58,6 +58,7 @@ from .gradcheck import GradcheckError, gradcheck
 # the FFN family, built on the engine above: composed ops, modules, optimizers, counts
 from . import functional, nn, optim, accounting
 from . import linalg                # tinyffn.linalg.vector_norm, as torch.linalg's norms
+from .torch_linalg import det, inverse, slogdet, svd    # torch.det, ... (linalg's)
 from .distances import cdist, cosine_similarity, pairwise_distance
 from .serialization import load, save   # checkpoints, as torch.save and torch.load
 from . import utils                    # utils.data: DataLoader, TensorDataset, as torch's
@@ -108,6 +109,7 @@ __all__ = [
     "finfo", "iinfo", "nan_to_num", "count_nonzero", "histc", "median", "kthvalue",  # numerics.py
     "cdist", "cosine_similarity", "pairwise_distance", "linalg",  # distances.py, linalg.py
     "index_add", "scatter_add", "scatter",                      # scatter.py
+    "det", "slogdet", "inverse", "svd",                         # torch_linalg.py
     "Function", "Context", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "inference_mode", "detect_anomaly",
     "AnomalyError", "keep_intermediates", "grad", "iter_backward", "BackwardStep",

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 from . import grad_mode
 from . import ops
+from .ops.decompositions import LinAlgError
 from .arguments import _is_int, is_real
 from .backend import dtype_name
 from .tensor import Tensor
@@ -134,11 +135,6 @@ def _dims(dim: Any) -> Any:
 
 
 # ----------------------------------------------------------------------- decompositions
-class LinAlgError(RuntimeError):
-    """A matrix the decomposition cannot take (singular for ``inv`` and ``solve``), as
-    ``torch.linalg.LinAlgError``, a RuntimeError."""
-
-
 class SVDResult(NamedTuple):
     U: Tensor
     S: Tensor
@@ -290,20 +286,18 @@ def solve(A, B, *, left=True):
     return X.squeeze(-1 if left else -2) if vector else X
 
 
-def _symmetric(op: str, A: Any, UPLO: str) -> Tensor:
-    """The symmetric matrix that A's lower (``UPLO='L'``) or upper triangle spells."""
+def _hermitian(op: str, A: Any, UPLO: str) -> Tensor:
     x = _matrix(op, A, square=True)
     if UPLO not in ("L", "U"):
         raise ValueError(f"linalg.{op}: UPLO must be 'L' or 'U', got {UPLO!r}")
-    t = x.tril() if UPLO == "L" else x.triu()
-    return t + (t.tril(-1) if UPLO == "L" else t.triu(1)).mT
+    return x
 
 
 def eigvalsh(A, UPLO="L"):
     """The eigenvalues of each symmetric matrix of A (..., n, n), ascending (..., n), as
     ``torch.linalg.eigvalsh``: only the triangle ``UPLO`` ('L' lower, 'U' upper) is read.
-    Gradient V diag(g) V^T (ops.Eigvalsh), symmetric, as PyTorch's."""
-    return ops.Eigvalsh.apply(_symmetric("eigvalsh", A, UPLO))
+    Gradient V diag(g) V^T (ops.Eigvalsh), symmetric, in both triangles, as PyTorch's."""
+    return ops.Eigvalsh.apply(_hermitian("eigvalsh", A, UPLO), UPLO=UPLO)
 
 
 def eigh(A, UPLO="L"):
@@ -311,9 +305,9 @@ def eigh(A, UPLO="L"):
     A = V diag(L) V^T, L ascending (..., n), V's columns orthonormal (..., n, n), each
     with the LAPACK driver's sign. Only the triangle ``UPLO`` is read. Gradients as
     PyTorch's (ops.Eigh): infinite where two eigenvalues are equal and V is used."""
-    x = _symmetric("eigh", A, UPLO)
+    x = _hermitian("eigh", A, UPLO)
     n = x.shape[-1]
-    y = ops.Eigh.apply(x)                                           # (..., n + n·n)
+    y = ops.Eigh.apply(x, UPLO=UPLO)                                           # (..., n + n·n)
     return EighResult(y[..., :n], y[..., n:].reshape(*x.shape[:-2], n, n))
 
 

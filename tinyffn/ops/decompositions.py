@@ -56,6 +56,18 @@ def _any(xp, a) -> bool:
     return bool(xp.any(a != 0))
 
 
+class LinAlgError(RuntimeError):
+    """A matrix the decomposition cannot take (singular for ``inv`` and ``solve``), as
+    ``torch.linalg.LinAlgError``, a RuntimeError."""
+
+
+def _symmetric(xp, A, UPLO):
+    """The symmetric matrix that A's lower (``UPLO='L'``) or upper triangle spells."""
+    if UPLO == "L":
+        return xp.tril(A) + _mT(xp, xp.tril(A, k=-1))
+    return xp.triu(A) + _mT(xp, xp.triu(A, k=1))
+
+
 class Svdvals(Function):
     """S = svdvals(A): the singular values of A (..., m, n), (..., k) with k = min(m, n),
     largest first.
@@ -176,7 +188,15 @@ class Slogdet(Function):
         xp = ctx.xp
         (A,) = ctx.saved_tensors
         g = gy[..., 1]                                              # (...,)
-        return xp.expand_dims(xp.expand_dims(g, axis=-1), axis=-1) * _mT(xp, xp.linalg.inv(A))
+        try:
+            Ainv = xp.linalg.inv(A)
+        except Exception as e:
+            if type(e).__name__ != "LinAlgError":
+                raise
+            raise LinAlgError(f"linalg.slogdet: backward at a singular A of shape "
+                              f"{tuple(A.shape)}: logabsdet is -inf there and its gradient "
+                              "A^{-T} does not exist (PyTorch returns infinities)") from e
+        return xp.expand_dims(xp.expand_dims(g, axis=-1), axis=-1) * _mT(xp, Ainv)
 
 
 class Inv(Function):
@@ -229,15 +249,17 @@ class Solve(Function):
 
 
 class Eigvalsh(Function):
-    """L = eigvalsh(A): the eigenvalues of the symmetric A (..., n, n), ascending (..., n).
-    tinyffn.linalg passes A already symmetrised from the triangle ``UPLO`` names.
+    """L = eigvalsh(A): the eigenvalues of the symmetric A (..., n, n), ascending (..., n),
+    read from the triangle ``UPLO`` ('L' lower, 'U' upper).
 
-    With A = V diag(L) V^T:  dL_i = v_i^T dA v_i, so  gA = V diag(gL) V^T, symmetric
-    (PyTorch's gradient, for a symmetric perturbation)."""
+    With A = V diag(L) V^T:  dL_i = v_i^T dA v_i, so  gA = V diag(gL) V^T. This is
+    PyTorch's gradient: symmetric, the derivative along symmetric perturbations, given to
+    both triangles although only one is read (so A + A^T, or any symmetric function of a
+    tensor, gets the exact gradient)."""
 
     @staticmethod
-    def forward(ctx: Context, A):
-        L, V = ctx.xp.linalg.eigh(A)
+    def forward(ctx: Context, A, UPLO="L"):
+        L, V = ctx.xp.linalg.eigh(_symmetric(ctx.xp, A, UPLO))
         ctx.save_for_backward(V)
         return L
 
@@ -250,18 +272,19 @@ class Eigvalsh(Function):
 
 class Eigh(Function):
     """L, V = eigh(A), packed (..., n + n·n): the eigenvalues (ascending) and orthonormal
-    eigenvectors (columns) of the symmetric A (..., n, n).
+    eigenvectors (columns) of the symmetric A (..., n, n), read from the triangle ``UPLO``.
 
     PyTorch's backward, with E_ij = L_j − L_i (1 on the diagonal):
 
         gA = V (skew(V^T gV) / 2 / E + diag(gL)) V^T            symmetric (..., n, n)
 
+    given to both triangles, as Eigvalsh's.
     Infinite (NaN) where two eigenvalues are equal and gV is used, as PyTorch's; the loss
     must not depend on the sign of an eigenvector."""
 
     @staticmethod
-    def forward(ctx: Context, A):
-        L, V = ctx.xp.linalg.eigh(A)
+    def forward(ctx: Context, A, UPLO="L"):
+        L, V = ctx.xp.linalg.eigh(_symmetric(ctx.xp, A, UPLO))
         ctx.save_for_backward(L, V)
         return _pack(ctx.xp, L.shape[:-1], L, V)
 
@@ -335,4 +358,4 @@ def _qr_square_backward(xp, Q, R, gQ, gR):
     return _mT(xp, xp.linalg.solve(R, _mT(xp, G)))
 
 
-__all__ = ["Svdvals", "Svd", "Det", "Slogdet", "Inv", "Solve", "Eigvalsh", "Eigh", "Qr"]
+__all__ = ["LinAlgError", "Svdvals", "Svd", "Det", "Slogdet", "Inv", "Solve", "Eigvalsh", "Eigh", "Qr"]
