@@ -323,3 +323,33 @@ def test_torch_agrees_where_the_gradient_blows_up():
         torch.linalg.det(torch.ones(2, 3))
     U, S, V = torch.svd(torch.tensor(A2), compute_uv=False)
     assert U.shape == (2, 2) and not U.any()
+
+
+# ------------------------------------------------------------------ matrix norms of singular values
+def test_matrix_norms_of_singular_values(device):
+    """ord 2, -2 and 'nuc' of [[3, 0], [4, 5]]: √45, √5 and their sum, over any two axes."""
+    a = np.array([[3.0, 0.0], [4.0, 5.0]])
+    x = _t(np.stack([a, 2 * a]), device, grad=True)          # (2, 2, 2)
+    s45, s5 = np.sqrt(45.0), np.sqrt(5.0)
+    np.testing.assert_allclose(linalg.matrix_norm(x, 2).numpy(), [s45, 2 * s45], rtol=1e-14)
+    np.testing.assert_allclose(linalg.matrix_norm(x, -2).numpy(), [s5, 2 * s5], rtol=1e-14)
+    np.testing.assert_allclose(linalg.norm(x[0], "nuc").numpy(), s45 + s5, rtol=1e-14)
+    y = linalg.matrix_norm(x, 2, dim=(0, 2), keepdim=True)     # the matrices x[:, j, :]
+    assert y.shape == (1, 2, 1)
+    np.testing.assert_allclose(y.numpy().ravel(), np.linalg.norm(
+        np.moveaxis(x.numpy(), 1, 0), 2, axis=(1, 2)), rtol=1e-14)
+    w = _t(rng.standard_normal((3, 2, 4)), device, grad=True)  # distinct, nonzero σ
+    for ord in (2, -2, "nuc"):
+        assert tinyffn.gradcheck(lambda w: linalg.matrix_norm(w, ord, dim=(2, 0)), [w])
+
+
+def test_matrix_norms_of_singular_values_match_torch():
+    torch = pytest.importorskip("torch")
+    a = rng.standard_normal((3, 4, 2))
+    for ord in (2, -2, "nuc"):
+        x, tx = _both(a)
+        y, ty = linalg.matrix_norm(x, ord, dim=(0, 1)), torch.linalg.matrix_norm(tx, ord, dim=(0, 1))
+        np.testing.assert_allclose(y.numpy(), ty.detach().numpy(), rtol=1e-12)
+        y.sum().backward()
+        ty.sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-9, atol=1e-12)

@@ -5,7 +5,8 @@ and ``norm``, which picks one of the two as PyTorch's does.
 All are composed of :func:`tinyffn.norm`'s nodes (mul, abs, pow, sum, amax, where) or,
 for a matrix's 1 and inf norms, a sum of absolute values and an ``amax`` (``amin`` for
 -1 and -inf), so the gradients follow from the primitives': ties share, as PyTorch's
-``amax``'s do. The norms that need singular values (ord 2, -2 and ``"nuc"``) are refused.
+``amax``'s do; the norms of singular values (ord 2, -2 and ``"nuc"``) are ``svdvals``'
+``amax``, ``amin`` and ``sum``.
 
 The decompositions, as ``torch.linalg``'s (names, defaults, named tuples, batching over
 leading axes, float32 and float64): ``svdvals``, ``svd``, ``matrix_rank``, ``det``,
@@ -77,8 +78,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """The matrix norm of each matrix in the axes ``dim`` = (rows, cols) of ``A``, as
     ``torch.linalg.matrix_norm``: ``"fro"`` sqrt(Σ a²); 1 the largest column sum of |a|
     (max over cols of Σ over rows), -1 the smallest; inf the largest row sum, -inf the
-    smallest. ``dtype``: A is cast to it first. 2, -2 and ``"nuc"`` need singular values,
-    which tinyffn does not compute: refused."""
+    smallest; 2 the largest singular value, -2 the smallest, ``"nuc"`` their sum (from
+    :func:`svdvals`). ``dtype``: A is cast to it first."""
     x = _input("matrix_norm", A, dtype)
     if x.ndim < 2:
         raise ValueError(f"linalg.matrix_norm: A must have at least 2 axes (a matrix, or a "
@@ -91,14 +92,16 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if not (0 <= rows < x.ndim and 0 <= cols < x.ndim) or rows == cols:
         raise ValueError(f"linalg.matrix_norm: dim {tuple(dim)} must name two different axes "
                          f"of A's {x.ndim}")
-    if ord in (2, -2, "nuc"):
-        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs singular values, "
-                                  "which tinyffn does not compute; 'fro', 1, -1, inf and "
-                                  "-inf are supported")
+    if ord in (2, -2, "nuc") and not isinstance(ord, bool):        # from the singular values
+        with grad_mode.scope("function", "matrix_norm"):
+            others = [a for a in range(x.ndim) if a not in (rows, cols)]
+            sv = svdvals(x.permute(*others, rows, cols))                # (..., k)
+            y = sv.sum(-1) if ord == "nuc" else sv.amax(-1) if ord == 2 else sv.amin(-1)
+            return y.unsqueeze(min(rows, cols)).unsqueeze(max(rows, cols)) if keepdim else y
     if ord == "fro":
         return _norm(x, "fro", (rows, cols), keepdim)
     if ord not in (1, -1, math.inf, -math.inf) or isinstance(ord, bool):
-        raise ValueError(f"linalg.matrix_norm: ord must be 'fro', 1, -1, inf or -inf, got "
+        raise ValueError(f"linalg.matrix_norm: ord must be 'fro', 'nuc', 2, -2, 1, -1, inf or -inf, got "
                          f"{ord!r}")
     summed, extreme = (rows, cols) if abs(ord) == 1 else (cols, rows)
     with grad_mode.scope("function", "matrix_norm"):
