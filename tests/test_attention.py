@@ -162,6 +162,31 @@ def test_a_float_mask_of_zeros_and_minus_inf_is_the_bool_mask(device):
     np.testing.assert_array_equal(a.numpy(), b.numpy())
 
 
+@NAN_ROWS
+@pytest.mark.parametrize("kw", [{}, {"is_causal": True}])
+def test_a_query_row_of_minus_inf_scores_gives_zeros_without_a_mask_too(device, kw):
+    """PyTorch 2.13 zeros a row whose scores are all -inf whether or not a mask made them
+    so: here a -inf in query row 1 against keys whose first feature is positive. Its output
+    and its query's gradient are 0 (they were NaN); the other rows are untouched."""
+    q = np.array([[1.0, 2.0], [-np.inf, 0.0], [0.5, 0.5]])
+    k = np.array([[1.0, 0.0], [1.0, 0.5], [2.0, 1.0]])
+    v = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    tq = tinyffn.tensor(q, device=device, requires_grad=True)
+    y = F.scaled_dot_product_attention(tq, tinyffn.tensor(k, device=device),
+                                       tinyffn.tensor(v, device=device), **kw)
+    keep = np.tril(np.ones((3, 3), bool)) if kw else None
+    np.testing.assert_allclose(y.numpy(), numpy_attention(q, k, v, keep), rtol=1e-12)
+    assert (y.numpy()[1] == 0).all()
+    y.sum().backward()
+    assert (tq.grad.numpy()[1] == 0).all() and np.isfinite(tq.grad.numpy()).all()
+    torch = pytest.importorskip("torch")
+    b = [torch.tensor(a, requires_grad=True) for a in (q, k, v)]
+    yb = torch.nn.functional.scaled_dot_product_attention(*b, **kw)
+    yb.sum().backward()
+    np.testing.assert_allclose(y.numpy(), yb.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(tq.grad.numpy(), b[0].grad.numpy(), rtol=1e-12)
+
+
 def test_float16_gives_float16_close_to_float64():
     q, k, v = (tinyffn.tensor(INPUTS[n] * 4) for n in "qkv")
     y = F.scaled_dot_product_attention(*(t.half() for t in (q, k, v)))

@@ -20,7 +20,7 @@ others get score -inf, so weight 0); a float mask is added to the scores (0 or -
 entries mask, other values bias). ``is_causal`` lets query i see keys 0..i only. A query
 row whose every key is masked has no weights to share out: PyTorch 2.13 gives that row
 zeros (output and gradients), not the NaN that softmax of all -inf would give, and so
-does this function.
+does this function (for any row of -inf scores, masked or not, as PyTorch).
 """
 from __future__ import annotations
 
@@ -55,7 +55,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     in evaluation); it draws from :func:`tinyffn.manual_seed`'s generator.
     ``enable_gqa``: grouped-query attention, query (..., Hq, L, E) with key and value
     (..., Hk, S, ·), Hk dividing Hq; each key/value head serves Hq/Hk query heads
-    (``repeat_interleave`` on axis -3). A fully masked query row gives zeros (PyTorch 2.13).
+    (``repeat_interleave`` on axis -3). A query row whose scores are all -inf (its keys
+    all masked, or a -inf in the query) gives zeros, as PyTorch 2.13's.
 
     Derivatives: those of the primitives: gV = weights^T gy, gweights = gy V^T, through
     softmax's y (g - Σ g y), then gQ = gscores K · scale, gK = gscores^T Q · scale.
@@ -74,23 +75,20 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         if is_causal:
             causal = ones(L, S, dtype="bool", device=query.device).tril()        # (L, S)
             scores = where(causal, scores, -math.inf)
-        masked = attn_mask is not None
-        if masked:
+        if attn_mask is not None:
             scores = _apply_mask(scores, attn_mask, query)
-        weights = _softmax_rows(scores, zero_masked_rows=masked)     # (..., L, S)
+        weights = _softmax_rows(scores)                              # (..., L, S)
         if dropout_p > 0:
             weights = dropout(weights, dropout_p)
         return weights @ value                                       # (..., L, S) @ (..., S, Ev)
 
 
-def _softmax_rows(scores: Tensor, zero_masked_rows: bool = True) -> Tensor:
-    """softmax over the last axis; with ``zero_masked_rows``, a row that is -inf
-    throughout (every key masked) gives weights 0, as PyTorch 2.13's attention does,
+def _softmax_rows(scores: Tensor) -> Tensor:
+    """softmax over the last axis, where a row that is -inf throughout gives weights 0, as
+    PyTorch 2.13's attention does (masks or not: a -inf in a query row does it too),
     instead of 0/0 = NaN. The test is on the values (detached): the row is swapped for
     zeros before the softmax, so no NaN enters the graph, and its weights set to 0 after,
     so its gradient is 0 too. Shapes: (..., L, S) -> (..., L, S)."""
-    if not zero_masked_rows:
-        return softmax(scores, axis=-1)
     dead = scores.detach().amax(axis=-1, keepdims=True) == -math.inf     # (..., L, 1)
     weights = softmax(where(dead, 0.0, scores), axis=-1)                 # (..., L, S)
     return where(dead, 0.0, weights)
