@@ -218,6 +218,10 @@ def test_logit_gradcheck(device):
     (lambda x: tinyffn.quantile(x, "0.5"), TypeError, "q must be a number or a tensor"),
     (lambda x: tinyffn.quantile(x, 0.5, dim=2), Exception, "dim"),
     (lambda x: tinyffn.aminmax(x[:0]), ValueError, "aminmax: input of shape"),
+    (lambda x: tinyffn.aminmax(x, dim=2), ValueError,
+     r"aminmax: dim 2 is out of range for a tensor with 2 dimensions"),
+    (lambda x: x.aminmax(dim=-3), ValueError, r"aminmax: dim -3 is out of range"),
+    (lambda x: tinyffn.aminmax(x, dim=1.0), TypeError, "aminmax: dim must be an int"),
     (lambda x: tinyffn.logit(x, eps="0.1"), TypeError, "eps must be a number"),
 ])
 def test_bad_input_is_refused_with_a_clear_message(call, error, words):

@@ -119,7 +119,10 @@ def aminmax(input, *, dim=None, keepdim=False):
     """The smallest and the largest entries (of all of ``input``, or along ``dim``), as
     ``torch.aminmax``: ``lo, hi = x.aminmax()``. ``amin`` and ``amax``: the gradient of
     each is shared among the entries that tie for it, as PyTorch's."""
+    from .sorting import _dim
     x = tensor_arg("aminmax", "input", input)
+    if dim is not None:
+        dim = _dim("aminmax", dim, x.ndim) if x.ndim else dim    # named, not IndexError
     if not x.numel() or (dim is not None and x.ndim and not x.shape[dim]):
         raise ValueError(f"aminmax: input of shape {x.shape} is empty along the reduction; "
                          "it has no min or max (PyTorch refuses it too)")
