@@ -252,6 +252,17 @@ def test_dropout_zeroes_weights_at_rate_p_and_scales_the_rest():
     np.testing.assert_array_equal(a, b)                          # the seed fixes the mask
 
 
+def test_dropout_p_of_one_is_taken_and_drops_every_weight():
+    """PyTorch takes dropout_p = 1 (the closed range [0, 1]): every weight dropped, so the
+    output and every gradient are 0 (no 0/0 from the 1/(1 - p) rescaling)."""
+    q, k, v = (tinyffn.tensor(INPUTS[n], requires_grad=True) for n in "qkv")
+    y = F.scaled_dot_product_attention(q, k, v, dropout_p=1.0)
+    (y * tinyffn.tensor(INPUTS["q"][..., :1] + 2)).sum().backward()
+    assert y.shape == (2, 3, 3) and (y.numpy() == 0).all()
+    for t in (q, k, v):
+        assert (t.grad.numpy() == 0).all()
+
+
 def test_dropped_positions_get_zero_gradient():
     """One query: out = Σ_j w_j m_j v_j, so value row j gets gradient w_j m_j gy: zero
     exactly where the weight was dropped, and only there."""
