@@ -386,6 +386,8 @@ def _t(*shape, dtype="float64"):
     ((_t(1, 6, 3, 4), _t(1, 4, 5, 4), _t(1, 4, 5, 6)), {"enable_gqa": True}, ValueError,
      r"key and value heads \(axis -3: 4, 4\) must be equal and divide the query heads \(6\)"),
     ((_t(3, 4), _t(5, 4), _t(5, 6)), {"dropout_p": 1.5}, ValueError, r"dropout_p .* \[0, 1\]"),
+    ((_t(1, 4, 3, 4), _t(1, 2, 5, 4), _t(1, 2, 5, 6)), {}, ValueError,
+     r"must broadcast.*key \(1, 2, 5, 4\).*grouped-query.*pass enable_gqa=True"),
 ])
 def test_sdpa_refuses_with_the_shapes_named(args, kw, error, match):
     with pytest.raises(error, match=match):

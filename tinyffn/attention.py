@@ -169,6 +169,10 @@ def _checked(query: Any, key: Any, value: Any, dropout_p: Any, is_causal: Any, s
     heads = 3 if enable_gqa else 2                  # the axes matmul does not broadcast
     if _broadcast_shape(query.shape[:-heads], key.shape[:-heads]) is None or \
             _broadcast_shape(query.shape[:-heads], value.shape[:-heads]) is None:
+        gqa = (not enable_gqa and min(query.ndim, key.ndim) >= 3 and key.shape[-3] > 1
+               and query.shape[-3] % key.shape[-3] == 0)    # fewer key heads than query's
         raise ValueError(f"{_OP}: the leading (batch) axes of query, key and value must "
-                         f"broadcast, as matmul's do; got {shapes}")
+                         f"broadcast, as matmul's do; got {shapes}" + (
+                             "; for grouped-query attention (key/value heads on axis -3 "
+                             "dividing the query's) pass enable_gqa=True" if gqa else ""))
     return query, key, value
