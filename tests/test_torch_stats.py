@@ -110,6 +110,23 @@ def test_gradient_goes_to_the_two_neighbours_written_out(device):
     np.testing.assert_allclose(q.grad.numpy(), [3.0, 9.0], rtol=1e-14)
 
 
+@pytest.mark.parametrize("func", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("dim", [0, -1, None])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_a_0d_input_takes_dim_0_or_minus_1_as_torch(func, dim, keepdim, device):
+    """torch 2.13: quantile(tensor(2.5), 0.3, dim=0) is 2.5 with shape (), and with q = [0.2,
+    0.9] it is [2.5, 2.5], keepdim or not; the gradient is 1 per quantile. dim 0 raised an
+    IndexError ('tuple index out of range') from inside the function."""
+    x = tinyffn.tensor(2.5, dtype="float64", device=device, requires_grad=True)
+    y = getattr(tinyffn, func)(x, 0.3, dim=dim, keepdim=keepdim)
+    assert y.shape == () and y.item() == 2.5
+    q = tinyffn.tensor([0.2, 0.9], dtype="float64", device=device)
+    ys = getattr(x, func)(q, dim, keepdim)
+    assert ys.shape == (2,) and ys.numpy().tolist() == [2.5, 2.5]
+    (y + ys.sum()).backward()
+    assert x.grad.item() == 3.0
+
+
 @pytest.mark.parametrize("interpolation", ["linear", "midpoint", "lower"])
 def test_gradcheck(interpolation, device):
     x = tinyffn.tensor(np.random.default_rng(4).normal(size=(3, 5)), dtype="float64",

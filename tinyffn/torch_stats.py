@@ -77,7 +77,8 @@ def _quantile(op: str, input, q, dim, keepdim: bool, interpolation: str, ignore_
         raise ValueError(f"{op}: q must be in [0, 1], got {values.tolist()}")
     axis = None if dim is None else _dim(op, dim, x.ndim)
     with grad_mode.scope("function", op):
-        rows = x.reshape(-1) if axis is None else x.movedim(axis, -1)    # (..., n)
+        # (..., n); a 0-d x (dim 0 or -1 allowed, as torch) is one row of one entry
+        rows = x.reshape(-1) if axis is None or not x.ndim else x.movedim(axis, -1)
         s = sort(rows, dim=-1).values                                    # NaN last
         with grad_mode.no_grad():
             nan = s.isnan()
