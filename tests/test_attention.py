@@ -187,6 +187,24 @@ def test_a_query_row_of_minus_inf_scores_gives_zeros_without_a_mask_too(device, 
     np.testing.assert_allclose(tq.grad.numpy(), b[0].grad.numpy(), rtol=1e-12)
 
 
+@pytest.mark.parametrize("kw", [{}, {"is_causal": True}, {"attn_mask": "bool"},
+                                {"attn_mask": "float"}])
+@pytest.mark.parametrize("L, S", [(3, 0), (0, 3), (0, 0)])
+def test_no_keys_or_no_queries_give_torchs_shapes(device, kw, L, S):
+    """torch 2.13: with S = 0 keys each query gets zeros (L, Ev); with L = 0 the output is
+    empty. With a mask the -inf-row test took the maximum of an empty axis and raised
+    max's error about a (2, 3, 0) tensor the user never made."""
+    q, k, v = (tinyffn.ones(2, n, w, dtype="float64", device=device, requires_grad=True)
+               for n, w in ((L, 4), (S, 4), (S, 5)))
+    if "attn_mask" in kw:
+        kw = {"attn_mask": tinyffn.ones(L, S, device=device, dtype=kw["attn_mask"]
+                                        if kw["attn_mask"] == "bool" else "float64")}
+    y = F.scaled_dot_product_attention(q, k, v, **kw)
+    assert y.shape == (2, L, 5) and (y.numpy() == 0).all()
+    y.sum().backward()
+    assert q.grad.shape == (2, L, 4) and (q.grad.numpy() == 0).all()
+
+
 def test_float16_gives_float16_close_to_float64():
     q, k, v = (tinyffn.tensor(INPUTS[n] * 4) for n in "qkv")
     y = F.scaled_dot_product_attention(*(t.half() for t in (q, k, v)))

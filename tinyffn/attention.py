@@ -89,6 +89,8 @@ def _softmax_rows(scores: Tensor) -> Tensor:
     instead of 0/0 = NaN. The test is on the values (detached): the row is swapped for
     zeros before the softmax, so no NaN enters the graph, and its weights set to 0 after,
     so its gradient is 0 too. Shapes: (..., L, S) -> (..., L, S)."""
+    if not scores.shape[-1]:        # S = 0: no keys, no weights (weights @ V is 0, as torch)
+        return softmax(scores, axis=-1)
     dead = scores.detach().amax(axis=-1, keepdims=True) == -math.inf     # (..., L, 1)
     weights = softmax(where(dead, 0.0, scores), axis=-1)                 # (..., L, S)
     return where(dead, 0.0, weights)
