@@ -412,6 +412,17 @@ def test_sdpa_refuses_with_the_shapes_named(args, kw, error, match):
         F.scaled_dot_product_attention(*args, **kw)
 
 
+def test_the_grouped_query_hint_comes_only_where_key_heads_divide_the_querys():
+    """(1, 4, 3, 4) against (1, 2, 5, 4): 2 key heads serve 4 query heads, so the refusal
+    says to pass enable_gqa=True; (2, 3, 4) against (3, 5, 4) is a batch of 2 against a
+    batch of 3, where that hint would mislead."""
+    with pytest.raises(ValueError, match="pass enable_gqa=True"):
+        F.scaled_dot_product_attention(_t(1, 4, 3, 4), _t(1, 2, 5, 4), _t(1, 2, 5, 6))
+    with pytest.raises(ValueError, match="must broadcast") as info:
+        F.scaled_dot_product_attention(_t(2, 3, 4), _t(3, 5, 4), _t(3, 5, 6))
+    assert "enable_gqa" not in str(info.value)
+
+
 def test_multihead_attention_refuses_with_the_shapes_named():
     with pytest.raises(ValueError, match=r"embed_dim = 8 must be divisible by num_heads = 3"):
         nn.MultiheadAttention(8, 3)
