@@ -127,8 +127,6 @@ def aminmax(input, *, dim=None, keepdim=False):
     if not x.numel() or (dim is not None and x.ndim and not x.shape[dim]):
         raise ValueError(f"aminmax: input of shape {x.shape} is empty along the reduction; "
                          "it has no min or max (PyTorch refuses it too)")
-    if dim is None and keepdim:               # PyTorch: every axis kept, of size 1
-        return AminmaxResult(x.amin().reshape((1,) * x.ndim), x.amax().reshape((1,) * x.ndim))
     return AminmaxResult(x.amin(dim=dim, keepdim=keepdim), x.amax(dim=dim, keepdim=keepdim))
 
 
