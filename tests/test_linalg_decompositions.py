@@ -353,3 +353,23 @@ def test_matrix_norms_of_singular_values_match_torch():
         y.sum().backward()
         ty.sum().backward()
         np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_solve_of_an_empty_batch_as_pytorch():
+    """A batch of no matrices broadcasts against a B without that axis: X is empty, with
+    A's batch shape (PyTorch's too); a batch axis of 1 against 0 is broadcast to 0."""
+    for a_shape, b_shape, x_shape in [((0, 3, 3), (3,), (0, 3)), ((0, 3, 3), (3, 2), (0, 3, 2)),
+                                      ((0, 3, 3), (1, 3, 2), (0, 3, 2)),
+                                      ((1, 3, 3), (0, 3, 2), (0, 3, 2))]:
+        A = _t(np.broadcast_to(np.eye(3), a_shape), grad=True)
+        B = _t(np.ones(b_shape), grad=True)
+        X = linalg.solve(A, B)
+        assert X.shape == x_shape
+        X.sum().backward()
+        assert A.grad.shape == a_shape and B.grad.shape == b_shape
+        np.testing.assert_array_equal(B.grad.numpy(), np.zeros(b_shape))   # X used no B
+    X = linalg.solve(_t(np.ones((0, 3, 3))), _t(np.ones((2, 3))), left=False)   # (n, k)→(k, n)
+    assert X.shape == (0, 2, 3)
+    with pytest.raises(ValueError, match=r"linalg.solve: the batch axes of A \(2, 3, 3\) "
+                                         r"and B \(0, 3, 1\) cannot be broadcast"):
+        linalg.solve(_t(np.ones((2, 3, 3))), _t(np.ones((0, 3, 1))))

@@ -218,6 +218,14 @@ class Inv(Function):
         return -xp.matmul(xp.matmul(Yt, gY), Yt)
 
 
+def _broadcast(a: int, b: int) -> int:
+    """One batch axis of A and B broadcast: a 1 takes the other's length, a 0 included
+    (max(1, 0) would make an empty batch of A and one B a batch of one)."""
+    if a != b and 1 not in (a, b):
+        raise ValueError(f"batch axes of lengths {a} and {b} cannot be broadcast together")
+    return b if a == 1 else a
+
+
 class Solve(Function):
     """X = A^{-1} B, the solution of A X = B; A (..., n, n), B (..., n, k), batch axes
     broadcasting (tinyffn.linalg.solve turns a vector B into a column, and ``left=False``
@@ -229,7 +237,7 @@ class Solve(Function):
     @staticmethod
     def forward(ctx: Context, A, B):
         xp = ctx.xp
-        batch = tuple(max(a, b) for a, b in zip(
+        batch = tuple(_broadcast(a, b) for a, b in zip(
             (1,) * (B.ndim - A.ndim) + A.shape[:-2], (1,) * (A.ndim - B.ndim) + B.shape[:-2]))
         A2 = xp.broadcast_to(A, batch + A.shape[-2:])              # (..., n, n)
         B2 = xp.broadcast_to(B, batch + B.shape[-2:])              # (..., n, k)
