@@ -342,6 +342,36 @@ def test_cyclic_sets_the_lr_and_momentum_as_it_is_built_as_pytorch():
         (0.9, 0.8)] * 2
 
 
+def test_cyclic_built_after_another_scheduler_starts_at_initial_lr_as_pytorch():
+    """PyTorch's CyclicLR takes its first step from the groups' initial_lr, which a
+    scheduler built before it has already set: step 0 is 0.1 (StepLR's initial_lr), not
+    base_lr 0.01; base_lr's cycle from step 1. torch 2.13's lrs, alone and in a chain."""
+    torch_lrs = [[0.1, 0.03], [0.022857142857142854, 0.008857142857142855],
+                 [0.035714285714285705, 0.01571428571428571]]
+
+    def build(m, opt):
+        return m.ChainedScheduler([m.StepLR(opt, step_size=7, gamma=0.7), m.CyclicLR(
+            opt, base_lr=[0.01, 0.002], max_lr=[0.1, 0.05], step_size_up=7)])
+
+    opt = make_optimizer()
+    chain = build(lr_scheduler, opt)
+    assert chain._schedulers[1].get_last_lr() == pytest.approx(torch_lrs[0], rel=1e-12)
+    for t, lrs in enumerate(torch_lrs):
+        if t:
+            chain.step()
+        assert chain.get_last_lr() == pytest.approx(lrs, rel=1e-12)
+        assert [g["lr"] for g in opt.param_groups] == pytest.approx(lrs, rel=1e-12)
+    torch = pytest.importorskip("torch")
+    topt, opt = make_torch_optimizer(torch), make_optimizer()
+    tchain, chain = build(torch.optim.lr_scheduler, topt), build(lr_scheduler, opt)
+    for _ in range(40):
+        assert chain.get_last_lr() == pytest.approx(tchain.get_last_lr(), rel=1e-12)
+        assert momenta(opt) == pytest.approx(momenta(topt), rel=1e-12)
+        topt.step()
+        tchain.step()
+        chain.step()
+
+
 def test_cyclic_momentum_is_the_one_a_step_uses():
     """At the lr's peak SGD's momentum is base_momentum: one step there moves the weight
     by lr · (μ · buffer + g), checked by hand."""

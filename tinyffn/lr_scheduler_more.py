@@ -113,7 +113,8 @@ class CyclicLR(LRScheduler):
     'exp_range' (``gamma`` ** t); or your ``scale_fn`` of the cycle c (``scale_mode=
     'cycle'``) or of the step t ('iterations'), which then sets the mode. As PyTorch's it
     sets each group's lr to base_lr as it is built (last_epoch=-1), so ``initial_lr`` is
-    base_lr. With ``cycle_momentum`` (the default) the momentum goes the other way, from
+    base_lr, unless a scheduler built before on the optimizer set it: then step 0's lr is
+    that ``initial_lr`` (PyTorch's first step reads it), base_lr's cycle from step 1. With ``cycle_momentum`` (the default) the momentum goes the other way, from
     ``max_momentum`` down to ``base_momentum`` at the lr's peak: SGD's ``momentum`` or
     Adam's beta1 (an optimizer with neither is refused, as by PyTorch); the two are stored
     in the groups too. ``state_dict`` has PyTorch's keys, and of a ``scale_fn`` keeps what
@@ -180,8 +181,9 @@ class CyclicLR(LRScheduler):
                     group.update(max_momentum=self.max_momentums[i],
                                  base_momentum=self.base_momentums[i])
         super().__init__(optimizer, last_epoch)
-        self.base_lrs = base_lrs            # as PyTorch's, over the groups' initial_lr
-        self._set_lrs(self.get_lr())
+        # as PyTorch's: the first step (above) ran from the groups' initial_lr, base_lr
+        # only where no scheduler set initial_lr before; base_lr from the next step on
+        self.base_lrs = base_lrs
         self._set_momenta()
 
     def scale_fn(self, x: float) -> float:
@@ -262,6 +264,11 @@ _TORCH_STEPS = {
 }
 
 
+def _rule(s: LRScheduler) -> Callable | None:
+    """s's recursive step in _TORCH_STEPS, or None for a closed form."""
+    return next((f for cls, f in _TORCH_STEPS.items() if isinstance(s, cls)), None)
+
+
 class ChainedScheduler(LRScheduler):
     """Several schedulers stepped as one, PyTorch's ``ChainedScheduler``: ``step()`` steps
     each in turn, and each carries on from the lr the one before it set. Build them on
@@ -311,15 +318,15 @@ class ChainedScheduler(LRScheduler):
         self.optimizer = optimizer
         self._schedulers = list(schedulers)
         lrs = [group["initial_lr"] for group in optimizer.param_groups]
-        for s in self._schedulers:          # their first steps, each from the last's lr
-            lrs = self._step_one(s, lrs)
+        for s in self._schedulers:          # their first steps, each from the last's lr;
+            lrs = self._step_one(s, lrs) if _rule(s) else s.get_last_lr()   # or as built
         self._last_lr = lrs
 
     @staticmethod
     def _step_one(s: LRScheduler, lrs: list) -> list:
         """s's step at its ``last_epoch`` from ``lrs``: PyTorch's recursive one for the
         schedulers that have one, else s's closed form (and momentum)."""
-        rule = next((f for cls, f in _TORCH_STEPS.items() if isinstance(s, cls)), None)
+        rule = _rule(s)
         if rule is None:                    # a closed form, as PyTorch's
             s.last_epoch -= 1
             s.step()
