@@ -132,6 +132,18 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self._set_lrs(self.get_lr())
 
 
+def _momentum_rule(name: str, optimizer: Any) -> tuple:
+    """(use_beta1, ok, wanted) for OneCycleLR's and CyclicLR's momentum: Adam's beta1 in
+    [0, 1), or SGD's momentum > 0 (SGD refuses to drop its buffers once it has state)."""
+    use_beta1 = "betas" in optimizer.defaults       # PyTorch's test and name
+    if not use_beta1 and "momentum" not in optimizer.defaults:
+        raise ValueError(f"{name}: cycle_momentum=True cycles the optimizer's momentum (SGD's "
+                         f"momentum, Adam's beta1), and {type(optimizer).__name__} has neither "
+                         "setting; pass cycle_momentum=False")
+    if use_beta1:
+        return True, (lambda m: 0 <= m < 1), "in [0, 1), as it is beta1"
+    return False, (lambda m: 0 < m < math.inf), "> 0 for SGD"
+
 class OneCycleLR(LRScheduler):
     """The 1cycle policy (Smith & Topin 2018), PyTorch's ``OneCycleLR``, stepped once a
     batch: over T = ``total_steps`` (or ``epochs * steps_per_epoch``) the lr rises from
@@ -200,16 +212,7 @@ class OneCycleLR(LRScheduler):
         keys = ("initial_lr", "max_lr", "min_lr")
         if cycle_momentum:
             keys += ("max_momentum", "base_momentum")
-            self.use_beta1 = "betas" in optimizer.defaults       # PyTorch's test and name
-            if not self.use_beta1 and "momentum" not in optimizer.defaults:
-                raise ValueError(
-                    f"{name}: cycle_momentum=True cycles the optimizer's momentum (SGD's "
-                    f"momentum, Adam's beta1), and {type(optimizer).__name__} has neither "
-                    "setting; pass cycle_momentum=False")
-            # beta1 < 1; SGD keeps its momentum buffer only while momentum > 0, and
-            # refuses to drop it once the parameters have state
-            ok, wanted = ((lambda m: 0 <= m < 1), "in [0, 1), as it is beta1") \
-                if self.use_beta1 else ((lambda m: 0 < m < math.inf), "> 0 for SGD")
+            self.use_beta1, ok, wanted = _momentum_rule(name, optimizer)
             momenta = [_per_group(name, key, value, n, ok, wanted, "the momentum's range")
                        for key, value in (("max_momentum", max_momentum),
                                           ("base_momentum", base_momentum))]

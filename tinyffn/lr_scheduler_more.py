@@ -22,7 +22,8 @@ from . import optim
 from .arguments import _number, is_real, type_name
 from .lr_scheduler import (ConstantLR, CosineAnnealingLR, ExponentialLR, LinearLR,
                            LRScheduler, MultiStepLR, SequentialLR, StepLR, _check_optimizer)
-from .lr_scheduler_extra import PolynomialLR, ReduceLROnPlateau, _finite, _per_group
+from .lr_scheduler_extra import (PolynomialLR, ReduceLROnPlateau, _finite, _per_group,
+                                 _momentum_rule)
 
 
 def _functions(owner: str, optimizer: optim.Optimizer, fn: Any) -> list:
@@ -162,14 +163,7 @@ class CyclicLR(LRScheduler):
                             f"{cycle_momentum!r}")
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            self.use_beta1 = "betas" in optimizer.defaults       # PyTorch's test and name
-            if not self.use_beta1 and "momentum" not in optimizer.defaults:
-                raise ValueError(
-                    f"{name}: cycle_momentum=True cycles the optimizer's momentum (SGD's "
-                    f"momentum, Adam's beta1), and {type(optimizer).__name__} has neither "
-                    "setting; pass cycle_momentum=False")
-            ok, wanted = ((lambda m: 0 <= m < 1), "in [0, 1), as it is beta1") \
-                if self.use_beta1 else ((lambda m: 0 < m < math.inf), "> 0 for SGD")
+            self.use_beta1, ok, wanted = _momentum_rule(name, optimizer)
             self.base_momentums = _per_group(name, "base_momentum", base_momentum, n, ok,
                                              wanted, "the momentum at the lr's peak")
             self.max_momentums = _per_group(name, "max_momentum", max_momentum, n, ok,
