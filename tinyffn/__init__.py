@@ -40,8 +40,10 @@ from .torch_accumulate import (addcdiv, addcmul, addmm, cummax, cummin, logcumsu
                                nansum, std_mean, var_mean)
 from .torch_select import (bucketize, clone, fliplr, flipud, masked_select, meshgrid, rot90,
                            searchsorted)
-from .torch_stats import (aminmax, isneginf, isposinf, logit, nanquantile, quantile,
-                          signbit)
+from .torch_stats import (aminmax, corrcoef, cov, isneginf, isposinf, logit, nanquantile,
+                          quantile, signbit)
+from .torch_pointwise import (copysign, deg2rad, float_power, frac, heaviside, isin, rad2deg,
+                              sinc)
 from .scatter import index_add, scatter, scatter_add
 from .numerics import count_nonzero, finfo, histc, iinfo, kthvalue, median, nan_to_num
 from .more_functions import (bincount, bmm, cos, cumsum, flip, floor_divide, fmod,
@@ -58,7 +60,8 @@ from .gradcheck import GradcheckError, gradcheck
 # the FFN family, built on the engine above: composed ops, modules, optimizers, counts
 from . import functional, nn, optim, accounting
 from . import linalg                # tinyffn.linalg.vector_norm, as torch.linalg's norms
-from .torch_linalg import det, inverse, slogdet, svd    # torch.det, ... (linalg's)
+from .torch_linalg import (block_diag, cartesian_prod, det, inverse, kron, qr, slogdet, svd,
+                           trace)    # torch.det, ... (linalg's), torch.kron, ...
 from .distances import cdist, cosine_similarity, pairwise_distance
 from .serialization import load, save   # checkpoints, as torch.save and torch.load
 from . import utils                    # utils.data: DataLoader, TensorDataset, as torch's
@@ -106,10 +109,14 @@ __all__ = [
     "clone", "masked_select", "meshgrid", "fliplr", "flipud", "rot90", "searchsorted",  # torch_select.py
     "bucketize",
     "quantile", "nanquantile", "aminmax", "isposinf", "isneginf", "signbit", "logit",  # torch_stats.py
+    "cov", "corrcoef",
     "finfo", "iinfo", "nan_to_num", "count_nonzero", "histc", "median", "kthvalue",  # numerics.py
     "cdist", "cosine_similarity", "pairwise_distance", "linalg",  # distances.py, linalg.py
     "index_add", "scatter_add", "scatter",                      # scatter.py
-    "det", "slogdet", "inverse", "svd",                         # torch_linalg.py
+    "det", "slogdet", "inverse", "svd", "qr", "trace", "kron", "block_diag",  # torch_linalg.py
+    "cartesian_prod",
+    "frac", "sinc", "deg2rad", "rad2deg", "copysign", "float_power", "heaviside",  # torch_pointwise.py
+    "isin",
     "Function", "Context", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "inference_mode", "detect_anomaly",
     "AnomalyError", "keep_intermediates", "grad", "iter_backward", "BackwardStep",

@@ -112,4 +112,21 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         return vector_norm(diff, p, -1)                        # (..., P, R)
 
 
-__all__ = ["cosine_similarity", "pairwise_distance", "cdist"]
+def pdist(input, p=2):
+    """The p-norm distances between every pair of rows i < j of ``input`` (N, M), in the
+    order of ``triu_indices(N, N, 1)``, as ``F.pdist``: shape (N (N − 1) / 2,), the upper
+    triangle of ``cdist(input, input)`` without its diagonal. The gradient of a zero
+    distance is 0, as PyTorch's."""
+    from .torch_extras import triu_indices
+    (x,) = _floats("pdist", input=input)
+    if x.ndim != 2:
+        raise ValueError(f"pdist: input must be a matrix (N, M) of N rows, got shape {x.shape}")
+    if not is_real(p) or isinstance(p, bool) or p < 0:
+        raise ValueError(f"pdist: p must be a number >= 0 (inf included), got {p!r}")
+    i, j = triu_indices(x.shape[0], x.shape[0], 1, device=x.device)     # (2, K) as two (K,)
+    with grad_mode.scope("function", "pdist"):
+        diff = x.index_select(0, i) - x.index_select(0, j)                # (K, M)
+        return vector_norm(diff, p, -1)                                   # (K,)
+
+
+__all__ = ["cosine_similarity", "pairwise_distance", "cdist", "pdist"]

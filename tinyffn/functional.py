@@ -415,6 +415,7 @@ softshrink, hardshrink, rrelu = _acts.softshrink, _acts.hardshrink, _acts.rrelu
 from . import distances as _distances  # noqa: E402
 
 cosine_similarity, pairwise_distance = _distances.cosine_similarity, _distances.pairwise_distance
+pdist = _distances.pdist
 from . import attention as _attention  # noqa: E402
 
 scaled_dot_product_attention = _attention.scaled_dot_product_attention

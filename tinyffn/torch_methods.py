@@ -45,14 +45,16 @@ from .scatter import ScatterMethods
 from .torch_extras import ExtraMethods
 from .torch_names import NameMethods
 from .torch_math import MathMethods
+from .torch_linalg import LinalgMethods
+from .torch_pointwise import PointwiseMethods
 from .torch_accumulate import AccumulateMethods
 from .torch_select import SelectMethods
 from .torch_stats import StatsMethods
 
 
-class TorchMethods(MoreMethods, ExtraMethods, NameMethods, MathMethods, AccumulateMethods,
-                   SelectMethods, StatsMethods, NumericsMethods, ScatterMethods,
-                   InPlaceMethods):
+class TorchMethods(MoreMethods, ExtraMethods, NameMethods, MathMethods, LinalgMethods,
+                   AccumulateMethods, SelectMethods, StatsMethods, NumericsMethods,
+                   ScatterMethods, PointwiseMethods, InPlaceMethods):
     """The methods of :class:`tinyffn.Tensor` that this file holds (see its docstring); its
     base classes hold those of :mod:`tinyffn.more_functions` (``x.sin()``, ``x.prod()``, ...),
     :mod:`tinyffn.torch_extras` (``x.lerp()``, ``x.diag()``, ``x.detach_()``) and the

@@ -1,6 +1,7 @@
 """PyTorch's quantiles, the min-and-max pair and the tests of sign and infinity a script
 checking its activations reaches for, each a function and a Tensor method: ``quantile``,
-``nanquantile``, ``aminmax``, ``isposinf``, ``isneginf``, ``signbit``, ``logit``.
+``nanquantile``, ``aminmax``, ``isposinf``, ``isneginf``, ``signbit``, ``logit``; and
+``cov`` and ``corrcoef``, composed of mean, matmul and division.
 
 ``quantile`` is PyTorch's own composition: the entries sorted (:func:`tinyffn.sort`,
 NaN the largest), the rank r = q · (n − 1) in the input's dtype, the two neighbours
@@ -166,6 +167,72 @@ def logit(input, eps=None):
         return (p / (1 - p)).log()
 
 
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """The covariance matrix of the variables in the rows of ``input`` (N, M), M
+    observations each (a 1-D input is one variable; a 0-d result then), as ``torch.cov``:
+    with weights w = fweights · aweights (1s when none) and μ = Σ w x / Σ w,
+
+        cov = (x − μ) diag(w) (x − μ)^T / (Σ w − correction · Σ(w · aweights) / Σ w)
+
+    the divisor being Σ w − correction without aweights (N − 1 unweighted). A divisor
+    <= 0 warns, as PyTorch's, and gives inf or NaN. ``fweights``: integer counts per
+    observation, >= 0; ``aweights``: floating importance weights, >= 0; each 1-D, length M.
+    Integers compute in float32."""
+    import warnings
+    from .torch_math import _float
+    x = _float(tensor_arg("cov", "input", input))
+    if x.ndim > 2:
+        raise ValueError(f"cov: input must have at most 2 axes (variables, observations), "
+                         f"got shape {x.shape}")
+    x2 = x.reshape(1, -1) if x.ndim < 2 else x                  # (N, M)
+    M = x2.shape[1]
+    w = None
+    for name, v, integral in (("fweights", fweights, True), ("aweights", aweights, False)):
+        if v is None:
+            continue
+        tensor_arg("cov", name, v)
+        if v.ndim > 1 or v.numel() != M:
+            raise ValueError(f"cov: {name} must be 1-D with one weight per observation "
+                             f"({M}), got shape {v.shape}")
+        if v.backend.is_floating(v.dtype) == integral:
+            raise TypeError(f"cov: {name} must be {'an integer' if integral else 'a floating'}"
+                            f" tensor, as in PyTorch, got {dtype_name(v.dtype)}")
+        if bool((v < 0).any()):
+            raise ValueError(f"cov: {name} cannot be negative")
+        w = v if w is None else w * v
+    with grad_mode.scope("function", "cov"):
+        if w is None:
+            w_sum, mean = M, x2.mean(1, keepdim=True)               # (N, 1)
+            norm = M - correction
+        else:
+            w = w.to(dtype=x2.dtype)
+            w_sum = w.sum()
+            mean = (x2 * w).sum(1, keepdim=True) / w_sum            # (N, 1)
+            norm = w_sum - (0 if correction == 0 else correction if aweights is None else
+                            correction * (w * aweights).sum() / w_sum)
+        if float(norm) <= 0:
+            warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly "
+                          "less than the number of observations.", UserWarning, stacklevel=2)
+            norm = norm * 0 if w is not None else 0
+        d = x2 - mean                                               # (N, M)
+        c = d @ (d if w is None else d * w).mT                      # (N, N)
+        c = c / norm
+        return c.reshape(()) if c.numel() == 1 else c
+
+
+def corrcoef(input):
+    """Pearson's correlation coefficients of the rows of ``input``, as ``torch.corrcoef``:
+    cov / (σ_i σ_j) with σ the square roots of cov's diagonal, clipped to [−1, 1]; a 1-D
+    input gives 1 (NaN if it is constant)."""
+    x = tensor_arg("corrcoef", "input", input)
+    with grad_mode.scope("function", "corrcoef"):
+        c = cov(x)
+        if c.ndim == 0:
+            return c / c
+        sd = c.diagonal().sqrt()                                    # (N,)
+        return (c / sd.unsqueeze(1) / sd.unsqueeze(0)).clamp(-1, 1)
+
+
 class StatsMethods:
     """The Tensor methods of the functions above, as PyTorch's."""
 
@@ -183,6 +250,11 @@ class StatsMethods:
     def signbit(self): return signbit(self)
     def logit(self, eps=None): return logit(self, eps)
 
+    def cov(self, *, correction=1, fweights=None, aweights=None):
+        return cov(self, correction=correction, fweights=fweights, aweights=aweights)
 
-__all__ = ["quantile", "nanquantile", "aminmax", "AminmaxResult", "isposinf", "isneginf",
+    def corrcoef(self): return corrcoef(self)
+
+
+__all__ = ["cov", "corrcoef", "quantile", "nanquantile", "aminmax", "AminmaxResult", "isposinf", "isneginf",
            "signbit", "logit", "StatsMethods"]
