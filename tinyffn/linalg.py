@@ -13,7 +13,9 @@ leading axes, float32 and float64): ``svdvals``, ``svd``, ``matrix_rank``, ``det
 ``slogdet``, ``inv``, ``solve``, ``eigvalsh``, ``eigh``, ``qr``. Each is one primitive of
 :mod:`tinyffn.ops.decompositions` (the math and PyTorch's gradients are there), computed
 by the backend's ``xp.linalg``; a singular matrix raises :class:`LinAlgError`, a
-``RuntimeError`` as ``torch.linalg.LinAlgError`` is.
+``RuntimeError`` as ``torch.linalg.LinAlgError`` is. ``pinv``, ``lstsq``, ``cond``,
+``matrix_power``, ``multi_dot``, ``matmul``, ``vecdot`` and ``diagonal`` are composed of
+these in :mod:`tinyffn.linalg_extra` and imported at the end of this file.
 """
 from __future__ import annotations
 
@@ -335,3 +337,9 @@ def qr(A, mode="reduced"):
 __all__ = ["vector_norm", "matrix_norm", "norm", "svdvals", "svd", "matrix_rank", "det",
            "slogdet", "inv", "solve", "eigvalsh", "eigh", "qr", "LinAlgError", "SVDResult",
            "SlogdetResult", "EighResult", "QRResult"]
+
+
+from .linalg_extra import (LstsqResult, cond, diagonal, lstsq, matmul, matrix_power,  # noqa: E402
+                           multi_dot, pinv, vecdot)
+__all__ += ["pinv", "lstsq", "cond", "matrix_power", "multi_dot", "matmul", "vecdot",
+            "diagonal", "LstsqResult"]

@@ -1,7 +1,8 @@
 """PyTorch's top-level names for the decompositions of :mod:`tinyffn.linalg`: ``det``,
 ``slogdet`` and ``inverse`` (aliases of ``linalg.det``, ``linalg.slogdet``, ``linalg.inv``),
 the older ``svd(input, some=True, compute_uv=True)``, which returns V, not Vh, and
-``qr(input, some=True)``; and the matrix builders ``trace``, ``kron``, ``block_diag`` and
+``qr(input, some=True)``; ``matrix_power`` (``linalg.matrix_power``) and ``pinverse``
+(``linalg.pinv``); and the matrix builders ``trace``, ``kron``, ``block_diag`` and
 ``cartesian_prod``, composed of diagonal, sum, reshape, mul, cat and meshgrid, so their
 gradients follow from those. :class:`LinalgMethods` is a base class of ``Tensor``
 (through ``TorchMethods``): ``x.det()``, ``x.slogdet()``, ``x.inverse()``, ``x.svd()``,
@@ -141,6 +142,18 @@ def cartesian_prod(*tensors):
         return stack([g.reshape(-1) for g in grids], dim=1)       # (n1 · n2 · ..., k)
 
 
+def matrix_power(input, n):
+    """A^n, as ``torch.matrix_power`` (``linalg.matrix_power``): n < 0 through inv(A)."""
+    from . import linalg
+    return linalg.matrix_power(input, n)
+
+
+def pinverse(input, rcond=1e-15):
+    """A⁺, as ``torch.pinverse`` (``linalg.pinv`` with rtol=rcond, PyTorch's default)."""
+    from . import linalg
+    return linalg.pinv(input, rtol=rcond)
+
+
 class LinalgMethods:
     """The Tensor methods of the functions above that torch's Tensor has."""
 
@@ -156,4 +169,4 @@ class LinalgMethods:
 
 
 __all__ = ["det", "slogdet", "inverse", "svd", "qr", "trace", "kron", "block_diag",
-           "cartesian_prod", "SVDLegacyResult", "LinalgMethods"]
+           "cartesian_prod", "matrix_power", "pinverse", "SVDLegacyResult", "LinalgMethods"]

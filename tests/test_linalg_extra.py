@@ -1,0 +1,146 @@
+"""tinyffn.linalg's composed additions (pinv, lstsq, cond, matrix_power, multi_dot,
+matmul, vecdot, diagonal) and torch's top-level matrix_power and pinverse.
+
+Values written out by hand (CI has no torch), against PyTorch live where installed,
+gradcheck in float64 on every device, and the errors.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import tinyffn
+from tinyffn import linalg
+from tinyffn.backend import dtype_name
+
+rng = np.random.default_rng(11)
+
+
+def _t(a, device="cpu", grad=False, dtype="float64"):
+    return tinyffn.tensor(np.asarray(a), dtype=dtype, device=device, requires_grad=grad)
+
+
+# ------------------------------------------------------------------ values written out by hand
+def test_pinv_and_lstsq_of_a_tall_matrix_written_out(device):
+    # A = [[1, 0], [0, 1], [1, 1]]: A^T A = [[2, 1], [1, 2]], (A^T A)^{-1} = [[2, -1], [-1, 2]] / 3
+    A = _t([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], device)
+    want = np.array([[2.0, -1.0, 1.0], [-1.0, 2.0, 1.0]]) / 3.0       # (A^T A)^{-1} A^T
+    np.testing.assert_allclose(linalg.pinv(A).numpy(), want, atol=1e-14)
+    r = linalg.lstsq(A, _t([1.0, 2.0, 0.0], device), driver="gelsd")
+    # normal equations: [[2, 1], [1, 2]] x = A^T b = [1, 2] -> x = [0, 1]
+    np.testing.assert_allclose(r.solution.numpy(), [0.0, 1.0], atol=1e-14)
+    assert r.rank.item() == 2 and dtype_name(r.rank.dtype) == "int64"
+    np.testing.assert_allclose(r.residuals.numpy(), [3.0], atol=1e-13)  # ‖[-1, -1, 1]‖²
+    np.testing.assert_allclose(r.singular_values.numpy(), [np.sqrt(3.0), 1.0], atol=1e-14)
+    r = linalg.lstsq(A, _t([1.0, 2.0, 0.0], device))                   # gelsy: rank only
+    assert r.residuals.shape == (0,) and r.singular_values.shape == (0,) and r.rank.item() == 2
+
+
+def test_pinv_of_a_rank_one_matrix_drops_the_zero_singular_value(device):
+    # A = u v^T with u = [1, 1], v = [1, 0, 0]: A⁺ = v u^T / (‖u‖² ‖v‖²)
+    A = _t([[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]], device)
+    np.testing.assert_allclose(linalg.pinv(A).numpy(), [[0.5, 0.5], [0, 0], [0, 0]], atol=1e-15)
+    assert linalg.lstsq(A, _t([[2.0], [4.0]], device)).rank.item() == 1
+    np.testing.assert_allclose(linalg.lstsq(A, _t([[2.0], [4.0]], device)).solution.numpy(),
+                               [[3.0], [0.0], [0.0]], atol=1e-14)        # the least-norm X
+
+
+def test_cond_written_out(device):
+    A = _t([[3.0, 0.0], [4.0, 5.0]], device)          # σ = √45, √5: cond 3
+    assert linalg.cond(A).item() == pytest.approx(3.0)
+    assert linalg.cond(A, -2).item() == pytest.approx(1 / 3)
+    # fro: ‖A‖_F = √50, A^{-1} = [[5, 0], [-4, 3]] / 15, ‖A^{-1}‖_F = √50 / 15
+    assert linalg.cond(A, "fro").item() == pytest.approx(50 / 15)
+    assert linalg.cond(A, 1).item() == pytest.approx(7 * 9 / 15)   # column sums 7 and 9/15
+    singular = _t([[1.0, 2.0], [2.0, 4.0]], device)
+    assert linalg.cond(singular, "fro").item() == math.inf
+    batch = linalg.cond(_t(np.stack([[[1.0, 2.0], [2.0, 4.0]], np.eye(2) * 2]), device), "fro")
+    np.testing.assert_allclose(batch.numpy(), [math.inf, 2.0])       # ‖2I‖·‖I/2‖ = 2√2·√2/2
+
+
+def test_matrix_power_multi_dot_vecdot_diagonal_written_out(device):
+    F = _t([[1.0, 1.0], [1.0, 0.0]], device)          # Fibonacci: F^n = [[f(n+1), f(n)], ...]
+    np.testing.assert_allclose(linalg.matrix_power(F, 10).numpy(), [[89, 55], [55, 34]])
+    np.testing.assert_allclose(tinyffn.matrix_power(F, 0).numpy(), np.eye(2))
+    np.testing.assert_allclose(linalg.matrix_power(F, -2).numpy(), [[1, -1], [-1, 2]], atol=1e-14)
+    ones = _t(np.ones(3), device)
+    assert linalg.multi_dot([ones, _t(np.ones((3, 2)), device), _t(np.ones(2), device)]).item() == 6
+    np.testing.assert_allclose(linalg.vecdot(F, F).numpy(), [2.0, 1.0])
+    np.testing.assert_allclose(linalg.diagonal(_t(np.arange(8.0).reshape(2, 2, 2))).numpy(),
+                               [[0, 3], [4, 7]])
+    np.testing.assert_allclose(linalg.matmul(F, F).numpy(), [[2, 1], [1, 1]])
+    np.testing.assert_allclose(tinyffn.pinverse(F).numpy(), [[0, 1], [1, -1]], atol=1e-14)
+
+
+# ------------------------------------------------------------------ gradcheck, float64
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4), (2, 3, 3)])
+def test_pinv_lstsq_cond_gradcheck(shape, device):
+    a = _t(rng.standard_normal(shape), device, grad=True)
+    b = _t(rng.standard_normal(shape[:-2] + (shape[-2], 2)), device, grad=True)
+    assert tinyffn.gradcheck(linalg.pinv, [a])
+    assert tinyffn.gradcheck(lambda a, b: linalg.lstsq(a, b).solution, [a, b])
+    assert tinyffn.gradcheck(linalg.cond, [a])
+
+
+def test_matrix_power_multi_dot_gradcheck(device):
+    a = _t(rng.standard_normal((3, 3)) + 3 * np.eye(3), device, grad=True)
+    b = _t(rng.standard_normal((3, 2)), device, grad=True)
+    assert tinyffn.gradcheck(lambda a: linalg.matrix_power(a, 5), [a])
+    assert tinyffn.gradcheck(lambda a: linalg.matrix_power(a, -3), [a])
+    assert tinyffn.gradcheck(lambda a: linalg.cond(a, "nuc"), [a])
+    assert tinyffn.gradcheck(lambda a, b: linalg.multi_dot([a, a, b]), [a, b])
+
+
+# ------------------------------------------------------------------ PyTorch live
+def test_against_torch():
+    torch = pytest.importorskip("torch")
+    for shape in [(5, 3), (3, 5), (2, 4, 4)]:
+        a = rng.standard_normal(shape)
+        b = rng.standard_normal(shape[:-1] + (2,))
+        A, B = _t(a, grad=True), _t(b, grad=True)
+        At = torch.tensor(a, requires_grad=True)
+        Bt = torch.tensor(b, requires_grad=True)
+        np.testing.assert_allclose(linalg.pinv(A).numpy(), torch.linalg.pinv(At).detach(),
+                                   atol=1e-12)
+        for driver in [None, "gelsd", "gels"] if shape[-2] >= shape[-1] else [None, "gelsd"]:
+            r, rt = linalg.lstsq(A, B, driver=driver), torch.linalg.lstsq(At, Bt, driver=driver)
+            for mine, theirs in zip(r, rt):
+                assert mine.shape == tuple(theirs.shape)
+                np.testing.assert_allclose(mine.detach().numpy(), theirs.detach(), atol=1e-10)
+        for p in [None, 2, -2, "fro", "nuc", 1, -1, math.inf, -math.inf]:
+            if p in (None, 2, -2) or shape[-1] == shape[-2]:
+                np.testing.assert_allclose(linalg.cond(A, p).numpy(),
+                                           torch.linalg.cond(At, p).detach(), rtol=1e-10)
+        (linalg.lstsq(A, B).solution.sum() + linalg.cond(A).sum()).backward()
+        (torch.linalg.lstsq(At, Bt).solution.sum() + torch.linalg.cond(At).sum()).backward()
+        np.testing.assert_allclose(A.grad.numpy(), At.grad, atol=1e-9)
+        np.testing.assert_allclose(B.grad.numpy(), Bt.grad, atol=1e-9)
+    m = rng.standard_normal((2, 3, 3))
+    for n in [0, 1, 4, 7, -1, -2]:
+        np.testing.assert_allclose(linalg.matrix_power(_t(m), n).numpy(),
+                                   torch.linalg.matrix_power(torch.tensor(m), n), rtol=1e-10)
+    v, w = rng.standard_normal(3), rng.standard_normal((3, 4))
+    x, y = rng.standard_normal((4, 2)), rng.standard_normal(2)
+    np.testing.assert_allclose(
+        linalg.multi_dot([_t(v), _t(w), _t(x), _t(y)]).numpy(),
+        torch.linalg.multi_dot([torch.tensor(t) for t in (v, w, x, y)]), rtol=1e-12)
+    np.testing.assert_allclose(tinyffn.pinverse(_t(w)).numpy(), torch.pinverse(torch.tensor(w)),
+                               atol=1e-12)
+
+
+# ------------------------------------------------------------------ errors
+def test_errors():
+    with pytest.raises(ValueError, match=r"lstsq: driver must be"):
+        linalg.lstsq(_t(np.eye(2)), _t(np.eye(2)), driver="gelsx")
+    with pytest.raises(ValueError, match=r"lstsq: A \(3, 2\).*B \(2,\)"):
+        linalg.lstsq(_t(np.ones((3, 2))), _t(np.ones(2)))
+    with pytest.raises(ValueError, match=r"cond\(p=fro\): A must be batches of square"):
+        linalg.cond(_t(np.ones((3, 2))), "fro")
+    with pytest.raises(ValueError, match=r"cond: p must be"):
+        linalg.cond(_t(np.eye(2)), 3)
+    with pytest.raises(TypeError, match=r"matrix_power: n must be an int"):
+        linalg.matrix_power(_t(np.eye(2)), 1.5)
+    with pytest.raises(ValueError, match=r"multi_dot: tensor 1 must be 2-D"):
+        linalg.multi_dot([_t(np.eye(2)), _t(np.ones(2)), _t(np.eye(2))])
+    with pytest.raises(linalg.LinAlgError, match=r"inv"):
+        linalg.matrix_power(_t(np.ones((2, 2))), -1)

@@ -1,0 +1,173 @@
+"""More of ``torch.linalg``, composed of :mod:`tinyffn.linalg`'s decompositions and the
+primitives, so every gradient follows from theirs: ``pinv`` and ``lstsq`` (through the
+SVD), ``cond`` (a ratio of singular values, or norm(A) · norm(A^{-1})), ``matrix_power``
+(repeated squaring, ``inv`` for n < 0), ``multi_dot``, ``matmul``, ``vecdot`` and
+``diagonal`` (PyTorch's ``linalg`` spellings of the tensor functions).
+
+The spectral notebook a FFN learner writes uses them as in PyTorch: the condition number
+of W1 while it trains (``linalg.cond(W1)``), a least-squares probe from the hidden
+activations H (T, d_ff) to a target Y (``linalg.lstsq(H, Y).solution``, or
+``linalg.pinv(H) @ Y``).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+from . import grad_mode
+from .creation import eye, stack
+from .linalg import LinAlgError, _matrix, inv, matrix_norm, svd, svdvals
+from .tensor import Tensor
+from .torch_extras import diagonal as _diagonal
+
+
+class LstsqResult(NamedTuple):
+    """``linalg.lstsq``'s result, as ``torch.linalg.lstsq``'s named tuple."""
+    solution: Any
+    residuals: Any
+    rank: Any
+    singular_values: Any
+
+
+def _cutoff(x: Tensor, s: Tensor, atol: Any, rtol: Any) -> Tensor:
+    """max(atol, rtol · σ_max) per matrix, (..., 1), with matrix_rank's defaults: rtol
+    eps · max(m, n) when atol is not given (or 0), else 0."""
+    eps = float(x.backend.xp.finfo(x.dtype).eps)
+    if rtol is None:
+        rtol = eps * max(x.shape[-2:]) if atol is None or atol == 0 else 0.0
+    biggest = s.amax(-1, True) if s.shape[-1] else s.sum(-1, True)   # (..., 1)
+    return (biggest * float(rtol)).clamp(min=float(atol or 0.0))
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """The Moore-Penrose pseudo-inverse A⁺ (..., n, m) of A (..., m, n), as
+    ``torch.linalg.pinv``: with A = U diag(S) Vh, A⁺ = Vh^T diag(1/σ) U^T over the σ above
+    max(atol, rtol · σ_max) (the others give 0); tolerances as ``matrix_rank``'s (rtol
+    defaults to eps · max(m, n)). ``hermitian`` is accepted and the SVD used all the same.
+    Gradient through ``svd``: finite for distinct singular values, but infinite or NaN
+    where two are equal (an identity, say), where PyTorch's own formula stays finite."""
+    x = _matrix("pinv", A, square=bool(hermitian))
+    U, S, Vh = svd(x, full_matrices=False)           # (..., m, k), (..., k), (..., k, n)
+    with grad_mode.no_grad():
+        keep = S > _cutoff(x, S.detach(), atol, rtol)                   # (..., k) bool
+    S_inv = (1.0 / S.where(keep, S.new_ones(()))).where(keep, S.new_zeros(()))   # (..., k)
+    return (Vh.mT * S_inv.unsqueeze(-2)) @ U.mT                     # (..., n, k) @ (..., k, m)
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """X minimising ‖A X − B‖ (the smallest such X when A is rank-deficient), as
+    ``torch.linalg.lstsq``: A (..., m, n), B (..., m, k) or (m,); a named tuple
+    ``(solution, residuals, rank, singular_values)`` filled as PyTorch's CPU drivers fill
+    it: ``'gelsy'`` (the default) the rank, ``'gelsd'`` and ``'gelss'`` the rank, the
+    singular values and, for m > n and A of full rank, the squared residual of each
+    column, ``'gels'`` the residuals; what a driver leaves out is an empty tensor. Computed
+    as pinv(A) B with singular values below rcond · σ_max dropped (rcond defaults to
+    eps · max(m, n)), so the gradients are ``pinv``'s."""
+    x = _matrix("lstsq", A)
+    if driver not in (None, "gelsy", "gelsd", "gelss", "gels"):
+        raise ValueError(f"linalg.lstsq: driver must be None, 'gelsy', 'gelsd', 'gelss' or "
+                         f"'gels' (PyTorch's CPU drivers), got {driver!r}")
+    if not isinstance(B, Tensor):
+        raise TypeError(f"linalg.lstsq: expected B a tinyffn Tensor, got {type(B).__name__}")
+    m, n = x.shape[-2:]
+    b = B.unsqueeze(-1) if B.ndim == 1 else B                       # (..., m, k)
+    if B.dtype != x.dtype or b.ndim < 2 or b.shape[-2] != m:
+        raise ValueError(f"linalg.lstsq: A {x.shape} ({x.dtype}) and B {B.shape} "
+                         f"({B.dtype}) do not fit: B must be (..., {m}, k) or ({m},), "
+                         "with A's dtype")
+    X = pinv(x, rtol=rcond) @ b                                     # (..., n, k)
+    empty = x.new_zeros(0)
+    with grad_mode.no_grad():
+        s = svdvals(x)                                              # (..., min(m, n))
+        rank = (s > _cutoff(x, s, None, rcond)).to(dtype="int64").sum(-1)
+    residuals = empty
+    if driver in ("gelsd", "gelss", "gels") and m > n and bool((rank == n).all()):
+        residuals = (x @ X - b).pow(2).sum(-2)                      # (..., k)
+    solution = X.squeeze(-1) if B.ndim == 1 else X
+    if driver == "gels":
+        rank = empty.to(dtype="int64")
+    return LstsqResult(solution, residuals, rank,
+                       s if driver in ("gelsd", "gelss") else empty)
+
+
+def cond(A, p=None):
+    """The condition number of each matrix of A, as ``torch.linalg.cond``: for p None, 2
+    or −2, σ_max / σ_min (σ_min / σ_max for −2) of any (..., m, n), inf for a singular
+    matrix; for 'fro', 'nuc', 1, −1, inf, −inf, matrix_norm(A, p) · matrix_norm(A^{-1}, p)
+    of square matrices, inf where A is singular (as PyTorch's)."""
+    x = _matrix("cond", A)
+    if p in (None, 2, -2):
+        s = svdvals(x)                                              # (..., k)
+        big, small = s[..., 0], s[..., -1]
+        return small / big if p == -2 else big / small
+    if p not in ("fro", "nuc", 1, -1, math.inf, -math.inf):
+        raise ValueError(f"linalg.cond: p must be None, 2, -2, 'fro', 'nuc', 1, -1, inf or "
+                         f"-inf, got {p!r}")
+    x = _matrix(f"cond(p={p})", A, square=True)
+    try:
+        return matrix_norm(x, p) * matrix_norm(inv(x), p)
+    except LinAlgError:
+        if x.ndim == 2:
+            return x.new_tensor(math.inf)
+        rows = [cond(a, p) for a in x.reshape(-1, *x.shape[-2:]).unbind(0)]  # one by one
+        return stack(rows).reshape(*x.shape[:-2])
+
+
+def matrix_power(A, n):
+    """A^n for each square matrix of A (..., k, k), as ``torch.linalg.matrix_power``: n = 0
+    the identity, n > 0 by repeated squaring (about log2 n products), n < 0 inv(A)^|n|."""
+    x = _matrix("matrix_power", A, square=True)
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"linalg.matrix_power: n must be an int, got {type(n).__name__}")
+    if n < 0:
+        x, n = inv(x), -n
+    if n == 0:
+        return x.detach() * 0 + eye(x.shape[-1], dtype=x.dtype, device=x.device)  # (..., k, k)
+    result = None
+    while n:
+        if n & 1:
+            result = x if result is None else result @ x
+        n >>= 1
+        if n:
+            x = x @ x
+    return result
+
+
+def multi_dot(tensors):
+    """The product of a list of matrices, as ``torch.linalg.multi_dot``: the first may be a
+    1-D row vector and the last a 1-D column vector (their axes dropped from the result);
+    the rest 2-D. Multiplied left to right (PyTorch picks the cheapest order; the value is
+    the same up to rounding)."""
+    ts = list(tensors)
+    if len(ts) < 2:
+        raise ValueError(f"linalg.multi_dot: expected at least 2 tensors, got {len(ts)}")
+    for i, t in enumerate(ts):
+        end = i in (0, len(ts) - 1)
+        if not isinstance(t, Tensor) or not (t.ndim == 2 or (end and t.ndim == 1)):
+            got = t.shape if isinstance(t, Tensor) else type(t).__name__
+            raise ValueError(f"linalg.multi_dot: tensor {i} must be 2-D (the first and last "
+                             f"may be 1-D), got {got}")
+    y = ts[0]
+    for t in ts[1:]:
+        y = y @ t
+    return y
+
+
+def matmul(input, other):
+    """``tinyffn.matmul``, under ``torch.linalg.matmul``'s name."""
+    return input @ other
+
+
+def vecdot(x, y, *, dim=-1):
+    """Σ x · y along ``dim`` (real tensors: no conjugate), as ``torch.linalg.vecdot``;
+    x and y broadcast."""
+    return (x * y).sum(dim)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """``tinyffn.diagonal`` with ``torch.linalg.diagonal``'s defaults (the last two axes)."""
+    return _diagonal(A, offset, dim1, dim2)
+
+
+__all__ = ["pinv", "lstsq", "cond", "matrix_power", "multi_dot", "matmul", "vecdot",
+           "diagonal", "LstsqResult"]
