@@ -63,9 +63,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     """
     query, key, value = _checked(query, key, value, dropout_p, is_causal, scale, enable_gqa)
     if is_causal and attn_mask is not None:
-        raise ValueError(f"{_OP}: give attn_mask or is_causal=True, not both (PyTorch "
-                         "refuses both too); for a causal mask with padding, pass one bool "
-                         "mask: causal & padding")
+        raise ValueError(f"{_OP}: give attn_mask or is_causal=True, not both (PyTorch's "
+                         "reference path refuses both; its fused CPU kernel for 4-D inputs "
+                         "ANDs them); for a causal mask with padding, pass one bool mask: "
+                         "causal & padding")
     L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
     with grad_mode.scope("function", _OP):
         if enable_gqa:
