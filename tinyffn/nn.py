@@ -465,3 +465,6 @@ class NLLLoss(_Loss):
 
 # Attention, the FFN's partner in a block, in a file of its own (it builds on Linear above)
 from .attention_modules import MultiheadAttention  # noqa: E402
+# The transformer encoder layer (attention + this FFN), built on the two above
+from .transformer_modules import (Transformer, TransformerEncoder,  # noqa: E402
+                                  TransformerEncoderLayer)

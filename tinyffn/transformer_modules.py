@@ -1,0 +1,173 @@
+"""``nn.TransformerEncoderLayer`` and ``nn.TransformerEncoder``, as PyTorch 2.13 defines
+them (submodule names, defaults, post-norm and pre-norm), and the causal mask PyTorch
+users copy, ``nn.Transformer.generate_square_subsequent_mask(T)``.
+:mod:`tinyffn.nn` imports them, so ``nn.TransformerEncoderLayer`` is the one to use.
+
+One layer is attention, then the seed's FFN (d_ff = ``dim_feedforward``), each inside a
+residual connection with a LayerNorm; x is (T, N, d), or (N, T, d) with ``batch_first``::
+
+    post-norm (norm_first=False, the 2017 paper):   pre-norm (norm_first=True, GPT-2):
+        x = norm1(x + drop1(attn(x)))                   x = x + drop1(attn(norm1(x)))
+        x = norm2(x + drop2(ffn(x)))                    x = x + drop2(ffn(norm2(x)))
+
+    ffn(x) = linear2(dropout(σ(linear1(x))))        (T, N, d) -> (T, N, d_ff) -> (T, N, d)
+
+The submodules carry PyTorch's names (``self_attn``, ``linear1``, ``dropout``, ``linear2``,
+``norm1``, ``norm2``, ``dropout1``, ``dropout2``), so ``layer.load_state_dict(
+torch_layer.state_dict())`` loads key for key. PyTorch's inference fast path
+(``torch._transformer_encoder_layer_fwd``, and the encoder's nested tensors) computes the
+same layer; tinyffn always takes the path written out here.
+"""
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any
+
+from . import functional as F
+from .containers import ModuleList
+from .creation import full
+from .module import Module
+from .nn import Dropout, LayerNorm, Linear, _check_size, _check_width
+from .attention_modules import MultiheadAttention
+from .tensor import DEFAULT_FLOAT, Tensor
+
+_OP = "TransformerEncoderLayer"
+_ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}          # PyTorch's two names, as functions
+
+
+class TransformerEncoderLayer(Module):
+    """Self-attention and the FFN, each in a residual connection with a LayerNorm, as
+    ``torch.nn.TransformerEncoderLayer`` (the formulas are in the module's docstring).
+
+    ``activation``: "relu" or "gelu" (stored as ``F.relu`` / ``F.gelu``, as PyTorch), a
+    module (``nn.GELU(approximate="tanh")``, a child then) or a function of one tensor.
+    ``dropout`` is used four times: on the attention weights (``self_attn``), after σ
+    (``dropout``), after attention (``dropout1``) and after the FFN (``dropout2``);
+    training mode only. ``bias=False`` drops every Linear's and LayerNorm's bias.
+    Parameters with d = d_model, d_ff = dim_feedforward and biases: 4d² + 4d (attention)
+    + 2·d·d_ff + d_ff + d (FFN) + 4d (two LayerNorms).
+    """
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation: Any = "relu", layer_norm_eps: float = 1e-5,
+                 batch_first: bool = False, norm_first: bool = False, bias: bool = True,
+                 device: Any = None, dtype: Any = None):
+        super().__init__()
+        _check_size(_OP, "d_model", d_model)
+        _check_size(_OP, "dim_feedforward", dim_feedforward)
+        kw = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, **kw)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)    # W1: d -> d_ff
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)    # W2: d_ff -> d
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout)
+        self.activation = _activation(activation)
+
+    def forward(self, src: Tensor, src_mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None, is_causal: bool = False) -> Tensor:
+        """src (T, N, d), (N, T, d) with ``batch_first``, or unbatched (T, d) -> the same
+        shape. ``src_mask`` (T, T) or (N·nhead, T, T) and ``src_key_padding_mask`` (N, T):
+        bool, True = masked out, or float, added to the scores (``MultiheadAttention``'s
+        rules). ``is_causal``: a hint that ``src_mask`` is the causal mask, which must be
+        given, as PyTorch (``nn.Transformer.generate_square_subsequent_mask(T)``)."""
+        _check_width(_OP, src, self.self_attn.embed_dim)
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            x = x + self._ff_block(self.norm2(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+            x = self.norm2(x + self._ff_block(x))
+        return x
+
+    def _sa_block(self, x: Tensor, attn_mask: Any, key_padding_mask: Any,
+                  is_causal: bool) -> Tensor:
+        """drop1(attn(x, x, x)): self-attention, without its weights (PyTorch's call)."""
+        y = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                           need_weights=False, is_causal=is_causal)[0]
+        return self.dropout1(y)
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        """drop2(W2 drop(σ(W1 x + b1)) + b2): the seed's FFN, with PyTorch's dropouts."""
+        h = self.dropout(self.activation(self.linear1(x)))            # (..., d_ff)
+        return self.dropout2(self.linear2(h))                         # (..., d)
+
+
+def _activation(activation: Any) -> Any:
+    if isinstance(activation, str):
+        if activation not in _ACTIVATIONS:
+            raise ValueError(f"{_OP}: activation should be 'relu' or 'gelu' (PyTorch's two "
+                             f"names), not {activation!r}; pass any other σ as a module "
+                             "(nn.GELU(approximate='tanh')) or a function of one tensor")
+        return _ACTIVATIONS[activation]
+    if isinstance(activation, type):
+        raise TypeError(f"{_OP}: activation is the class {activation.__name__}; pass an "
+                        f"instance, {activation.__name__}(), or a function of one tensor")
+    if not callable(activation):
+        raise TypeError(f"{_OP}: activation must be 'relu', 'gelu', a module or a function "
+                        f"of one tensor, got {type(activation).__name__}")
+    return activation
+
+
+class TransformerEncoder(Module):
+    """``num_layers`` copies of ``encoder_layer`` (``copy.deepcopy``, as PyTorch: each its
+    own parameters, all starting equal) applied in turn, then ``norm`` if given, as
+    ``torch.nn.TransformerEncoder``: ``layers.0``, ``layers.1``, ..., ``norm``.
+    ``enable_nested_tensor`` and ``mask_check`` are accepted and kept for PyTorch's
+    signature; they choose PyTorch's inference fast path, which tinyffn does not have."""
+
+    def __init__(self, encoder_layer: Module, num_layers: int, norm: Module | None = None,
+                 enable_nested_tensor: bool = True, mask_check: bool = True):
+        super().__init__()
+        if not isinstance(encoder_layer, Module):
+            raise TypeError("TransformerEncoder: encoder_layer must be a module "
+                            f"(nn.TransformerEncoderLayer(d, nhead)), got "
+                            f"{type(encoder_layer).__name__}")
+        _check_size("TransformerEncoder", "num_layers", num_layers)
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers, self.norm = num_layers, norm
+        self.enable_nested_tensor = self.use_nested_tensor = False
+        self.mask_check = mask_check
+
+    def forward(self, src: Tensor, mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None,
+                is_causal: bool | None = None) -> Tensor:
+        """Each layer's ``forward(x, mask, src_key_padding_mask, is_causal)`` in turn;
+        ``is_causal=None`` passes False (the mask given is what is applied)."""
+        x = src
+        for layer in self.layers:
+            x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
+                      is_causal=bool(is_causal))
+        return x if self.norm is None else self.norm(x)
+
+
+def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
+    """The causal mask (sz, sz), as ``torch.nn.Transformer.generate_square_subsequent_mask``:
+    0.0 on and below the diagonal, -inf above it (query i sees keys 0..i), a float mask that
+    is added to the scores; float32 unless ``dtype`` says otherwise."""
+    if not isinstance(sz, int) or isinstance(sz, bool) or sz < 0:
+        raise ValueError(f"generate_square_subsequent_mask: sz must be a non-negative "
+                         f"integer (the sequence length T), got {sz!r}")
+    mask = full((sz, sz), -math.inf, dtype=dtype or DEFAULT_FLOAT, device=device or "cpu")
+    return mask.triu(1)                                               # (sz, sz)
+
+
+class Transformer:
+    """Not PyTorch's encoder-decoder model, which tinyffn does not implement: constructing
+    one raises, naming what exists. It is here for its static method,
+    ``nn.Transformer.generate_square_subsequent_mask(sz)``, the causal mask PyTorch code
+    builds with it, which works as PyTorch's."""
+
+    generate_square_subsequent_mask = staticmethod(generate_square_subsequent_mask)
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        raise NotImplementedError(
+            "nn.Transformer (the encoder-decoder model) is not implemented in tinyffn; "
+            "nn.TransformerEncoderLayer and nn.TransformerEncoder are (an encoder, or a "
+            "decoder-only model with a causal mask), and "
+            "nn.Transformer.generate_square_subsequent_mask(sz) works")
