@@ -14,9 +14,11 @@ residual connection with a LayerNorm; x is (T, N, d), or (N, T, d) with ``batch_
 
 The submodules carry PyTorch's names (``self_attn``, ``linear1``, ``dropout``, ``linear2``,
 ``norm1``, ``norm2``, ``dropout1``, ``dropout2``), so ``layer.load_state_dict(
-torch_layer.state_dict())`` loads key for key. PyTorch's inference fast path
-(``torch._transformer_encoder_layer_fwd``, and the encoder's nested tensors) computes the
-same layer; tinyffn always takes the path written out here.
+torch_layer.state_dict())`` loads key for key. tinyffn always takes the path written out
+here, PyTorch's training path. PyTorch's inference fast path (eval mode, no grad) gives
+the same values for a layer (checked: within float32 rounding), but its encoder, with
+nested tensors and a ``src_key_padding_mask``, returns 0.0 at the padded positions where
+tinyffn (and PyTorch's own training path) returns what the layers compute there.
 """
 from __future__ import annotations
 
@@ -118,8 +120,10 @@ class TransformerEncoder(Module):
     """``num_layers`` copies of ``encoder_layer`` (``copy.deepcopy``, as PyTorch: each its
     own parameters, all starting equal) applied in turn, then ``norm`` if given, as
     ``torch.nn.TransformerEncoder``: ``layers.0``, ``layers.1``, ..., ``norm``.
-    ``enable_nested_tensor`` and ``mask_check`` are accepted and kept for PyTorch's
-    signature; they choose PyTorch's inference fast path, which tinyffn does not have."""
+    ``enable_nested_tensor`` and ``mask_check`` are accepted for PyTorch's signature; they
+    choose PyTorch's inference fast path, which tinyffn does not have: there (eval, no
+    grad, a key padding mask) PyTorch's output is 0.0 at the padded positions, here it is
+    what the layers compute, as PyTorch's training path gives."""
 
     def __init__(self, encoder_layer: Module, num_layers: int, norm: Module | None = None,
                  enable_nested_tensor: bool = True, mask_check: bool = True):
