@@ -64,7 +64,7 @@ __all__ = ["init", "utils", "functional", "Parameter", "Module", "Sequential", "
            "FFN_ACTIVATIONS", "GATED_ACTIVATIONS", "FLOAT_DTYPES", "LayerNorm", "RMSNorm",
            "Dropout", "Embedding", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss",
            "BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss",
-           "MultiheadAttention"]
+           "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "Transformer"]
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
