@@ -400,6 +400,11 @@ from . import binary_losses as _binary  # noqa: E402
 binary_cross_entropy = _binary.binary_cross_entropy
 binary_cross_entropy_with_logits = _binary.binary_cross_entropy_with_logits
 smooth_l1_loss, huber_loss, kl_div = _binary.smooth_l1_loss, _binary.huber_loss, _binary.kl_div
+from . import more_losses as _more  # noqa: E402
+
+gaussian_nll_loss, poisson_nll_loss = _more.gaussian_nll_loss, _more.poisson_nll_loss
+margin_ranking_loss, hinge_embedding_loss = _more.margin_ranking_loss, _more.hinge_embedding_loss
+cosine_embedding_loss = _more.cosine_embedding_loss
 from . import functional_extra as _extra  # noqa: E402
 
 leaky_relu, glu, normalize, one_hot = _extra.leaky_relu, _extra.glu, _extra.normalize, _extra.one_hot
