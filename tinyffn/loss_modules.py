@@ -1,8 +1,9 @@
 """The losses as modules, as ``torch.nn.BCELoss``, ``nn.HuberLoss``: the base class
 ``_Loss`` and the losses of :mod:`tinyffn.binary_losses` (those of
 :mod:`tinyffn.losses`, ``MSELoss`` to ``NLLLoss``, are in nn.py). Reached as
-``tinyffn.nn.BCELoss``, ...; they live in this file so that nn.py stays a file one can
-read in a sitting.
+``tinyffn.nn.BCELoss``, ...; those of :mod:`tinyffn.more_losses`, ``GaussianNLLLoss``
+to ``CosineEmbeddingLoss``, follow them. They live in this file so that nn.py stays a
+file one can read in a sitting.
 
 Each fixes the reduction and its options when it is made (checked then) and calls its
 function; a ``weight`` or ``pos_weight`` tensor is a buffer, as in PyTorch, so
@@ -14,11 +15,14 @@ from typing import Any
 
 from . import binary_losses as B
 from . import losses
+from . import more_losses as M
 from .arguments import check_choice, is_real
 from .module import Module
 from .tensor import Tensor
 
-__all__ = ["BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
+__all__ = ["BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss",
+           "GaussianNLLLoss", "PoissonNLLLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
+           "CosineEmbeddingLoss"]
 
 
 class _Loss(Module):
@@ -140,3 +144,98 @@ class KLDivLoss(Module):
 
     def extra_repr(self) -> str:
         return f"reduction={self.reduction!r}, log_target={self.log_target}"
+
+
+class GaussianNLLLoss(_Loss):
+    """:func:`tinyffn.functional.gaussian_nll_loss`: ``loss_fn(input, target, var)``,
+    ½ (log max(var, eps) + (input - target)² / max(var, eps)); options by name only."""
+
+    loss = staticmethod(M.gaussian_nll_loss)
+
+    def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean"):
+        super().__init__(reduction)
+        M._gaussian_options("GaussianNLLLoss", full, eps)
+        self.full, self.eps = full, eps
+
+    def forward(self, input: Tensor, target: Any, var: Any) -> Tensor:
+        return M.gaussian_nll_loss(input, target, var, self.full, self.eps, self.reduction)
+
+    def extra_repr(self) -> str:
+        return f"full={self.full}, eps={self.eps}, reduction={self.reduction!r}"
+
+
+class PoissonNLLLoss(_Loss):
+    """:func:`tinyffn.functional.poisson_nll_loss`: exp(x) - y x for log rates x (or
+    x - y log(x + eps) with ``log_input=False``), Stirling's term with ``full``."""
+
+    loss = staticmethod(M.poisson_nll_loss)
+
+    def __init__(self, log_input: bool = True, full: bool = False, size_average: Any = None,
+                 eps: float = 1e-8, reduce: Any = None, reduction: str = "mean"):
+        super().__init__(reduction)
+        M._refuse_legacy("PoissonNLLLoss", size_average, reduce)
+        M._poisson_options("PoissonNLLLoss", log_input, full, eps)
+        self.log_input, self.full, self.eps = log_input, full, eps
+
+    def options(self) -> dict:
+        return {"log_input": self.log_input, "full": self.full, "eps": self.eps}
+
+    def extra_repr(self) -> str:
+        return (f"log_input={self.log_input}, full={self.full}, eps={self.eps}, "
+                f"reduction={self.reduction!r}")
+
+
+class _MarginLoss(_Loss):
+    """A loss with a ``margin`` (and PyTorch's deprecated arguments, refused)."""
+
+    def __init__(self, margin: float, size_average: Any, reduce: Any, reduction: str):
+        super().__init__(reduction)
+        M._refuse_legacy(type(self).__name__, size_average, reduce)
+        M._check_margin(type(self).__name__, margin)
+        self.margin = margin
+
+    def options(self) -> dict:
+        return {"margin": self.margin}
+
+    def extra_repr(self) -> str:
+        return f"margin={self.margin}, reduction={self.reduction!r}"
+
+
+class _PairMarginLoss(_MarginLoss):
+    """A margin loss of two inputs and a target: ``loss_fn(input1, input2, target)``."""
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Any) -> Tensor:
+        return self.loss(input1, input2, target, reduction=self.reduction, margin=self.margin)
+
+
+class MarginRankingLoss(_PairMarginLoss):
+    """:func:`tinyffn.functional.margin_ranking_loss`: ``loss_fn(input1, input2, target)``,
+    max(0, -y (x1 - x2) + margin)."""
+
+    loss = staticmethod(M.margin_ranking_loss)
+
+    def __init__(self, margin: float = 0.0, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean"):
+        super().__init__(margin, size_average, reduce, reduction)
+
+
+class HingeEmbeddingLoss(_MarginLoss):
+    """:func:`tinyffn.functional.hinge_embedding_loss`: x for y = 1, max(0, margin - x)
+    for y = -1."""
+
+    loss = staticmethod(M.hinge_embedding_loss)
+
+    def __init__(self, margin: float = 1.0, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean"):
+        super().__init__(margin, size_average, reduce, reduction)
+
+
+class CosineEmbeddingLoss(_PairMarginLoss):
+    """:func:`tinyffn.functional.cosine_embedding_loss`: ``loss_fn(input1, input2,
+    target)``, 1 - cos for y = 1, max(0, cos - margin) for y = -1."""
+
+    loss = staticmethod(M.cosine_embedding_loss)
+
+    def __init__(self, margin: float = 0.0, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean"):
+        super().__init__(margin, size_average, reduce, reduction)

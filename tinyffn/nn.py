@@ -35,6 +35,8 @@ from .activation_modules import Hardshrink, RReLU, Softshrink
 from .more_modules import CosineSimilarity, PairwiseDistance, Unflatten
 from .loss_modules import (BCELoss, BCEWithLogitsLoss, HuberLoss, KLDivLoss, SmoothL1Loss,
                            _Loss, _weight_buffer)
+from .loss_modules import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,
+                           MarginRankingLoss, PoissonNLLLoss)
 from .arguments import (_is_int, check_inplace, check_positive, check_probability,
                         normalized_shape_arg)
 from .backend import FLOAT_DTYPES
@@ -64,7 +66,9 @@ __all__ = ["init", "utils", "functional", "Parameter", "Module", "Sequential", "
            "FFN_ACTIVATIONS", "GATED_ACTIVATIONS", "FLOAT_DTYPES", "LayerNorm", "RMSNorm",
            "Dropout", "Embedding", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss",
            "BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss",
-           "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "Transformer"]
+           "GaussianNLLLoss", "PoissonNLLLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
+           "CosineEmbeddingLoss", "MultiheadAttention", "TransformerEncoderLayer",
+           "TransformerEncoder", "Transformer"]
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
