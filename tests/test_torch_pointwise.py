@@ -261,3 +261,29 @@ EXPECTED_GRADS = {
     'F.pdist(a, 1) da': ('float64', [[0.30000000000000004, -0.1, -0.1], [0.19999999999999998, 0.4, -0.4], [-0.5, -0.3, 0.5]]),
     'F.pdist(a, 3) da': ('float64', [[0.07695786506470612, -0.07476468701709484, -0.13638661181608341], [-0.007234686798500464, 0.12059062684018781, -0.32846726034144696], [-0.06972317826620565, -0.04582593982309298, 0.4648538721575304]]),
 }
+
+
+@_RUNTIME                                   # x / +0: NumPy's divide warning, torch's inf
+@pytest.mark.parametrize("weights", [
+    {"fweights": [1, 1, 1]}, {"aweights": [1.0, 2.0, 1.0]}, {}])
+def test_cov_with_a_negative_divisor_gives_plus_inf_variances_as_torch(weights):
+    # correction 5 > 3 observations: PyTorch clamps the divisor to +0, so the variances
+    # (positive sums of squares) are +inf. The weighted path once made it -0 (norm · 0 of
+    # a negative norm) and gave -inf variances, +inf covariances where torch has -inf.
+    x = [[1.0, 2.0, 4.0], [0.0, 1.0, -3.0]]
+    with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
+        y = tinyffn.cov(tinyffn.tensor(x), correction=5,
+                        **{k: tinyffn.tensor(v) for k, v in weights.items()}).numpy()
+    d = np.array(x) - np.array(x).mean(1, keepdims=True)   # hand-written: sign of d d^T / +0
+    np.testing.assert_array_equal(y, np.where(d @ d.T > 0, math.inf, -math.inf))
+
+
+def test_cov_of_float32_with_float64_aweights_is_float64_as_torch():
+    x = tinyffn.tensor([[1.0, 2.0, 4.0], [0.0, 1.0, -3.0]], dtype="float32")
+    w = tinyffn.tensor([1.0, 2.0, 1.0], dtype="float64")
+    y = tinyffn.cov(x, aweights=w)
+    assert y.dtype == "float64"
+    xs, ws = np.array(x.numpy(), np.float64), w.numpy()        # numpy's weighted cov
+    np.testing.assert_allclose(y.numpy(), np.cov(xs, aweights=ws), rtol=1e-12)
+    torch = pytest.importorskip("torch")
+    assert str(torch.cov(torch.tensor(x.numpy()), aweights=torch.tensor(ws)).dtype) == "torch.float64"

@@ -200,6 +200,9 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         if bool((v < 0).any()):
             raise ValueError(f"cov: {name} cannot be negative")
         w = v if w is None else w * v
+    if aweights is not None and (dtype_name(x.dtype), dtype_name(aweights.dtype)) == (
+            "float32", "float64"):
+        x2 = x2.to(dtype="float64")             # float32 x, float64 aweights: float64, as torch
     with grad_mode.scope("function", "cov"):
         if w is None:
             w_sum, mean = M, x2.mean(1, keepdim=True)               # (N, 1)
@@ -213,7 +216,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         if float(norm) <= 0:
             warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly "
                           "less than the number of observations.", UserWarning, stacklevel=2)
-            norm = norm * 0 if w is not None else 0
+            norm = 0                # +0, as PyTorch's clamp: norm · 0 is −0 for a norm < 0,
+                                    # and the variances would come out −inf
         d = x2 - mean                                               # (N, M)
         c = d @ (d if w is None else d * w).mT                      # (N, N)
         c = c / norm
