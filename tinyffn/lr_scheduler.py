@@ -149,6 +149,22 @@ def _check_optimizer(owner: str, optimizer: Any) -> None:
                 if got.startswith("torch.") else ""))
 
 
+def _lr_lambdas(owner: str, optimizer: optim.Optimizer, fn: Any, example: str) -> list:
+    """``lr_lambda`` (LambdaLR, MultiplicativeLR): one function, or one per group."""
+    n, several = len(optimizer.param_groups), isinstance(fn, (list, tuple))
+    fns = list(fn) if several else [fn] * n
+    if several and len(fns) != n:
+        raise ValueError(f"{owner}: got {len(fns)} lr_lambdas for {n} parameter groups; "
+                         "pass one function for every group, or a list of one per group, "
+                         "in param_groups order")
+    for i, f in enumerate(fns):
+        if not callable(f):
+            raise TypeError(f"{owner}: lr_lambda{f'[{i}]' if several else ''} must be a "
+                            f"function of the step, such as lambda t: {example}; got "
+                            f"{type_name(f)}")
+    return fns
+
+
 class LambdaLR(LRScheduler):
     """lr_t = base_lr · λ(t), any schedule written as a function of the step t (PyTorch's
     ``LambdaLR``, which computes the same). ``lr_lambda`` is one function for every group,
@@ -166,18 +182,7 @@ class LambdaLR(LRScheduler):
                  lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
                  last_epoch: int = -1):
         _check_optimizer("LambdaLR", optimizer)
-        n, several = len(optimizer.param_groups), isinstance(lr_lambda, (list, tuple))
-        lambdas = list(lr_lambda) if several else [lr_lambda]
-        if several and len(lambdas) != n:
-            raise ValueError(f"LambdaLR: got {len(lambdas)} lr_lambdas for {n} parameter "
-                             "groups; pass one function for every group, or a list of one "
-                             "per group, in param_groups order")
-        for i, fn in enumerate(lambdas):
-            if not callable(fn):
-                raise TypeError(f"LambdaLR: lr_lambda{f'[{i}]' if several else ''} must be "
-                                f"a function of the step, such as lambda t: 0.95 ** t; got "
-                                f"{type_name(fn)}")
-        self.lr_lambdas = lambdas if several else lambdas * n
+        self.lr_lambdas = _lr_lambdas("LambdaLR", optimizer, lr_lambda, "0.95 ** t")
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list:

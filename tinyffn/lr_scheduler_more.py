@@ -21,25 +21,10 @@ from typing import Any, Callable, Mapping, Sequence
 from . import optim
 from .arguments import _number, is_real, type_name
 from .lr_scheduler import (ConstantLR, CosineAnnealingLR, ExponentialLR, LinearLR,
-                           LRScheduler, MultiStepLR, SequentialLR, StepLR, _check_optimizer)
+                           LRScheduler, MultiStepLR, SequentialLR, StepLR, _check_optimizer,
+                           _lr_lambdas)
 from .lr_scheduler_extra import (PolynomialLR, ReduceLROnPlateau, _finite, _per_group,
                                  _momentum_rule)
-
-
-def _functions(owner: str, optimizer: optim.Optimizer, fn: Any) -> list:
-    """One function for every group, or a list of one per group: a list of n functions."""
-    n, several = len(optimizer.param_groups), isinstance(fn, (list, tuple))
-    fns = list(fn) if several else [fn] * n
-    if several and len(fns) != n:
-        raise ValueError(f"{owner}: got {len(fns)} lr_lambdas for {n} parameter groups; "
-                         "pass one function for every group, or a list of one per group, "
-                         "in param_groups order")
-    for i, f in enumerate(fns):
-        if not callable(f):
-            raise TypeError(f"{owner}: lr_lambda{f'[{i}]' if several else ''} must be a "
-                            f"function of the step, such as lambda t: 0.95; got "
-                            f"{type_name(f)}")
-    return fns
 
 
 def _saved(fn: Any) -> dict | None:
@@ -63,7 +48,7 @@ class MultiplicativeLR(LRScheduler):
                  lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
                  last_epoch: int = -1):
         _check_optimizer("MultiplicativeLR", optimizer)
-        self.lr_lambdas = _functions("MultiplicativeLR", optimizer, lr_lambda)
+        self.lr_lambdas = _lr_lambdas("MultiplicativeLR", optimizer, lr_lambda, "0.95")
         self._reached = None        # (t, the lrs at t): the product so far, not saved
         super().__init__(optimizer, last_epoch)
 
