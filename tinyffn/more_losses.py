@@ -134,12 +134,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Any, margin: flo
     0; dL/dx2 = -dL/dx1. The three must have equal numbers of axes, as PyTorch checks,
     and broadcast together: input1 (N) or (), input2 and target the same -> () or (N)."""
     op = "margin_ranking_loss"
-    _refuse_legacy(op, size_average, reduce)
-    _check_tensor(op, "input1", input1)
-    _check_reduction(op, reduction)
-    _check_margin(op, margin)
-    input2 = _operand(op, "input2", input2, input1)
-    target = _operand(op, "target", target, input1)
+    input2, target = _pair(op, input1, input2, target, margin, reduction, size_average, reduce)
     if not input1.ndim == input2.ndim == target.ndim:
         raise ValueError(f"{op}: input1, input2 and target must have the same number of axes, "
                          f"got shapes {input1.shape}, {input2.shape} and {target.shape}")
@@ -179,12 +174,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Any, margin: f
     with a 0-d target, as PyTorch.
     """
     op = "cosine_embedding_loss"
-    _refuse_legacy(op, size_average, reduce)
-    _check_tensor(op, "input1", input1)
-    _check_reduction(op, reduction)
-    _check_margin(op, margin)
-    input2 = _operand(op, "input2", input2, input1)
-    target = _operand(op, "target", target, input1)
+    input2, target = _pair(op, input1, input2, target, margin, reduction, size_average, reduce)
     if target.ndim > 1:
         raise ValueError(f"{op}: target must be 0-d (one pair) or 1-d (one label per row), "
                          f"got shape {target.shape}; multi-target is not supported")
@@ -224,6 +214,16 @@ def _poisson_options(op: str, log_input: Any, full: Any, eps: Any) -> None:
             raise TypeError(f"{op}: {name} must be True or False, got {flag!r}")
     if not is_real(eps):
         raise TypeError(f"{op}: eps must be a number, got {eps!r}")
+
+
+def _pair(op: str, input1: Any, input2: Any, target: Any, margin: Any, reduction: str,
+          size_average: Any, reduce: Any) -> tuple:
+    """The checks the two pairwise losses share; (input2, target) as tensors like input1's."""
+    _refuse_legacy(op, size_average, reduce)
+    _check_tensor(op, "input1", input1)
+    _check_reduction(op, reduction)
+    _check_margin(op, margin)
+    return _operand(op, "input2", input2, input1), _operand(op, "target", target, input1)
 
 
 def _check_margin(op: str, margin: Any) -> None:
