@@ -15,7 +15,9 @@ leading axes, float32 and float64): ``svdvals``, ``svd``, ``matrix_rank``, ``det
 by the backend's ``xp.linalg``; a singular matrix raises :class:`LinAlgError`, a
 ``RuntimeError`` as ``torch.linalg.LinAlgError`` is. ``pinv``, ``lstsq``, ``cond``,
 ``matrix_power``, ``multi_dot``, ``matmul``, ``vecdot`` and ``diagonal`` are composed of
-these in :mod:`tinyffn.linalg_extra` and imported at the end of this file.
+these in :mod:`tinyffn.linalg_extra`, and ``cholesky``, ``cholesky_ex``, ``solve_triangular``
+and ``matrix_exp`` (primitives of :mod:`tinyffn.ops.cholesky`) are wrapped in
+:mod:`tinyffn.linalg_cholesky`; both are imported at the end of this file.
 """
 from __future__ import annotations
 
@@ -343,3 +345,6 @@ from .linalg_extra import (LstsqResult, cond, diagonal, lstsq, matmul, matrix_po
                            multi_dot, pinv, vecdot)
 __all__ += ["pinv", "lstsq", "cond", "matrix_power", "multi_dot", "matmul", "vecdot",
             "diagonal", "LstsqResult"]
+from .linalg_cholesky import (CholeskyExResult, cholesky, cholesky_ex,  # noqa: E402
+                              matrix_exp, solve_triangular)
+__all__ += ["cholesky", "cholesky_ex", "solve_triangular", "matrix_exp", "CholeskyExResult"]

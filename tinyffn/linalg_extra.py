@@ -15,6 +15,7 @@ import math
 from typing import Any, NamedTuple
 
 from . import grad_mode
+from .backend import dtype_name
 from .creation import eye, stack
 from .linalg import LinAlgError, _matrix, inv, matrix_norm, svd, svdvals
 from .tensor import Tensor
@@ -62,7 +63,9 @@ def lstsq(A, B, rcond=None, *, driver=None):
     singular values and, for m > n and A of full rank, the squared residual of each
     column, ``'gels'`` the residuals; what a driver leaves out is an empty tensor. Computed
     as pinv(A) B with singular values below rcond · σ_max dropped (rcond defaults to
-    eps · max(m, n)), so the gradients are ``pinv``'s."""
+    eps · max(m, n)), so the gradients are ``pinv``'s. B is a batch of vectors when it is
+    1-D or has A's shape less its last axis (and B has A's number of axes or one fewer),
+    as PyTorch's rule."""
     x = _matrix("lstsq", A)
     if driver not in (None, "gelsy", "gelsd", "gelss", "gels"):
         raise ValueError(f"linalg.lstsq: driver must be None, 'gelsy', 'gelsd', 'gelss' or "
@@ -70,7 +73,12 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if not isinstance(B, Tensor):
         raise TypeError(f"linalg.lstsq: expected B a tinyffn Tensor, got {type(B).__name__}")
     m, n = x.shape[-2:]
-    b = B.unsqueeze(-1) if B.ndim == 1 else B                       # (..., m, k)
+    if x.ndim - B.ndim not in (0, 1):
+        raise ValueError(f"linalg.lstsq: A {x.shape} and B {B.shape}: B must have as many "
+                         "axes as A (a batch of matrices, (..., m, k)) or one fewer (a "
+                         "batch of vectors, (..., m), with A's batch shape), as in PyTorch")
+    vector = B.ndim == 1 or B.shape == x.shape[:-1]                 # torch's rule
+    b = B.unsqueeze(-1) if vector else B                            # (..., m, k)
     if B.dtype != x.dtype or b.ndim < 2 or b.shape[-2] != m:
         raise ValueError(f"linalg.lstsq: A {x.shape} ({x.dtype}) and B {B.shape} "
                          f"({B.dtype}) do not fit: B must be (..., {m}, k) or ({m},), "
@@ -83,7 +91,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     residuals = empty
     if driver in ("gelsd", "gelss", "gels") and m > n and bool((rank == n).all()):
         residuals = (x @ X - b).pow(2).sum(-2)                      # (..., k)
-    solution = X.squeeze(-1) if B.ndim == 1 else X
+    solution = X.squeeze(-1) if vector else X
     if driver == "gels":
         rank = empty.to(dtype="int64")
     return LstsqResult(solution, residuals, rank,
@@ -94,8 +102,13 @@ def cond(A, p=None):
     """The condition number of each matrix of A, as ``torch.linalg.cond``: for p None, 2
     or −2, σ_max / σ_min (σ_min / σ_max for −2) of any (..., m, n), inf for a singular
     matrix; for 'fro', 'nuc', 1, −1, inf, −inf, matrix_norm(A, p) · matrix_norm(A^{-1}, p)
-    of square matrices, inf where A is singular (as PyTorch's)."""
+    of square matrices, inf where A is singular (as PyTorch's). Empty matrices (n = 0) and
+    empty batches give zeros of the batch shape, as PyTorch's."""
     x = _matrix("cond", A)
+    if p in ("fro", "nuc"):
+        x = _matrix(f"cond(p={p})", A, square=True)
+    if x.numel() == 0:                  # empty matrices, or an empty batch: 0, as PyTorch
+        return x.new_zeros(*x.shape[:-2])
     if p in (None, 2, -2):
         s = svdvals(x)                                              # (..., k)
         big, small = s[..., 0], s[..., -1]
@@ -115,10 +128,19 @@ def cond(A, p=None):
 
 def matrix_power(A, n):
     """A^n for each square matrix of A (..., k, k), as ``torch.linalg.matrix_power``: n = 0
-    the identity, n > 0 by repeated squaring (about log2 n products), n < 0 inv(A)^|n|."""
-    x = _matrix("matrix_power", A, square=True)
+    the identity, n > 0 by repeated squaring (about log2 n products), n < 0 inv(A)^|n|.
+    Integer matrices (and float16) take n >= 0, as PyTorch's, integers wrapping around on
+    overflow; a negative n needs the inverse, so float32 or float64."""
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(f"linalg.matrix_power: n must be an int, got {type(n).__name__}")
+    if n < 0 and isinstance(A, Tensor) and dtype_name(A.dtype) not in ("float32", "float64"):
+        raise TypeError(f"linalg.matrix_power: n = {n} < 0 needs the inverse of A, and A has "
+                        f"dtype {dtype_name(A.dtype)}; PyTorch refuses it too: call A.double() "
+                        "first, or use n >= 0")
+    if n < 0 or not isinstance(A, Tensor) or dtype_name(A.dtype) not in _MATMUL_DTYPES:
+        x = _matrix("matrix_power", A, square=True)               # floats; or the error
+    else:
+        x = _matrix_of_any_dtype(A)
     if n < 0:
         x, n = inv(x), -n
     if n == 0:
@@ -131,6 +153,16 @@ def matrix_power(A, n):
         if n:
             x = x @ x
     return result
+
+
+_MATMUL_DTYPES = ("int8", "uint8", "int16", "int32", "int64", "float16", "float32", "float64")
+
+
+def _matrix_of_any_dtype(A: Tensor) -> Tensor:
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise ValueError(f"linalg.matrix_power: A must be batches of square matrices, got "
+                         f"shape {A.shape}")
+    return A
 
 
 def multi_dot(tensors):

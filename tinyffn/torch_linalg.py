@@ -6,7 +6,9 @@ the older ``svd(input, some=True, compute_uv=True)``, which returns V, not Vh, a
 ``cartesian_prod``, composed of diagonal, sum, reshape, mul, cat and meshgrid, so their
 gradients follow from those. :class:`LinalgMethods` is a base class of ``Tensor``
 (through ``TorchMethods``): ``x.det()``, ``x.slogdet()``, ``x.inverse()``, ``x.svd()``,
-``x.qr()``, ``x.trace()``, ``x.kron(other)``, as torch's.
+``x.qr()``, ``x.trace()``, ``x.kron(other)``, as torch's. ``cholesky`` (the older
+``torch.cholesky``), ``cholesky_solve``, ``cholesky_inverse`` and ``matrix_exp`` call
+:mod:`tinyffn.linalg`'s, with their methods.
 
 linalg.py imports tensor.py, which imports this file (for the methods): linalg, creation
 and the Tensor class are read at call time.
@@ -154,6 +156,31 @@ def pinverse(input, rcond=1e-15):
     return linalg.pinv(input, rtol=rcond)
 
 
+def cholesky(input, upper=False):
+    """L with input = L L^T, as the older ``torch.cholesky`` (``linalg.cholesky``; torch's
+    warns that it is deprecated, this one does not)."""
+    from . import linalg
+    return linalg.cholesky(input, upper=upper)
+
+
+def cholesky_solve(input, input2, upper=False):
+    """X with A X = input, A = L L^T for L = ``input2``, as ``torch.cholesky_solve``."""
+    from .linalg_cholesky import cholesky_solve as solve
+    return solve(input, input2, upper)
+
+
+def cholesky_inverse(input, upper=False):
+    """A^{-1} from A's Cholesky factor ``input``, as ``torch.cholesky_inverse``."""
+    from .linalg_cholesky import cholesky_inverse as inverse_of
+    return inverse_of(input, upper)
+
+
+def matrix_exp(input):
+    """exp(A), as ``torch.matrix_exp`` (``linalg.matrix_exp``)."""
+    from . import linalg
+    return linalg.matrix_exp(input)
+
+
 class LinalgMethods:
     """The Tensor methods of the functions above that torch's Tensor has."""
 
@@ -166,7 +193,12 @@ class LinalgMethods:
     def qr(self, some=True): return qr(self, some)
     def trace(self): return trace(self)
     def kron(self, other): return kron(self, other)
+    def cholesky(self, upper=False): return cholesky(self, upper)
+    def cholesky_solve(self, input2, upper=False): return cholesky_solve(self, input2, upper)
+    def cholesky_inverse(self, upper=False): return cholesky_inverse(self, upper)
+    def matrix_exp(self): return matrix_exp(self)
 
 
 __all__ = ["det", "slogdet", "inverse", "svd", "qr", "trace", "kron", "block_diag",
-           "cartesian_prod", "matrix_power", "pinverse", "SVDLegacyResult", "LinalgMethods"]
+           "cartesian_prod", "matrix_power", "pinverse", "cholesky", "cholesky_solve",
+           "cholesky_inverse", "matrix_exp", "SVDLegacyResult", "LinalgMethods"]

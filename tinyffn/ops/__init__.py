@@ -9,6 +9,7 @@ reads, fused ops included: every op listed here is gradchecked, and a Function s
 defined in this package but missing from the list fails the suite.
 """
 from .activations import GELU, Swish
+from .cholesky import Cholesky, MatrixExp, SolveTriangular
 from .decompositions import Det, Eigh, Eigvalsh, Inv, Qr, Slogdet, Solve, Svd, Svdvals
 from .elementwise import (Add, Cast, Clone, Cos, Div, Erf, Exp, FloorDivide, Fmod, Log, Log1p,
                           Maximum, Mul, Neg, Pow, ReLU, Remainder, Sigmoid, Sign, Sin, Sub,
@@ -29,6 +30,7 @@ PRIMITIVES = (
     # linear algebra
     MatMul,
     Svdvals, Svd, Det, Slogdet, Inv, Solve, Eigvalsh, Eigh, Qr,     # decompositions.py
+    Cholesky, SolveTriangular, MatrixExp,                           # cholesky.py
     # shape, and indexing's adjoint (scatter-add)
     Reshape, Transpose, BroadcastTo, GetItem, Concat, IndexAdd,
     # fused ops: one-node alternatives to composed forms, selected with fused=True
