@@ -331,7 +331,44 @@ CASES = {
              lambda a: (lambda Q, R: Q @ R + Q)(*tinyffn.linalg.qr(a, mode="complete")),
              lambda a: a + np.linalg.qr(a, mode="complete")[0]),
     ],
+    # cholesky.py: symmetric positive-definite inputs built from a tensor (the gradient is
+    # symmetric, given to both triangles, as Eigvalsh's), and well-conditioned triangles
+    ops.Cholesky: [
+        Case("lower", [normal(3, 3)],
+             lambda a: tinyffn.linalg.cholesky(a @ a.mT + 3 * tinyffn.eye(3, dtype=a.dtype, device=a.device)),
+             lambda a: np.linalg.cholesky(a @ a.T + 3 * np.eye(3))),
+        Case("batched-upper", [normal(2, 3, 3)],
+             lambda a: tinyffn.linalg.cholesky(a @ a.mT + 3 * tinyffn.eye(3, dtype=a.dtype, device=a.device), upper=True),
+             lambda a: np.swapaxes(np.linalg.cholesky(a @ np.swapaxes(a, -1, -2) + 3 * np.eye(3)), -1, -2)),
+    ],
+    ops.SolveTriangular: [
+        Case("lower", [normal(3, 3) + 3 * np.eye(3), normal(3, 2)],
+             lambda a, b: tinyffn.linalg.solve_triangular(a, b, upper=False),
+             lambda a, b: np.linalg.solve(np.tril(a), b)),
+        Case("upper-unit-broadcast", [normal(2, 3, 3), normal(3, 2)],
+             lambda a, b: tinyffn.linalg.solve_triangular(a, b, upper=True, unitriangular=True),
+             lambda a, b: np.linalg.solve(np.triu(a, 1) + np.eye(3), b)),
+        Case("right", [normal(3, 3) + 3 * np.eye(3), normal(2, 3)],
+             lambda a, b: tinyffn.linalg.solve_triangular(a, b, upper=True, left=False),
+             lambda a, b: b @ np.linalg.inv(np.triu(a))),
+    ],
+    ops.MatrixExp: [    # the exponential series summed to 30 terms (norms below 2: exact)
+        Case("square", [normal(3, 3) * 0.5], lambda a: tinyffn.linalg.matrix_exp(a),
+             lambda a: _exp_series(a)),
+        Case("batched", [normal(2, 4, 4) * 0.3], lambda a: a.matrix_exp(),
+             lambda a: _exp_series(a)),
+    ],
 }
+
+
+def _exp_series(a):
+    """Σ_{k<30} a^k / k!, the definition, for small a."""
+    term, total = np.broadcast_to(np.eye(a.shape[-1]), a.shape), 0
+    for k in range(30):
+        total = total + term
+        term = term @ a / (k + 1)
+    return total
+
 
 ALL_CASES = [pytest.param(op, case, id=f"{op.op_name()}-{case.label}")
              for op, cases in CASES.items() for case in cases]
@@ -344,7 +381,8 @@ def test_every_primitive_has_cases():
 
 def test_every_function_in_ops_is_registered():
     defined = {obj for module in (ops.elementwise, ops.reduce, ops.linalg, ops.shape,
-                                   ops.decompositions, ops.logs_and_angles, ops.activations)
+                                   ops.decompositions, ops.logs_and_angles, ops.activations,
+                                   ops.cholesky)
                for _, obj in inspect.getmembers(module, inspect.isclass)
                if issubclass(obj, tinyffn.Function) and obj is not tinyffn.Function}
     unregistered = sorted(f.__name__ for f in defined - set(ops.PRIMITIVES))
@@ -398,7 +436,7 @@ def test_float_dtype_is_kept(op, case, dtype):
     if op is ops.Cast:
         pytest.skip("cast changes the dtype by design")
     inputs = _tensors(case, "cpu", dtype=dtype)
-    if dtype == "float16" and op.__module__ == ops.decompositions.__name__:
+    if dtype == "float16" and op.__module__ in (ops.decompositions.__name__, ops.cholesky.__name__):
         with pytest.raises(TypeError, match="float32 or float64"):     # as PyTorch's CPU
             case.fn(*inputs)
         return

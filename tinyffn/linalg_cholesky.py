@@ -47,8 +47,11 @@ def _cholesky(op: str, A, upper: bool, check: bool) -> CholeskyExResult:
     with grad_mode.no_grad():
         failed = bool(L.isnan().any()) if L.numel() else False
         xp = x.backend.xp
-        info = first_bad_minor(xp, (x.mT if upper else x).data) if failed else \
-            xp.zeros(x.shape[:-2], dtype=xp.int32)
+        info = xp.zeros(x.shape[:-2], dtype=xp.int32)
+        if failed:      # the minors' determinants; one rounded the other way counts as the last
+            info = first_bad_minor(xp, (x.mT if upper else x).data)
+            lost = xp.any(xp.isnan(L.data), axis=(-2, -1)) & (info == 0)
+            info = xp.where(lost, xp.asarray(x.shape[-1], dtype=xp.int32), info)
         info = Tensor(info, _backend=x.backend)
     if check and failed:
         bad = [i for i, k in enumerate(info.reshape(-1).tolist()) if k]
@@ -108,16 +111,17 @@ def cholesky_solve(B, L, upper=False):
     """X with A X = B where A = L L^T (``upper=True``: A = U^T U, L being U), as
     ``torch.cholesky_solve``: L (..., n, n) from :func:`cholesky` (only its triangle is
     read), B (..., n, k); batch axes broadcast. Two triangular solves, L Y = B then
-    L^T X = Y, so L gets a gradient in its triangle only (PyTorch's formula also puts one
+    L^T X = Y (U^T Y = B then U X = Y), so L gets a gradient in its triangle only (PyTorch's formula also puts one
     in the triangle it does not read)."""
     x = _matrix("cholesky_solve", L, square=True)
     if not isinstance(B, Tensor) or B.ndim < 2:
         got = B.shape if isinstance(B, Tensor) else type(B).__name__
         raise ValueError(f"cholesky_solve: B must be a tinyffn Tensor (..., n, k), at least "
                          f"2-D as in PyTorch, got {got}")
+    lower = x.mT if upper else x                                    # L, or U^T: A = L L^T
     with grad_mode.scope("function", "cholesky_solve"):
-        Y = solve_triangular(x, B, upper=bool(upper), left=True)
-        return solve_triangular(x.mT, Y, upper=not upper, left=True)
+        Y = solve_triangular(lower, B, upper=False)                 # L Y = B
+        return solve_triangular(lower.mT, Y, upper=True)            # L^T X = Y
 
 
 def cholesky_inverse(L, upper=False):

@@ -96,8 +96,8 @@ def first_bad_minor(xp, A):
     n = A.shape[-1]
     info = xp.zeros(A.shape[:-2], dtype=xp.int32)
     for k in range(1, n + 1):
-        sign, _ = xp.linalg.slogdet(A[..., :k, :k])
-        bad = (info == 0) & ~(sign > 0)                             # a NaN minor is bad too
+        sign, logabsdet = xp.linalg.slogdet(A[..., :k, :k])
+        bad = (info == 0) & (~(sign > 0) | xp.isnan(logabsdet))    # a NaN minor is bad too
         info = xp.where(bad, xp.asarray(k, dtype=xp.int32), info)
     return info
 
