@@ -44,6 +44,8 @@ from .torch_stats import (aminmax, corrcoef, cov, isneginf, isposinf, logit, nan
                           quantile, signbit)
 from .torch_pointwise import (copysign, deg2rad, float_power, frac, heaviside, isin, rad2deg,
                               sinc)
+from .torch_special import digamma, erfc, erfinv, i0, lgamma, mvlgamma, polygamma
+from . import special                   # tinyffn.special.log_ndtr, as torch.special's
 from .scatter import index_add, scatter, scatter_add
 from .numerics import count_nonzero, finfo, histc, iinfo, kthvalue, median, nan_to_num
 from .more_functions import (bincount, bmm, cos, cumsum, flip, floor_divide, fmod,
@@ -119,6 +121,7 @@ __all__ = [
     "cholesky_inverse", "matrix_exp",
     "frac", "sinc", "deg2rad", "rad2deg", "copysign", "float_power", "heaviside",  # torch_pointwise.py
     "isin",
+    "lgamma", "digamma", "polygamma", "erfc", "erfinv", "i0", "mvlgamma", "special",  # torch_special.py
     "Function", "Context", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "inference_mode", "detect_anomaly",
     "AnomalyError", "keep_intermediates", "grad", "iter_backward", "BackwardStep",

@@ -15,8 +15,9 @@ device     namespace                      used for
                                           in op code fails on the CPU, long before a GPU run
 =========  =============================  ================================================
 
-The standard lacks five things an autograd engine needs; each backend supplies them:
-``erf`` (the Gauss error function, for GELU), ``index_add`` (scatter-add, the backward of
+The standard lacks six things an autograd engine needs; each backend supplies them:
+``erf`` (the Gauss error function, for GELU), ``special`` (SciPy's special functions:
+lgamma, digamma, erfc, ...), ``index_add`` (scatter-add, the backward of
 indexing), ``index_put`` (assignment through index arrays, for ``x[idx] = value``),
 ``fmod`` (the exact remainder that ``%`` and ``//`` are built on) and conversion to and
 from NumPy.
@@ -85,6 +86,9 @@ class Backend:
         array_type: the class of arrays this backend owns.
         erf: elementwise error function, ``erf(x) = 2/sqrt(pi) * int_0^x exp(-t^2) dt``,
             in the dtype of a floating-point x.
+        special: ``special(name)`` is ``scipy.special.<name>`` (``cupyx.scipy.special`` on
+            the GPU, a NumPy round trip on strict), answering in the dtype of its last
+            argument x: float32 stays float32, float16 computes in float32, rounded once.
         index_add: ``index_add(gx, key, gy)`` adds ``gy`` into ``gx[key]`` in place,
             accumulating repeated indices (``numpy.add.at`` semantics).
         index_put: ``index_put(a, key, v)`` writes ``v`` into ``a[key]`` in place, as
@@ -103,6 +107,7 @@ class Backend:
     xp: Any
     array_type: type
     erf: Callable[[Any], Any]
+    special: Callable[[str], Callable]
     index_add: Callable[[Any, Any, Any], None]
     index_put: Callable[[Any, Any, Any], None]
     fmod: Callable[[Any, Any], Any]
@@ -230,6 +235,11 @@ def erf_float32(x: np.ndarray) -> np.ndarray:
     return out
 
 
+def _scipy_special():
+    from scipy import special
+    return special
+
+
 def _numpy_erf(x: np.ndarray) -> np.ndarray:
     """erf for NumPy arrays, in x's float dtype.
 
@@ -243,6 +253,19 @@ def _numpy_erf(x: np.ndarray) -> np.ndarray:
     if x.dtype == np.float16:
         return erf_float32(x.astype(np.float32)).astype(np.float16)
     return special.erf(x)
+
+
+def _special(module: Any, name: str) -> Callable:
+    """``module.<name>`` in the float dtype of its last argument (SciPy answers float16 in
+    float64, polygamma of float32 in float64; CuPy's float16 comes back wider)."""
+    fn = getattr(module, name)
+
+    def in_dtype_of_x(*args):
+        dtype = args[-1].dtype
+        if dtype == "float16":
+            args = [a.astype("float32") for a in args]
+        return fn(*args).astype(dtype, copy=False)
+    return in_dtype_of_x
 
 
 def _assign(a, key, v):
@@ -287,6 +310,7 @@ def _numpy_backend() -> Backend:
         xp=np,
         array_type=np.ndarray,
         erf=_numpy_erf,
+        special=lambda name: _special(_scipy_special(), name),
         index_add=index_add,
         index_put=_assign,
         fmod=np.fmod,
@@ -336,6 +360,7 @@ def _cupy_backend() -> Backend:
         xp=xp,
         array_type=cupy.ndarray,
         erf=erf,
+        special=lambda name: _special(cupy_special, name),
         index_add=index_add,
         index_put=_assign,
         fmod=cupy.fmod,
@@ -365,6 +390,10 @@ def _strict_backend() -> Backend:
     def erf(x):
         return xp.asarray(_numpy_erf(np.from_dlpack(x)))
 
+    def special(name):
+        fn = _special(_scipy_special(), name)
+        return lambda *args: xp.asarray(fn(*(np.from_dlpack(a) for a in args)))
+
     def fmod(x, w):
         return xp.asarray(np.fmod(np.from_dlpack(x), np.from_dlpack(w)))
 
@@ -385,6 +414,7 @@ def _strict_backend() -> Backend:
         xp=xp,
         array_type=type(xp.asarray(0.0)),
         erf=erf,
+        special=special,
         index_add=index_add,
         index_put=index_put,
         fmod=fmod,

@@ -49,12 +49,13 @@ from .torch_linalg import LinalgMethods
 from .torch_pointwise import PointwiseMethods
 from .torch_accumulate import AccumulateMethods
 from .torch_select import SelectMethods
+from .torch_special import SpecialMethods
 from .torch_stats import StatsMethods
 
 
 class TorchMethods(MoreMethods, ExtraMethods, NameMethods, MathMethods, LinalgMethods,
                    AccumulateMethods, SelectMethods, StatsMethods, NumericsMethods,
-                   ScatterMethods, PointwiseMethods, InPlaceMethods):
+                   ScatterMethods, PointwiseMethods, SpecialMethods, InPlaceMethods):
     """The methods of :class:`tinyffn.Tensor` that this file holds (see its docstring); its
     base classes hold those of :mod:`tinyffn.more_functions` (``x.sin()``, ``x.prod()``, ...),
     :mod:`tinyffn.torch_extras` (``x.lerp()``, ``x.diag()``, ``x.detach_()``) and the

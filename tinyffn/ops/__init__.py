@@ -16,6 +16,8 @@ from .elementwise import (Add, Cast, Clone, Cos, Div, Erf, Exp, FloorDivide, Fmo
                           Tanh, Where)
 from .linalg import Linear, MatMul
 from .logs_and_angles import Atan, Atan2, Exp2, Log2, Log10
+from .special_functions import (Digamma, Erfc, Erfcx, Erfinv, I0, I0e, I1, I1e, Lgamma, Ndtri,
+                                Polygamma, Zeta)
 from .reduce import Cumsum, Max, Mean, Prod, Sum
 from .shape import BroadcastTo, Concat, GetItem, IndexAdd, Reshape, Transpose, sum_to_shape
 
@@ -25,6 +27,8 @@ PRIMITIVES = (
     # elementwise, unary
     Neg, Pow, Exp, Log, Log1p, Tanh, Sigmoid, Erf, Sin, Cos, Sign, ReLU, Cast, Clone,
     Log2, Log10, Exp2, Atan, Atan2,                     # logs_and_angles.py
+    Lgamma, Digamma, Polygamma, Erfc, Erfcx, Erfinv, Ndtri,         # special_functions.py
+    I0, I0e, I1, I1e, Zeta,
     # reductions, and the running sum
     Sum, Mean, Max, Prod, Cumsum,
     # linear algebra

@@ -1,0 +1,266 @@
+"""Elementwise primitives of the gamma, error and Bessel families (``torch.lgamma``,
+``torch.special.*``): functions no composition of exp, log and erf reaches, computed by
+the backend's special-function library (``ctx.backend.special(name)``: SciPy on the CPU,
+``cupyx.scipy.special`` on the GPU), each with its derivative in closed form, most of
+them another function of the family (lgamma' = digamma, digamma' = polygamma(1, .), ...).
+
+Notation as in elementwise.py: ``gy = dL/dy`` arrives from above, the backward returns
+``gx = gy * dy/dx``. Integers and bools compute in float32, PyTorch's default float dtype;
+float16 in float32 and rounded once, as PyTorch. Poles give what PyTorch gives:
+lgamma(0) = lgamma(-1) = inf, digamma(0) = -inf, digamma(-1) = NaN.
+"""
+from __future__ import annotations
+
+import math
+
+from ..autograd import Context, Function
+from .elementwise import _broadcast_error, as_float
+from .shape import sum_to_shape
+
+TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2
+SQRT_2PI = math.sqrt(2 * math.pi)
+
+
+def _special(ctx: Context, name: str, *args):
+    """The backend's ``scipy.special.<name>(*args)``, in the dtype of the last argument."""
+    return ctx.backend.special(name)(*args)
+
+
+def _nonzero(xp, x):
+    """x with its zeros replaced by 1: a safe divisor where the quotient is not used."""
+    return xp.where(x == 0, xp.ones_like(x), x)
+
+
+class Lgamma(Function):
+    """y = ln |Γ(x)| (SciPy's gammaln; inf at the poles 0, -1, -2, ...).
+
+    dy/dx = ψ(x), the digamma function Γ'(x) / Γ(x)."""
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        x = as_float(ctx, x)
+        ctx.save_for_backward(x)
+        return _special(ctx, "gammaln", x)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (x,) = ctx.saved_tensors
+        return gy * _special(ctx, "digamma", x)
+
+
+class Digamma(Function):
+    """y = ψ(x) = d/dx ln Γ(x) (-inf at 0, NaN at -1, -2, ..., as PyTorch).
+
+    dy/dx = ψ₁(x) = polygamma(1, x), the trigamma function."""
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        x = as_float(ctx, x)
+        ctx.save_for_backward(x)
+        return _special(ctx, "digamma", x)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (x,) = ctx.saved_tensors
+        return gy * _special(ctx, "polygamma", ctx.xp.asarray(1.0, dtype=x.dtype), x)
+
+
+class Polygamma(Function):
+    """y = ψₙ(x) = dⁿ/dxⁿ ψ(x), the n-th derivative of digamma, for an integer n >= 0 (an
+    attribute, not an input: no gradient flows to n).
+
+    dy/dx = ψₙ₊₁(x) = polygamma(n + 1, x)."""
+
+    @staticmethod
+    def forward(ctx: Context, x, n):
+        x = as_float(ctx, x)
+        ctx.save_for_backward(x)
+        return _special(ctx, "polygamma", ctx.xp.asarray(float(n), dtype=x.dtype), x)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (x,) = ctx.saved_tensors
+        n1 = ctx.xp.asarray(float(ctx.attrs["n"] + 1), dtype=x.dtype)
+        return gy * _special(ctx, "polygamma", n1, x)
+
+
+class Erfc(Function):
+    """y = erfc(x) = 1 - erf(x), computed as erfc itself, not 1 - erf: erfc(10) is 2.1e-45,
+    where 1 - erf(10) is 0.
+
+    dy/dx = -2/sqrt(pi) exp(-x²)."""
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        x = as_float(ctx, x)
+        ctx.save_for_backward(x)
+        return _special(ctx, "erfc", x)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (x,) = ctx.saved_tensors
+        return gy * (-TWO_OVER_SQRT_PI * ctx.xp.exp(-(x * x)))
+
+
+class Erfcx(Function):
+    """y = erfcx(x) = exp(x²) erfc(x), the scaled complementary error function: finite where
+    erfc underflows (erfcx(30) = 0.0188, erfc(30) = 0 in float64), so log erfc(x) =
+    log erfcx(x) - x² keeps its digits far out (log_ndtr's tail).
+
+    dy/dx = 2 x y - 2/sqrt(pi)."""
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        x = as_float(ctx, x)
+        y = _special(ctx, "erfcx", x)
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        x, y = ctx.saved_tensors
+        return gy * (2 * x * y - TWO_OVER_SQRT_PI)
+
+
+class Erfinv(Function):
+    """y = erfinv(x), the inverse of erf on (-1, 1): ±inf at ±1, NaN beyond.
+
+    dy/dx = 1 / erf'(y) = sqrt(pi)/2 exp(y²) (inf at ±1, as PyTorch)."""
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        x = as_float(ctx, x)
+        y = _special(ctx, "erfinv", x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (y,) = ctx.saved_tensors
+        return gy * (SQRT_PI_OVER_2 * ctx.xp.exp(y * y))
+
+
+class Ndtri(Function):
+    """y = Φ⁻¹(x), the inverse of the standard normal CDF Φ on (0, 1), to full precision in
+    both tails (sqrt(2) erfinv(2x - 1) loses all its digits below x = 1e-16).
+
+    dy/dx = 1 / φ(y) = sqrt(2 pi) exp(y² / 2), φ the normal density."""
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        x = as_float(ctx, x)
+        y = _special(ctx, "ndtri", x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (y,) = ctx.saved_tensors
+        return gy * (SQRT_2PI * ctx.xp.exp(y * y * 0.5))
+
+
+class I0(Function):
+    """y = I₀(x), the modified Bessel function of the first kind, order 0.
+
+    dy/dx = I₁(x)."""
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        x = as_float(ctx, x)
+        ctx.save_for_backward(x)
+        return _special(ctx, "i0", x)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (x,) = ctx.saved_tensors
+        return gy * _special(ctx, "i1", x)
+
+
+class I0e(Function):
+    """y = exp(-|x|) I₀(x), I₀ scaled so that it does not overflow (i0(800) is inf).
+
+    dy/dx = exp(-|x|) I₁(x) - sign(x) y = i1e(x) - sign(x) y."""
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        x = as_float(ctx, x)
+        y = _special(ctx, "i0e", x)
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        x, y = ctx.saved_tensors
+        return gy * (_special(ctx, "i1e", x) - ctx.xp.sign(x) * y)
+
+
+class I1(Function):
+    """y = I₁(x), the modified Bessel function of the first kind, order 1.
+
+    dy/dx = I₀(x) - I₁(x) / x, and 1/2 at x = 0 (its limit)."""
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        x = as_float(ctx, x)
+        y = _special(ctx, "i1", x)
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        x, y = ctx.saved_tensors
+        xp = ctx.xp
+        dy = _special(ctx, "i0", x) - y / _nonzero(xp, x)
+        return gy * xp.where(x == 0, xp.full_like(dy, 0.5), dy)
+
+
+class I1e(Function):
+    """y = exp(-|x|) I₁(x).
+
+    dy/dx = i0e(x) - y (sign(x) + 1/x), and 1/2 at x = 0 (its limit)."""
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        x = as_float(ctx, x)
+        y = _special(ctx, "i1e", x)
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        x, y = ctx.saved_tensors
+        xp = ctx.xp
+        dy = _special(ctx, "i0e", x) - y * (xp.sign(x) + 1 / _nonzero(xp, x))
+        return gy * xp.where(x == 0, xp.full_like(dy, 0.5), dy)
+
+
+class Zeta(Function):
+    """y = ζ(x, q) = Σₖ (k + q)^(-x), the Hurwitz zeta function (broadcasting; x and q of
+    one float dtype, as ``tinyffn.special.zeta`` passes them).
+
+    dy/dq = -x ζ(x + 1, q). dy/dx is not implemented, as in PyTorch: a graph that needs
+    it raises NotImplementedError in backward."""
+
+    @staticmethod
+    def forward(ctx: Context, x, q):
+        try:
+            y = _special(ctx, "zeta", x, q)
+        except ValueError as e:
+            raise _broadcast_error("zeta", x, q) from e
+        ctx.save_for_backward(x, q)
+        return y
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        x, q = ctx.saved_tensors
+        if ctx.needs_input_grad[0]:
+            raise NotImplementedError(
+                "zeta: the derivative with respect to x (the exponent) is not implemented, "
+                "as in PyTorch; pass x without requires_grad (x.detach()) to get dy/dq")
+        gq = gy * (-x * _special(ctx, "zeta", x + 1, q))            # broadcast shape
+        return None, sum_to_shape(ctx.xp, gq, q.shape)
+
+
+__all__ = ["Lgamma", "Digamma", "Polygamma", "Erfc", "Erfcx", "Erfinv", "Ndtri", "I0", "I0e",
+           "I1", "I1e", "Zeta"]
