@@ -266,6 +266,34 @@ CASES = {
         Case("atan2", [normal(3, 4), normal(3, 4)], lambda x, w: tinyffn.atan2(x, w), np.arctan2),
         Case("broadcast", [normal(3, 1), normal(4)], lambda x, w: x.atan2(w), np.arctan2),
     ],
+    # special_functions.py: scipy.special as the reference
+    ops.Lgamma: [Case("lgamma", [normal(3, 4) * 3], lambda x: x.lgamma(), special.gammaln)],
+    ops.Digamma: [Case("digamma", [normal(3, 4) * 3], lambda x: tinyffn.digamma(x),
+                       special.psi)],
+    ops.Polygamma: [
+        Case("n1", [positive(3, 4)], lambda x: tinyffn.polygamma(1, x),
+             lambda x: special.polygamma(1, x)),
+        Case("n3-negative", [normal(5) - 0.5], lambda x: x.polygamma(3),
+             lambda x: special.polygamma(3, x)),
+    ],
+    ops.Erfc: [Case("erfc", [normal(3, 4) * 2], lambda x: tinyffn.erfc(x), special.erfc)],
+    ops.Erfcx: [Case("erfcx", [normal(3, 4) * 3], lambda x: tinyffn.special.erfcx(x),
+                     special.erfcx)],
+    ops.Erfinv: [Case("erfinv", [rng.uniform(-0.95, 0.95, (3, 4))], lambda x: x.erfinv(),
+                      special.erfinv)],
+    ops.Ndtri: [Case("ndtri", [rng.uniform(0.02, 0.98, (3, 4))],
+                     lambda x: tinyffn.special.ndtri(x), special.ndtri)],
+    ops.I0: [Case("i0", [normal(3, 4) * 3], lambda x: x.i0(), special.i0)],
+    ops.I0e: [Case("i0e", [away_from_zero(3, 4) * 3], lambda x: tinyffn.special.i0e(x),
+                   special.i0e)],
+    ops.I1: [Case("i1", [normal(3, 4) * 3], lambda x: tinyffn.special.i1(x), special.i1)],
+    ops.I1e: [Case("i1e", [normal(3, 4) * 3], lambda x: tinyffn.special.i1e(x), special.i1e)],
+    ops.Zeta: [     # no derivative in the exponent x, as in PyTorch: only q is checked
+        Case("zeta", [positive(3, 4) + 1.5, positive(3, 4)],
+             lambda x, q: tinyffn.special.zeta(x, q), special.zeta, grad_inputs=(1,)),
+        Case("broadcast", [positive(3, 1) + 1.5, positive(4) + 1],
+             lambda x, q: ops.Zeta.apply(x, q), special.zeta, grad_inputs=(1,)),
+    ],
     # decompositions.py: matrices whose singular values (eigenvalues) are well apart
     ops.Svdvals: [
         Case("tall", [normal(4, 3)], lambda a: tinyffn.linalg.svdvals(a),
@@ -382,7 +410,7 @@ def test_every_primitive_has_cases():
 def test_every_function_in_ops_is_registered():
     defined = {obj for module in (ops.elementwise, ops.reduce, ops.linalg, ops.shape,
                                    ops.decompositions, ops.logs_and_angles, ops.activations,
-                                   ops.cholesky)
+                                   ops.cholesky, ops.special_functions)
                for _, obj in inspect.getmembers(module, inspect.isclass)
                if issubclass(obj, tinyffn.Function) and obj is not tinyffn.Function}
     unregistered = sorted(f.__name__ for f in defined - set(ops.PRIMITIVES))
