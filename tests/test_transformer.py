@@ -1,6 +1,6 @@
 """nn.TransformerEncoderLayer, nn.TransformerEncoder and
 nn.Transformer.generate_square_subsequent_mask (tinyffn/transformer_modules.py) against
-PyTorch 2.13.
+PyTorch 2.13 (the decoder and nn.Transformer: test_transformer_decoder.py).
 
 Each case in ``CASES`` is one call, written once and run with tinyffn's and torch's names;
 the layers load the same weights into both (``load_state_dict``, key for key) and run in
@@ -285,9 +285,6 @@ def test_refusals_say_what_to_do():
         layer(tinyffn.zeros(3, 2, 4))
     with pytest.raises(ValueError, match="is_causal=True is a hint.*needs attn_mask"):
         layer(tinyffn.zeros(3, 2, 8), is_causal=True)
-    with pytest.raises(NotImplementedError, match="TransformerEncoderLayer and "
-                                                  "nn.TransformerEncoder are"):
-        nn.Transformer(d_model=8)
     with pytest.raises(ValueError, match="sz must be a non-negative integer"):
         nn.Transformer.generate_square_subsequent_mask(-1)
     with pytest.raises(TypeError, match="encoder_layer must be a module"):

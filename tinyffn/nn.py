@@ -68,7 +68,7 @@ __all__ = ["init", "utils", "functional", "Parameter", "Module", "Sequential", "
            "BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss",
            "GaussianNLLLoss", "PoissonNLLLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
            "CosineEmbeddingLoss", "MultiheadAttention", "TransformerEncoderLayer",
-           "TransformerEncoder", "Transformer"]
+           "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
@@ -469,6 +469,7 @@ class NLLLoss(_Loss):
 
 # Attention, the FFN's partner in a block, in a file of its own (it builds on Linear above)
 from .attention_modules import MultiheadAttention  # noqa: E402
-# The transformer encoder layer (attention + this FFN), built on the two above
-from .transformer_modules import (Transformer, TransformerEncoder,  # noqa: E402
-                                  TransformerEncoderLayer)
+# The transformer layers (attention + this FFN), built on the two above
+from .transformer_modules import TransformerEncoder, TransformerEncoderLayer  # noqa: E402
+from .transformer_decoder import (Transformer, TransformerDecoder,  # noqa: E402
+                                  TransformerDecoderLayer)

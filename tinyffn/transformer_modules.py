@@ -1,7 +1,9 @@
 """``nn.TransformerEncoderLayer`` and ``nn.TransformerEncoder``, as PyTorch 2.13 defines
 them (submodule names, defaults, post-norm and pre-norm), and the causal mask PyTorch
 users copy, ``nn.Transformer.generate_square_subsequent_mask(T)``.
-:mod:`tinyffn.nn` imports them, so ``nn.TransformerEncoderLayer`` is the one to use.
+:mod:`tinyffn.nn` imports them, so ``nn.TransformerEncoderLayer`` is the one to use. The
+decoder and the encoder-decoder ``nn.Transformer`` are in :mod:`tinyffn.transformer_decoder`,
+built on ``_TransformerLayer`` here, the parts both layers share.
 
 One layer is attention, then the seed's FFN (d_ff = ``dim_feedforward``), each inside a
 residual connection with a LayerNorm; x is (T, N, d), or (N, T, d) with ``batch_first``::
@@ -38,7 +40,62 @@ _OP = "TransformerEncoderLayer"
 _ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}          # PyTorch's two names, as functions
 
 
-class TransformerEncoderLayer(Module):
+class _TransformerLayer(Module):
+    """What PyTorch's encoder and decoder layers share, written once: attention modules,
+    the FFN (``linear1``, ``dropout``, ``linear2``), LayerNorms and dropouts, registered in
+    PyTorch's order (so ``state_dict`` keys and ``repr`` match), and the blocks built from
+    them. ``cross_attention`` (the decoder) adds ``multihead_attn``, ``norm3`` and
+    ``dropout3``; ``owner`` names the layer in errors."""
+
+    def __init__(self, owner: str, cross_attention: bool, d_model: int, nhead: int,
+                 dim_feedforward: int, dropout: float, activation: Any, layer_norm_eps: float,
+                 batch_first: bool, norm_first: bool, bias: bool, device: Any, dtype: Any):
+        super().__init__()
+        _check_size(owner, "d_model", d_model)
+        _check_size(owner, "dim_feedforward", dim_feedforward)
+        kw = {"device": device, "dtype": dtype}
+
+        def attention():
+            return MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                      batch_first=batch_first, **kw)
+
+        def norm():
+            return LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.self_attn = attention()
+        if cross_attention:
+            self.multihead_attn = attention()                     # queries x, keys memory
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)    # W1: d -> d_ff
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)    # W2: d_ff -> d
+        self.norm_first = norm_first
+        self.norm1, self.norm2 = norm(), norm()
+        if cross_attention:
+            self.norm3 = norm()
+        self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout)
+        if cross_attention:
+            self.dropout3 = Dropout(dropout)
+        self.activation = _activation(owner, activation)
+
+    def _sa_block(self, x: Tensor, attn_mask: Any, key_padding_mask: Any,
+                  is_causal: bool) -> Tensor:
+        """drop1(attn(x, x, x)): self-attention, without its weights (PyTorch's call)."""
+        return self.dropout1(_attend(self.self_attn, x, x, attn_mask, key_padding_mask,
+                                     is_causal))
+
+    def _ffn(self, x: Tensor) -> Tensor:
+        """W2 drop(σ(W1 x + b1)) + b2: the seed's FFN, with PyTorch's inner dropout."""
+        h = self.dropout(self.activation(self.linear1(x)))            # (..., d_ff)
+        return self.linear2(h)                                        # (..., d)
+
+
+def _attend(attn: MultiheadAttention, x: Tensor, kv: Tensor, attn_mask: Any,
+            key_padding_mask: Any, is_causal: bool) -> Tensor:
+    """attn(x, kv, kv)'s output, without the weights, as PyTorch's layers call it."""
+    return attn(x, kv, kv, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                need_weights=False, is_causal=is_causal)[0]
+
+
+class TransformerEncoderLayer(_TransformerLayer):
     """Self-attention and the FFN, each in a residual connection with a LayerNorm, as
     ``torch.nn.TransformerEncoderLayer`` (the formulas are in the module's docstring).
 
@@ -55,20 +112,8 @@ class TransformerEncoderLayer(Module):
                  dropout: float = 0.1, activation: Any = "relu", layer_norm_eps: float = 1e-5,
                  batch_first: bool = False, norm_first: bool = False, bias: bool = True,
                  device: Any = None, dtype: Any = None):
-        super().__init__()
-        _check_size(_OP, "d_model", d_model)
-        _check_size(_OP, "dim_feedforward", dim_feedforward)
-        kw = {"device": device, "dtype": dtype}
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                            batch_first=batch_first, **kw)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)    # W1: d -> d_ff
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)    # W2: d_ff -> d
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout)
-        self.activation = _activation(activation)
+        super().__init__(_OP, False, d_model, nhead, dim_feedforward, dropout, activation,
+                         layer_norm_eps, batch_first, norm_first, bias, device, dtype)
 
     def forward(self, src: Tensor, src_mask: Tensor | None = None,
                 src_key_padding_mask: Tensor | None = None, is_causal: bool = False) -> Tensor:
@@ -87,33 +132,35 @@ class TransformerEncoderLayer(Module):
             x = self.norm2(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x: Tensor, attn_mask: Any, key_padding_mask: Any,
-                  is_causal: bool) -> Tensor:
-        """drop1(attn(x, x, x)): self-attention, without its weights (PyTorch's call)."""
-        y = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           need_weights=False, is_causal=is_causal)[0]
-        return self.dropout1(y)
-
     def _ff_block(self, x: Tensor) -> Tensor:
-        """drop2(W2 drop(σ(W1 x + b1)) + b2): the seed's FFN, with PyTorch's dropouts."""
-        h = self.dropout(self.activation(self.linear1(x)))            # (..., d_ff)
-        return self.dropout2(self.linear2(h))                         # (..., d)
+        """drop2(ffn(x)): the FFN and the dropout after it."""
+        return self.dropout2(self._ffn(x))
 
 
-def _activation(activation: Any) -> Any:
+def _activation(owner: str, activation: Any) -> Any:
     if isinstance(activation, str):
         if activation not in _ACTIVATIONS:
-            raise ValueError(f"{_OP}: activation should be 'relu' or 'gelu' (PyTorch's two "
+            raise ValueError(f"{owner}: activation should be 'relu' or 'gelu' (PyTorch's two "
                              f"names), not {activation!r}; pass any other σ as a module "
                              "(nn.GELU(approximate='tanh')) or a function of one tensor")
         return _ACTIVATIONS[activation]
     if isinstance(activation, type):
-        raise TypeError(f"{_OP}: activation is the class {activation.__name__}; pass an "
+        raise TypeError(f"{owner}: activation is the class {activation.__name__}; pass an "
                         f"instance, {activation.__name__}(), or a function of one tensor")
     if not callable(activation):
-        raise TypeError(f"{_OP}: activation must be 'relu', 'gelu', a module or a function "
+        raise TypeError(f"{owner}: activation must be 'relu', 'gelu', a module or a function "
                         f"of one tensor, got {type(activation).__name__}")
     return activation
+
+
+def _clones(owner: str, what: str, layer: Any, num_layers: int) -> ModuleList:
+    """``num_layers`` deep copies of ``layer`` (PyTorch's ``_get_clones``): each its own
+    parameters, all starting equal."""
+    if not isinstance(layer, Module):
+        raise TypeError(f"{owner}: {what} must be a module (nn.{owner}Layer(d, nhead)), "
+                        f"got {type(layer).__name__}")
+    _check_size(owner, "num_layers", num_layers)
+    return ModuleList([copy.deepcopy(layer) for _ in range(num_layers)])
 
 
 class TransformerEncoder(Module):
@@ -128,12 +175,7 @@ class TransformerEncoder(Module):
     def __init__(self, encoder_layer: Module, num_layers: int, norm: Module | None = None,
                  enable_nested_tensor: bool = True, mask_check: bool = True):
         super().__init__()
-        if not isinstance(encoder_layer, Module):
-            raise TypeError("TransformerEncoder: encoder_layer must be a module "
-                            f"(nn.TransformerEncoderLayer(d, nhead)), got "
-                            f"{type(encoder_layer).__name__}")
-        _check_size("TransformerEncoder", "num_layers", num_layers)
-        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.layers = _clones("TransformerEncoder", "encoder_layer", encoder_layer, num_layers)
         self.num_layers, self.norm = num_layers, norm
         self.enable_nested_tensor = self.use_nested_tensor = False
         self.mask_check = mask_check
@@ -159,19 +201,3 @@ def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = No
                          f"integer (the sequence length T), got {sz!r}")
     mask = full((sz, sz), -math.inf, dtype=dtype or DEFAULT_FLOAT, device=device or "cpu")
     return mask.triu(1)                                               # (sz, sz)
-
-
-class Transformer:
-    """Not PyTorch's encoder-decoder model, which tinyffn does not implement: constructing
-    one raises, naming what exists. It is here for its static method,
-    ``nn.Transformer.generate_square_subsequent_mask(sz)``, the causal mask PyTorch code
-    builds with it, which works as PyTorch's."""
-
-    generate_square_subsequent_mask = staticmethod(generate_square_subsequent_mask)
-
-    def __init__(self, *args: Any, **kwargs: Any):
-        raise NotImplementedError(
-            "nn.Transformer (the encoder-decoder model) is not implemented in tinyffn; "
-            "nn.TransformerEncoderLayer and nn.TransformerEncoder are (an encoder, or a "
-            "decoder-only model with a causal mask), and "
-            "nn.Transformer.generate_square_subsequent_mask(sz) works")
