@@ -132,6 +132,9 @@ class Transformer(Module):
     redrawn by ``xavier_uniform_`` (PyTorch's ``_reset_parameters``), the custom ones too;
     biases and LayerNorm gains keep their init. The other arguments are the layers'.
     ``nn.Transformer.generate_square_subsequent_mask(sz)`` is the causal mask for tgt.
+    PyTorch's encoder fast path (eval, no grad, a ``src_key_padding_mask``) zeroes the
+    padded memory positions, which changes its output unless ``memory_key_padding_mask``
+    masks them too; tinyffn gives PyTorch's training-path values there.
     """
 
     generate_square_subsequent_mask = staticmethod(generate_square_subsequent_mask)
