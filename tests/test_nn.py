@@ -1,6 +1,7 @@
 """tinyffn.nn: Module bookkeeping, Linear, the FFN and the gated FFN against NumPy, their
 gradients, the position-wise property, the seed's worked example, saving and loading."""
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -130,7 +131,9 @@ def test_named_children_lists_a_module_held_twice_once_as_pytorch():
         assert [name for name, _ in container.named_children()] == ["0"]
         assert list(container.children()) == [a]
         assert len(container) == 2 and list(container) == [a, a] and container[1] is a
-        assert repr(container).count("(1): Linear") == 1
+        # Sequential prints both places; ModuleList folds the run as PyTorch's: (0-1): 2 x
+        shown = "(1): Linear" if isinstance(container, nn.Sequential) else "(0-1): 2 x Linear"
+        assert repr(container).count(shown) == 1
         assert [n for n, _ in container.named_modules(remove_duplicate=False)] == ["", "0", "1"]
     holder = nn.ModuleDict({"x": a, "y": a})
     assert [name for name, _ in holder.named_children()] == ["x"]
@@ -260,6 +263,38 @@ def test_repr_reads_like_pytorch():
         "  (1): Swish(beta=2.0)\n"
         ")")
     assert repr(nn.Parameter(tinyffn.zeros(2))).startswith("Parameter containing:\ntensor(")
+
+
+def test_module_list_repr_folds_runs_of_alike_children_as_pytorchs():
+    # torch.nn.ModuleList.__repr__ prints a run of children that print alike once
+    blocks = nn.ModuleList([nn.FFN(2), nn.FFN(2), nn.FFN(2), nn.ReLU(), nn.FFN(2)])
+    ffn = ("FFN(\n"
+           "    (w1): Linear(in_features=2, out_features=8, bias=True)\n"
+           "    (act): ReLU()\n"
+           "    (w2): Linear(in_features=8, out_features=2, bias=True)\n"
+           "  )")
+    assert repr(blocks) == ("ModuleList(\n"
+                            f"  (0-2): 3 x {ffn}\n"
+                            "  (3): ReLU()\n"
+                            f"  (4): {ffn}\n"
+                            ")")
+    assert repr(nn.ModuleList()) == "ModuleList()"
+    assert repr(nn.ModuleList([nn.ReLU()])) == "ModuleList(\n  (0): ReLU()\n)"
+    # the same settings print alike: different ones break the run
+    assert "(0-1): 2 x Linear" not in repr(nn.ModuleList([nn.Linear(2, 3), nn.Linear(3, 2)]))
+
+
+@pytest.mark.parametrize("build", [
+    lambda m: m.ModuleList([m.Linear(2, 3), m.Linear(2, 3), m.ReLU(), m.Linear(2, 3)]),
+    lambda m: m.TransformerEncoder(m.TransformerEncoderLayer(8, 2, 16), 3),
+    lambda m: m.Sequential(m.ModuleList([m.ReLU(), m.ReLU()]), m.ReLU()),
+])
+def test_module_list_repr_is_torchs(build):
+    torch = pytest.importorskip("torch")
+    with warnings.catch_warnings():         # torch's encoder warns of its nested-tensor path
+        warnings.simplefilter("ignore", UserWarning)
+        expected = repr(build(torch.nn))
+    assert repr(build(nn)) == expected
 
 
 def test_zero_grad_train_and_eval():

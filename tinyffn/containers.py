@@ -14,7 +14,7 @@ from collections.abc import Iterable as IterableABC, Mapping
 from typing import Any, Iterable, Iterator
 
 from .arguments import position, type_name
-from .module import Module, submodules
+from .module import Module, _indented, submodules
 from .module_api import path_of, set_path
 from .tensor import Tensor
 
@@ -239,6 +239,22 @@ class ModuleList(_Container):
     def __iadd__(self, other: Iterable[Module]) -> "ModuleList":
         """``blocks += other``: ``blocks.extend(other)``, as PyTorch's."""
         return self.extend(other)
+
+    def __repr__(self) -> str:
+        """PyTorch's: a run of children that print alike shows once, as ``(0-5): 6 x
+        FFN(...)``, so a stack of identical blocks reads in a few lines."""
+        if not len(self):
+            return "ModuleList()"
+        runs: list[list] = []                   # [first index, last index, repr]
+        for i, child in enumerate(self):
+            text = repr(child)
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        lines = [_indented(f"({a}): {text}" if a == b else f"({a}-{b}): {b - a + 1} x {text}")
+                 for a, b, text in runs]
+        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError("ModuleList is a container, not a layer: loop over it in the "
