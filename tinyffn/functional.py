@@ -424,3 +424,6 @@ pdist = _distances.pdist
 from . import attention as _attention  # noqa: E402
 
 scaled_dot_product_attention = _attention.scaled_dot_product_attention
+from . import convolution as _convolution  # noqa: E402
+
+conv1d = _convolution.conv1d

@@ -68,7 +68,8 @@ __all__ = ["init", "utils", "functional", "Parameter", "Module", "Sequential", "
            "BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss",
            "GaussianNLLLoss", "PoissonNLLLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
            "CosineEmbeddingLoss", "MultiheadAttention", "TransformerEncoderLayer",
-           "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
+           "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
+           "Conv1d"]
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
@@ -473,3 +474,4 @@ from .attention_modules import MultiheadAttention  # noqa: E402
 from .transformer_modules import TransformerEncoder, TransformerEncoderLayer  # noqa: E402
 from .transformer_decoder import (Transformer, TransformerDecoder,  # noqa: E402
                                   TransformerDecoderLayer)
+from .convolution import Conv1d  # noqa: E402  (the FFN as two convolutions of kernel size 1)
