@@ -121,11 +121,11 @@ def _checked(x: Any, w: Any, b: Any, groups: Any) -> tuple:
     return x, w
 
 
-def _single(name: str, v: Any) -> int:
-    """``stride`` or ``dilation``: a positive int or a 1-tuple of one."""
+def _single(name: str, v: Any, op: str = "conv1d") -> int:
+    """``stride``, ``dilation`` or ``kernel_size``: a positive int or a 1-tuple of one."""
     n = v[0] if isinstance(v, (tuple, list)) and len(v) == 1 else v
     if not _is_int(n) or n < 1:
-        raise ValueError(f"conv1d: {name} must be a positive integer or a 1-tuple of one, "
+        raise ValueError(f"{op}: {name} must be a positive integer or a 1-tuple of one, "
                          f"got {v!r}")
     return int(n)
 
@@ -200,9 +200,9 @@ class Conv1d(Module):
             raise ValueError(f"Conv1d: padding_mode must be one of {PADDING_MODES}, got "
                              f"{padding_mode!r}")
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
-        self.kernel_size = (_single("kernel_size", kernel_size),)
-        self.stride = (_single("stride", stride),)
-        self.dilation = (_single("dilation", dilation),)
+        self.kernel_size = (_single("kernel_size", kernel_size, "Conv1d"),)
+        self.stride = (_single("stride", stride, "Conv1d"),)
+        self.dilation = (_single("dilation", dilation, "Conv1d"),)
         _padding(padding, self.stride[0], self.dilation[0], self.kernel_size[0])   # checks
         self.padding = padding if isinstance(padding, str) else (_padding(padding, 1, 1, 1)[0],)
         self.padding_mode = padding_mode
