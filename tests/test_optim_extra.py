@@ -1,4 +1,5 @@
-"""RMSprop, Adagrad, NAdam, RAdam, Adamax and Adadelta (tinyffn/optim_extra.py) against
+"""RMSprop, Adagrad, NAdam, RAdam, Adamax and Adadelta (tinyffn/optim_extra.py), Rprop and
+ASGD (tinyffn/optim_more.py) against
 torch.optim: a small network trained 20 steps from the same weights, live where torch is
 installed and against torch's numbers written out where it is not; saving and resuming;
 the arguments torch refuses; a learning-rate schedule on them."""
@@ -11,7 +12,7 @@ import tinyffn
 from tinyffn import nn, optim
 from tinyffn.optim import lr_scheduler
 
-NAMES = ["RMSprop", "Adagrad", "NAdam", "RAdam", "Adamax", "Adadelta"]
+NAMES = ["RMSprop", "Adagrad", "NAdam", "RAdam", "Adamax", "Adadelta", "Rprop", "ASGD"]
 _rng = np.random.default_rng(0)
 W1, B1, W2 = _rng.normal(size=(3, 4)), _rng.normal(size=4), _rng.normal(size=(4, 1))
 
@@ -40,6 +41,13 @@ CASES = {
     "Adadelta": [({}, {}, {}),
                  ({"lr": 0.5, "rho": 0.5, "weight_decay": 0.1}, {}, {}),
                  ({"eps": 1e-4}, {"maximize": True}, {"rho": 0.99})],
+    "Rprop": [({}, {}, {}),
+              ({"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.2)}, {}, {"lr": 0.01}),
+              ({"lr": 0.02}, {"maximize": True}, {"etas": (0.6, 1.1)})],
+    "ASGD": [({}, {}, {}),       # t0 < 20: the average ax moves away from the weights
+             ({"lr": 0.05, "lambd": 0.01, "alpha": 0.5, "t0": 5, "weight_decay": 0.1}, {},
+              {"t0": 12}),
+             ({"lr": 0.02, "t0": 3}, {"maximize": True}, {"lambd": 0.1, "alpha": 1.0})],
 }
 
 
@@ -124,6 +132,10 @@ TORCH_W2 = {
                0.6410729513482777],
     "Adadelta": [-0.5469194145394238, -0.316381470320606, 0.395824005086437,
                  1.0234052613630669],
+    "Rprop": [-0.3250413070760601, -0.2960648243379046, 0.31321803637413276,
+              0.6949352444426777],
+    "ASGD": [-0.33291306434155554, -0.28183029045311264, -0.021659058068638628,
+             0.6035482119234918],
 }
 
 
@@ -158,7 +170,8 @@ STATE_KEYS = {"RMSprop": ["step", "square_avg", "momentum_buffer", "grad_avg"],
                                                    "exp_avg_sq"],
               "RAdam": ["step", "exp_avg", "exp_avg_sq"],
               "Adamax": ["step", "exp_avg", "exp_inf"],
-              "Adadelta": ["step", "square_avg", "acc_delta"]}
+              "Adadelta": ["step", "square_avg", "acc_delta"],
+              "Rprop": ["step", "prev", "step_size"], "ASGD": ["step", "eta", "mu", "ax"]}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -221,6 +234,9 @@ DEFAULTS = {
     "Adamax": {"lr": 0.002, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.0,
                "maximize": False},
     "Adadelta": {"lr": 1.0, "rho": 0.9, "eps": 1e-6, "weight_decay": 0.0, "maximize": False},
+    "Rprop": {"lr": 0.01, "etas": (0.5, 1.2), "step_sizes": (1e-6, 50), "maximize": False},
+    "ASGD": {"lr": 0.01, "lambd": 1e-4, "alpha": 0.75, "t0": 1e6, "weight_decay": 0.0,
+             "maximize": False},
 }
 
 
@@ -238,7 +254,7 @@ def test_defaults_and_argument_names_are_torchs(name):
     for k, p in ours.items():
         if k != "params":
             assert p.default == theirs[k].default, k
-            assert p.kind == theirs[k].kind or name == "RMSprop" and k == "maximize", k
+            assert p.kind == theirs[k].kind or name in ("RMSprop", "ASGD") and k == "maximize", k
     t = torch.nn.Parameter(torch.zeros(2))
     tdefaults = getattr(torch.optim, name)([t]).defaults
     assert {k: v for k, v in tdefaults.items() if k not in impl} == DEFAULTS[name]
@@ -263,7 +279,13 @@ BAD = [("RMSprop", {"lr": -1.0}, "lr must be >= 0, got -1.0"),
        ("Adamax", {"eps": -1.0}, "eps must be >= 0"),
        ("Adadelta", {"rho": 1.5}, r"rho must be in \[0, 1\], got 1.5"),
        ("Adadelta", {"rho": -0.5}, "rho must be >= 0"),
-       ("Adadelta", {"lr": -1.0}, "lr must be >= 0")]
+       ("Adadelta", {"lr": -1.0}, "lr must be >= 0"),
+       ("Rprop", {"lr": -1.0}, "lr must be >= 0"),
+       ("Rprop", {"etas": (1.5, 1.2)}, r"etas must be two numbers \(etaminus, etaplus with "
+        r"0 < etaminus < 1 < etaplus\), got \(1.5, 1.2\)"),
+       ("Rprop", {"etas": (0.5, 1.0)}, "etas must be two numbers"),
+       ("ASGD", {"lr": -0.1}, "lr must be >= 0"),
+       ("ASGD", {"weight_decay": -0.1}, "weight_decay must be >= 0")]
 
 
 @pytest.mark.parametrize("name, kwargs, message", BAD)
@@ -377,3 +399,65 @@ def test_step_lr_on_adagrad_and_no_momentum_to_cycle():
     assert lrs == tlrs
     for a, b in zip(ours, theirs):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("name, i", [(n, i) for n in ("Rprop", "ASGD") for i in range(3)])
+def test_rprop_and_asgd_match_torch_over_40_steps(name, i):
+    """Longer than the others: Rprop's step sizes hit Γ_max and flip signs many times,
+    ASGD's average runs for 20+ steps past t0. Every weight and every state entry as
+    torch.optim's, float64 (measured max difference 6e-17)."""
+    ours, opt, _ = train(tinyffn, name, CASES[name][i], steps=40)
+    theirs, topt, _ = torch_train(name, CASES[name][i], steps=40)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+    for (k, s), t in zip(opt.state_dict()["state"].items(), topt.state_dict()["state"].values()):
+        for key, value in s.items():
+            np.testing.assert_allclose(np.asarray(value.numpy() if hasattr(value, "numpy")
+                                                  else value), t[key].numpy(), atol=1e-12)
+
+
+def test_asgd_ax_is_the_mean_of_the_weights_since_t0():
+    """Hand-checked in NumPy: with t0 = 3, ax is θ_t up to step 5, then the mean of the
+    weights of steps 5..t; eta follows lr / (1 + λ lr t)^α."""
+    p = nn.Parameter(tinyffn.tensor([1.0, -2.0, 0.5], dtype="float64"))
+    opt = optim.ASGD([p], lr=0.1, lambd=0.01, alpha=0.75, t0=3)
+    seen = []
+    for t in range(1, 13):
+        p.grad = tinyffn.tensor(np.cos(np.arange(3.0) + t) + p.numpy())
+        opt.step()
+        seen.append(p.numpy())
+        ax = opt.state[p]["ax"]
+        np.testing.assert_allclose(ax, seen[-1] if t <= 5 else np.mean(seen[4:], axis=0),
+                                   rtol=1e-13)
+        assert opt.state[p]["eta"] == pytest.approx(0.1 / (1 + 0.01 * 0.1 * t) ** 0.75,
+                                                    rel=1e-15)
+
+
+def test_rprop_step_sizes_by_hand():
+    """Two entries: one gradient keeps its sign (step ×1.2, capped at Γ_max = 0.05), one
+    flips (step ×0.5, and that entry waits a step, then moves with the step kept, then
+    flips again): hand-written."""
+    p = nn.Parameter(tinyffn.tensor([0.0, 0.0], dtype="float64"))
+    opt = optim.Rprop([p], lr=0.03, step_sizes=(1e-6, 0.05))
+    moves = []
+    for g in ([1.0, 1.0], [2.0, -1.0], [3.0, -1.0], [1.0, 1.0]):
+        before = p.numpy()
+        p.grad = tinyffn.tensor(g, dtype="float64")
+        opt.step()
+        moves.append(p.numpy() - before)
+    np.testing.assert_allclose(moves, [[-0.03, -0.03], [-0.036, 0.0], [-0.0432, 0.015],
+                                       [-0.05, 0.0]], rtol=1e-14)
+    np.testing.assert_allclose(opt.state[p]["step_size"], [0.05, 0.0075], rtol=1e-14)
+
+
+@pytest.mark.parametrize("name, kwargs, message", [
+    ("Rprop", {"step_sizes": (1.0, 0.5)}, r"step_sizes must be two numbers \(the smallest"),
+    ("Rprop", {"step_sizes": 0.1}, "step_sizes must be two numbers"),
+    ("Rprop", {"etas": 0.5}, "etas must be two numbers"),
+    ("ASGD", {"lambd": -1.0}, "lambd must be >= 0"),
+    ("ASGD", {"t0": float("nan")}, "t0 must be >= 0")])
+def test_settings_torch_leaves_unchecked_are_checked(name, kwargs, message):
+    """torch takes these without a word (a reversed step_sizes clamps every step to the
+    max; a negative lambd grows the weights); tinyffn names the setting."""
+    with pytest.raises(ValueError, match=f"{name}: {message}"):
+        getattr(optim, name)([nn.Parameter(tinyffn.zeros(2))], **kwargs)

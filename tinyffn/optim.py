@@ -443,8 +443,10 @@ class AdamW(Adam):
                               eps=eps, amsgrad=amsgrad)
 
 
-# RMSprop, Adagrad, NAdam, RAdam, Adamax, Adadelta: in a file of their own
-from . import optim_extra as _extra  # noqa: E402
+# the other optimizers and swa_utils: in files of their own
+from . import optim_extra as _extra, optim_more as _more, swa_utils  # noqa: E402
 
 RMSprop, Adagrad, NAdam, RAdam, Adamax, Adadelta = (_extra.RMSprop, _extra.Adagrad, _extra.NAdam,
                                                     _extra.RAdam, _extra.Adamax, _extra.Adadelta)
+Rprop, ASGD = _more.Rprop, _more.ASGD
+sys.modules[__name__ + ".swa_utils"] = swa_utils

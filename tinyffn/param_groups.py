@@ -16,7 +16,8 @@ none does. They label the parameters and change nothing in a step.
 Keys beyond the settings that learning-rate schedulers store, as PyTorch's, may join a
 group: ``initial_lr``, the lr a schedule starts from, which a scheduler stores with
 ``group.setdefault("initial_lr", group["lr"])`` (:mod:`tinyffn.lr_scheduler`), and
-OneCycleLR's ``max_lr``, ``min_lr``, ``max_momentum`` and ``base_momentum``. They are
+OneCycleLR's ``max_lr``, ``min_lr``, ``max_momentum`` and ``base_momentum``, and SWALR's
+``swa_lr`` (:mod:`tinyffn.swa_utils`). They are
 saved and loaded with the settings, so a schedule resumes from the optimizer's
 ``state_dict``, but they are not settings: ``update`` never receives them.
 
@@ -39,7 +40,8 @@ from .backend import dtype_name
 from .tensor import Tensor
 
 # in a group beside the settings; see the docstring
-SCHEDULE_KEYS = ("initial_lr", "max_lr", "min_lr", "max_momentum", "base_momentum")
+SCHEDULE_KEYS = ("initial_lr", "max_lr", "min_lr", "max_momentum", "base_momentum",
+                 "swa_lr")
 NAMES = "param_names"               # the parameters' names, if they came with them
 EMPTY = ("{owner}: got an empty parameter list; pass model.parameters() (a generator is "
          "consumed once: create it for this optimizer)")
