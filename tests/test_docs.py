@@ -382,7 +382,8 @@ def test_index_links_every_page():
 
 # ----------------------------------------------------------------------------- api.md
 API_MODULES = ("tinyffn.functional", "tinyffn.nn", "tinyffn.nn.utils", "tinyffn.init",
-               "tinyffn.optim", "tinyffn.optim.lr_scheduler", "tinyffn.accounting",
+               "tinyffn.optim", "tinyffn.optim.lr_scheduler", "tinyffn.optim.swa_utils",
+               "tinyffn.accounting",
                "tinyffn.graphviz", "tinyffn.naming", "tinyffn.hooks",
                "tinyffn.autograd", "tinyffn.stepper", "tinyffn.cuda", "tinyffn.utils.data",
                "tinyffn.linalg", "tinyffn.special")
@@ -390,7 +391,7 @@ API_MODULES = ("tinyffn.functional", "tinyffn.nn", "tinyffn.nn.utils", "tinyffn.
 # to be reached there, is listed in that one's section
 REEXPORTED = {"tinyffn.optim.lr_scheduler": ("tinyffn.lr_scheduler_extra",
                                              "tinyffn.lr_scheduler_more"),
-              "tinyffn.optim": ("tinyffn.optim_extra",),
+              "tinyffn.optim": ("tinyffn.optim_extra", "tinyffn.optim_more"),
               "tinyffn.nn": ("tinyffn.activation_modules",),
               "tinyffn.functional": ("tinyffn.functional_extra", "tinyffn.attention")}
 

@@ -98,7 +98,7 @@ def test_averages_match_torch_every_step(kind, use_buffers):
     division); tinyffn's truncates the average, as torch's default SWA does."""
     _, _, ours = run(tinyffn, AVERAGES[kind], use_buffers=use_buffers)
     if kind == "swa_multi" and use_buffers:     # torch's fails on the int64 buffer
-        torch = pytest.importorskip("torch")
+        pytest.importorskip("torch")
         with pytest.raises(RuntimeError, match="Integer division with addcdiv"):
             torch_run(AVERAGES[kind], use_buffers=use_buffers)
         _, _, theirs = torch_run(AVERAGES["swa"], use_buffers=use_buffers)
