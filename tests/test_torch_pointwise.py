@@ -287,3 +287,20 @@ def test_cov_of_float32_with_float64_aweights_is_float64_as_torch():
     np.testing.assert_allclose(y.numpy(), np.cov(xs, aweights=ws), rtol=1e-12)
     torch = pytest.importorskip("torch")
     assert str(torch.cov(torch.tensor(x.numpy()), aweights=torch.tensor(ws)).dtype) == "torch.float64"
+
+
+@pytest.mark.parametrize("dtypes, result", [
+    (("float32", "float64"), "float64"), (("float16", "float32"), "float32"),
+    (("float64", "float32"), "float64"), (("int64", "float64"), "float64")])
+def test_copysign_result_has_the_promoted_dtype_as_torch(dtypes, result):
+    # copysign once kept input's dtype: float32 input with float64 signs gave float32,
+    # where PyTorch (and every other binary op here) promotes to float64.
+    a = tinyffn.tensor([1.5, -2.25, 3.0] if "float" in dtypes[0] else [1, -2, 3], dtype=dtypes[0])
+    b = tinyffn.tensor([-1.0, 2.0, -0.0], dtype=dtypes[1])
+    y = tinyffn.copysign(a, b)
+    assert y.dtype == result
+    np.testing.assert_array_equal(y.numpy(), -np.abs(a.numpy()) * [1, -1, 1])
+    torch = pytest.importorskip("torch")
+    t = torch.copysign(torch.tensor(a.numpy()), torch.tensor(b.numpy()))
+    assert str(t.dtype) == f"torch.{result}"
+

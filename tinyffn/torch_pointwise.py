@@ -56,12 +56,17 @@ def rad2deg(input):
 def copysign(input, other):
     """|input| with the sign bit of ``other``, elementwise with broadcasting, as
     ``torch.copysign`` (−0.0 and a NaN's sign bit count: copysign(1, −0.0) is −1). The
-    gradient to input is ±1 (0 where input is 0, as PyTorch's); ``other`` gets none
-    (PyTorch gives it zeros)."""
+    result has the dtype input and other promote to (float32 input, float64 other:
+    float64). The gradient to input is ±1 (0 where input is 0, as PyTorch's; PyTorch's is
+    NaN at ±inf); ``other`` gets none (PyTorch gives it zeros)."""
     from .composed import where
+    from .promotion import _target
+    from .torch_math import _Named
     from .torch_stats import signbit
 
     def fn(a, b):
+        dtype = _target((a, b), a.backend, _Named("copysign"))[2]          # PyTorch's
+        a = a if a.dtype == dtype else a.to(dtype=dtype)
         y = where(signbit(a) != signbit(b), -a, a)
         return where(a == 0, y.detach(), y)
     return _binary("copysign", input, other, fn, widen=False)
