@@ -304,3 +304,16 @@ def test_copysign_result_has_the_promoted_dtype_as_torch(dtypes, result):
     t = torch.copysign(torch.tensor(a.numpy()), torch.tensor(b.numpy()))
     assert str(t.dtype) == f"torch.{result}"
 
+
+
+def test_matrix_power_and_pinverse_are_tensor_methods_as_torch():
+    # torch.Tensor has both; tinyffn's Tensor had neither (AttributeError).
+    a = np.array(A)
+    t = tinyffn.tensor(A, dtype="float64")
+    np.testing.assert_allclose(t.matrix_power(3).numpy(), a @ a @ a, rtol=1e-13)
+    np.testing.assert_allclose(t.matrix_power(-1).numpy(), np.linalg.inv(a), rtol=1e-12)
+    np.testing.assert_allclose(t.pinverse().numpy(), np.linalg.pinv(a), rtol=1e-12)
+    u, s, vh = np.linalg.svd(a)                     # rcond 0.5 drops σ < 0.5 σ_max
+    keep = s > 0.5 * s[0]
+    np.testing.assert_allclose(t.pinverse(rcond=0.5).numpy(),
+                               (vh.T[:, keep] / s[keep]) @ u[:, keep].T, rtol=1e-12)

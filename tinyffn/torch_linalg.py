@@ -6,9 +6,9 @@ the older ``svd(input, some=True, compute_uv=True)``, which returns V, not Vh, a
 ``cartesian_prod``, composed of diagonal, sum, reshape, mul, cat and meshgrid, so their
 gradients follow from those. :class:`LinalgMethods` is a base class of ``Tensor``
 (through ``TorchMethods``): ``x.det()``, ``x.slogdet()``, ``x.inverse()``, ``x.svd()``,
-``x.qr()``, ``x.trace()``, ``x.kron(other)``, as torch's. ``cholesky`` (the older
-``torch.cholesky``), ``cholesky_solve``, ``cholesky_inverse`` and ``matrix_exp`` call
-:mod:`tinyffn.linalg`'s, with their methods.
+``x.qr()``, ``x.trace()``, ``x.kron(other)``, ``x.matrix_power(n)``, ``x.pinverse()``,
+as torch's. ``cholesky`` (the older ``torch.cholesky``), ``cholesky_solve``,
+``cholesky_inverse`` and ``matrix_exp`` call :mod:`tinyffn.linalg`'s, with their methods.
 
 linalg.py imports tensor.py, which imports this file (for the methods): linalg, creation
 and the Tensor class are read at call time.
@@ -197,6 +197,8 @@ class LinalgMethods:
     def cholesky_solve(self, input2, upper=False): return cholesky_solve(self, input2, upper)
     def cholesky_inverse(self, upper=False): return cholesky_inverse(self, upper)
     def matrix_exp(self): return matrix_exp(self)
+    def matrix_power(self, n): return matrix_power(self, n)
+    def pinverse(self, rcond=1e-15): return pinverse(self, rcond)
 
 
 __all__ = ["det", "slogdet", "inverse", "svd", "qr", "trace", "kron", "block_diag",
