@@ -144,3 +144,89 @@ def test_errors():
         linalg.multi_dot([_t(np.eye(2)), _t(np.ones(2)), _t(np.eye(2))])
     with pytest.raises(linalg.LinAlgError, match=r"inv"):
         linalg.matrix_power(_t(np.ones((2, 2))), -1)
+
+
+# ------------------------------------------------------------------ found by review (h_rev11)
+def _with_singular_values(s, m, n, seed=0):
+    """A (m, n) = U diag(s) V^T with known orthonormal U (m, k), V (n, k): (A, U, V)."""
+    g = np.random.default_rng(seed)
+    k = len(s)
+    U = np.linalg.qr(g.standard_normal((m, k)))[0]
+    V = np.linalg.qr(g.standard_normal((n, k)))[0]
+    return U @ np.diag(s) @ V.T, U, V
+
+
+def _pinv_keeping(U, s, V, keep):
+    return (V[:, keep] / np.asarray(s)[keep]) @ U[:, keep].T      # Σ over kept σ of v u^T / σ
+
+
+@pytest.mark.parametrize("kwargs, s, kept", [
+    # default rtol eps · max(m, n) = 6 eps ≈ 1.3e-15: σ = 1e-15 is dropped (eps · min(m, n),
+    # 2 eps ≈ 4.4e-16, would keep it, and A⁺ would hold 1e15)
+    ({}, [2.0, 1e-15], [True, False]),
+    # atol = 0 counts as not given: rtol keeps its default, and drops σ = 1e-15 too
+    ({"atol": 0.0}, [2.0, 1e-15], [True, False]),
+    # atol above rtol · σ_max decides (rtol is 0 when atol > 0): 0.5 drops σ = 0.3
+    ({"atol": 0.5}, [2.0, 0.3], [True, False]),
+    ({"atol": 0.2}, [2.0, 0.3], [True, True]),
+])
+def test_pinv_tolerances_drop_the_singular_values_pytorch_drops(kwargs, s, kept):
+    A, U, V = _with_singular_values(s, 2, 6)
+    got = linalg.pinv(_t(A), **kwargs).numpy()
+    np.testing.assert_allclose(got, _pinv_keeping(U, s, V, np.array(kept)), atol=1e-12)
+
+
+def test_pinv_cutoff_equal_to_a_singular_value_is_exclusive_as_torch():
+    A = _t(np.diag([2.0, 0.5]))
+    np.testing.assert_array_equal(linalg.pinv(A, atol=0.5).numpy(), [[0.5, 0.0], [0.0, 0.0]])
+    torch = pytest.importorskip("torch")
+    np.testing.assert_array_equal(torch.linalg.pinv(torch.tensor(A.numpy()), atol=0.5),
+                                  [[0.5, 0.0], [0.0, 0.0]])
+
+
+def test_lstsq_gelss_gives_the_singular_values_as_gelsd():
+    A, U, V = _with_singular_values([3.0, 2.0], 4, 2)
+    r = linalg.lstsq(_t(A), _t(np.ones((4, 1))), driver="gelss")
+    np.testing.assert_allclose(r.singular_values.numpy(), [3.0, 2.0], rtol=1e-12)
+    assert r.rank.item() == 2 and r.residuals.shape == (1,)
+
+
+def test_lstsq_gels_ignores_rcond_as_torch():
+    # gels solves by QR for a full-rank A and takes no rcond; tinyffn's once dropped the
+    # σ below rcond · σ_max all the same and returned another X.
+    a = rng.standard_normal((3, 3))
+    b = rng.standard_normal((3, 1))
+    r = linalg.lstsq(_t(a), _t(b), rcond=0.99, driver="gels")
+    np.testing.assert_allclose(r.solution.numpy(), np.linalg.solve(a, b), rtol=1e-10)
+    torch = pytest.importorskip("torch")
+    t = torch.linalg.lstsq(torch.tensor(a), torch.tensor(b), rcond=0.99, driver="gels")
+    np.testing.assert_allclose(r.solution.numpy(), t.solution, rtol=1e-10)
+
+
+def test_lstsq_takes_a_batch_of_vectors_as_torch():
+    # A (2, 4, 2) with B (2, 4): one vector per matrix, solution (2, 2), as PyTorch reads
+    # a B with one axis fewer than A; tinyffn refused it.
+    a, b = rng.standard_normal((2, 4, 2)), rng.standard_normal((2, 4))
+    x = linalg.lstsq(_t(a), _t(b)).solution
+    want = np.stack([np.linalg.lstsq(a[i], b[i], rcond=None)[0] for i in range(2)])
+    assert x.shape == (2, 2)
+    np.testing.assert_allclose(x.numpy(), want, rtol=1e-10)
+    torch = pytest.importorskip("torch")
+    np.testing.assert_allclose(x.numpy(), torch.linalg.lstsq(torch.tensor(a),
+                                                             torch.tensor(b)).solution, rtol=1e-10)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 0, 0), (0, 3), (3, 0)])
+def test_cond_of_empty_matrices_is_zero_as_torch(shape):
+    # was an IndexError from getitem (s[..., 0] of no singular values)
+    batch = shape[:-2]
+    for p in [None, 2, -2] + (["fro", "nuc", 1, -1, math.inf] if shape[-1] == shape[-2] else []):
+        y = linalg.cond(_t(np.zeros(shape)), p)
+        assert y.shape == batch
+        np.testing.assert_array_equal(y.numpy(), np.zeros(batch))
+
+
+def test_vecdot_sums_along_dim():
+    x, y = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    np.testing.assert_allclose(linalg.vecdot(_t(x), _t(y), dim=0).numpy(), (x * y).sum(0),
+                               rtol=1e-13)

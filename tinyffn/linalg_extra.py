@@ -63,9 +63,11 @@ def lstsq(A, B, rcond=None, *, driver=None):
     singular values and, for m > n and A of full rank, the squared residual of each
     column, ``'gels'`` the residuals; what a driver leaves out is an empty tensor. Computed
     as pinv(A) B with singular values below rcond · σ_max dropped (rcond defaults to
-    eps · max(m, n)), so the gradients are ``pinv``'s. B is a batch of vectors when it is
-    1-D or has A's shape less its last axis (and B has A's number of axes or one fewer),
-    as PyTorch's rule."""
+    eps · max(m, n); ``'gels'`` ignores it, as PyTorch's), so the gradients are ``pinv``'s.
+    Where rcond drops a singular value, PyTorch's ``'gelsy'`` (pivoted QR) can find
+    another rank and solution than this SVD cut, which is ``'gelsd'``'s. B is a batch of
+    vectors when it is 1-D or has A's shape less its last axis (and B has A's number of
+    axes or one fewer), as PyTorch's rule."""
     x = _matrix("lstsq", A)
     if driver not in (None, "gelsy", "gelsd", "gelss", "gels"):
         raise ValueError(f"linalg.lstsq: driver must be None, 'gelsy', 'gelsd', 'gelss' or "
@@ -81,8 +83,10 @@ def lstsq(A, B, rcond=None, *, driver=None):
     b = B.unsqueeze(-1) if vector else B                            # (..., m, k)
     if B.dtype != x.dtype or b.ndim < 2 or b.shape[-2] != m:
         raise ValueError(f"linalg.lstsq: A {x.shape} ({x.dtype}) and B {B.shape} "
-                         f"({B.dtype}) do not fit: B must be (..., {m}, k) or ({m},), "
-                         "with A's dtype")
+                         f"({B.dtype}) do not fit: B must be (..., {m}, k), ({m},) or "
+                         f"A's batch of vectors (..., {m}), with A's dtype")
+    if driver == "gels":
+        rcond = 0.0                     # gels (QR) assumes full rank: PyTorch ignores rcond
     X = pinv(x, rtol=rcond) @ b                                     # (..., n, k)
     empty = x.new_zeros(0)
     with grad_mode.no_grad():
@@ -117,6 +121,8 @@ def cond(A, p=None):
         raise ValueError(f"linalg.cond: p must be None, 2, -2, 'fro', 'nuc', 1, -1, inf or "
                          f"-inf, got {p!r}")
     x = _matrix(f"cond(p={p})", A, square=True)
+    if x.shape[-1] == 0:
+        return x.sum(-1).sum(-1) * 0                                    # (...)
     try:
         return matrix_norm(x, p) * matrix_norm(inv(x), p)
     except LinAlgError:
