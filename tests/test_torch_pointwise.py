@@ -317,3 +317,12 @@ def test_matrix_power_and_pinverse_are_tensor_methods_as_torch():
     keep = s > 0.5 * s[0]
     np.testing.assert_allclose(t.pinverse(rcond=0.5).numpy(),
                                (vh.T[:, keep] / s[keep]) @ u[:, keep].T, rtol=1e-12)
+
+
+def test_corrcoef_is_clipped_to_one_where_rounding_overshoots():
+    # rows x and 3x correlate exactly; in float32 the quotient c / (σ_i σ_j) rounds to
+    # 1.0000001 here, and torch.corrcoef clips it to [-1, 1]: so must tinyffn's.
+    x = np.random.default_rng(1).standard_normal(5)
+    r = tinyffn.corrcoef(tinyffn.tensor(np.stack([x, 3 * x]), dtype="float32")).numpy()
+    assert np.abs(r).max() == 1.0
+    np.testing.assert_allclose(r, np.ones((2, 2)), rtol=1e-6)

@@ -291,6 +291,31 @@ def test_refusals_say_what_to_do():
         nn.TransformerEncoder("layer", 2)
 
 
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_each_dropout_module_runs_once_where_pytorch_runs_it(norm_first):
+    # dropout (after σ), dropout1 (after attention) and dropout2 (after the FFN) are
+    # separate modules, as PyTorch's: a hook, or a user's swap of one (layer.dropout2 =
+    # nn.Identity()), acts on that one only. Each must see the tensor PyTorch gives it.
+    layer = nn.TransformerEncoderLayer(D, H, D_FF, dropout=0.0, norm_first=norm_first,
+                                       dtype="float64")
+    seen = {}
+    for name in ("dropout", "dropout1", "dropout2"):
+        getattr(layer, name).register_forward_hook(
+            lambda m, args, y, name=name: seen.setdefault(name, []).append(y.shape))
+    layer(tinyffn.tensor(INPUTS["x"]))
+    assert seen == {"dropout": [(3, 2, D_FF)], "dropout1": [(3, 2, D)],
+                    "dropout2": [(3, 2, D)]}
+
+
+def test_the_encoder_passes_is_causal_on_to_its_layers():
+    # is_causal=True without a mask is refused by each layer (PyTorch raises too): the
+    # encoder must hand the hint on, not drop it and run unmasked.
+    enc = nn.TransformerEncoder(_layer(), 2)
+    with pytest.raises(ValueError, match="is_causal=True is a hint.*needs attn_mask"):
+        enc(tinyffn.tensor(INPUTS["x"]), is_causal=True)
+
+
 # torch 2.13's values and gradients, float64 (float32 for gsm(4)), written out
 inf = math.inf
 EXPECTED = {'enc(2)(x, mask=gsm(3, dtype=f64))': ('float64',
