@@ -230,3 +230,11 @@ def test_vecdot_sums_along_dim():
     x, y = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
     np.testing.assert_allclose(linalg.vecdot(_t(x), _t(y), dim=0).numpy(), (x * y).sum(0),
                                rtol=1e-13)
+
+
+def test_lstsq_rank_counts_singular_values_above_the_cutoff_strictly():
+    # σ = (2, 1), rcond 0.5: the cutoff 0.5 · 2 = 1 equals σ_2, which LAPACK's gelsd
+    # treats as zero (σ <= rcond · σ_max): rank 1, X = [0.5, 0]
+    r = linalg.lstsq(_t(np.diag([2.0, 1.0])), _t(np.ones((2, 1))), rcond=0.5, driver="gelsd")
+    assert r.rank.item() == 1
+    np.testing.assert_allclose(r.solution.numpy(), [[0.5], [0.0]], atol=1e-15)

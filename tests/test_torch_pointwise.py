@@ -326,3 +326,10 @@ def test_corrcoef_is_clipped_to_one_where_rounding_overshoots():
     r = tinyffn.corrcoef(tinyffn.tensor(np.stack([x, 3 * x]), dtype="float32")).numpy()
     assert np.abs(r).max() == 1.0
     np.testing.assert_allclose(r, np.ones((2, 2)), rtol=1e-6)
+
+
+def test_block_diag_of_nothing_and_svd_without_uv_have_torchs_shapes():
+    assert tinyffn.block_diag().shape == (1, 0)                  # torch.block_diag(): (1, 0)
+    u, s, v = tinyffn.svd(tinyffn.tensor(np.ones((2, 4))), compute_uv=False)
+    assert (u.shape, s.shape, v.shape) == ((2, 2), (2,), (4, 4))    # zeros (m, m), (n, n)
+    assert not u.numpy().any() and not v.numpy().any()

@@ -316,6 +316,18 @@ def test_the_encoder_passes_is_causal_on_to_its_layers():
         enc(tinyffn.tensor(INPUTS["x"]), is_causal=True)
 
 
+
+def test_dropout_reaches_the_attention_weights_too():
+    # PyTorch's layer passes dropout to self_attn (on the attention weights): with the
+    # three Dropout modules made identities, training output still differs from eval.
+    layer = _layer(dropout=0.5)
+    x = tinyffn.tensor(INPUTS["x"])
+    a = layer(x).numpy()
+    layer.dropout = layer.dropout1 = layer.dropout2 = nn.Identity()
+    tinyffn.manual_seed(0)
+    assert not np.allclose(layer.train()(x).numpy(), a)
+
+
 # torch 2.13's values and gradients, float64 (float32 for gsm(4)), written out
 inf = math.inf
 EXPECTED = {'enc(2)(x, mask=gsm(3, dtype=f64))': ('float64',

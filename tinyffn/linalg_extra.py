@@ -44,7 +44,8 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
     """The Moore-Penrose pseudo-inverse A⁺ (..., n, m) of A (..., m, n), as
     ``torch.linalg.pinv``: with A = U diag(S) Vh, A⁺ = Vh^T diag(1/σ) U^T over the σ above
     max(atol, rtol · σ_max) (the others give 0); tolerances as ``matrix_rank``'s (rtol
-    defaults to eps · max(m, n)). ``hermitian`` is accepted and the SVD used all the same.
+    defaults to eps · max(m, n)). ``hermitian`` is accepted and the SVD used all the same
+    (so of a non-symmetric A this is A⁺, where PyTorch's eigh reads only A's lower triangle).
     Gradient through ``svd``: finite for distinct singular values, but infinite or NaN
     where two are equal (an identity, say), where PyTorch's own formula stays finite."""
     x = _matrix("pinv", A, square=bool(hermitian))
