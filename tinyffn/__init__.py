@@ -4,6 +4,8 @@ Start reading at :mod:`tinyffn.tensor` (the Tensor), then :mod:`tinyffn.autograd
 (Function and the backward walk; its switches, such as no_grad, are in
 :mod:`tinyffn.grad_mode`), then :mod:`tinyffn.ops` (the primitives).
 """
+import sys as _sys
+
 import numpy as _np
 
 # creation and tensor first: tensor imports autograd and the ops, which refer back to it
@@ -53,6 +55,10 @@ from .more_functions import (bincount, bmm, cos, cumsum, flip, floor_divide, fmo
                              remainder, sign, sin, unbind, unique)
 from . import ops
 from .autograd import Context, Function, grad
+# autograd is a module, not a package: name functional under it too, so that
+# `from tinyffn.autograd.functional import jacobian` works as with torch (see optim.py)
+from . import autograd_functional as _autograd_functional
+_sys.modules[__name__ + ".autograd.functional"] = _autograd_functional
 from .grad_mode import (AnomalyError, detect_anomaly, enable_grad, is_grad_enabled,
                         inference_mode, keep_intermediates, no_grad, set_grad_enabled)
 from .backend import DeviceError, cuda_available, device

@@ -478,9 +478,12 @@ def grad(outputs: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_out
 
 
 def __getattr__(name: str) -> Any:
-    """``tinyffn.autograd.gradcheck``, as ``torch.autograd.gradcheck``: imported when asked
-    for, as gradcheck.py imports this module."""
+    """``gradcheck`` and ``functional``, as torch.autograd's: imported when asked for
+    (both import this module)."""
     if name == "gradcheck":
         from .gradcheck import gradcheck
         return gradcheck
+    if name == "functional":
+        from . import autograd_functional as functional
+        return functional
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
