@@ -6,8 +6,10 @@ For an input X of T positions, X (T, d), and an output Y = f(X) (T, d), the Jaco
 J[(t, j), (s, k)] = dY[t, j] / dX[s, k] is a (T·d) x (T·d) matrix of T x T blocks; block
 (t, s) says how output position t depends on input position s.
 
-The demo computes J with the engine's own reverse mode, ``tinyffn.grad``: one backward
-pass per output element Y[t, j], with the one-hot cotangent e_(t, j), gives row (t, j).
+The demo computes J with the engine's own reverse mode,
+``tinyffn.autograd.functional.jacobian`` (as ``torch.autograd.functional.jacobian``): one
+backward pass per output element Y[t, j], with the one-hot cotangent e_(t, j), gives
+row (t, j).
 Then it looks at the blocks off the diagonal (t != s):
 
 * FFN(X): every one is exactly zero: position t's output never sees position s. The
@@ -77,23 +79,16 @@ def main(argv: list | None = None) -> dict:
 def jacobian(f, X: tinyffn.Tensor) -> np.ndarray:
     """J[(t, j), (s, k)] = dY[t, j] / dX[s, k] for Y = f(X), by reverse mode, row by row.
 
-    Backward from Y with the cotangent e_(t, j) (one at (t, j), zero elsewhere) computes
-    sum_{t', j'} e[t', j'] dY[t', j'] / dX = dY[t, j] / dX: row (t, j) of J. The graph is
-    built once and kept (``retain_graph=True``) for all T·d backward passes.
-    Shapes: X (T, d) -> J (T·d, T·d).
+    ``tinyffn.autograd.functional.jacobian`` runs a backward from Y with the cotangent
+    e_(t, j) (one at (t, j), zero elsewhere), which computes
+    sum_{t', j'} e[t', j'] dY[t', j'] / dX = dY[t, j] / dX: row (t, j) of J. It builds the
+    graph once and keeps it for all T·d backward passes, and returns J shaped as
+    Y.shape + X.shape; flattening each pair of axes gives the matrix.
+    Shapes: X (T, d) -> J (T, d, T, d) -> (T·d, T·d).
     """
-    x = X.detach().requires_grad_()                          # a fresh leaf to differentiate by
-    y = f(x)                                                 # (T, d)
-    T, d = y.shape
-    rows = []
-    for t in range(T):
-        for j in range(d):
-            one_hot = np.zeros((T, d))
-            one_hot[t, j] = 1.0
-            cotangent = tinyffn.tensor(one_hot, dtype=x.dtype, device=x.device)   # (T, d)
-            (gx,) = tinyffn.grad(y, [x], cotangent, retain_graph=True)            # (T, d)
-            rows.append(gx.numpy().reshape(T * d))
-    return np.stack(rows)                                    # (T·d, T·d)
+    J = tinyffn.autograd.functional.jacobian(f, X)           # (T, d, T, d)
+    T, d = X.shape
+    return J.numpy().reshape(T * d, T * d)                   # (T·d, T·d)
 
 
 def block_norms(J: np.ndarray, T: int, d: int) -> dict:
