@@ -30,7 +30,7 @@ import numpy as np
 
 from . import autograd, grad_mode
 from .arguments import type_name
-from .backend import check_one_device
+from .backend import check_one_device, dtype_name
 from .tensor import Tensor
 
 __all__ = ["jacobian", "vjp", "jvp", "hessian", "hvp", "vhp"]
@@ -59,6 +59,10 @@ def _run(op: str, func: Callable, inputs: Any, create_graph: bool) -> tuple:
         raise NotImplementedError(f"{op}: create_graph=True (a differentiable result) is not "
                                   f"supported: {_NO_DOUBLE_BACKWARD}; leave it False")
     inputs_tuple, inputs = _as_tuple(op, "inputs", inputs)
+    for k, x in enumerate(inputs):
+        if not x.backend.is_floating(x.dtype):
+            raise TypeError(f"{op}: input {k} has dtype {dtype_name(x.dtype)}: only "
+                            "floating-point inputs have derivatives; convert it with .double()")
     inputs = tuple(x.detach().requires_grad_() for x in inputs)
     with grad_mode.enable_grad():               # a graph is needed, even inside no_grad()
         outputs = func(*inputs)
