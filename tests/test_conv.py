@@ -279,9 +279,10 @@ def test_module_errors(args, kw, match):
 
 
 @pytest.mark.parametrize("mode, padding, match", [
-    ("reflect", 3, r"padding_mode='reflect' needs padding < the input length, got padding "
-                   r"\(3, 3\) for input \(1, 4, 3\)"),
-    ("circular", 4, r"padding_mode='circular' needs padding <= the input length"),
+    ("reflect", 3, r"Conv1d\(padding_mode='reflect'\): pad: mode='reflect' needs counts of "
+                   r"at most 2 .* along an axis of 3; got \(3, 3\) for shape \(1, 4, 3\)"),
+    ("circular", 4, r"Conv1d\(padding_mode='circular'\): pad: mode='circular' needs counts of at most 3 "
+                    r"\(the entries it can wrap around once\) along an axis of 3; got \(4, 4\)"),
 ])
 def test_padding_modes_refuse_padding_longer_than_the_input(mode, padding, match):
     layer = nn.Conv1d(4, 2, 3, padding=padding, padding_mode=mode, dtype="float64")

@@ -201,6 +201,66 @@ def test_pad_written_out_in_numpy(device):
                                   np.pad(b, ((0, 3), (0, 0), (2, 1))))
 
 
+NUMPY_PAD_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+@pytest.mark.parametrize("mode", NUMPY_PAD_MODES)
+def test_pad_modes_written_out_in_numpy(device, mode):
+    # the docstring's row: [1 2 3] padded (2, 2)
+    row = tinyffn.tensor([[1.0, 2.0, 3.0]], device=device)
+    expected = {"reflect": [3, 2, 1, 2, 3, 2, 1], "replicate": [1, 1, 1, 2, 3, 3, 3],
+                "circular": [2, 3, 1, 2, 3, 1, 2]}[mode]
+    assert F.pad(row, (2, 2), mode=mode).tolist() == [expected]
+    # NumPy's np.pad in its names for the same modes, counts >= 0, 1 to 3 axes padded
+    rng = np.random.default_rng(0)
+    for shape, pad in [((2, 5), (0, 3)), ((1, 2, 5), (4, 1)), ((2, 3, 4), (1, 2, 2, 0)),
+                       ((1, 2, 3, 4), (2, 1, 0, 2)), ((1, 1, 3, 4, 5), (1, 2, 2, 0, 1, 1)),
+                       ((2, 2, 3, 4), (3, 3, 1, 2, 1, 1))]:
+        x = rng.standard_normal(shape)
+        widths = [(0, 0)] * (len(shape) - len(pad) // 2) + \
+            [(pad[2 * i], pad[2 * i + 1]) for i in reversed(range(len(pad) // 2))]
+        ours = F.pad(tinyffn.tensor(x, device=device), pad, mode=mode).numpy()
+        np.testing.assert_array_equal(ours, np.pad(x, widths, mode=NUMPY_PAD_MODES[mode]))
+
+
+@pytest.mark.parametrize("mode, counts", [("reflect", [2, 3, 2]), ("replicate", [3, 1, 3]),
+                                          ("circular", [2, 3, 2])])
+def test_pad_modes_send_an_entry_the_gradients_of_its_copies(device, mode, counts):
+    x = tinyffn.tensor([[1.0, 2.0, 3.0]], device=device, requires_grad=True)
+    F.pad(x, (2, 2), mode=mode).sum().backward()        # 7 outputs, each a copy of one entry
+    assert x.grad.tolist() == [counts]
+    scope = F.pad(x, (1, 1), mode=mode).grad_fn.scope          # drawn in a frame "pad"
+    assert [s.name for s in scope if s.kind == "function"][0] == "pad"
+
+
+@pytest.mark.parametrize("mode", NUMPY_PAD_MODES)
+def test_gradcheck_pad_modes(device, mode):
+    x = tinyffn.tensor(np.random.default_rng(1).standard_normal((2, 3, 4)), device=device,
+                       requires_grad=True)
+    assert tinyffn.gradcheck(lambda x: F.pad(x, (2, 1, -1, 2), mode=mode), [x])
+
+
+@pytest.mark.parametrize("mode", NUMPY_PAD_MODES)
+def test_pad_modes_with_negative_counts_are_pytorchs(mode):
+    """A negative count crops: after the padding in reflect and replicate mode, before it in
+    circular mode, as PyTorch 2.13 does."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(2)
+    cases = [((1, 2, 5), (-2, 3)), ((1, 2, 5), (3, -2)), ((1, 2, 5), (-1, -1)),
+             ((2, 3, 4), (2, -1, -1, 2)), ((1, 1, 3, 4, 5), (-2, 1, 1, -1, 2, 0))]
+    for shape, pad in cases:
+        a = rng.standard_normal(shape)
+        t = torch.tensor(a, requires_grad=True)
+        theirs = torch.nn.functional.pad(t, pad, mode=mode)
+        w = rng.standard_normal(tuple(theirs.shape))
+        (theirs * torch.tensor(w)).sum().backward()
+        x = tinyffn.tensor(a, requires_grad=True)
+        ours = F.pad(x, pad, mode=mode)
+        (ours * tinyffn.tensor(w)).sum().backward()
+        np.testing.assert_array_equal(ours.numpy(), theirs.detach().numpy())
+        np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-15, atol=1e-15)
+
+
 def test_a_numpy_number_as_the_value_raises_no_warning():
     """The range check compared np.float16(2) with float32's largest number, which NumPy
     casts to float16 first: 'RuntimeWarning: overflow encountered in cast' from pad, full,
@@ -278,8 +338,18 @@ def test_embedding_refuses_indices_on_another_device():
     ("F.pad(x, (1,))", ValueError, r"pad: pad has 1 counts, but needs an even number, two per "
                                    r"axis, for at most the 2 axes of shape \(2, 4\)"),
     ("F.pad(x, (1, 1) * 3)", ValueError, "pad: pad has 6 counts"),
-    ("F.pad(x, (1, 1), mode='reflect')", NotImplementedError,
-     r"pad: mode='reflect' is not in tinyffn, only 'constant'.*flip"),
+    ("F.pad(x[0], (1, 1), mode='reflect')", ValueError,
+     r"pad: mode='reflect' pads the last 1, 2 or 3 axes of a tensor with 1 or 2 axes more .*"
+     r"got 2 counts for shape \(4,\)"),
+    ("F.pad(x, (1, 1, 1, 1), mode='replicate')", ValueError, r"got 4 counts for shape \(2, 4\)"),
+    ("F.pad(x, (4, 0), mode='reflect')", ValueError,
+     r"pad: mode='reflect' needs counts of at most 3 \(the entries it can mirror\) along an "
+     r"axis of 4; got \(4, 0\) for shape \(2, 4\)"),
+    ("F.pad(x, (0, 5), mode='circular')", ValueError, "needs counts of at most 4"),
+    ("F.pad(x, (-2, 3), mode='circular')", ValueError,
+     r"would wrap around the 2 entries left after the cut more than once"),
+    ("F.pad(x, (1, 1), mode='replicate', value=1)", ValueError,
+     r"pad: mode='replicate' copies entries of the input and takes no value \(got 1\)"),
     ("F.pad(x, (1, 1), mode='wrap')", ValueError, r"pad: mode must be one of \('constant'"),
     ("F.pad(x, (1.0, 1))", TypeError, "pad: pad must be a tuple of ints"),
     ("F.pad(x, 1)", TypeError, "pad: pad must be a tuple of ints"),

@@ -27,7 +27,7 @@ from typing import Any
 from . import grad_mode, init
 from .arguments import _is_int, type_name
 from .backend import dtype_name
-from .creation import cat, empty, stack
+from .creation import empty, stack
 from .functional_extra import pad
 from .module import Module, Parameter
 from .tensor import DEFAULT_FLOAT, Tensor
@@ -151,28 +151,6 @@ def _padding(padding: Any, stride: int, dilation: int, K: int) -> tuple:
     return int(p), int(p)
 
 
-def pad_mode(x: Tensor, left: int, right: int, mode: str) -> Tensor:
-    """x (N, C, L) padded along the last axis as ``F.pad`` does in ``mode``: 'reflect'
-    (mirror, the edge entry not repeated: pad < L), 'replicate' (the edge entry repeated),
-    'circular' (wrap around: pad <= L). Slices, ``flip``, ``expand`` and ``cat``."""
-    L = x.shape[-1]
-    if mode == "reflect" and max(left, right) >= L:
-        raise ValueError(f"Conv1d: padding_mode='reflect' needs padding < the input length, "
-                         f"got padding ({left}, {right}) for input {tuple(x.shape)}")
-    if mode == "circular" and max(left, right) > L:
-        raise ValueError(f"Conv1d: padding_mode='circular' needs padding <= the input length "
-                         f"(it wraps around once), got ({left}, {right}) for {tuple(x.shape)}")
-    with grad_mode.scope("function", f"pad_{mode}"):
-        if mode == "reflect":
-            before, after = x[..., 1:left + 1].flip(-1), x[..., L - 1 - right:L - 1].flip(-1)
-        elif mode == "replicate":
-            before = x[..., :1].expand(*x.shape[:-1], left)
-            after = x[..., L - 1:].expand(*x.shape[:-1], right)
-        else:                                                        # circular
-            before, after = x[..., L - left:], x[..., :right]
-        return cat([p for p in (before, x, after) if p.shape[-1]], -1)   # (N, C, left+L+right)
-
-
 class Conv1d(Module):
     """y = conv1d(x, W, b), as ``torch.nn.Conv1d``: W (out_channels, in_channels/groups,
     kernel_size), b (out_channels,). Shapes: (N, in_channels, L) or (in_channels, L) ->
@@ -181,7 +159,8 @@ class Conv1d(Module):
     Initialised as PyTorch's: ``kaiming_uniform_(W, a=sqrt(5))``, so W ~ U(-1/sqrt(fan_in),
     1/sqrt(fan_in)) with fan_in = in_channels/groups · kernel_size, and b from the same
     bound; drawn from :func:`tinyffn.manual_seed`'s generator, W first. ``padding_mode``:
-    'zeros', or 'reflect', 'replicate', 'circular' (:func:`pad_mode`, then no padding).
+    'zeros', or 'reflect', 'replicate', 'circular' (``F.pad`` in that mode, then no
+    padding).
     ``Conv1d(d, 4 * d, 1)`` on (N, d, T) is ``Linear(d, 4 * d)`` on (N, T, d).
     """
 
@@ -226,8 +205,11 @@ class Conv1d(Module):
                                self.kernel_size[0])
         if not isinstance(x, Tensor) or x.ndim not in (2, 3):
             conv1d(x, self.weight, self.bias)            # its error names the input's shape
-        return conv1d(pad_mode(x, left, right, self.padding_mode), self.weight, self.bias,
-                      self.stride, 0, self.dilation, self.groups)
+        try:
+            x = pad(x, (left, right), mode=self.padding_mode)
+        except ValueError as e:                         # say which module's setting it was
+            raise ValueError(f"Conv1d(padding_mode={self.padding_mode!r}): {e}") from None
+        return conv1d(x, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
 
     def extra_repr(self) -> str:
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "

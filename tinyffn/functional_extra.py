@@ -18,8 +18,9 @@ from . import grad_mode
 from .arguments import _is_int, check_inplace, is_real, tensor_arg, type_name
 from .backend import DeviceError, dtype_name
 from .composed import where
-from .creation import _check_fits, arange, cat, full
+from .creation import _check_fits, arange, cat, full, tensor
 from .in_place import as_view
+from .more_functions import index_select
 from .tensor import Tensor
 
 
@@ -171,23 +172,29 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     instead. ``value`` (None: 0) is a number the dtype holds (a fraction into an integer
     tensor is refused; PyTorch truncates it). Shapes: (..., n) -> (..., before + n + after).
 
-    Per padded axis, a ``getitem`` that crops (for negative counts) and a ``cat`` with
-    blocks of ``value``, so each kept entry gets its own gradient back and the added ones
-    send nothing. Only ``mode="constant"``: PyTorch's other modes (reflect, replicate,
-    circular) are refused; write them with ``flip``, ``expand`` and ``cat``."""
+    ``mode`` fills the added entries as PyTorch's: ``"constant"`` with ``value``;
+    ``"reflect"`` with the mirror image, the edge entry not repeated ([1 2 3] padded (2, 2)
+    is [3 2 1 2 3 2 1]; counts < n); ``"replicate"`` with the edge entry ([1 1 1 2 3 3 3]);
+    ``"circular"`` by wrapping around ([2 3 1 2 3 1 2]; counts <= n). The other modes pad
+    the last 1, 2 or 3 axes of a tensor with 1 or 2 more (a batch and a channel axis), as
+    in PyTorch, and take no ``value``.
+
+    Constant mode, per padded axis: a ``getitem`` that crops (for negative counts) and a
+    ``cat`` with blocks of ``value``, so each kept entry gets its own gradient back and the
+    added ones send nothing. The other modes, per padded axis: one ``index_select`` of
+    the entry each output position copies (see :func:`_copied_from`), whose
+    backward adds the gradients of an entry's copies into it."""
     x = tensor_arg("pad", "input", input)
     if mode not in _PAD_MODES:
         raise ValueError(f"pad: mode must be one of {_PAD_MODES}, got {mode!r}")
-    if mode != "constant":
-        raise NotImplementedError(
-            f"pad: mode={mode!r} is not in tinyffn, only 'constant' (the default); build the "
-            "padding from slices with flip (reflect), expand (replicate) or cat (circular)")
     if not isinstance(pad, (tuple, list)) or not all(_is_int(p) for p in pad):
         raise TypeError(f"pad: pad must be a tuple of ints, (before, after) per axis from "
                         f"the last, got {pad!r}")
     if len(pad) % 2 or len(pad) // 2 > x.ndim:
         raise ValueError(f"pad: pad has {len(pad)} counts, but needs an even number, two per "
                          f"axis, for at most the {x.ndim} axes of shape {x.shape}")
+    if mode != "constant":
+        return _pad_copying(x, [int(p) for p in pad], mode, value)
     value = 0 if value is None else value
     if not (isinstance(value, bool) or is_real(value)):
         raise TypeError(f"pad: value must be a number, got {type_name(value)}")
@@ -209,6 +216,54 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
             if any(b is not None for b in blocks):              # (..., before + n + after, ...)
                 y = cat([b for b in (blocks[0], y, blocks[1]) if b is not None], axis)
     return y.clone() if y is x else as_view(y, None)     # a tensor of its own, as PyTorch's
+
+
+def _pad_copying(x: Tensor, pad: list, mode: str, value: Any) -> Tensor:
+    """:func:`pad` in the modes that copy entries of x: one ``index_select`` (a
+    ``getitem``) per padded axis."""
+    k = len(pad) // 2
+    if not k or x.ndim not in (k + 1, k + 2):
+        raise ValueError(f"pad: mode={mode!r} pads the last 1, 2 or 3 axes of a tensor with 1 "
+                         f"or 2 axes more (batch, channels), as in PyTorch; got {len(pad)} "
+                         f"counts for shape {x.shape}. Pad a 1-D x as x[None], then [0]")
+    if value is not None and value != 0:
+        raise ValueError(f"pad: mode={mode!r} copies entries of the input and takes no value "
+                         f"(got {value!r}); use mode='constant' to pad with a value")
+    y = x
+    with grad_mode.scope("function", "pad"):
+        for i in range(k):
+            axis = x.ndim - 1 - i
+            index = _copied_from(x.shape[axis], pad[2 * i], pad[2 * i + 1], mode, x.shape)
+            if index != list(range(x.shape[axis])):
+                y = index_select(y, axis, tensor(index, dtype="int64", device=x.device))
+    return y.clone() if y is x else as_view(y, None)     # a tensor of its own, as PyTorch's
+
+
+def _copied_from(n: int, before: int, after: int, mode: str, shape: tuple) -> list:
+    """Which of an axis's n entries each output position copies, as PyTorch's padding:
+    position j of the padded axis is input position i = j - before, and an i outside
+    [0, n) is reflected (-i, or 2(n - 1) - i), clamped to the edge (replicate), or taken
+    modulo the cropped length (circular). A negative count crops: after the padding
+    (reflect, replicate), or before it (circular), as PyTorch does."""
+    limit = {"reflect": n - 1, "circular": n}.get(mode)
+    if limit is not None and max(before, after) > limit:
+        raise ValueError(f"pad: mode={mode!r} needs counts of at most {limit} (the entries "
+                         f"it can {'mirror' if mode == 'reflect' else 'wrap around once'}) "
+                         f"along an axis of {n}; got ({before}, {after}) for shape {shape}")
+    lo, hi = max(-before, 0), n - max(-after, 0)                  # the entries kept
+    if n + before + after < 0 or (mode == "circular" and hi < lo):
+        raise ValueError(f"pad: the counts ({before}, {after}) cut more than the {n} entries "
+                         f"of an axis of shape {shape}")
+    if mode == "circular":
+        if max(before, after) > hi - lo:
+            raise ValueError(f"pad: mode='circular' with counts ({before}, {after}) along an "
+                             f"axis of {n} (shape {shape}) would wrap around the {hi - lo} "
+                             "entries left after the cut more than once")
+        return [lo + i % (hi - lo) for i in range(-max(before, 0), hi - lo + max(after, 0))]
+    if mode == "reflect":
+        return [-i if i < 0 else 2 * (n - 1) - i if i >= n else i
+                for i in range(-before, n + after)]
+    return [min(max(i, 0), n - 1) for i in range(-before, n + after)]          # replicate
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> Tensor:
