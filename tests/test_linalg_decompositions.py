@@ -373,3 +373,41 @@ def test_solve_of_an_empty_batch_as_pytorch():
     with pytest.raises(ValueError, match=r"linalg.solve: the batch axes of A \(2, 3, 3\) "
                                          r"and B \(0, 3, 1\) cannot be broadcast"):
         linalg.solve(_t(np.ones((2, 3, 3))), _t(np.ones((0, 3, 1))))
+
+
+# ------------------------------------------------------------------ torch.logdet
+def test_logdet_is_log_det_then_minus_inf_and_nan_as_pytorch(device):
+    """torch 2.13: logdet([[2,1],[1,3]]) = log 5, of a singular matrix -inf, of
+    [[0,1],[1,0]] (det -1) nan; the gradient where det > 0 is A^{-T}."""
+    a = _t(A2, device, grad=True)
+    y = tinyffn.logdet(a)
+    assert y.item() == pytest.approx(np.log(5.0), rel=1e-14)
+    y.backward()
+    np.testing.assert_allclose(a.grad.numpy(), np.linalg.inv(A2).T, rtol=1e-13)
+    assert _t([[1.0, 2.0], [2.0, 4.0]], device).logdet().item() == -np.inf
+    assert np.isnan(tinyffn.logdet(_t([[0.0, 1.0], [1.0, 0.0]], device)).item())
+    b = rng.standard_normal((3, 4, 4))
+    sign, logabs = np.linalg.slogdet(b)
+    np.testing.assert_allclose(tinyffn.logdet(_t(b, device)).numpy(),
+                               np.where(sign > 0, logabs, np.nan), rtol=1e-12)
+
+
+def test_logdet_is_gradchecked_and_equals_the_cholesky_diagonal(device):
+    m = rng.standard_normal((4, 4))
+    spd = _t(m @ m.T + 4 * np.eye(4), device, grad=True)
+    assert tinyffn.gradcheck(tinyffn.logdet, [spd])
+    chol = 2 * linalg.cholesky(spd).diagonal().log().sum()
+    assert abs(tinyffn.logdet(spd).item() - chol.item()) < 1e-12
+
+
+def test_logdet_matches_torch_live():
+    torch = pytest.importorskip("torch")
+    b = rng.standard_normal((5, 3, 3))
+    ours, theirs = _t(b, grad=True), torch.tensor(b, requires_grad=True)
+    y, yt = tinyffn.logdet(ours), torch.logdet(theirs)
+    np.testing.assert_array_equal(np.isnan(y.numpy()), np.isnan(yt.detach().numpy()))
+    keep = ~np.isnan(yt.detach().numpy())
+    np.testing.assert_allclose(y.numpy()[keep], yt.detach().numpy()[keep], rtol=1e-12)
+    y[tinyffn.tensor(keep)].sum().backward()
+    yt[torch.tensor(keep)].sum().backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-10, atol=1e-12)

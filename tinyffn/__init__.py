@@ -69,7 +69,7 @@ from .gradcheck import GradcheckError, gradcheck
 from . import functional, nn, optim, accounting
 from . import linalg                # tinyffn.linalg.vector_norm, as torch.linalg's norms
 from .torch_linalg import (block_diag, cartesian_prod, det, inverse, kron, matrix_power,
-                           pinverse, qr, slogdet, svd, trace,   # torch.det, ..., torch.kron
+                           logdet, pinverse, qr, slogdet, svd, trace,   # torch.det, ..., torch.kron
                            cholesky, cholesky_inverse, cholesky_solve, matrix_exp)
 from .distances import cdist, cosine_similarity, pairwise_distance
 from .serialization import load, save   # checkpoints, as torch.save and torch.load
@@ -122,7 +122,7 @@ __all__ = [
     "finfo", "iinfo", "nan_to_num", "count_nonzero", "histc", "median", "kthvalue",  # numerics.py
     "cdist", "cosine_similarity", "pairwise_distance", "linalg",  # distances.py, linalg.py
     "index_add", "scatter_add", "scatter",                      # scatter.py
-    "det", "slogdet", "inverse", "svd", "qr", "trace", "kron", "block_diag",  # torch_linalg.py
+    "det", "slogdet", "logdet", "inverse", "svd", "qr", "trace", "kron", "block_diag",  # torch_linalg.py
     "cartesian_prod", "matrix_power", "pinverse", "cholesky", "cholesky_solve",
     "cholesky_inverse", "matrix_exp",
     "frac", "sinc", "deg2rad", "rad2deg", "copysign", "float_power", "heaviside",  # torch_pointwise.py

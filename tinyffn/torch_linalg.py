@@ -39,6 +39,17 @@ def slogdet(input):
     return linalg.slogdet(input)
 
 
+def logdet(input):
+    """log det A of each square matrix, as ``torch.logdet``: ``linalg.slogdet``'s logabsdet
+    plus log(sign), so -inf for a singular A and nan for det A < 0 (a real log of a
+    negative number), as PyTorch's. The sign is detached: the gradient is slogdet's,
+    g · A^{-T}. For a positive-definite A, 2 · log(diag(cholesky(A))).sum() is the same."""
+    from . import linalg
+    sign, logabsdet = linalg.slogdet(input)
+    with grad_mode.scope("function", "logdet"):
+        return logabsdet.masked_fill(sign < 0, float("nan"))
+
+
 def inverse(input):
     """A^{-1}, as ``torch.inverse`` (``linalg.inv``); a singular A raises
     ``linalg.LinAlgError``."""
@@ -188,6 +199,7 @@ class LinalgMethods:
 
     def det(self): return det(self)
     def slogdet(self): return slogdet(self)
+    def logdet(self): return logdet(self)
     def inverse(self): return inverse(self)
     def svd(self, some=True, compute_uv=True): return svd(self, some, compute_uv)
     def qr(self, some=True): return qr(self, some)
@@ -201,6 +213,6 @@ class LinalgMethods:
     def pinverse(self, rcond=1e-15): return pinverse(self, rcond)
 
 
-__all__ = ["det", "slogdet", "inverse", "svd", "qr", "trace", "kron", "block_diag",
+__all__ = ["det", "slogdet", "logdet", "inverse", "svd", "qr", "trace", "kron", "block_diag",
            "cartesian_prod", "matrix_power", "pinverse", "cholesky", "cholesky_solve",
            "cholesky_inverse", "matrix_exp", "SVDLegacyResult", "LinalgMethods"]
