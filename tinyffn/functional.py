@@ -427,3 +427,6 @@ scaled_dot_product_attention = _attention.scaled_dot_product_attention
 from . import convolution as _convolution  # noqa: E402
 
 conv1d = _convolution.conv1d
+from . import pooling as _pooling  # noqa: E402
+
+max_pool1d, avg_pool1d = _pooling.max_pool1d, _pooling.avg_pool1d

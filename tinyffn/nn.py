@@ -69,7 +69,7 @@ __all__ = ["init", "utils", "functional", "Parameter", "Module", "Sequential", "
            "GaussianNLLLoss", "PoissonNLLLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
            "CosineEmbeddingLoss", "MultiheadAttention", "TransformerEncoderLayer",
            "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
-           "Conv1d"]
+           "Conv1d", "MaxPool1d", "AvgPool1d"]
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
@@ -475,3 +475,4 @@ from .transformer_modules import TransformerEncoder, TransformerEncoderLayer  # 
 from .transformer_decoder import (Transformer, TransformerDecoder,  # noqa: E402
                                   TransformerDecoderLayer)
 from .convolution import Conv1d  # noqa: E402  (the FFN as two convolutions of kernel size 1)
+from .pooling import AvgPool1d, MaxPool1d  # noqa: E402
