@@ -12,7 +12,13 @@ CPU) fails here first, before scarce GPU time is spent on it; two such tests wer
 this way.
 
 It proves nothing about CuPy: the arrays are NumPy's, so CuPy's own kernels, rounding,
-sorting and synchronisation are not exercised. Nor can it tell a CPU array from a GPU
+sorting and synchronisation are not exercised. Two CuPy behaviours that differ from NumPy
+in kind, not in rounding, are imitated, so code that relies on NumPy's behaviour fails
+here: ``cupy.linalg.cholesky`` does not raise on a matrix that is not positive-definite
+(unless inside ``cupyx.errstate(linalg="raise")``, the backend's ``raising_linalg``) and
+returns a factor cuSOLVER leaves unspecified, here one that looks valid; and
+``cupyx.scipy.special``'s ``i0e``/``i1e`` are ``exp(-|x|) * i0(x)`` (CuPy 13's
+definition), NaN or 0 where I0 overflows. Nor can it tell a CPU array from a GPU
 one: while a cuda case runs, every NumPy array counts as a "cuda" one (below), so
 ``Tensor(np_array)`` or ``Parameter(np_array)`` without ``device=`` is "cuda" here and
 CPU on a GPU, and an optimizer state or op result left on the CPU passes here. Only a
@@ -22,10 +28,13 @@ How: the ``cuda`` backend factory returns the NumPy backend under the name ``cud
 while a test's parameters include ``"cuda"``, a NumPy array's owner is that backend
 (``backend_of_array``, also where optim.py and naming.py imported it by name).
 """
+import contextlib
 import dataclasses
+import types
 
 import numpy as np
 import pytest
+from scipy import special as scipy_special
 
 from tinyffn import backend as B
 
@@ -33,9 +42,66 @@ _IN_A_CUDA_TEST = {"now": False}
 _real_backend_of_array = B.backend_of_array
 
 
+_RAISING_LINALG = {"now": False}
+
+
+@contextlib.contextmanager
+def _raising_linalg():
+    """``cupyx.errstate(linalg="raise")``: CuPy's linalg checks cuSOLVER's info and raises."""
+    before, _RAISING_LINALG["now"] = _RAISING_LINALG["now"], True
+    try:
+        yield
+    finally:
+        _RAISING_LINALG["now"] = before
+
+
+def _cupy_like_cholesky(a):
+    """``cupy.linalg.cholesky``: NumPy's, raising LinAlgError only under
+    :func:`_raising_linalg`; otherwise a matrix that is not positive-definite gets an
+    unspecified factor, here the worst case: its lower triangle with a positive diagonal."""
+    if _RAISING_LINALG["now"]:
+        return np.linalg.cholesky(a)
+    n = a.shape[-1]
+    flat = np.reshape(a, (-1, n, n))
+    out = np.empty_like(flat)
+    for i, m in enumerate(flat):
+        try:
+            out[i] = np.linalg.cholesky(m)
+        except np.linalg.LinAlgError:
+            out[i] = np.tril(m)
+            np.fill_diagonal(out[i], np.abs(np.diagonal(m)) + 1)
+    return np.reshape(out, a.shape)
+
+
+def _scaled_bessel_as_cupy(i):
+    """``cupyx.scipy.special.i0e`` (``i1e``): ``exp(-abs(x)) * i0(x)``, in x's dtype."""
+    def scaled(x):
+        with np.errstate(invalid="ignore", over="ignore"):
+            return np.exp(-np.abs(x)) * i(x)
+    return scaled
+
+
+class _Namespace(types.ModuleType):
+    """A module's names, some replaced."""
+
+    def __init__(self, base, **replaced):
+        super().__init__(base.__name__)
+        self._base = base
+        self.__dict__.update(replaced)
+
+    def __getattr__(self, name):
+        return getattr(self._base, name)
+
+
 def _fake_cuda_backend():
     from array_api_compat import numpy as compat_numpy
-    return dataclasses.replace(B._numpy_backend(), device=B.device("cuda"), xp=compat_numpy)
+    xp = _Namespace(compat_numpy, linalg=_Namespace(compat_numpy.linalg,
+                                                    cholesky=_cupy_like_cholesky))
+    special = _Namespace(scipy_special, i0e=_scaled_bessel_as_cupy(scipy_special.i0),
+                         i1e=_scaled_bessel_as_cupy(scipy_special.i1))
+    return dataclasses.replace(B._numpy_backend(), device=B.device("cuda"), xp=xp,
+                               special=lambda name: B._special(special, name),
+                               raising_linalg=_raising_linalg)
 
 
 def _backend_of_array(x):

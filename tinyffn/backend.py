@@ -24,6 +24,7 @@ from NumPy.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import os
@@ -101,6 +102,10 @@ class Backend:
         from_numpy: an array of this backend holding a NumPy array's values.
         synchronize: wait until the device has finished the work queued on it (a GPU runs
             it while Python goes on); nothing to wait for on the CPU.
+        raising_linalg: a context inside which ``xp.linalg`` raises LinAlgError on a
+            failed factorization, as NumPy's always does: CuPy's checks cuSOLVER's info
+            only inside ``cupyx.errstate(linalg="raise")`` (a host sync), else returns
+            what cuSOLVER left, unspecified.
     """
 
     device: str
@@ -114,6 +119,7 @@ class Backend:
     to_numpy: Callable[[Any], np.ndarray]
     from_numpy: Callable[[np.ndarray], Any]
     synchronize: Callable[[], None]
+    raising_linalg: Callable[[], Any]
 
     def __reduce__(self):
         """Pickled (and deep-copied) as its device name: the copy is this same backend, so
@@ -317,6 +323,7 @@ def _numpy_backend() -> Backend:
         to_numpy=lambda x: np.array(x, copy=True),
         from_numpy=np.asarray,
         synchronize=lambda: None,       # every NumPy call has finished when it returns
+        raising_linalg=contextlib.nullcontext,
     )
 
 
@@ -367,6 +374,7 @@ def _cupy_backend() -> Backend:
         to_numpy=cupy.asnumpy,
         from_numpy=cupy.asarray,
         synchronize=cupy.cuda.runtime.deviceSynchronize,
+        raising_linalg=lambda: cupyx.errstate(linalg="raise"),
     )
 
 
@@ -421,6 +429,7 @@ def _strict_backend() -> Backend:
         to_numpy=to_numpy,
         from_numpy=xp.asarray,
         synchronize=lambda: None,
+        raising_linalg=contextlib.nullcontext,
     )
 
 

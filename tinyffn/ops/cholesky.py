@@ -46,13 +46,15 @@ class Cholesky(Function):
     def forward(ctx: Context, A):
         xp = ctx.xp
         A = _symmetric(xp, A, "L")
-        try:
-            L = xp.linalg.cholesky(A)
-        except Exception as e:              # NumPy raises for the whole batch: one by one
-            if type(e).__name__ != "LinAlgError":
-                raise
-            L = _one_by_one(xp, A)
-        # CuPy does not raise: a failed pivot leaves a diagonal entry <= 0 or NaN
+        # CuPy raises only when asked (raising_linalg); else a failed factor is unspecified
+        with ctx.backend.raising_linalg():
+            try:
+                L = xp.linalg.cholesky(A)
+            except Exception as e:          # raised for the whole batch: one by one
+                if type(e).__name__ != "LinAlgError":
+                    raise
+                L = _one_by_one(xp, A)
+        # a second guard: a pivot <= 0 or NaN that the library did not report
         n = A.shape[-1]
         ok = xp.all(_diagonal(xp, L) > 0, axis=-1) if n else xp.ones(A.shape[:-2], dtype=xp.bool)
         ok = xp.expand_dims(xp.expand_dims(ok, axis=-1), axis=-1)       # (..., 1, 1)

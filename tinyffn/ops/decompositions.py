@@ -189,7 +189,8 @@ class Slogdet(Function):
         (A,) = ctx.saved_tensors
         g = gy[..., 1]                                              # (...,)
         try:
-            Ainv = xp.linalg.inv(A)
+            with ctx.backend.raising_linalg():          # CuPy: raise, not return inf
+                Ainv = xp.linalg.inv(A)
         except Exception as e:
             if type(e).__name__ != "LinAlgError":
                 raise
