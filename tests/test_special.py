@@ -185,6 +185,26 @@ def test_the_backend_keeps_float32_and_float16(device):
     assert y.tolist() == [0.0, float(np.float32(math.log(24)))]
 
 
+def test_scaled_bessel_functions_stay_finite_far_out(device):
+    """i0e(x) = exp(-|x|) I0(x) and i1e are finite where I0 overflows (past |x| = 713 in
+    float64, 92 in float32), as SciPy's: the product exp(-|x|) * i0(x), which is CuPy 13's
+    i0e, gives NaN or 0 there. SciPy's float64 values and gradients as the reference."""
+    v = np.array([-1e6, -800.0, -100.0, 90.0, 700.0, 709.0, 714.0, 800.0, 1e4, 1e300])
+    x = tinyffn.tensor(v, dtype="float64", device=device, requires_grad=True)
+    y0, y1 = tinyffn.special.i0e(x), tinyffn.special.i1e(x)
+    np.testing.assert_allclose(y0.numpy(), sp.i0e(v), rtol=4e-15, atol=0)
+    np.testing.assert_allclose(y1.numpy(), sp.i1e(v), rtol=4e-15, atol=0)
+    (y0 + 2 * y1).sum().backward()     # i0e' = i1e - sign(x) i0e, i1e' = i0e - i1e (sign + 1/x)
+    want = sp.i1e(v) - np.sign(v) * sp.i0e(v) + 2 * (sp.i0e(v) - sp.i1e(v) * (np.sign(v) + 1 / v))
+    # the terms cancel to a part in 2|x|: to 3e-15 of i0e, the size of the terms
+    assert (np.abs(x.grad.numpy() - want) <= 3e-15 * sp.i0e(v)).all()
+    w = np.array([-200.0, 85.0, 95.0, 150.0, 3e4], dtype=np.float32)
+    for name in ("i0e", "i1e"):
+        got = getattr(tinyffn.special, name)(tinyffn.tensor(w, device=device)).numpy()
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, getattr(sp, name)(w.astype(np.float64)), rtol=2.4e-7)
+
+
 def test_zeta_has_no_gradient_in_x_as_torch(device):
     x = tinyffn.tensor([2.0, 3.0], dtype="float64", device=device, requires_grad=True)
     q = tinyffn.tensor([1.0, 2.0], dtype="float64", device=device, requires_grad=True)
