@@ -239,6 +239,20 @@ def test_averages_on_every_backend(device):
     assert ema.module.w.device == p.device and ema.n_averaged.device == p.device
 
 
+def test_an_update_reads_n_averaged_once(monkeypatch):
+    """Each .item() waits for the GPU: the default SWA average of a model with 4
+    parameters and 2 buffers reads n_averaged once per update, not once per tensor."""
+    net = make_net(tinyffn)
+    swa = swa_utils.AveragedModel(net, use_buffers=True)
+    swa.update_parameters(net)
+    reads = []
+    item = tinyffn.Tensor.item
+    monkeypatch.setattr(tinyffn.Tensor, "item", lambda t: reads.append(t) or item(t))
+    swa.update_parameters(net)
+    assert len(reads) == 1 and reads[0] is swa.n_averaged
+    assert swa.n_averaged.item() == 2
+
+
 def test_a_float32_average_of_a_float64_model_stays_float32():
     net = make_net(tinyffn)
     avg = swa_utils.AveragedModel(net.to(dtype="float32"))

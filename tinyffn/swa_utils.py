@@ -178,19 +178,21 @@ class AveragedModel(Module):
                 for a, c in zip(mine, current):
                     _store(a, c.data)
             elif self.multi_avg_fn is not None:
-                self.multi_avg_fn(mine, current, self._n_on(mine[0]) if mine else n)
+                self.multi_avg_fn(mine, current, _n_on(mine[0], n) if mine else n)
             else:
                 fn = self.avg_fn or get_swa_avg_fn()
                 for a, c in zip(mine, current):
-                    _store(a, _array(fn(a.detach(), c, self._n_on(a))))
+                    _store(a, _array(fn(a.detach(), c, _n_on(a, n))))
         if not self.use_buffers:            # buffers follow the model's
             for a, b in zip(*self._pairs(model, "buffers")):
                 _store(a, array_like(a, b))
         self.n_averaged.data = array_like(self.n_averaged, n + 1)
 
-    def _n_on(self, t: Tensor) -> Tensor:
-        """n_averaged on t's device, as PyTorch's ``n_averaged.to(device)``."""
-        return tensor(int(self.n_averaged.item()), dtype="int64", device=t.device)
+
+def _n_on(t: Tensor, n: int) -> Tensor:
+    """n_averaged (n, read once per update: each .item() waits for the GPU) on t's
+    device, as PyTorch's ``n_averaged.to(device)``."""
+    return tensor(n, dtype="int64", device=t.device)
 
 
 def _array(value: Any) -> Any:
