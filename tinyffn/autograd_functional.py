@@ -26,8 +26,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
-import numpy as np
-
 from . import autograd, grad_mode
 from .arguments import type_name
 from .backend import check_one_device, dtype_name
@@ -86,11 +84,11 @@ def _zeros(x: Tensor) -> Any:
 def _rows(y: Tensor, inputs: tuple) -> Iterator[tuple]:
     """For each element o of y (row-major), the arrays d y[o] / d x for every input x
     (None where y does not depend on x): one backward with the one-hot cotangent e_o."""
-    n = y.numel()
+    n, xp = y.numel(), y.backend.xp
     for o in range(n if y.requires_grad else 0):
-        one_hot = np.zeros(n)
-        one_hot[o] = 1.0
-        e_o = Tensor(y.backend.asarray(one_hot.reshape(y.shape), y.dtype), _backend=y.backend)
+        one_hot = xp.zeros(n, dtype=y.data.dtype)      # made on y's device: no copy to it
+        one_hot[o] = 1
+        e_o = Tensor(xp.reshape(one_hot, tuple(y.shape)), _backend=y.backend)
         grads = autograd.grad(y, inputs, e_o, retain_graph=True, allow_unused=True)
         yield tuple(None if g is None else g.data for g in grads)
     for _ in range(0 if y.requires_grad else n):        # y depends on no input
