@@ -16,7 +16,8 @@ sorting and synchronisation are not exercised. Two CuPy behaviours that differ f
 in kind, not in rounding, are imitated, so code that relies on NumPy's behaviour fails
 here: ``cupy.linalg.cholesky`` does not raise on a matrix that is not positive-definite
 (unless inside ``cupyx.errstate(linalg="raise")``, the backend's ``raising_linalg``) and
-returns a factor cuSOLVER leaves unspecified, here one that looks valid; and
+returns a factor cuSOLVER leaves unspecified, here one that looks valid; ``inv`` and
+``solve`` of a singular matrix do not raise either (here they return NaN); and
 ``cupyx.scipy.special``'s ``i0e``/``i1e`` are ``exp(-|x|) * i0(x)`` (CuPy 13's
 definition), NaN or 0 where I0 overflows. Nor can it tell a CPU array from a GPU
 one: while a cuda case runs, every NumPy array counts as a "cuda" one (below), so
@@ -73,6 +74,20 @@ def _cupy_like_cholesky(a):
     return np.reshape(out, a.shape)
 
 
+def _cupy_like_inverse(fn):
+    """``cupy.linalg.inv`` / ``solve``: NumPy's, raising LinAlgError on a singular matrix
+    only under :func:`_raising_linalg`; otherwise NaN, of the shape of the last argument
+    (cuSOLVER divides by its zero pivot)."""
+    def unchecked(*args):
+        try:
+            return fn(*args)
+        except np.linalg.LinAlgError:
+            if _RAISING_LINALG["now"]:
+                raise
+            return np.full_like(args[-1], np.nan)
+    return unchecked
+
+
 def _scaled_bessel_as_cupy(i):
     """``cupyx.scipy.special.i0e`` (``i1e``): ``exp(-abs(x)) * i0(x)``, in x's dtype."""
     def scaled(x):
@@ -95,8 +110,10 @@ class _Namespace(types.ModuleType):
 
 def _fake_cuda_backend():
     from array_api_compat import numpy as compat_numpy
-    xp = _Namespace(compat_numpy, linalg=_Namespace(compat_numpy.linalg,
-                                                    cholesky=_cupy_like_cholesky))
+    xp = _Namespace(compat_numpy, linalg=_Namespace(
+        compat_numpy.linalg, cholesky=_cupy_like_cholesky,
+        inv=_cupy_like_inverse(compat_numpy.linalg.inv),
+        solve=_cupy_like_inverse(compat_numpy.linalg.solve)))
     special = _Namespace(scipy_special, i0e=_scaled_bessel_as_cupy(scipy_special.i0),
                          i1e=_scaled_bessel_as_cupy(scipy_special.i1))
     return dataclasses.replace(B._numpy_backend(), device=B.device("cuda"), xp=xp,

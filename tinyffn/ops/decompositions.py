@@ -207,7 +207,8 @@ class Inv(Function):
 
     @staticmethod
     def forward(ctx: Context, A):
-        Y = ctx.xp.linalg.inv(A)
+        with ctx.backend.raising_linalg():              # CuPy: raise, not return inf/NaN
+            Y = ctx.xp.linalg.inv(A)
         ctx.save_for_backward(Y)
         return Y
 
@@ -242,7 +243,8 @@ class Solve(Function):
             (1,) * (B.ndim - A.ndim) + A.shape[:-2], (1,) * (A.ndim - B.ndim) + B.shape[:-2]))
         A2 = xp.broadcast_to(A, batch + A.shape[-2:])              # (..., n, n)
         B2 = xp.broadcast_to(B, batch + B.shape[-2:])              # (..., n, k)
-        X = xp.linalg.solve(A2, B2)                                 # (..., n, k)
+        with ctx.backend.raising_linalg():              # CuPy: raise, not return inf/NaN
+            X = xp.linalg.solve(A2, B2)                             # (..., n, k)
         ctx.save_for_backward(A, B, A2, X)
         return X
 
