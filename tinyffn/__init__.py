@@ -73,6 +73,7 @@ from .torch_linalg import (block_diag, cartesian_prod, det, inverse, kron, matri
                            cholesky, cholesky_inverse, cholesky_solve, matrix_exp)
 from .distances import cdist, cosine_similarity, pairwise_distance
 from .serialization import load, save   # checkpoints, as torch.save and torch.load
+from .default_dtype import get_default_dtype, set_default_dtype   # float64 from here on
 from . import utils                    # utils.data: DataLoader, TensorDataset, as torch's
 # seeing the engine work: graph drawings and a step-by-step backward
 from .graphviz import draw_graph, to_dot
@@ -135,5 +136,6 @@ __all__ = [
     "DeviceError", "ops",
     "functional", "nn", "optim", "accounting", "utils", "save", "load",
     "draw_graph", "to_dot", "backward_steps",
+    "set_default_dtype", "get_default_dtype",
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
 ]

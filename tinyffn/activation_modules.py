@@ -12,9 +12,10 @@ from . import init
 from typing import Any
 
 from .arguments import _is_int, check_inplace
+from .backend import DEFAULTS
 from .creation import full
 from .module import Module, Parameter
-from .tensor import DEFAULT_FLOAT, Tensor
+from .tensor import Tensor
 
 __all__ = ["ReLU", "LeakyReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax",
            "Softplus", "ELU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "LogSigmoid",
@@ -406,7 +407,7 @@ class PReLU(Module):
             raise ValueError(f"PReLU: num_parameters must be a positive integer, got "
                              f"{num_parameters!r}")
         self.num_parameters, self.init = num_parameters, init
-        self.weight = Parameter(full((num_parameters,), init, dtype=dtype or DEFAULT_FLOAT,
+        self.weight = Parameter(full((num_parameters,), init, dtype=dtype or DEFAULTS.float,
                                      device=device or "cpu"))
 
     def reset_parameters(self) -> None:

@@ -27,12 +27,12 @@ from typing import Any
 
 from . import init
 from .attention import scaled_dot_product_attention
-from .backend import dtype_name
+from .backend import DEFAULTS, dtype_name
 from .creation import zeros
 from .functional import dropout, linear, softmax
 from .module import Module, Parameter
 from .nn import Linear, _check_size
-from .tensor import DEFAULT_FLOAT, Tensor
+from .tensor import Tensor
 
 _OP = "MultiheadAttention"
 
@@ -83,7 +83,7 @@ class MultiheadAttention(Module):
         _check_size(_OP, "vdim", self.vdim)
         self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
         self.head_dim, self.batch_first = embed_dim // num_heads, batch_first
-        dtype, device = dtype or DEFAULT_FLOAT, device or "cpu"
+        dtype, device = dtype or DEFAULTS.float, device or "cpu"
 
         def weight(*shape):
             return Parameter(init.xavier_uniform_(zeros(*shape, dtype=dtype, device=device)))

@@ -156,7 +156,24 @@ class Backend:
                             "none; use float32 or float64 there, or the cpu device")
         return getattr(self.xp, name)
 
+    def default_float(self) -> Any:
+        """This backend's dtype for :data:`DEFAULTS`.float, the default float dtype."""
+        return self.dtype(DEFAULTS.float)
 
+
+class _Defaults:
+    """The default float dtype's name (``"float32"`` until :func:`tinyffn.set_default_dtype`
+    changes it). One instance, :data:`DEFAULTS`: whatever makes a float without being told
+    which dtype (``tensor(1.5)``, ``zeros(3)``, ``int_tensor / 2``, ``nn.Linear``) reads
+    ``DEFAULTS.float`` when it runs, never a copy taken at import."""
+
+    __slots__ = ("float",)
+
+    def __init__(self):
+        self.float = "float32"
+
+
+DEFAULTS = _Defaults()
 FLOAT_DTYPES = ("float16", "float32", "float64")   # the dtypes tinyffn computes gradients in
 _FLOAT_NAMES = frozenset(FLOAT_DTYPES)
 

@@ -86,7 +86,7 @@ def _operand(x, other, name: str) -> Any:
 def _with_number(be: Any, data: Any, w: int | float) -> tuple:
     """The array ``data`` and the Python number ``w`` in one kind (bool < integer < float),
     the higher of theirs, as PyTorch's promotion gives: a bool or integer array meets a
-    float in float32 (PyTorch's default float: 16777217 == 16777216.0 is True there), a
+    float in the default float dtype (in float32, 16777217 == 16777216.0 is True), a
     bool array meets an int as int64, a bool number meets an integer array as 0 or 1 and a
     float array as 0.0 or 1.0. An int outside an integer array's dtype (uint8 < 300) makes
     the array int64: exact, where CuPy might wrap it (PyTorch wraps it)."""
@@ -94,7 +94,7 @@ def _with_number(be: Any, data: Any, w: int | float) -> tuple:
     xp, kind = be.xp, kind_of(data.dtype, be)
     w_kind = 0 if isinstance(w, bool) else 1 if isinstance(w, int) else 2
     if w_kind > kind:
-        return xp.astype(data, xp.int64 if w_kind == 1 else xp.float32), w
+        return xp.astype(data, xp.int64 if w_kind == 1 else be.default_float()), w
     if w_kind < kind:
         return data, int(w) if kind == 1 else float(w)
     if kind == 1 and not xp.iinfo(data.dtype).min <= w <= xp.iinfo(data.dtype).max:

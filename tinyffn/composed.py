@@ -20,7 +20,7 @@ import numpy as np
 
 from . import grad_mode
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
-from .backend import dtype_name
+from .backend import DEFAULTS, dtype_name
 from .arguments import _axes, _axis_list, _is_int, _numpy_names, _shape_arg, is_real
 from .comparisons import compare, invert
 from .ops import elementwise as E
@@ -122,11 +122,11 @@ def _floating(v) -> bool:
 
 
 def _float_like(v, other):
-    """``v``, or an integer / bool Tensor ``v`` cast to the float dtype of ``other`` (float32
-    next to a Python float), as promotion would cast it inside the op anyway."""
+    """``v``, or an integer / bool Tensor ``v`` cast to the float dtype of ``other`` (the
+    default float next to a Python float), as promotion would cast it inside the op anyway."""
     if not isinstance(v, _tensor.Tensor) or _floating(v):
         return v
-    return v.to(dtype=other.dtype if isinstance(other, _tensor.Tensor) else "float32")
+    return v.to(dtype=other.dtype if isinstance(other, _tensor.Tensor) else DEFAULTS.float)
 
 
 def clamp(x, low: Any = None, high: Any = None):
@@ -140,7 +140,7 @@ def clamp(x, low: Any = None, high: Any = None):
         y = where(x >= low, x, where(x < low, low, maximum(x, low)))
 
     A bound may be a number, an array or a tensor; x and it meet in one dtype first, as
-    in every op (an integer x and a float bound: float32). Integers and bools with integer
+    in every op (an integer x and a float bound: the default float). Integers and bools with integer
     bounds take the exact array functions (no gradient to give, and a bound outside the
     dtype, uint8 clamped to 300, compares exactly)."""
     if low is None and high is None:
@@ -162,7 +162,7 @@ def clamp(x, low: Any = None, high: Any = None):
 
 def _meet(y, bound) -> tuple:
     """``y`` and a bound of clamp in one dtype, as an op would promote them: a number as it
-    is (an integer y next to a float made float32), anything else a tensor."""
+    is (an integer y next to a float made the default float), anything else a tensor."""
     if is_real(bound) and not isinstance(bound, np.generic):
         return _float_like(y, bound), bound
     return _tensor.as_tensors((y, bound), _CLAMP)
@@ -399,7 +399,7 @@ def tensor_repr(x) -> str:
     extras = []
     if x.device != "cpu":
         extras.append(f"device='{x.device}'")
-    if dtype_name(x.dtype) not in (_tensor.DEFAULT_FLOAT, "int64", "bool"):
+    if dtype_name(x.dtype) not in (DEFAULTS.float, "int64", "bool"):
         extras.append(f"dtype={dtype_name(x.dtype)}")
     if x.grad_fn is not None:
         extras.append(f"grad_fn=<{x.grad_fn.fn.__name__}Backward>")

@@ -26,11 +26,11 @@ from typing import Any
 
 from . import grad_mode, init
 from .arguments import _is_int, type_name
-from .backend import dtype_name
+from .backend import DEFAULTS, dtype_name
 from .creation import empty, stack
 from .functional_extra import pad
 from .module import Module, Parameter
-from .tensor import DEFAULT_FLOAT, Tensor
+from .tensor import Tensor
 
 PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -186,8 +186,8 @@ class Conv1d(Module):
         self.padding = padding if isinstance(padding, str) else (_padding(padding, 1, 1, 1)[0],)
         self.padding_mode = padding_mode
         shape = (out_channels, in_channels // groups, self.kernel_size[0])
-        self.weight = Parameter(empty(*shape, dtype=dtype or DEFAULT_FLOAT, device=device or "cpu"))
-        self.bias = (Parameter(empty(out_channels, dtype=dtype or DEFAULT_FLOAT,
+        self.weight = Parameter(empty(*shape, dtype=dtype or DEFAULTS.float, device=device or "cpu"))
+        self.bias = (Parameter(empty(out_channels, dtype=dtype or DEFAULTS.float,
                                      device=device or "cpu")) if bias else None)
         self.reset_parameters()
 

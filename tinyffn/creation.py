@@ -18,7 +18,8 @@ import numpy as np
 from . import backend as backends
 from . import grad_mode
 from .arguments import _axis_list, _is_int, _shape_arg, either_name, is_real, type_name
-from .tensor import DEFAULT_FLOAT, Tensor
+from .backend import DEFAULTS
+from .tensor import Tensor
 from .ops.shape import Concat     # after tensor, which the ops import at call time
 
 _rng = np.random.default_rng(0)
@@ -82,7 +83,8 @@ def set_rng_state(new_state: Tensor) -> None:
 def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: bool = False) -> Tensor:
     """A new leaf tensor holding a copy of ``data`` (a number, nested list or array).
 
-    Floating-point Python data becomes float32 unless ``dtype`` says otherwise; arrays
+    Floating-point Python data becomes the default float dtype (float32 unless
+    :func:`tinyffn.set_default_dtype` changed it) unless ``dtype`` says otherwise; arrays
     (NumPy's, PyTorch's) and NumPy scalars (``np.float64(0.5)``) keep their dtype;
     integers become int64.
     """
@@ -107,7 +109,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: boo
         raise TypeError(f"tensor(): data must be numbers, not {type(example).__name__}")
     array = backends.native_byte_order(array)       # '>f4' from a file: float32 here
     if dtype is None and array.dtype == np.float64 and not hasattr(data, "dtype"):
-        array = array.astype(DEFAULT_FLOAT)         # Python floats; arrays keep their dtype
+        array = array.astype(DEFAULTS.float)        # Python floats; arrays keep their dtype
     return Tensor(be.from_numpy(array), requires_grad=requires_grad, _backend=be)
 
 
@@ -142,12 +144,13 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
 
 def _filled(values: np.ndarray, dtype, device, requires_grad) -> Tensor:
     be = backends.get_backend(device)
-    array = values.astype(backends.dtype_name(dtype or DEFAULT_FLOAT), copy=False)
+    array = values.astype(backends.dtype_name(dtype or DEFAULTS.float), copy=False)
     return Tensor(be.from_numpy(array), requires_grad=requires_grad, _backend=be)
 
 
 def zeros(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> Tensor:
-    """A leaf tensor of the given shape filled with 0 (float32 unless ``dtype`` says otherwise).
+    """A leaf tensor of the given shape filled with 0, in the default float dtype
+    (float32, see :func:`tinyffn.set_default_dtype`) unless ``dtype`` says otherwise.
 
     ``zeros(2, 3)``, ``zeros((2, 3))`` and PyTorch's ``zeros(size=(2, 3))`` all give
     shape (2, 3); so for ``ones``, ``randn`` and ``rand``.
@@ -163,7 +166,8 @@ def empty(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> T
 
 
 def ones(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> Tensor:
-    """A leaf tensor of the given shape filled with 1 (float32 unless ``dtype`` says otherwise)."""
+    """A leaf tensor of the given shape filled with 1 (the default float dtype
+    unless ``dtype`` says otherwise)."""
     return _filled(np.ones(_shape_or_size("ones", shape, size)), dtype, device, requires_grad)
 
 
@@ -182,7 +186,7 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any
     """A leaf tensor of shape ``size`` (a tuple or list) filled with ``fill_value``, as
     ``torch.full``: ``full((T, T), float("-inf"))``. Unless ``dtype`` says otherwise, the
     value's, as PyTorch reads it: bool for a Python bool, int64 for an integer (NumPy's
-    too), float32 for a float (and for NumPy's bool_).
+    too), the default float dtype for a float (and for NumPy's bool_).
 
     A value the dtype cannot hold is refused: one out of its range (as PyTorch refuses
     it), and a fraction for an integer dtype (which PyTorch truncates in silence).
@@ -190,7 +194,7 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any
     shape = _size_arg("full", size)
     if dtype is None:                   # a value that is not a number: _full says so
         dtype = "bool" if isinstance(fill_value, bool) else \
-            "int64" if _is_int(fill_value) else DEFAULT_FLOAT
+            "int64" if _is_int(fill_value) else DEFAULTS.float
     return _full("full", shape, fill_value, dtype, device, requires_grad)
 
 
@@ -260,7 +264,7 @@ def _shape_or_size(op: str, shape: tuple, size: Any) -> tuple:
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = "cpu",
         requires_grad: bool = False) -> Tensor:
     """The identity matrix, (n, n), or (n, m) with ones on the main diagonal, as
-    ``torch.eye``; float32 unless ``dtype`` says otherwise."""
+    ``torch.eye``; the default float dtype unless ``dtype`` says otherwise."""
     for name, v in (("n", n), ("m", m)):
         if v is not None and not (_is_int(v) and v >= 0):
             raise (ValueError if _is_int(v) else TypeError)(
@@ -345,7 +349,8 @@ def arange(start: float, end: float | None = None, step: float = 1, *, dtype: An
     """start, start + step, ... up to but not including ``end``, shape (n,), as
     ``torch.arange``; ``arange(n)`` is 0, 1, ..., n - 1 (row indices, class targets).
 
-    int64 when every argument is an integer, else float32, unless ``dtype`` says otherwise.
+    int64 when every argument is an integer, else the default float dtype, unless ``dtype``
+    says otherwise.
     """
     if end is None:
         start, end = 0, start
@@ -356,7 +361,7 @@ def arange(start: float, end: float | None = None, step: float = 1, *, dtype: An
         raise ValueError(f"arange: no values from {start} to {end} in steps of {step}; "
                          "the step must be nonzero and point from start towards end")
     integers = all(_is_int(v) for v in (start, end, step))
-    dtype = dtype or ("int64" if integers else DEFAULT_FLOAT)
+    dtype = dtype or ("int64" if integers else DEFAULTS.float)
     whole = all(float(v).is_integer() for v in (start, end, step))
     if not whole and np.dtype(backends.dtype_name(dtype)).kind in "iub":
         raise TypeError(f"arange: start={start!r}, end={end!r}, step={step!r} are not all whole "
@@ -369,8 +374,8 @@ def arange(start: float, end: float | None = None, step: float = 1, *, dtype: An
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: Any = "cpu",
              requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end``, both included, shape
-    (steps,), as ``torch.linspace``: ``linspace(-3, 3, 7)`` is -3, -2, ..., 3. Float32
-    unless ``dtype`` says otherwise; computed in float64 and rounded once, so a value
+    (steps,), as ``torch.linspace``: ``linspace(-3, 3, 7)`` is -3, -2, ..., 3. The default
+    float dtype unless ``dtype`` says otherwise; computed in float64 and rounded once, so a value
     may differ from PyTorch's (computed in the dtype) in the last digit."""
     for name, v in (("start", start), ("end", end)):
         if not (is_real(v) and math.isfinite(v)):

@@ -39,14 +39,14 @@ from .loss_modules import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingL
                            MarginRankingLoss, PoissonNLLLoss)
 from .arguments import (_is_int, check_inplace, check_positive, check_probability,
                         normalized_shape_arg)
-from .backend import FLOAT_DTYPES
+from .backend import DEFAULTS, FLOAT_DTYPES
 from .containers import ModuleDict, ModuleList, Sequential
 from .functional_extra import _lookup
 from .normalization import _EPS_WHY
 from .creation import generator, ones, tensor, zeros
 from .module import Module, Parameter
 from .param_containers import ParameterDict, ParameterList
-from .tensor import DEFAULT_FLOAT, Tensor
+from .tensor import Tensor
 
 # nn is a module, not a package: name init under it too, so that `import tinyffn.nn.init`
 # and `from tinyffn.nn.init import normal_` work as with torch (os.py does this for os.path)
@@ -140,7 +140,7 @@ class Flatten(Module):
 
 def _uniform(shape: tuple, bound: float, dtype: Any, device: Any) -> Tensor:
     values = generator().uniform(-bound, bound, size=shape)
-    return tensor(values, dtype=dtype or DEFAULT_FLOAT, device=device or "cpu")
+    return tensor(values, dtype=dtype or DEFAULTS.float, device=device or "cpu")
 
 
 def _check_size(owner: str, name: str, n: Any) -> None:
@@ -341,7 +341,7 @@ class RMSNorm(Module):
 
 
 def _filled_parameter(fill: Any, shape: tuple, dtype: Any, device: Any) -> Parameter:
-    return Parameter(fill(shape, dtype=dtype or DEFAULT_FLOAT, device=device or "cpu"))
+    return Parameter(fill(shape, dtype=dtype or DEFAULTS.float, device=device or "cpu"))
 
 
 class Dropout(Module):
@@ -380,7 +380,7 @@ class Embedding(Module):
         values = generator().standard_normal((num_embeddings, embedding_dim))
         if self.padding_idx is not None:
             values[self.padding_idx] = 0
-        self.weight = Parameter(tensor(values, dtype=dtype or DEFAULT_FLOAT,
+        self.weight = Parameter(tensor(values, dtype=dtype or DEFAULTS.float,
                                        device=device or "cpu"))
 
     def _set_sizes(self, num_embeddings: Any, embedding_dim: Any, padding_idx: Any) -> None:

@@ -21,7 +21,7 @@ import numpy as np
 from . import grad_mode
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
 from .arguments import _axes, _is_int, is_real, tensor_arg, type_name
-from .backend import dtype_name
+from .backend import DEFAULTS, dtype_name
 from .composed import ValuesIndices
 
 
@@ -38,11 +38,11 @@ class finfo:
     """The limits of a floating dtype, as ``torch.finfo``: ``bits``, ``eps`` (the gap from
     1 to the next number), ``max``, ``min`` (= -max), ``tiny`` and ``smallest_normal`` (the
     smallest positive normal number), ``resolution`` (10^-digits) and ``dtype`` (its name),
-    each a Python number. ``finfo()`` is float32's, PyTorch's default dtype. An integer
+    each a Python number. ``finfo()`` is the default float dtype's (float32 unless set), as PyTorch. An integer
     dtype is refused, naming ``iinfo``."""
 
     def __init__(self, type: Any = None):
-        dtype = np.dtype("float32") if type is None else _dtype_of("finfo", type)
+        dtype = np.dtype(DEFAULTS.float) if type is None else _dtype_of("finfo", type)
         if dtype.kind != "f":
             raise TypeError(f"finfo: {dtype.name} is not a floating dtype; for the limits of "
                             "an integer dtype use tinyffn.iinfo, as in PyTorch")

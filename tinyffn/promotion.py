@@ -14,7 +14,8 @@ import numpy as np
 
 from . import backend as backends
 from .ops import elementwise as E
-from .tensor import DEFAULT_FLOAT, Tensor
+from .backend import DEFAULTS
+from .tensor import Tensor
 
 
 def as_tensors(args: tuple, fn: Any) -> tuple:
@@ -131,7 +132,7 @@ def _constant(a: Any, be: Any, dtype: Any, fn: Any) -> Tensor:
 
     A number, NumPy's included (``np.float64(2)``, a 0-d array), takes the tensor's dtype,
     as in PyTorch. An array with axes keeps its dtype and takes part in the promotion; a
-    list is read as :func:`tinyffn.tensor` reads it, Python floats as float32.
+    list is read as :func:`tinyffn.tensor` reads it, Python floats in the default float dtype.
     """
     if isinstance(a, (int, float)) and not isinstance(a, bool):
         return _number(a, be, dtype, fn)
@@ -146,7 +147,7 @@ def _constant(a: Any, be: Any, dtype: Any, fn: Any) -> Tensor:
         from_list = isinstance(a, (list, tuple))
         if from_list:
             a = np.asarray(a)
-            a = a.astype(DEFAULT_FLOAT) if a.dtype == np.float64 else a
+            a = a.astype(DEFAULTS.float) if a.dtype == np.float64 else a
         array = be.asarray(a)
         if not from_list:   # the caller's array (or a view of one: a torch tensor, a
             # memoryview) is copied: the graph may save it, and a[...] = v must not move grads
@@ -203,13 +204,13 @@ def _number(a: int | float, be: Any, dtype: Any, fn: Any) -> Tensor:
     if t is not None:
         return t
     if isinstance(a, float) and not be.is_floating(dtype):
-        dtype = be.dtype(DEFAULT_FLOAT)             # int tensor * 0.5: a float32 constant,
-        #                                             and the int tensor is cast to float32
+        dtype = be.default_float()                  # int tensor * 0.5: a constant of the
+        #                                             default float, the int tensor cast to it
     elif isinstance(a, int) and be.xp.isdtype(dtype, "bool"):
         dtype = be.dtype("int64")                   # mask + 2 counts: 3, not True
     elif isinstance(a, int) and be.xp.isdtype(dtype, "integral"):
         if fn.op_name() == "div":     # true division gives floats: int8 / 300 is 1/300, as
-            return Tensor._wrap(be.xp.asarray(a, dtype=be.dtype(DEFAULT_FLOAT)), be)  # PyTorch
+            return Tensor._wrap(be.xp.asarray(a, dtype=be.default_float()), be)  # PyTorch
         _check_int_fits(a, be.xp.iinfo(dtype), fn)
     if backends.dtype_name(dtype) == "float16" and not _float16_holds(a):
         _check_float16_scale(a, fn)
@@ -220,6 +221,12 @@ def _number(a: int | float, be: Any, dtype: Any, fn: Any) -> Tensor:
             _NUMBERS.clear()
         _NUMBERS[key] = t
     return t
+
+
+def forget_numbers() -> None:
+    """Drop the shared constants: :func:`tinyffn.set_default_dtype` calls it, since the 0.5
+    of ``int_tensor * 0.5`` was made in the default float dtype of its time."""
+    _NUMBERS.clear()
 
 
 def _check_int_fits(a: int, info: Any, fn: Any) -> None:

@@ -31,8 +31,6 @@ from .ops import reduce as R
 from .ops import shape as S
 from .torch_methods import TorchMethods
 
-DEFAULT_FLOAT = "float32"
-
 
 class Tensor(TorchMethods):
     """An n-dimensional array that can take part in automatic differentiation.
@@ -469,4 +467,4 @@ def _check_can_require_grad(be: Any, dtype: Any) -> None:
 # is imported here, once the class exists; autograd calls it as tensor.as_tensors.
 from .promotion import as_tensors  # noqa: E402
 
-__all__ = ["Tensor", "DEFAULT_FLOAT", "as_tensors"]
+__all__ = ["Tensor", "as_tensors"]

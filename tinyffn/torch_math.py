@@ -37,8 +37,8 @@ from .ops.logs_and_angles import LN2, Atan, Atan2, Exp2, Log2, Log10
 
 
 def _float(x):
-    """x in float32 if it holds integers or bools (PyTorch's default float), else as is."""
-    return x if x.backend.is_floating(x.dtype) else x.to(dtype="float32")
+    """x in the default float dtype if it holds integers or bools (as PyTorch), else as is."""
+    return x if x.backend.is_floating(x.dtype) else x.to(dtype=x.backend.default_float())
 
 
 def _wide(x):

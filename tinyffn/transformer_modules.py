@@ -34,7 +34,8 @@ from .creation import full
 from .module import Module
 from .nn import Dropout, LayerNorm, Linear, _check_size, _check_width
 from .attention_modules import MultiheadAttention
-from .tensor import DEFAULT_FLOAT, Tensor
+from .backend import DEFAULTS
+from .tensor import Tensor
 
 _OP = "TransformerEncoderLayer"
 _ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}          # PyTorch's two names, as functions
@@ -199,5 +200,5 @@ def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = No
     if not isinstance(sz, int) or isinstance(sz, bool) or sz < 0:
         raise ValueError(f"generate_square_subsequent_mask: sz must be a non-negative "
                          f"integer (the sequence length T), got {sz!r}")
-    mask = full((sz, sz), -math.inf, dtype=dtype or DEFAULT_FLOAT, device=device or "cpu")
+    mask = full((sz, sz), -math.inf, dtype=dtype or DEFAULTS.float, device=device or "cpu")
     return mask.triu(1)                                               # (sz, sz)

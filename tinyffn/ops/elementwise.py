@@ -20,13 +20,13 @@ SQRT_PI = math.sqrt(math.pi)
 
 
 def as_float(ctx: Context, x):
-    """x, or an integer or bool x in float32, PyTorch's default float dtype.
+    """x, or an integer or bool x in the default float dtype (float32 unless set), as PyTorch.
 
     For the ops whose result is not an integer (x / w, exp, log, tanh, sigmoid, erf,
     x ** 0.5, mean, the fused activations): NumPy would compute an integer x in float64,
     and a bool x in float16, and carry that dtype into the graph downstream.
     """
-    return x if x.dtype in ctx.backend.float_dtypes else ctx.xp.astype(x, ctx.xp.float32)
+    return x if x.dtype in ctx.backend.float_dtypes else ctx.xp.astype(x, ctx.backend.default_float())
 
 
 def _broadcast_error(op: str, x, w) -> ValueError:
@@ -104,7 +104,7 @@ class Div(Function):
     def forward(ctx: Context, x, w):
         floats = ctx.backend.float_dtypes
         if x.dtype not in floats and w.dtype not in floats:
-            # integers divide into float32 (the array API standard does not define / on
+            # integers divide into the default float (the standard does not define / on
             # integers); as_tensors already gave an integer next to a float the float's dtype
             x, w = as_float(ctx, x), as_float(ctx, w)
         try:

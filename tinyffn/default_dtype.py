@@ -1,0 +1,55 @@
+"""``set_default_dtype`` and ``get_default_dtype``: the float dtype of what is made without one.
+
+``tensor(1.5)``, ``tensor([1, 2.5])``, ``zeros``/``ones``/``empty``/``randn``/``rand``,
+``full`` with a float, ``arange`` with a float argument, ``linspace``, ``eye``, an integer
+tensor meeting a Python float (``int_tensor * 2.5``), an integer result that cannot stay
+an integer (``int_tensor / int_tensor``, ``exp``, ``sqrt``), and the parameters of the
+modules (``nn.Linear``, ``nn.LayerNorm``, ``nn.Embedding``, ...) built without ``dtype=``
+all take the default float dtype, float32 unless set otherwise. Arrays (``np.float32``
+ones, tensors) keep their dtype, as in PyTorch. The setting is one field,
+:data:`tinyffn.backend.DEFAULTS`.float, read when each of those runs; like PyTorch's it is
+process-wide, and a test that changes it should set it back::
+
+    tinyffn.set_default_dtype(tinyffn.float64)     # float64 from here on, as in GP code
+    tinyffn.tensor([1, 2.5]).dtype                 # float64
+    tinyffn.set_default_dtype(tinyffn.float32)     # back to the default
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .backend import DEFAULTS, FLOAT_DTYPES, dtype_name
+
+
+def set_default_dtype(d: Any) -> None:
+    """Make ``d`` the default float dtype, as ``torch.set_default_dtype``.
+
+    ``d`` is a floating dtype as ``dtype=`` takes it everywhere: ``tinyffn.float64``,
+    ``"float64"`` or ``np.float64`` (PyTorch takes only its dtype objects). float16, float32
+    and float64 are accepted; an integer or complex dtype raises TypeError, as in PyTorch
+    (which also takes bfloat16, a dtype tinyffn does not have)."""
+    try:
+        if d is None:                   # np.dtype(None) is float64
+            raise TypeError("None is not a dtype")
+        name = dtype_name(d)
+    except TypeError as e:
+        raise TypeError(f"set_default_dtype: expected a floating dtype such as tinyffn.float64 "
+                        f"or 'float64', got {d!r}") from e
+    if name not in FLOAT_DTYPES:
+        raise TypeError(f"set_default_dtype: only floating dtypes can be the default, "
+                        f"{', '.join(FLOAT_DTYPES)}; got {name}")
+    if name != DEFAULTS.float:
+        from . import promotion         # its shared constants (the 0.5 in int_tensor * 0.5)
+        promotion.forget_numbers()      # were made in the old default
+        DEFAULTS.float = name
+
+
+def get_default_dtype() -> np.dtype:
+    """The default float dtype, as ``torch.get_default_dtype``: ``tinyffn.float32`` unless
+    :func:`set_default_dtype` changed it (a NumPy dtype, as ``x.dtype`` is)."""
+    return np.dtype(DEFAULTS.float)
+
+
+__all__ = ["set_default_dtype", "get_default_dtype"]
