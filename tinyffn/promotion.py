@@ -108,12 +108,22 @@ def _target(args: Any, be: Any, fn: Any) -> tuple:
 
 def kind_of(dtype: Any, be: Any) -> int | None:
     """0 for bool, 1 for integers, 2 for floats: the order of PyTorch's type categories
-    (None for anything else, such as complex)."""
-    if dtype in be.float_dtypes:
-        return 2
-    if be.xp.isdtype(dtype, "bool"):
-        return 0
-    return 1 if be.xp.isdtype(dtype, "integral") else None
+    (None for anything else, such as complex). Remembered per backend and dtype: NumPy's
+    ``isdtype`` costs microseconds, and every op on two dtypes asks (one table per backend,
+    so that one library's dtypes are never compared with another's)."""
+    kinds = _KINDS.get(be.device)
+    if kinds is None:
+        kinds = _KINDS[be.device] = {}
+    kind = kinds.get(dtype, _UNKNOWN)
+    if kind is _UNKNOWN:
+        kind = kinds[dtype] = (2 if dtype in be.float_dtypes
+                               else 0 if be.xp.isdtype(dtype, "bool")
+                               else 1 if be.xp.isdtype(dtype, "integral") else None)
+    return kind
+
+
+_KINDS: dict = {}                       # device -> {dtype: kind}
+_UNKNOWN = object()
 
 
 def _kind(dtype: Any, be: Any, fn: Any) -> int:
