@@ -54,8 +54,8 @@ sys.modules[__name__ + ".init"] = init
 sys.modules[__name__ + ".utils"] = utils
 sys.modules[__name__ + ".functional"] = functional
 
-# Module and friends are defined in module.py, containers.py, param_containers.py,
-# activation_modules.py and loss_modules.py (which also holds _Loss, the base of the loss modules below)
+# Module and friends come from module.py, containers.py, param_containers.py,
+# activation_modules.py, loss_modules.py (also _Loss, the loss modules' base)
 __all__ = ["init", "utils", "functional", "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict",
            "ParameterList", "ParameterDict",
            "Linear", "Identity", "Flatten", "Unflatten", "CosineSimilarity", "PairwiseDistance", "ReLU", "LeakyReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax",
@@ -69,7 +69,7 @@ __all__ = ["init", "utils", "functional", "Parameter", "Module", "Sequential", "
            "GaussianNLLLoss", "PoissonNLLLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
            "CosineEmbeddingLoss", "MultiheadAttention", "TransformerEncoderLayer",
            "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
-           "Conv1d", "MaxPool1d", "AvgPool1d"]
+           "Conv1d", "MaxPool1d", "AvgPool1d", "BatchNorm1d", "BatchNorm2d"]
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
@@ -476,3 +476,4 @@ from .transformer_decoder import (Transformer, TransformerDecoder,  # noqa: E402
                                   TransformerDecoderLayer)
 from .convolution import Conv1d  # noqa: E402  (the FFN as two convolutions of kernel size 1)
 from .pooling import AvgPool1d, MaxPool1d  # noqa: E402
+from .batchnorm import BatchNorm1d, BatchNorm2d  # noqa: E402

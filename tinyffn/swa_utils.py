@@ -12,8 +12,11 @@ a copy of the model whose weights are an average of the trained model's over the
       y_eval = ema(x_eval)
 
 * ``SWALR``: anneals each group's lr to ``swa_lr`` over ``anneal_epochs`` steps;
-* ``update_bn``: recomputes BatchNorm statistics; tinyffn has no BatchNorm, and PyTorch's
-  returns at once for a model without one, so here it returns at once.
+* ``update_bn(loader, model)``: after training, recomputes every BatchNorm's running
+  statistics for the averaged weights with one pass over the data (the statistics the
+  copy carries were gathered for other weights)::
+
+      update_bn(train_batches, swa_model)
 
 An average is written into the copy's tensors as PyTorch writes in place: each Parameter
 (or buffer) stays the same object and gets a new array, so an optimizer or a reference
@@ -28,6 +31,7 @@ from typing import Any, Callable, Iterable, Mapping
 from . import optim
 from .arguments import _count, is_real, type_name
 from .backend import FLOAT_DTYPES, dtype_name
+from .batchnorm import _BatchNorm
 from .creation import tensor
 from .grad_mode import no_grad
 from .lr_scheduler import LRScheduler, _check_optimizer
@@ -200,13 +204,38 @@ def _array(value: Any) -> Any:
 
 
 def update_bn(loader: Iterable, model: Module, device: Any = None) -> None:
-    """PyTorch's resets every BatchNorm's running statistics and recomputes them with one
-    pass over ``loader``, and returns at once, without reading the loader, when the model
-    has no BatchNorm. tinyffn has no BatchNorm (its models normalise with LayerNorm and
-    RMSNorm, which keep no statistics), so this returns at once too: calls ported from
-    PyTorch run unchanged."""
+    """Recompute the running statistics of every BatchNorm in ``model`` with one pass over
+    ``loader``, as PyTorch's: each BatchNorm's ``reset_running_stats()`` and ``momentum``
+    set to None (the cumulative average, so each batch counts equally), then
+    ``model(input)`` in train mode for each batch (``input = batch[0]`` when a batch is a
+    list or tuple, moved to ``device`` if given); the momenta and the model's training
+    mode are restored after (also if the loader or the model raises, where PyTorch leaves
+    them changed). A model without BatchNorm returns at once, the loader unread. The
+    forward passes build graphs, as PyTorch's do; only the running statistics change."""
     if not isinstance(model, Module):
         raise TypeError(f"update_bn: model must be a tinyffn Module, got {type_name(model)}")
+    momenta = {}
+    for module in model.modules():
+        if isinstance(module, _BatchNorm):
+            module.reset_running_stats()
+            momenta[module] = module.momentum
+    if not momenta:
+        return
+    was_training = model.training
+    model.train()
+    for module in momenta:
+        module.momentum = None
+    try:
+        for input in loader:
+            if isinstance(input, (list, tuple)):
+                input = input[0]
+            if device is not None:
+                input = input.to(device)
+            model(input)
+    finally:
+        for module, momentum in momenta.items():
+            module.momentum = momentum
+        model.train(was_training)
 
 
 class SWALR(LRScheduler):
