@@ -1,7 +1,8 @@
 """tinyffn.optim.swa_utils (tinyffn/swa_utils.py): AveragedModel's SWA and EMA averages
 beside torch.optim.swa_utils over 35 training steps (float64), and against a NumPy
 average written here, which runs without torch; SWALR's lrs beside torch's and against
-its closed form and torch's numbers written out; saving and resuming; update_bn; errors."""
+its closed form and torch's numbers written out; saving and resuming; update_bn without
+BatchNorm (with it: test_batchnorm.py); errors."""
 import numpy as np
 import pytest
 
@@ -295,7 +296,8 @@ def test_errors():
 
 def test_update_bn_returns_at_once_as_torchs_does_without_batchnorm():
     """torch's update_bn resets and recomputes BatchNorm statistics, and returns before
-    reading the loader when there is none; tinyffn has none, so it never reads it."""
+    reading the loader when there is none: so does tinyffn's, for this model without one
+    (with BatchNorm: tests/test_batchnorm.py)."""
     def loader():
         raise AssertionError("the loader was read")
         yield
