@@ -36,10 +36,10 @@ from typing import Any
 
 from . import grad_mode
 from .arguments import _is_int, is_real, type_name
-from .backend import dtype_name
+from .backend import DEFAULTS, dtype_name
 from .creation import ones, tensor, zeros
 from .module import Module, Parameter
-from .tensor import DEFAULT_FLOAT, Tensor
+from .tensor import Tensor
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
@@ -165,7 +165,7 @@ class _BatchNorm(Module):
                              f"cumulative average), got {momentum!r}")
         self.num_features, self.eps, self.momentum = int(num_features), eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        dtype, device = dtype or DEFAULT_FLOAT, device or "cpu"       # as nn.LayerNorm's
+        dtype, device = dtype or DEFAULTS.float, device or "cpu"     # as nn.LayerNorm's
         C = self.num_features
         self.weight = Parameter(ones(C, dtype=dtype, device=device)) if affine else None
         self.bias = Parameter(zeros(C, dtype=dtype, device=device)) if affine and bias else None
