@@ -1,8 +1,7 @@
-"""The losses as modules, as ``torch.nn.BCELoss``, ``nn.HuberLoss``: the base class
-``_Loss`` and the losses of :mod:`tinyffn.binary_losses` (those of
-:mod:`tinyffn.losses`, ``MSELoss`` to ``NLLLoss``, are in nn.py). Reached as
-``tinyffn.nn.BCELoss``, ...; those of :mod:`tinyffn.more_losses`, ``GaussianNLLLoss``
-to ``CosineEmbeddingLoss``, follow them. They live in this file so that nn.py stays a
+"""The losses as modules, as ``torch.nn.CrossEntropyLoss``, ``nn.HuberLoss``: the base
+class ``_Loss``, the losses of :mod:`tinyffn.losses` (``MSELoss`` to ``NLLLoss``), then
+those of :mod:`tinyffn.binary_losses` and :mod:`tinyffn.more_losses` (``GaussianNLLLoss``
+to ``CosineEmbeddingLoss``). Reached as ``tinyffn.nn.CrossEntropyLoss``, ... They live in this file so that nn.py stays a
 file one can read in a sitting.
 
 Each fixes the reduction and its options when it is made (checked then) and calls its
@@ -20,9 +19,9 @@ from .arguments import check_choice, is_real
 from .module import Module
 from .tensor import Tensor
 
-__all__ = ["BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss",
-           "GaussianNLLLoss", "PoissonNLLLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
-           "CosineEmbeddingLoss"]
+__all__ = ["MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
+           "SmoothL1Loss", "HuberLoss", "KLDivLoss", "GaussianNLLLoss", "PoissonNLLLoss",
+           "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss"]
 
 
 class _Loss(Module):
@@ -52,6 +51,54 @@ def _weight_buffer(owner: str, name: str, w: Any) -> Tensor | None:
                            if isinstance(w, str) else ""))
     return w
 
+
+class MSELoss(_Loss):
+    """:func:`tinyffn.functional.mse_loss`: mean (input - target)², shapes equal."""
+
+    loss = staticmethod(losses.mse_loss)
+
+
+class L1Loss(_Loss):
+    """:func:`tinyffn.functional.l1_loss`: mean abs(input - target), shapes equal."""
+
+    loss = staticmethod(losses.l1_loss)
+
+
+class CrossEntropyLoss(_Loss):
+    """:func:`tinyffn.functional.cross_entropy`: logits (..., C), integer targets (...) or
+    class probabilities (N, C), PyTorch's ``weight`` (a buffer, as there), ``ignore_index``
+    and ``label_smoothing``."""
+
+    loss = staticmethod(losses.cross_entropy)
+
+    def __init__(self, reduction: str = "mean", *, weight: Tensor | None = None,
+                 ignore_index: int = losses.IGNORE_INDEX, label_smoothing: float = 0.0):
+        super().__init__(reduction)
+        losses.check_ignore_index("CrossEntropyLoss", ignore_index)
+        losses.check_label_smoothing("CrossEntropyLoss", label_smoothing)
+        self.register_buffer("weight", _weight_buffer("CrossEntropyLoss", "weight", weight))
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
+
+    def options(self) -> dict:
+        return {"weight": self.weight, "ignore_index": self.ignore_index,
+                "label_smoothing": self.label_smoothing}
+
+
+class NLLLoss(_Loss):
+    """:func:`tinyffn.functional.nll_loss`: log-probabilities (..., C), integer targets (...),
+    PyTorch's ``weight`` (a buffer) and ``ignore_index``."""
+
+    loss = staticmethod(losses.nll_loss)
+
+    def __init__(self, reduction: str = "mean", *, weight: Tensor | None = None,
+                 ignore_index: int = losses.IGNORE_INDEX):
+        super().__init__(reduction)
+        losses.check_ignore_index("NLLLoss", ignore_index)
+        self.register_buffer("weight", _weight_buffer("NLLLoss", "weight", weight))
+        self.ignore_index = ignore_index
+
+    def options(self) -> dict:
+        return {"weight": self.weight, "ignore_index": self.ignore_index}
 
 class BCELoss(_Loss):
     """:func:`tinyffn.functional.binary_cross_entropy`: probabilities in [0, 1] against

@@ -25,7 +25,6 @@ from . import functional as F
 from . import functional                        # nn.functional, as torch.nn.functional
 from . import init                              # nn.init, as torch.nn.init
 from . import nn_utils as utils                 # nn.utils, as torch.nn.utils (clipping)
-from . import losses
 from .activation_modules import (GELU, LeakyReLU, ReLU, Sigmoid, SiLU, Softmax, Softplus, Swish,
                                  Tanh)
 from .activation_modules import (CELU, ELU, GLU, SELU, Hardsigmoid, Hardswish, Hardtanh,
@@ -33,8 +32,8 @@ from .activation_modules import (CELU, ELU, GLU, SELU, Hardsigmoid, Hardswish, H
                                  Tanhshrink, Threshold)
 from .activation_modules import Hardshrink, RReLU, Softshrink
 from .more_modules import CosineSimilarity, PairwiseDistance, Unflatten
-from .loss_modules import (BCELoss, BCEWithLogitsLoss, HuberLoss, KLDivLoss, SmoothL1Loss,
-                           _Loss, _weight_buffer)
+from .loss_modules import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss,
+                           KLDivLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss)
 from .loss_modules import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,
                            MarginRankingLoss, PoissonNLLLoss)
 from .arguments import (_is_int, check_inplace, check_positive, check_probability,
@@ -54,22 +53,24 @@ sys.modules[__name__ + ".init"] = init
 sys.modules[__name__ + ".utils"] = utils
 sys.modules[__name__ + ".functional"] = functional
 
-# Module and friends come from module.py, containers.py, param_containers.py,
-# activation_modules.py, loss_modules.py (also _Loss, the loss modules' base)
-__all__ = ["init", "utils", "functional", "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict",
-           "ParameterList", "ParameterDict",
-           "Linear", "Identity", "Flatten", "Unflatten", "CosineSimilarity", "PairwiseDistance", "ReLU", "LeakyReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax",
-           "Softplus", "ELU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "LogSigmoid",
-           "Hardtanh", "ReLU6", "Softsign", "Tanhshrink", "Softmin", "Threshold", "GLU",
-           "LogSoftmax", "PReLU", "Softshrink", "Hardshrink", "RReLU",
-           "FFN", "GatedFFN", "gated_d_ff",
-           "FFN_ACTIVATIONS", "GATED_ACTIVATIONS", "FLOAT_DTYPES", "LayerNorm", "RMSNorm",
-           "Dropout", "Embedding", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss",
-           "BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss",
-           "GaussianNLLLoss", "PoissonNLLLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
-           "CosineEmbeddingLoss", "MultiheadAttention", "TransformerEncoderLayer",
-           "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
-           "Conv1d", "MaxPool1d", "AvgPool1d", "BatchNorm1d", "BatchNorm2d"]
+# Module and friends come from module.py, containers.py and param_containers.py; the
+# activations from activation_modules.py, the losses from loss_modules.py (with _Loss, their base)
+__all__ = ["init", "utils", "functional", "Parameter", "Module", "Sequential",
+           "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Linear",
+           "Identity", "Flatten", "Unflatten", "CosineSimilarity", "PairwiseDistance",
+           "ReLU", "LeakyReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax",
+           "Softplus", "ELU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid",
+           "LogSigmoid", "Hardtanh", "ReLU6", "Softsign", "Tanhshrink", "Softmin",
+           "Threshold", "GLU", "LogSoftmax", "PReLU", "Softshrink", "Hardshrink",
+           "RReLU", "FFN", "GatedFFN", "gated_d_ff", "FFN_ACTIVATIONS",
+           "GATED_ACTIVATIONS", "FLOAT_DTYPES", "LayerNorm", "RMSNorm", "Dropout",
+           "Embedding", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
+           "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss",
+           "GaussianNLLLoss", "PoissonNLLLoss", "MarginRankingLoss",
+           "HingeEmbeddingLoss", "CosineEmbeddingLoss", "MultiheadAttention",
+           "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
+           "TransformerDecoder", "Transformer", "Conv1d", "MaxPool1d", "AvgPool1d",
+           "BatchNorm1d", "BatchNorm2d"]
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
@@ -417,55 +418,6 @@ class Embedding(Module):
         return f"{self.num_embeddings}, {self.embedding_dim}" + (
             "" if self.padding_idx is None else f", padding_idx={self.padding_idx}")
 
-
-# ----------------------------------------------------------------------------- losses
-class MSELoss(_Loss):
-    """:func:`tinyffn.functional.mse_loss`: mean (input - target)², shapes equal."""
-
-    loss = staticmethod(F.mse_loss)
-
-
-class L1Loss(_Loss):
-    """:func:`tinyffn.functional.l1_loss`: mean abs(input - target), shapes equal."""
-
-    loss = staticmethod(F.l1_loss)
-
-
-class CrossEntropyLoss(_Loss):
-    """:func:`tinyffn.functional.cross_entropy`: logits (..., C), integer targets (...) or
-    class probabilities (N, C), PyTorch's ``weight`` (a buffer, as there), ``ignore_index``
-    and ``label_smoothing``."""
-
-    loss = staticmethod(F.cross_entropy)
-
-    def __init__(self, reduction: str = "mean", *, weight: Tensor | None = None,
-                 ignore_index: int = losses.IGNORE_INDEX, label_smoothing: float = 0.0):
-        super().__init__(reduction)
-        losses.check_ignore_index("CrossEntropyLoss", ignore_index)
-        losses.check_label_smoothing("CrossEntropyLoss", label_smoothing)
-        self.register_buffer("weight", _weight_buffer("CrossEntropyLoss", "weight", weight))
-        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
-
-    def options(self) -> dict:
-        return {"weight": self.weight, "ignore_index": self.ignore_index,
-                "label_smoothing": self.label_smoothing}
-
-
-class NLLLoss(_Loss):
-    """:func:`tinyffn.functional.nll_loss`: log-probabilities (..., C), integer targets (...),
-    PyTorch's ``weight`` (a buffer) and ``ignore_index``."""
-
-    loss = staticmethod(F.nll_loss)
-
-    def __init__(self, reduction: str = "mean", *, weight: Tensor | None = None,
-                 ignore_index: int = losses.IGNORE_INDEX):
-        super().__init__(reduction)
-        losses.check_ignore_index("NLLLoss", ignore_index)
-        self.register_buffer("weight", _weight_buffer("NLLLoss", "weight", weight))
-        self.ignore_index = ignore_index
-
-    def options(self) -> dict:
-        return {"weight": self.weight, "ignore_index": self.ignore_index}
 
 
 # Attention, the FFN's partner in a block, in a file of its own (it builds on Linear above)
