@@ -125,12 +125,32 @@ def test_shape_and_dtype_errors():
         linalg.solve_triangular(T, _t(np.ones((2, 1))), upper=True)
     with pytest.raises(ValueError, match=r"cannot be broadcast"):
         linalg.solve_triangular(_t(np.ones((2, 3, 3))), _t(np.ones((3, 3, 1))), upper=True)
-    with pytest.raises(TypeError, match=r"float64 and B float32"):
-        linalg.solve_triangular(T, _t(np.ones((3, 1)), dtype="float32"), upper=True)
+    with pytest.raises(ValueError, match=r"cholesky_solve: .*n = 3 rows as L \(3, 3\); got \(2, 1\)"):
+        tinyffn.cholesky_solve(_t(np.ones((2, 1))), T)              # named, not solve_triangular
+    with pytest.raises(TypeError, match=r"cholesky_solve: B has dtype float32 and L float64"):
+        tinyffn.cholesky_solve(_t(np.ones((3, 1)), dtype="float32"), T)     # torch refuses too
     with pytest.raises(TypeError, match="upper"):          # keyword-only and required, as torch
         linalg.solve_triangular(T, _t(np.ones((3, 1))))
     with pytest.raises(ValueError, match=r"cholesky_solve: B must be .* at least 2-D"):
         tinyffn.cholesky_solve(_t(np.ones(3)), T)
+
+
+def test_solve_triangular_casts_b_to_a_dtype_as_torch():
+    """torch.linalg.solve_triangular casts B to A's dtype: float64 A with float32 or int64 B
+    gives float64, float32 A with float64 B gives float32 (tinyffn refused, saying wrongly
+    that PyTorch does); B's gradient comes back in B's dtype."""
+    A = np.array([[2.0, 0.0], [1.0, 4.0]])
+    for a_dtype, b, want in [("float64", np.array([[1.0], [3.0]], np.float32), "float64"),
+                             ("float32", np.array([[1.0], [3.0]]), "float32"),
+                             ("float64", np.array([[1], [3]]), "float64")]:
+        B = tinyffn.tensor(b, requires_grad=b.dtype.kind == "f")
+        X = linalg.solve_triangular(_t(A, dtype=a_dtype), B, upper=False)
+        assert dtype_name(X.dtype) == want
+        np.testing.assert_allclose(X.numpy(), [[0.5], [0.625]], rtol=1e-6)   # by hand
+        if B.requires_grad:
+            X.sum().backward()                                      # gB = A^{-T} 1
+            assert dtype_name(B.grad.dtype) == dtype_name(B.dtype)
+            np.testing.assert_allclose(B.grad.numpy(), [[0.375], [0.25]], rtol=1e-6)
 
 
 # ------------------------------------------------------------------ gradcheck, every device

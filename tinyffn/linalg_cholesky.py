@@ -69,17 +69,16 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """X with A X = B (``left=False``: X A = B) for a triangular A (..., n, n), as
     ``torch.linalg.solve_triangular``: only the triangle ``upper`` names is read (its
     diagonal taken as ones if ``unitriangular``); B (..., n, k) (``left=False``: (..., k, n)),
-    at least 2-D as in PyTorch; batch axes broadcast. By substitution, so a zero on the
+    at least 2-D as in PyTorch; batch axes broadcast; B is cast to A's dtype, as
+    PyTorch does. By substitution, so a zero on the
     diagonal gives inf and NaN, as PyTorch's. Gradients gB = A^{-T} gX and the triangle of
     −gB X^T (ops.SolveTriangular)."""
     x = _matrix("solve_triangular", A, square=True)
     if not isinstance(B, Tensor):
         raise TypeError(f"linalg.solve_triangular: expected B a tinyffn Tensor, got "
                         f"{type(B).__name__}")
-    if B.dtype != x.dtype:
-        raise TypeError(f"linalg.solve_triangular: A has dtype {dtype_name(x.dtype)} and B "
-                        f"{dtype_name(B.dtype)}; "
-                        "they must match, as in PyTorch: cast one")
+    if B.dtype != x.dtype:          # PyTorch casts B to A's dtype (float32 A, float64 B: float32)
+        B = B.to(dtype=x.dtype)
     n = x.shape[-1]
     if B.ndim < 2 or B.shape[-2 if left else -1] != n:
         need = f"(..., {n}, k)" if left else f"(..., k, {n}) (left=False)"
@@ -114,10 +113,14 @@ def cholesky_solve(B, L, upper=False):
     L^T X = Y (U^T Y = B then U X = Y), so L gets a gradient in its triangle only (PyTorch's formula also puts one
     in the triangle it does not read)."""
     x = _matrix("cholesky_solve", L, square=True)
-    if not isinstance(B, Tensor) or B.ndim < 2:
+    if not isinstance(B, Tensor) or B.ndim < 2 or B.shape[-2] != x.shape[-1]:
         got = B.shape if isinstance(B, Tensor) else type(B).__name__
         raise ValueError(f"cholesky_solve: B must be a tinyffn Tensor (..., n, k), at least "
-                         f"2-D as in PyTorch, got {got}")
+                         f"2-D as in PyTorch, with n = {x.shape[-1]} rows as L {x.shape}; "
+                         f"got {got}")
+    if B.dtype != x.dtype:
+        raise TypeError(f"cholesky_solve: B has dtype {dtype_name(B.dtype)} and L "
+                        f"{dtype_name(x.dtype)}; they must match, as in PyTorch: cast one")
     lower = x.mT if upper else x                                    # L, or U^T: A = L L^T
     with grad_mode.scope("function", "cholesky_solve"):
         Y = solve_triangular(lower, B, upper=False)                 # L Y = B
