@@ -396,3 +396,33 @@ EXPECTED_GRADS = {
     'T.special.entr(gq) dgq': ('float64', [-0.030685281944005473, -0.2, -0.5748872195622465, -0.9545177444479563]),
     'T.special.zeta(z[:4] + 1.5, gq) dgq': ('float64', [-7.9837097011449405, -1.0173430619844488, -0.048878438692244786, -0.0320158928980458]),
 }
+
+
+def test_entr_and_log_ndtr_run_under_detect_anomaly(device):
+    """detect_anomaly stops at the first op whose result holds NaN or inf. entr built a
+    tensor of -inf for every x (the x < 0 answer) and so stopped on entr([0.5, 2.0]);
+    log_ndtr's untaken branches get harmless inputs, so neither stops on finite answers.
+    The gradients are -(ln x + 1) (0 at x = 0, a deliberate difference from torch's inf)
+    and φ(x)/Φ(x), from SciPy."""
+    x = tinyffn.tensor([0.0, 0.5, 2.0], dtype="float64", device=device, requires_grad=True)
+    with tinyffn.detect_anomaly():
+        tinyffn.special.entr(x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [0.0, -(math.log(0.5) + 1), -(math.log(2) + 1)],
+                               rtol=1e-14)
+    v = np.array([-40.0, -3.0, -1.0, 0.5, 30.0])
+    x = tinyffn.tensor(v, dtype="float64", device=device, requires_grad=True)
+    with tinyffn.detect_anomaly():
+        tinyffn.special.log_ndtr(x).sum().backward()
+    slope = np.exp(-v * v / 2 - 0.5 * np.log(2 * np.pi) - sp.log_ndtr(v))
+    np.testing.assert_allclose(x.grad.numpy(), slope, rtol=1e-12, atol=1e-300)
+
+
+def test_entr_of_nan_is_nan_and_xlog1py_of_zero_is_plus_zero(device):
+    """As torch 2.13: entr(NaN) = NaN (not the -inf of x < 0); xlog1py(0, y) = +0.0 for
+    every y that is not NaN (0 · log1p(-0.5) would be -0.0), also for x = -0.0."""
+    t = lambda v: tinyffn.tensor(v, dtype="float64", device=device)    # noqa: E731
+    e = tinyffn.special.entr(t([nan, -1.0, 0.0])).tolist()
+    assert math.isnan(e[0]) and e[1:] == [-inf, 0.0]
+    y = tinyffn.special.xlog1py(t([0.0, -0.0, 0.0, 0.0]), t([-0.5, 2.0, inf, nan])).numpy()
+    assert y[:3].tolist() == [0.0, 0.0, 0.0] and not np.signbit(y[:3]).any()
+    assert math.isnan(y[3])

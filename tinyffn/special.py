@@ -112,13 +112,13 @@ def entr(input):
     """-x ln x for x > 0, 0 at x = 0, -inf for x < 0, as ``torch.special.entr``. Gradient
     -(ln x + 1) for x > 0; 0 at x = 0 and for x < 0, where PyTorch's is inf and NaN."""
     from .composed import where
-    from .creation import full_like
 
     def fn(x):
         positive = x > 0
         xs = where(positive, x, 1.0)                        # log(0) = -inf kept out
-        inside = where(x == 0, 0.0, full_like(x, -math.inf))
-        return where(positive, -(xs * xs.log()), where(x.isnan(), x, inside))
+        inside = where(x < 0, -math.inf, 0.0)   # -inf only where it is the answer, so that
+        return where(positive, -(xs * xs.log()), where(x.isnan(), x, inside))  # detect_anomaly
+                                                            # does not stop an entr of x >= 0
     return _composed("entr", input, fn)
 
 
