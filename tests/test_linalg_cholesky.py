@@ -322,3 +322,45 @@ def test_matrix_power_of_integers_matches_torch():
             torch.linalg.matrix_power(torch.tensor(M), n).tolist()
     with pytest.raises(TypeError, match="dtype bool"):
         linalg.matrix_power(tinyffn.tensor([[True]]), 2)   # torch: not implemented for Bool
+
+
+# ------------------------------------------------------------------ mutants that survived
+def test_solve_triangular_sums_a_gradient_back_over_the_batch_it_was_broadcast_to(device):
+    """A (3, 3) shared by a batch of B (4, 3, 2): gA is the sum over the batch of
+    tril(−A^{-T} gX X^T), here written with NumPy's solve."""
+    A = np.tril(rng.standard_normal((3, 3))) + 3 * np.eye(3)
+    B, W = rng.standard_normal((4, 3, 2)), rng.standard_normal((4, 3, 2))
+    a, b = _t(A, device, grad=True), _t(B, device, grad=True)
+    (linalg.solve_triangular(a, b, upper=False) * _t(W, device)).sum().backward()
+    X = np.linalg.solve(A, B)                                       # (4, 3, 2)
+    gB = np.linalg.solve(A.T, W)                                    # (4, 3, 2)
+    assert a.grad.shape == (3, 3) and b.grad.shape == (4, 3, 2)
+    np.testing.assert_allclose(a.grad.numpy(), np.tril(-(gB @ X.transpose(0, 2, 1)).sum(0)),
+                               rtol=1e-10)
+    np.testing.assert_allclose(b.grad.numpy(), gB, rtol=1e-10)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_matrix_exp_of_nan_or_inf_is_nan_and_leaves_the_rest_of_the_batch(device):
+    """As torch 2.13: a matrix holding NaN or ±inf gives all NaN (its scaling power is not
+    a number); the other matrices of the batch are right: exp([[0, 1], [0, 0]]) = I + N."""
+    A = _t([[[math.nan, 0.0], [0.0, 1.0]], [[math.inf, 0.0], [0.0, 1.0]],
+            [[1.0, 2.0], [-math.inf, 0.0]], [[0.0, 1.0], [0.0, 0.0]]], device)
+    E = linalg.matrix_exp(A).numpy()
+    assert np.isnan(E[:3]).all()
+    np.testing.assert_allclose(E[3], [[1.0, 1.0], [0.0, 1.0]], rtol=1e-15, atol=0)
+
+
+def test_cholesky_ex_reports_a_lost_factor_even_when_every_minor_looks_positive(monkeypatch):
+    """Near-singular matrices can have positive rounded minors (slogdet) and still fail
+    LAPACK's factorization (the two round differently); then info is n, as LAPACK's last
+    pivot, never 0 beside a NaN factor. The disagreement is forced here, since which
+    matrices show it depends on the BLAS."""
+    import tinyffn.linalg_cholesky as lc
+    monkeypatch.setattr(lc, "first_bad_minor", lambda xp, A: xp.zeros(A.shape[:-2],
+                                                                        dtype=xp.int32))
+    A = _t([[[4.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], -np.eye(3)])
+    L, info = linalg.cholesky_ex(A)
+    assert info.tolist() == [0, 3] and np.isnan(L.numpy()[1]).all()
+    with pytest.raises(linalg.LinAlgError, match=r"Batch element 1.*order 3"):
+        linalg.cholesky(A)
