@@ -427,3 +427,15 @@ def test_entr_of_nan_is_nan_and_xlog1py_of_zero_is_plus_zero(device):
     y = tinyffn.special.xlog1py(t([0.0, -0.0, 0.0, 0.0]), t([-0.5, 2.0, inf, nan])).numpy()
     assert y[:3].tolist() == [0.0, 0.0, 0.0] and not np.signbit(y[:3]).any()
     assert math.isnan(y[3])
+
+
+def test_lgamma_of_minus_inf_is_plus_inf_as_torch(device):
+    """torch.lgamma(-inf) = +inf, as C's lgamma and Python's math.lgamma; SciPy's gammaln
+    gives -inf, which tinyffn passed on, in every float dtype."""
+    assert math.lgamma(-inf) == inf
+    for dtype in ("float64", "float32") if device == "strict" else ("float64", "float32",
+                                                                      "float16"):
+        x = tinyffn.tensor([-inf, inf, -2.5], dtype=dtype, device=device)
+        y = tinyffn.lgamma(x).tolist()
+        assert y[:2] == [inf, inf]
+        assert y[2] == pytest.approx(math.lgamma(-2.5), rel=1e-3)

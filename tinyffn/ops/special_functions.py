@@ -33,15 +33,18 @@ def _nonzero(xp, x):
 
 
 class Lgamma(Function):
-    """y = ln |Γ(x)| (SciPy's gammaln; inf at the poles 0, -1, -2, ...).
+    """y = ln |Γ(x)| (SciPy's gammaln; inf at the poles 0, -1, -2, ..., and at ±inf, as
+    C's lgamma and PyTorch, where SciPy's gammaln(-inf) is -inf).
 
     dy/dx = ψ(x), the digamma function Γ'(x) / Γ(x)."""
 
     @staticmethod
     def forward(ctx: Context, x):
+        xp = ctx.xp
         x = as_float(ctx, x)
         ctx.save_for_backward(x)
-        return _special(ctx, "gammaln", x)
+        y = _special(ctx, "gammaln", x)
+        return xp.where(xp.isinf(x), xp.abs(x), y)                  # lgamma(-inf) = +inf
 
     @staticmethod
     def backward(ctx: Context, gy):
