@@ -439,3 +439,14 @@ def test_lgamma_of_minus_inf_is_plus_inf_as_torch(device):
         y = tinyffn.lgamma(x).tolist()
         assert y[:2] == [inf, inf]
         assert y[2] == pytest.approx(math.lgamma(-2.5), rel=1e-3)
+
+
+def test_float32_erfinv_is_correctly_rounded(device):
+    """float32 erfinv is SciPy's float64 erfinv rounded once, as torch's (0.5 ulp); SciPy's
+    own float32 loop was up to 2.9 ulps off (erfinv(-0.8337192) among 22,000 of these)."""
+    e = np.linspace(-0.999999, 0.999999, 20001).astype(np.float32)
+    got = tinyffn.erfinv(tinyffn.tensor(e, device=device)).numpy()
+    assert got.dtype == np.float32
+    want = sp.erfinv(e.astype(np.float64))
+    ulps = np.abs(got - want) / np.spacing(np.abs(want.astype(np.float32)))
+    assert ulps.max() <= 0.5 + 1e-9
