@@ -364,3 +364,15 @@ def test_cholesky_ex_reports_a_lost_factor_even_when_every_minor_looks_positive(
     assert info.tolist() == [0, 3] and np.isnan(L.numpy()[1]).all()
     with pytest.raises(linalg.LinAlgError, match=r"Batch element 1.*order 3"):
         linalg.cholesky(A)
+
+
+def test_cholesky_ex_info_reads_the_same_triangle_as_the_factor():
+    """info comes from the triangle the factor reads: the lower one of [[1, -1, 0],
+    [5, 1, 0], [0, 0, 1]] is [[1, 5, 0], [5, 1, 0], [0, 0, 1]], whose 2 × 2 minor has
+    determinant 1 - 25 < 0, so info is 2 (torch's), though the full matrix's minors are
+    1, 6, 6, all positive; upper=True reads the upper triangle."""
+    A = _t([[1.0, -1.0, 0.0], [5.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    assert linalg.cholesky_ex(A).info.item() == 2
+    assert linalg.cholesky_ex(A.mT, upper=True).info.item() == 2
+    with pytest.raises(linalg.LinAlgError, match="order 2"):
+        linalg.cholesky(A)
