@@ -256,7 +256,10 @@ def _t(*shape, dtype="float64"):
     ((_t(2, 3, 9), _t(4, 3, 0)), {}, ValueError, r"kernel of size 0"),
     ((_t(2, 3, 9), _t(4, 3, 3, dtype="float32")), {}, TypeError,
      r"conv1d: weight has dtype float32 but input has float64"),
-    ((_t(2, 3, 9, dtype="int64"), _t(4, 3, 3, dtype="int64")), {}, TypeError, r"floating dtype"),
+    ((_t(2, 3, 9, dtype="int64"), _t(4, 3, 3, dtype="int64")), {}, TypeError,
+     r"conv1d: input has dtype int64; tinyffn's conv1d takes floating-point tensors .*\.float\(\)"),
+    ((_t(2, 3, 9), _t(4, 3, 3), _t(4, dtype="int64")), {}, TypeError,
+     r"conv1d: bias has dtype int64 but input has float64"),
     ((np.zeros((2, 3, 9)), _t(4, 3, 3)), {}, TypeError, r"input must be a tinyffn Tensor"),
 ])
 def test_errors_name_the_op_and_the_shapes(args, kw, error, match):

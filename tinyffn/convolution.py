@@ -114,6 +114,10 @@ def _checked(x: Any, w: Any, b: Any, groups: Any) -> tuple:
         raise ValueError(f"conv1d: bias must have shape (C_out,) = ({C_out},) for weight of "
                          f"shape {tuple(w.shape)}, got {tuple(b.shape)}")
     for name, t in (("input", x), ("weight", w)) + ((("bias", b),) if b is not None else ()):
+        if not t.backend.is_floating(t.dtype) and dtype_name(t.dtype) == dtype_name(x.dtype):
+            raise TypeError(f"conv1d: {name} has dtype {dtype_name(t.dtype)}; tinyffn's conv1d "
+                            "takes floating-point tensors (PyTorch's also computes integers, "
+                            "on the CPU only): cast the input, weight and bias with .float()")
         if not t.backend.is_floating(t.dtype) or dtype_name(t.dtype) != dtype_name(x.dtype):
             raise TypeError(f"conv1d: {name} has dtype {dtype_name(t.dtype)} but input has "
                             f"{dtype_name(x.dtype)}; the input, weight and bias must share "
