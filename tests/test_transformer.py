@@ -188,6 +188,13 @@ def test_the_causal_mask_is_zero_on_and_below_the_diagonal_minus_inf_above(devic
     expected = np.where(np.triu(np.ones((5, 5), bool), 1), -np.inf, 0.0)
     np.testing.assert_array_equal(m.numpy(), expected)
     assert nn.Transformer.generate_square_subsequent_mask(0).shape == (0, 0)
+    for sz in (np.int64(5), tinyffn.tensor(5), tinyffn.tensor(5, dtype="int32")):
+        # a size from x.shape[0] of a NumPy array or a 0-d tensor, which torch.full accepts
+        np.testing.assert_array_equal(nn.Transformer.generate_square_subsequent_mask(
+            sz, device=device).numpy(), expected)
+    for sz in (5.0, True, tinyffn.tensor(5.0), tinyffn.tensor([5])):
+        with pytest.raises(ValueError, match="sz must be a non-negative integer"):
+            nn.Transformer.generate_square_subsequent_mask(sz)
 
 
 def test_a_float_causal_mask_is_the_bool_one(device):

@@ -33,8 +33,9 @@ from .containers import ModuleList
 from .creation import full
 from .module import Module
 from .nn import Dropout, LayerNorm, Linear, _check_size, _check_width
+from .arguments import _is_int
 from .attention_modules import MultiheadAttention
-from .backend import DEFAULTS
+from .backend import DEFAULTS, dtype_name
 from .tensor import Tensor
 
 _OP = "TransformerEncoderLayer"
@@ -197,8 +198,11 @@ def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = No
     """The causal mask (sz, sz), as ``torch.nn.Transformer.generate_square_subsequent_mask``:
     0.0 on and below the diagonal, -inf above it (query i sees keys 0..i), a float mask that
     is added to the scores; float32 unless ``dtype`` says otherwise."""
-    if not isinstance(sz, int) or isinstance(sz, bool) or sz < 0:
+    if isinstance(sz, Tensor) and sz.ndim == 0 and dtype_name(sz.dtype).startswith("int"):
+        sz = int(sz.item())                     # a 0-d integer tensor, as torch.full takes
+    if not _is_int(sz) or sz < 0:
         raise ValueError(f"generate_square_subsequent_mask: sz must be a non-negative "
                          f"integer (the sequence length T), got {sz!r}")
+    sz = int(sz)                                # a NumPy integer, as len() or .shape give
     mask = full((sz, sz), -math.inf, dtype=dtype or DEFAULTS.float, device=device or "cpu")
     return mask.triu(1)                                               # (sz, sz)
