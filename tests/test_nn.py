@@ -284,6 +284,14 @@ def test_module_list_repr_folds_runs_of_alike_children_as_pytorchs():
     assert "(0-1): 2 x Linear" not in repr(nn.ModuleList([nn.Linear(2, 3), nn.Linear(3, 2)]))
 
 
+def test_a_module_list_subclass_prints_its_own_name_as_pytorchs():
+    # torch's ModuleList.__repr__ starts with self._get_name(), the class's name
+    class Blocks(nn.ModuleList):
+        pass
+    assert repr(Blocks([nn.ReLU(), nn.ReLU()])) == "Blocks(\n  (0-1): 2 x ReLU()\n)"
+    assert repr(Blocks()) == "Blocks()"
+
+
 @pytest.mark.parametrize("build", [
     lambda m: m.ModuleList([m.Linear(2, 3), m.Linear(2, 3), m.ReLU(), m.Linear(2, 3)]),
     lambda m: m.TransformerEncoder(m.TransformerEncoderLayer(8, 2, 16), 3),

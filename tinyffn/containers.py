@@ -243,8 +243,9 @@ class ModuleList(_Container):
     def __repr__(self) -> str:
         """PyTorch's: a run of children that print alike shows once, as ``(0-5): 6 x
         FFN(...)``, so a stack of identical blocks reads in a few lines."""
+        name = type(self).__name__              # PyTorch's self._get_name(): a subclass's
         if not len(self):
-            return "ModuleList()"
+            return f"{name}()"
         runs: list[list] = []                   # [first index, last index, repr]
         for i, child in enumerate(self):
             text = repr(child)
@@ -254,7 +255,7 @@ class ModuleList(_Container):
                 runs.append([i, i, text])
         lines = [_indented(f"({a}): {text}" if a == b else f"({a}-{b}): {b - a + 1} x {text}")
                  for a, b, text in runs]
-        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+        return f"{name}(\n  " + "\n  ".join(lines) + "\n)"
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError("ModuleList is a container, not a layer: loop over it in the "
