@@ -263,6 +263,16 @@ def test_an_output_without_elements_gives_an_empty_jacobian():
     assert tuple(J.shape) == (0, 3)
 
 
+def test_jvp_strict_accepts_an_output_without_elements_made_from_the_input_as_torch():
+    # torch's jvp(strict=True) returns an empty J v here; the output has no rows, but it is
+    # computed from x, so "no output depends on input 0" would be false
+    x, v = tinyffn.randn(3, dtype=F64), tinyffn.randn(3, dtype=F64)
+    out, Jv = jvp(lambda x: x[:0] * 2.0, x, v, strict=True)
+    assert tuple(out.shape) == (0,) and tuple(Jv.shape) == (0,)
+    with pytest.raises(RuntimeError, match="no output depends on input 1"):
+        jvp(lambda x, y: x[:0] * 2.0, (x, x), (v, v), strict=True)
+
+
 # ----------------------------------------------------------------------------- refused
 def test_import_paths_as_torch():
     import importlib

@@ -246,6 +246,10 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
     result = []
     for y in outputs:
         xp = y.backend.xp
+        if strict and y.requires_grad and y.numel() == 0:    # no rows to say what y reads
+            empty = Tensor(_zeros(y), _backend=y.backend)
+            grads = autograd.grad(y, inputs, empty, retain_graph=True, allow_unused=True)
+            used = [u or g is not None for u, g in zip(used, grads)]
         values = []                                      # one scalar per element of y
         for grads in _rows(y, inputs):
             total = xp.zeros((), dtype=y.data.dtype)
