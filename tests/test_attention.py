@@ -8,6 +8,7 @@ in ``EXPECTED`` and ``EXPECTED_GRADS`` (computed once with torch 2.13; those run
 it, on every device), NumPy written out by hand, and gradcheck.
 """
 import math
+import re
 
 import numpy as np
 import pytest
@@ -448,6 +449,11 @@ def test_multihead_attention_refuses_with_the_shapes_named():
             mha(*args, **kw)
     with pytest.raises(TypeError, match=r"attn_mask has dtype float32"):
         mha(x, x, x, attn_mask=_t(3, 3, dtype="float32"))
+    # an unbatched input's mask is named as the user passed it, not as unsqueezed inside
+    for shape in ((1, 3), (4,)):
+        with pytest.raises(ValueError, match=r"unbatched \(2-D\) query the key_padding_mask "
+                           rf"must be 1-D, \(S,\) = \(3,\).*got shape {re.escape(str(shape))}"):
+            mha(x[:, 0], x[:, 0], x[:, 0], key_padding_mask=tinyffn.zeros(*shape, dtype="bool"))
 
 
 # PyTorch 2.13's values (computed with torch; checked against it where it is installed)

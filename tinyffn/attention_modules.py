@@ -118,6 +118,7 @@ class MultiheadAttention(Module):
         if not batched:                         # one sequence: a batch of one, in the middle
             query, key, value = (t.unsqueeze(1) for t in (query, key, value))    # (L, 1, E)
             if key_padding_mask is not None:
+                _check_unbatched_padding(key_padding_mask, key.shape[0])
                 key_padding_mask = key_padding_mask.unsqueeze(0)                   # (1, S)
         elif self.batch_first:
             query, key, value = (t.transpose(0, 1) for t in (query, key, value))  # (L, N, E)
@@ -204,6 +205,16 @@ class MultiheadAttention(Module):
                              f"and the query's batch size; got {shapes}"
                              + (f" (batch_first={self.batch_first}: {layout})" if batched else ""))
         return batched
+
+
+def _check_unbatched_padding(key_padding_mask: Any, S: int) -> None:
+    """An unbatched input's key_padding_mask is (S,), as PyTorch's (which asserts it)."""
+    if isinstance(key_padding_mask, Tensor) and tuple(key_padding_mask.shape) != (S,):
+        raise ValueError(f"{_OP}: with an unbatched (2-D) query the key_padding_mask must be "
+                         f"1-D, (S,) = ({S},), True at the padded keys; got shape "
+                         f"{tuple(key_padding_mask.shape)}" + (
+                             " (take mask[0] for one sequence)"
+                             if key_padding_mask.ndim == 2 else ""))
 
 
 def _as_float(what: str, mask: Any, dtype: Any) -> Tensor:
