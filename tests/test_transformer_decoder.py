@@ -1494,3 +1494,23 @@ EXPECTED_ALL_GRADS = {
                  [-0.03325211272855695, 0.038567983373229635, -0.018165616207881298,
                   0.01755251825803648]]])},
 }
+
+
+@pytest.mark.parametrize("which, hint", [("decoder", "tgt_is_causal"),
+                                         ("decoder", "memory_is_causal"),
+                                         ("transformer", "src_is_causal"),
+                                         ("transformer", "tgt_is_causal"),
+                                         ("transformer", "memory_is_causal")])
+def test_a_causal_hint_without_its_mask_is_refused_through_the_stack_as_torch(which, hint):
+    # each hint reaches the attention it is about (torch: "Need attn_mask if specifying the
+    # is_causal hint"); a stack that dropped a hint would run without that refusal
+    src, tgt = tinyffn.zeros(5, 2, 8), tinyffn.zeros(3, 2, 8)
+    if which == "decoder":
+        model = nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, 16), 2)
+        call = lambda **kw: model(tgt, src, **kw)              # noqa: E731
+    else:
+        model = nn.Transformer(8, 2, 1, 1, 16)
+        call = lambda **kw: model(src, tgt, **kw)              # noqa: E731
+    assert call().shape == (3, 2, 8)
+    with pytest.raises(ValueError, match="is_causal=True is a hint.*needs attn_mask"):
+        call(**{hint: True})
