@@ -263,6 +263,28 @@ def test_a_float32_average_of_a_float64_model_stays_float32():
     assert all(p.dtype == np.float32 for p in avg.parameters())
 
 
+def test_lerp_is_exact_at_weight_one_and_torchs_at_one_half():
+    # PyTorch's lerp computes b - (b - a)(1 - w) for |w| >= 0.5: with w = 1 (EMA decay 0)
+    # the average is the model's weight exactly, where a + w (b - a) loses it (1e16 + (1 -
+    # 1e16) is 0.0, not 1.0); w = 1/2 is SWA's second average
+    a = np.array([1e16, 0.1, -3.0, 1e-300])
+    b = np.array([1.0, 0.7, 5.0, 2.0])
+    net, avg_net = nn.Linear(4, 1, bias=False, dtype="float64"), None
+    for decay, n, expected in ((0.0, None, b), (None, 1, b - (b - a) * 0.5)):
+        fn = (swa_utils.get_ema_multi_avg_fn(decay) if n is None
+              else swa_utils.get_swa_multi_avg_fn())
+        avg_net = swa_utils.AveragedModel(net, multi_avg_fn=fn)
+        net.weight.data = a.reshape(1, 4).copy()
+        avg_net.update_parameters(net)                       # the first call copies a
+        net.weight.data = b.reshape(1, 4).copy()
+        avg_net.update_parameters(net)                       # then averages b in
+        np.testing.assert_array_equal(avg_net.module.weight.numpy()[0], expected)
+    torch = pytest.importorskip("torch")
+    ta, tb = torch.tensor(a), torch.tensor(b)
+    np.testing.assert_array_equal(torch.lerp(ta, tb, 1.0).numpy(), b)
+    np.testing.assert_array_equal(torch.lerp(ta, tb, 0.5).numpy(), b - (b - a) * 0.5)
+
+
 def test_errors():
     net = make_net(tinyffn)
     with pytest.raises(ValueError, match="AveragedModel: pass avg_fn .* or multi_avg_fn"):
