@@ -450,6 +450,34 @@ def test_rprop_step_sizes_by_hand():
     np.testing.assert_allclose(opt.state[p]["step_size"], [0.05, 0.0075], rtol=1e-14)
 
 
+def test_rprop_skips_a_nan_gradient_entry_as_torch():
+    """torch.sign(NaN) is 0, so PyTorch's Rprop leaves that weight and its step size as
+    they are for that step (prev keeps the NaN, whose product gives sign 0 again next
+    step, step size x1) and goes on; written out from torch 2.13, and checked live."""
+    nan = float("nan")
+    grads = ([nan, 1.0], [1.0, 1.0], [1.0, -1.0])
+    p = nn.Parameter(tinyffn.tensor([1.0, 2.0], dtype="float64"))
+    opt = optim.Rprop([p], lr=0.1)
+    seen = []
+    for g in grads:
+        p.grad = tinyffn.tensor(g, dtype="float64")
+        opt.step()
+        seen.append((p.numpy().copy(), np.array(opt.state[p]["step_size"])))
+    expected = [([1.0, 1.9], [0.1, 0.1]), ([0.9, 1.78], [0.1, 0.12]),
+                ([0.78, 1.78], [0.12, 0.06])]
+    for (w, step), (w_want, step_want) in zip(seen, expected):
+        np.testing.assert_allclose(w, w_want, rtol=1e-14)
+        np.testing.assert_allclose(step, step_want, rtol=1e-14)
+    torch = pytest.importorskip("torch")
+    tp = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    topt = torch.optim.Rprop([tp], lr=0.1)
+    for g, (w, step) in zip(grads, seen):
+        tp.grad = torch.tensor(g, dtype=torch.float64)
+        topt.step()
+        np.testing.assert_array_equal(w, tp.detach().numpy())
+        np.testing.assert_array_equal(step, topt.state[tp]["step_size"].numpy())
+
+
 @pytest.mark.parametrize("name, kwargs, message", [
     ("Rprop", {"step_sizes": (1.0, 0.5)}, r"step_sizes must be two numbers \(the smallest"),
     ("Rprop", {"step_sizes": 0.1}, "step_sizes must be two numbers"),

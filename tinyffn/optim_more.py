@@ -73,16 +73,23 @@ class Rprop(Optimizer):
         if not state:
             state.update(step=0, prev=xp.zeros_like(w), step_size=xp.full_like(w, lr))
         state["step"] += 1
-        s = xp.sign(g * state["prev"])
-        # PyTorch's: η+ where s > 0, η- where s < 0, 1 where s = 0 (a NaN stays NaN)
+        s = _sign(xp, g * state["prev"])
+        # PyTorch's: η+ where s > 0, η- where s < 0, 1 where s = 0
         factor = xp.where(s > 0, xp.full_like(w, eta_plus), xp.where(
-            s < 0, xp.full_like(w, eta_minus), xp.where(s == 0, xp.ones_like(w), s)))
+            s < 0, xp.full_like(w, eta_minus), xp.ones_like(w)))
         step = xp.minimum(xp.maximum(state["step_size"] * factor, xp.full_like(w, step_min)),
                           xp.full_like(w, step_max))
         state["step_size"] = step
         g = xp.where(s < 0, xp.zeros_like(w), g)
         state["prev"] = g
-        return w - xp.sign(g) * step
+        return w - _sign(xp, g) * step
+
+
+def _sign(xp, a):
+    """torch.sign, [a > 0] - [a < 0]: 0 for NaN, where xp.sign gives NaN. So a NaN
+    gradient entry leaves its weight and step size alone for that step, as PyTorch's
+    Rprop, instead of turning both into NaN for good."""
+    return xp.astype(a > 0, a.dtype) - xp.astype(a < 0, a.dtype)
 
 
 class ASGD(Optimizer):
