@@ -258,6 +258,19 @@ def test_the_graph_is_built_once_and_the_caller_tensors_left_alone():
     np.testing.assert_array_equal(x.numpy(), before)
 
 
+def test_one_tensor_passed_twice_is_two_inputs_even_when_it_requires_grad():
+    # torch detaches every input into its own leaf: J by the first argument is 2 I, by the
+    # second 3 I (not 5 I each, as differentiating the one shared tensor would give)
+    x = tinyffn.tensor([1.0, -2.0, 0.5], dtype=F64, requires_grad=True)
+    f = lambda a, b: a * 2.0 + b * 3.0                      # noqa: E731
+    J_a, J_b = jacobian(f, (x, x))
+    np.testing.assert_array_equal(J_a.numpy(), 2.0 * np.eye(3))
+    np.testing.assert_array_equal(J_b.numpy(), 3.0 * np.eye(3))
+    _, (g_a, g_b) = vjp(f, (x, x), tinyffn.ones(3, dtype=F64))
+    np.testing.assert_array_equal([g_a.numpy(), g_b.numpy()], [[2.0] * 3, [3.0] * 3])
+    assert x.grad is None
+
+
 def test_an_output_without_elements_gives_an_empty_jacobian():
     J = jacobian(lambda x: x[:0] * 2.0, tinyffn.randn(3, dtype=F64))
     assert tuple(J.shape) == (0, 3)
