@@ -296,6 +296,8 @@ def test_a_module_list_subclass_prints_its_own_name_as_pytorchs():
     lambda m: m.ModuleList([m.Linear(2, 3), m.Linear(2, 3), m.ReLU(), m.Linear(2, 3)]),
     lambda m: m.TransformerEncoder(m.TransformerEncoderLayer(8, 2, 16), 3),
     lambda m: m.Sequential(m.ModuleList([m.ReLU(), m.ReLU()]), m.ReLU()),
+    # a long run that starts late: (1-5): 5 x Linear, then a run after it
+    lambda m: m.ModuleList([m.ReLU()] + [m.Linear(2, 2) for _ in range(5)] + [m.ReLU()] * 2),
 ])
 def test_module_list_repr_is_torchs(build):
     torch = pytest.importorskip("torch")

@@ -324,6 +324,22 @@ def test_the_encoder_passes_is_causal_on_to_its_layers():
 
 
 
+def test_the_ffn_dropout_comes_after_the_activation():
+    # PyTorch's _ff_block: linear2(dropout(activation(linear1(x)))). With GELU the order
+    # shows (ReLU commutes with dropout's 0-or-scale): each entry linear2 reads is 0 or
+    # gelu(z) / (1 - p), z = linear1's output, not gelu(z / (1 - p))
+    layer = _layer(dropout=0.5, activation="gelu").train()
+    seen = {}
+    layer.linear1.register_forward_hook(lambda m, args, z: seen.update(z=z.numpy()))
+    layer.linear2.register_forward_pre_hook(lambda m, args: seen.update(h=args[0].numpy()))
+    layer(tinyffn.tensor(INPUTS["x"]))
+    z, h = seen["z"], seen["h"]
+    gelu = z * 0.5 * (1.0 + np.vectorize(math.erf)(z / math.sqrt(2.0)))
+    kept = h != 0
+    assert 0 < kept.sum() < h.size                               # some dropped, some kept
+    np.testing.assert_allclose(h[kept], gelu[kept] / 0.5, rtol=1e-12)
+
+
 def test_dropout_reaches_the_attention_weights_too():
     # PyTorch's layer passes dropout to self_attn (on the attention weights): with the
     # three Dropout modules made identities, training output still differs from eval.
