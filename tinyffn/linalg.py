@@ -182,16 +182,19 @@ def _matrix(op: str, A: Any, square: bool = False) -> Tensor:
     return A
 
 
-def _apply(op: str, fn: Any, *xs: Tensor, **attrs: Any) -> Tensor:
-    """fn.apply(*xs), a backend's LinAlgError raised as tinyffn's, naming op and shapes."""
+def _apply(op: str, fn: Any, *xs: Tensor, B: Any = None, equation: str = "A X = B",
+           **attrs: Any) -> Tensor:
+    """fn.apply(*xs), a backend's LinAlgError raised as tinyffn's, naming op, A's shape and
+    (for solve) B's as the caller passed it."""
     try:
         return fn.apply(*xs, **attrs)
     except Exception as e:
         if type(e).__name__ != "LinAlgError":
             raise
-        shapes = " and ".join(str(x.shape) for x in xs)
-        raise LinAlgError(f"linalg.{op}: the input matrix is singular ({shapes}), so it has "
-                          f"no inverse; the backend says: {e}") from e
+        what = ("it has no inverse" if B is None else
+                f"{equation} has no unique solution (B of shape {B.shape})")
+        raise LinAlgError(f"linalg.{op}: A (shape {xs[0].shape}) is singular, so {what}; "
+                          f"the backend says: {e}") from e
 
 
 def svdvals(A):
@@ -285,8 +288,8 @@ def solve(A, B, *, left=True):
                          f"(..., {x.shape[-1]})" + ("" if left else " (left=False: B is "
                                                     f"(..., k, {x.shape[-1]}))"))
     try:
-        X = _apply("solve", ops.Solve, x, b) if left else \
-            _apply("solve", ops.Solve, x.mT, b.mT).mT                 # X A = B: A^T X^T = B^T
+        X = _apply("solve", ops.Solve, x, b, B=B) if left else \
+            _apply("solve", ops.Solve, x.mT, b.mT, B=B, equation="X A = B").mT   # A^T X^T = B^T
     except ValueError as e:
         raise ValueError(f"linalg.solve: the batch axes of A {x.shape} and B {B.shape} "
                          "cannot be broadcast together") from e
