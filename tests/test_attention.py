@@ -102,11 +102,7 @@ def run(module, case: str, requires_grad: str = "", dtype: str = "float64", **te
         return layer
     F_ = module.functional if module is tinyffn else module.nn.functional
     y = eval(case, {}, {"F": F_, "mha": mha, **inputs})
-    if not requires_grad:
-        return y
-    if requires_grad in inputs:
-        return y, inputs[requires_grad]
-    return y, dict(made[0].named_parameters())[requires_grad]
+    return torch_parity.picked(y, inputs, made, requires_grad)
 
 
 def grad_of(module, case: str, wrt: str, dtype: str = "float64", **tensor_kwargs):

@@ -100,11 +100,7 @@ def run(module, case: str, requires_grad: str = "", dtype: str = "float64", **te
     act_module = module.nn.GELU(approximate="tanh")
     names = {"tel": tel, "enc": enc, "gsm": gsm, "act_module": act_module, "f64": f64}
     y = eval(case, {}, {**names, **inputs})
-    if not requires_grad:
-        return y
-    if requires_grad in inputs:
-        return y, inputs[requires_grad]
-    return y, dict(made[0].named_parameters())[requires_grad]
+    return torch_parity.picked(y, inputs, made, requires_grad)
 
 
 def grad_of(module, case: str, wrt: str, dtype: str = "float64", **tensor_kwargs):

@@ -132,13 +132,9 @@ def run(module, case: str, requires_grad: str = "", **tensor_kwargs):
     names = {"tdl": tdl, "dec": dec, "tf": tf, "gsm": gsm, "f64": f64,
              "act_module": module.nn.GELU(approximate="tanh")}
     y = eval(case, {}, {**names, **inputs})
-    if not requires_grad:
-        return y
     if requires_grad == "all":              # the inputs and every parameter (all_grads)
         return y, {**{k: inputs[k] for k in tensors}, **dict(made[0].named_parameters())}
-    if requires_grad in inputs:
-        return y, inputs[requires_grad]
-    return y, dict(made[0].named_parameters())[requires_grad]
+    return torch_parity.picked(y, inputs, made, requires_grad)
 
 
 def grad_of(module, case: str, wrt: str, **tensor_kwargs):

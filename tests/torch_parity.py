@@ -55,6 +55,17 @@ def plain(result):
     return str(result.dtype).removeprefix("torch."), result.detach().numpy().tolist()
 
 
+def picked(y, inputs: dict, made: list, requires_grad):
+    """What a module file's ``run`` returns: y, or with ``requires_grad`` (a name) the pair
+    (y, the tensor of that name: an input, else a parameter of the first module the case
+    made), whose gradient ``grad_of`` takes."""
+    if not requires_grad:
+        return y
+    if requires_grad in inputs:
+        return y, inputs[requires_grad]
+    return y, dict(made[0].named_parameters())[requires_grad]
+
+
 def weighted_grad(module, y, x, **tensor_kwargs):
     """``plain(dL/dx)`` for L = Σ y · (1, 2, 3, ...)/10 over y's entries, ``module`` being
     tinyffn or torch: weights that differ entry by entry, so a backward that forgets gy,
