@@ -119,3 +119,18 @@ def test_pooling_errors_name_the_op():
         F.avg_pool1d(x, 0)
     with pytest.raises(TypeError, match=r"max_pool1d: input must be floating point"):
         F.max_pool1d(tinyffn.arange(8).reshape(1, 1, 8), 2)
+
+
+def test_avg_pool1d_sums_float16_in_float32():
+    # A float16 sum of two 60000s is inf (float16's largest is 65504); PyTorch sums in
+    # float32, so the mean is 60000. The reference: the mean in float64, rounded once.
+    x = np.array([[[60000, 60000, 50000, 65000, 1, 3]]], dtype="float16")
+    ours = tinyffn.tensor(x, requires_grad=True)
+    y = F.avg_pool1d(ours, 2)
+    assert y.dtype == np.float16
+    want = x.astype("float64").reshape(1, 1, 3, 2).mean(-1).astype("float16")
+    np.testing.assert_array_equal(y.numpy(), want)
+    y.backward(tinyffn.ones_like(y))               # (y.sum() would overflow float16)
+    np.testing.assert_array_equal(ours.grad.numpy(), np.full(x.shape, 0.5, "float16"))
+    with_pad = F.avg_pool1d(tinyffn.tensor(x), 3, 2, 1, count_include_pad=False)
+    assert np.isfinite(with_pad.numpy()).all()

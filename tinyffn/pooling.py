@@ -22,6 +22,7 @@ from typing import Any
 
 from . import grad_mode
 from .arguments import _is_int
+from .backend import dtype_name
 from .convolution import _single
 from .creation import stack, tensor
 from .functional_extra import pad
@@ -90,16 +91,20 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     kernel_size / 2). The divisor, as PyTorch's: the window's length clipped to the padded
     input (K, less for ``ceil_mode``'s partial last window), or with
     ``count_include_pad=False`` the number of real (unpadded) entries it reads.
-    Gradient: gy / divisor to each entry the window reads."""
+    Gradient: gy / divisor to each entry the window reads. A float16 input is summed in
+    float32 (cast nodes), as PyTorch's: a float16 sum of large entries would overflow."""
     with grad_mode.scope("function", "avg_pool1d"):
-        w, K, s, p, L = _windows("avg_pool1d", input, kernel_size, stride, padding, 1,
+        half = isinstance(input, Tensor) and dtype_name(input.dtype) == "float16"
+        x = input.to(dtype="float32") if half else input    # a float16 sum overflows
+        w, K, s, p, L = _windows("avg_pool1d", x, kernel_size, stride, padding, 1,
                                  ceil_mode, 0.0)
         divisors = []
         for t in range(w.shape[-2]):
             start, end = t * s - p, min(t * s - p + K, L + p)
             divisors.append(end - start if count_include_pad else min(end, L) - max(start, 0))
         divisor = tensor(divisors, dtype=w.dtype, device=w.device)     # (L_out,)
-        return w.sum(dim=-1) / divisor                                  # (N, C, L_out)
+        y = w.sum(dim=-1) / divisor                                     # (N, C, L_out)
+        return y.to(dtype="float16") if half else y
 
 
 class MaxPool1d(Module):
