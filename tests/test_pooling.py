@@ -134,3 +134,21 @@ def test_avg_pool1d_sums_float16_in_float32():
     np.testing.assert_array_equal(ours.grad.numpy(), np.full(x.shape, 0.5, "float16"))
     with_pad = F.avg_pool1d(tinyffn.tensor(x), 3, 2, 1, count_include_pad=False)
     assert np.isfinite(with_pad.numpy()).all()
+
+
+@pytest.mark.parametrize("fn, L, kw", [("max_pool1d", 1, dict(kernel_size=2, ceil_mode=True)),
+                                       ("avg_pool1d", 1, dict(kernel_size=2, ceil_mode=True)),
+                                       ("avg_pool1d", 3, dict(kernel_size=4, ceil_mode=True)),
+                                       ("max_pool1d", 2, dict(kernel_size=5, padding=1,
+                                                              ceil_mode=True))])
+def test_ceil_mode_keeps_a_partial_window_of_an_input_shorter_than_one(fn, L, kw):
+    # PyTorch's L_out = ceil((L + 2p - K) / s) + 1 is 1 here: one window, clipped to the
+    # input (a conv net that halves with ceil_mode reaches L = 1 and pools once more);
+    # these were refused as 'the window spans K positions'.
+    x = rng.standard_normal((2, 3, L))
+    y = getattr(F, fn)(tinyffn.tensor(x, dtype="float64"), **kw)
+    want = x.max(-1, keepdims=True) if fn == "max_pool1d" else x.mean(-1, keepdims=True)
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-15)
+    torch = pytest.importorskip("torch")
+    yt = getattr(torch.nn.functional, fn)(torch.tensor(x), **kw)
+    np.testing.assert_allclose(y.numpy(), yt.numpy(), rtol=1e-15)

@@ -50,14 +50,14 @@ def _windows(op: str, x: Any, kernel_size: Any, stride: Any, padding: Any, dilat
                          f"{K / 2:g}, as PyTorch's, got {padding!r}")
     L = x.shape[-1]
     span = d * (K - 1) + 1                               # input positions one window reads
-    if L + 2 * p < span:
-        raise ValueError(f"{op}: the window spans {span} positions (kernel_size={K}, dilation="
-                         f"{d}) but the padded input has {L + 2 * p} (input {tuple(x.shape)}, "
-                         f"padding={p}); pad more or use a smaller kernel_size")
-    reach = L + 2 * p - span
+    reach = L + 2 * p - span                             # < 0: shorter than one window
     L_out = (-(-reach // s) if ceil_mode else reach // s) + 1
     if ceil_mode and (L_out - 1) * s >= L + p:        # a last window all in the right padding
         L_out -= 1
+    if L_out < 1:               # ceil_mode keeps one partial window of a short input, as torch
+        raise ValueError(f"{op}: the window spans {span} positions (kernel_size={K}, dilation="
+                         f"{d}) but the padded input has {L + 2 * p} (input {tuple(x.shape)}, "
+                         f"padding={p}); pad more or use a smaller kernel_size")
     extra = max(0, (L_out - 1) * s + span - (L + 2 * p))   # ceil_mode's partial window
     last = s * (L_out - 1) + 1                           # length of each tap's slice
     if p or extra:
