@@ -379,6 +379,11 @@ def test_batch_norm_function_errors():
          r"\(4, 3\)"),
         (lambda: F.batch_norm(x, None, None, tinyffn.ones(2), training=True), ValueError,
          r"weight must have shape \(C,\) = \(3,\)"),
+        # int running stats: the update 0.9 * 0 + 0.1 * mean would be cut to 0 in silence
+        (lambda: F.batch_norm(x, tinyffn.zeros(3, dtype="int64"),
+                              tinyffn.ones(3, dtype="int64"), training=True), TypeError,
+         r"batch_norm: running_mean must be a float tensor, got int64; make it with dtype= "
+         r"the input's \(float32\)"),
         (lambda: F.batch_norm(x, c3, tinyffn.ones(3), training=True, momentum=None), TypeError,
          "momentum must be a number; the modules' momentum=None"),
         (lambda: F.batch_norm(x, None, None, training=True, eps=0.0), ValueError,

@@ -116,6 +116,9 @@ def _check_batch_norm(x: Any, running_mean: Any, running_var: Any, weight: Any, 
         if t is not None and t.shape != (C,):
             raise ValueError(f"{op}: {name} must have shape (C,) = ({C},), one entry per "
                              f"channel of the input {x.shape} (axis 1), got {t.shape}")
+        if t is not None and not t.is_floating_point():   # an int buffer would truncate
+            raise TypeError(f"{op}: {name} must be a float tensor, got {dtype_name(t.dtype)}"
+                            f"; make it with dtype= the input's ({dtype_name(x.dtype)})")
     if training:
         _check_batch_size(op, x)
     if momentum is None:
