@@ -152,3 +152,15 @@ def test_ceil_mode_keeps_a_partial_window_of_an_input_shorter_than_one(fn, L, kw
     torch = pytest.importorskip("torch")
     yt = getattr(torch.nn.functional, fn)(torch.tensor(x), **kw)
     np.testing.assert_allclose(y.numpy(), yt.numpy(), rtol=1e-15)
+
+
+@pytest.mark.parametrize("call, L", [
+    (lambda x: F.max_pool1d(x, 2, None, 1, 2), 1),             # positions -1 and 1 of L = 1
+    (lambda x: F.max_pool1d(x, 2, 1, 1, 3), 2),                # -1 and 2: none in [0, 2)
+])
+def test_a_window_of_only_padding_is_refused(call, L):
+    """A window that reads no input entry (dilation steps over the input) has nothing to
+    pool: it gave -inf and index -1; PyTorch 2.13 crashes the process there."""
+    with pytest.raises(ValueError, match=r"max_pool1d: window 0 reads only padding \(positions "
+                                         rf"-1 to \d+ step \d+ of an input of length {L}"):
+        call(tinyffn.ones(1, 1, L))

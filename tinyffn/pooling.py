@@ -58,6 +58,14 @@ def _windows(op: str, x: Any, kernel_size: Any, stride: Any, padding: Any, dilat
         raise ValueError(f"{op}: the window spans {span} positions (kernel_size={K}, dilation="
                          f"{d}) but the padded input has {L + 2 * p} (input {tuple(x.shape)}, "
                          f"padding={p}); pad more or use a smaller kernel_size")
+    edges = set(range(min(L_out, -(-p // s)))) | set(range(max(0, (L + p - span) // s), L_out))
+    for t in sorted(edges):            # only windows at the ends can miss the input entirely
+        if not any(0 <= t * s - p + k * d < L for k in range(K)):
+            raise ValueError(f"{op}: window {t} reads only padding (positions {t * s - p} to "
+                             f"{t * s - p + span - 1} step {d} of an input of length {L}; "
+                             f"kernel_size={K}, dilation={d}, padding={p}), which has no "
+                             "entry to pool (PyTorch's answer is undefined); use less padding "
+                             "or dilation")
     extra = max(0, (L_out - 1) * s + span - (L + 2 * p))   # ceil_mode's partial window
     last = s * (L_out - 1) + 1                           # length of each tap's slice
     if p or extra:
