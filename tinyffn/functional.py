@@ -430,6 +430,9 @@ conv1d = _convolution.conv1d
 from . import pooling as _pooling  # noqa: E402
 
 max_pool1d, avg_pool1d = _pooling.max_pool1d, _pooling.avg_pool1d
+from . import resampling as _resampling  # noqa: E402
+
+interpolate = _resampling.interpolate
 from . import batchnorm as _batchnorm  # noqa: E402
 
 batch_norm = _batchnorm.batch_norm

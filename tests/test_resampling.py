@@ -1,0 +1,101 @@
+"""F.interpolate and nn.Upsample (tinyffn/resampling.py): values and input gradients against
+PyTorch live over modes, sizes, scale factors (whole and fractional), align_corners and
+recompute_scale_factor, in float64 and float32; linear with align_corners=True against
+np.interp, nearest against the index formula written out; gradcheck on every device; the
+module's repr; the errors.
+"""
+import numpy as np
+import pytest
+
+import tinyffn
+from tinyffn import nn
+import tinyffn.functional as F
+
+rng = np.random.default_rng(5)
+
+CASES = [((2, 3, 7), dict(scale_factor=2, mode="nearest")),
+         ((2, 3, 7), dict(scale_factor=1.7, mode="nearest")),
+         ((2, 3, 10), dict(size=4, mode="nearest")),
+         ((2, 3, 7), dict(size=11, mode="nearest-exact")),
+         ((2, 3, 10), dict(scale_factor=0.6, mode="nearest-exact")),
+         ((2, 3, 7), dict(scale_factor=2, mode="linear")),
+         ((2, 3, 7), dict(scale_factor=2.3, mode="linear")),
+         ((2, 3, 7), dict(scale_factor=2.3, mode="linear", recompute_scale_factor=True)),
+         ((2, 3, 9), dict(size=4, mode="linear")),
+         ((2, 3, 7), dict(size=12, mode="linear", align_corners=True)),
+         ((2, 3, 7), dict(size=1, mode="linear", align_corners=True)),
+         ((2, 2, 5, 4), dict(scale_factor=(2, 1.5), mode="nearest")),
+         ((2, 2, 5, 4), dict(size=(3, 9), mode="bilinear")),
+         ((2, 2, 5, 4), dict(scale_factor=2, mode="bilinear", align_corners=True)),
+         ((1, 2, 3, 4, 2), dict(scale_factor=(2, 1, 3), mode="trilinear"))]
+
+
+@pytest.mark.parametrize("shape,kw", CASES)
+@pytest.mark.parametrize("dtype,rtol", [("float64", 1e-13), ("float32", 2e-6)])
+def test_interpolate_matches_torch_live(shape, kw, dtype, rtol):
+    torch = pytest.importorskip("torch")
+    x = rng.standard_normal(shape).astype(dtype)
+    ours = tinyffn.tensor(x, requires_grad=True)
+    theirs = torch.tensor(x, requires_grad=True)
+    y, yt = F.interpolate(ours, **kw), torch.nn.functional.interpolate(theirs, **kw)
+    assert y.shape == tuple(yt.shape) and y.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(y.numpy(), yt.detach().numpy(), rtol=rtol, atol=rtol)
+    gy = rng.standard_normal(y.shape).astype(dtype)
+    (y * tinyffn.tensor(gy)).sum().backward()
+    (yt * torch.tensor(gy)).sum().backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=10 * rtol,
+                               atol=10 * rtol)
+
+
+def test_linear_align_corners_is_np_interp_and_nearest_the_formula():
+    x = rng.standard_normal((1, 2, 6))
+    y = F.interpolate(tinyffn.tensor(x), size=15, mode="linear", align_corners=True)
+    grid = np.linspace(0, 5, 15)                 # output i sits at i * (6 - 1) / (15 - 1)
+    want = np.stack([np.interp(grid, np.arange(6), row) for row in x[0]])[None]
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-12, atol=1e-14)
+    y = F.interpolate(tinyffn.tensor(x), size=9, mode="nearest")
+    np.testing.assert_array_equal(y.numpy(), x[..., [i * 6 // 9 for i in range(9)]])
+    y = F.interpolate(tinyffn.tensor(x), scale_factor=2, mode="linear")   # half-pixel centres
+    np.testing.assert_allclose(y.numpy()[..., 1], 0.75 * x[..., 0] + 0.25 * x[..., 1])
+    np.testing.assert_array_equal(y.numpy()[..., 0], x[..., 0])          # clamped at the edge
+
+
+@pytest.mark.parametrize("kw", [dict(scale_factor=2.5, mode="linear"),
+                                dict(size=4, mode="linear", align_corners=True),
+                                dict(scale_factor=1.5, mode="nearest")])
+def test_interpolate_is_gradchecked(kw, device):
+    x = tinyffn.tensor(rng.standard_normal((2, 2, 5)), dtype="float64", device=device,
+                       requires_grad=True)
+    assert tinyffn.gradcheck(lambda v: F.interpolate(v, **kw), [x])
+
+
+def test_upsample_module_matches_torch_live():
+    torch = pytest.importorskip("torch")
+    x = rng.standard_normal((2, 3, 8))
+    for args in [dict(scale_factor=2), dict(size=5, mode="linear"),
+                 dict(scale_factor=3, mode="linear", align_corners=True)]:
+        ours, theirs = nn.Upsample(**args), torch.nn.Upsample(**args)
+        assert repr(ours) == repr(theirs)
+        np.testing.assert_allclose(ours(tinyffn.tensor(x)).numpy(),
+                                   theirs(torch.tensor(x)).numpy(), rtol=1e-14)
+    assert list(nn.Upsample(scale_factor=2).parameters()) == []
+
+
+def test_interpolate_errors_name_the_op():
+    x = tinyffn.randn(2, 3, 8)
+    with pytest.raises(ValueError, match=r"interpolate: give exactly one of size and scale_"):
+        F.interpolate(x)
+    with pytest.raises(ValueError, match=r"interpolate: give exactly one .* got both"):
+        F.interpolate(x, size=4, scale_factor=2)
+    with pytest.raises(ValueError, match=r"interpolate: input must be .*\(N, C, L\).*\(3, 8\)"):
+        F.interpolate(tinyffn.randn(3, 8), scale_factor=2)
+    with pytest.raises(ValueError, match=r"interpolate: mode 'bilinear' takes 4-D .*'linear'"):
+        F.interpolate(x, scale_factor=2, mode="bilinear")
+    with pytest.raises(ValueError, match=r"interpolate: align_corners can only be set"):
+        F.interpolate(x, scale_factor=2, align_corners=False)
+    with pytest.raises(ValueError, match=r"interpolate: input \(2, 3, 8\) has 1 spatial axes"):
+        F.interpolate(x, size=(4, 4))
+    with pytest.raises(NotImplementedError, match=r"interpolate: mode 'bicubic' is not"):
+        F.interpolate(x, scale_factor=2, mode="bicubic")
+    with pytest.raises(TypeError, match=r"interpolate: input must be floating point"):
+        F.interpolate(tinyffn.arange(8).reshape(1, 1, 8), scale_factor=2)
