@@ -164,3 +164,34 @@ def test_a_window_of_only_padding_is_refused(call, L):
     with pytest.raises(ValueError, match=r"max_pool1d: window 0 reads only padding \(positions "
                                          rf"-1 to \d+ step \d+ of an input of length {L}"):
         call(tinyffn.ones(1, 1, L))
+
+
+@pytest.mark.parametrize("L,L_out", [(7, 1), (7, 3), (10, 5), (5, 8), (9, (4,))])
+def test_adaptive_avg_pool1d_matches_torch_live_and_the_windows(L, L_out):
+    x = rng.standard_normal((2, 3, L))
+    ours = tinyffn.tensor(x, dtype="float64", requires_grad=True)
+    y = F.adaptive_avg_pool1d(ours, L_out)
+    n = L_out[0] if isinstance(L_out, tuple) else L_out
+    want = np.stack([x[..., t * L // n:-(-(t + 1) * L // n)].mean(-1) for t in range(n)], -1)
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-14)
+    torch = pytest.importorskip("torch")
+    theirs = torch.tensor(x, requires_grad=True)
+    yt = torch.nn.functional.adaptive_avg_pool1d(theirs, L_out)
+    np.testing.assert_allclose(y.numpy(), yt.detach().numpy(), rtol=1e-14)
+    gy = rng.standard_normal(y.shape)
+    (y * tinyffn.tensor(gy)).sum().backward()
+    (yt * torch.tensor(gy)).sum().backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-13)
+    m, mt = nn.AdaptiveAvgPool1d(L_out), torch.nn.AdaptiveAvgPool1d(L_out)
+    assert repr(m) == repr(mt)
+    np.testing.assert_allclose(m(tinyffn.tensor(x[0])).numpy(), y.numpy()[0], rtol=1e-14)
+
+
+def test_adaptive_avg_pool1d_is_gradchecked_and_names_its_errors(device):
+    x = tinyffn.tensor(rng.standard_normal((2, 2, 7)), dtype="float64", device=device,
+                       requires_grad=True)
+    assert tinyffn.gradcheck(lambda v: F.adaptive_avg_pool1d(v, 3), [x])
+    with pytest.raises(ValueError, match=r"adaptive_avg_pool1d: output_size must be a positive"):
+        F.adaptive_avg_pool1d(x, 0)
+    with pytest.raises(ValueError, match=r"adaptive_avg_pool1d: input must be .*\(7,\)"):
+        F.adaptive_avg_pool1d(tinyffn.randn(7), 2)

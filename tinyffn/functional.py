@@ -430,6 +430,7 @@ conv1d = _convolution.conv1d
 from . import pooling as _pooling  # noqa: E402
 
 max_pool1d, avg_pool1d = _pooling.max_pool1d, _pooling.avg_pool1d
+adaptive_avg_pool1d = _pooling.adaptive_avg_pool1d
 from . import resampling as _resampling  # noqa: E402
 
 interpolate = _resampling.interpolate

@@ -70,7 +70,7 @@ __all__ = ["init", "utils", "functional", "Parameter", "Module", "Sequential",
            "HingeEmbeddingLoss", "CosineEmbeddingLoss", "MultiheadAttention",
            "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
            "TransformerDecoder", "Transformer", "Conv1d", "MaxPool1d", "AvgPool1d",
-           "Upsample", "BatchNorm1d", "BatchNorm2d"]
+           "AdaptiveAvgPool1d", "Upsample", "BatchNorm1d", "BatchNorm2d"]
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
@@ -427,6 +427,6 @@ from .transformer_modules import TransformerEncoder, TransformerEncoderLayer  # 
 from .transformer_decoder import (Transformer, TransformerDecoder,  # noqa: E402
                                   TransformerDecoderLayer)
 from .convolution import Conv1d  # noqa: E402  (the FFN as two convolutions of kernel size 1)
-from .pooling import AvgPool1d, MaxPool1d  # noqa: E402
+from .pooling import AdaptiveAvgPool1d, AvgPool1d, MaxPool1d  # noqa: E402
 from .resampling import Upsample  # noqa: E402
 from .batchnorm import BatchNorm1d, BatchNorm2d  # noqa: E402

@@ -1,4 +1,5 @@
-"""``F.max_pool1d``, ``F.avg_pool1d`` and ``nn.MaxPool1d``, ``nn.AvgPool1d``, as PyTorch
+"""``F.max_pool1d``, ``F.avg_pool1d`` and ``nn.MaxPool1d``, ``nn.AvgPool1d`` (and
+``F.adaptive_avg_pool1d``, ``nn.AdaptiveAvgPool1d``, at the end), as PyTorch
 2.13 defines them, composed of primitives (a 1-D conv net from a tutorial pools between
 its ``nn.Conv1d`` layers).
 
@@ -153,3 +154,38 @@ class AvgPool1d(Module):
     def extra_repr(self) -> str:
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, "
                 f"padding={self.padding}")
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """The mean of each of ``output_size`` windows that cover the input, as
+    ``F.adaptive_avg_pool1d``: (N, C, L) or (C, L) -> (N, C, L_out) or (C, L_out). Window
+    t spans [floor(t·L / L_out), ceil((t + 1)·L / L_out)), as PyTorch's, so windows may
+    overlap by one entry; ``output_size=1`` is the mean over L (global average pooling).
+    Gradient: gy / (window length) to each entry the window reads."""
+    op = "adaptive_avg_pool1d"
+    if not isinstance(input, Tensor) or input.ndim not in (2, 3):
+        shape = tuple(input.shape) if isinstance(input, Tensor) else type(input).__name__
+        raise ValueError(f"{op}: input must be a tinyffn Tensor of 3-D (N, C, L) or unbatched "
+                         f"2-D (C, L), got {shape}")
+    if not input.backend.is_floating(input.dtype):
+        raise TypeError(f"{op}: input must be floating point, got {input.dtype}; cast it with "
+                        ".float()")
+    L_out, L = _single("output_size", output_size, op), input.shape[-1]
+    with grad_mode.scope("function", op):
+        means = [input[..., t * L // L_out:-(-(t + 1) * L // L_out)].mean(dim=-1)
+                 for t in range(L_out)]                              # L_out of (N, C)
+        return stack(means, axis=-1)                                 # (N, C, L_out)
+
+
+class AdaptiveAvgPool1d(Module):
+    """:func:`adaptive_avg_pool1d` as a module, as ``torch.nn.AdaptiveAvgPool1d``."""
+
+    def __init__(self, output_size: Any):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, x: Tensor) -> Tensor:
+        return adaptive_avg_pool1d(x, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
