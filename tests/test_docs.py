@@ -391,7 +391,8 @@ API_MODULES = ("tinyffn.functional", "tinyffn.nn", "tinyffn.nn.utils", "tinyffn.
 # to be reached there, is listed in that one's section
 REEXPORTED = {"tinyffn.optim.lr_scheduler": ("tinyffn.lr_scheduler_extra",
                                              "tinyffn.lr_scheduler_more"),
-              "tinyffn.optim": ("tinyffn.optim_extra", "tinyffn.optim_more"),
+              "tinyffn.optim": ("tinyffn.optim_extra", "tinyffn.optim_more",
+                                "tinyffn.optim_lbfgs"),
               "tinyffn.nn": ("tinyffn.activation_modules",),
               "tinyffn.functional": ("tinyffn.functional_extra", "tinyffn.attention")}
 

@@ -443,8 +443,9 @@ class AdamW(Adam):
                               eps=eps, amsgrad=amsgrad)
 
 
-# the other optimizers and swa_utils: in files of their own
+# other optimizers, swa_utils: own files
 from . import optim_extra as _extra, optim_more as _more, swa_utils  # noqa: E402
+from .optim_lbfgs import LBFGS  # noqa: E402
 
 RMSprop, Adagrad, NAdam, RAdam, Adamax, Adadelta = (_extra.RMSprop, _extra.Adagrad, _extra.NAdam,
                                                     _extra.RAdam, _extra.Adamax, _extra.Adadelta)
