@@ -40,6 +40,7 @@ SETTINGS = [      # max_iter=10, 3 steps: 30 iterations (see test_every_step_mat
     {"lr": 0.1, "max_iter": 4, "max_eval": 3},               # max_eval stops before max_iter
     {"max_iter": 10, "line_search_fn": "strong_wolfe", "tolerance_change": 1e-4,
      "tolerance_grad": 1e-5},
+    {"max_iter": 10, "line_search_fn": "strong_wolfe", "lr": 10},   # long trials: zooms
 ]
 
 
@@ -160,6 +161,55 @@ def test_matches_torchs_numbers_written_out(search, device):
     assert (ours[-1][2], ours[-1][3]) == (evals, iters)
 
 
+def test_the_line_search_matches_torchs_on_many_starts():
+    """_strong_wolfe itself beside torch's, 600 times: along -g (scaled at random) of a
+    3-D Rosenbrock function and of Σ |x|^1.5 + 0.3 Σ x (whose curvature, infinite at 0,
+    fools the cubic fits into the bracket's ends), first trials t from 1e-3 to 1e6, max_ls
+    from 1 to 25, c2 and tolerance_change beyond LBFGS's: the same t, loss, gradient and
+    number of evaluations. This reaches the zoom phase's rarer branches (a trial near an
+    end, a bracket too small), which the runs above pass through a few times at most."""
+    torch = pytest.importorskip("torch")
+    from torch.optim.lbfgs import _strong_wolfe as torch_strong_wolfe
+    from tinyffn.optim_lbfgs import _strong_wolfe
+
+    def rosenbrock_and_grad(x):
+        f = ((1 - x[:-1]) ** 2).sum() + 100 * ((x[1:] - x[:-1] ** 2) ** 2).sum()
+        g = np.zeros_like(x)
+        g[:-1] += -2 * (1 - x[:-1]) - 400 * x[:-1] * (x[1:] - x[:-1] ** 2)
+        g[1:] += 200 * (x[1:] - x[:-1] ** 2)
+        return float(f), g
+
+    def cusp_and_grad(x):
+        return float((np.abs(x) ** 1.5).sum() + 0.3 * x.sum()), \
+            1.5 * np.sign(x) * np.abs(x) ** 0.5 + 0.3
+
+    rng = np.random.default_rng(1)
+    for f_and_g in (rosenbrock_and_grad, cusp_and_grad):
+        for _ in range(300):
+            x = rng.uniform(-2, 2, size=3)
+            f, g = f_and_g(x)
+            d = -g * 10.0 ** rng.uniform(-3, 0)
+            kw = dict(max_ls=int(rng.integers(1, 26)), c2=float(rng.choice([0.9, 0.1, 0.01])),
+                      tolerance_change=float(rng.choice([1e-9, 1e-2])))
+            t0 = 10.0 ** rng.uniform(-3, 6)
+
+            def ours(x, t, d):
+                return f_and_g(x + t * d)
+
+            def theirs(x, t, d):
+                loss, grad = f_and_g(x.numpy() + float(t) * d.numpy())
+                return loss, torch.tensor(grad)
+
+            f1, g1, t1, n1 = _strong_wolfe(np, ours, x, t0, d, f, g, g @ d, **kw)
+            td, tg = torch.tensor(d), torch.tensor(g)
+            f2, g2, t2, n2 = torch_strong_wolfe(theirs, torch.tensor(x), t0, td, f, tg,
+                                                tg.dot(td), **kw)
+            assert n1 == n2
+            np.testing.assert_allclose(float(t1), float(t2), rtol=1e-10)
+            np.testing.assert_allclose(f1, f2, rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(g1, g2.numpy(), rtol=1e-9, atol=1e-9)
+
+
 def test_step_returns_the_first_loss_and_stops_at_the_tolerances():
     """step returns the closure's first loss (before the step), as torch's; at an optimum
     (max |g| <= tolerance_grad) it evaluates once and leaves the parameters alone."""
@@ -237,6 +287,17 @@ def test_state_dict_resumes_exactly():
         assert not np.array_equal(opt.state[ps[0]]["old_dirs"][-1], kept[-1])
         for a, b in zip(saved["state"][0]["old_dirs"], kept, strict=True):
             np.testing.assert_array_equal(a.numpy(), b)
+
+
+def test_a_torch_state_dict_loads_and_goes_on_as_torch():
+    """torch.optim.LBFGS's groups hold only LBFGS's settings, so its state_dict loads
+    (torch tensors converted): 2 torch steps, then 2 of tinyffn's, as 4 of torch's."""
+    settings = {"max_iter": 10, "line_search_fn": "strong_wolfe"}
+    half, topt = torch_run("network", settings, steps=2)
+    whole, _ = torch_run("network", settings, steps=4)
+    rest, _ = run(tinyffn, "network", settings, steps=2, opt_state=topt.state_dict(),
+                  start=half[-1][1])
+    assert_same_steps(rest, whole[2:])
 
 
 def test_state_dict_of_another_size_or_optimizer_is_refused():
