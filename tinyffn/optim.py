@@ -36,9 +36,8 @@ from .arguments import is_real, type_name
 from .backend import backend_of_array, dtype_name
 from .module import Module
 from .module_state import zero_grads
-from .module_state import array_like
-from .param_groups import (EMPTY, NAMES, SCHEDULE_KEYS, ParamGroup, checked_group,
-                           checked_names, ordered, refused_label)
+from .optim_state import load_state
+from .param_groups import EMPTY, NAMES, SCHEDULE_KEYS, ParamGroup, checked_group, ordered
 from .tensor import Tensor
 from . import lr_scheduler      # optim.lr_scheduler, as torch.optim.lr_scheduler
 
@@ -223,60 +222,7 @@ class Optimizer:
         (their values come from the model's own ``load_state_dict``). Settings go through
         ``check_settings``; arrays are copied to each parameter's device and dtype; saved
         ``param_names`` replace the groups' (as in PyTorch, they are not compared)."""
-        cls = type(self).__name__
-        name = f"{cls}.load_state_dict"
-        saved_by = state_dict.get("optimizer", cls)
-        if saved_by != cls:
-            raise ValueError(f"{name}: the state was saved by {saved_by}; load it into "
-                             f"{saved_by} (its state and hyperparameters are not {cls}'s)")
-        groups, mine = state_dict["param_groups"], self._index_lists()
-        if [list(g["params"]) for g in groups] != mine:
-            sizes = [len(g["params"]) for g in groups]
-            raise ValueError(
-                f"{name}: the state is for {sum(sizes)} parameters in {len(groups)} group(s)"
-                + (f" of sizes {sizes}" if len(groups) > 1 else "") + "; this optimizer has "
-                + (f"one group of {len(mine[0])}" if len(mine) == 1 else
-                   f"{len(mine)} groups of sizes {[len(m) for m in mine]}")
-                + "; make it with the groups of the optimizer saved, in the same order")
-        checked, names = [], []
-        for i, group in enumerate(groups):
-            settings = {k: v for k, v in group.items() if k not in ("params", NAMES)}
-            names.append(checked_names(f"{name}: param_groups[{i}]", group[NAMES],
-                                       len(group["params"])) if NAMES in group else None)
-            unknown = sorted(k for k in set(settings) - set(self.defaults) - set(SCHEDULE_KEYS)
-                             if refused_label(self, k))         # labels load
-            if unknown:
-                raise ValueError(
-                    f"{name}: the saved hyperparameters {unknown} are not {cls}'s "
-                    f"({', '.join(sorted(self.defaults))}); a state saved by another optimizer, "
-                    "or by torch.optim, does not load"
-                    + (f" (in param_groups[{i}])" if len(groups) > 1 else ""))
-            checked.append(self.check_settings(self._owner(i), {**self.defaults, **settings}))
-        params = self.params
-        group_of = [i for i, indices in enumerate(mine) for _ in indices]
-        state = [{} for _ in params]
-        for i, saved in state_dict["state"].items():
-            p, keeps = params[int(i)], self.state_keys(checked[group_of[int(i)]])
-            if saved and set(saved) != set(keeps):
-                raise ValueError(f"{name}: parameter {i}'s state has {sorted(saved)}; {cls} "
-                                 f"as configured keeps {sorted(keeps)}")
-            for key, value in saved.items():
-                if key == "step":               # a count: an int, np.int64, a 0-d array
-                    if not value >= 0 or value != int(value):
-                        raise ValueError(f"{name}: step of parameter {i} must be a whole "
-                                         f"number >= 0, got {value!r}")
-                    value = int(value)
-                elif hasattr(value, "shape"):
-                    value = array_like(p, value)    # a fresh array on p's device, p's dtype
-                    if tuple(value.shape) != p.shape:
-                        raise ValueError(f"{name}: state {key!r} of parameter {i} has shape "
-                                         f"{tuple(value.shape)}, the parameter {p.shape}")
-                state[int(i)][key] = value
-        for group, settings, saved_names in zip(self.param_groups, checked, names):
-            group._settings = settings          # checked above; the old state goes too
-            if saved_names is not None:         # saved names replace these, as in PyTorch
-                group._names = saved_names
-        self.state = dict(zip(params, state))
+        load_state(self, state_dict)                # optim_state.py
 
     def __repr__(self) -> str:
         """PyTorch's: one block per group, its settings sorted by name."""
@@ -443,11 +389,11 @@ class AdamW(Adam):
                               eps=eps, amsgrad=amsgrad)
 
 
-# other optimizers, swa_utils: own files
-from . import optim_extra as _extra, optim_more as _more, swa_utils  # noqa: E402
-from .optim_lbfgs import LBFGS  # noqa: E402
+# the other optimizers and swa_utils, in files of their own
+from . import optim_extra as _extra, optim_more as _more, optim_lbfgs as _lbfgs  # noqa: E402
+from . import swa_utils  # noqa: E402
 
 RMSprop, Adagrad, NAdam, RAdam, Adamax, Adadelta = (_extra.RMSprop, _extra.Adagrad, _extra.NAdam,
                                                     _extra.RAdam, _extra.Adamax, _extra.Adadelta)
-Rprop, ASGD = _more.Rprop, _more.ASGD
+Rprop, ASGD, LBFGS = _more.Rprop, _more.ASGD, _lbfgs.LBFGS
 sys.modules[__name__ + ".swa_utils"] = swa_utils
