@@ -60,6 +60,44 @@ def test_linear_align_corners_is_np_interp_and_nearest_the_formula():
     np.testing.assert_array_equal(y.numpy()[..., 0], x[..., 0])          # clamped at the edge
 
 
+def test_nearest_indices_are_the_exact_fractions_at_half_way_points_in_float64():
+    """In float64, output i of "nearest" reads floor(i · n_in / n_out) and of
+    "nearest-exact" floor((i + 0.5) · n_in / n_out), in whole numbers, at small sizes
+    (PyTorch's kernel computes in float64 and rounds to float32 before its floor, which
+    lands a position a hair under a whole number on it; no other fraction comes that
+    close): the half-way points (2 -> 25: output 12 sits at input 0.5, nearest-exact
+    reads x[1]; 6 -> 74: output 37 at input 3, nearest reads x[3]) read the entry above.
+    A factor keeps n for 1.1 on n <= 9 (floor(4.4) = 4) but still moves entries: output
+    i reads floor(i · 10 / 11), nothing copied through. (float32 keeps r = n_in / n_out
+    rounded, so 2 -> 61 reads x[0] at output 30, as torch: the torch-live test below.)"""
+    for n_in in range(1, 13):
+        x = np.arange(n_in, dtype=np.float64).reshape(1, 1, n_in) + 100
+        for n_out in range(1, 81):
+            i = np.arange(n_out)
+            y = F.interpolate(tinyffn.tensor(x), size=n_out, mode="nearest")
+            np.testing.assert_array_equal(y.numpy()[0, 0], 100 + i * n_in // n_out)
+            y = F.interpolate(tinyffn.tensor(x), size=n_out, mode="nearest-exact")
+            np.testing.assert_array_equal(y.numpy()[0, 0], 100 + (2 * i + 1) * n_in // (2 * n_out))
+        if n_in <= 9:
+            y = F.interpolate(tinyffn.tensor(x), scale_factor=1.1, mode="nearest")
+            np.testing.assert_array_equal(y.numpy()[0, 0], 100 + np.arange(n_in) * 10 // 11)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+def test_nearest_indices_match_torch_live_over_sizes_and_factors(mode, dtype):
+    torch = pytest.importorskip("torch")
+    factors = [1.04, 1.1, 2.04, 2.5, 0.3, 0.7, 1 / 3, 3.1, 1.999]
+    for n_in in range(1, 31):
+        x = np.arange(n_in, dtype=dtype).reshape(1, 1, n_in)     # values are the indices
+        kws = ([dict(size=n_out) for n_out in range(1, 70)]
+               + [dict(scale_factor=f) for f in factors if int(n_in * f) >= 1])
+        for kw in kws:
+            y = F.interpolate(tinyffn.tensor(x), mode=mode, **kw).numpy()
+            yt = torch.nn.functional.interpolate(torch.tensor(x), mode=mode, **kw).numpy()
+            np.testing.assert_array_equal(y, yt, err_msg=f"n_in={n_in} {kw}")
+
+
 @pytest.mark.parametrize("kw", [dict(scale_factor=2.5, mode="linear"),
                                 dict(size=4, mode="linear", align_corners=True),
                                 dict(scale_factor=1.5, mode="nearest")])

@@ -7,17 +7,18 @@ With r the ratio that axis uses (1 / scale_factor when ``scale_factor`` is given
 n_in / n_out; (n_in - 1) / (n_out - 1) with ``align_corners=True``), output position i
 reads, as PyTorch's CPU kernels compute it::
 
-    nearest:        y[i] = x[min(floor(i · r), n_in - 1)]              (r in float32)
-    nearest-exact:  y[i] = x[min(floor((i + 0.5) · r), n_in - 1)]
+    nearest:        y[i] = x[min(floor(i · r), n_in - 1)]
+    nearest-exact:  y[i] = x[min(floor(max(r · (i + 0.5) - 0.5, 0) + 0.5), n_in - 1)]
     linear:         s = max(r · (i + 0.5) - 0.5, 0)   (align_corners: s = r · i)
                     i0 = min(floor(s), n_in - 1), i1 = min(i0 + 1, n_in - 1), λ = s - i0
                     y[i] = (1 - λ) · x[i0] + λ · x[i1]
 
-An axis whose size does not change is left as it is. ``bilinear`` and ``trilinear`` are
-``linear`` along each of the last two or three axes. The indices and weights are
-constants (NumPy, in the input's dtype); the values go through one or two
-``index_select`` per axis, whose backward adds each output's gradient to the entries it
-read, so no backward is written here.
+An axis whose size does not change is left as it is (in the nearest modes only when
+``size`` set it: a ``scale_factor`` such as 1.1 keeps n but moves entries, as in torch).
+``bilinear`` and ``trilinear`` are ``linear`` along each of the last two or three axes.
+The indices and weights are constants (NumPy, in the input's dtype); the values go
+through one or two ``index_select`` per axis, whose backward adds each output's gradient
+to the entries it read, so no backward is written here.
 """
 from __future__ import annotations
 
@@ -67,16 +68,21 @@ def _output_sizes(x: Tensor, size: Any, scale_factor: Any, recompute: Any) -> tu
     return sizes, ((None,) * k if recompute else factors)
 
 
-def _nearest_index(n_in: int, n_out: int, scale: Any, exact: bool) -> np.ndarray:
-    """The input position each output position copies, as PyTorch's ``nearest_idx``."""
+def _nearest_index(n_in: int, n_out: int, scale: Any, exact: bool, dtype) -> np.ndarray:
+    """The input position each output position copies, as PyTorch 2.13's CPU kernel
+    (``HelperInterpNearest``): s = r · i, or for nearest-exact s = max(r · (i + 0.5) - 0.5,
+    0) + 0.5 (its compiled kernel fuses r · (i + 0.5) - 0.5 into one rounding), both in
+    ``dtype`` (float32 for float16), then rounded to float32 (``floorf``) and floored. No
+    shortcut for n_out = n_in or 2 · n_in: with ``scale_factor=1.1`` on L = 4 (L_out = 4)
+    output 3 reads x[2], as torch's."""
     i = np.arange(n_out)
-    if not exact and n_out == n_in:
-        return i
-    if not exact and n_out == 2 * n_in:
-        return i >> 1
-    r = np.float32(1.0 / scale if scale else n_in / n_out)
-    src = (i + 0.5) * np.float64(r) if exact else i.astype(np.float32) * r
-    return np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+    r = dtype.type(1.0 / scale) if scale else dtype.type(n_in) / dtype.type(n_out)
+    if exact:
+        s = np.float64(r) * (i + 0.5) - 0.5          # exact product in float64: one rounding
+        s = np.maximum(s.astype(dtype), 0).astype(np.float64) + 0.5
+    else:
+        s = r * i.astype(dtype)
+    return np.minimum(np.floor(s.astype(np.float32)).astype(np.int64), n_in - 1)
 
 
 def _linear_weights(n_in: int, n_out: int, scale: Any, align_corners: bool, dtype) -> tuple:
@@ -145,8 +151,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 w0 = tensor((1 - lam).reshape(shape), dtype=input.dtype, device=y.device)
                 y = (index_select(y, axis, tensor(i0, device=y.device)) * w0
                      + index_select(y, axis, tensor(i1, device=y.device)) * w1)
-            elif n_out != n_in or mode == "nearest-exact":
-                i = _nearest_index(n_in, n_out, scale, mode == "nearest-exact")
+            elif n_out != n_in or scale is not None:      # a factor may move entries
+                i = _nearest_index(n_in, n_out, scale, mode == "nearest-exact", dtype)
                 y = index_select(y, axis, tensor(i, device=y.device))     # (..., n_out, ...)
     return y
 
