@@ -84,14 +84,21 @@ def test_nearest_indices_are_the_exact_fractions_at_half_way_points_in_float64()
 
 
 @pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
-@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
-def test_nearest_indices_match_torch_live_over_sizes_and_factors(mode, dtype):
+@pytest.mark.parametrize("ndim,dtype", [(3, "float64"), (3, "float32"), (3, "float16"),
+                                        (5, "float64"), (5, "float32"),
+                                        (4, "float32"), (4, "float16")])
+def test_nearest_indices_match_torch_live_over_sizes_and_factors(mode, ndim, dtype):
+    """The last axis resampled (the others of size 1 and left as they are). 4-D float64 is
+    left out: torch 2.13's 2-D kernel differs from both rules in _nearest_index there
+    (22 of 3,312 cases for nearest, 27 for nearest-exact, at n_in > 30)."""
     torch = pytest.importorskip("torch")
     factors = [1.04, 1.1, 2.04, 2.5, 0.3, 0.7, 1 / 3, 3.1, 1.999]
+    ones = (1,) * (ndim - 3)
     for n_in in range(1, 31):
-        x = np.arange(n_in, dtype=dtype).reshape(1, 1, n_in)     # values are the indices
-        kws = ([dict(size=n_out) for n_out in range(1, 70)]
-               + [dict(scale_factor=f) for f in factors if int(n_in * f) >= 1])
+        x = np.arange(n_in, dtype=dtype).reshape((1, 1) + ones + (n_in,))   # values: indices
+        kws = ([dict(size=ones + (n_out,)) for n_out in range(1, 70)]
+               + [dict(scale_factor=(1.0,) * len(ones) + (f,)) for f in factors
+                  if int(n_in * f) >= 1])
         for kw in kws:
             y = F.interpolate(tinyffn.tensor(x), mode=mode, **kw).numpy()
             yt = torch.nn.functional.interpolate(torch.tensor(x), mode=mode, **kw).numpy()
