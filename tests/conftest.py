@@ -9,7 +9,9 @@
   GPU tests' own logic without a GPU (tests/fake_cuda.py; it proves nothing about CuPy).
 """
 import os
+import zlib
 
+import numpy as np
 import pytest
 
 import tinyffn
@@ -57,6 +59,13 @@ def device(request):
 
 
 @pytest.fixture(autouse=True)
-def _seeded():
-    """Every test starts from the same random state."""
+def _seeded(request):
+    """Every test starts from the same random state: tinyffn's generator, and a file's
+    module-level NumPy generator (``rng`` or ``RNG``), drawn anew from the test's own id,
+    so a test's data do not depend on which tests ran before it in its worker (with -n 2
+    that order changes from run to run)."""
     tinyffn.manual_seed(0)
+    for name in ("rng", "RNG"):
+        if isinstance(getattr(request.module, name, None), np.random.Generator):
+            setattr(request.module, name,
+                    np.random.default_rng(zlib.crc32(request.node.nodeid.encode())))

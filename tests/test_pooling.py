@@ -81,7 +81,7 @@ def test_pooling_matches_torch_live(fn, kw, L):
     theirs = torch.tensor(x, requires_grad=True)
     y, yt = getattr(F, fn)(ours, **kw), getattr(torch.nn.functional, fn)(theirs, **kw)
     assert y.shape == tuple(yt.shape)
-    np.testing.assert_allclose(y.numpy(), yt.detach().numpy(), rtol=1e-14)
+    np.testing.assert_allclose(y.numpy(), yt.detach().numpy(), rtol=1e-14, atol=1e-15)
     gy = rng.standard_normal(y.shape)
     (y * tinyffn.tensor(gy)).sum().backward()
     (yt * torch.tensor(gy)).sum().backward()
@@ -103,7 +103,7 @@ def test_the_modules_match_torch_live():
                           torch.nn.AvgPool1d(3, 1, 1, count_include_pad=False))]:
         assert repr(ours) == repr(theirs)
         np.testing.assert_allclose(ours(tinyffn.tensor(x, dtype="float64")).numpy(),
-                                   theirs(torch.tensor(x)).numpy(), rtol=1e-14)
+                                   theirs(torch.tensor(x)).numpy(), rtol=1e-14, atol=1e-15)
     assert list(nn.MaxPool1d(2).parameters()) == []
 
 
@@ -148,10 +148,10 @@ def test_ceil_mode_keeps_a_partial_window_of_an_input_shorter_than_one(fn, L, kw
     x = rng.standard_normal((2, 3, L))
     y = getattr(F, fn)(tinyffn.tensor(x, dtype="float64"), **kw)
     want = x.max(-1, keepdims=True) if fn == "max_pool1d" else x.mean(-1, keepdims=True)
-    np.testing.assert_allclose(y.numpy(), want, rtol=1e-15)
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-15, atol=1e-15)
     torch = pytest.importorskip("torch")
     yt = getattr(torch.nn.functional, fn)(torch.tensor(x), **kw)
-    np.testing.assert_allclose(y.numpy(), yt.numpy(), rtol=1e-15)
+    np.testing.assert_allclose(y.numpy(), yt.numpy(), rtol=1e-15, atol=1e-15)
 
 
 @pytest.mark.parametrize("call, L", [
@@ -173,18 +173,18 @@ def test_adaptive_avg_pool1d_matches_torch_live_and_the_windows(L, L_out):
     y = F.adaptive_avg_pool1d(ours, L_out)
     n = L_out[0] if isinstance(L_out, tuple) else L_out
     want = np.stack([x[..., t * L // n:-(-(t + 1) * L // n)].mean(-1) for t in range(n)], -1)
-    np.testing.assert_allclose(y.numpy(), want, rtol=1e-14)
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-14, atol=1e-15)
     torch = pytest.importorskip("torch")
     theirs = torch.tensor(x, requires_grad=True)
     yt = torch.nn.functional.adaptive_avg_pool1d(theirs, L_out)
-    np.testing.assert_allclose(y.numpy(), yt.detach().numpy(), rtol=1e-14)
+    np.testing.assert_allclose(y.numpy(), yt.detach().numpy(), rtol=1e-14, atol=1e-15)
     gy = rng.standard_normal(y.shape)
     (y * tinyffn.tensor(gy)).sum().backward()
     (yt * torch.tensor(gy)).sum().backward()
-    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-13)
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-13, atol=1e-15)
     m, mt = nn.AdaptiveAvgPool1d(L_out), torch.nn.AdaptiveAvgPool1d(L_out)
     assert repr(m) == repr(mt)
-    np.testing.assert_allclose(m(tinyffn.tensor(x[0])).numpy(), y.numpy()[0], rtol=1e-14)
+    np.testing.assert_allclose(m(tinyffn.tensor(x[0])).numpy(), y.numpy()[0], rtol=1e-14, atol=1e-15)
 
 
 def test_adaptive_avg_pool1d_is_gradchecked_and_names_its_errors(device):
