@@ -15,17 +15,13 @@ from __future__ import annotations
 import math
 
 from ..autograd import Context, Function
-from .decompositions import _broadcast, _diagonal, _mT, _symmetric
+from .decompositions import _broadcast, _diag_embed, _diagonal, _mT, _symmetric
 from .shape import sum_to_shape
 
 
 def _phi(xp, X):
     """The lower triangle of X with its diagonal halved: Φ(X) of the Cholesky backward."""
-    return xp.tril(X) - _diag(xp, _diagonal(xp, X)) / 2
-
-
-def _diag(xp, v):
-    return xp.eye(v.shape[-1], dtype=v.dtype) * xp.expand_dims(v, axis=-1)   # (..., n, n)
+    return xp.tril(X) - _diag_embed(xp, _diagonal(xp, X)) / 2
 
 
 class Cholesky(Function):
