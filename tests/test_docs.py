@@ -385,7 +385,8 @@ API_MODULES = ("tinyffn.functional", "tinyffn.nn", "tinyffn.nn.utils", "tinyffn.
                "tinyffn.optim", "tinyffn.optim.lr_scheduler", "tinyffn.optim.swa_utils",
                "tinyffn.accounting",
                "tinyffn.graphviz", "tinyffn.naming", "tinyffn.hooks",
-               "tinyffn.autograd", "tinyffn.autograd.functional", "tinyffn.stepper",
+               "tinyffn.autograd", "tinyffn.autograd.functional", "tinyffn.higher_order",
+               "tinyffn.graph_xp", "tinyffn.stepper",
                "tinyffn.cuda", "tinyffn.utils.data", "tinyffn.linalg", "tinyffn.special")
 # and tinyffn.ops, whose names are its __all__; a module whose classes another one imports,
 # to be reached there, is listed in that one's section

@@ -64,7 +64,7 @@ from .grad_mode import (AnomalyError, detect_anomaly, enable_grad, is_grad_enabl
 from .backend import DeviceError, cuda_available, device
 from . import cuda                  # tinyffn.cuda.is_available(), as torch.cuda's
 from .flops import FlopCounter
-from .gradcheck import GradcheckError, gradcheck
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 # the FFN family, built on the engine above: composed ops, modules, optimizers, counts
 from . import functional, nn, optim, accounting
 from . import linalg                # tinyffn.linalg.vector_norm, as torch.linalg's norms
@@ -132,7 +132,7 @@ __all__ = [
     "Function", "Context", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "inference_mode", "detect_anomaly",
     "AnomalyError", "keep_intermediates", "grad", "iter_backward", "BackwardStep",
-    "gradcheck", "GradcheckError", "FlopCounter", "cuda_available", "cuda", "device",
+    "gradcheck", "gradgradcheck", "GradcheckError", "FlopCounter", "cuda_available", "cuda", "device",
     "DeviceError", "ops",
     "functional", "nn", "optim", "accounting", "utils", "save", "load",
     "draw_graph", "to_dot", "backward_steps",

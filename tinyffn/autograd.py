@@ -48,12 +48,13 @@ end, :func:`tinyffn.stepper.iter_backward` hands each pause to a learner as a
 from __future__ import annotations
 
 import collections
+import contextlib
 import math
 import types
 import weakref
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator
 
-from .arguments import either_name, grad_inputs, single_of_sequence
+from .arguments import grad_inputs
 from .backend import dtype_name
 from . import hooks, op_checks, tensor as _tensor  # used at call time only (all import this)
 # The switches every op reads live in grad_mode.py; autograd's names too (torch.autograd.no_grad)
@@ -93,7 +94,8 @@ class Context:
     # slots for what the engine sets on every node (cheaper to make, one per op); the
     # __dict__ is for a user's Function, which may stash anything on ctx (ctx.mask = ...)
     __slots__ = ("fn", "parents", "needs_input_grad", "xp", "backend", "scope", "attrs",
-                 "out_shape", "out_dtype", "_output", "_saved", "_freed", "_hooks", "__dict__")
+                 "out_shape", "out_dtype", "_output", "_saved", "_freed", "_hooks", "_out_id",
+                 "__dict__")
 
     def __init__(self, fn, inputs, backend, attrs):
         self.fn = fn
@@ -225,9 +227,14 @@ class Function:
     An op with no meaning for bool operands (``x - mask``) sets ``bool_refused`` to its
     error message: promotion raises it before it would turn a bool into 0s and 1s, and
     the op's forward for operands that are all bool (:func:`refuse_bool`).
+
+    An op whose backward can also run on tensors, recorded, sets ``twice_differentiable``:
+    then ``create_graph=True`` differentiates its gradient again (:mod:`tinyffn.higher_order`
+    says what that asks of the backward); other ops refuse create_graph, by name.
     """
 
     bool_refused: str | None = None
+    twice_differentiable: bool = False
 
     @staticmethod
     def forward(ctx: Context, *xs: Any, **attrs: Any) -> Any:  # pragma: no cover - abstract
@@ -270,7 +277,9 @@ class Function:
         except AttributeError as e:     # x.exp() on a raw array: say what to write
             raise op_checks.array_method_error(cls, e) from e
         if not isinstance(y, backend.array_type):
-            y = op_checks.forward_array(cls, y, backend)
+            y0, y = y, op_checks.forward_array(cls, y, backend)
+            if ctx._saved:          # a NumPy scalar saved as the output: save the array
+                ctx._saved = tuple([y if a is y0 else a for a in ctx._saved])
         ctx.out_shape, ctx.out_dtype = y.shape, y.dtype
         if STATE.anomaly:
             check_finite(ctx, y, "forward produced")
@@ -282,6 +291,7 @@ class Function:
         if STATE.grad_enabled and True in ctx.needs_input_grad and y.dtype in backend.float_dtypes:
             out = _tensor.Tensor._wrap(y, backend, True, ctx)
             ctx._output = weakref.ref(out)
+            ctx._out_id = id(y)     # for create_graph: which saved array is y (higher_order.py)
             if STATE.kept is not None:
                 STATE.kept.append(out)
             return out
@@ -317,28 +327,34 @@ def topological_order(root: "_tensor.Tensor", every_input: bool = False) -> list
     return order
 
 
-def backward(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
-             inputs: Any = None) -> None:
+def backward(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool | None = None,
+             inputs: Any = None, create_graph: bool = False) -> None:
     """``root.backward(grad, retain_graph)``: :func:`walk`, run to the end (steps not held).
-    With ``inputs`` (PyTorch's), only those tensors' ``.grad`` accumulate: :func:`grad`'s walk."""
+    With ``inputs`` (PyTorch's), only those tensors' ``.grad`` accumulate: :func:`grad`'s walk.
+    With ``create_graph`` the gradients are recorded too (:mod:`tinyffn.higher_order`), and
+    ``retain_graph`` defaults to True, as in PyTorch."""
     if not isinstance(root, _tensor.Tensor):    # torch.autograd.backward([y1, y2]) takes a list
         raise TypeError(f"backward: expected one Tensor, got {type(root).__name__}; for several "
                         "outputs backward one sum, (y1 + y2).backward(), which adds the same "
                         "gradients as torch.autograd.backward([y1, y2])")
-    if inputs is None:
-        run_to_end(walk(root, grad, retain_graph))
-        return
-    inputs = {id(t): t for t in grad_inputs("backward", inputs)}.values()  # each once
-    captured = {id(node_of(t)): None for t in inputs}
-    run_to_end(walk(root, op_checks.root_grad(root, grad, "backward"), retain_graph, capture=captured))
-    for t in inputs:
-        g = captured[id(node_of(t))]
-        if g is not None:            # None: root does not depend on t, whose .grad stays
-            t._accumulate_grad(g)
+    retain_graph = create_graph if retain_graph is None else retain_graph
+    captured = None
+    if inputs is not None:
+        inputs = {id(t): t for t in grad_inputs("backward", inputs)}.values()  # each once
+        captured = {id(node_of(t)): None for t in inputs}
+        checked = op_checks.root_grad(root, grad, "backward")   # named so in its errors
+        grad = grad if create_graph and isinstance(grad, _tensor.Tensor) else checked
+    with enable_grad() if create_graph else contextlib.nullcontext():
+        run_to_end(walk(root, grad, retain_graph, capture=captured, create_graph=create_graph))
+        for t in inputs or ():
+            g = captured[id(node_of(t))]
+            if g is not None:            # None: root does not depend on t, whose .grad stays
+                t._accumulate_grad(g)
 
 
 def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
-         capture: dict | None = None, hold_steps: bool = False) -> Iterator[tuple]:
+         capture: dict | None = None, hold_steps: bool = False,
+         create_graph: bool = False) -> Iterator[tuple]:
     """The backward walk itself, yielding ``(node, gy, grads)`` after each op node.
 
     ``stepper.iter_backward`` dresses each step as a ``BackwardStep``; :func:`backward`
@@ -352,8 +368,14 @@ def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
       held step keeps its node's gradients alive while those leaves copy theirs, which
       would raise the peak memory of a plain ``backward()`` (by a third for one Linear
       whose input needs a gradient), hence not the default.
+
+    ``create_graph`` (``backward``, ``grad``) makes every gradient a Tensor whose ops are
+    recorded: the same steps, each node's backward run by
+    :func:`tinyffn.higher_order.recorded_backward`.
     """
     gy = op_checks.root_grad(root, grad, "backward" if capture is None else "grad")
+    if create_graph:                 # gradients are tensors, their ops recorded
+        gy = higher_order.root_gradient(root, grad, gy)
     order = topological_order(root)
     totals = {id(order[-1]): gy}     # id(vertex) -> dL/d(its tensor) summed over consumers
     needed = None                    # grad(): the vertices a captured one can be reached from
@@ -390,7 +412,8 @@ def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
             gy = hooks.run_module_hooks(v, gy)
             if gy is None:           # they dropped it
                 continue
-        grads = _call_backward(v, gy)            # (4) the op's backward: dL/d(each input)
+        grads = _call_backward(v, gy) if not create_graph else \
+            higher_order.recorded_backward(v, gy)   # (4) the op's backward: dL/d(each input)
         for parent, gx in zip(v.parents, grads):     # (5) add each input's share
             if gx is not None and (needed is None or id(parent) in needed):
                 key = id(parent)
@@ -434,56 +457,18 @@ def _call_backward(ctx: Context, gy: Any) -> tuple:
     return grads
 
 
-def grad(outputs: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_output: Any = None,
-         retain_graph: bool = False, *, grad_outputs: Any = None, create_graph: bool = False,
-         allow_unused: bool | None = None, materialize_grads: bool = False) -> tuple:
-    """dL/d(input) for each input, as tensors; no ``.grad`` changes (``torch.autograd.grad``).
-
-    ``outputs`` is one tensor (or a list of one). ``inputs`` is a sequence of tensors that
-    require grad, or one Tensor (the result is still a tuple). ``grad_output`` (PyTorch's
-    ``grad_outputs``) is dL/d(output), needed unless the output has one element. An input
-    that the output does not depend on is an error, as in PyTorch, unless
-    ``allow_unused=True`` (its gradient is None) or ``materialize_grads=True`` (zeros).
-    ``create_graph=True`` is refused: backward records no graph.
-    """
-    grad_output = either_name("grad", "grad_output", grad_output, None, "grad_outputs",
-                              grad_outputs)
-    output = single_of_sequence("grad", "outputs", outputs)
-    grad_output = single_of_sequence("grad", "grad_output", grad_output)
-    if create_graph:
-        raise ValueError("grad: create_graph=True (gradients of gradients) is not supported: "
-                         "backward computes on raw arrays and records no graph")
-    if materialize_grads and allow_unused is False:
-        raise ValueError("grad: materialize_grads=True gives unused inputs zeros, which "
-                         "allow_unused=False forbids; leave allow_unused out")
-    inputs = grad_inputs("grad", inputs)
-    captured = {id(node_of(t)): None for t in inputs}
-    run_to_end(walk(output, grad_output, retain_graph, capture=captured))
-    out = []
-    for i, t in enumerate(inputs):
-        g = captured[id(node_of(t))]
-        if g is None and not materialize_grads:
-            if not allow_unused:
-                raise RuntimeError(f"grad: input {i} (shape {t.shape}) was not used to compute "
-                                   "the output, so it has no gradient; pass allow_unused=True "
-                                   "to get None for it, or materialize_grads=True for zeros")
-            out.append(None)
-            continue
-        if g is None:
-            g = t.backend.xp.zeros(t.shape, dtype=t.data.dtype)
-        else:                        # its own array, as a leaf's .grad (see _accumulate_grad)
-            g = t.backend.xp.asarray(g, copy=True)
-        out.append(_tensor.Tensor(g, _backend=t.backend))
-    return tuple(out)
-
-
 def __getattr__(name: str) -> Any:
-    """``gradcheck`` and ``functional``, as torch.autograd's: imported when asked for
-    (both import this module)."""
-    if name == "gradcheck":
-        from .gradcheck import gradcheck
-        return gradcheck
+    """``gradcheck``, ``gradgradcheck`` and ``functional``, as torch.autograd's: imported
+    when asked for (they import this module)."""
+    if name in ("gradcheck", "gradgradcheck"):
+        from .gradcheck import gradcheck, gradgradcheck
+        return gradcheck if name == "gradcheck" else gradgradcheck
     if name == "functional":
         from . import autograd_functional as functional
         return functional
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# torch.autograd.grad, and the backward run under create_graph: they need the above
+from . import higher_order  # noqa: E402
+from .higher_order import grad  # noqa: E402

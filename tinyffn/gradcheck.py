@@ -96,6 +96,53 @@ def gradcheck(fn: Callable[..., Any], inputs: Sequence[Any], eps: float = 1e-6,
     return True
 
 
+def gradgradcheck(fn: Callable[..., Any], inputs: Sequence[Any], grad_outputs: Any = None,
+                  eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3, seed: int = 0,
+                  raise_exception: bool = True) -> bool:
+    """True if ``fn``'s second derivatives, by a backward through its recorded backward
+    (``create_graph=True``), match finite differences of its first derivatives; else
+    raises :class:`GradcheckError` (``torch.autograd.gradgradcheck``).
+
+    It is :func:`gradcheck` of the vector-Jacobian product ``(x, v) -> v^T df/dx`` (what
+    ``grad(fn(x), x, v, create_graph=True)`` returns), checked with respect to the inputs
+    x and to the cotangents v: ``grad_outputs``, one per output of fn, random by default
+    (from ``seed``). The arguments are :func:`gradcheck`'s.
+    """
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    checked = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
+    if not checked:
+        raise ValueError("gradgradcheck: no input requires grad; create the inputs to check "
+                         "with requires_grad=True")
+    with grad_mode.enable_grad():
+        ys = _outputs(fn, inputs)
+    if grad_outputs is None:
+        rng = np.random.default_rng(seed)
+        grad_outputs = tuple(Tensor(y.backend.asarray(rng.standard_normal(y.shape), y.dtype),
+                                    requires_grad=True, _backend=y.backend) for y in ys)
+    grad_outputs = (grad_outputs,) if isinstance(grad_outputs, Tensor) else tuple(grad_outputs)
+    if len(grad_outputs) != len(ys):
+        raise ValueError(f"gradgradcheck: fn returns {len(ys)} outputs but {len(grad_outputs)} "
+                         "grad_outputs were given; give one per output, of its shape")
+    n = len(inputs)
+
+    def vector_jacobian_product(*args: Any) -> tuple:
+        xs, vs = args[:n], args[n:]
+        with grad_mode.enable_grad():
+            ys = [y for y in _outputs(fn, xs)]
+            used = [(y, v) for y, v in zip(ys, vs) if y.requires_grad]
+            if not used:                # fn depends on no input: every gradient is 0
+                return tuple(xs[i] * 0 for i in checked)
+            if len(used) == 1:
+                (y, v), = used
+            else:                       # one output standing for all: sum_k v_k . y_k
+                y, v = sum((y * v).sum() for y, v in used), None
+            return autograd.grad(y, [xs[i] for i in checked], v, create_graph=True,
+                                 materialize_grads=True)
+
+    return gradcheck(vector_jacobian_product, inputs + grad_outputs, eps, atol, rtol, seed,
+                     raise_exception)
+
+
 def _outputs(fn: Callable[..., Any], inputs: tuple) -> tuple:
     """fn's outputs, always as a tuple of Tensors."""
     y = fn(*inputs)

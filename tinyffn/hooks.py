@@ -103,17 +103,18 @@ def run_grad_hooks(v: Any, gy: Any) -> Any:
     in the hook changes (an in-place update gives ``g`` a new array of its dtype).
     """
     shape, dtype = autograd.shape_and_dtype(v)
-    with grad_mode.no_grad():
+    recorded = isinstance(gy, _tensor.Tensor)   # create_graph: what the hook does is recorded
+    with grad_mode.enable_grad() if recorded else grad_mode.no_grad():
         for fn in list(v._hooks.values()):      # a list: a hook may remove itself
             if isinstance(fn, _HookedView):     # a module's hooks: run_module_hooks
                 continue
-            g = _tensor.Tensor(gy, _backend=v.backend)
+            g = gy if recorded else _tensor.Tensor(gy, _backend=v.backend)
             out = fn(g)
             if out is None:         # g, as the hook left it: g *= 0.5 gives g a new array
                 out = g
             _check_gradient(f"register_hook: the hook {_name(fn)}", "or None to keep it",
                             out, shape, dtype, v.backend)
-            gy = out.data
+            gy = out if recorded else out.data
     return gy
 
 
@@ -354,11 +355,13 @@ def run_module_hooks(v: Any, gy: Any) -> Any:
     ``retain_grad()`` and :func:`tinyffn.grad` took their copy: as in PyTorch, where these
     are hooks on the view's node, so the view's own gradient is the one before them.
     """
+    recorded = isinstance(gy, _tensor.Tensor)   # create_graph: what the hooks do is recorded
     for fn in v._hooks.values():
         if isinstance(fn, _HookedView):
-            with grad_mode.no_grad():
-                out = fn(_tensor.Tensor(gy, _backend=v.backend))
-            return None if out is _DROPPED else gy if out is None else out.data
+            with grad_mode.enable_grad() if recorded else grad_mode.no_grad():
+                out = fn(gy if recorded else _tensor.Tensor(gy, _backend=v.backend))
+            return None if out is _DROPPED else gy if out is None else \
+                out if recorded else out.data
     return gy
 
 

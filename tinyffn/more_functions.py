@@ -26,6 +26,7 @@ from . import grad_mode
 from .arguments import _axes, _axis_list, _is_int
 from .in_place import as_view, in_place
 from .ops import elementwise as E
+from .ops import division as D
 from .ops import reduce as R
 
 
@@ -86,7 +87,7 @@ def floor_divide(input, other):
     next to a float computes in the float's dtype; an integer divisor 0 raises
     ZeroDivisionError, as in PyTorch (a float one gives ±inf or nan). A primitive whose
     gradient is 0 (a staircase; PyTorch refuses to backpropagate through it)."""
-    return E.FloorDivide.apply(*_operands("floor_divide", input, other))
+    return D.FloorDivide.apply(*_operands("floor_divide", input, other))
 
 
 def remainder(input, other):
@@ -94,7 +95,7 @@ def remainder(input, other):
     ``torch.remainder``: ``-5 % 3`` is 1; x - y · floor(x / y), computed exactly. Dtypes
     and division by zero as :func:`floor_divide`. A primitive: gradient 1 for input,
     -floor(input / other) for other, as PyTorch's."""
-    return E.Remainder.apply(*_operands("remainder", input, other))
+    return D.Remainder.apply(*_operands("remainder", input, other))
 
 
 def fmod(input, other):
@@ -102,7 +103,7 @@ def fmod(input, other):
     ``fmod(-5, 3)`` is -2; x - y · trunc(x / y), exact. Dtypes and division by zero as
     :func:`floor_divide`. A primitive: gradient 1 for input, -trunc(input / other) for
     other, as PyTorch's. ``input`` must be a Tensor, as in PyTorch."""
-    return E.Fmod.apply(_input("fmod", input), other)
+    return D.Fmod.apply(_input("fmod", input), other)
 
 
 # ----------------------------------------------------------------------------- reductions
@@ -332,12 +333,12 @@ class MoreMethods:
     def floor_divide(self, other): return floor_divide(self, other)
     def remainder(self, other): return remainder(self, other)
     def fmod(self, other): return fmod(self, other)
-    def __floordiv__(self, other): return E.FloorDivide.apply(self, other)
-    def __rfloordiv__(self, other): return E.FloorDivide.apply(other, self)
-    def __mod__(self, other): return E.Remainder.apply(self, other)
-    def __rmod__(self, other): return E.Remainder.apply(other, self)
-    def __ifloordiv__(self, other): return in_place(self, E.FloorDivide, other, "//=")
-    def __imod__(self, other): return in_place(self, E.Remainder, other, "%=")
+    def __floordiv__(self, other): return D.FloorDivide.apply(self, other)
+    def __rfloordiv__(self, other): return D.FloorDivide.apply(other, self)
+    def __mod__(self, other): return D.Remainder.apply(self, other)
+    def __rmod__(self, other): return D.Remainder.apply(other, self)
+    def __ifloordiv__(self, other): return in_place(self, D.FloorDivide, other, "//=")
+    def __imod__(self, other): return in_place(self, D.Remainder, other, "%=")
     def logsumexp(self, dim, keepdim=False): return logsumexp(self, dim, keepdim)
     def prod(self, dim=None, keepdim=False, *, dtype=None): return prod(self, dim, keepdim, dtype=dtype)
     def cumsum(self, dim, *, dtype=None): return cumsum(self, dim, dtype=dtype)

@@ -45,11 +45,7 @@ def checked_grads(ctx: "autograd.Context", grads: Any) -> tuple:
     None where ``needs_input_grad`` is False. An op may mix dtypes (float64 data @ float32
     weight); as in PyTorch, each gradient is cast to its input's dtype, so a float32
     parameter never receives a float64 ``.grad``."""
-    if not isinstance(grads, tuple):
-        grads = (grads,)
-    if len(grads) != len(ctx.parents):
-        raise RuntimeError(f"{ctx.fn.op_name()}.backward returned {len(grads)} gradients for "
-                           f"{len(ctx.parents)} inputs; return one per input (None where unused)")
+    grads = one_per_input(ctx, grads)
     checked = []
     for i, (g, needed, parent) in enumerate(zip(grads, ctx.needs_input_grad, ctx.parents)):
         if g is not None and not needed:
@@ -63,16 +59,32 @@ def checked_grads(ctx: "autograd.Context", grads: Any) -> tuple:
             else:
                 shape, dtype = parent.data.shape, parent.data.dtype
             if g.shape != shape:
-                raise RuntimeError(
-                    f"{ctx.fn.op_name()}.backward: gradient of input {i} has shape "
-                    f"{tuple(g.shape)} but the input has shape {tuple(shape)}"
-                    + (_SUM_BACK.format(i) if _broadcasts_to(shape, g.shape) else ""))
+                check_grad_shape(ctx, i, g.shape, shape)
             if g.dtype != dtype:
                 g = ctx.xp.astype(g, dtype)
             if STATE.anomaly:
                 check_finite(ctx, g, f"backward produced (gradient of input {i})")
         checked.append(g)
     return tuple(checked)
+
+
+def one_per_input(ctx: "autograd.Context", grads: Any) -> tuple:
+    """A backward's result as a tuple of one gradient per input, or an error saying so."""
+    if not isinstance(grads, tuple):
+        grads = (grads,)
+    if len(grads) != len(ctx.parents):
+        raise RuntimeError(f"{ctx.fn.op_name()}.backward returned {len(grads)} gradients for "
+                           f"{len(ctx.parents)} inputs; return one per input (None where unused)")
+    return grads
+
+
+def check_grad_shape(ctx: "autograd.Context", i: int, g_shape: tuple, shape: tuple) -> None:
+    """Refuse a gradient of input i whose shape is not the input's."""
+    if tuple(g_shape) != tuple(shape):
+        raise RuntimeError(
+            f"{ctx.fn.op_name()}.backward: gradient of input {i} has shape "
+            f"{tuple(g_shape)} but the input has shape {tuple(shape)}"
+            + (_SUM_BACK.format(i) if _broadcasts_to(shape, g_shape) else ""))
 
 
 def array_method_error(fn: type, e: AttributeError) -> AttributeError:

@@ -5,7 +5,7 @@ A tensor wraps one array of its backend (``.data``: NumPy on ``"cpu"``, CuPy on
 in ``.grad_fn`` (a :class:`tinyffn.autograd.Context`); following ``grad_fn.parents`` back
 from a result visits its whole computation graph. Operators (``+ - * / ** @``) and the
 methods below call the primitives in :mod:`tinyffn.ops`; most are one line, so this file
-reads as the table of contents of the engine. PyTorch's other names for the same things
+reads as the engine's table of contents. PyTorch's other names for the same things
 (``x.float()``, ``x.view``, ``x.cpu()``, ``x.add(y)``, ``x.norm()``) and its in-place
 methods (``x.zero_()``) are in the base class :class:`tinyffn.torch_methods.TorchMethods`.
 """
@@ -206,25 +206,25 @@ class Tensor(TorchMethods):
     def detach(self) -> "Tensor":
         """The same data as a new leaf that does not require grad.
 
-        It shares the array, but unlike PyTorch's it is a snapshot of the values: ``x -= 1``
-        and an optimizer step give ``x`` a new array (see ``in_place.in_place``), and the
-        detached tensor keeps the old one. Views (``x[0]``) and ``numpy()`` are snapshots too, of a
-        ``.grad`` as well: backward and ``zero_grad`` give the ``.grad`` Tensor a new array.
+        It shares the array but, unlike PyTorch's, is a snapshot of the values: ``x -= 1``
+        and an optimizer step give ``x`` a new array (``in_place.in_place``); the detached
+        tensor keeps the old one. So are views (``x[0]``) and ``numpy()``, of a ``.grad``
+        too: backward and ``zero_grad`` give the ``.grad`` Tensor a new array.
         """
         return IP.as_view(Tensor(self.data, _backend=self.backend), "x.detach()", self)
 
     # -- autograd ------------------------------------------------------------------------
-    def backward(self, grad: Any = None, retain_graph: bool = False, *,
-                 gradient: Any = None, inputs: Any = None) -> None:
+    def backward(self, grad: Any = None, retain_graph: bool | None = None,
+                 create_graph: bool = False, *, gradient: Any = None, inputs: Any = None) -> None:
         """Accumulate d(self)/d(leaf) into ``leaf.grad`` for every leaf that requires grad
         (only into the tensors ``inputs`` lists, if given, as PyTorch's).
 
         ``grad`` (PyTorch's ``gradient``) is dL/d(self): required unless ``self`` has one
         element (then 1). Without ``retain_graph`` the arrays saved for backward are freed
-        as the walk passes them.
+        as the walk passes them. ``create_graph``: see :mod:`tinyffn.higher_order`.
         """
         grad = either_name("backward", "grad", grad, None, "gradient", gradient)
-        autograd.backward(self, grad, retain_graph, inputs)
+        autograd.backward(self, grad, retain_graph, inputs, create_graph)
 
     def retain_grad(self) -> None:
         """Keep ``.grad`` for this non-leaf tensor too (leaves always keep theirs). Refused,
@@ -246,12 +246,15 @@ class Tensor(TorchMethods):
         return hooks.register_grad_hook(self, hook)
 
     def _accumulate_grad(self, g: Any) -> None:
+        if isinstance(g, Tensor):   # create_graph: recorded, with a graph
+            self._grad = E.Clone.apply(g) if self._grad is None else self._grad + g
+            return
         if self._grad is None:
-            # a copy: g may be a gradient another leaf also receives (the two inputs of an
-            # add get the same array), a read-only broadcast view, or the caller's own array
+            # a copy: g may be a gradient another leaf also gets (the inputs of an add
+            # get the same array), a read-only broadcast view, or the caller's own array
             self._grad = Tensor(self.backend.xp.asarray(g, copy=True), _backend=self.backend)
         else:
-            # the same Tensor (g = x.grad sees every later backward, as in PyTorch), holding
+            # the same Tensor (g = x.grad sees every later backward, as in PyTorch) with
             # a new array: no array anyone else holds is written into
             self._grad.data = self._grad.data + g
 

@@ -11,9 +11,9 @@ defined in this package but missing from the list fails the suite.
 from .activations import GELU, Swish
 from .cholesky import Cholesky, MatrixExp, SolveTriangular
 from .decompositions import Det, Eigh, Eigvalsh, Inv, Qr, Slogdet, Solve, Svd, Svdvals
-from .elementwise import (Add, Cast, Clone, Cos, Div, Erf, Exp, FloorDivide, Fmod, Log, Log1p,
-                          Maximum, Mul, Neg, Pow, ReLU, Remainder, Sigmoid, Sign, Sin, Sub,
-                          Tanh, Where)
+from .division import FloorDivide, Fmod, Remainder
+from .elementwise import (Add, Cast, Clone, Cos, Div, Erf, Exp, Log, Log1p, Maximum, Mul, Neg,
+                          Pow, ReLU, Sigmoid, Sign, Sin, Sub, Tanh, Where)
 from .linalg import Linear, MatMul
 from .logs_and_angles import Atan, Atan2, Exp2, Log2, Log10
 from .special_functions import (Digamma, Erfc, Erfcx, Erfinv, I0, I0e, I1, I1e, Lgamma, Ndtri,

@@ -1,5 +1,5 @@
-"""Elementwise primitives: arithmetic (with //, % and fmod), exp, log, log1p, tanh, sigmoid,
-erf, sin/cos, sign, relu, maximum, where, cast, clone.
+"""Elementwise primitives: arithmetic, exp, log, log1p, tanh, sigmoid, erf, sin/cos, sign,
+relu, maximum, where, cast, clone (``//``, ``%`` and fmod are in division.py).
 
 Binary ops broadcast their inputs as NumPy does, so each backward first computes the
 gradient at the broadcast shape and then sums it back to its input's shape
@@ -37,6 +37,8 @@ def _broadcast_error(op: str, x, w) -> ValueError:
 class Add(Function):
     """y = x + w (broadcasting).    dy/dx = 1,  dy/dw = 1."""
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x, w):
         try:
@@ -57,6 +59,8 @@ class Sub(Function):
 
     A bool operand is refused, as in PyTorch: ``1 - mask`` is most often a mask meant to
     be inverted (``~mask``), and two masks have no arithmetic difference (``a ^ b``)."""
+
+    twice_differentiable = True
 
     bool_refused = ("sub: subtraction with a bool operand is not supported, as in PyTorch: "
                     "to invert a mask write ~mask, for the logical difference of two masks "
@@ -81,6 +85,8 @@ class Sub(Function):
 class Mul(Function):
     """y = x * w (broadcasting).    dy/dx = w,  dy/dw = x."""
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x, w):
         ctx.save_for_backward(x, w)
@@ -99,6 +105,8 @@ class Mul(Function):
 
 class Div(Function):
     """y = x / w (broadcasting).    dy/dx = 1/w,  dy/dw = -x/w^2 = -y/w."""
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x, w):
@@ -124,146 +132,10 @@ class Div(Function):
         return gx, gw
 
 
-def _division_inputs(fn: type, ctx: Context, x, w) -> None:
-    """Refuse what PyTorch refuses in ``//``, ``%`` and ``fmod``: two bool operands (one
-    bool next to a number or an integer counts as an integer, as there) and an integer
-    divisor 0 (no integer is the answer; NumPy would give 0 in silence)."""
-    xp, floats = ctx.xp, ctx.backend.float_dtypes
-    if x.dtype not in floats and xp.isdtype(x.dtype, "bool"):    # then w is bool too
-        raise TypeError(f"{fn.op_name()}: two bool operands are not supported, as in "
-                        "PyTorch; cast one first (mask.long())")
-    if w.dtype not in floats and bool(xp.any(w == 0)):
-        raise ZeroDivisionError(f"{fn.op_name()}: integer division by zero (a divisor is 0), "
-                                "as PyTorch's ZeroDivisionError; for inf and nan instead, "
-                                "divide in floating point (x.float())")
-
-
-def _floor_and_mod(ctx: Context, x, w) -> tuple:
-    """(floor(x / w), x mod w with w's sign) for float x and w, as NumPy's and PyTorch's
-    CPU kernels compute them: from C's fmod, which is exact, never from a rounded x / w
-    (1.0 // 0.1 is 9: 0.1 is a little over 1/10; floor(1.0 / 0.1) would be 10). CuPy's
-    own remainder is x - floor(x / w) w, so every backend comes here. float16 computes in
-    float32 and rounds once, as NumPy does. A zero w gives x / w and fmod's NaN."""
-    xp = ctx.xp
-    dtype = xp.result_type(x, w)
-    half = dtype == getattr(xp, "float16", None)            # (the strict backend has none)
-    x, w = (xp.astype(v, xp.float32 if half else dtype, copy=False) for v in (x, w))
-    mod = ctx.backend.fmod(x, w)                            # x - w trunc(x / w), exact
-    div = (x - mod) / w                                     # that trunc, very nearly
-    fix = (mod != 0) & ((w < 0) != (mod < 0))               # trunc, not floor, there
-    mod, div = xp.where(fix, mod + w, mod), xp.where(fix, div - 1, div)
-    floor = xp.floor(div)
-    floor = xp.where(div - floor > 0.5, floor + 1, floor)   # snap to the integer it is
-    floor = xp.where(div == 0, xp.copysign(xp.zeros_like(div), x / w), floor)
-    floor = xp.where(w == 0, x / w, floor)
-    return xp.astype(floor, dtype, copy=False), xp.astype(mod, dtype, copy=False)
-
-
-class FloorDivide(Function):
-    """y = floor(x / w), rounded as Python's ``//`` (so that x - w y is exactly x mod w,
-    :class:`Remainder`'s y), broadcasting; integers stay integers.
-
-    dy/dx = 0,  dy/dw = 0 wherever they exist: y is a staircase, which jumps where x / w is
-    an integer. PyTorch refuses to backpropagate through floor_divide ("derivative ... is
-    not implemented"); here the gradient is zeros, floor's derivative, which is what
-    PyTorch gives for ``torch.floor(x / w)``, the same function. Like :class:`Sign`, the
-    backward returns zeros without reading gy.
-    """
-
-    @classmethod
-    def op_name(cls) -> str:
-        return "floor_divide"                   # PyTorch's name, not "floordivide"
-
-    @staticmethod
-    def forward(ctx: Context, x, w):
-        _division_inputs(FloorDivide, ctx, x, w)
-        try:
-            x, w = ctx.xp.broadcast_arrays(x, w)
-        except ValueError as e:
-            raise _broadcast_error("floor_divide", x, w) from e
-        if ctx.xp.result_type(x, w) in ctx.backend.float_dtypes:
-            return _floor_and_mod(ctx, x, w)[0]
-        return ctx.xp.floor_divide(x, w)
-
-    @staticmethod
-    def backward(ctx: Context, gy):
-        xp = ctx.xp
-        return tuple(xp.zeros(shape, dtype=gy.dtype) if needed else None
-                     for shape, needed in zip(ctx.input_shapes, ctx.needs_input_grad))
-
-
-class Remainder(Function):
-    """y = x mod w with the sign of w (Python's ``%``, ``torch.remainder``):
-    y = x - w floor(x / w), computed exactly (C's fmod, then + w where the signs differ),
-    broadcasting; integers stay integers.
-
-    dy/dx = 1,  dy/dw = -floor(x / w)  (PyTorch's; at the jumps, where x / w is an integer,
-    there is no derivative). A zero result takes x's sign, as PyTorch's (NumPy gives w's).
-    """
-
-    @staticmethod
-    def forward(ctx: Context, x, w):
-        _division_inputs(Remainder, ctx, x, w)
-        xp = ctx.xp
-        ctx.save_for_backward(x, w)
-        try:
-            xb, wb = xp.broadcast_arrays(x, w)
-        except ValueError as e:
-            raise _broadcast_error("remainder", x, w) from e
-        if xp.result_type(xb, wb) not in ctx.backend.float_dtypes:
-            return xp.remainder(xb, wb)
-        y = _floor_and_mod(ctx, xb, wb)[1]
-        return xp.where(y == 0, xp.copysign(y, xb), y)      # -5.0 % 2.5 is -0.0, as PyTorch
-
-    @staticmethod
-    def backward(ctx: Context, gy):
-        x, w = ctx.saved_tensors
-        x_shape, w_shape = ctx.input_shapes
-        xp = ctx.xp
-        gx = sum_to_shape(xp, gy, x_shape) if ctx.needs_input_grad[0] else None
-        gw = (sum_to_shape(xp, -gy * _floor_and_mod(ctx, *xp.broadcast_arrays(x, w))[0],
-                           w_shape) if ctx.needs_input_grad[1] else None)
-        return gx, gw
-
-
-class Fmod(Function):
-    """y = x mod w with the sign of x (C's fmod, ``torch.fmod``): y = x - w trunc(x / w),
-    exact, broadcasting; integers stay integers. The array API standard has remainder but
-    no fmod, so: floats by the backend's own fmod (C's, exact); integers as x mod w, minus
-    w where that has w's sign and x has the other (|r - w| < |w|, so nothing overflows;
-    |x| would, at the dtype's minimum).
-
-    dy/dx = 1,  dy/dw = -trunc(x / w)  (PyTorch's; none at the jumps).
-    """
-
-    @staticmethod
-    def forward(ctx: Context, x, w):
-        _division_inputs(Fmod, ctx, x, w)
-        xp = ctx.xp
-        dtype = xp.result_type(x, w)
-        try:
-            xb, wb = (xp.astype(v, dtype, copy=False) for v in xp.broadcast_arrays(x, w))
-        except ValueError as e:
-            raise _broadcast_error("fmod", x, w) from e
-        ctx.save_for_backward(x, w)
-        if dtype in ctx.backend.float_dtypes:
-            return ctx.backend.fmod(xb, wb)
-        r = xp.remainder(xb, wb)     # int8: abs(-128) is -128, so not sign(x) (|x| mod |w|)
-        return xp.where((r != 0) & ((xb < 0) != (wb < 0)), r - wb, r)
-
-    @staticmethod
-    def backward(ctx: Context, gy):
-        x, w = ctx.saved_tensors
-        x_shape, w_shape = ctx.input_shapes
-        xp = ctx.xp
-        gx = sum_to_shape(xp, gy, x_shape) if ctx.needs_input_grad[0] else None
-        gw = (sum_to_shape(xp, -gy * xp.trunc(x / w), w_shape)
-              if ctx.needs_input_grad[1] else None)
-        return gx, gw
-
-
 class Neg(Function):
     """y = -x.    dy/dx = -1.  A bool x is refused, as in PyTorch (``~mask`` inverts one)."""
+
+    twice_differentiable = True
 
     bool_refused = ("neg: negation of a bool tensor is not supported, as in PyTorch: to "
                     "invert a mask write ~mask; for arithmetic, cast it first (-mask.long())")
@@ -284,6 +156,8 @@ class Pow(Function):
     For p = 0, y = 1 is constant and dy/dx = 0 everywhere, also at x = 0 where the
     formula would give 0 * 0 ** -1 = 0 * inf = NaN (PyTorch also returns 0).
     """
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x, p):
@@ -336,6 +210,8 @@ def _power(xp, x, p):
 class Exp(Function):
     """y = exp(x).    dy/dx = exp(x) = y."""
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x):
         y = ctx.xp.exp(as_float(ctx, x))
@@ -350,6 +226,8 @@ class Exp(Function):
 
 class Log(Function):
     """y = log(x) (natural log).    dy/dx = 1/x."""
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x):
@@ -367,6 +245,8 @@ class Log1p(Function):
     """y = log(1 + x), computed without forming 1 + x, so a tiny x keeps its digits
     (log(1 + 1e-20) rounds to log 1 = 0; log1p gives 1e-20).    dy/dx = 1/(1 + x)."""
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x):
         x = as_float(ctx, x)
@@ -381,6 +261,8 @@ class Log1p(Function):
 
 class Tanh(Function):
     """y = tanh(x).    dy/dx = 1 - tanh(x)^2 = 1 - y^2."""
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x):
@@ -426,6 +308,8 @@ class Sigmoid(Function):
     overflows and no subtraction cancels.
     """
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x):
         y = stable_sigmoid(ctx.xp, as_float(ctx, x))
@@ -449,6 +333,8 @@ class Erf(Function):
     uses that and rounds to float16. On the GPU, CuPy's erf.
     """
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x):
         x = as_float(ctx, x)
@@ -464,6 +350,8 @@ class Erf(Function):
 class Sin(Function):
     """y = sin(x).    dy/dx = cos(x).  (Sinusoidal position encodings are sines and cosines.)"""
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x):
         x = as_float(ctx, x)
@@ -478,6 +366,8 @@ class Sin(Function):
 
 class Cos(Function):
     """y = cos(x).    dy/dx = -sin(x)."""
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x):
@@ -501,6 +391,8 @@ class Sign(Function):
     graph all the same, as PyTorch's, so ``(x.sign() * w).sum().backward()`` runs.
     """
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x):
         xp = ctx.xp
@@ -521,6 +413,8 @@ class ReLU(Function):
     in PyTorch (NumPy would give int64 0s and 1s).
     """
 
+    twice_differentiable = True
+
     bool_refused = ("relu: a bool tensor is not supported, as in PyTorch; cast it first "
                     "(mask.float().relu())")
 
@@ -540,6 +434,8 @@ class ReLU(Function):
         # array, not two). Not xp.where: NumPy's where is ~10x slower here on random signs
         # (2 ms vs 0.15 ms, 512 x 1024).
         gx = ctx.xp.astype(y != 0, gy.dtype)
+        if not isinstance(gy, ctx.backend.array_type):  # create_graph: gx * gy recorded
+            return gx * gy
         gx *= gy
         return gx
 
@@ -552,6 +448,8 @@ class Maximum(Function):
     is y) both get all of gy, so the NaN reaches both. That is PyTorch's rule, written as
     it does: each input's share is 1, less 1 where it lost, less 1/2 on a tie.
     """
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x, w):
@@ -584,6 +482,8 @@ class Where(Function):
     arriving at a discarded element does not become inf * 0 = NaN.
     """
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, c, x, w):
         xp = ctx.xp
@@ -614,6 +514,8 @@ class Cast(Function):
     node for a non-float result): truncation has no useful derivative.
     """
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x, dtype):
         return ctx.xp.astype(x, dtype)
@@ -629,6 +531,8 @@ class Cast(Function):
 
 class Clone(Function):
     """y = a copy of x (``x.clone()``: new memory, still in the graph).    dy/dx = 1."""
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x):

@@ -28,6 +28,8 @@ class MatMul(Function):
     promoted shapes, sums over broadcast batch axes, then removes the added axes.
     """
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x, w):
         if x.ndim == 0 or w.ndim == 0:
@@ -91,6 +93,8 @@ class Linear(Function):
     composed graph keeps none of them alive either: add saves nothing).
     Call as ``Linear.apply(x, w)`` or ``Linear.apply(x, w, b)``.
     """
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x, w, *b):

@@ -22,6 +22,8 @@ LN2, LN10 = math.log(2.0), math.log(10.0)
 class Log2(Function):
     """y = log2(x).    dy/dx = 1 / (x ln 2)."""
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x):
         x = as_float(ctx, x)
@@ -41,6 +43,8 @@ class Log10(Function):
     is an ulp off at powers of ten (log10(100) = 1.9999999, log10(1000) = 3.0000002),
     where PyTorch's, and float64's, are exact."""
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x):
         x = as_float(ctx, x)
@@ -58,6 +62,8 @@ class Log10(Function):
 class Exp2(Function):
     """y = 2^x (exact at integers: exp2(3) is 8.0).    dy/dx = 2^x ln 2 = y ln 2."""
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x):
         x = as_float(ctx, x)
@@ -73,6 +79,8 @@ class Exp2(Function):
 
 class Atan(Function):
     """y = atan(x), in (-pi/2, pi/2).    dy/dx = 1 / (1 + x^2)."""
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x):
@@ -93,6 +101,8 @@ class Atan2(Function):
     dy/dx = w / (x^2 + w^2),  dy/dw = -x / (x^2 + w^2); 0 at the origin, where the angle
     has no derivative (PyTorch gives 0 there too).
     """
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x, w):

@@ -49,6 +49,8 @@ class Sum(Function):
     summed in float32 and rounded once, as PyTorch sums it.
     """
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x, axis, keepdims):
         return summed(ctx.xp, _counted(ctx, x), axis, keepdims)
@@ -76,6 +78,8 @@ class Mean(Function):
     """y = sum of x over ``axis`` / n, n the number of elements reduced.    dy/dx_i = 1/n.
 
     float16 is averaged in float32 and rounded once, as :class:`Sum` sums it."""
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x, axis, keepdims):
@@ -108,6 +112,8 @@ class Max(Function):
     A maximum over no elements is undefined, so an empty reduced axis is an error; other
     axes may be empty (the max over axis 1 of a (0, 3) tensor has shape (0,), as in PyTorch).
     """
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x, axis, keepdims):
@@ -150,18 +156,23 @@ class Prod(Function):
     Integers and bools multiply in int64, as :class:`Sum` adds them (PyTorch's dtype).
     """
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x, axis, keepdims):
         xp = ctx.xp
         x = _counted(ctx, x)
         y = xp.prod(x, axis=axis, keepdims=True)
-        ctx.save_for_backward(x, y)
-        return y if keepdims else xp.reshape(y, _reduced_shape(x.shape, axis))
+        if not keepdims:
+            y = xp.reshape(y, _reduced_shape(x.shape, axis))
+        ctx.save_for_backward(x, y)     # the output itself: under create_graph, y is a tensor
+        return y
 
     @staticmethod
     def backward(ctx: Context, gy):
         x, y = ctx.saved_tensors
         xp, axis = ctx.xp, ctx.attrs["axis"]
+        y = xp.reshape(y, _kept_shape(x.shape, axis))                # x.shape, 1 on axis
         zero = x == 0
         nonzero_x = xp.where(zero, xp.ones((), dtype=x.dtype), x)
         n_zeros = xp.sum(xp.astype(zero, xp.int64), axis=axis, keepdims=True)
@@ -193,6 +204,8 @@ class Cumsum(Function):
     Integers and bools add up in int64, as :class:`Sum` adds them (PyTorch's dtype), and
     float16 in float32, rounded once per entry.
     """
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x, axis):

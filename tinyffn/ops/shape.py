@@ -70,6 +70,8 @@ class Reshape(Function):
     dL/dx = reshape(gy, x.shape).
     """
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x, shape):
         if any(n < -1 for n in shape):                 # NumPy reads any negative as -1
@@ -96,6 +98,8 @@ class Transpose(Function):
     dL/dx = permute_dims(gy, argsort(axes)), the inverse permutation.
     """
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x, axes):
         if sorted(axes) != list(range(x.ndim)):
@@ -117,6 +121,8 @@ class BroadcastTo(Function):
 
     dL/dx = sum_to_shape(gy, x.shape) (see :func:`sum_to_shape`).
     """
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x, shape):
@@ -140,6 +146,8 @@ class Concat(Function):
     slice of gy: gx_i = gy[..., start_i:start_i + n_i, ...] (a view: nothing is added).
     The other axes must match; dtypes are promoted first, as for every op.
     """
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, *xs, axis):
@@ -338,6 +346,8 @@ class GetItem(Function):
     gradients (``index_add``, numpy.add.at semantics).
     """
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x, key):
         _check_index_arrays(ctx.xp, x, key)
@@ -352,6 +362,8 @@ class GetItem(Function):
     @staticmethod
     def backward(ctx: Context, gy):
         gx = ctx.xp.zeros(ctx.input_shapes[0], dtype=gy.dtype)
+        if not isinstance(gy, ctx.backend.array_type):  # create_graph: the scatter recorded
+            return IndexAdd.apply(gx, gy, key=ctx.attrs["key"])
         ctx.backend.index_add(gx, ctx.attrs["key"], gy)
         return gx
 
@@ -371,6 +383,8 @@ class IndexAdd(Function):
     dL/dx = gy (every entry of x passes into y once);  dL/dv = gy[key] (each added value
     reads back the gradient where it landed: getitem's forward).
     """
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x, v, key):

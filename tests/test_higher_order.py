@@ -1,0 +1,256 @@
+"""Gradients of gradients (create_graph=True): every primitive that declares
+``twice_differentiable`` passes gradgradcheck on every backend, every other one refuses by
+name; second derivatives against closed forms, finite differences and torch."""
+import numpy as np
+import pytest
+
+import tinyffn
+import tinyffn.nn.functional as F
+from tinyffn import nn
+from tinyffn.graph_xp import GraphBackend, namespace
+
+from test_ops import CASES, _tensors
+
+TWICE = [pytest.param(op, case, id=f"{op.op_name()}-{case.label}")
+         for op, cases in CASES.items() if op.twice_differentiable for case in cases]
+ONCE = [pytest.param(op, case, id=f"{op.op_name()}-{case.label}")
+        for op, cases in CASES.items() if not op.twice_differentiable for case in cases[:1]]
+
+
+def f64(values, **kwargs):
+    return tinyffn.tensor(values, dtype=tinyffn.float64, **kwargs)
+
+
+@pytest.mark.parametrize("op, case", TWICE)
+def test_second_derivatives_match_finite_differences(op, case, device):
+    """d/dx and d/dv of v . df/dx, by a backward through the recorded backward, against
+    central differences of the first derivatives."""
+    inputs = _tensors(case, device)
+    assert tinyffn.gradgradcheck(case.fn, inputs, **(case.tolerance or {}))
+
+
+@pytest.mark.parametrize("op, case", ONCE)
+def test_other_primitives_refuse_create_graph_by_name(op, case):
+    inputs = _tensors(case, "cpu")
+    y = case.fn(*inputs)
+    wanted = [t for t in inputs if t.requires_grad]
+    with pytest.raises(RuntimeError, match=f"create_graph: the backward of {op.op_name()} "):
+        tinyffn.grad(y, wanted, tinyffn.ones_like(y), create_graph=True)
+
+
+def test_the_ffn_ops_are_twice_differentiable():
+    names = set(tinyffn.higher_order.twice_differentiable_ops())
+    assert {"add", "mul", "div", "matmul", "relu", "erf", "exp", "log", "tanh", "sigmoid",
+            "sum", "mean", "max", "reshape", "transpose", "broadcastto", "getitem",
+            "index_add", "where", "maximum"} <= names
+    assert not {"gelu", "swish", "svd", "lgamma", "cholesky"} & names
+
+
+def test_second_derivative_of_a_cube_is_6x():
+    x = f64([0.5, 1.0, -2.0], requires_grad=True)
+    (g,) = tinyffn.grad((x ** 3).sum(), [x], create_graph=True)
+    assert g.grad_fn is not None
+    np.testing.assert_allclose(g.numpy(), 3 * x.numpy() ** 2)
+    (h,) = tinyffn.grad(g.sum(), [x], create_graph=True)
+    np.testing.assert_allclose(h.numpy(), 6 * x.numpy())
+    (g3,) = tinyffn.grad(h.sum(), [x])
+    np.testing.assert_allclose(g3.numpy(), [6.0, 6.0, 6.0])         # third derivative
+
+
+def test_zero_d_output_saved_as_a_numpy_scalar_is_the_output():
+    """np.exp of a 0-d array returns a NumPy scalar, which apply turns into the output
+    array: the saved value must be that array, else d(exp)/dx would be a constant."""
+    x = f64(0.5, requires_grad=True)
+    (g,) = tinyffn.grad(x.exp(), [x], create_graph=True)
+    (h,) = tinyffn.grad(g, [x])
+    np.testing.assert_allclose(h.numpy(), np.exp(0.5), rtol=1e-15)
+
+
+@pytest.mark.parametrize("activation", ["relu", "gelu", "gelu_tanh", "swish"])
+def test_ffn_hessian_vector_product_matches_finite_differences(activation):
+    tinyffn.manual_seed(1)
+    ffn = nn.FFN(4, activation=activation).double()
+    x, target = tinyffn.randn(5, 4, dtype=tinyffn.float64), tinyffn.randn(5, 4, dtype=tinyffn.float64)
+    params = list(ffn.parameters())
+    v = [tinyffn.randn(*p.shape, dtype=tinyffn.float64) for p in params]
+
+    def gradient():
+        return tinyffn.grad(F.mse_loss(ffn(x), target), params, create_graph=True)
+
+    g = gradient()
+    hv = tinyffn.grad(sum((gi * vi).sum() for gi, vi in zip(g, v)), params)
+    eps, moved = 1e-6, []
+    for sign in (1, -1):
+        with tinyffn.no_grad():
+            for p, vi in zip(params, v):
+                p.data = p.data + sign * eps * vi.data
+        moved.append([gi.numpy() for gi in gradient()])
+        with tinyffn.no_grad():
+            for p, vi in zip(params, v):
+                p.data = p.data - sign * eps * vi.data
+    for h, plus, minus in zip(hv, *moved):
+        np.testing.assert_allclose(h.numpy(), (plus - minus) / (2 * eps), rtol=1e-6, atol=1e-8)
+
+
+def test_relu_ffn_hessian_in_w2_has_the_closed_form():
+    """With the ReLU pattern fixed the output is linear in W2: for the mean of n squares,
+    H V = (2 / n) V h^T h exactly, h the hidden activations."""
+    tinyffn.manual_seed(2)
+    ffn = nn.FFN(4).double()
+    x, target = tinyffn.randn(6, 4, dtype=tinyffn.float64), tinyffn.randn(6, 4, dtype=tinyffn.float64)
+    (g,) = tinyffn.grad(F.mse_loss(ffn(x), target), [ffn.w2.weight], create_graph=True)
+    V = tinyffn.randn(4, 16, dtype=tinyffn.float64)
+    (hv,) = tinyffn.grad((g * V).sum(), [ffn.w2.weight])
+    h = np.maximum(x.numpy() @ ffn.w1.weight.numpy().T + ffn.w1.bias.numpy(), 0)
+    np.testing.assert_allclose(hv.numpy(), 2 / 24 * V.numpy() @ (h.T @ h), rtol=1e-12, atol=1e-14)
+
+
+def test_cross_entropy_hessian_matches_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    w, x = rng.standard_normal((5, 4)), rng.standard_normal((3, 4))
+    targets = np.array([0, 2, 4])
+    W = f64(w, requires_grad=True)
+    (g,) = tinyffn.grad(F.cross_entropy(f64(x) @ W.T, tinyffn.tensor(targets)), [W],
+                        create_graph=True)
+    (h,) = tinyffn.grad((g * g).sum(), [W])
+    Wt = torch.tensor(w, requires_grad=True)
+    (gt,) = torch.autograd.grad(torch.nn.functional.cross_entropy(
+        torch.tensor(x) @ Wt.T, torch.tensor(targets)), [Wt], create_graph=True)
+    (ht,) = torch.autograd.grad((gt * gt).sum(), [Wt])
+    np.testing.assert_allclose(g.numpy(), gt.detach().numpy(), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(h.numpy(), ht.numpy(), rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize("activation", ["relu", "gelu", "swiglu"])
+def test_ffn_gradient_penalty_matches_torch(activation):
+    """A gradient penalty, |d loss / d x|^2, backpropagated into every weight, as torch."""
+    torch = pytest.importorskip("torch")
+    tinyffn.manual_seed(4)
+    ffn = (nn.GatedFFN(4) if activation == "swiglu" else nn.FFN(4, activation=activation)).double()
+    x_np = np.random.default_rng(5).standard_normal((3, 4))
+    x = f64(x_np, requires_grad=True)
+    (gx,) = tinyffn.grad(ffn(x).pow(2).sum(), [x], create_graph=True)
+    (gx * gx).sum().backward()
+
+    weights = {name: torch.tensor(p.numpy(), requires_grad=True)
+               for name, p in ffn.named_parameters()}
+    xt = torch.tensor(x_np, requires_grad=True)
+
+    def linear(name, z):
+        bias = weights.get(f"{name}.bias")
+        return z @ weights[f"{name}.weight"].T + (0 if bias is None else bias)
+
+    if activation == "swiglu":              # GatedFFN: w2(silu(w1 x) * w3 x)
+        hidden = torch.nn.functional.silu(linear("w1", xt)) * linear("w3", xt)
+    else:
+        act = {"relu": torch.relu, "gelu": torch.nn.functional.gelu}[activation]
+        hidden = act(linear("w1", xt))
+    yt = linear("w2", hidden)
+    (gxt,) = torch.autograd.grad(yt.pow(2).sum(), [xt], create_graph=True)
+    (gxt * gxt).sum().backward()
+    np.testing.assert_allclose(gx.numpy(), gxt.detach().numpy(), rtol=1e-12, atol=1e-14)
+    for name, p in ffn.named_parameters():
+        np.testing.assert_allclose(p.grad.numpy(), weights[name].grad.numpy(),
+                                   rtol=1e-10, atol=1e-13, err_msg=name)
+
+
+def test_backward_with_create_graph_records_grad_and_keeps_the_graph():
+    x = f64([1.0, 2.0], requires_grad=True)
+    y = (x * x * x).sum()
+    y.backward(create_graph=True)
+    assert x.grad.grad_fn is not None
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 12.0])
+    y.backward(create_graph=True)            # retain_graph defaulted to True: walks again
+    np.testing.assert_allclose(x.grad.numpy(), [6.0, 24.0])
+    (h,) = tinyffn.grad(x.grad.sum(), [x])   # d/dx of 2 * 3 x^2
+    np.testing.assert_allclose(h.numpy(), [12.0, 24.0])
+
+
+def test_grad_output_with_a_graph_is_differentiated_too():
+    """d/dv of v . J: the Jacobian itself, the double-backward trick for J u."""
+    x = f64([1.0, 2.0, 3.0], requires_grad=True)
+    v = f64([1.0, 1.0, 1.0], requires_grad=True)
+    y = x.exp() * x.sum()
+    (vjp,) = tinyffn.grad(y, [x], v, create_graph=True)
+    u = f64([0.5, -1.0, 2.0])
+    (ju,) = tinyffn.grad(vjp, [v], u)                      # J u, by reverse mode twice
+    jacobian = np.diag(np.exp(x.numpy()) * 6.0) + np.exp(x.numpy())[:, None]
+    np.testing.assert_allclose(ju.numpy(), jacobian @ u.numpy(), rtol=1e-14)
+
+
+def test_hooks_under_create_graph_are_recorded():
+    """The hook's product is in the graph, and the hook runs again in the second backward
+    (a gradient with respect to h is computed there too): torch 2.13 gives [6, 72] too."""
+    x = f64([1.0, 2.0], requires_grad=True)
+    h = x * x
+    h.register_hook(lambda g: g * h)
+    (g,) = tinyffn.grad(h.sum(), [x], create_graph=True)   # 2 x * x^2 = 2 x^3
+    np.testing.assert_allclose(g.numpy(), [2.0, 16.0])
+    (gg,) = tinyffn.grad(g.sum(), [x])          # d(2 x^3)/dx = 6 x^2, times h = x^2 at h
+    np.testing.assert_allclose(gg.numpy(), [6.0, 72.0])
+
+
+def test_fused_ops_and_user_functions_refuse_until_declared():
+    x = f64([0.3, -0.7], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"backward of gelu .*fused=False"):
+        tinyffn.grad(F.gelu(x, fused=True).sum(), [x], create_graph=True)
+
+    class Square(tinyffn.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, gy):
+            (x,) = ctx.saved_tensors
+            return 2 * x * gy
+
+    with pytest.raises(RuntimeError, match="backward of square .*twice_differentiable = True"):
+        tinyffn.grad(Square.apply(x).sum(), [x], create_graph=True)
+    Square.twice_differentiable = True
+    assert tinyffn.gradgradcheck(Square.apply, [x])
+    (g,) = tinyffn.grad(Square.apply(x).sum(), [x], create_graph=True)
+    np.testing.assert_allclose(tinyffn.grad(g.sum(), [x])[0].numpy(), [2.0, 2.0])
+
+
+def test_an_array_two_inputs_share_is_refused():
+    x = f64([1.0, 2.0], requires_grad=True)
+    y = (x * x.detach()).sum()                  # x and a detached x: one array, two tensors
+    with pytest.raises(RuntimeError, match="two of its inputs share"):
+        tinyffn.grad(y, [x], create_graph=True)
+    (g,) = tinyffn.grad((x * x).sum(), [x], create_graph=True)   # one tensor twice: fine
+    np.testing.assert_allclose(tinyffn.grad(g.sum(), [x])[0].numpy(), [2.0, 2.0])
+
+
+def test_the_namespace_and_backend_refuse_what_they_cannot_record():
+    backend = tinyffn.randn(2).backend
+    with pytest.raises(AttributeError, match=r"xp.fft, which tinyffn.graph_xp does not record"):
+        namespace(backend).fft
+    with pytest.raises(AttributeError, match=r"backend.index_add, which computes on raw arrays"):
+        GraphBackend(backend).index_add
+    assert GraphBackend(backend).float_dtypes == backend.float_dtypes
+
+
+def test_gradgradcheck_catches_a_backward_that_is_wrong_the_second_time():
+    """A backward right to first order that reads x through a constant (x.data) has no
+    second derivative in x: gradgradcheck must fail it, gradcheck not."""
+    class Cube(tinyffn.Function):
+        twice_differentiable = True
+
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x * 1.0)      # a copy: a constant to create_graph
+            return x * x * x
+
+        @staticmethod
+        def backward(ctx, gy):
+            (x,) = ctx.saved_tensors
+            return 3 * x * x * gy
+
+    x = f64([0.5, 1.5], requires_grad=True)
+    assert tinyffn.gradcheck(Cube.apply, [x])
+    with pytest.raises(tinyffn.GradcheckError):
+        tinyffn.gradgradcheck(Cube.apply, [x])
+    assert tinyffn.autograd.gradgradcheck is tinyffn.gradgradcheck
