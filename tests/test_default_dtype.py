@@ -135,6 +135,38 @@ def test_arrays_and_numpy_scalars_keep_their_dtype():
     assert tinyffn.tensor(np.ones(2)).dtype == tinyffn.float64
 
 
+# a list holding NumPy numbers: (list, default, torch 2.13's dtype), written out for CI
+LIST_DTYPES = [
+    ([np.float32(1), 2], "float64", "float32"),        # an int does not widen a float
+    ([np.float32(1), 2.0], "float64", "float64"),      # a Python float is the default
+    ([np.float32(1), 2.0], "float32", "float32"),
+    ([np.float16(1), 2], "float32", "float16"),
+    ([np.float16(1), 2.5], "float32", "float32"),
+    ([1, np.float32(2)], "float64", "float32"),
+    ([[np.float32(1)], [2]], "float64", "float32"),
+    ([np.float64(1), 2], "float32", "float64"),        # np.float64 is a Python float too
+    ([np.int32(1), 2], "float32", "int64"),
+    ([np.int8(1), np.uint8(2)], "float32", "int16"),
+    ([np.uint8(1), True], "float32", "uint8"),
+    ([np.int64(2 ** 10), np.float16(1)], "float32", "float16"),   # any float beats an int
+    ([True, np.float32(1)], "float64", "float32"),
+    ([np.float32(1), np.float64(2)], "float32", "float64"),
+]
+
+
+@pytest.mark.parametrize("data, default, expected", LIST_DTYPES)
+def test_a_list_of_numpy_numbers_is_promoted_as_torch_does(data, default, expected):
+    tinyffn.set_default_dtype(default)
+    assert tinyffn.tensor(data).dtype == np.dtype(expected)
+    np.testing.assert_array_equal(tinyffn.tensor(data).numpy(), np.array(data, dtype=expected))
+
+
+@pytest.mark.parametrize("data, default, expected", LIST_DTYPES)
+def test_list_dtypes_written_out_are_torchs(data, default, expected):
+    torch = _torch_default(default)
+    assert str(torch.tensor(data).dtype) == f"torch.{expected}"
+
+
 def test_a_shared_number_constant_follows_a_change():
     """int_tensor * 0.5 shares its 0.5 between calls; a change of default must not reuse
     the one made in the old dtype."""

@@ -19,6 +19,7 @@ from . import backend as backends
 from . import grad_mode
 from .arguments import _axis_list, _is_int, _shape_arg, either_name, is_real, type_name
 from .backend import DEFAULTS
+from .default_dtype import list_dtype
 from .tensor import Tensor
 from .ops.shape import Concat     # after tensor, which the ops import at call time
 
@@ -86,7 +87,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: boo
     Floating-point Python data becomes the default float dtype (float32 unless
     :func:`tinyffn.set_default_dtype` changed it) unless ``dtype`` says otherwise; arrays
     (NumPy's, PyTorch's) and NumPy scalars (``np.float64(0.5)``) keep their dtype;
-    integers become int64.
+    integers become int64; a list mixing them promotes as PyTorch's does (``list_dtype``).
     """
     be = backends.get_backend(device)
     if isinstance(data, Tensor):
@@ -95,6 +96,8 @@ def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: boo
         data = data.detach()                        # a torch parameter: its values
     else:
         data = backends.numpy_or_native(data)       # a CuPy array: copied to NumPy first
+    if dtype is None and isinstance(data, (list, tuple)):
+        dtype = list_dtype(data)                    # [np.float32(1), 2]: float32, as PyTorch
     try:
         array = np.array(data, dtype=None if dtype is None else np.dtype(backends.dtype_name(dtype)))
     except ValueError as e:

@@ -53,3 +53,42 @@ def get_default_dtype() -> np.dtype:
 
 
 __all__ = ["set_default_dtype", "get_default_dtype"]
+
+
+def list_dtype(data: Any) -> Any:
+    """The dtype ``torch.tensor`` infers for a list or tuple that holds NumPy numbers
+    (``[np.float32(1), 2]``), else None (pure Python numbers: NumPy's reading, then the
+    default float, is PyTorch's already).
+
+    PyTorch promotes the elements' types one by one: a Python bool is bool, an int
+    int64, a float the default float dtype, a NumPy scalar or array its own dtype; a
+    float beats any integer and an integer any bool, whatever their widths, and two of
+    one kind meet as NumPy's ``promote_types`` says. So ``[np.float32(1), 2]`` is
+    float32, which NumPy's own reading (float64) is not.
+    """
+    dtypes, has_numpy = set(), False
+    stack = [data]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, (np.generic, np.ndarray)) and v.dtype.kind in "biuf":
+            dtypes.add(v.dtype)         # first: np.float64 is a Python float too
+            has_numpy = True
+        elif isinstance(v, bool):
+            dtypes.add(np.dtype(bool))
+        elif isinstance(v, int):
+            dtypes.add(np.dtype(np.int64))
+        elif isinstance(v, float):
+            dtypes.add(np.dtype(DEFAULTS.float))
+        else:
+            return None                 # complex, strings, other arrays: NumPy's reading
+    if not has_numpy:
+        return None
+    kind = max(dtypes, key=lambda d: "biuf".index(d.kind) if d.kind != "u" else 1).kind
+    kind = "iu" if kind in "iu" else kind
+    result = None
+    for d in dtypes:
+        if d.kind in kind:
+            result = d if result is None else np.promote_types(result, d)
+    return result
