@@ -228,8 +228,8 @@ def test_batches_and_lengths_are_pytorchs_live():
                                      "num_workers=0"),
     ({"num_workers": -1}, ValueError, "num_workers must be an integer >= 0"),
     ({"generator": np.random.default_rng(0)}, TypeError,
-     r"DataLoader: generator must be None, got numpy.random._generator.Generator: .*"
-     r"manual_seed"),
+     r"DataLoader: generator must be a tinyffn.Generator or None, got "
+     r"numpy.random._generator.Generator; make one with tinyffn.Generator\(\).manual_seed"),
     ({"batch_size": 0}, ValueError, "batch_size should be a positive integer value"),
     ({"batch_size": 2.0}, ValueError, "batch_size should be a positive integer value"),
     ({"shuffle": "yes"}, TypeError, "shuffle must be True or False"),
@@ -318,7 +318,7 @@ def test_random_split_and_subset_errors():
         random_split(data, [0.9, 0.05])                 # fractions adding up to 0.95
     with pytest.raises(ValueError, match=r"a fraction must be in \[0, 1\]"):
         random_split(data, [1.5, -0.5])
-    with pytest.raises(TypeError, match=r"random_split: generator must be None"):
+    with pytest.raises(TypeError, match=r"random_split: generator must be a tinyffn.Generator"):
         random_split(data, [0.5, 0.5], generator=object())
     with pytest.raises(TypeError, match=r"lengths must be ints \(counts\) or floats"):
         random_split(data, ["a"])

@@ -186,7 +186,7 @@ def test_multinomial_with_replacement_at_the_ends_of_the_uniform_draw(monkeypatc
     Drawn from a generator stood in for, to reach both ends."""
     for u, want in ((0.0, [[1, 1], [2, 2]]), (1 - 2 ** -53, [[2, 2], [9, 9]])):
         fake = types.SimpleNamespace(random=lambda size, u=u: np.full(size, u))
-        monkeypatch.setattr(tinyffn.sampling, "generator", lambda fake=fake: fake)
+        monkeypatch.setattr(tinyffn.sampling, "rng_of", lambda g, op, fake=fake: fake)
         probs = tinyffn.tensor([[0.0, 0.3, 0.7] + [0.0] * 7, [0.0, 0.0] + [0.1] * 8],
                                dtype="float64")
         assert probs.multinomial(2, replacement=True).tolist() == want

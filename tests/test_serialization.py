@@ -291,7 +291,7 @@ def test_the_generator_state_is_numpys_pcg64_state_and_draws_again_what_was_draw
     tinyffn.set_rng_state(state)
     assert [tinyffn.randn(3).tolist(), tinyffn.randperm(6).tolist(),
             tinyffn.rand(2).tolist()] == drawn
-    generator = tinyffn.creation.generator()
+    generator = tinyffn.generators.generator()
     generator.integers(0, 10, dtype=np.uint32)       # buffers 32 bits
     half = tinyffn.get_rng_state()
     assert half.tolist()[32] == 1

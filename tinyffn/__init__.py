@@ -11,9 +11,10 @@ import numpy as _np
 # creation and tensor first: tensor imports autograd and the ops, which refer back to it
 # at call time.
 from .creation import (arange, as_tensor, cat, empty, eye, from_numpy, full, full_like,
-                       get_rng_state, linspace, manual_seed, ones, ones_like, rand, rand_like,
-                       randint, randn, randn_like, set_rng_state, stack, tensor, zeros,
-                       zeros_like)
+                       linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
+                       stack, tensor, zeros, zeros_like)
+from .generators import (Generator, default_generator, get_rng_state, initial_seed,
+                         manual_seed, seed, set_rng_state)
 from .tensor import Tensor
 from .contraction import einsum
 # PyTorch's module-level functions: tinyffn.tanh(x), tinyffn.sum(x, dim=1), ...
@@ -93,7 +94,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Tensor", "tensor", "zeros", "ones", "zeros_like", "ones_like", "randn", "rand", "arange",
-    "manual_seed", "get_rng_state", "set_rng_state", "cat", "stack", "where", "einsum",
+    "manual_seed", "get_rng_state", "set_rng_state", "Generator", "default_generator", "seed",
+    "initial_seed", "cat", "stack", "where", "einsum",
     "full", "full_like", "eye", "linspace", "randint", "randn_like", "rand_like", "from_numpy",
     # PyTorch's functions (torch_functions.py), less the seven named as builtins
     "exp", "log", "tanh", "sigmoid", "relu", "erf", "sqrt", "neg", "square", "reciprocal",

@@ -1,7 +1,6 @@
 """Making tensors: from data (``tensor``), filled (``zeros``, ``ones``, ``full``, ``eye``),
-random (``randn``, ``rand``, ``randint``, seeded by ``manual_seed``; the generator's state
-by ``get_rng_state`` and ``set_rng_state``), ``arange`` and
-``linspace``, as PyTorch's factory functions; the ``*_like`` ones take another tensor's
+random (``randn``, ``rand``, ``randint``, from a ``generator=`` or the one ``manual_seed``
+seeds: see generators.py), ``arange`` and ``linspace``, as PyTorch's factory functions; the ``*_like`` ones take another tensor's
 shape, dtype and device; ``from_numpy`` copies an array, keeping its dtype.
 
 Every function here returns a new leaf :class:`~tinyffn.tensor.Tensor`. Values are made
@@ -20,65 +19,9 @@ from . import grad_mode
 from .arguments import _axis_list, _is_int, _shape_arg, either_name, is_real, type_name
 from .backend import DEFAULTS
 from .default_dtype import list_dtype
+from .generators import generator as _generator
 from .tensor import Tensor
 from .ops.shape import Concat     # after tensor, which the ops import at call time
-
-_rng = np.random.default_rng(0)
-
-
-def manual_seed(seed: int) -> None:
-    """Seed the generator behind :func:`randn` and :func:`rand` (and the nn initialisers).
-
-    Random numbers are drawn with NumPy on the CPU and then moved to the device, so a
-    seed gives the same values on every backend.
-    """
-    global _rng
-    _rng = np.random.default_rng(seed)
-
-
-def generator() -> np.random.Generator:
-    """The generator seeded by :func:`manual_seed`."""
-    return _rng
-
-
-def get_rng_state() -> Tensor:
-    """The state of the generator :func:`manual_seed` seeds, as ``torch.get_rng_state()``:
-    a uint8 tensor to keep in a checkpoint; given to :func:`set_rng_state`, the same
-    numbers are drawn again (``randn``, ``randperm``, dropout masks, initialisers).
-
-    The generator is NumPy's PCG64, so the 37 bytes are its 128-bit state and increment
-    and a buffered 32-bit draw (little-endian), not the 5056 of PyTorch's Mersenne
-    Twister: neither library can take the other's."""
-    s = _rng.bit_generator.state
-    raw = (s["state"]["state"].to_bytes(16, "little") + s["state"]["inc"].to_bytes(16, "little")
-           + bytes([s["has_uint32"]]) + s["uinteger"].to_bytes(4, "little"))
-    return tensor(np.frombuffer(raw, dtype=np.uint8))
-
-
-def set_rng_state(new_state: Tensor) -> None:
-    """Give the generator a state that :func:`get_rng_state` returned, as
-    ``torch.set_rng_state``: a resumed run draws what the first run drew after it."""
-    shape = getattr(new_state, "shape", None)
-    fits = (isinstance(new_state, Tensor) and backends.dtype_name(new_state.dtype) == "uint8"
-            and shape == (37,))
-    # PCG64's increment is odd; an even one (37 zero bytes) NumPy takes, and draws 0 forever
-    even = fits and int(new_state.numpy()[16]) % 2 == 0
-    if not fits or even or int(new_state.numpy()[32]) not in (0, 1):
-        got = (f"a {backends.dtype_name(new_state.dtype)} tensor of shape {shape}"
-               if isinstance(new_state, Tensor) else type_name(new_state))
-        raise ValueError(f"set_rng_state: takes the uint8 tensor of 37 entries that "
-                         f"tinyffn.get_rng_state() returns, got {got}" + (
-                             "; PyTorch's state (5056 bytes) is of its Mersenne Twister, which "
-                             "tinyffn's generator (NumPy's PCG64) cannot take"
-                             if shape == (5056,) else "") + (
-                             " whose increment (bytes 16 to 31) is even, which no PCG64 state "
-                             "has (with it every draw is 0)" if even else ""))
-    raw = new_state.numpy().tobytes()
-    _rng.bit_generator.state = {
-        "bit_generator": "PCG64", "has_uint32": raw[32],
-        "state": {"state": int.from_bytes(raw[:16], "little"),
-                  "inc": int.from_bytes(raw[16:32], "little")},
-        "uinteger": int.from_bytes(raw[33:], "little")}
 
 
 def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: bool = False) -> Tensor:
@@ -289,21 +232,25 @@ def _check_like(name: str, t: Any) -> None:
                         "tinyffn.tensor(...)")
 
 
-def randn(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> Tensor:
+def randn(*shape, size=None, generator=None, dtype=None, device="cpu",
+          requires_grad=False) -> Tensor:
     """A leaf tensor of the given shape of standard normal samples N(0, 1).
 
-    Drawn from the generator :func:`manual_seed` seeds.
+    Drawn from ``generator`` (a :class:`tinyffn.Generator`), else from the one
+    :func:`manual_seed` seeds.
     """
     shape = _shape_or_size("randn", shape, size)
     _check_sample_dtype("randn", dtype, device)
-    return _filled(_rng.standard_normal(shape), dtype, device, requires_grad)
+    rng = _generator(generator, "randn")
+    return _filled(rng.standard_normal(shape), dtype, device, requires_grad)
 
 
-def rand(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> Tensor:
-    """A leaf tensor of the given shape of uniform samples on [0, 1) (see :func:`manual_seed`)."""
+def rand(*shape, size=None, generator=None, dtype=None, device="cpu",
+         requires_grad=False) -> Tensor:
+    """A leaf tensor of the given shape of uniform samples on [0, 1) (as :func:`randn`)."""
     shape = _shape_or_size("rand", shape, size)
     _check_sample_dtype("rand", dtype, device)
-    return _filled(_rng.random(shape), dtype, device, requires_grad)
+    return _filled(_generator(generator, "rand").random(shape), dtype, device, requires_grad)
 
 
 def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
@@ -320,10 +267,11 @@ def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
 
 
 def randint(low: int = 0, high: int | None = None, size: Sequence[int] | None = None, *,
-            dtype: Any = None, device: Any = "cpu", requires_grad: bool = False) -> Tensor:
+            generator: Any = None, dtype: Any = None, device: Any = "cpu",
+            requires_grad: bool = False) -> Tensor:
     """Integers drawn uniformly from [low, high), of shape ``size``, as ``torch.randint``:
     ``randint(high, size)`` or ``randint(low, high, size)``; int64 unless ``dtype`` says
-    otherwise. Drawn from the generator :func:`manual_seed` seeds."""
+    otherwise. Drawn as :func:`randn` draws."""
     if size is None:                    # randint(high, size): two given by position
         low, high, size = 0, low, high
     elif high is None:                  # randint(high, size=...)
@@ -337,7 +285,8 @@ def randint(low: int = 0, high: int | None = None, size: Sequence[int] | None = 
     dtype = dtype or "int64"
     for name, v in (("low", low), ("high - 1 =", high - 1)):
         _check_fits("randint", name, v, dtype)
-    return _filled(_rng.integers(low, high, size=shape), dtype, device, requires_grad)
+    rng = _generator(generator, "randint")
+    return _filled(rng.integers(low, high, size=shape), dtype, device, requires_grad)
 
 
 def _check_sample_dtype(name: str, dtype: Any, device: Any) -> None:

@@ -12,7 +12,7 @@ would not say which devices tinyffn can use.
 """
 from typing import Any
 
-from . import creation
+from . import generators
 from .arguments import _is_int
 from .backend import cuda_available, get_backend
 
@@ -30,12 +30,12 @@ def manual_seed(seed: int) -> None:
     PyTorch's seeds the GPU's generator alone; tinyffn has one generator, on the CPU,
     whose numbers every device receives, so this seeds that one, for CPU draws as well.
     """
-    creation.manual_seed(seed)
+    generators.manual_seed(seed)
 
 
 def manual_seed_all(seed: int) -> None:
     """``manual_seed(seed)``: tinyffn uses one GPU (``torch.cuda.manual_seed_all``)."""
-    creation.manual_seed(seed)
+    generators.manual_seed(seed)
 
 
 def synchronize(device: Any = None) -> None:

@@ -14,7 +14,8 @@ gradients alike: std = gain · sqrt(2 / (fan_in + fan_out)). Kaiming (He et al. 
 keeps the forward variance through ReLUs: std = gain / sqrt(fan), gain = sqrt(2) for
 ReLU. A uniform U(-bound, bound) with bound = sqrt(3) · std has that std.
 
-Random values come from the generator :func:`tinyffn.manual_seed` seeds, drawn with NumPy
+Random values come from ``generator=`` (a :class:`tinyffn.Generator`), else from the one
+:func:`tinyffn.manual_seed` seeds, drawn with NumPy
 on the CPU and moved to the tensor's device, so a seed gives the same values on every
 backend (not PyTorch's values: its generator differs). The tensor stays the same object
 (a Parameter stays registered, an optimizer keeps it) and gets a new array of its shape
@@ -35,7 +36,8 @@ import numpy as np
 from .arguments import check_choice, is_real, type_name
 from .backend import dtype_name
 from .in_place import check_not_view
-from .creation import _check_fits, _check_number, generator, tensor
+from .creation import _check_fits, _check_number, tensor
+from .generators import Generator, generator as rng_of
 from .promotion import is_shared_constant
 from .tensor import Tensor
 
@@ -137,18 +139,20 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
 
 
 # ----------------------------------------------------------------------------- random values
-def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
+             generator: Generator | None = None) -> Tensor:
     """Entries drawn from U(a, b)."""
-    return _uniform("uniform_", tensor, a, b)
+    return _uniform("uniform_", tensor, a, b, generator)
 
 
-def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
+            generator: Generator | None = None) -> Tensor:
     """Entries drawn from N(mean, std²)."""
-    return _normal("normal_", tensor, mean, std)
+    return _normal("normal_", tensor, mean, std, generator)
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
-                  b: float = 2.0) -> Tensor:
+                  b: float = 2.0, generator: Generator | None = None) -> Tensor:
     """Entries drawn from N(mean, std²) truncated to [a, b] (bounds in the values' units,
     not in stds, as PyTorch's): GPT's and ViT's initialisation, ``trunc_normal_(w, std=0.02)``.
 
@@ -162,47 +166,54 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
         raise ValueError(f"trunc_normal_: std must be > 0, got {std}")
     if not a < b:
         raise ValueError(f"trunc_normal_: the interval needs a < b, got a={a}, b={b}")
-    return _set("trunc_normal_", tensor, lambda shape: _truncated_normal(shape, mean, std, a, b))
+    rng = rng_of(generator, "trunc_normal_")
+    return _set("trunc_normal_", tensor,
+                lambda shape: _truncated_normal(rng, shape, mean, std, a, b))
 
 
-def _truncated_normal(shape: tuple, mean: float, std: float, a: float, b: float) -> np.ndarray:
+def _truncated_normal(rng: np.random.Generator, shape: tuple, mean: float, std: float,
+                      a: float, b: float) -> np.ndarray:
     from scipy.special import ndtr, ndtri      # SciPy: a core dependency (setup.cfg)
     alpha, beta = (a - mean) / std, (b - mean) / std          # the bounds in stds
     mirrored = alpha > 0
     if mirrored:
         alpha, beta = -beta, -alpha
-    z = ndtri(generator().uniform(ndtr(alpha), ndtr(beta), size=shape))   # N(0, 1) in [α, β]
+    z = ndtri(rng.uniform(ndtr(alpha), ndtr(beta), size=shape))   # N(0, 1) in [α, β]
     return np.clip(mean + std * (-z if mirrored else z), a, b)    # (rounding stays inside)
 
 
-def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0,
+                    generator: Generator | None = None) -> Tensor:
     """U(-bound, bound), bound = gain · sqrt(6 / (fan_in + fan_out))."""
     fan_in, fan_out = _fans("xavier_uniform_", tensor)
     bound = gain * math.sqrt(6.0 / max(fan_in + fan_out, 1))    # (no fans: no entries)
-    return _uniform("xavier_uniform_", tensor, -bound, bound)
+    return _uniform("xavier_uniform_", tensor, -bound, bound, generator)
 
 
-def xavier_normal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+def xavier_normal_(tensor: Tensor, gain: float = 1.0,
+                   generator: Generator | None = None) -> Tensor:
     """N(0, std²), std = gain · sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _fans("xavier_normal_", tensor)
     return _normal("xavier_normal_", tensor, 0.0,
-                   gain * math.sqrt(2.0 / max(fan_in + fan_out, 1)))
+                   gain * math.sqrt(2.0 / max(fan_in + fan_out, 1)), generator)
 
 
 def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                     nonlinearity: str = "leaky_relu") -> Tensor:
+                     nonlinearity: str = "leaky_relu",
+                     generator: Generator | None = None) -> Tensor:
     """U(-bound, bound), bound = sqrt(3) · gain / sqrt(fan), gain from
     :func:`calculate_gain` (``a`` is leaky_relu's slope). ``nn.Linear`` starts this way
     with a = sqrt(5): bound = 1 / sqrt(in_features)."""
     bound = math.sqrt(3.0) * _kaiming_std("kaiming_uniform_", tensor, a, mode, nonlinearity)
-    return _uniform("kaiming_uniform_", tensor, -bound, bound)
+    return _uniform("kaiming_uniform_", tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                    nonlinearity: str = "leaky_relu") -> Tensor:
+                    nonlinearity: str = "leaky_relu",
+                    generator: Generator | None = None) -> Tensor:
     """N(0, std²), std = gain / sqrt(fan): He initialisation (gain sqrt(2) for ReLU)."""
     return _normal("kaiming_normal_", tensor, 0.0,
-                   _kaiming_std("kaiming_normal_", tensor, a, mode, nonlinearity))
+                   _kaiming_std("kaiming_normal_", tensor, a, mode, nonlinearity), generator)
 
 
 def _kaiming_std(op: str, tensor: Tensor, a: float, mode: str, nonlinearity: str) -> float:
@@ -214,7 +225,7 @@ def _kaiming_std(op: str, tensor: Tensor, a: float, mode: str, nonlinearity: str
     return calculate_gain(nonlinearity, a) / math.sqrt(max(fan, 1))   # (fan 0: no entries)
 
 
-def orthogonal_(tensor: Tensor, gain: float = 1) -> Tensor:
+def orthogonal_(tensor: Tensor, gain: float = 1, generator: Generator | None = None) -> Tensor:
     """A (semi-)orthogonal matrix times ``gain`` (Saxe et al. 2013), as PyTorch draws it:
     the tensor seen as a matrix (rows, cols), its first axis the rows and the others
     flattened, gets Q of the QR factorisation of a matrix A of N(0, 1) entries (of
@@ -222,7 +233,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1) -> Tensor:
     column of Q times the sign of R's diagonal entry: Q R = A with R's diagonal positive,
     which makes Q uniform over the orthogonal matrices (Mezzadri 2007), and without that
     fix it would not be. Then Qᵀ Q = I for rows ≥ cols and Q Qᵀ = I for rows < cols: the
-    rows (or columns) are orthonormal. From the generator ``manual_seed`` seeds, so a seed
+    rows (or columns) are orthonormal. From ``generator`` or the one ``manual_seed`` seeds, so a seed
     gives the same values on every device (not PyTorch's values). A tensor without
     entries is left as it is, as PyTorch leaves it."""
     _check_target("orthogonal_", tensor)
@@ -230,13 +241,14 @@ def orthogonal_(tensor: Tensor, gain: float = 1) -> Tensor:
         raise ValueError(f"orthogonal_: needs a tensor of 2 or more axes (rows, cols, ...), "
                          f"got shape {tensor.shape}, as PyTorch does")
     (gain,) = _numbers("orthogonal_", gain=gain)
+    rng = rng_of(generator, "orthogonal_")
     rows = tensor.shape[0]
     cols = math.prod(tensor.shape) // rows if rows else 0
     if rows * cols == 0:
         return tensor
 
     def values(shape: tuple) -> np.ndarray:
-        a = generator().normal(0.0, 1.0, size=(rows, cols))              # (rows, cols)
+        a = rng.normal(0.0, 1.0, size=(rows, cols))                      # (rows, cols)
         q, r = np.linalg.qr(a.T if rows < cols else a)   # (max, min), (min, min)
         q = q * np.sign(np.diag(r))                      # R's diagonal made positive
         return gain * (q.T if rows < cols else q).reshape(shape)         # (rows, cols) as t
@@ -245,18 +257,20 @@ def orthogonal_(tensor: Tensor, gain: float = 1) -> Tensor:
 
 
 # ----------------------------------------------------------------------------- helpers
-def _uniform(op: str, t: Tensor, a: Any, b: Any) -> Tensor:
+def _uniform(op: str, t: Tensor, a: Any, b: Any, generator: Any = None) -> Tensor:
     a, b = _numbers(op, a=a, b=b)
     if not a <= b:
         raise ValueError(f"{op}: the interval needs a <= b, got a={a}, b={b}")
-    return _set(op, t, lambda shape: generator().uniform(a, b, size=shape))
+    rng = rng_of(generator, op)
+    return _set(op, t, lambda shape: rng.uniform(a, b, size=shape))
 
 
-def _normal(op: str, t: Tensor, mean: Any, std: Any) -> Tensor:
+def _normal(op: str, t: Tensor, mean: Any, std: Any, generator: Any = None) -> Tensor:
     mean, std = _numbers(op, mean=mean, std=std)
     if not std >= 0:
         raise ValueError(f"{op}: std must be >= 0, got {std}")
-    return _set(op, t, lambda shape: generator().normal(mean, std, size=shape))
+    rng = rng_of(generator, op)
+    return _set(op, t, lambda shape: rng.normal(mean, std, size=shape))
 
 
 def _numbers(op: str, **values: Any) -> tuple:

@@ -361,11 +361,11 @@ class MoreMethods:
             raise TypeError("flip: takes the dims by position or as dims=, not both")
         return flip(self, dims if dims is not None else axes[0] if len(axes) == 1 else axes)
 
-    def multinomial(self, num_samples, replacement=False):
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
         """``tinyffn.multinomial(self, num_samples, replacement)``: indices drawn by the
         weights in each row."""
         from .sampling import multinomial       # sampling.py imports tensor.py
-        return multinomial(self, num_samples, replacement)
+        return multinomial(self, num_samples, replacement, generator=generator)
 
 
 __all__ = ["logsumexp", "sin", "cos", "sign", "log1p", "floor_divide", "remainder", "fmod", "prod", "cumsum", "flip", "unbind",

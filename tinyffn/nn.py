@@ -42,7 +42,8 @@ from .backend import DEFAULTS, FLOAT_DTYPES
 from .containers import ModuleDict, ModuleList, Sequential
 from .functional_extra import _lookup
 from .normalization import _EPS_WHY
-from .creation import generator, ones, tensor, zeros
+from .creation import ones, tensor, zeros
+from .generators import generator
 from .module import Module, Parameter
 from .param_containers import ParameterDict, ParameterList
 from .tensor import Tensor
@@ -83,7 +84,7 @@ class Linear(Module):
     Initialised as PyTorch does: ``kaiming_uniform_(W, a=sqrt(5))`` has gain
     sqrt(2 / (1 + a^2)) = sqrt(1/3) and bound sqrt(3) · gain / sqrt(in) = 1/sqrt(in), so
     W ~ U(-1/sqrt(in), 1/sqrt(in)), and b ~ U(-1/sqrt(in), 1/sqrt(in)). The numbers are
-    drawn from :func:`tinyffn.creation.generator` (seed with :func:`tinyffn.manual_seed`),
+    drawn from :func:`tinyffn.generators.generator` (seed with :func:`tinyffn.manual_seed`),
     W first and then b, so a seed gives the same layer on every device (though not the
     same numbers as PyTorch, whose generator differs).
 

@@ -2,7 +2,7 @@
 visit a data set in batches) and ``multinomial`` (a token drawn from a language model's
 probabilities: ``next_id = probs.multinomial(1)``).
 
-Both draw from the generator :func:`tinyffn.manual_seed` seeds, with NumPy on the CPU,
+Both draw from ``generator=`` or the one :func:`tinyffn.manual_seed` seeds, with NumPy on the CPU,
 and move the result to the device asked for, as every random function of
 :mod:`tinyffn.creation` does: a seed gives the same indices on every backend (not
 PyTorch's indices, as its generator differs). The results are integer tensors, outside
@@ -14,16 +14,17 @@ import numpy as np
 
 from . import backend as backends
 from .arguments import _is_int
-from .creation import _check_fits, _filled, generator
+from .creation import _check_fits, _filled
+from .generators import generator as rng_of
 from .tensor import Tensor
 from .torch_functions import _tensor_input
 
 
-def randperm(n, *, dtype=None, device="cpu", requires_grad=False) -> Tensor:
+def randperm(n, *, generator=None, dtype=None, device="cpu", requires_grad=False) -> Tensor:
     """0, 1, ..., n - 1 in a random order, as ``torch.randperm``: ``x[randperm(len(x))]``
     shuffles the rows of x. int64 unless ``dtype`` says otherwise (a float dtype gives the
     same numbers as floats, as PyTorch's; bool is refused, and so is a dtype that cannot
-    hold n - 1). From the generator ``manual_seed`` seeds."""
+    hold n - 1). From ``generator``, else the one ``manual_seed`` seeds."""
     if not _is_int(n) or n < 0:
         raise (ValueError if _is_int(n) else TypeError)(
             f"randperm: n must be an integer >= 0 (how many indices to shuffle), got {n!r}")
@@ -38,10 +39,10 @@ def randperm(n, *, dtype=None, device="cpu", requires_grad=False) -> Tensor:
         raise ValueError(f"randperm: n={n} is too large for {name}, whose integers are exact "
                          f"only up to {exact}: the permutation would repeat numbers (PyTorch "
                          f"refuses n > {exact + 1} too); pass a wider dtype")
-    return _filled(generator().permutation(n), dtype, device, requires_grad)
+    return _filled(rng_of(generator, "randperm").permutation(n), dtype, device, requires_grad)
 
 
-def multinomial(input, num_samples, replacement=False) -> Tensor:
+def multinomial(input, num_samples, replacement=False, *, generator=None) -> Tensor:
     """Indices drawn by the weights in ``input``, as ``torch.multinomial``: from a vector
     (n,) of n categories, ``num_samples`` indices, shape (num_samples,); from a matrix
     (rows, n), that many for each row, shape (rows, num_samples). int64, on input's device.
@@ -85,27 +86,28 @@ def multinomial(input, num_samples, replacement=False) -> Tensor:
         raise ValueError(f"multinomial: row {row} of the weights adds up to 0, an invalid "
                          "distribution (PyTorch: sum of probabilities <= 0); every row needs "
                          "a positive weight")
-    drawn = _with_replacement(p, num_samples) if replacement else \
-        _without_replacement(p, num_samples)                               # (rows, k)
+    rng = rng_of(generator, "multinomial")
+    drawn = _with_replacement(rng, p, num_samples) if replacement else \
+        _without_replacement(rng, p, num_samples)                          # (rows, k)
     drawn = drawn.reshape(probs.shape[:-1] + (num_samples,))
     return _filled(drawn, "int64", probs.device, False)
 
 
-def _with_replacement(p: np.ndarray, k: int) -> np.ndarray:
+def _with_replacement(rng: np.random.Generator, p: np.ndarray, k: int) -> np.ndarray:
     """k draws per row: the first i whose cumulative weight exceeds u · total. Dividing the
     cumulative sums by their last entry makes the last positive one exactly 1 > u, so no
     draw lands past it, on a trailing zero weight."""
     cdf = np.cumsum(p, axis=1)                                             # (rows, n)
     cdf /= cdf[:, -1:]
-    u = generator().random((p.shape[0], k))                                # (rows, k)
+    u = rng.random((p.shape[0], k))                                        # (rows, k)
     return np.stack([np.searchsorted(c, row_u, side="right") for c, row_u in zip(cdf, u)]) \
         if p.shape[0] else np.zeros((0, k), dtype=np.int64)
 
 
-def _without_replacement(p: np.ndarray, k: int) -> np.ndarray:
+def _without_replacement(rng: np.random.Generator, p: np.ndarray, k: int) -> np.ndarray:
     """The k largest keys p_i / e_i per row, e_i ~ Exp(1), in order (ties, the zero weights,
     by index: a stable sort of the negated keys)."""
-    keys = p / generator().exponential(size=p.shape)                       # (rows, n)
+    keys = p / rng.exponential(size=p.shape)                               # (rows, n)
     return np.argsort(-keys, axis=1, kind="stable")[:, :k]                 # (rows, k)
 
 

@@ -374,20 +374,20 @@ class TorchMethods(MoreMethods, ExtraMethods, NameMethods, MathMethods, LinalgMe
         xp = self.backend.xp
         return self._set_data(xp.asarray(xp.broadcast_to(values, self.shape), copy=True))
 
-    def normal_(self, mean=0.0, std=1.0):
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
         """Entries drawn from N(mean, std²), as ``nn.init.normal_(x, mean, std)``, from
-        the generator ``manual_seed`` seeds; returns self. Inside ``no_grad()`` for a
+        ``generator`` or the one ``manual_seed`` seeds; returns self. Inside ``no_grad()`` for a
         parameter, as in PyTorch (``nn.init.normal_`` needs no ``no_grad``)."""
         from . import init
         IP.check_in_place(self, "normal_", None, "x = tinyffn.randn_like(x) * std + mean")
-        return init.normal_(self, mean, std)
+        return init.normal_(self, mean, std, generator)
 
-    def uniform_(self, a=0.0, b=1.0):
+    def uniform_(self, a=0.0, b=1.0, *, generator=None):
         """Entries drawn from U(a, b), as ``nn.init.uniform_(x, a, b)`` (PyTorch names the
         bounds ``from`` and ``to``: pass them by position); returns self."""
         from . import init
         IP.check_in_place(self, "uniform_", None, "x = tinyffn.rand_like(x) * (b - a) + a")
-        return init.uniform_(self, a, b)
+        return init.uniform_(self, a, b, generator)
 
     def _set_data(self, array: Any):
         self.data = array

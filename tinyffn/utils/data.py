@@ -10,9 +10,9 @@ epoch::
 Only what a loop over tensors in memory needs: one process (``num_workers=0``), the
 dataset's order or a shuffled one (no samplers), and PyTorch's ``default_collate``, which
 stacks the samples of a batch into tensors. A shuffled order is a permutation drawn from
-the generator :func:`tinyffn.manual_seed` seeds, anew at the start of each epoch, so a seed
-gives the same batches again (not PyTorch's batches: its generator differs); tinyffn has
-no ``Generator`` objects, so ``generator=`` takes only None. Nothing here is
+``generator=`` (a :class:`tinyffn.Generator`) or else the one :func:`tinyffn.manual_seed`
+seeds, anew at the start of each epoch, so a seed gives the same batches again (not
+PyTorch's batches: its generator differs). Nothing here is
 differentiable in itself: a batch is an indexing (``getitem``) of the dataset's tensors,
 and a ``stack`` of the samples, which the graph records if they require grad.
 """
@@ -25,7 +25,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..arguments import _is_int, type_name
-from ..creation import generator as seeded_generator
+from ..generators import generator as seeded_generator
 from ..creation import stack, tensor
 from ..tensor import Tensor
 
@@ -105,11 +105,9 @@ def random_split(dataset: Any, lengths: Any, generator: Any = None) -> list:
     [0.9, 0.1])``. Lengths are counts that add up to ``len(dataset)``, or fractions that
     add up to 1, each made ``floor(n * f)`` and the samples left over given one at a time
     to the splits in turn from the first (PyTorch's rule, so the sizes are PyTorch's). The
-    order is a permutation from the generator :func:`tinyffn.manual_seed` seeds
-    (``generator`` only None, as in :class:`DataLoader`); not PyTorch's permutation."""
-    if generator is not None:
-        raise TypeError(f"random_split: generator must be None, got {type_name(generator)}: "
-                        "tinyffn has no Generator objects; seed with tinyffn.manual_seed(...)")
+    order is a permutation from ``generator`` (a :class:`tinyffn.Generator`), else from
+    the one :func:`tinyffn.manual_seed` seeds; not PyTorch's permutation."""
+    rng = seeded_generator(generator, "random_split")
     n, lengths = len(dataset), list(lengths)
     if not lengths or not all(_is_int(k) or isinstance(k, float) for k in lengths):
         raise TypeError(f"random_split: lengths must be ints (counts) or floats (fractions), "
@@ -124,7 +122,7 @@ def random_split(dataset: Any, lengths: Any, generator: Any = None) -> list:
     if any(not _is_int(k) or k < 0 for k in lengths) or sum(lengths) != n:
         raise ValueError(f"random_split: lengths {lengths!r} must be counts >= 0 adding up to "
                          f"the {n} samples of the dataset, or fractions adding up to 1")
-    order = seeded_generator().permutation(n).tolist()
+    order = rng.permutation(n).tolist()
     ends = np.cumsum(lengths).tolist()
     return [Subset(dataset, order[end - k:end]) for end, k in zip(ends, lengths)]
 
@@ -185,14 +183,15 @@ class DataLoader:
     PyTorch's ``default_convert`` gives it, or ``collate_fn`` of each).
 
     ``shuffle=True``: each epoch (each ``iter(loader)``) visits the samples in a new
-    order, a permutation drawn from the generator ``manual_seed`` seeds. A TensorDataset
+    order, a permutation drawn from ``generator``, else from the one ``manual_seed``
+    seeds. A TensorDataset
     with the default collate is read with one ``index_select`` (a ``getitem``) per tensor
     and batch, ``x[idx]``, which gives what stacking the samples gives. The arguments
     after ``shuffle`` are keyword-only (PyTorch's positional order runs through samplers
     tinyffn leaves out):
     ``num_workers`` only 0 (one process: tensors in memory need no workers),
     ``pin_memory`` is accepted and changes nothing (copies to the GPU are complete when
-    they return), ``generator`` only None."""
+    they return)."""
 
     def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool | None = False,
                  *, num_workers: int = 0, collate_fn: Callable | None = None,
@@ -216,10 +215,8 @@ class DataLoader:
                              "processes, which tinyffn does not have: batches are made in the "
                              "main process; pass num_workers=0 (tensors in memory need no "
                              "workers)")
-        if generator is not None:
-            raise TypeError(f"DataLoader: generator must be None, got {type_name(generator)}: "
-                            "tinyffn has no Generator objects, and shuffles with the generator "
-                            "tinyffn.manual_seed(...) seeds; seed that instead")
+        seeded_generator(generator, "DataLoader")          # refuses what is no Generator
+        self.generator = generator
         if collate_fn is not None and not callable(collate_fn):
             raise TypeError(f"DataLoader: collate_fn must be callable, got "
                             f"{type_name(collate_fn)}")
@@ -236,7 +233,8 @@ class DataLoader:
 
     def __iter__(self):
         n = len(self.dataset)
-        order = seeded_generator().permutation(n) if self.shuffle else np.arange(n)
+        order = seeded_generator(self.generator, "DataLoader").permutation(n) if self.shuffle \
+            else np.arange(n)
         if self.batch_size is None:                 # unbatched: each sample converted
             for i in order:
                 yield self.collate_fn(self.dataset[int(i)]) if self._custom else \
