@@ -23,9 +23,11 @@ from typing import Any
 import numpy as np     # for np.broadcast_shapes alone: shape arithmetic, on any backend
 
 from . import tensor as _tensor
-from .ops import (BroadcastTo, Cast, Clone, Concat, Cos, Cumsum, Exp, GetItem, Log, Log1p,
-                  MatMul, Max, Maximum, Mean, Neg, Pow, Prod, Reshape, Sign, Sin, Sum, Tanh,
-                  Transpose, Where)
+from .ops import (BroadcastTo, Cast, Clone, Concat, Cos, Cumsum, Det, Digamma, Eigh, Erf,
+                  Erfc, Erfcx, Erfinv, Exp, GetItem, I0, I0e, I1, I1e, Inv, Lgamma, Log, Log1p,
+                  MatMul, Max, Maximum, Mean, Ndtri, Neg, Polygamma, Pow, Prod, Reshape, Sign,
+                  Sin, Solve, Sum, Svd, Tanh, Transpose, Where, Zeta)
+from .ops.decompositions import _unpack
 
 __all__ = ["GraphNamespace", "GraphBackend", "namespace"]
 
@@ -79,6 +81,7 @@ class GraphNamespace:
     def __init__(self, backend: Any):
         self._backend = backend
         self._xp = backend.xp
+        self.linalg = GraphLinalg(self)
 
     def __getattr__(self, name: str) -> Any:
         if name in _AS_IS:
@@ -282,11 +285,64 @@ class GraphNamespace:
         return Where.apply(*self._lift(keep, x, self._xp.zeros((), dtype=x.dtype)))
 
 
+class GraphLinalg:
+    """``ctx.xp.linalg`` under create_graph: the decompositions that backwards call (Det's
+    svd and det, Slogdet's and Cholesky's inv, Solve's and Qr's solve, ...), each the tinyffn
+    primitive, so its own backward differentiates it in turn. Raw arrays in, raw out."""
+
+    def __init__(self, ns: GraphNamespace):
+        self._ns = ns
+        self._raw = ns._xp.linalg
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(
+            f"create_graph: a backward called xp.linalg.{name}, which tinyffn.graph_xp does "
+            "not record; add it to GraphLinalg, or leave the op's twice_differentiable unset")
+
+    def inv(self, x: Any) -> Any:
+        return Inv.apply(x) if _recorded(x) else self._raw.inv(_raw(x))
+
+    def det(self, x: Any) -> Any:
+        return Det.apply(x) if _recorded(x) else self._raw.det(_raw(x))
+
+    def solve(self, x1: Any, x2: Any) -> Any:
+        if not _recorded(x1, x2):
+            return self._raw.solve(_raw(x1), _raw(x2))
+        return Solve.apply(*self._ns._lift(x1, x2))
+
+    def svd(self, x: Any, full_matrices: bool = True) -> Any:
+        """(U, S, Vh), as the array API's svd: Svd's packed output sliced apart."""
+        if not _recorded(x):
+            return self._raw.svd(_raw(x), full_matrices=full_matrices)
+        m, n = x.shape[-2:]
+        k = min(m, n)
+        ku, kv = (m, n) if full_matrices else (k, k)
+        y = Svd.apply(x, full_matrices=bool(full_matrices))            # (..., m·ku + k + kv·n)
+        return tuple(_unpack(self._ns, y, [(m, ku), (k,), (kv, n)]))
+
+    def eigh(self, x: Any) -> Any:
+        """(L, V) of the symmetric x, its lower triangle read: Eigh's packed output apart."""
+        if not _recorded(x):
+            return self._raw.eigh(_raw(x))
+        n = x.shape[-1]
+        return tuple(_unpack(self._ns, Eigh.apply(x), [(n,), (n, n)]))      # (..., n + n·n)
+
+
+# backend.special(name) as a primitive: the functions whose derivatives special_functions.py
+# writes with one another (lgamma' = digamma, i0' = i1, ...), each differentiable again
+_SPECIAL = {"gammaln": Lgamma.apply, "digamma": Digamma.apply, "erfc": Erfc.apply,
+            "erfcx": Erfcx.apply, "erfinv": Erfinv.apply, "ndtri": Ndtri.apply,
+            "i0": I0.apply, "i0e": I0e.apply, "i1": I1.apply, "i1e": I1e.apply,
+            "polygamma": lambda n, x: Polygamma.apply(x, n=int(_raw(n))),   # n: no gradient
+            "zeta": Zeta.apply}
+
+
 class GraphBackend:
     """``ctx.backend`` under create_graph: the backend's facts (device, dtypes), with ``xp``
-    the :class:`GraphNamespace`. Its array routines (``erf``, ``index_add``, ``special``)
-    compute on raw arrays, so they raise here, naming themselves, rather than read a
-    tensor as an array and end the graph."""
+    the :class:`GraphNamespace`; ``erf`` and ``special(name)`` as the tinyffn primitives
+    (Erf, Digamma, Polygamma, ...) where a tensor is given, the backend's own on raw arrays.
+    Its other array routines (``index_add``, ``fmod``) compute on raw arrays alone, so they
+    raise here, naming themselves, rather than read a tensor as an array and end the graph."""
 
     _FACTS = frozenset({"device", "array_type", "is_floating", "float_dtypes", "dtype",
                         "default_float", "synchronize", "raising_linalg"})
@@ -302,6 +358,22 @@ class GraphBackend:
             f"create_graph: a backward called backend.{name}, which computes on raw arrays "
             "and is not recorded; express it with ctx.xp, or leave the op's "
             "twice_differentiable unset so that create_graph refuses it")
+
+    def erf(self, x: Any) -> Any:
+        return Erf.apply(x) if _recorded(x) else self._backend.erf(_raw(x))
+
+    def special(self, name: str) -> Any:
+        """``scipy.special.<name>`` as the recorded primitive of that name."""
+        if name not in _SPECIAL:
+            raise AttributeError(f"create_graph: a backward called backend.special({name!r}), "
+                                 "which is no tinyffn primitive, so it is not recorded")
+        op, raw = _SPECIAL[name], self._backend.special(name)
+
+        def fn(*args: Any) -> Any:
+            if not _recorded(args):
+                return raw(*args)
+            return op(*self.xp._lift(*args))
+        return fn
 
 
 _NAMESPACES: dict = {}

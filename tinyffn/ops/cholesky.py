@@ -9,6 +9,11 @@ All three are written with the array-API standard's functions alone (``xp.linalg
 forward (or back) substitution, row by row, as LAPACK's ``trsm``: NumPy has no batched
 triangular solve (SciPy's is a loop), and a general ``solve`` would pivot and refuse a zero
 on the diagonal, where PyTorch returns infinities and NaN, as substitution does.
+
+Under create_graph (:mod:`tinyffn.higher_order`) Cholesky's backward records as it is
+(``xp.linalg.inv`` is then the Inv op); the substitution writes into X row by row, and
+expm branches on norms, so there the two other backwards call their own op instead
+(SolveTriangular, MatrixExp), whose backward differentiates it again.
 """
 from __future__ import annotations
 
@@ -37,6 +42,8 @@ class Cholesky(Function):
     the exact gradient). A matrix that is not positive-definite (a NaN included) comes back
     all NaN: :func:`first_bad_minor` says where it failed (tinyffn.linalg raises, or
     returns it as ``cholesky_ex``'s info)."""
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, A):
@@ -135,6 +142,8 @@ class SolveTriangular(Function):
     gA = the same triangle of −gB X^T (the strict one if ``unitriangular``), each summed
     back over the batch axes its input was broadcast along."""
 
+    twice_differentiable = True
+
     @classmethod
     def op_name(cls) -> str:
         return "solve_triangular"
@@ -146,22 +155,25 @@ class SolveTriangular(Function):
             (1,) * (B.ndim - A.ndim) + A.shape[:-2], (1,) * (A.ndim - B.ndim) + B.shape[:-2]))
         T = xp.broadcast_to(_triangle(xp, A, not upper, unitriangular), batch + A.shape[-2:])
         X = substitute(xp, T, xp.broadcast_to(B, batch + B.shape[-2:]), lower=not upper)
-        ctx.save_for_backward(A, B, T, X)
+        ctx.save_for_backward(A, T, X)
         return X                                                    # (..., n, k)
 
     @staticmethod
     def backward(ctx: Context, gX):
         xp = ctx.xp
-        A, B, T, X = ctx.saved_tensors
+        A, T, X = ctx.saved_tensors
         upper, unit = ctx.attrs.get("upper", False), ctx.attrs.get("unitriangular", False)
-        gB = substitute(xp, _mT(xp, T), gX, lower=upper)             # (..., n, k)
+        if isinstance(gX, ctx.backend.array_type):
+            gB = substitute(xp, _mT(xp, T), gX, lower=upper)         # (..., n, k)
+        else:               # create_graph: T^T is the other triangle of A^T, recorded
+            gB = SolveTriangular.apply(_mT(xp, A), gX, upper=not upper, unitriangular=unit)
         gA = None
         if ctx.needs_input_grad[0]:
             G = -xp.matmul(gB, _mT(xp, X))                            # (..., n, n)
             k = (1 if upper else -1) if unit else 0
             G = xp.triu(G, k=k) if upper else xp.tril(G, k=k)
             gA = sum_to_shape(xp, G, A.shape)
-        return gA, sum_to_shape(xp, gB, B.shape) if ctx.needs_input_grad[1] else None
+        return gA, sum_to_shape(xp, gB, ctx.input_shapes[1]) if ctx.needs_input_grad[1] else None
 
 
 # Padé [13/13] of exp (Higham 2005, "The scaling and squaring method revisited"): b_j
@@ -202,7 +214,10 @@ class MatrixExp(Function):
 
     The derivative of exp at A in direction E is the upper-right block of
     exp([[A, E], [0, A]]) (Mathias 1996); its adjoint, for the gradient gY, is the same with
-    A^T:  gA = upper-right n × n block of exp([[A^T, gY], [0, A^T]])."""
+    A^T:  gA = upper-right n × n block of exp([[A^T, gY], [0, A^T]]); under create_graph
+    that exp is this op again, recorded (its derivative the same construction, 4n × 4n)."""
+
+    twice_differentiable = True
 
     @classmethod
     def op_name(cls) -> str:
@@ -221,7 +236,8 @@ class MatrixExp(Function):
         gY = xp.broadcast_to(gY, A.shape)
         top = xp.concat([At, gY], axis=-1)                           # (..., n, 2n)
         bottom = xp.concat([xp.zeros_like(At), At], axis=-1)         # (..., n, 2n)
-        M = expm(xp, xp.concat([top, bottom], axis=-2))              # (..., 2n, 2n)
+        M = xp.concat([top, bottom], axis=-2)                        # (..., 2n, 2n)
+        M = expm(xp, M) if isinstance(gY, ctx.backend.array_type) else MatrixExp.apply(M)
         return M[..., :n, n:]
 
 

@@ -11,6 +11,13 @@ backward treats an all-zero part as absent, as PyTorch treats an unused output (
 ``svd(A).S`` alone is differentiable at repeated singular values, as ``svdvals`` is).
 
 The inputs are float32 or float64 (tinyffn.linalg checks it and the shapes first).
+
+Every backward here can run recorded (``create_graph=True``, :mod:`tinyffn.higher_order`):
+``xp.linalg`` is then :class:`tinyffn.graph_xp.GraphLinalg`, whose svd, solve, inv, ... are
+these very ops. A saved array must be the op's input or output to stay a function of A
+there (any other is a constant), so the multi-output ops save their packed output and
+slice U, S, Vh from it, and Svdvals and Eigvalsh, which keep factors their output is not,
+compute them again from A, recorded, when gy is a tensor (``gy`` not an array).
 """
 from __future__ import annotations
 
@@ -27,7 +34,7 @@ def _mT(xp, a):
 def _diag_embed(xp, v):
     """v (..., k) -> (..., k, k) with v on the diagonal."""
     k = v.shape[-1]
-    return xp.eye(k, dtype=v.dtype) * xp.expand_dims(v, axis=-1)      # (..., k, k)
+    return xp.expand_dims(v, axis=-1) * xp.eye(k, dtype=v.dtype)      # (..., k, k)
 
 
 def _diagonal(xp, a):
@@ -73,18 +80,24 @@ class Svdvals(Function):
     largest first.
 
     With A = U diag(S) Vh:  dS_i = u_i^T dA v_i, so  gA = U diag(gS) Vh   (..., m, n).
-    Defined wherever A is: repeated singular values do no harm here."""
+    Defined wherever A is: repeated singular values do no harm here (but do to its own
+    derivative, which goes through U and Vh: Svd's backward)."""
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, A):
         U, S, Vh = ctx.xp.linalg.svd(A, full_matrices=False)   # (.., m, k), (.., k), (.., k, n)
-        ctx.save_for_backward(U, Vh)
+        ctx.save_for_backward(A, U, Vh)
         return S
 
     @staticmethod
     def backward(ctx: Context, gS):
-        U, Vh = ctx.saved_tensors
-        return ctx.xp.matmul(U * ctx.xp.expand_dims(gS, axis=-2), Vh)     # (..., m, n)
+        xp = ctx.xp
+        A, U, Vh = ctx.saved_tensors
+        if not isinstance(gS, ctx.backend.array_type):  # create_graph: U, Vh functions of A
+            U, _, Vh = xp.linalg.svd(A, full_matrices=False)
+        return xp.matmul(U * xp.expand_dims(gS, axis=-2), Vh)              # (..., m, n)
 
 
 class Svd(Function):
@@ -103,20 +116,26 @@ class Svd(Function):
     are equal, as PyTorch's; a zero singular value does the same to the m ≠ n terms. The
     loss must not depend on the sign of a singular vector pair, as in PyTorch."""
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, A, full_matrices=True):
         U, S, Vh = ctx.xp.linalg.svd(A, full_matrices=full_matrices)
-        ctx.save_for_backward(U, S, Vh)
-        return _pack(ctx.xp, S.shape[:-1], U, S, Vh)                   # (..., m·ku + k + kv·n)
+        y = _pack(ctx.xp, S.shape[:-1], U, S, Vh)                      # (..., m·ku + k + kv·n)
+        ctx.save_for_backward(y)                # U, S, Vh as parts of the output (see top)
+        return y
 
     @staticmethod
     def backward(ctx: Context, gy):
         xp = ctx.xp
-        U, S, Vh = ctx.saved_tensors
-        k = S.shape[-1]
-        gU, gS, gVh = _unpack(xp, gy, [U.shape[-2:], S.shape[-1:], Vh.shape[-2:]])
+        (y,) = ctx.saved_tensors
+        m, n = ctx.input_shapes[0][-2:]
+        k = min(m, n)
+        ku, kv = (m, n) if ctx.attrs.get("full_matrices", True) else (k, k)
+        shapes = [(m, ku), (k,), (kv, n)]
+        U, S, Vh = _unpack(xp, y, shapes)
+        gU, gS, gVh = _unpack(xp, gy, shapes)
         U, gU, Vh, gVh = U[..., :k], gU[..., :k], Vh[..., :k, :], gVh[..., :k, :]  # reduced
-        m, n = U.shape[-2], Vh.shape[-1]
         use_U, use_V = _any(xp, gU), _any(xp, gVh)
         if not (use_U or use_V):                                    # svdvals' gradient
             return xp.matmul(U * xp.expand_dims(gS, axis=-2), Vh)  # (..., m, n)
@@ -148,7 +167,14 @@ class Det(Function):
     dy = tr(adj(A) dA), so gA = gy · adj(A)^T, the cofactor matrix; for an invertible A
     that is gy · det(A) · A^{-T}. Computed from the SVD A = U diag(s) Vh, where
     adj(A)^T = det(U) det(Vh) · U diag(Π_{j≠i} s_j) Vh, so it stays right at a singular
-    A (rank n − 1 gives a nonzero cofactor matrix; PyTorch 2.13 returns zeros there)."""
+    A (rank n − 1 gives a nonzero cofactor matrix; PyTorch 2.13 returns zeros there).
+
+    Under create_graph the cofactor matrix is det(A) A^{-T}, recorded, as PyTorch's: the
+    SVD form's U and Vh would be differentiated through Svd's backward, infinite where two
+    singular values are equal (at A = I, say), though adj(A) is smooth there. A singular A
+    keeps the SVD form (its derivative then needs distinct singular values)."""
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, A):
@@ -159,14 +185,30 @@ class Det(Function):
     def backward(ctx: Context, gy):
         xp = ctx.xp
         (A,) = ctx.saved_tensors
-        n = A.shape[-1]
-        U, s, Vh = xp.linalg.svd(A)                                 # (.., n, n), (.., n), (.., n, n)
-        s_row = xp.expand_dims(s, axis=-2)                          # (..., 1, n)
-        others = xp.where(xp.eye(n, dtype=xp.bool), xp.ones_like(s_row), s_row)  # row i: s_j≠i
-        p = xp.prod(others, axis=-1)                                # (..., n): Π_{j≠i} s_j
-        signs = xp.linalg.det(U) * xp.linalg.det(Vh)                # (...,): ±1
-        cof = xp.matmul(U * xp.expand_dims(p, axis=-2), Vh)          # (..., n, n)
-        return xp.expand_dims(xp.expand_dims(gy * signs, axis=-1), axis=-1) * cof
+        cof = None
+        if not isinstance(gy, ctx.backend.array_type):      # create_graph: det(A) A^{-T}
+            try:
+                Ainv = xp.linalg.inv(A)                                     # (..., n, n)
+                det = xp.expand_dims(xp.expand_dims(xp.linalg.det(A), axis=-1), axis=-1)
+                cof = det * _mT(xp, Ainv)
+            except Exception as e:                          # singular: the SVD form below
+                if type(e).__name__ != "LinAlgError":
+                    raise
+        if cof is None:
+            cof = _cofactors(xp, A)
+        return xp.expand_dims(xp.expand_dims(gy, axis=-1), axis=-1) * cof
+
+
+def _cofactors(xp, A):
+    """adj(A)^T = det(U) det(Vh) · U diag(Π_{j≠i} s_j) Vh for A (..., n, n) = U diag(s) Vh."""
+    n = A.shape[-1]
+    U, s, Vh = xp.linalg.svd(A)                                     # (.., n, n), (.., n), (.., n, n)
+    s_row = xp.expand_dims(s, axis=-2)                              # (..., 1, n)
+    others = xp.where(xp.eye(n, dtype=xp.bool), xp.ones_like(s_row), s_row)  # row i: s_j≠i
+    p = xp.prod(others, axis=-1)                                    # (..., n): Π_{j≠i} s_j
+    signs = xp.sign(xp.linalg.det(U) * xp.linalg.det(Vh))           # (...,): ±1, a constant
+    cof = xp.matmul(U * xp.expand_dims(p, axis=-2), Vh)              # (..., n, n)
+    return xp.expand_dims(xp.expand_dims(signs, axis=-1), axis=-1) * cof
 
 
 class Slogdet(Function):
@@ -175,6 +217,8 @@ class Slogdet(Function):
     d log|det A| = tr(A^{-1} dA), so gA = g_logabsdet · A^{-T}; the sign is piecewise
     constant (gradient 0). At a singular A logabsdet is −inf and A^{-1} does not exist:
     the backward raises (tinyffn.linalg.LinAlgError)."""
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, A):
@@ -204,6 +248,8 @@ class Inv(Function):
     """Y = A^{-1}, A (..., n, n).
 
     dY = −Y dA Y, so gA = −Y^T gY Y^T = −A^{-T} gY A^{-T}."""
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, A):
@@ -236,6 +282,8 @@ class Solve(Function):
     dX = A^{-1} (dB − dA X), so  gB = A^{-T} gX  (solve with A^T),  gA = −gB X^T,
     each summed back over the batch axes its input was broadcast along."""
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, A, B):
         xp = ctx.xp
@@ -245,18 +293,19 @@ class Solve(Function):
         B2 = xp.broadcast_to(B, batch + B.shape[-2:])              # (..., n, k)
         with ctx.backend.raising_linalg():              # CuPy: raise, not return inf/NaN
             X = xp.linalg.solve(A2, B2)                             # (..., n, k)
-        ctx.save_for_backward(A, B, A2, X)
+        ctx.save_for_backward(A, X)
         return X
 
     @staticmethod
     def backward(ctx: Context, gX):
         xp = ctx.xp
-        A, B, A2, X = ctx.saved_tensors
+        A, X = ctx.saved_tensors
+        A2 = xp.broadcast_to(A, X.shape[:-2] + A.shape[-2:])         # (..., n, n)
         gB = xp.linalg.solve(_mT(xp, A2), gX)                        # (..., n, k)
         gA = None
         if ctx.needs_input_grad[0]:
             gA = sum_to_shape(xp, -xp.matmul(gB, _mT(xp, X)), A.shape)   # (..., n, n)
-        return gA, sum_to_shape(xp, gB, B.shape) if ctx.needs_input_grad[1] else None
+        return gA, sum_to_shape(xp, gB, ctx.input_shapes[1]) if ctx.needs_input_grad[1] else None
 
 
 class Eigvalsh(Function):
@@ -268,16 +317,20 @@ class Eigvalsh(Function):
     both triangles although only one is read (so A + A^T, or any symmetric function of a
     tensor, gets the exact gradient)."""
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, A, UPLO="L"):
         L, V = ctx.xp.linalg.eigh(_symmetric(ctx.xp, A, UPLO))
-        ctx.save_for_backward(V)
+        ctx.save_for_backward(A, V)
         return L
 
     @staticmethod
     def backward(ctx: Context, gL):
         xp = ctx.xp
-        (V,) = ctx.saved_tensors
+        A, V = ctx.saved_tensors
+        if not isinstance(gL, ctx.backend.array_type):  # create_graph: V a function of A
+            _, V = xp.linalg.eigh(_symmetric(xp, A, ctx.attrs.get("UPLO", "L")))
         return xp.matmul(V * xp.expand_dims(gL, axis=-2), _mT(xp, V))     # (..., n, n)
 
 
@@ -293,17 +346,21 @@ class Eigh(Function):
     Infinite (NaN) where two eigenvalues are equal and gV is used, as PyTorch's; the loss
     must not depend on the sign of an eigenvector."""
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, A, UPLO="L"):
         L, V = ctx.xp.linalg.eigh(_symmetric(ctx.xp, A, UPLO))
-        ctx.save_for_backward(L, V)
-        return _pack(ctx.xp, L.shape[:-1], L, V)
+        y = _pack(ctx.xp, L.shape[:-1], L, V)                           # (..., n + n·n)
+        ctx.save_for_backward(y)                # L, V as parts of the output (see top)
+        return y
 
     @staticmethod
     def backward(ctx: Context, gy):
         xp = ctx.xp
-        L, V = ctx.saved_tensors
-        n = L.shape[-1]
+        (y,) = ctx.saved_tensors
+        n = ctx.input_shapes[0][-1]
+        L, V = _unpack(xp, y, [(n,), (n, n)])
         gL, gV = _unpack(xp, gy, [(n,), (n, n)])
         M = _diag_embed(xp, gL)                                     # (..., n, n)
         if _any(xp, gV):
@@ -329,19 +386,23 @@ class Qr(Function):
     mode='r' (Q is needed) and mode='complete' with m > n (Q's extra columns are not
     unique); an R with a zero on its diagonal (A of lower rank) gives infinities."""
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, A, mode="reduced"):
         xp = ctx.xp
         Q, R = xp.linalg.qr(A, mode="complete" if mode == "complete" else "reduced")
-        ctx.save_for_backward(Q, R)
-        return _pack(xp, A.shape[:-2], Q, R)
+        y = _pack(xp, A.shape[:-2], Q, R)                              # (..., m·k + k·n)
+        ctx.save_for_backward(y)                # Q, R as parts of the output (see top)
+        return y
 
     @staticmethod
     def backward(ctx: Context, gy):
         xp = ctx.xp
-        Q, R = ctx.saved_tensors
-        m, n = Q.shape[-2], R.shape[-1]
+        (y,) = ctx.saved_tensors
+        m, n = ctx.input_shapes[0][-2:]
         mode = ctx.attrs.get("mode", "reduced")
+        k = m if mode == "complete" else min(m, n)
         if mode == "r":
             raise RuntimeError("linalg.qr: the derivative of linalg.qr depends on Q, which "
                                "is not computed when mode='r'; use mode='reduced' to "
@@ -350,7 +411,8 @@ class Qr(Function):
             raise RuntimeError(f"linalg.qr: the QR decomposition of a {m} by {n} matrix is "
                                "not differentiable with mode='complete' (Q's last columns "
                                "are not unique); use mode='reduced' (as PyTorch)")
-        gQ, gR = _unpack(xp, gy, [Q.shape[-2:], R.shape[-2:]])
+        Q, R = _unpack(xp, y, [(m, k), (k, n)])
+        gQ, gR = _unpack(xp, gy, [(m, k), (k, n)])
         if m >= n:
             return _qr_square_backward(xp, Q, R, gQ, gR)
         U, gU, gV = R[..., :m], gR[..., :m], gR[..., m:]            # (.., m, m), (.., m, n − m)
