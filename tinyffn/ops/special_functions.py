@@ -8,6 +8,12 @@ Notation as in elementwise.py: ``gy = dL/dy`` arrives from above, the backward r
 ``gx = gy * dy/dx``. Integers and bools compute in float32, PyTorch's default float dtype;
 float16 in float32 and rounded once, as PyTorch. Poles give what PyTorch gives:
 lgamma(0) = lgamma(-1) = inf, digamma(0) = -inf, digamma(-1) = NaN.
+
+Under create_graph (:mod:`tinyffn.higher_order`) ``ctx.backend.special(name)`` is the op of
+that name here (digamma is Digamma, polygamma(n, .) is Polygamma with that n, ...), so
+each derivative is differentiated by its own backward in turn, the chain never leaving
+the family: lgamma -> digamma -> polygamma(1) -> polygamma(2) -> ..., i0 <-> i1 and
+i0e <-> i1e. Zeta's derivative in x stays refused at every order.
 """
 from __future__ import annotations
 
@@ -38,6 +44,8 @@ class Lgamma(Function):
 
     dy/dx = ψ(x), the digamma function Γ'(x) / Γ(x)."""
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x):
         xp = ctx.xp
@@ -57,6 +65,8 @@ class Digamma(Function):
 
     dy/dx = ψ₁(x) = polygamma(1, x), the trigamma function."""
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x):
         x = as_float(ctx, x)
@@ -74,6 +84,8 @@ class Polygamma(Function):
     attribute, not an input: no gradient flows to n).
 
     dy/dx = ψₙ₊₁(x) = polygamma(n + 1, x)."""
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x, n):
@@ -94,6 +106,8 @@ class Erfc(Function):
 
     dy/dx = -2/sqrt(pi) exp(-x²)."""
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x):
         x = as_float(ctx, x)
@@ -113,6 +127,8 @@ class Erfcx(Function):
 
     dy/dx = 2 x y - 2/sqrt(pi)."""
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x):
         x = as_float(ctx, x)
@@ -130,6 +146,8 @@ class Erfinv(Function):
     """y = erfinv(x), the inverse of erf on (-1, 1): ±inf at ±1, NaN beyond.
 
     dy/dx = 1 / erf'(y) = sqrt(pi)/2 exp(y²) (inf at ±1, as PyTorch)."""
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x):
@@ -150,6 +168,8 @@ class Ndtri(Function):
 
     dy/dx = 1 / φ(y) = sqrt(2 pi) exp(y² / 2), φ the normal density."""
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x):
         x = as_float(ctx, x)
@@ -167,6 +187,8 @@ class I0(Function):
     """y = I₀(x), the modified Bessel function of the first kind, order 0.
 
     dy/dx = I₁(x)."""
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x):
@@ -212,6 +234,8 @@ class I0e(Function):
 
     dy/dx = exp(-|x|) I₁(x) - sign(x) y = i1e(x) - sign(x) y."""
 
+    twice_differentiable = True
+
     @staticmethod
     def forward(ctx: Context, x):
         x = as_float(ctx, x)
@@ -229,6 +253,8 @@ class I1(Function):
     """y = I₁(x), the modified Bessel function of the first kind, order 1.
 
     dy/dx = I₀(x) - I₁(x) / x, and 1/2 at x = 0 (its limit)."""
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x):
@@ -249,6 +275,8 @@ class I1e(Function):
     """y = exp(-|x|) I₁(x).
 
     dy/dx = i0e(x) - y (sign(x) + 1/x), and 1/2 at x = 0 (its limit)."""
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x):
@@ -271,6 +299,8 @@ class Zeta(Function):
 
     dy/dq = -x ζ(x + 1, q). dy/dx is not implemented, as in PyTorch: a graph that needs
     it raises NotImplementedError in backward."""
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x, q):
