@@ -90,30 +90,33 @@ class Remainder(Function):
 
     dy/dx = 1,  dy/dw = -floor(x / w)  (PyTorch's; at the jumps, where x / w is an integer,
     there is no derivative). A zero result takes x's sign, as PyTorch's (NumPy gives w's).
+    The forward saves floor(x / w) for the backward: a staircase, so a constant to
+    create_graph, as it should be (its derivative is 0 wherever it has one).
     """
+
+    twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x, w):
         _division_inputs(Remainder, ctx, x, w)
         xp = ctx.xp
-        ctx.save_for_backward(x, w)
         try:
             xb, wb = xp.broadcast_arrays(x, w)
         except ValueError as e:
             raise _broadcast_error("remainder", x, w) from e
         if xp.result_type(xb, wb) not in ctx.backend.float_dtypes:
             return xp.remainder(xb, wb)
-        y = _floor_and_mod(ctx, xb, wb)[1]
+        floor, y = _floor_and_mod(ctx, xb, wb)
+        ctx.save_for_backward(floor)                        # broadcast shape
         return xp.where(y == 0, xp.copysign(y, xb), y)      # -5.0 % 2.5 is -0.0, as PyTorch
 
     @staticmethod
     def backward(ctx: Context, gy):
-        x, w = ctx.saved_tensors
+        (floor,) = ctx.saved_tensors
         x_shape, w_shape = ctx.input_shapes
         xp = ctx.xp
         gx = sum_to_shape(xp, gy, x_shape) if ctx.needs_input_grad[0] else None
-        gw = (sum_to_shape(xp, -gy * _floor_and_mod(ctx, *xp.broadcast_arrays(x, w))[0],
-                           w_shape) if ctx.needs_input_grad[1] else None)
+        gw = sum_to_shape(xp, -gy * floor, w_shape) if ctx.needs_input_grad[1] else None
         return gx, gw
 
 
