@@ -29,7 +29,7 @@ from .ops import (BroadcastTo, Cast, Clone, Concat, Cos, Cumsum, Det, Digamma, E
                   Sin, Solve, Sum, Svd, Tanh, Transpose, Where, Zeta)
 from .ops.decompositions import _unpack
 
-__all__ = ["GraphNamespace", "GraphBackend", "namespace"]
+__all__ = ["GraphNamespace", "GraphLinalg", "GraphBackend", "namespace"]
 
 
 # names read from the raw namespace as they are: dtypes, numbers, and dtype questions
