@@ -249,3 +249,125 @@ def test_gradgradcheck_catches_a_backward_that_is_wrong_the_second_time():
     with pytest.raises(tinyffn.GradcheckError):
         tinyffn.gradgradcheck(Cube.apply, [x])
     assert tinyffn.autograd.gradgradcheck is tinyffn.gradgradcheck
+
+
+def _hessian_vector_products(fn, arrays, module, seed=0):
+    """H v for L = <W, fn(*inputs)>, by a backward through the recorded gradient, in
+    tinyffn (module None) or torch (module torch), with the same W and v."""
+    rng = np.random.default_rng(seed)
+    if module is None:
+        inputs = [f64(a, requires_grad=True) for a in arrays]
+        as_tensor, grad = f64, tinyffn.grad
+    else:
+        inputs = [module.tensor(a, requires_grad=True) for a in arrays]
+        as_tensor = module.tensor
+
+        def grad(y, xs, **kwargs):
+            return module.autograd.grad(y, xs, **kwargs)
+    y = fn(*inputs)
+    W = as_tensor(rng.standard_normal(tuple(y.shape)))
+    v = [as_tensor(rng.standard_normal(a.shape)) for a in arrays]
+    g = grad((y * W).sum(), inputs, create_graph=True)
+    hv = grad(sum((gi * vi).sum() for gi, vi in zip(g, v)), inputs)
+    return [h.detach().numpy() if module is not None else h.numpy() for h in hv]
+
+
+_rng = np.random.default_rng(7)
+_A, _T, _B = _rng.standard_normal((3, 3)), _rng.standard_normal((4, 3)), _rng.standard_normal((3, 2))
+_LINALG = [   # (id, fn(linalg namespace, eye) -> fn of tensors, inputs); |U| etc.: sign-free
+    ("svdvals", lambda L, I: L.svdvals, [_T]),
+    ("svd-abs-U", lambda L, I: lambda a: L.svd(a, full_matrices=False).U.abs(), [_T]),
+    ("det", lambda L, I: L.det, [_A]),
+    ("det-at-identity", lambda L, I: L.det, [np.eye(3)]),
+    ("det-singular", lambda L, I: L.det, [np.array([[1.0, 2.0, 0.5], [2.0, 4.0, 1.0],
+                                                     [0.3, -0.7, 2.0]])]),
+    ("slogdet", lambda L, I: lambda a: L.slogdet(a).logabsdet, [_A]),
+    ("inv", lambda L, I: L.inv, [_A + 3 * np.eye(3)]),
+    ("solve", lambda L, I: L.solve, [_A + 3 * np.eye(3), _B]),
+    ("eigvalsh", lambda L, I: lambda a: L.eigvalsh(a + a.mT), [_A]),
+    ("eigh-abs-V", lambda L, I: lambda a: L.eigh(a + a.mT).eigenvectors.abs(), [_A]),
+    ("qr-abs-Q", lambda L, I: lambda a: L.qr(a).Q.abs(), [_T]),
+    ("cholesky", lambda L, I: lambda a: L.cholesky(a @ a.mT + 3 * I), [_A]),
+    ("solve_triangular", lambda L, I: lambda a, b: L.solve_triangular(a, b, upper=False),
+     [_A + 3 * np.eye(3), _B]),
+    ("matrix_exp", lambda L, I: L.matrix_exp, [0.5 * _A]),
+]
+
+
+@pytest.mark.parametrize("make, arrays", [pytest.param(m, a, id=i) for i, m, a in _LINALG])
+def test_linalg_hessian_vector_products_match_torch(make, arrays):
+    """Second derivatives of the decompositions against torch.linalg's, which are twice
+    differentiable; det at I (equal singular values) and at a singular A included."""
+    torch = pytest.importorskip("torch")
+    ours = _hessian_vector_products(make(tinyffn.linalg, f64(np.eye(3))), arrays, None)
+    theirs = _hessian_vector_products(make(torch.linalg, torch.eye(3, dtype=torch.float64)),
+                                      arrays, torch)
+    for h, ht in zip(ours, theirs):
+        np.testing.assert_allclose(h, ht, rtol=1e-9, atol=1e-12)
+
+
+def test_lgamma_differentiates_along_its_family_to_any_order():
+    """lgamma' = digamma, '' = polygamma(1), ''' = polygamma(2): each a recorded op, so a
+    third backward works; against SciPy (torch's trigamma is off by 1e-9 here)."""
+    special = pytest.importorskip("scipy.special")
+    values = np.array([0.7, 1.5, 2.25, 4.0])
+    x = f64(values, requires_grad=True)
+    (g,) = tinyffn.grad(x.lgamma().sum(), [x], create_graph=True)
+    (h,) = tinyffn.grad(g.sum(), [x], create_graph=True)
+    (h3,) = tinyffn.grad(h.sum(), [x])
+    np.testing.assert_allclose(g.numpy(), special.psi(values), rtol=1e-14)
+    np.testing.assert_allclose(h.numpy(), special.polygamma(1, values), rtol=1e-14)
+    np.testing.assert_allclose(h3.numpy(), special.polygamma(2, values), rtol=1e-14)
+
+
+def test_bessel_second_derivatives_match_torch():
+    torch = pytest.importorskip("torch")
+    for name in ("i0", "i1", "i0e", "i1e"):
+        far = [750.0] if name.endswith("e") else []      # the scaled ones' asymptotic branch
+        values = np.array([-2.5, -0.4, 0.3, 1.7] + far)
+        x = f64(values, requires_grad=True)
+        (g,) = tinyffn.grad(getattr(tinyffn.special, name)(x).sum(), [x], create_graph=True)
+        (h,) = tinyffn.grad(g.sum(), [x])
+        xt = torch.tensor(values, requires_grad=True)
+        (gt,) = torch.autograd.grad(getattr(torch.special, name)(xt).sum(), [xt],
+                                    create_graph=True)
+        (ht,) = torch.autograd.grad(gt.sum(), [xt])
+        np.testing.assert_allclose(h.numpy(), ht.numpy(), rtol=1e-9, atol=0, err_msg=name)
+
+
+def test_zeta_second_derivative_in_q_and_refusal_in_x():
+    special = pytest.importorskip("scipy.special")
+    s, values = 2.5, np.array([0.6, 1.3, 3.0])
+    q = f64(values, requires_grad=True)
+    (g,) = tinyffn.grad(tinyffn.special.zeta(f64([s] * 3), q).sum(), [q], create_graph=True)
+    (h,) = tinyffn.grad(g.sum(), [q])
+    np.testing.assert_allclose(h.numpy(), s * (s + 1) * special.zeta(s + 2, values), rtol=1e-13)
+    x = f64([s] * 3, requires_grad=True)
+    with pytest.raises(NotImplementedError, match="zeta: the derivative with respect to x"):
+        tinyffn.grad(tinyffn.special.zeta(x, f64(values)).sum(), [x], create_graph=True)
+
+
+def test_graph_linalg_and_special_compute_raw_on_raw_and_refuse_other_names():
+    x = tinyffn.randn(3, 3, dtype=tinyffn.float64)
+    backend, raw = x.backend, x.numpy()
+    ns, gb = namespace(backend), GraphBackend(backend)
+    np.testing.assert_allclose(ns.linalg.inv(backend.xp.asarray(raw)), np.linalg.inv(raw))
+    assert not isinstance(gb.special("digamma")(backend.xp.asarray(raw)), tinyffn.Tensor)
+    y = gb.special("polygamma")(backend.xp.asarray(2.0, dtype=backend.xp.float64), x)
+    assert y.grad_fn is None and isinstance(y, tinyffn.Tensor)     # x needs no grad
+    with pytest.raises(AttributeError, match=r"xp.linalg.lstsq, which tinyffn.graph_xp"):
+        ns.linalg.lstsq
+    with pytest.raises(AttributeError, match=r"backend.special\('gammainc'\)"):
+        gb.special("gammainc")
+
+
+def test_remainder_gradient_in_w_has_floor_as_a_constant():
+    """gw = -gy floor(x / w): its derivative in w is 0 (floor is a staircase), in gy
+    -floor(x / w); the recorded gradient keeps both."""
+    x, w = f64([5.5, -3.25, 7.0]), f64([2.0, 1.5, -2.5], requires_grad=True)
+    v = f64([1.0, 2.0, -1.0], requires_grad=True)
+    (gw,) = tinyffn.grad(x % w, [w], v, create_graph=True)
+    np.testing.assert_array_equal(gw.numpy(), -v.numpy() * np.floor(x.numpy() / w.numpy()))
+    hw, hv = tinyffn.grad(gw.sum(), [w, v], allow_unused=True, materialize_grads=True)
+    np.testing.assert_array_equal(hw.numpy(), [0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(hv.numpy(), -np.floor(x.numpy() / w.numpy()))
