@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import tinyffn
@@ -17,6 +18,7 @@ DEMOS = pathlib.Path(__file__).resolve().parent.parent / "demos"
 sys.path.insert(0, str(DEMOS))          # the demos import each other as plain modules
 
 import cost_model               # noqa: E402
+import ffn_curvature            # noqa: E402
 import key_value_memory         # noqa: E402
 import per_position_jacobian    # noqa: E402
 import seed_selftest            # noqa: E402
@@ -159,7 +161,8 @@ def test_an_unusable_device_is_one_line_not_a_traceback(tmp_path):
 
 
 @pytest.mark.parametrize("demo, option", [(cost_model, "--d"), (train_activations, "--steps"),
-                                          (key_value_memory, "--steps")])
+                                          (key_value_memory, "--steps"),
+                                          (ffn_curvature, "--steps"), (ffn_curvature, "--every")])
 @pytest.mark.parametrize("value", ["0", "-5", "2.5"])
 def test_sizes_must_be_whole_numbers_from_one(demo, option, value, tmp_path, capsys):
     """`--steps 0` once meant the default, and `--steps -5` crashed mid-run."""
@@ -221,3 +224,96 @@ def test_fit_draws_a_progress_bar_only_on_a_terminal(tty, monkeypatch):
     model = tinyffn.nn.Linear(1, 1, bias=False)
     _common.fit(model, lambda: model.weight.sum(), 3, 0.1, "bar")
     assert ("bar" in "".join(stderr.text)) == tty
+
+
+def test_ffn_curvature(device, tmp_path):
+    """Power iteration on create_graph products finds eigvalsh's top eigenvalue; then what
+    the quick run measures (a regression check of the dynamics, float64, the same numbers
+    on every backend): at η = 0.3 λ_max rises but stays below 2/η and the loss falls at
+    every step; at η = 0.8 λ_max's mean over the second half is within 2 % of 2/η while
+    the loss rises on some steps."""
+    result = run(ffn_curvature, device, tmp_path)
+    check = result["check"]
+    assert check["n_params"] == 42 and check["asymmetry"] < 1e-12      # H is symmetric
+    assert check["eigvalsh_max"] > abs(check["eigvalsh_min"])         # so power iteration
+    assert abs(check["power"] - check["eigvalsh_max"]) < 1e-6         # finds λ_max
+    runs = result["runs"]
+    assert list(runs) == list(ffn_curvature.LRS)
+    assert len({r["sharpness"][0] for r in runs.values()}) == 1       # one start for every η
+    for eta, r in runs.items():
+        assert r["steps"][0] == 0 and r["steps"][-1] == result["steps"] == len(r["loss"]) - 1
+        assert r["sharpness"][-1] == pytest.approx(r["exact_end"], rel=1e-3), eta
+    assert result["activations"]["GELU"]["sharpness"] == pytest.approx(
+        runs[0.3]["sharpness"][0], rel=1e-4)                          # the same loss, twice
+    below, edge = runs[0.3], runs[0.8]
+    assert max(below["sharpness"]) < 0.6 * 2 / 0.3 and below["rises"] == 0
+    assert max(below["sharpness"]) > 1.5 * below["sharpness"][0]      # it sharpened
+    assert edge["late_mean"] == pytest.approx(2 / 0.8, rel=0.02) and edge["rises"] > 10
+    assert_figures(result, tmp_path, ["sharpness.png"])
+
+
+def _tiny_model_as_torch(check):
+    """The tiny check's FFN, data and loss, rebuilt in torch from the same numbers."""
+    torch = pytest.importorskip("torch")
+    shapes = [tuple(p.shape) for p in check["model"].parameters()]
+    x, y = (torch.tensor(t.numpy()) for t in (check["x"], check["y"]))
+
+    def loss(flat):
+        w1, b1, w2, b2 = (flat[o:o + n].reshape(s) for o, n, s in _pieces(shapes))
+        h = torch.nn.functional.gelu(x @ w1.T + b1)
+        return torch.nn.functional.mse_loss(h @ w2.T + b2, y)
+
+    flat = torch.cat([torch.tensor(p.numpy()).ravel() for p in check["model"].parameters()])
+    return torch, loss, flat
+
+
+def _pieces(shapes):
+    offset = 0
+    for s in shapes:
+        n = int(np.prod(s))
+        yield offset, n, s
+        offset += n
+
+
+def test_ffn_curvature_hessian_matches_torch(tmp_path):
+    """The full Hessian the demo builds from create_graph products, entry by entry,
+    against torch.autograd.functional.hessian of the same loss."""
+    check = ffn_curvature.tiny_check("cpu")
+    torch, loss, flat = _tiny_model_as_torch(check)
+    H = torch.autograd.functional.hessian(loss, flat).numpy()
+    np.testing.assert_allclose(check["hessian"], H, rtol=1e-10, atol=1e-12)
+
+
+def test_ffn_curvature_product_matches_finite_differences_of_the_gradient(device):
+    """H v against (g(θ + h v) - g(θ - h v)) / 2h, g from ordinary (first-order) backward
+    passes: no create_graph in the reference."""
+    check = ffn_curvature.tiny_check(device)
+    model, x, y = check["model"], check["x"], check["y"]
+    params = list(model.parameters())
+    rng = np.random.default_rng(1)
+    v = [tinyffn.tensor(rng.standard_normal(p.shape), dtype=p.dtype, device=device)
+         for p in params]
+    loss = tinyffn.functional.mse_loss(model(x), y)
+    Hv = ffn_curvature.hessian_vector_product(loss, params)(v)
+
+    def gradient_at(shift):
+        with tinyffn.no_grad():
+            for p, u in zip(params, v):
+                p.add_(u, alpha=shift)
+        grads = tinyffn.grad(tinyffn.functional.mse_loss(model(x), y), params)
+        with tinyffn.no_grad():
+            for p, u in zip(params, v):
+                p.add_(u, alpha=-shift)
+        return [g.numpy() for g in grads]
+
+    h = 1e-5
+    for hv, plus, minus in zip(Hv, gradient_at(h), gradient_at(-h)):
+        np.testing.assert_allclose(hv.numpy(), (plus - minus) / (2 * h), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "inf", "nan", "fast"])
+def test_ffn_curvature_learning_rates_must_be_positive_numbers(value, tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        ffn_curvature.main(["--quick", "--lr", value, "--out", tmp_path])
+    assert stop.value.code == 2
+    assert f"argument --lr: expected a number > 0, got '{value}'" in capsys.readouterr().err
