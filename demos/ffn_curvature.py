@@ -239,9 +239,11 @@ def gated_width(d: int) -> int:
     return min(range(1, budget), key=lambda g: abs(A.gated_ffn_params(d, g, bias=True) - budget))
 
 
-def train(data: dict, eta: float, steps: int, every: int) -> dict:
+def train(data: dict, eta: float, steps: int, every: int, check_end: bool = True) -> dict:
     """Full-batch gradient descent θ ← θ - η g (optim.SGD, no momentum) from the shared
-    start, λ_max measured every ``every`` steps on the loss of the current θ."""
+    start, λ_max measured every ``every`` steps on the loss of the current θ.
+    ``check_end``: also λ_max at the last step from eigvalsh of the full Hessian
+    (``exact_end``; None if False)."""
     model = student(data)
     params = list(model.parameters())
     opt = optim.SGD(params, lr=eta)
@@ -256,7 +258,8 @@ def train(data: dict, eta: float, steps: int, every: int) -> dict:
             measured_at.append(step)
             sharp.append(lam)
         if step == steps:
-            exact_end = float(np.linalg.eigvalsh(full_hessian(loss, params))[-1])
+            exact_end = (float(np.linalg.eigvalsh(full_hessian(loss, params))[-1])
+                         if check_end else None)
             break
         loss.backward()
         opt.step()

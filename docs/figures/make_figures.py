@@ -263,6 +263,22 @@ def kv_memory(out: pathlib.Path) -> None:
     plt.close(fig)
 
 
+@figure("edge_of_stability.png")
+def edge_of_stability(out: pathlib.Path) -> None:
+    """training.md: demos/ffn_curvature.py's runs at its default size, drawn by its draw()."""
+    plt = pyplot()
+    sys.path.insert(0, str(HERE.parent.parent / "demos"))
+    try:
+        import ffn_curvature as demo
+    finally:
+        sys.path.pop(0)
+    data = demo.make_data(8, 256, "cpu")
+    runs = {eta: demo.train(data, eta, 1000, 20, check_end=False) for eta in demo.LRS}
+    fig = demo.draw(runs, "d = 8, d_ff = 32, 256 positions", figsize=(10, 3.6))
+    save_png(fig, out / "edge_of_stability.png")
+    plt.close(fig)
+
+
 # ----------------------------------------------------------------------------- main
 def main(argv: list | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
