@@ -272,9 +272,11 @@ def edge_of_stability(out: pathlib.Path) -> None:
         import ffn_curvature as demo
     finally:
         sys.path.pop(0)
-    data = demo.make_data(8, 256, "cpu")
-    runs = {eta: demo.train(data, eta, 1000, 20, check_end=False) for eta in demo.LRS}
-    fig = demo.draw(runs, "d = 8, d_ff = 32, 256 positions", figsize=(10, 3.6))
+    data = demo.make_data(demo.D, demo.N, "cpu")
+    runs = {eta: demo.train(data, eta, demo.STEPS, demo.EVERY, check_end=False)
+            for eta in demo.LRS}
+    fig = demo.draw(runs, f"d = {demo.D}, d_ff = {4 * demo.D}, {demo.N} positions",
+                    figsize=(10, 3.6))
     save_png(fig, out / "edge_of_stability.png")
     plt.close(fig)
 
