@@ -19,16 +19,17 @@ import tinyffn
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "benchmarks" / "gpu_check.sh"
 DEMOS = ("seed_selftest", "train_activations", "key_value_memory", "per_position_jacobian",
-         "cost_model")
+         "cost_model", "ffn_curvature")
 FIGURES = {"train_activations": "loss_curves.png", "key_value_memory": "unit_firing.png",
-           "per_position_jacobian": "jacobians.png", "cost_model": "flops_vs_T.png"}
+           "per_position_jacobian": "jacobians.png", "cost_model": "flops_vs_T.png",
+           "ffn_curvature": "sharpness.png"}
 
 
 def gpu_check(*args, **env) -> subprocess.CompletedProcess:
     """Run the script with this interpreter, tests in one process, extra environment."""
     environment = {**os.environ, "PYTHON": sys.executable, "GPU_CHECK_WORKERS": "0", **env}
     return subprocess.run(["bash", str(SCRIPT), *map(str, args)], cwd=REPO, env=environment,
-                          capture_output=True, text=True, timeout=240)
+                          capture_output=True, text=True, timeout=600)   # a hang guard
 
 
 def slow_python(folder: Path) -> str:
