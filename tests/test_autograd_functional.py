@@ -1,5 +1,6 @@
-"""tinyffn.autograd.functional: jacobian, vjp and jvp against torch and finite differences;
-second derivatives, forward mode and create_graph refused with a reason."""
+"""tinyffn.autograd.functional: jacobian, vjp and jvp (create_graph too), hessian, vhp and
+hvp against torch live, finite differences, closed forms and values written down from torch;
+forward mode refused with a reason."""
 import numpy as np
 import pytest
 
@@ -286,27 +287,15 @@ def test_jvp_strict_accepts_an_output_without_elements_made_from_the_input_as_to
         jvp(lambda x, y: x[:0] * 2.0, (x, x), (v, v), strict=True)
 
 
-# ----------------------------------------------------------------------------- refused
+# ----------------------------------------------------------------------------- calls
 def test_import_paths_as_torch():
     import importlib
     assert importlib.import_module("tinyffn.autograd.functional") is AF
     assert tinyffn.autograd.functional is AF and AF.jacobian is jacobian
-
-
-@pytest.mark.parametrize("name", ["hessian", "hvp", "vhp"])
-def test_second_derivatives_are_refused_naming_what_exists(name):
-    with pytest.raises(NotImplementedError, match=f"{name}: second derivatives .*double "
-                                                  "backward.*jacobian, vjp and jvp"):
-        getattr(AF, name)(lambda x: (x * x).sum(), tinyffn.randn(3, dtype=F64))
+    assert AF.hessian is tinyffn.autograd_hessian.hessian
 
 
 @pytest.mark.parametrize("call, error, match", [
-    (lambda x: jacobian(exp_reducer, x, create_graph=True), NotImplementedError,
-     "jacobian: create_graph=True .*no double backward"),
-    (lambda x: vjp(exp_reducer, x, tinyffn.ones(2), create_graph=True), NotImplementedError,
-     "vjp: create_graph=True"),
-    (lambda x: jvp(exp_reducer, x, x, create_graph=True), NotImplementedError,
-     "jvp: create_graph=True"),
     (lambda x: jacobian(exp_reducer, x, strategy="forward-mode"), NotImplementedError,
      "no forward mode.*reverse-mode"),
     (lambda x: jacobian(exp_reducer, x, strategy="forward"), ValueError,
@@ -337,3 +326,334 @@ def test_v_on_another_device_is_named():
     x = tinyffn.randn(2, 3, dtype=F64)
     with pytest.raises(tinyffn.DeviceError, match="vjp: v\\[0\\] and entry 0"):
         vjp(exp_reducer, x, tinyffn.ones(2, dtype=F64, device="strict"))
+
+
+# ----------------------------------------------------------------------------- create_graph
+def _blocks(result):
+    """The tensors of a nested result, in order."""
+    if isinstance(result, tuple):
+        return [t for r in result for t in _blocks(r)]
+    return [result]
+
+
+def _differentiate_again(lib, result, wrt, seed):
+    """d/d(wrt) of sum_k r_k . block_k (r random), for the blocks that require grad; also
+    which blocks those are. None if none does."""
+    blocks = _blocks(result)
+    needs = [b.requires_grad for b in blocks]
+    rng = np.random.default_rng(seed)
+    terms = [(b * lib.tensor(rng.standard_normal(tuple(b.shape)), dtype=lib.float64)).sum()
+             for b, need in zip(blocks, needs) if need]
+    if not terms:
+        return needs, None
+    total = terms[0]
+    for t in terms[1:]:
+        total = total + t
+    grads = (tinyffn.grad(total, wrt, allow_unused=True) if lib is tinyffn else
+             torch_grad(total, wrt))
+    return needs, [None if g is None else g.numpy() for g in grads]
+
+
+def torch_grad(total, wrt):
+    import torch
+    return torch.autograd.grad(total, wrt, allow_unused=True)
+
+
+def _same_second(ours, theirs, wrt_ours, wrt_theirs, seed, what):
+    needs, g = _differentiate_again(tinyffn, ours, wrt_ours, seed)
+    needs_t, g_t = _differentiate_again(__import__("torch"), theirs, wrt_theirs, seed)
+    assert needs == needs_t, what                   # the same blocks keep a graph
+    assert (g is None) == (g_t is None), what
+    for k, (a, b) in enumerate(zip(g or [], g_t or [])):
+        assert (a is None) == (b is None), (what, k)
+        if a is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12, err_msg=f"{what} {k}")
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_create_graph_results_differentiate_again_as_torch(case):
+    """J, v^T J and J v with create_graph: the same values, the same blocks keeping a
+    graph, and the same gradients of them with respect to the caller's inputs and v."""
+    torch = pytest.importorskip("torch")
+    func, shapes = CASES[case]
+    rng = np.random.default_rng(60 + case)
+    values, v_in = arrays(rng, *shapes), arrays(rng, *shapes)
+    probe = func(*_inputs(torch, values, False))
+    outs = probe if isinstance(probe, tuple) else (probe,)
+    v_out = arrays(rng, *[tuple(o.shape) for o in outs])
+
+    def leaves(lib, arrays_, one):
+        ts = tuple(lib.tensor(a, dtype=lib.float64, requires_grad=True) for a in arrays_)
+        return ts, (ts[0] if one else ts)
+
+    one_in, one_out = len(shapes) == 1, not isinstance(probe, tuple)
+    for k, (name, v, one_v) in enumerate([("jacobian", None, None), ("vjp", v_out, one_out),
+                                          ("jvp", v_in, one_in)]):
+        (xs, x), (xs_t, x_t) = leaves(tinyffn, values, one_in), leaves(torch, values, one_in)
+        extra, extra_t, vs, vs_t = (), (), (), ()
+        if v is not None:
+            (vs, vv), (vs_t, vv_t) = leaves(tinyffn, v, one_v), leaves(torch, v, one_v)
+            extra, extra_t = (vv,), (vv_t,)
+        ours = getattr(AF, name)(func, x, *extra, create_graph=True)
+        theirs = getattr(torch.autograd.functional, name)(func, x_t, *extra_t,
+                                                          create_graph=True)
+        _same_nesting(_detach_all(ours), _detach_all(theirs), name)
+        _same_second(ours, theirs, xs + vs, xs_t + vs_t, 70 + k, name)
+
+
+def _detach_all(result):
+    if isinstance(result, tuple):
+        return tuple(_detach_all(r) for r in result)
+    return result.detach()
+
+
+def test_without_create_graph_nothing_keeps_a_graph():
+    x = tinyffn.randn(3, dtype=F64, requires_grad=True)
+    v = tinyffn.randn(3, dtype=F64, requires_grad=True)
+    square = lambda x: (x * x * x).sum()                   # noqa: E731
+    results = [jacobian(square, x), vjp(square, x), jvp(lambda x: x.exp(), x, v),
+               AF.hessian(square, x), AF.vhp(square, x, v), AF.hvp(square, x, v)]
+    assert not any(t.requires_grad for t in _blocks(tuple(results)))
+
+
+# ----------------------------------------------------------------------------- jvp's two ways
+def test_jvp_by_double_backward_equals_the_rows_where_an_op_is_not_twice_differentiable():
+    """jvp takes J v by the double-backward trick when every op can be recorded; a fused
+    GELU cannot, so there it takes J's rows: the same numbers either way."""
+    rng = np.random.default_rng(80)
+    x, v = (tinyffn.tensor(a, dtype=F64) for a in arrays(rng, (4, 3), (4, 3)))
+    composed, fused = nn.GELU(), nn.GELU(fused=True)
+    assert AF._twice_differentiable(composed(x.detach().requires_grad_()))
+    assert not AF._twice_differentiable(fused(x.detach().requires_grad_()))
+    _, by_trick = jvp(composed, x, v)
+    _, by_rows = jvp(fused, x, v)
+    J = jacobian(composed, x).numpy().reshape(12, 12)
+    np.testing.assert_allclose(by_trick.numpy(), (J @ v.numpy().reshape(12)).reshape(4, 3),
+                               rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(by_rows.numpy(), by_trick.numpy(), rtol=1e-13, atol=1e-15)
+    with pytest.raises(RuntimeError, match="create_graph: the backward of gelu"):
+        jvp(fused, x, v, create_graph=True)
+
+
+# ----------------------------------------------------------------------------- hessian
+def interacts(x, y):
+    return (x * y).tanh().sum() + (x ** 2 * y).sum()     # (2,), (2,) -> ()
+
+
+HCASES = [  # (function, input shapes): func returns one element
+    (lambda x: (x.tanh() * x.exp()).sum(), [(3,)]),
+    (lambda x, y: (x.reshape(3, 1) * y).tanh().sum() + (y ** 3).sum(), [(3,), (3, 2)]),
+    (interacts, [(2,), (2,)]),
+    (lambda x: x.exp() * x * x, [()]),                   # scalar input and output
+    (lambda x: (x * x.sin()).sum().reshape(1, 1), [(2, 2)]),   # one element, shape (1, 1)
+    (lambda x, y: (x ** 3).sum(), [(2,), (3,)]),         # does not use y: zero blocks
+    (lambda x: (2.0 * x).sum(), [(3,)]),                 # linear: H = 0
+]
+
+
+@pytest.mark.parametrize("case", range(len(HCASES)))
+@pytest.mark.parametrize("as_tuple", [False, True])
+def test_hessian_vhp_hvp_match_torch(case, as_tuple):
+    torch = pytest.importorskip("torch")
+    func, shapes = HCASES[case]
+    if len(shapes) > 1 and not as_tuple:
+        pytest.skip("several inputs are always a tuple")
+    rng = np.random.default_rng(90 + case)
+    values, v = arrays(rng, *shapes), arrays(rng, *shapes)
+    one = not as_tuple
+    TAF = torch.autograd.functional
+    _same_nesting(AF.hessian(func, _inputs(tinyffn, values, one)),
+                  TAF.hessian(func, _inputs(torch, values, one)), "H")
+    for name in ("vhp", "hvp"):
+        ours = getattr(AF, name)(func, _inputs(tinyffn, values, one), _inputs(tinyffn, v, one))
+        theirs = getattr(TAF, name)(func, _inputs(torch, values, one), _inputs(torch, v, one))
+        _same_nesting(ours, theirs, name)
+
+
+@pytest.mark.parametrize("name", ["hessian", "vhp", "hvp"])
+def test_second_derivatives_create_graph_differentiate_again_as_torch(name):
+    torch = pytest.importorskip("torch")
+    func, shapes = HCASES[1]
+    rng = np.random.default_rng(100)
+    values, v = arrays(rng, *shapes), arrays(rng, *shapes)
+    xs = tuple(tinyffn.tensor(a, dtype=F64, requires_grad=True) for a in values + v)
+    xs_t = tuple(torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in values + v)
+    extra, extra_t = ((), ()) if name == "hessian" else ((xs[2:],), (xs_t[2:],))
+    ours = getattr(AF, name)(func, xs[:2], *extra, create_graph=True)
+    theirs = getattr(torch.autograd.functional, name)(func, xs_t[:2], *extra_t,
+                                                      create_graph=True)
+    _same_nesting(_detach_all(ours), _detach_all(theirs), name)
+    _same_second(ours, theirs, xs, xs_t, 101, name)    # third derivatives, and d/dv
+
+
+# values written down from torch 2.13 (torch.autograd.functional.hessian and hvp, float64)
+# at x = [0.5, -1], y = [1.5, 0.25], v = ([1, -2], [0.5, 3]): checked without torch
+INTERACTS_H = [[[[1.294856169874452, 0.0], [0.0, 0.5287783974261604]],
+                [[1.0282045315728152, 0.0], [0.0, -1.1750987408982636]]],
+               [[[1.0282045315728152, 0.0], [0.0, -1.1750987408982636]],
+                [[-0.18946042556950535, 0.0], [0.0, 0.46045435881856595]]]]
+INTERACTS_HV = [[1.80895843566085968, -4.58285301754711138],
+                [0.93347431878806275, 3.73156055825222444]]
+
+
+def test_hessian_and_hvp_equal_torchs_written_values(device):
+    x, y = (tinyffn.tensor(a, dtype=F64, device=device) for a in ([0.5, -1.0], [1.5, 0.25]))
+    v = tuple(tinyffn.tensor(a, dtype=F64, device=device) for a in ([1.0, -2.0], [0.5, 3.0]))
+    H = AF.hessian(interacts, (x, y))
+    assert isinstance(H, tuple) and all(isinstance(row, tuple) for row in H)
+    for i in range(2):
+        for j in range(2):
+            assert H[i][j].device == device
+            np.testing.assert_allclose(H[i][j].numpy(), INTERACTS_H[i][j], rtol=1e-14,
+                                       atol=1e-15, err_msg=f"H[{i}][{j}]")
+    for name in ("hvp", "vhp"):                          # H is symmetric here
+        out, Hv = getattr(AF, name)(interacts, (x, y), v)
+        np.testing.assert_allclose(float(out), 1.01523028998357812, rtol=1e-15)
+        for k in range(2):
+            np.testing.assert_allclose(Hv[k].numpy(), INTERACTS_HV[k], rtol=1e-14,
+                                       err_msg=f"{name}[{k}]")
+
+
+def test_hessian_matches_finite_differences_of_the_gradient(device):
+    func, shapes = HCASES[1]
+    values = arrays(np.random.default_rng(110), *shapes)
+    H = AF.hessian(func, tuple(tinyffn.tensor(a, dtype=F64, device=device) for a in values))
+
+    def gradient(x, y):                                  # first derivatives alone
+        with tinyffn.enable_grad():
+            x, y = x.detach().requires_grad_(), y.detach().requires_grad_()
+            return tinyffn.grad(func(x, y), [x, y])
+
+    numerical = _central_differences(gradient, values, device=device)
+    for i in range(2):
+        for j in range(2):
+            np.testing.assert_allclose(H[i][j].numpy(), numerical[i][j], rtol=1e-6,
+                                       atol=1e-8, err_msg=f"H[{i}][{j}]")
+
+
+def test_hessian_of_the_ffn_mse_by_w2_is_the_closed_form(device):
+    """ReLU FFN, MSE loss, H by W2 (d, d_ff): the output is linear in W2, so
+    loss = (1/n) sum (h W2^T + b2 - target)^2 has H[a, b, c, e] = (2/n) [a == c] (h^T h)[b, e],
+    (h^T h ⊗ I) in torch's arrangement (W2's index pair first, then the second's)."""
+    T, d, d_ff = 3, 4, 6
+    ffn = nn.FFN(d, d_ff, activation="relu", dtype=F64, device=device)
+    rng = np.random.default_rng(120)
+    x, target = (tinyffn.tensor(a, dtype=F64, device=device)
+                 for a in arrays(rng, (T, d), (T, d)))
+
+    def loss(W2):
+        h = ffn.act(ffn.w1(x))                           # (T, d_ff)
+        return F_mse(h @ W2.T + ffn.w2.bias, target)
+
+    H = AF.hessian(loss, ffn.w2.weight)
+    assert tuple(H.shape) == (d, d_ff, d, d_ff) and H.device == device
+    h = np.maximum(x.numpy() @ ffn.w1.weight.numpy().T + ffn.w1.bias.numpy(), 0)
+    closed = 2 / (T * d) * np.einsum("ac,be->abce", np.eye(d), h.T @ h)
+    np.testing.assert_allclose(H.numpy(), closed, rtol=1e-13, atol=1e-15)
+    assert ffn.w2.weight.grad is None                    # hessian leaves .grad alone
+
+
+def F_mse(y, target):
+    import tinyffn.nn.functional as F
+    return F.mse_loss(y, target)
+
+
+def test_hessian_of_a_gelu_ffn_matches_torch():
+    """Every weight of a small GELU FFN (erf form) and its input: H, a tuple of tuples of
+    25 blocks, against torch's to 1e-10."""
+    torch = pytest.importorskip("torch")
+    T, d, d_ff = 2, 3, 4
+    rng = np.random.default_rng(130)
+    values = arrays(rng, (T, d), (d_ff, d), (d_ff,), (d, d_ff), (d,))
+    target = rng.standard_normal((T, d))
+
+    def loss(lib, gelu):
+        def f(x, W1, b1, W2, b2):
+            y = gelu(x @ W1.T + b1) @ W2.T + b2
+            return ((y - lib.tensor(target, dtype=lib.float64)) ** 2).mean()
+        return f
+
+    import tinyffn.nn.functional as F
+    ours = AF.hessian(loss(tinyffn, F.gelu), _inputs(tinyffn, values, False))
+    theirs = torch.autograd.functional.hessian(loss(torch, torch.nn.functional.gelu),
+                                               _inputs(torch, values, False))
+    assert len(ours) == 5 and all(len(row) == 5 for row in ours)
+    for i in range(5):
+        for j in range(5):
+            assert tuple(ours[i][j].shape) == tuple(theirs[i][j].shape)
+            np.testing.assert_allclose(ours[i][j].numpy(), theirs[i][j].numpy(), rtol=1e-10,
+                                       atol=1e-10, err_msg=f"H[{i}][{j}]")
+
+
+def test_second_derivatives_strict_where_torch_raises_and_zeros_otherwise():
+    """strict=True raises exactly where torch's does (which input each names is checked;
+    the sentences differ), and without it the blocks are zeros."""
+    torch = pytest.importorskip("torch")
+    values = [np.ones(2), np.ones(3)]
+    unused_y = lambda x, y: (x ** 3).sum()              # noqa: E731
+    linear = lambda x, y: (2.0 * x).sum() + (y ** 2).sum()      # noqa: E731
+    separable = lambda x, y: (x ** 3).sum() + (y ** 3).sum()    # noqa: E731
+    for lib, module in ((tinyffn, AF), (torch, torch.autograd.functional)):
+        ins = _inputs(lib, values, False)
+        for f, pattern in ((unused_y, "with respect to input 1"),
+                           (linear, "with respect to input 0"),
+                           (separable, "Output 0 .*independent of input 1|gradient by input 0 "
+                                       r"\(shape \(2,\)\) does not depend on input 1")):
+            with pytest.raises(RuntimeError, match=pattern):
+                module.hessian(f, ins, strict=True)
+        for name in ("vhp", "hvp"):
+            second = getattr(module, name)
+            with pytest.raises(RuntimeError, match="independent of input 1|with respect to "
+                                                   "input 1"):
+                second(unused_y, ins, ins, strict=True)
+            with pytest.raises(RuntimeError, match="with respect to input 0"):
+                second(linear, ins, ins, strict=True)
+            second(separable, ins, ins, strict=True)        # each input has its share
+            with pytest.raises(RuntimeError, match="input 0.*create_graph=True"):
+                second(lambda x, y: (x * x).sum() + (y ** 3).sum(), ins, ins, strict=True,
+                       create_graph=True)                   # H v by x is constant: 2 v
+            # (torch's x ** 2 passes here: its recorded second derivative reads x ** 0)
+        with pytest.raises(RuntimeError, match="does not require"):
+            module.hessian(lambda x, y: lib.ones(1, dtype=lib.float64), ins, strict=True)
+        with pytest.raises(RuntimeError, match="0.*create_graph=True"):
+            module.jvp(lambda x, y: 2 * x + 3 * y[:2], ins, ins, strict=True,
+                       create_graph=True)                   # J v is constant
+        module.jacobian(lambda x, y: (x * y[:2]).sum(), ins, strict=True, create_graph=True)
+        H = module.hessian(separable, ins)                 # not strict: zeros, as the math says
+        assert float(abs(H[0][1]).sum()) == 0.0 and tuple(H[0][1].shape) == (2, 3)
+        _, Hv = module.hvp(linear, ins, ins)
+        np.testing.assert_array_equal(Hv[0].numpy(), [0.0, 0.0])
+        np.testing.assert_array_equal(Hv[1].numpy(), [2.0, 2.0, 2.0])
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda x: AF.hessian(lambda x: x * 2.0, x), RuntimeError,
+     r"hessian: func must return a Tensor with a single element, got shape \(3,\)"),
+    (lambda x: AF.hessian(lambda x: (x.sum(), x.sum()), x), RuntimeError,
+     "hessian: func must return a single Tensor .*not a tuple of 2"),
+    (lambda x: AF.vhp(lambda x: x * 2.0, x, x), RuntimeError,
+     "vhp: func must return a Tensor with a single element"),
+    (lambda x: AF.hvp(lambda x: x.sum(), x), RuntimeError,
+     "hvp: v can be None only if inputs is a single Tensor with a single element"),
+    (lambda x: AF.hvp(lambda x: x.sum(), x, tinyffn.ones(2, dtype=F64)), RuntimeError,
+     r"hvp: v\[0\] has shape \(2,\) but entry 0 of inputs has shape \(3,\)"),
+    (lambda x: AF.hessian(lambda x: x.sum(), x, outer_jacobian_strategy="forward-mode"),
+     NotImplementedError, 'hessian: outer_jacobian_strategy="forward-mode" .*no forward mode'),
+    (lambda x: AF.hessian(lambda x: x.sum(), x, strict=True, vectorize=True), RuntimeError,
+     "hessian: strict=True and vectorize=True"),
+    (lambda x: AF.hessian(lambda x: x.sum(), [x]), TypeError,
+     "hessian: inputs must be a Tensor or a tuple of Tensors; got list"),
+])
+def test_second_derivative_bad_calls_say_what_to_do(call, error, match):
+    with pytest.raises(error, match=match):
+        call(tinyffn.randn(3, dtype=F64))
+
+
+def test_hessian_builds_its_graph_inside_no_grad_and_leaves_the_caller_alone():
+    x = tinyffn.tensor([0.5, -1.0, 2.0], dtype=F64, requires_grad=True)
+    with tinyffn.no_grad():
+        H = AF.hessian(lambda x: (x ** 3).sum(), x)
+        _, Hv = AF.hvp(lambda x: (x ** 3).sum(), x, tinyffn.ones(3, dtype=F64))
+    np.testing.assert_array_equal(H.numpy(), np.diag(6 * x.numpy()))
+    np.testing.assert_array_equal(Hv.numpy(), 6 * x.numpy())
+    assert x.grad is None and not H.requires_grad
