@@ -151,7 +151,7 @@ def _finished(outputs: tuple, is_tuple: bool, create_graph: bool) -> Any:
     return _unpack(tuple(y if create_graph else y.detach() for y in outputs), is_tuple)
 
 
-def check_strategy(op: str, name: str, strategy: str) -> None:
+def _check_strategy(op: str, name: str, strategy: str) -> None:
     """``"reverse-mode"`` passes; ``"forward-mode"`` is refused (no forward mode)."""
     if strategy not in ("reverse-mode", "forward-mode"):
         raise ValueError(f'{op}: {name} must be "reverse-mode" or "forward-mode", got '
@@ -187,14 +187,14 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
             combined with ``strict=True``.
         strategy: ``"reverse-mode"``; ``"forward-mode"`` is refused (no forward mode).
     """
-    check_strategy("jacobian", "strategy", strategy)
+    _check_strategy("jacobian", "strategy", strategy)
     if strict and vectorize:
         raise RuntimeError("jacobian: strict=True and vectorize=True are not supported "
                            "together (as in torch); set one of them to False")
-    return jacobian_of("jacobian", func, inputs, create_graph, strict, lambda i: f"output {i}")
+    return _jacobian("jacobian", func, inputs, create_graph, strict, lambda i: f"output {i}")
 
 
-def jacobian_of(op: str, func: Callable, inputs: Any, create_graph: bool, strict: bool,
+def _jacobian(op: str, func: Callable, inputs: Any, create_graph: bool, strict: bool,
                 name: Callable) -> Any:
     """:func:`jacobian`'s work, for ``op`` (``hessian`` runs it on the gradient), which
     calls output i ``name(i)`` in its errors."""
@@ -231,7 +231,7 @@ def jacobian_of(op: str, func: Callable, inputs: Any, create_graph: bool, strict
 
 
 # ----------------------------------------------------------------------------- vjp, jvp
-def checked_v(op: str, v: Any, like: tuple, like_tuple: bool, what: str,
+def _checked_v(op: str, v: Any, like: tuple, like_tuple: bool, what: str,
               create_graph: bool) -> tuple:
     """v as a tuple of tensors, one per tensor of ``like`` and of its shape (torch's rules),
     each a view if create_graph and it requires grad (the result is then differentiable
@@ -277,7 +277,7 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
     with grad_mode.enable_grad():
         inputs_tuple, inputs = _prepare("vjp", inputs, create_graph)
         outputs_tuple, outputs = _outputs("vjp", func, inputs, strict)
-        v = checked_v("vjp", v, outputs, outputs_tuple, "the output of func", create_graph)
+        v = _checked_v("vjp", v, outputs, outputs_tuple, "the output of func", create_graph)
         grads = _grads(outputs, inputs, v, create_graph)
         result = _filled("vjp", grads, inputs, strict, create_graph,
                          lambda j: f"no output depends on input {j} (shape "
@@ -313,7 +313,7 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
     """
     with grad_mode.enable_grad():
         inputs_tuple, inputs = _prepare("jvp", inputs, create_graph)
-        v = checked_v("jvp", v, inputs, inputs_tuple, "inputs", create_graph)
+        v = _checked_v("jvp", v, inputs, inputs_tuple, "inputs", create_graph)
         outputs_tuple, outputs = _outputs("jvp", func, inputs, strict)
         if create_graph or all(_twice_differentiable(y) for y in outputs):
             Jv = _jvp_by_double_backward(outputs, inputs, v, create_graph, strict)

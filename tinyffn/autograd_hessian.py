@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 from . import autograd, grad_mode
 from .autograd_functional import (_as_tuple, _filled, _finished, _grads, _prepare, _unpack,
-                                  _zeros, check_strategy, checked_v, jacobian_of)
+                                  _zeros, _check_strategy, _checked_v, _jacobian)
 from .creation import zeros_like
 from .tensor import Tensor
 
@@ -87,7 +87,7 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
         vectorize: accepted, as in :func:`~tinyffn.autograd_functional.jacobian`.
         outer_jacobian_strategy: ``"reverse-mode"``; ``"forward-mode"`` is refused.
     """
-    check_strategy("hessian", "outer_jacobian_strategy", outer_jacobian_strategy)
+    _check_strategy("hessian", "outer_jacobian_strategy", outer_jacobian_strategy)
     if strict and vectorize:
         raise RuntimeError("hessian: strict=True and vectorize=True are not supported "
                            "together (as in torch); set one of them to False")
@@ -98,7 +98,7 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
         return _unpack(tuple(_zeros(x) if gj is None else gj for gj, x in zip(g, xs)),
                        inputs_tuple)
 
-    return jacobian_of("hessian", gradient, inputs, create_graph, strict,
+    return _jacobian("hessian", gradient, inputs, create_graph, strict,
                        lambda i: f"the gradient by input {i}")
 
 
@@ -107,7 +107,7 @@ def _second_order(op: str, func: Callable, inputs: Any, v: Any, create_graph: bo
     """vhp's and hvp's first steps: (was inputs a tuple, fresh inputs, v, f's output, its
     recorded gradient). Call it under ``enable_grad``."""
     inputs_tuple, inputs = _prepare(op, inputs, create_graph)
-    v = checked_v(op, v, inputs, inputs_tuple, "inputs", create_graph)
+    v = _checked_v(op, v, inputs, inputs_tuple, "inputs", create_graph)
     out = _scalar(op, func(*inputs), strict)
     return inputs_tuple, inputs, v, out, _gradient(op, out, inputs, strict)
 
