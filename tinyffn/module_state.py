@@ -222,9 +222,13 @@ def zero_grads(params: Iterable[Tensor], set_to_none: bool = True) -> None:
     """Forget each parameter's gradient before the next backward: ``.grad = None``
     (PyTorch's default), or, with ``set_to_none=False``, zeros in the same ``.grad``
     Tensor (PyTorch writes them into its memory; here the Tensor gets a new zero array,
-    so no array anyone else holds is written into)."""
+    so no array anyone else holds is written into). A ``.grad`` recorded by
+    ``backward(create_graph=True)`` is detached first, as PyTorch's: else the next such
+    backward would add into it, and its old graph into the new second derivatives."""
     for p in params:
         if p.grad is not None and not set_to_none:
-            p.grad.data = p.backend.xp.zeros_like(p.grad.data)
+            g = p.grad
+            g.grad_fn, g._requires_grad = None, False       # PyTorch's grad.detach_()
+            g.data = p.backend.xp.zeros_like(g.data)
         else:
             p.grad = None
