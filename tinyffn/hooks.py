@@ -108,7 +108,7 @@ def run_grad_hooks(v: Any, gy: Any) -> Any:
         for fn in list(v._hooks.values()):      # a list: a hook may remove itself
             if isinstance(fn, _HookedView):     # a module's hooks: run_module_hooks
                 continue
-            g = gy if recorded else _tensor.Tensor(gy, _backend=v.backend)
+            g = _hook_argument(gy, v.backend)
             out = fn(g)
             if out is None:         # g, as the hook left it: g *= 0.5 gives g a new array
                 out = g
@@ -116,6 +116,17 @@ def run_grad_hooks(v: Any, gy: Any) -> Any:
                             out, shape, dtype, v.backend)
             gy = out if recorded else out.data
     return gy
+
+
+def _hook_argument(gy: Any, backend: Any) -> Any:
+    """The Tensor a hook gets for gradient ``gy``: a new one, so that ``g *= 0.5`` (which
+    gives g a new array) changes what this hook returns alone. Under create_graph ``gy``
+    is a Tensor that another input may hold too (add passes one gy to both of its inputs)
+    or the caller's grad_output; one that requires grad is passed as it is (in place on it
+    is refused, as it would not be recorded)."""
+    if not isinstance(gy, _tensor.Tensor):
+        return _tensor.Tensor(gy, _backend=backend)
+    return gy if gy.requires_grad else _tensor.Tensor._wrap(gy.data, backend)
 
 
 def _check_gradient(who: str, none_does: str, out: Any, shape: tuple, dtype: Any,
@@ -359,7 +370,7 @@ def run_module_hooks(v: Any, gy: Any) -> Any:
     for fn in v._hooks.values():
         if isinstance(fn, _HookedView):
             with grad_mode.enable_grad() if recorded else grad_mode.no_grad():
-                out = fn(gy if recorded else _tensor.Tensor(gy, _backend=v.backend))
+                out = fn(_hook_argument(gy, v.backend))
             return None if out is _DROPPED else gy if out is None else \
                 out if recorded else out.data
     return gy
