@@ -42,6 +42,14 @@ __all__ = ["grad", "root_gradient", "recorded_backward", "RecordedContext",
 
 
 
+# why a recorded gradient may lack a graph (an error's last sentence): nothing is recorded
+# where it is constant, and PyTorch's relu records it all the same
+_CONSTANT_GRADIENT = (" If this is a gradient made with create_graph=True: where it is "
+                      "constant in a tensor (the function was linear, or piecewise linear as "
+                      "relu, in it) it has no graph leading there, and that derivative is 0 "
+                      "(PyTorch, whose relu keeps a graph, gives zeros)")
+
+
 def grad(outputs: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_output: Any = None,
          retain_graph: bool | None = None, *, grad_outputs: Any = None,
          create_graph: bool = False, allow_unused: bool | None = None,
@@ -65,6 +73,9 @@ def grad(outputs: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_out
         raise ValueError("grad: materialize_grads=True gives unused inputs zeros, which "
                          "allow_unused=False forbids; leave allow_unused out")
     inputs = grad_inputs("grad", inputs)
+    if isinstance(output, _tensor.Tensor) and not output.requires_grad:
+        raise RuntimeError("grad: the output does not require grad and has no grad_fn; create "
+                           "the leaves with requires_grad=True." + _CONSTANT_GRADIENT)
     captured = {id(autograd.node_of(t)): None for t in inputs}
     retain_graph = create_graph if retain_graph is None else retain_graph
     with grad_mode.enable_grad() if create_graph else contextlib.nullcontext():
@@ -77,7 +88,8 @@ def grad(outputs: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_out
             if not allow_unused:
                 raise RuntimeError(f"grad: input {i} (shape {t.shape}) was not used to compute "
                                    "the output, so it has no gradient; pass allow_unused=True "
-                                   "to get None for it, or materialize_grads=True for zeros")
+                                   "to get None for it, or materialize_grads=True for zeros."
+                                   + _CONSTANT_GRADIENT)
             out.append(None)
             continue
         if g is None:
