@@ -401,13 +401,13 @@ def test_a_gradient_made_of_constants_alone_is_a_tensor(device):
 
 
 def test_a_backend_routine_in_a_recorded_backward_is_refused_by_name():
-    """ctx.backend.erf computes on raw arrays: under create_graph it raises, naming it,
-    rather than read the tensor as an array."""
-    erfish = _op(lambda ctx, gy: gy * ctx.backend.erf(ctx.saved_tensors[0]))
+    """ctx.backend.fmod computes on raw arrays: under create_graph it raises, naming it,
+    rather than read the tensor as an array (erf and special have recorded versions)."""
+    fmodish = _op(lambda ctx, gy: gy * ctx.backend.fmod(ctx.saved_tensors[0], 1.5))
     x = f64([0.5, 2.0], requires_grad=True)
-    tinyffn.grad(erfish.apply(x).sum(), [x])                            # fine once
-    with pytest.raises(AttributeError, match=r"backend.erf, which computes on raw arrays"):
-        tinyffn.grad(erfish.apply(x).sum(), [x], create_graph=True)
+    tinyffn.grad(fmodish.apply(x).sum(), [x])                           # fine once
+    with pytest.raises(AttributeError, match=r"backend.fmod, which computes on raw arrays"):
+        tinyffn.grad(fmodish.apply(x).sum(), [x], create_graph=True)
 
 
 def test_a_setting_given_by_position_is_named_under_create_graph_too():
@@ -477,3 +477,28 @@ def test_backward_with_create_graph_makes_the_cycle_pytorch_warns_of():
         assert alive() is None
     finally:
         gc.enable()
+
+
+def test_a_power_of_one_is_a_new_array_so_its_product_with_x_records():
+    """x ** 1 returned x's own array, so (x ** 1) * x saved one array for two inputs
+    and create_graph refused it; torch gives g = 2x and its derivative 2."""
+    x = tinyffn.tensor([0.5, -1.0, 2.0], dtype=tinyffn.float64, requires_grad=True)
+    (g,) = tinyffn.grad(((x ** 1) * x).sum(), [x], create_graph=True)
+    np.testing.assert_allclose(g.numpy(), [1.0, -2.0, 4.0])
+    np.testing.assert_allclose(tinyffn.grad(g.sum(), [x])[0].numpy(), [2.0, 2.0, 2.0])
+
+
+def test_a_plain_backward_into_a_recorded_grad_keeps_its_graph_consistent():
+    """A plain backward after backward(create_graph=True) gave x.grad a new array under
+    its recorded node, which then read it as a constant: the third derivative lost a
+    term (21 for torch's 39 at x = 0.5). Now the plain gradient is added out of place,
+    a constant of the graph: x.grad = 3x^2 (recorded) + 2x (a number)."""
+    x = tinyffn.tensor([0.5], dtype=tinyffn.float64, requires_grad=True)
+    (x ** 3).sum().backward(create_graph=True)
+    (x ** 2).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [0.75 + 1.0])
+    (h,) = tinyffn.grad((x.grad * x.grad).sum(), [x], create_graph=True)
+    # d/dx (3x^2 + c)^2 = 2 (3x^2 + c) 6x with c = 2x held constant (= 1.0)
+    np.testing.assert_allclose(h.numpy(), [2 * 1.75 * 3.0])
+    # d/dx of 12 x (3x^2 + c) = 12 (3x^2 + c) + 12 x 6x = 21 + 18 = 39 at x = 0.5
+    np.testing.assert_allclose(tinyffn.grad(h.sum(), [x])[0].numpy(), [39.0])

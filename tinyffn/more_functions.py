@@ -22,6 +22,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from . import backend as backends
 from . import grad_mode
 from .arguments import _axes, _axis_list, _is_int
 from .in_place import as_view, in_place
@@ -322,9 +325,40 @@ def bincount(input, weights=None, minlength=0):
 # ----------------------------------------------------------------------------- the methods
 class MoreMethods:
     """The Tensor methods of the functions above: ``x.sin()`` is ``tinyffn.sin(x)``, and
-    ``probs.multinomial(1)`` is :func:`tinyffn.multinomial` (sampling.py)."""
+    ``probs.multinomial(1)`` is :func:`tinyffn.multinomial` (sampling.py); and ``x.to``."""
 
     __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
+
+    def to(self, device: Any = None, dtype: Any = None, non_blocking: bool = False,
+           copy: bool = False) -> Any:
+        """This tensor on another device and/or with another dtype (``to(np.float64)``).
+
+        Returns ``self`` when nothing changes (``copy=True``: a ``clone()``). A device move
+        returns a new *leaf* with the same ``requires_grad`` (its ``.grad`` is its own); a
+        dtype change is recorded in the graph (``cast``). A graph lives on one device: a
+        computed tensor cannot move. ``non_blocking`` is ignored: every copy is complete
+        when ``to`` returns.
+        """
+        out, (device, dtype) = self, backends.device_and_dtype(device, dtype)
+        if device is not None and backends.normalize_device(device) != self.device:
+            if self.grad_fn is not None and grad_mode.STATE.grad_enabled:
+                raise RuntimeError(
+                    f"to: this tensor was computed by {self.grad_fn.name} on {self.device}, "
+                    f"and a graph lives on one device: moving it to {device} would cut the "
+                    "graph, and the tensors before it would get no gradient. Move the inputs "
+                    "and the module first (Module.to), or .detach() it if no gradient "
+                    "should flow back")
+            from .tensor import Tensor          # tensor.py imports this module
+            target = backends.get_backend(device)
+            out = Tensor(target.from_numpy(self.numpy()), _backend=target, name=self.name,
+                         requires_grad=self.requires_grad and grad_mode.STATE.grad_enabled)
+        if dtype is not None and backends.dtype_name(dtype) != backends.dtype_name(out.dtype):
+            kind = np.dtype(getattr(dtype, "_np_dtype", dtype)).kind
+            if kind not in "biuf" or kind == "f" and not out.backend.is_floating(dtype):
+                raise TypeError(f"to: tinyffn computes with bool, integer and float16/32/64 "
+                                f"tensors, not {backends.dtype_name(dtype)}")
+            out = E.Cast.apply(out, dtype=out.backend.dtype(dtype))
+        return self.clone() if copy and out is self else out
 
     def sin(self): return sin(self)
     def cos(self): return cos(self)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from . import autograd, grad_mode, hooks
+from . import autograd, hooks
 from . import backend as backends
 from . import comparisons as K
 from . import composed as C
@@ -169,36 +169,6 @@ class Tensor(TorchMethods):
             out.flags.writeable = False
         return out
 
-    def to(self, device: Any = None, dtype: Any = None, non_blocking: bool = False,
-           copy: bool = False) -> "Tensor":
-        """This tensor on another device and/or with another dtype (``to(np.float64)``).
-
-        Returns ``self`` when nothing changes (``copy=True``: a ``clone()``). A device move
-        returns a new *leaf* with the same ``requires_grad`` (its ``.grad`` is its own); a
-        dtype change is recorded in the graph (``cast``). A graph lives on one device: a
-        computed tensor cannot move. ``non_blocking`` is ignored: every copy is complete
-        when ``to`` returns.
-        """
-        out, (device, dtype) = self, backends.device_and_dtype(device, dtype)
-        if device is not None and backends.normalize_device(device) != self.device:
-            if self.grad_fn is not None and grad_mode.STATE.grad_enabled:
-                raise RuntimeError(
-                    f"to: this tensor was computed by {self.grad_fn.name} on {self.device}, "
-                    f"and a graph lives on one device: moving it to {device} would cut the "
-                    "graph, and the tensors before it would get no gradient. Move the inputs "
-                    "and the module first (Module.to), or .detach() it if no gradient "
-                    "should flow back")
-            target = backends.get_backend(device)
-            out = Tensor(target.from_numpy(self.numpy()), _backend=target, name=self.name,
-                         requires_grad=self.requires_grad and grad_mode.STATE.grad_enabled)
-        if dtype is not None and backends.dtype_name(dtype) != backends.dtype_name(out.dtype):
-            kind = np.dtype(getattr(dtype, "_np_dtype", dtype)).kind
-            if kind not in "biuf" or kind == "f" and not out.backend.is_floating(dtype):
-                raise TypeError(f"to: tinyffn computes with bool, integer and float16/32/64 "
-                                f"tensors, not {backends.dtype_name(dtype)}")
-            out = E.Cast.apply(out, dtype=out.backend.dtype(dtype))
-        return self.clone() if copy and out is self else out
-
     def clone(self) -> "Tensor":
         """A copy in new memory, still in the graph (gradient passed through)."""
         return E.Clone.apply(self)
@@ -246,8 +216,13 @@ class Tensor(TorchMethods):
         return hooks.register_grad_hook(self, hook)
 
     def _accumulate_grad(self, g: Any) -> None:
-        if isinstance(g, Tensor):   # create_graph: recorded, with a graph
+        if isinstance(g, Tensor):   # create_graph: recorded, with its graph
             self._grad = E.Clone.apply(g) if self._grad is None else self._grad + g
+            return
+        if self._grad is not None and self._grad.grad_fn is not None:
+            # a .grad recorded by create_graph: its array is its node's output, so a plain
+            # backward adds out of place (g a constant) rather than give it another array
+            self._grad = self._grad + Tensor(g, _backend=self.backend)
             return
         if self._grad is None:
             # a copy: g may be a gradient another leaf also gets (the inputs of an add
