@@ -182,8 +182,9 @@ def recorded_backward(ctx: "autograd.Context", gy: "_tensor.Tensor") -> tuple:
                "only the ops listed by tinyffn.higher_order.twice_differentiable_ops() can "
                "(a Function of your own can, if its backward uses ctx.xp alone: set "
                "twice_differentiable = True and check it with gradgradcheck)"))
-    try:
-        grads = fn.backward(RecordedContext(ctx), gy)
+    try:                                # framed in drawings as "<op> backward"
+        with grad_mode.scope("function", f"{fn.op_name()} backward"):
+            grads = fn.backward(RecordedContext(ctx), gy)
     except KeyError as e:               # ctx.attrs["alpha"], alpha given by position
         raise op_checks.attrs_key_error(ctx, e) from e
     grads = op_checks.one_per_input(ctx, grads)

@@ -57,6 +57,16 @@ def first_graph(out: pathlib.Path) -> None:
     render(to_dot(loss, rankdir="LR"), out / "first_graph.svg")
 
 
+@figure("gradient_graph.svg")
+def gradient_graph(out: pathlib.Path) -> None:
+    """autograd.md §8: the recorded gradient of sum(tanh(x * x)), each node's backward framed."""
+    x = tinyffn.tensor([0.5, 1.0], requires_grad=True)
+    x.name = "x"
+    (g,) = tinyffn.grad((x * x).tanh().sum(), [x], create_graph=True)
+    g.name = "dy/dx"
+    render(to_dot(g), out / "gradient_graph.svg")
+
+
 @figure("linear.svg")
 def linear(out: pathlib.Path) -> None:
     """ffn.md: nn.Linear(3, 2) on 4 positions: transpose, matmul, add."""
