@@ -657,3 +657,52 @@ def test_hessian_builds_its_graph_inside_no_grad_and_leaves_the_caller_alone():
     np.testing.assert_array_equal(H.numpy(), np.diag(6 * x.numpy()))
     np.testing.assert_array_equal(Hv.numpy(), 6 * x.numpy())
     assert x.grad is None and not H.requires_grad
+
+
+# ------------------------------------------------ double-backward trick through svd and eigh
+def _svd_U_weighted(lib, A):
+    U = lib.linalg.svd(A, full_matrices=False)[0]
+    return (U[:, 0] ** 2 * lib.arange(4.0, dtype=A.dtype)).sum()
+
+
+def _eigh_V_weighted(lib, A):
+    V = lib.linalg.eigh(A)[1]
+    return (V[:, 0] ** 2 * lib.arange(3.0, dtype=A.dtype)).sum()
+
+
+@pytest.mark.parametrize("name", ["svdvals", "svd_U", "eigh_V"])
+def test_hvp_and_jvp_through_svd_and_eigh_match_torch(name):
+    """hvp's and jvp's zero cotangents that require grad reach Svd's and Eigh's backward:
+    it must record the formula in them, not the svdvals branch their zero values pick
+    (which gave H v and J v off by about 1 before)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((4, 3))
+    if name == "eigh_V":
+        A = A[:3] @ A[:3].T + np.eye(3)
+    v = rng.standard_normal(A.shape)
+    funcs = {"svdvals": lambda lib, A: lib.linalg.svdvals(A).sum(),
+             "svd_U": _svd_U_weighted, "eigh_V": _eigh_V_weighted}
+    f = funcs[name]
+    for op in ("hvp", "vhp"):
+        ours = getattr(AF, op)(lambda A: f(tinyffn, A), tinyffn.tensor(A, dtype=F64),
+                               tinyffn.tensor(v, dtype=F64))[1]
+        theirs = getattr(torch.autograd.functional, op)(
+            lambda A: f(torch, A), torch.tensor(A), torch.tensor(v))[1]
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), atol=1e-10)
+    ours = jvp(lambda A: f(tinyffn, A) * 1.0, tinyffn.tensor(A, dtype=F64),
+               tinyffn.tensor(v, dtype=F64))[1]
+    theirs = torch.autograd.functional.jvp(lambda A: f(torch, A) * 1.0, torch.tensor(A),
+                                           torch.tensor(v))[1]
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), atol=1e-10)
+
+
+@pytest.mark.parametrize("op", ["svd", "eigh"])
+def test_recorded_gradient_of_the_values_alone_stays_finite_at_repeated_values(op):
+    """At A = I (every singular value and eigenvalue repeated) the gradient of (S**2).sum()
+    is 2I; recorded, its cotangent for U, V is zeros that require grad, and the formula
+    with it would divide 0 by 0. PyTorch gives 2I: so must create_graph."""
+    A = tinyffn.eye(3, dtype=F64, requires_grad=True)
+    values = tinyffn.linalg.svd(A)[1] if op == "svd" else tinyffn.linalg.eigh(A)[0]
+    (g,) = tinyffn.grad((values ** 2).sum(), A, create_graph=True)
+    np.testing.assert_array_equal(g.detach().numpy(), 2 * np.eye(3))

@@ -63,6 +63,21 @@ def _any(xp, a) -> bool:
     return bool(xp.any(a != 0))
 
 
+def _used(xp, g, values, safe) -> bool:
+    """Whether the backward takes the cotangent g of the singular or eigen vectors into
+    account: g nonzero, or, under create_graph, g a tensor that requires grad, whose zero
+    values may still vary (jvp's and hvp's double-backward trick sends zero cotangents
+    that require grad: the recorded gradient must be the formula in g, not the branch its
+    zeros pick), wherever that formula is finite: the sorted ``values`` (S or L, (..., k))
+    distinct, and ``safe``. Else, g being zero, the formula without it, as PyTorch's for
+    an unused U."""
+    if _any(xp, g):
+        return True
+    if not getattr(g, "requires_grad", False) or not safe:
+        return False
+    return bool(xp.all(values[..., 1:] != values[..., :-1]))     # sorted: neighbours differ
+
+
 class LinAlgError(RuntimeError):
     """A matrix the decomposition cannot take (singular for ``inv`` and ``solve``), as
     ``torch.linalg.LinAlgError``, a RuntimeError."""
@@ -136,7 +151,9 @@ class Svd(Function):
         U, S, Vh = _unpack(xp, y, shapes)
         gU, gS, gVh = _unpack(xp, gy, shapes)
         U, gU, Vh, gVh = U[..., :k], gU[..., :k], Vh[..., :k, :], gVh[..., :k, :]  # reduced
-        use_U, use_V = _any(xp, gU), _any(xp, gVh)
+        nonzero = bool(xp.all(S != 0))                  # the m != n terms divide by S
+        use_U = _used(xp, gU, S, m <= n or nonzero)
+        use_V = _used(xp, gVh, S, m >= n or nonzero)
         if not (use_U or use_V):                                    # svdvals' gradient
             return xp.matmul(U * xp.expand_dims(gS, axis=-2), Vh)  # (..., m, n)
         S_row, S_col = xp.expand_dims(S, axis=-2), xp.expand_dims(S, axis=-1)
@@ -363,7 +380,7 @@ class Eigh(Function):
         L, V = _unpack(xp, y, [(n,), (n, n)])
         gL, gV = _unpack(xp, gy, [(n,), (n, n)])
         M = _diag_embed(xp, gL)                                     # (..., n, n)
-        if _any(xp, gV):
+        if _used(xp, gV, L, True):
             E = xp.expand_dims(L, axis=-2) - xp.expand_dims(L, axis=-1) + xp.eye(n, dtype=L.dtype)
             VtgV = xp.matmul(_mT(xp, V), gV)                         # (..., n, n)
             M = M + (VtgV - _mT(xp, VtgV)) / 2 / E
