@@ -284,3 +284,14 @@ def test_floor_divide_and_remainder_of_many_floats_match_numpy(dtype, device):
     if dtype == "float64":
         assert got_div[:200].tolist() == [a // b for a, b in zip(x[:200].tolist(), w[:200].tolist())]
         assert got_mod[:200].tolist() == [a % b for a, b in zip(x[:200].tolist(), w[:200].tolist())]
+
+
+def test_remainder_saves_floor_only_when_the_divisor_needs_its_gradient():
+    """x % 2.5 needs dy/dx = 1 alone: keeping floor(x / w), an array of x's size, for a
+    gradient nobody asked for held memory until backward; x % w keeps it for gw."""
+    x = tinyffn.tensor([5.5, -1.25, 7.0], dtype="float64", requires_grad=True)
+    assert (x % 2.5).grad_fn._saved == ()
+    w = tinyffn.tensor(2.5, dtype="float64", requires_grad=True)
+    (x % w).sum().backward()
+    assert w.grad.item() == -(np.floor(5.5 / 2.5) + np.floor(-1.25 / 2.5) + np.floor(7 / 2.5))
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0, 1.0])

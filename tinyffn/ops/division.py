@@ -90,8 +90,9 @@ class Remainder(Function):
 
     dy/dx = 1,  dy/dw = -floor(x / w)  (PyTorch's; at the jumps, where x / w is an integer,
     there is no derivative). A zero result takes x's sign, as PyTorch's (NumPy gives w's).
-    The forward saves floor(x / w) for the backward: a staircase, so a constant to
-    create_graph, as it should be (its derivative is 0 wherever it has one).
+    The forward saves floor(x / w) for the backward when w requires grad (x % 2.5 saves
+    nothing): a staircase, so a constant to create_graph, as it should be (its derivative
+    is 0 wherever it has one).
     """
 
     twice_differentiable = True
@@ -107,16 +108,19 @@ class Remainder(Function):
         if xp.result_type(xb, wb) not in ctx.backend.float_dtypes:
             return xp.remainder(xb, wb)
         floor, y = _floor_and_mod(ctx, xb, wb)
-        ctx.save_for_backward(floor)                        # broadcast shape
+        if ctx.needs_input_grad[1]:                         # gw's alone: x % 2.5 keeps none
+            ctx.save_for_backward(floor)                    # broadcast shape
         return xp.where(y == 0, xp.copysign(y, xb), y)      # -5.0 % 2.5 is -0.0, as PyTorch
 
     @staticmethod
     def backward(ctx: Context, gy):
-        (floor,) = ctx.saved_tensors
         x_shape, w_shape = ctx.input_shapes
         xp = ctx.xp
         gx = sum_to_shape(xp, gy, x_shape) if ctx.needs_input_grad[0] else None
-        gw = sum_to_shape(xp, -gy * floor, w_shape) if ctx.needs_input_grad[1] else None
+        gw = None
+        if ctx.needs_input_grad[1]:
+            (floor,) = ctx.saved_tensors
+            gw = sum_to_shape(xp, -gy * floor, w_shape)
         return gx, gw
 
 
