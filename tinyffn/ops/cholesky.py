@@ -237,6 +237,7 @@ class MatrixExp(Function):
         top = xp.concat([At, gY], axis=-1)                           # (..., n, 2n)
         bottom = xp.concat([xp.zeros_like(At), At], axis=-1)         # (..., n, 2n)
         M = xp.concat([top, bottom], axis=-2)                        # (..., 2n, 2n)
+        del top, bottom                 # not kept alive through expm, whose peak is large
         M = expm(xp, M) if isinstance(gY, ctx.backend.array_type) else MatrixExp.apply(M)
         return M[..., :n, n:]
 
