@@ -10,6 +10,8 @@ from tinyffn.utils.data import DataLoader, TensorDataset, random_split
 DRAWS = {       # name -> draw(generator) with that generator=, a tensor or a list
     "randn": lambda g: tinyffn.randn(3, 4, generator=g),
     "rand": lambda g: tinyffn.rand(5, generator=g),
+    "randn_like": lambda g: tinyffn.randn_like(tinyffn.zeros(2, 3), generator=g),
+    "rand_like": lambda g: tinyffn.rand_like(tinyffn.zeros(4), generator=g),
     "randint": lambda g: tinyffn.randint(0, 100, (6,), generator=g),
     "randperm": lambda g: tinyffn.randperm(10, generator=g),
     "multinomial": lambda g: tinyffn.multinomial(tinyffn.ones(2, 8), 3, generator=g),

@@ -218,11 +218,14 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = "cpu",
     return _filled(np.eye(n, n if m is None else m), dtype, device, requires_grad)
 
 
-def _like(name: str, make: Any, t: Tensor, dtype, device, requires_grad) -> Tensor:
+def _like(name: str, make: Any, t: Tensor, dtype, device, requires_grad,
+          generator: Any = None) -> Tensor:
     _check_like(name, t)
     dtype = dtype or backends.dtype_name(t.dtype)
     if make in (randn, rand):
         _check_sample_dtype(name, dtype, device or t.device)
+        return make(t.shape, generator=generator, dtype=dtype, device=device or t.device,
+                    requires_grad=requires_grad)
     return make(t.shape, dtype=dtype, device=device or t.device, requires_grad=requires_grad)
 
 
@@ -253,17 +256,17 @@ def rand(*shape, size=None, generator=None, dtype=None, device="cpu",
     return _filled(_generator(generator, "rand").random(shape), dtype, device, requires_grad)
 
 
-def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+def randn_like(input: Tensor, *, generator: Any = None, dtype: Any = None, device: Any = None,
                requires_grad: bool = False) -> Tensor:
     """``randn`` of ``input``'s shape, and of its dtype and device unless given, as
     ``torch.randn_like``: an integer tensor needs a float ``dtype``."""
-    return _like("randn_like", randn, input, dtype, device, requires_grad)
+    return _like("randn_like", randn, input, dtype, device, requires_grad, generator)
 
 
-def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+def rand_like(input: Tensor, *, generator: Any = None, dtype: Any = None, device: Any = None,
               requires_grad: bool = False) -> Tensor:
     """``rand`` of ``input``'s shape, and of its dtype and device unless given."""
-    return _like("rand_like", rand, input, dtype, device, requires_grad)
+    return _like("rand_like", rand, input, dtype, device, requires_grad, generator)
 
 
 def randint(low: int = 0, high: int | None = None, size: Sequence[int] | None = None, *,
