@@ -536,3 +536,71 @@ EXPECTED_GRADS = {
     'mha(kdim=3, vdim=5)(x, kk, vv)[0] dvv':
         ('float64', [[[-0.0980181496497674, -0.1933541391488474, -0.005425861814296606, 0.19045131578964145, 0.10731686958177714], [-0.08021584080855818, -0.2426616634630647, -0.049607580648368815, 0.2161217240343885, 0.16523219668741887]], [[-0.15857261065469974, -0.14966165818513755, 0.07850397414562454, 0.19166110043779686, 0.024034265574395197], [0.02772731982234644, -0.3363737140852373, -0.20768646881815173, 0.22526193982517323, 0.3282010788920233]], [[-0.15489372750432437, -0.14587594095843007, 0.07685044084254558, 0.18699074676775862, 0.023189170605478676], [-0.22542888149343712, -0.2483498667673394, 0.09256228459476623, 0.2978704721751713, 0.06679772018265545]], [[-0.06266867376141494, -0.18892599039782604, -0.03840628849490185, 0.1683787160294181, 0.12848850710126422], [-0.30189060872138906, -0.16921930301917368, 0.21135867804479316, 0.2822957006124211, -0.06033113956563396]], [[-0.08427069210315141, -0.1954792823125532, -0.020310265974814334, 0.18461333759792045, 0.11907796908665233], [-0.11261102977786203, -0.2260265661387707, -0.008312653582455642, 0.2215793159466335, 0.12685706850877881]]]),
 }
+
+
+# ------------------------------------------------- nn.attention.sdpa_kernel (nn_attention.py)
+# torch 2.13 under sdpa_kernel(SDPBackend.MATH): the norm of each parameter's block of the
+# Hessian-vector product in _hvp_through_encoder_layer
+TORCH_HVP_NORMS = [3.0365813267311283, 2.993482846769104, 2.8469421849535657, 2.7157218504676948,
+                   5.856447505452811, 3.7106446677552984, 5.792504764408722, 4.188279577986928,
+                   4.57000772267884, 4.317828062294367, 3.4278926781013364, 0.939263837338201]
+
+
+def _hvp_through_encoder_layer(lib, attention):
+    """A Hessian-vector product of a causal TransformerEncoderLayer's loss, as a program
+    written for PyTorch computes it (which on the CPU needs the MATH kernel: its fused one
+    has no double backward); written once for tinyffn and torch."""
+    layer = lib.nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0, batch_first=True)
+    with lib.no_grad():
+        for i, (_, p) in enumerate(layer.named_parameters()):
+            p.copy_(lib.tensor(0.5 * np.sin(np.arange(p.numel()) + i).reshape(tuple(p.shape)),
+                               dtype=lib.float64))
+    params = list(layer.parameters())
+    x = lib.tensor(np.cos(np.arange(24.0)).reshape(2, 3, 4), dtype=lib.float64)
+    mask = lib.nn.Transformer.generate_square_subsequent_mask(3, dtype=lib.float64)
+    with attention.sdpa_kernel(attention.SDPBackend.MATH):
+        y = layer(x, is_causal=True, src_mask=mask)
+        loss = (y * lib.tensor(np.sin(np.arange(24.0) * 0.7).reshape(2, 3, 4))).tanh().sum()
+        grads = lib.autograd.grad(loss, params, create_graph=True)
+        vs = [lib.tensor(np.cos(np.arange(p.numel()) * 0.3 + i).reshape(tuple(p.shape)))
+              for i, p in enumerate(params)]
+        hv = lib.autograd.grad(sum((g * v).sum() for g, v in zip(grads, vs)), params)
+    return [float((h * h).sum()) ** 0.5 for h in hv]
+
+
+def test_sdpa_kernel_lets_a_pytorch_hessian_vector_product_run_unchanged():
+    before_tiny = tinyffn.get_default_dtype()
+    tinyffn.set_default_dtype(tinyffn.float64)
+    try:
+        got = _hvp_through_encoder_layer(tinyffn, nn.attention)
+    finally:
+        tinyffn.set_default_dtype(before_tiny)
+    np.testing.assert_allclose(got, TORCH_HVP_NORMS, rtol=1e-12)
+
+
+def test_sdpa_kernel_matches_torch_live():
+    torch = pytest.importorskip("torch")
+    from torch.nn import attention as torch_attention
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    before_tiny = tinyffn.get_default_dtype()
+    tinyffn.set_default_dtype(tinyffn.float64)
+    try:
+        want = _hvp_through_encoder_layer(torch, torch_attention)
+        got = _hvp_through_encoder_layer(tinyffn, nn.attention)
+    finally:
+        torch.set_default_dtype(before)
+        tinyffn.set_default_dtype(before_tiny)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_sdpa_kernel_is_importable_by_torchs_path_and_checks_its_argument():
+    from tinyffn.nn.attention import SDPBackend, sdpa_kernel
+    x = tinyffn.tensor(_values(2, 3, 2))
+    with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH], set_priority=True):
+        inside = F.scaled_dot_product_attention(x, x, x)
+    np.testing.assert_array_equal(inside.numpy(), F.scaled_dot_product_attention(x, x, x).numpy())
+    assert int(SDPBackend.MATH) == 0 and int(SDPBackend.EFFICIENT_ATTENTION) == 2
+    with pytest.raises(TypeError, match="SDPBackend members.*got str"):
+        with sdpa_kernel("math"):
+            pass

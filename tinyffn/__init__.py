@@ -76,6 +76,7 @@ from .distances import cdist, cosine_similarity, pairwise_distance
 from .serialization import load, save   # checkpoints, as torch.save and torch.load
 from .default_dtype import get_default_dtype, set_default_dtype   # float64 from here on
 from . import utils                    # utils.data: DataLoader, TensorDataset, as torch's
+from . import func                     # func.functional_call, as torch.func's
 # seeing the engine work: graph drawings and a step-by-step backward
 from .graphviz import draw_graph, to_dot
 from .stepper import BackwardStep, backward_steps, iter_backward
@@ -136,7 +137,7 @@ __all__ = [
     "AnomalyError", "keep_intermediates", "grad", "iter_backward", "BackwardStep",
     "gradcheck", "gradgradcheck", "GradcheckError", "FlopCounter", "cuda_available", "cuda", "device",
     "DeviceError", "ops",
-    "functional", "nn", "optim", "accounting", "utils", "save", "load",
+    "functional", "nn", "optim", "accounting", "utils", "func", "save", "load",
     "draw_graph", "to_dot", "backward_steps",
     "set_default_dtype", "get_default_dtype",
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",

@@ -25,6 +25,7 @@ from . import functional as F
 from . import functional                        # nn.functional, as torch.nn.functional
 from . import init                              # nn.init, as torch.nn.init
 from . import nn_utils as utils                 # nn.utils, as torch.nn.utils (clipping)
+from . import nn_attention as attention         # nn.attention.sdpa_kernel, a no-op here
 from .activation_modules import (GELU, LeakyReLU, ReLU, Sigmoid, SiLU, Softmax, Softplus, Swish,
                                  Tanh)
 from .activation_modules import (CELU, ELU, GLU, SELU, Hardsigmoid, Hardswish, Hardtanh,
@@ -53,10 +54,11 @@ from .tensor import Tensor
 sys.modules[__name__ + ".init"] = init
 sys.modules[__name__ + ".utils"] = utils
 sys.modules[__name__ + ".functional"] = functional
+sys.modules[__name__ + ".attention"] = attention
 
 # Module and friends come from module.py, containers.py and param_containers.py; the
 # activations from activation_modules.py, the losses from loss_modules.py (with _Loss, their base)
-__all__ = ["init", "utils", "functional", "Parameter", "Module", "Sequential",
+__all__ = ["init", "utils", "functional", "attention", "Parameter", "Module", "Sequential",
            "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Linear",
            "Identity", "Flatten", "Unflatten", "CosineSimilarity", "PairwiseDistance",
            "ReLU", "LeakyReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax",
