@@ -1,4 +1,4 @@
-"""The names of tinyffn/torch_accumulate.py (addmm, addcmul, addcdiv, var_mean, std_mean,
+"""The names of tinyffn/torch_accumulate.py (addmm, baddbmm, addcmul, addcdiv, var_mean, std_mean,
 nansum, nanmean, cummax, cummin, logcumsumexp), of tinyffn/torch_select.py (clone,
 masked_select, meshgrid, fliplr, flipud, rot90, searchsorted, bucketize) and
 ``F.kl_div`` / ``nn.KLDivLoss``.
@@ -25,6 +25,8 @@ P = [[0.1, 0.2, 0.7, 0.0], [0.25, 0.25, 0.25, 0.25]]         # rows of probabili
 CASES = [
     "T.addmm(b, a, a.T)", "T.addmm(x, a, x3[0], beta=0.5, alpha=-2)",
     "b.addmm(a, a.T, beta=0, alpha=3)", "T.addmm(nan2, a, a.T, beta=0)",
+    "T.baddbmm(x3[:, :, :3], x3, x3.mT)", "T.baddbmm(v, x3, x3.mT / 10, beta=0.5, alpha=-2)",
+    "x3[:1, :, :1].baddbmm(x3, x3.mT, alpha=0.25)", "T.baddbmm(nan2[:1, :1], x3, x3.mT, beta=0)",
     "T.addcmul(x, x, w)", "x.addcmul(w, x[0], value=0.5)", "T.addcmul(i, i, i, value=2)",
     "T.addcdiv(x, x, w)", "x.addcdiv(w, w.abs() + 1, value=-2)",
     "T.var_mean(x)", "T.var_mean(x, 1)", "T.var_mean(x, (0, 1), keepdim=True)",
@@ -98,6 +100,8 @@ def assert_same(actual, expected, case):
 
 GRAD_CASES = [
     ("T.addmm(b, a, a.T, beta=0.5, alpha=-2)", "a"), ("T.addmm(b, a, a.T, beta=0.5)", "b"),
+    ("T.baddbmm(x3[:, :, :3], x3, x3.mT / 10, beta=2)", "x3"),
+    ("T.baddbmm(b[:1], x3, x3.mT, beta=0.5, alpha=3)", "b"),
     ("T.addcmul(x, x, w, value=3)", "w"), ("T.addcdiv(x, x, w, value=0.5)", "w"),
     ("T.var_mean(x, 1)[0] + T.var_mean(x, 1)[1]", "x"), ("T.std_mean(x)[0] * 2", "x"),
     ("T.nansum(n, 1)", "n"), ("T.nanmean(n, 1)", "n"), ("T.nanmean(n)", "n"),
@@ -257,6 +261,8 @@ def test_searchsorted_right_true_with_side_left_is_refused():
 
 GRADCHECKED = {
     "addmm": (lambda b, a, c: tinyffn.addmm(b, a, c, beta=0.5, alpha=2), [[1.0, 2.0], X, [r[:2] for r in W] * 2]),
+    "baddbmm": (lambda b, a, c: tinyffn.baddbmm(b, a.reshape(2, 2, 2), c.reshape(2, 2, 2),
+                                                beta=0.5, alpha=2), [[1.0, 2.0], X, W]),
     "addcmul": (lambda x, w: tinyffn.addcmul(x, x, w, value=0.3), [X, W]),
     "addcdiv": (lambda x, w: tinyffn.addcdiv(x, x, w, value=0.3), [X, W]),
     "var_mean": (lambda x: tinyffn.var_mean(x, 1)[0] * tinyffn.var_mean(x, 1)[1], [X]),
@@ -324,6 +330,10 @@ def test_kl_div_errors():
 
 nan, inf = math.nan, math.inf
 EXPECTED = {
+    'T.baddbmm(x3[:, :, :3], x3, x3.mT)': ('float64', [[[14.0, 39.0, 64.0], [42.0, 131.0, 220.0], [70.0, 223.0, 376.0]], [[746.0, 963.0, 1180.0], [966.0, 1247.0, 1528.0], [1186.0, 1531.0, 1876.0]]]),
+    'T.baddbmm(v, x3, x3.mT / 10, beta=0.5, alpha=-2)': ('float64', [[[-2.3, -6.35, -12.9], [-7.1000000000000005, -23.949999999999996, -43.3], [-11.899999999999999, -41.55, -73.7]], [[-146.3, -188.75, -233.7], [-189.5, -244.75, -302.5], [-232.7, -300.74999999999994, -371.3]]]),
+    'x3[:1, :, :1].baddbmm(x3, x3.mT, alpha=0.25)': ('float64', [[[3.5, 9.5, 15.5], [13.5, 35.5, 57.5], [23.5, 61.5, 99.5]], [[183.5, 237.5, 291.5], [241.5, 311.5, 381.5], [299.5, 385.5, 471.5]]]),
+    'T.baddbmm(nan2[:1, :1], x3, x3.mT, beta=0)': ('float64', [[[14.0, 38.0, 62.0], [38.0, 126.0, 214.0], [62.0, 214.0, 366.0]], [[734.0, 950.0, 1166.0], [950.0, 1230.0, 1510.0], [1166.0, 1510.0, 1854.0]]]),
     'T.addmm(b, a, a.T)': ('float64', [[6.25, 0.0], [2.0, 9.0625]]),
     'T.addmm(x, a, x3[0], beta=0.5, alpha=-2)': ('float64', [[-23.75, -32.0, -36.5, -45.0], [-52.0, -53.75, -58.875, -63.75]]),
     'b.addmm(a, a.T, beta=0, alpha=3)': ('float64', [[15.75, 3.0], [3.0, 30.1875]]),
@@ -391,6 +401,8 @@ EXPECTED = {
 }
 
 EXPECTED_GRADS = {
+    'T.baddbmm(x3[:, :, :3], x3, x3.mT / 10, beta=2) dx3': ('float64', [[[1.24, 1.62, 2.0, 1.58], [2.3200000000000003, 2.8200000000000003, 3.3200000000000003, 2.42], [3.4, 4.02, 4.64, 3.26]], [[13.84, 14.759999999999998, 15.680000000000001, 14.0], [16.36, 17.4, 18.44, 16.279999999999998], [18.88, 20.04, 21.200000000000003, 18.560000000000002]]]),
+    'T.baddbmm(b[:1], x3, x3.mT, beta=0.5, alpha=3) db': ('float64', [8.55, 0.0]),
     'T.addmm(b, a, a.T, beta=0.5, alpha=-2) da': ('float64', [[0.6, -1.05, -3.2], [0.6000000000000001, -2.4, -5.300000000000001]]),
     'T.addmm(b, a, a.T, beta=0.5) db': ('float64', [0.2, 0.30000000000000004]),
     'T.addcmul(x, x, w, value=3) dw': ('float64', [[0.15000000000000002, -1.2000000000000002, 2.6999999999999997, 0.0], [-6.0, 2.6999999999999997, 0.5249999999999999, -1.2000000000000002]]),

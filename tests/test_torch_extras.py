@@ -1,5 +1,5 @@
 """The names ported training scripts use (tinyffn/torch_extras.py): lerp and lerp_ (the
-EMA of weights), diag, diagonal, tile, repeat_interleave, chunk, split, empty_like,
+EMA of weights), diag, diagonal, diag_embed, tile, repeat_interleave, chunk, split, empty_like,
 is_tensor and detach_; and max(x, other), min(x, other), flip(dims=...).
 
 Each case is one call, written once and run with the names of tinyffn and of torch.
@@ -28,6 +28,8 @@ CASES = [
     "T.diag(v)", "T.diag(v, 1)", "T.diag(v, -2)", "T.diag(x)", "T.diag(x, 1)", "T.diag(x, -1)",
     "T.diag(x, 3)", "T.diag(x, -5)", "T.diag(x.mT, 2)", "T.diag(i)", "T.diag(i[0], 1)",
     "T.diag(v[:0])", "T.diag(v[:0], 2)", "T.diag(x > 0)", "x.diag(2)", "v.diag(-1)",
+    "T.diag_embed(x)", "T.diag_embed(v, 1)", "T.diag_embed(x, -2)", "x.diag_embed(1, 0, 2)",
+    "T.diag_embed(x.reshape(2, 2, 2), -1, 3, 1)", "T.diag_embed(x > 0)", "T.diag_embed(i, 0, -1, 0)",
     "T.is_tensor(x)", "T.is_tensor(3.0)", "T.is_tensor(X)",
     "T.diagonal(x)", "T.diagonal(x, 1)", "T.diagonal(x, -1)", "x.diagonal(2, 1, 0)",
     "T.diagonal(x.reshape(2, 2, 2), 0, 1, 2)", "x.reshape(2, 2, 2).diagonal(1, -1, 0)",
@@ -66,6 +68,7 @@ GRAD_CASES = [
     ("T.lerp(x, e, w)", "e"), ("T.lerp(x, e, w)", "w"), ("T.lerp(x, e[0], 0.3)", "e"),
     ("T.diag(v, 1)", "v"), ("T.diag(v, -2)", "v"), ("T.diag(x, 1)", "x"), ("T.diag(x, -1)", "x"),
     ("T.diag(x.mT)", "x"), ("T.diagonal(x, 1)", "x"), ("x.reshape(2, 2, 2).diagonal(1, -1, 0)", "x"),
+    ("T.diag_embed(x, 1)", "x"), ("x.diag_embed(-1, 2, 0)", "x"), ("T.diag_embed(v)", "v"),
     ("T.tile(x, (2,))", "x"), ("x.repeat_interleave(2, dim=1)", "x"),
     ("T.repeat_interleave(x, T.tensor([1, 3]), dim=0)", "x"), ("T.max(v, v.flip(0))", "v"),
     ("x.min(e)", "e"),
@@ -92,6 +95,7 @@ GRADCHECKED = {
     "diag-vector": (lambda v: tinyffn.diag(v, -1), ([3.0, -4.0, 0.5],)),
     "diag-matrix": (lambda x: x.diag(1), (X,)),
     "diagonal": (lambda x: x.reshape(2, 2, 2).diagonal(-1, 2, 0), (X,)),
+    "diag_embed": (lambda x: x.reshape(2, 2, 2).diag_embed(1, 0, 2), (X,)),
     "tile": (lambda x: tinyffn.tile(x, (2, 1, 2)), (X,)),
     "repeat_interleave": (lambda x: x.repeat_interleave(tinyffn.tensor([2, 0, 1, 3]), 1), (X,)),
     "max-of-two": (tinyffn.max, (X, E)),
@@ -403,6 +407,13 @@ def test_errors_name_the_function_and_the_fix(call, error, match):
 
 
 EXPECTED = {
+    'T.diag_embed(x)': ('float64', [[[0.5, 0.0, 0.0, 0.0], [0.0, -2.0, 0.0, 0.0], [0.0, 0.0, 3.0, 0.0], [0.0, 0.0, 0.0, 0.0]], [[-4.0, 0.0, 0.0, 0.0], [0.0, 1.5, 0.0, 0.0], [0.0, 0.0, 0.25, 0.0], [0.0, 0.0, 0.0, -0.5]]]),
+    'T.diag_embed(v, 1)': ('float64', [[0.0, 3.0, 0.0, 0.0], [0.0, 0.0, -4.0, 0.0], [0.0, 0.0, 0.0, 0.5], [0.0, 0.0, 0.0, 0.0]]),
+    'T.diag_embed(x, -2)': ('float64', [[[0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.5, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, -2.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 3.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]], [[0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [-4.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 1.5, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.25, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, -0.5, 0.0, 0.0]]]),
+    'x.diag_embed(1, 0, 2)': ('float64', [[[0.0, 0.5, 0.0, 0.0, 0.0], [0.0, -4.0, 0.0, 0.0, 0.0]], [[0.0, 0.0, -2.0, 0.0, 0.0], [0.0, 0.0, 1.5, 0.0, 0.0]], [[0.0, 0.0, 0.0, 3.0, 0.0], [0.0, 0.0, 0.0, 0.25, 0.0]], [[0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, -0.5]], [[0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0]]]),
+    'T.diag_embed(x.reshape(2, 2, 2), -1, 3, 1)': ('float64', [[[[0.0, 0.5, 0.0], [0.0, 3.0, 0.0]], [[0.0, 0.0, -2.0], [0.0, 0.0, 0.0]], [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]], [[[0.0, -4.0, 0.0], [0.0, 0.25, 0.0]], [[0.0, 0.0, 1.5], [0.0, 0.0, -0.5]], [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]]]),
+    'T.diag_embed(x > 0)': ('bool', [[[True, False, False, False], [False, False, False, False], [False, False, True, False], [False, False, False, False]], [[False, False, False, False], [False, True, False, False], [False, False, True, False], [False, False, False, False]]]),
+    'T.diag_embed(i, 0, -1, 0)': ('int64', [[[0, 0, 0], [4, 0, 0]], [[0, 4, 0], [0, 1, 0]], [[0, 0, 2], [0, 0, 3]]]),
     'T.lerp(x, e, 0.25)': ('float64', [[0.625, -1.25, 2.0, 0.5], [-3.0, 1.25, 0.25, 0.625]]),
     'T.lerp(x, e, 0.75)': ('float64', [[0.875, 0.25, 0.0, 1.5], [-1.0, 0.75, 0.25, 2.875]]),
     'T.lerp(x, e, 1.0)': ('float64', [[1.0, 1.0, -1.0, 2.0], [0.0, 0.5, 0.25, 4.0]]),
@@ -468,6 +479,9 @@ EXPECTED = {
     'x.argwhere()': ('int64', [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2], [1, 3]]),
 }
 EXPECTED_GRADS = {
+    'T.diag_embed(x, 1) dx': ('float64', [[0.2, 0.8, 1.4, 2.0], [2.7, 3.3, 3.9, 4.5]]),
+    'x.diag_embed(-1, 2, 0) dx': ('float64', [[0.2, 1.3, 2.4, 3.5], [0.7, 1.8, 2.9, 4.0]]),
+    'T.diag_embed(v) dv': ('float64', [0.1, 0.5, 0.9]),
     'T.lerp(x, e, 0.25) dx': ('float64', [[0.07500000000000001, 0.15000000000000002, 0.22499999999999998, 0.30000000000000004], [0.375, 0.44999999999999996, 0.5249999999999999, 0.6000000000000001]]),
     'T.lerp(x, e, 0.75) de': ('float64', [[0.07500000000000001, 0.15000000000000002, 0.22499999999999998, 0.30000000000000004], [0.375, 0.44999999999999996, 0.5249999999999999, 0.6000000000000001]]),
     'T.lerp(x, e, w) dx': ('float64', [[0.09000000000000001, 0.1, 0.029999999999999992, 0.0], [0.625, 0.306, 0.34299999999999997, -0.8]]),

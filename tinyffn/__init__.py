@@ -31,16 +31,16 @@ from .torch_functions import (allclose, amax, amin, argmax, argmin, clamp, clip,
 abs, all, any, max, min, pow, sum = _tf.abs, _tf.all, _tf.any, _tf.max, _tf.min, _tf.pow, _tf.sum
 from .sorting import argsort, gather, sort, take_along_dim, topk
 from .sampling import multinomial, randperm
-from .torch_extras import (argwhere, chunk, diag, diagonal, empty_like, is_tensor, lerp,
-                           repeat_interleave, split, tile, tril_indices, triu_indices)
+from .torch_extras import (argwhere, chunk, diag, diag_embed, diagonal, empty_like, is_tensor,
+                           lerp, repeat_interleave, split, tile, tril_indices, triu_indices)
 from . import torch_names as _names
 from .torch_names import (ceil, cumprod, diff, dot, floor, movedim, moveaxis, narrow, roll,
                           trunc, unflatten)
 round = _names.round                    # a builtin's name: kept out of __all__, as sum is
 from .torch_math import (arctan, arctan2, atan, atan2, clamp_max, clamp_min, cosh, exp2, expm1,
                          hypot, log2, log10, logaddexp, logaddexp2, sinh, xlogy)
-from .torch_accumulate import (addcdiv, addcmul, addmm, cummax, cummin, logcumsumexp, nanmean,
-                               nansum, std_mean, var_mean)
+from .torch_accumulate import (addcdiv, addcmul, addmm, baddbmm, cummax, cummin, logcumsumexp,
+                               nanmean, nansum, std_mean, var_mean)
 from .torch_select import (bucketize, clone, fliplr, flipud, masked_select, meshgrid, rot90,
                            searchsorted)
 from .torch_stats import (aminmax, corrcoef, cov, isneginf, isposinf, logit, nanquantile,
@@ -111,14 +111,14 @@ __all__ = [
     "logsumexp", "sin", "cos", "sign", "prod", "cumsum", "flip", "unbind",  # more_functions.py
     "log1p", "floor_divide", "remainder", "fmod",
     "index_select", "mm", "bmm", "outer", "is_floating_point", "unique", "bincount",
-    "lerp", "diag", "is_tensor", "diagonal", "tile", "repeat_interleave",  # torch_extras.py
+    "lerp", "diag", "diag_embed", "is_tensor", "diagonal", "tile", "repeat_interleave",  # torch_extras.py
     "chunk", "split", "empty_like", "triu_indices", "tril_indices", "argwhere",
     "roll", "movedim", "moveaxis", "narrow", "unflatten", "diff", "cumprod", "dot",  # torch_names.py
     "floor", "ceil", "trunc",
     "expm1", "log2", "log10", "exp2", "sinh", "cosh", "atan", "arctan", "atan2",  # torch_math.py
     "arctan2", "logaddexp", "logaddexp2", "hypot", "xlogy", "clamp_min", "clamp_max",
-    "addmm", "addcmul", "addcdiv", "var_mean", "std_mean", "nansum", "nanmean",  # torch_accumulate.py
-    "logcumsumexp", "cummax", "cummin",
+    "addmm", "baddbmm", "addcmul", "addcdiv", "var_mean", "std_mean",  # torch_accumulate.py
+    "nansum", "nanmean", "logcumsumexp", "cummax", "cummin",
     "clone", "masked_select", "meshgrid", "fliplr", "flipud", "rot90", "searchsorted",  # torch_select.py
     "bucketize",
     "quantile", "nanquantile", "aminmax", "isposinf", "isneginf", "signbit", "logit",  # torch_stats.py

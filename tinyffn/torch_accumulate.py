@@ -1,9 +1,9 @@
 """PyTorch's fused updates, paired statistics and running reductions, each a function and a
-Tensor method: ``addmm``, ``addcmul``, ``addcdiv``, ``var_mean``, ``std_mean``, ``nansum``,
-``nanmean``, ``cummax``, ``cummin``, ``logcumsumexp``.
+Tensor method: ``addmm``, ``baddbmm``, ``addcmul``, ``addcdiv``, ``var_mean``,
+``std_mean``, ``nansum``, ``nanmean``, ``cummax``, ``cummin``, ``logcumsumexp``.
 
-All are composed, in a frame of their name: ``addmm`` of a matmul, muls and an add;
-``nansum`` and ``nanmean`` of a ``where`` that puts 0 in place of NaN (so a NaN gets no
+All are composed, in a frame of their name: ``addmm`` and ``baddbmm`` of a matmul, muls
+and an add; ``nansum`` and ``nanmean`` of a ``where`` that puts 0 in place of NaN (so a NaN gets no
 gradient, as in PyTorch) and a sum. The running ones work on the (n, n) triangle of
 positions j <= i along ``dim``, as ``cumprod`` does (:mod:`tinyffn.torch_names`):
 ``logcumsumexp`` is logsumexp over row i of the triangle, so it is as stable as
@@ -61,6 +61,30 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
                          f"shape {out}")
     with grad_mode.scope("function", "addmm"):
         y = a @ b
+        y = y if alpha == 1 else y * alpha
+        if beta == 0:
+            return y
+        return y + (x if beta == 1 else x * beta)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """beta · input + alpha · (batch1 @ batch2), batch by batch, as ``torch.baddbmm``:
+    batch1 (b, n, m), batch2 (b, m, p), input broadcastable to (b, n, p) (attention scores
+    written as ``baddbmm(mask, q, k.mT, alpha=scale)``). With beta = 0 ``input`` is not read,
+    so a NaN in it does not appear, as in PyTorch."""
+    x = tensor_arg("baddbmm", "input", input)
+    a, b = tensor_arg("baddbmm", "batch1", batch1), tensor_arg("baddbmm", "batch2", batch2)
+    beta, alpha = _number("baddbmm", "beta", beta), _number("baddbmm", "alpha", alpha)
+    if a.ndim != 3 or b.ndim != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise ValueError(f"baddbmm: batch1 and batch2 must be batches of matrices (b, n, m) and "
+                         f"(b, m, p), got shapes {a.shape} and {b.shape}; for other shapes "
+                         "use matmul, which broadcasts")
+    out = (a.shape[0], a.shape[1], b.shape[2])
+    if x.ndim > 3 or any(s not in (1, o) for s, o in zip(x.shape[::-1], out[::-1])):
+        raise ValueError(f"baddbmm: input of shape {x.shape} does not broadcast to the "
+                         f"product's shape {out}")
+    with grad_mode.scope("function", "baddbmm"):
+        y = a @ b                                                       # (b, n, p)
         y = y if alpha == 1 else y * alpha
         if beta == 0:
             return y
@@ -224,6 +248,7 @@ class AccumulateMethods:
     __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
 
     def addmm(self, mat1, mat2, *, beta=1, alpha=1): return addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1): return baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
     def addcmul(self, tensor1, tensor2, *, value=1): return addcmul(self, tensor1, tensor2, value=value)
     def addcdiv(self, tensor1, tensor2, *, value=1): return addcdiv(self, tensor1, tensor2, value=value)
     def nansum(self, dim=None, keepdim=False, *, dtype=None): return nansum(self, dim, keepdim, dtype=dtype)
@@ -233,6 +258,6 @@ class AccumulateMethods:
     def cummin(self, dim): return cummin(self, dim)
 
 
-__all__ = ["addmm", "addcmul", "addcdiv", "var_mean", "std_mean", "nansum", "nanmean",
+__all__ = ["addmm", "baddbmm", "addcmul", "addcdiv", "var_mean", "std_mean", "nansum", "nanmean",
            "logcumsumexp", "cummax", "cummin", "CummaxResult", "CumminResult",
            "AccumulateMethods"]

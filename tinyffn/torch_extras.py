@@ -104,6 +104,39 @@ def diag(input, diagonal=0):
         return pad(y, (a, 0, 0, a) if k >= 0 else (0, a, a, 0))         # (n + a, n + a)
 
 
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Each vector of the last axis as a diagonal matrix, as ``torch.diag_embed``:
+    x (..., n) -> y with two new axes of size n + |offset| at ``dim1`` (rows) and ``dim2``
+    (columns) of the result, y[..., i, i + offset] = x[..., i] and zeros elsewhere (a
+    diagonal Hessian or covariance from its diagonal). ``diag``'s vector case, batched:
+    ``where(eye, x, 0)`` broadcast over the leading axes, a ``pad`` onto diagonal
+    ``offset``, and a ``movedim`` when the axes are not the last two; its gradient is the
+    diagonal of gy."""
+    x = tensor_arg("diag_embed", "input", input)
+    for name, v in (("offset", offset), ("dim1", dim1), ("dim2", dim2)):
+        if not _is_int(v):
+            raise TypeError(f"diag_embed: {name} must be an int, got {v!r}")
+    if x.ndim < 1:
+        raise ValueError("diag_embed: needs at least 1 axis (the diagonals), got a 0-d tensor")
+    nd = x.ndim + 1                                                     # the result's rank
+    a, b = (d + nd if -nd <= d < 0 else d for d in (dim1, dim2))
+    if not (0 <= a < nd and 0 <= b < nd) or a == b:
+        raise ValueError(f"diag_embed: dim1={dim1} and dim2={dim2} must be two different axes "
+                         f"of the result, which has {nd}")
+    from .creation import arange    # creation.py imports tensor.py, which imports this
+    from .composed import where
+    from .functional_extra import pad
+    n, k = x.shape[-1], abs(int(offset))
+    with grad_mode.scope("function", "diag_embed"):
+        i = arange(n, device=x.device)
+        on_diagonal = i.reshape(n, 1) == i                              # (n, n) bool
+        zero = False if dtype_name(x.dtype) == "bool" else 0
+        y = where(on_diagonal, x.unsqueeze(-2), zero)                   # (..., n, n)
+        if k:
+            y = pad(y, (k, 0, 0, k) if offset >= 0 else (0, k, k, 0))   # (..., n + k, n + k)
+        return y if (a, b) == (nd - 2, nd - 1) else y.movedim((-2, -1), (a, b))
+
+
 def _check_broadcast(op: str, named: dict) -> None:
     """The tensors' shapes must broadcast (each trailing axis equal or 1), else an error
     naming ``op`` and them all, not the first sub or mul inside that failed."""
@@ -278,6 +311,7 @@ class ExtraMethods:
     def lerp(self, end, weight): return lerp(self, end, weight)
     def diag(self, diagonal=0): return diag(self, diagonal)
     def diagonal(self, offset=0, dim1=0, dim2=1): return diagonal(self, offset, dim1, dim2)
+    def diag_embed(self, offset=0, dim1=-2, dim2=-1): return diag_embed(self, offset, dim1, dim2)
 
     def tile(self, *dims):
         """``tinyffn.tile(self, dims)``: ``x.tile(2, 2)`` or ``x.tile((2, 2))``."""
@@ -316,5 +350,5 @@ class ExtraMethods:
         return self
 
 
-__all__ = ["is_tensor", "lerp", "diag", "diagonal", "tile", "repeat_interleave", "chunk", "split",
+__all__ = ["is_tensor", "lerp", "diag", "diagonal", "diag_embed", "tile", "repeat_interleave", "chunk", "split",
            "empty_like", "triu_indices", "tril_indices", "argwhere", "ExtraMethods"]
