@@ -787,6 +787,27 @@ def test_grad_of_an_unused_input_is_refused_unless_asked_for_as_pytorch():
     assert gy.item() == 1.0
 
 
+
+def test_a_constant_recorded_gradient_is_refused_saying_why():
+    """The gradient of max |x_i| is a sign at the argmax, the same for every nearby x: under
+    create_graph it depends on no tensor that requires grad, so it has no grad_fn and a
+    second grad() is refused, naming create_graph, where PyTorch (2.13, live) returns
+    zeros (its sign op keeps a grad_fn)."""
+    x = tinyffn.tensor([1.0, -3.0, 2.0], requires_grad=True)
+    (g,) = tinyffn.grad(tinyffn.linalg.vector_norm(x, ord=float("inf")), x, create_graph=True)
+    np.testing.assert_array_equal(g.numpy(), [0.0, -1.0, 0.0])
+    assert not g.requires_grad
+    with pytest.raises(RuntimeError, match="no grad_fn.* create_graph=True has none where it "
+                                           "depends on no tensor that requires grad"):
+        tinyffn.grad(g.pow(2).sum(), x)
+    torch = pytest.importorskip("torch")
+    xt = torch.tensor([1.0, -3.0, 2.0], dtype=torch.float64, requires_grad=True)
+    (gt,) = torch.autograd.grad(torch.linalg.vector_norm(xt, ord=float("inf")), xt,
+                                create_graph=True)
+    np.testing.assert_array_equal(gt.detach().numpy(), g.numpy())
+    zeros = torch.autograd.grad(gt.pow(2).sum(), xt)[0]    # torch's ZeroTensor: add to read
+    assert (zeros + torch.zeros(3, dtype=torch.float64)).tolist() == [0.0, 0.0, 0.0]
+
 def test_grad_frees_the_graph_unless_retain_graph_as_pytorch():
     """torch.autograd.grad frees the saved arrays as backward() does."""
     x = tinyffn.tensor([0.5, -1.0], requires_grad=True)
