@@ -371,3 +371,79 @@ def test_remainder_gradient_in_w_has_floor_as_a_constant():
     hw, hv = tinyffn.grad(gw.sum(), [w, v], allow_unused=True, materialize_grads=True)
     np.testing.assert_array_equal(hw.numpy(), [0.0, 0.0, 0.0])
     np.testing.assert_array_equal(hv.numpy(), -np.floor(x.numpy() / w.numpy()))
+
+
+# ------------------------------------------------- several outputs, batched cotangents, anomaly
+def test_grad_of_several_outputs_adds_their_gradients_as_torch():
+    torch = pytest.importorskip("torch")
+    w_np = np.array([[1.0, -1.0, 0.5], [2.0, 0.0, 1.0]])
+    x, W = f64([1.0, 2.0, 3.0], requires_grad=True), f64(w_np, requires_grad=True)
+    v = f64([0.3, -0.7], requires_grad=True)
+    gx, gW = tinyffn.grad([(W @ x).tanh(), (x * x).sum()], [x, W], [v, None], create_graph=True)
+    (gv,) = tinyffn.grad((gx * gx).sum(), [v])             # through the recorded cotangent
+    xt = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    Wt = torch.tensor(w_np, requires_grad=True)
+    vt = torch.tensor([0.3, -0.7], dtype=torch.float64, requires_grad=True)
+    gxt, gWt = torch.autograd.grad([(Wt @ xt).tanh(), (xt * xt).sum()], [xt, Wt], [vt, None],
+                                   create_graph=True)
+    (gvt,) = torch.autograd.grad((gxt * gxt).sum(), [vt])
+    for a, b in ((gx, gxt), (gW, gWt), (gv, gvt)):
+        np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=1e-14, atol=1e-15)
+
+
+def test_several_outputs_written_out_and_refused_when_they_do_not_match():
+    x = f64([1.0, 2.0], requires_grad=True)
+    (g,) = tinyffn.grad([x * x, x.sum()], [x], [f64([1.0, 0.5]), None])
+    np.testing.assert_allclose(g.numpy(), [3.0, 3.0])      # 2x * (1, 0.5) + 1
+    tinyffn.autograd.backward([x * x, x.sum()], [f64([1.0, 0.5]), None])
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0])
+    with pytest.raises(TypeError, match="grad: 2 outputs but 1 grad_outputs"):
+        tinyffn.grad([x * x, x.sum()], [x], [f64([1.0, 0.5])])
+    with pytest.raises(RuntimeError, match="grad: output 1 does not require grad"):
+        tinyffn.grad([x.sum(), f64(1.0)], [x])
+    with pytest.raises(RuntimeError, match=r"backward: dL/d\(output\) is implied only"):
+        tinyffn.autograd.backward([x * x, x.sum()])
+
+
+def test_is_grads_batched_gives_the_jacobian_rows_as_torch():
+    torch = pytest.importorskip("torch")
+    w_np = np.array([[1.0, -1.0, 0.5], [2.0, 0.0, 1.0]])
+    x, W = f64([1.0, 2.0, 3.0], requires_grad=True), f64(w_np)
+    (J,) = tinyffn.grad((W @ x).tanh(), [x], tinyffn.eye(2, dtype=tinyffn.float64),
+                        is_grads_batched=True, create_graph=True)
+    (h,) = tinyffn.grad(J.sum(), [x])                      # the stacked rows are recorded
+    xt = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    (Jt,) = torch.autograd.grad((torch.tensor(w_np) @ xt).tanh(), [xt],
+                                torch.eye(2, dtype=torch.float64), is_grads_batched=True,
+                                create_graph=True)
+    (ht,) = torch.autograd.grad(Jt.sum(), [xt])
+    assert J.shape == (2, 3)
+    np.testing.assert_allclose(J.numpy(), Jt.detach().numpy(), rtol=1e-12)  # 1 - tanh^2 rounded
+    np.testing.assert_allclose(h.numpy(), ht.numpy(), rtol=1e-13, atol=1e-15)
+    with pytest.raises(ValueError, match="is_grads_batched=True needs grad_outputs"):
+        tinyffn.grad((W @ x).sum(), [x], is_grads_batched=True)
+
+
+def test_set_detect_anomaly_switches_and_restores():
+    x = f64([0.0], requires_grad=True)
+    tinyffn.autograd.set_detect_anomaly(True)
+    try:
+        with pytest.raises(tinyffn.AnomalyError):
+            x.log()
+    finally:
+        tinyffn.autograd.set_detect_anomaly(False)
+    x.log()                                                 # off again: -inf, no error
+    with tinyffn.autograd.set_detect_anomaly(True):
+        with pytest.raises(tinyffn.AnomalyError):
+            x.log()
+    x.log()
+    with pytest.raises(ValueError, match="check_nan=False is not supported"):
+        tinyffn.autograd.set_detect_anomaly(True, check_nan=False)
+
+
+def test_materialized_zeros_require_grad_under_create_graph_as_torch():
+    x, unused = f64([1.0, 2.0], requires_grad=True), f64([3.0], requires_grad=True)
+    _, z = tinyffn.grad((x * x).sum(), [x, unused], materialize_grads=True, create_graph=True)
+    assert z.requires_grad and z.tolist() == [0.0]
+    _, z = tinyffn.grad((x * x).sum(), [x, unused], materialize_grads=True)
+    assert not z.requires_grad

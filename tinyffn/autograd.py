@@ -59,14 +59,14 @@ from .backend import dtype_name
 from . import hooks, op_checks, tensor as _tensor  # used at call time only (all import this)
 # The switches every op reads live in grad_mode.py; autograd's names too (torch.autograd.no_grad)
 from .grad_mode import (STATE, AnomalyError, Scope, check_finite, detect_anomaly, enable_grad,
-                        is_grad_enabled, keep_intermediates, no_grad, scope)
+                        is_grad_enabled, keep_intermediates, no_grad, scope, set_detect_anomaly)
 
 __all__ = [
     "Function", "Context", "AccumulateGrad", "NO_ATTRS", "node_of", "shape_and_dtype",
     "topological_order", "backward", "walk", "run_to_end", "grad", "refuse_bool",
     # from grad_mode.py
     "STATE", "AnomalyError", "Scope", "detect_anomaly", "enable_grad", "is_grad_enabled",
-    "keep_intermediates", "no_grad", "scope",
+    "keep_intermediates", "no_grad", "scope", "set_detect_anomaly",
 ]
 
 
@@ -333,10 +333,8 @@ def backward(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool | None
     With ``inputs`` (PyTorch's), only those tensors' ``.grad`` accumulate: :func:`grad`'s walk.
     With ``create_graph`` the gradients are recorded too (:mod:`tinyffn.higher_order`), and
     ``retain_graph`` defaults to True, as in PyTorch."""
-    if not isinstance(root, _tensor.Tensor):    # torch.autograd.backward([y1, y2]) takes a list
-        raise TypeError(f"backward: expected one Tensor, got {type(root).__name__}; for several "
-                        "outputs backward one sum, (y1 + y2).backward(), which adds the same "
-                        "gradients as torch.autograd.backward([y1, y2])")
+    if not isinstance(root, _tensor.Tensor):    # torch.autograd.backward([y1, y2], [g1, g2])
+        root, grad = higher_order.one_root("backward", root, grad)
     retain_graph = create_graph if retain_graph is None else retain_graph
     captured = None
     if inputs is not None:

@@ -140,6 +140,26 @@ def detect_anomaly() -> _Switch:
     return _Switch("detect_anomaly", "anomaly", True)
 
 
+class set_detect_anomaly:
+    """Turn :func:`detect_anomaly` on or off, as ``torch.autograd.set_detect_anomaly``: at
+    once when called, and back to what it was at the end of a ``with`` block.
+    ``check_nan=False`` (PyTorch's, to check less) is refused: the check here is one."""
+
+    def __init__(self, mode: bool, check_nan: bool = True):
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_detect_anomaly: mode must be True or False, got {mode!r}")
+        if check_nan is not True:
+            raise ValueError("set_detect_anomaly: check_nan=False is not supported: tinyffn's "
+                             "anomaly check looks at every result for NaN and inf together")
+        self.previous, STATE.anomaly = STATE.anomaly, mode
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc_info: Any) -> None:
+        STATE.anomaly = self.previous
+
+
 @contextlib.contextmanager
 def keep_intermediates(retain_grad: bool = False) -> Iterator[list]:
     """Keep every tensor that a recorded op makes inside the block, to look at later.

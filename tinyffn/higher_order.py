@@ -38,8 +38,7 @@ from .arguments import either_name, grad_inputs, single_of_sequence
 from .graph_xp import GraphBackend, namespace
 
 __all__ = ["grad", "root_gradient", "recorded_backward", "RecordedContext",
-           "twice_differentiable_ops"]
-
+           "twice_differentiable_ops", "one_root"]
 
 
 # why a recorded gradient may lack a graph (an error's last sentence): nothing is recorded
@@ -53,22 +52,31 @@ _CONSTANT_GRADIENT = (" If this is a gradient made with create_graph=True: where
 def grad(outputs: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_output: Any = None,
          retain_graph: bool | None = None, *, grad_outputs: Any = None,
          create_graph: bool = False, allow_unused: bool | None = None,
-         materialize_grads: bool = False) -> tuple:
+         materialize_grads: bool = False, is_grads_batched: bool = False) -> tuple:
     """dL/d(input) for each input, as tensors; no ``.grad`` changes (``torch.autograd.grad``).
 
-    ``outputs`` is one tensor (or a list of one). ``inputs`` is a sequence of tensors that
-    require grad, or one Tensor (the result is still a tuple). ``grad_output`` (PyTorch's
-    ``grad_outputs``) is dL/d(output), needed unless the output has one element. An input
+    ``outputs`` is one tensor, or a sequence of them (their gradients add up, as PyTorch's:
+    see :func:`one_root`). ``inputs`` is a sequence of tensors that require grad, or one
+    Tensor (the result is still a tuple). ``grad_output`` (PyTorch's ``grad_outputs``) is
+    dL/d(output), one per output, needed unless the output has one element. An input
     that the output does not depend on is an error, as in PyTorch, unless
     ``allow_unused=True`` (its gradient is None) or ``materialize_grads=True`` (zeros).
     With ``create_graph=True`` the gradients are recorded (this module's docstring): each
     has a ``grad_fn`` wherever it depends on a tensor that requires grad, and
-    ``retain_graph`` defaults to True, as in PyTorch.
+    ``retain_graph`` defaults to True, as in PyTorch. ``is_grads_batched=True``: the first
+    axis of each grad_output is a batch of cotangents, and each gradient gains that axis
+    (one backward per cotangent here, where PyTorch vectorizes them).
     """
     grad_output = either_name("grad", "grad_output", grad_output, None, "grad_outputs",
                               grad_outputs)
-    output = single_of_sequence("grad", "outputs", outputs)
-    grad_output = single_of_sequence("grad", "grad_output", grad_output)
+    if is_grads_batched:
+        return _batched(outputs, inputs, grad_output, retain_graph, create_graph, allow_unused,
+                        materialize_grads)
+    if isinstance(outputs, (list, tuple)) and len(outputs) > 1:
+        output, grad_output = one_root("grad", outputs, grad_output)
+    else:
+        output = single_of_sequence("grad", "outputs", outputs)
+        grad_output = single_of_sequence("grad", "grad_output", grad_output)
     if materialize_grads and allow_unused is False:
         raise ValueError("grad: materialize_grads=True gives unused inputs zeros, which "
                          "allow_unused=False forbids; leave allow_unused out")
@@ -92,15 +100,73 @@ def grad(outputs: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_out
                                    + _CONSTANT_GRADIENT)
             out.append(None)
             continue
-        if g is None:
-            g = t.backend.xp.zeros(t.shape, dtype=t.data.dtype)
-        elif isinstance(g, _tensor.Tensor):  # create_graph: the recorded gradient itself
+        if g is None:               # as PyTorch's, requiring grad under create_graph
+            out.append(_tensor.Tensor(t.backend.xp.zeros(t.shape, dtype=t.data.dtype),
+                                      requires_grad=create_graph, _backend=t.backend))
+            continue
+        if isinstance(g, _tensor.Tensor):   # create_graph: the recorded gradient itself
             out.append(g)
             continue
-        else:                        # its own array, as a leaf's .grad (see _accumulate_grad)
-            g = t.backend.xp.asarray(g, copy=True)
+        g = t.backend.xp.asarray(g, copy=True)  # its own array, as a .grad (_accumulate_grad)
         out.append(_tensor.Tensor(g, _backend=t.backend))
     return tuple(out)
+
+
+def one_root(op: str, outputs: Any, grad_outputs: Any) -> tuple:
+    """Several outputs as one root to walk from, as PyTorch takes them (``grad([y1, y2], x,
+    [g1, g2])``, ``autograd.backward([y1, y2], [g1, g2])``): (s, None) with
+    s = sum_k (y_k * g_k).sum(). The walk hands each y_k exactly g_k (the sums pass 1 back,
+    the product 1 * g_k), recorded when g_k requires grad; a g_k of None is ones, for an
+    output of one element. One output, or a list of one, comes back as it is."""
+    outputs = list(outputs)
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    elif isinstance(grad_outputs, _tensor.Tensor) or not isinstance(grad_outputs, (list, tuple)):
+        grad_outputs = [grad_outputs]
+    if len(grad_outputs) != len(outputs):
+        raise TypeError(f"{op}: {len(outputs)} outputs but {len(grad_outputs)} grad_outputs; "
+                        "give one per output (None for an output of one element)")
+    if len(outputs) == 1:
+        return outputs[0], grad_outputs[0]
+    if not outputs:
+        raise RuntimeError(f"{op}: no outputs given; pass the tensors to differentiate")
+    total = None
+    with grad_mode.enable_grad():
+        for k, (y, g) in enumerate(zip(outputs, grad_outputs)):
+            if not isinstance(y, _tensor.Tensor):
+                raise TypeError(f"{op}: output {k} is a {type(y).__name__}, not a Tensor")
+            if not y.requires_grad:
+                raise RuntimeError(f"{op}: output {k} does not require grad and has no grad_fn;"
+                                   " create the leaves with requires_grad=True."
+                                   + _CONSTANT_GRADIENT)
+            checked = op_checks.root_grad(y, g, op)        # shape checked, y's dtype
+            if not (isinstance(g, _tensor.Tensor) and g.requires_grad):
+                g = _tensor.Tensor._wrap(checked, y.backend)
+            term = (y * g.to(dtype=y.dtype)).sum()
+            total = term if total is None else total + term
+    return total, None
+
+
+def _batched(outputs, inputs, grad_output, retain_graph, create_graph, allow_unused,
+             materialize_grads) -> tuple:
+    """grad(..., is_grads_batched=True): one grad per cotangent along grad_output's first
+    axis, each gradient stacked on a new first axis (None where every one is None)."""
+    from .creation import stack         # creation.py imports tensor.py, which imports this
+    if grad_output is None:
+        raise ValueError("grad: is_grads_batched=True needs grad_outputs, each with a first "
+                         "axis that is the batch of cotangents")
+    several = isinstance(grad_output, (list, tuple))
+    batches = list(grad_output) if several else [grad_output]
+    n = batches[0].shape[0] if batches and batches[0] is not None and batches[0].ndim else 0
+    if n == 0 or any(g is None or g.ndim == 0 or g.shape[0] != n for g in batches):
+        raise ValueError("grad: is_grads_batched=True needs every grad_output to have the same "
+                         f"first axis (the batch), got shapes {[getattr(g, 'shape', None) for g in batches]}")
+    keep = create_graph if retain_graph is None else retain_graph
+    rows = [grad(outputs, inputs, [g[i] for g in batches] if several else batches[0][i],
+                 retain_graph=keep or i < n - 1, create_graph=create_graph,
+                 allow_unused=allow_unused, materialize_grads=materialize_grads)
+            for i in range(n)]
+    return tuple(None if column[0] is None else stack(list(column)) for column in zip(*rows))
 
 
 def root_gradient(root: "_tensor.Tensor", grad: Any, g: Any) -> "_tensor.Tensor":
