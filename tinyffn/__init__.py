@@ -31,6 +31,7 @@ from .torch_functions import (allclose, amax, amin, argmax, argmin, clamp, clip,
 abs, all, any, max, min, pow, sum = _tf.abs, _tf.all, _tf.any, _tf.max, _tf.min, _tf.pow, _tf.sum
 from .sorting import argsort, gather, sort, take_along_dim, topk
 from .sampling import multinomial, randperm
+from .random_sampling import bernoulli, normal, poisson, randint_like
 from .torch_extras import (argwhere, chunk, diag, diag_embed, diagonal, empty_like, is_tensor,
                            lerp, repeat_interleave, split, tile, tril_indices, triu_indices)
 from . import torch_names as _names
@@ -108,6 +109,7 @@ __all__ = [
     "logical_not", "logical_and", "logical_or", "logical_xor",
     "sort", "argsort", "topk", "gather", "take_along_dim",     # sorting.py
     "randperm", "multinomial", "empty", "as_tensor",          # sampling.py, creation.py
+    "normal", "bernoulli", "poisson", "randint_like",         # random_sampling.py
     "logsumexp", "sin", "cos", "sign", "prod", "cumsum", "flip", "unbind",  # more_functions.py
     "log1p", "floor_divide", "remainder", "fmod",
     "index_select", "mm", "bmm", "outer", "is_floating_point", "unique", "bincount",

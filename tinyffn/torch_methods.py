@@ -41,6 +41,7 @@ from . import in_place as IP
 from .in_place import InPlaceMethods
 from .more_functions import MoreMethods
 from .numerics import NumericsMethods
+from .random_sampling import RandomMethods
 from .scatter import ScatterMethods
 from .torch_extras import ExtraMethods
 from .torch_names import NameMethods
@@ -55,7 +56,8 @@ from .torch_stats import StatsMethods
 
 class TorchMethods(MoreMethods, ExtraMethods, NameMethods, MathMethods, LinalgMethods,
                    AccumulateMethods, SelectMethods, StatsMethods, NumericsMethods,
-                   ScatterMethods, PointwiseMethods, SpecialMethods, InPlaceMethods):
+                   ScatterMethods, PointwiseMethods, SpecialMethods, InPlaceMethods,
+                   RandomMethods):
     """The methods of :class:`tinyffn.Tensor` that this file holds (see its docstring); its
     base classes hold those of :mod:`tinyffn.more_functions` (``x.sin()``, ``x.prod()``, ...),
     :mod:`tinyffn.torch_extras` (``x.lerp()``, ``x.diag()``, ``x.detach_()``) and the
