@@ -256,6 +256,36 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Generator | None = N
     return _set("orthogonal_", tensor, values)
 
 
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01,
+            generator: Generator | None = None) -> Tensor:
+    """A sparse weight (Martens 2010), as PyTorch's: a 2-D tensor (rows, cols) gets
+    N(0, std²) entries, then in each column ceil(sparsity · rows) of them, at rows drawn
+    at random, set to 0. ``sparsity`` is the fraction of each column zeroed, in [0, 1]
+    (PyTorch zeroes a wrong count outside it). Both the values and the rows come from
+    ``generator`` (PyTorch draws the rows from its global generator even when given one)."""
+    _check_target("sparse_", tensor)
+    if tensor.ndim != 2:
+        raise ValueError(f"sparse_: needs a 2-D tensor (rows, cols), got shape "
+                         f"{tensor.shape}, as PyTorch does")
+    sparsity, std = _numbers("sparse_", sparsity=sparsity, std=std)
+    if not 0 <= sparsity <= 1:
+        raise ValueError(f"sparse_: sparsity is the fraction of each column set to 0, a "
+                         f"number in [0, 1], got {sparsity}")
+    if not std >= 0:
+        raise ValueError(f"sparse_: std must be >= 0, got {std}")
+    rng = rng_of(generator, "sparse_")
+    rows = tensor.shape[0]
+    zeros = math.ceil(sparsity * rows)
+
+    def values(shape: tuple) -> np.ndarray:
+        w = rng.normal(0.0, std, size=shape)                             # (rows, cols)
+        order = rng.permuted(np.tile(np.arange(rows)[:, None], (1, shape[1])), axis=0)
+        np.put_along_axis(w, order[:zeros], 0.0, axis=0)     # (zeros, cols) rows per column
+        return w
+
+    return _set("sparse_", tensor, values)
+
+
 # ----------------------------------------------------------------------------- helpers
 def _uniform(op: str, t: Tensor, a: Any, b: Any, generator: Any = None) -> Tensor:
     a, b = _numbers(op, a=a, b=b)
