@@ -312,7 +312,7 @@ def _broadcast(op: str, what: str, a: tuple, b: tuple, into: bool = False) -> tu
         shape = None
     if shape is None or into and shape != b:
         raise ValueError(f"{op}: {what} of shape {b} do not broadcast"
-                         + (f" (p must expand to x's shape)" if into else ""))
+                         + (" (p must expand to x's shape)" if into else ""))
     return shape
 
 
