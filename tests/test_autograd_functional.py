@@ -534,7 +534,8 @@ def test_hessian_matches_finite_differences_of_the_gradient(device):
 def test_hessian_of_the_ffn_mse_by_w2_is_the_closed_form(device):
     """ReLU FFN, MSE loss, H by W2 (d, d_ff): the output is linear in W2, so
     loss = (1/n) sum (h W2^T + b2 - target)^2 has H[a, b, c, e] = (2/n) [a == c] (h^T h)[b, e],
-    (h^T h ⊗ I) in torch's arrangement (W2's index pair first, then the second's)."""
+    (2/n) kron(I_d, h^T h) once flattened to (d d_ff, d d_ff), in torch's arrangement
+    (W2's index pair first, then the second's)."""
     T, d, d_ff = 3, 4, 6
     ffn = nn.FFN(d, d_ff, activation="relu", dtype=F64, device=device)
     rng = np.random.default_rng(120)
@@ -654,8 +655,10 @@ def test_hessian_builds_its_graph_inside_no_grad_and_leaves_the_caller_alone():
     with tinyffn.no_grad():
         H = AF.hessian(lambda x: (x ** 3).sum(), x)
         _, Hv = AF.hvp(lambda x: (x ** 3).sum(), x, tinyffn.ones(3, dtype=F64))
+        _, vH = AF.vhp(lambda x: (x ** 3).sum(), x, tinyffn.ones(3, dtype=F64))
     np.testing.assert_array_equal(H.numpy(), np.diag(6 * x.numpy()))
     np.testing.assert_array_equal(Hv.numpy(), 6 * x.numpy())
+    np.testing.assert_array_equal(vH.numpy(), 6 * x.numpy())
     assert x.grad is None and not H.requires_grad
 
 
@@ -706,3 +709,132 @@ def test_recorded_gradient_of_the_values_alone_stays_finite_at_repeated_values(o
     values = tinyffn.linalg.svd(A)[1] if op == "svd" else tinyffn.linalg.eigh(A)[0]
     (g,) = tinyffn.grad((values ** 2).sum(), A, create_graph=True)
     np.testing.assert_array_equal(g.detach().numpy(), 2 * np.eye(3))
+
+
+# ----------------------------------------------------------------------------- edge cases
+def _constant(lib):
+    return lambda x: lib.ones((), dtype=lib.float64)     # does not depend on x at all
+
+
+@pytest.mark.parametrize("name", ["hessian", "vhp", "hvp"])
+def test_a_func_that_ignores_its_inputs_has_zero_second_derivatives_unless_strict(name):
+    """torch 2.13 gives zeros (and func's value) without strict, and refuses with it."""
+    x = tinyffn.tensor([0.5, -1.0, 2.0], dtype=F64)
+    args = (x,) if name == "hessian" else (x, tinyffn.tensor([1.0, -2.0, 3.0], dtype=F64))
+    result = getattr(AF, name)(_constant(tinyffn), *args)
+    if name == "hessian":
+        np.testing.assert_array_equal(result.numpy(), np.zeros((3, 3)))
+    else:
+        out, second = result
+        assert float(out) == 1.0 and not out.requires_grad
+        np.testing.assert_array_equal(second.numpy(), np.zeros(3))
+    with pytest.raises(RuntimeError, match=f"{name}: the output of func .*does not require "
+                                           "grad.*strict=True"):
+        getattr(AF, name)(_constant(tinyffn), *args, strict=True)
+
+
+def test_a_func_that_ignores_its_inputs_matches_torch():
+    torch = pytest.importorskip("torch")
+    TAF = torch.autograd.functional
+    values, v = [0.5, -1.0, 2.0], [1.0, -2.0, 3.0]
+    ours = AF.hessian(_constant(tinyffn), tinyffn.tensor(values, dtype=F64))
+    theirs = TAF.hessian(_constant(torch), torch.tensor(values, dtype=torch.float64))
+    _same_nesting(ours, theirs, "H")
+    for name in ("vhp", "hvp"):
+        _same_nesting(getattr(AF, name)(_constant(tinyffn), tinyffn.tensor(values, dtype=F64),
+                                        tinyffn.tensor(v, dtype=F64)),
+                      getattr(TAF, name)(_constant(torch), torch.tensor(values, dtype=torch.float64),
+                                         torch.tensor(v, dtype=torch.float64)), name)
+        with pytest.raises(RuntimeError, match="does not require gradients"):
+            getattr(TAF, name)(_constant(torch), torch.tensor(values, dtype=torch.float64),
+                               torch.tensor(v, dtype=torch.float64), strict=True)
+
+
+@pytest.mark.parametrize("name", ["hessian", "vhp", "hvp"])
+def test_an_output_without_elements_is_not_one_number(name):
+    """torch: 'The Tensor returned by the function given to hessian should contain a single
+    element' for shape (0,) too."""
+    x = tinyffn.tensor([0.5, -1.0], dtype=F64)
+    args = (x,) if name == "hessian" else (x, x)
+    with pytest.raises(RuntimeError, match=rf"{name}: func must return a Tensor with a single "
+                                           r"element, got shape \(0,\)"):
+        getattr(AF, name)(lambda x: x[:0], *args)
+
+
+@pytest.mark.parametrize("name", ["hessian", "vhp", "hvp"])
+def test_strict_says_whether_func_ignores_an_input_or_is_linear_in_it(name):
+    ins = (tinyffn.ones(2, dtype=F64), tinyffn.ones(3, dtype=F64))
+    args = (ins,) if name == "hessian" else (ins, ins)
+    second = getattr(AF, name)
+    with pytest.raises(RuntimeError, match=r"input 1 \(shape \(3,\)\) does not depend on the "
+                                           r"inputs \(func does not use input 1\)"):
+        second(lambda x, y: (x ** 3).sum(), *args, strict=True)
+    with pytest.raises(RuntimeError, match=r"input 0 \(shape \(2,\)\) does not depend on the "
+                                           r"inputs \(func is linear in input 0\)"):
+        second(lambda x, y: (2.0 * x).sum() + (y ** 2).sum(), *args, strict=True)
+
+
+class Skewed(tinyffn.Function):
+    """y = x0 x1, with a backward that is no gradient of it: g = gy (x1, 2 x0). Its
+    Jacobian, the 'Hessian' H = [[0, 1], [2, 0]], is not symmetric, so H v (hvp) and
+    v^T H (vhp) differ: hvp must not take vhp's shortcut."""
+    twice_differentiable = True
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x[0] * x[1]
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        P = ctx.xp.asarray([[0.0, 1.0], [2.0, 0.0]], dtype=x.dtype)
+        return gy * ctx.xp.matmul(P, x)                      # (2,)
+
+
+def test_hvp_does_not_assume_a_symmetric_hessian():
+    x = tinyffn.tensor([0.5, -1.0], dtype=F64)
+    v = tinyffn.tensor([1.0, -2.0], dtype=F64)
+    np.testing.assert_array_equal(AF.hessian(Skewed.apply, x).numpy(), [[0.0, 1.0], [2.0, 0.0]])
+    _, Hv = AF.hvp(Skewed.apply, x, v)
+    _, vH = AF.vhp(Skewed.apply, x, v)
+    np.testing.assert_array_equal(Hv.numpy(), [-2.0, 2.0])     # H v = (v1, 2 v0)
+    np.testing.assert_array_equal(vH.numpy(), [-4.0, 1.0])     # v^T H = (2 v1, v0)
+
+
+def test_hvp_and_vhp_of_an_asymmetric_hessian_match_torch():
+    torch = pytest.importorskip("torch")
+
+    class TorchSkewed(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x[0] * x[1]
+
+        @staticmethod
+        def backward(ctx, gy):
+            (x,) = ctx.saved_tensors
+            return gy * (torch.tensor([[0.0, 1.0], [2.0, 0.0]], dtype=x.dtype) @ x)
+
+    rng = np.random.default_rng(120)
+    x, v = rng.standard_normal(2), rng.standard_normal(2)
+    TAF = torch.autograd.functional
+    t = lambda a: torch.tensor(a, dtype=torch.float64)     # noqa: E731
+    _same_nesting(AF.hessian(Skewed.apply, tinyffn.tensor(x, dtype=F64)),
+                  TAF.hessian(TorchSkewed.apply, t(x)), "H")
+    for name in ("hvp", "vhp"):
+        _same_nesting(getattr(AF, name)(Skewed.apply, tinyffn.tensor(x, dtype=F64),
+                                        tinyffn.tensor(v, dtype=F64)),
+                      getattr(TAF, name)(TorchSkewed.apply, t(x), t(v)), name)
+
+
+@pytest.mark.xfail(strict=True, reason="Svd's recorded backward drops the U/V terms where S "
+                   "repeats, also for hvp's zero cotangent w: H v loses its off-diagonal "
+                   "entries, silently (torch gives NaN there)")
+def test_hvp_of_the_squared_frobenius_norm_through_svd_at_repeated_singular_values():
+    """(S**2).sum() = |A|_F^2 whatever A is, so H = 2I and H v = 2v, by finite
+    differences of the (correct) first derivative as by the formula."""
+    A = tinyffn.tensor(np.diag([2.0, 2.0, 1.0]), dtype=F64)
+    v = tinyffn.tensor(np.arange(1.0, 10.0).reshape(3, 3), dtype=F64)
+    _, Hv = AF.hvp(lambda A: (tinyffn.linalg.svdvals(A) ** 2).sum(), A, v)
+    np.testing.assert_allclose(Hv.numpy(), 2 * v.numpy(), rtol=1e-12)

@@ -1,5 +1,7 @@
 """tinyffn.Generator and generator=: each draw function takes one and draws from it alone,
 as torch.Generator; manual_seed, seed, initial_seed, get/set_state; the refusals."""
+import re
+
 import numpy as np
 import pytest
 
@@ -128,3 +130,116 @@ def test_a_generator_on_every_device(device):
     assert x.device == device and g.device == device
     np.testing.assert_array_equal(
         x.numpy(), tinyffn.randn(3, generator=tinyffn.Generator().manual_seed(0)).numpy())
+
+
+def test_seeds_at_the_ends_of_torchs_range():
+    """torch 2.13 takes seeds in [-2^63, 2^64), reading a negative one modulo 2^64, and
+    refuses a bool ('manual_seed expected a long, but got bool')."""
+    assert tinyffn.Generator().manual_seed(-2 ** 63).initial_seed() == 2 ** 63
+    assert tinyffn.Generator().manual_seed(2 ** 64 - 1).initial_seed() == 2 ** 64 - 1
+    with pytest.raises(ValueError, match=r"manual_seed: seed must lie in \[-2\^63, 2\^64\)"):
+        tinyffn.Generator().manual_seed(-2 ** 63 - 1)
+    with pytest.raises(TypeError, match="manual_seed: seed must be an integer, got bool"):
+        tinyffn.Generator().manual_seed(True)
+
+
+def test_seeds_at_the_ends_of_the_range_as_torch():
+    torch = pytest.importorskip("torch")
+    for s in (-2 ** 63, 2 ** 64 - 1, -1):
+        assert tinyffn.Generator().manual_seed(s).initial_seed() == \
+            torch.Generator().manual_seed(s).initial_seed()
+    with pytest.raises(RuntimeError, match="bool"):
+        torch.Generator().manual_seed(True)
+
+
+def test_seed_is_63_random_bits():
+    """seed() draws from secrets.randbits(63), a seed every manual_seed takes back; among
+    64 draws one at least is >= 2^62 (else this fails, with probability 2^-64)."""
+    seeds = [tinyffn.Generator().seed() for _ in range(64)]
+    assert all(0 <= s < 2 ** 63 for s in seeds)
+    assert max(seeds) >= 2 ** 62
+
+
+def test_a_state_with_a_buffered_32_bit_draw_resumes_exactly():
+    """randint over a small range draws 32 bits at a time; PCG64 keeps the other half of a
+    64-bit word (has_uint32 = 1, and the word), which the state must carry."""
+    g = tinyffn.Generator().manual_seed(0)
+    tinyffn.randint(0, 10, (3,), generator=g)
+    state = g.get_state()
+    assert int(state.numpy()[32]) == 1                      # a half word is buffered
+    a = tinyffn.randint(0, 10, (9,), generator=g).numpy()
+    g.set_state(state)
+    np.testing.assert_array_equal(tinyffn.randint(0, 10, (9,), generator=g).numpy(), a)
+    other = tinyffn.Generator().set_state(state)            # into a fresh generator too
+    np.testing.assert_array_equal(tinyffn.randint(0, 10, (9,), generator=other).numpy(), a)
+    # the bytes are NumPy's PCG64 state, little-endian, as get_rng_state's docstring says
+    rng = np.random.default_rng(0)
+    rng.integers(0, 10, 3)
+    s = rng.bit_generator.state
+    raw = state.numpy().tobytes()
+    assert int.from_bytes(raw[:16], "little") == s["state"]["state"]
+    assert int.from_bytes(raw[16:32], "little") == s["state"]["inc"]
+    assert raw[32] == s["has_uint32"] and int.from_bytes(raw[33:], "little") == s["uinteger"]
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda good: tinyffn.tensor(np.concatenate([good.numpy(), [0]]).astype(np.uint8)),
+     r"got a uint8 tensor of shape \(38,\)$"),
+    (lambda good: good.to(dtype=tinyffn.float64), r"got a float64 tensor of shape \(37,\)$"),
+    (lambda good: tinyffn.zeros(37, dtype=tinyffn.uint8),
+     r"got a uint8 tensor of shape \(37,\) whose increment \(bytes 16 to 31\) is even, which "
+     r"no PCG64 state has"),
+    (lambda good: tinyffn.tensor(np.concatenate([good.numpy()[:32], [2], good.numpy()[33:]])
+                                 .astype(np.uint8)), r"got a uint8 tensor of shape \(37,\)$"),
+    (lambda good: tinyffn.zeros(5056, dtype=tinyffn.uint8),
+     r"got a uint8 tensor of shape \(5056,\); PyTorch's state \(5056 bytes\) is of its "
+     r"Mersenne Twister"),
+    (lambda good: good.numpy(), "got numpy.ndarray"),
+])
+def test_a_state_that_is_not_one_is_refused(make, match):
+    good = tinyffn.Generator().manual_seed(0).get_state()
+    g = tinyffn.Generator().manual_seed(1)
+    before = g.get_state().numpy()
+    with pytest.raises(ValueError, match=re.escape("set_state: takes the uint8 tensor of 37 "
+                                                   "entries that tinyffn.get_rng_state() returns, ")
+                       + match):
+        g.set_state(make(good))
+    np.testing.assert_array_equal(g.get_state().numpy(), before)     # left as it was
+    with pytest.raises(ValueError, match="^set_rng_state: takes"):
+        tinyffn.set_rng_state(make(good))
+
+
+def test_a_fresh_process_starts_from_seed_0():
+    """default_generator is seeded with 0 at import (Generator() itself with torch's
+    67280421310721): a script that never seeds draws NumPy's default_rng(0) numbers."""
+    import subprocess
+    import sys
+    code = ("import tinyffn; print(tinyffn.initial_seed()); "
+            "print(tinyffn.randn(3, dtype=tinyffn.float64).numpy().tolist())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split("\n")
+    assert out[0] == "0"
+    np.testing.assert_array_equal(eval(out[1]), np.random.default_rng(0).standard_normal(3))
+
+
+def test_a_torch_generator_is_refused_with_a_hint():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError, match=r"randn: generator must be a tinyffn.Generator or None, "
+                                        r"got torch\._C\.Generator; make one with "
+                                        r"tinyffn\.Generator\(\)\.manual_seed\(s\)"):
+        tinyffn.randn(2, generator=torch.Generator())
+
+
+def test_repr_names_device_and_seed():
+    assert repr(tinyffn.Generator().manual_seed(3)) == \
+        "<tinyffn.Generator device='cpu' initial_seed=3>"
+
+
+def test_get_rng_state_is_the_default_generators():
+    tinyffn.manual_seed(4)
+    tinyffn.randn(5)
+    state = tinyffn.get_rng_state()
+    np.testing.assert_array_equal(state.numpy(), tinyffn.default_generator.get_state().numpy())
+    a = tinyffn.randn(3).numpy()
+    tinyffn.set_rng_state(state)
+    np.testing.assert_array_equal(tinyffn.randn(3).numpy(), a)
