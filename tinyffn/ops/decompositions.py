@@ -63,19 +63,42 @@ def _any(xp, a) -> bool:
     return bool(xp.any(a != 0))
 
 
-def _used(xp, g, values, safe) -> bool:
+def _used(xp, g, reached) -> bool:
     """Whether the backward takes the cotangent g of the singular or eigen vectors into
-    account: g nonzero, or, under create_graph, g a tensor that requires grad, whose zero
-    values may still vary (jvp's and hvp's double-backward trick sends zero cotangents
-    that require grad: the recorded gradient must be the formula in g, not the branch its
-    zeros pick), wherever that formula is finite: the sorted ``values`` (S or L, (..., k))
-    distinct, and ``safe``. Else, g being zero, the formula without it, as PyTorch's for
-    an unused U."""
+    account: g nonzero; or, under create_graph, g a tensor that requires grad, unless
+    ``reached`` (see :func:`_reached`) shows it is zero whatever it depends on: jvp's and
+    hvp's double-backward trick sends zero cotangents that require grad, whose recorded
+    gradient must be the formula in g (infinite where values repeat, as PyTorch's), while
+    a part of the output nobody used gets structural zeros (PyTorch's undefined gradient),
+    for which the formula without it holds."""
     if _any(xp, g):
         return True
-    if not getattr(g, "requires_grad", False) or not safe:
+    if not getattr(g, "requires_grad", False):
         return False
-    return bool(xp.all(values[..., 1:] != values[..., :-1]))     # sorted: neighbours differ
+    return reached is None or bool(xp.any(reached))
+
+
+def _reached(xp, gy, shapes) -> list:
+    """Under create_graph, per part of the packed cotangent gy (shapes as :func:`_unpack`),
+    the entries any recorded value can reach, or None where that is unknown. A recorded
+    backward of several outputs packed in one array (getitem's) scatters each used part
+    into constant zeros (index_add), the walk adds the scatters up: the entries no
+    scatter reaches are zero for any value of what gy depends on. For a raw gy: Nones."""
+    from ..autograd import Context
+    if not hasattr(gy, "grad_fn") or gy.grad_fn is None:
+        return [None] * len(shapes)
+    mask = xp.zeros(tuple(gy.shape), dtype=xp.bool)             # raw: no tensor argument
+    stack = [gy.grad_fn]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Context) and v.fn.op_name() == "add":
+            stack.extend(v.parents)
+        elif isinstance(v, Context) and v.fn.op_name() == "index_add" and \
+                not v.needs_input_grad[0] and not _any(xp, v.parents[0].data):
+            mask[v.attrs["key"]] = True                             # its scattered entries
+        elif isinstance(v, Context) or v.requires_grad or _any(xp, v.data):
+            return [None] * len(shapes)                             # made otherwise
+    return _unpack(xp, mask, shapes)
 
 
 class LinAlgError(RuntimeError):
@@ -150,10 +173,10 @@ class Svd(Function):
         shapes = [(m, ku), (k,), (kv, n)]
         U, S, Vh = _unpack(xp, y, shapes)
         gU, gS, gVh = _unpack(xp, gy, shapes)
+        reached_U, _, reached_V = _reached(xp, gy, shapes)
+        use_U = _used(xp, gU, reached_U)
+        use_V = _used(xp, gVh, reached_V)
         U, gU, Vh, gVh = U[..., :k], gU[..., :k], Vh[..., :k, :], gVh[..., :k, :]  # reduced
-        nonzero = bool(xp.all(S != 0))                  # the m != n terms divide by S
-        use_U = _used(xp, gU, S, m <= n or nonzero)
-        use_V = _used(xp, gVh, S, m >= n or nonzero)
         if not (use_U or use_V):                                    # svdvals' gradient
             return xp.matmul(U * xp.expand_dims(gS, axis=-2), Vh)  # (..., m, n)
         S_row, S_col = xp.expand_dims(S, axis=-2), xp.expand_dims(S, axis=-1)
@@ -380,7 +403,7 @@ class Eigh(Function):
         L, V = _unpack(xp, y, [(n,), (n, n)])
         gL, gV = _unpack(xp, gy, [(n,), (n, n)])
         M = _diag_embed(xp, gL)                                     # (..., n, n)
-        if _used(xp, gV, L, True):
+        if _used(xp, gV, _reached(xp, gy, [(n,), (n, n)])[1]):
             E = xp.expand_dims(L, axis=-2) - xp.expand_dims(L, axis=-1) + xp.eye(n, dtype=L.dtype)
             VtgV = xp.matmul(_mT(xp, V), gV)                         # (..., n, n)
             M = M + (VtgV - _mT(xp, VtgV)) / 2 / E
