@@ -45,7 +45,10 @@ def checked_grads(ctx: "autograd.Context", grads: Any) -> tuple:
     None where ``needs_input_grad`` is False. An op may mix dtypes (float64 data @ float32
     weight); as in PyTorch, each gradient is cast to its input's dtype, so a float32
     parameter never receives a float64 ``.grad``."""
-    grads = one_per_input(ctx, grads)
+    if not isinstance(grads, tuple):    # one_per_input, written out: this runs per node
+        grads = (grads,)
+    if len(grads) != len(ctx.parents):
+        one_per_input(ctx, grads)       # raises, saying so
     checked = []
     for i, (g, needed, parent) in enumerate(zip(grads, ctx.needs_input_grad, ctx.parents)):
         if g is not None and not needed:
