@@ -159,8 +159,9 @@ def _batched(outputs, inputs, grad_output, retain_graph, create_graph, allow_unu
     batches = list(grad_output) if several else [grad_output]
     n = batches[0].shape[0] if batches and batches[0] is not None and batches[0].ndim else 0
     if n == 0 or any(g is None or g.ndim == 0 or g.shape[0] != n for g in batches):
+        shapes = [getattr(g, "shape", None) for g in batches]
         raise ValueError("grad: is_grads_batched=True needs every grad_output to have the same "
-                         f"first axis (the batch), got shapes {[getattr(g, 'shape', None) for g in batches]}")
+                         f"first axis (the batch), got shapes {shapes}")
     keep = create_graph if retain_graph is None else retain_graph
     rows = [grad(outputs, inputs, [g[i] for g in batches] if several else batches[0][i],
                  retain_graph=keep or i < n - 1, create_graph=create_graph,
