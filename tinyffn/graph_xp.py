@@ -177,27 +177,25 @@ class GraphNamespace:
         return self.concat([self.expand_dims(a, axis) for a in arrays], axis=axis)
 
     # -- reductions ----------------------------------------------------------------------
-    def sum(self, x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+    def _reduce(self, name: str, op: Any, x: Any, axis: Any, keepdims: bool, **dtype: Any) -> Any:
+        """``xp.<name>(x, axis, keepdims[, dtype])``: the op ``op`` when x is a tensor (cast
+        to ``dtype`` first, if given), else the raw function."""
         if not _recorded(x):
-            return self._xp.sum(_raw(x), axis=axis, dtype=dtype, keepdims=keepdims)
-        x = x if dtype is None else self.astype(x, dtype)
-        return Sum.apply(x, axis=_axes(axis, x.ndim), keepdims=keepdims)
+            return getattr(self._xp, name)(_raw(x), axis=axis, keepdims=keepdims, **dtype)
+        x = x if dtype.get("dtype") is None else self.astype(x, dtype["dtype"])
+        return op.apply(x, axis=_axes(axis, x.ndim), keepdims=keepdims)
+
+    def sum(self, x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+        return self._reduce("sum", Sum, x, axis, keepdims, dtype=dtype)
 
     def mean(self, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
-        if not _recorded(x):
-            return self._xp.mean(_raw(x), axis=axis, keepdims=keepdims)
-        return Mean.apply(x, axis=_axes(axis, x.ndim), keepdims=keepdims)
+        return self._reduce("mean", Mean, x, axis, keepdims)
 
     def prod(self, x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
-        if not _recorded(x):
-            return self._xp.prod(_raw(x), axis=axis, dtype=dtype, keepdims=keepdims)
-        x = x if dtype is None else self.astype(x, dtype)
-        return Prod.apply(x, axis=_axes(axis, x.ndim), keepdims=keepdims)
+        return self._reduce("prod", Prod, x, axis, keepdims, dtype=dtype)
 
     def max(self, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
-        if not _recorded(x):
-            return self._xp.max(_raw(x), axis=axis, keepdims=keepdims)
-        return Max.apply(x, axis=_axes(axis, x.ndim), keepdims=keepdims)
+        return self._reduce("max", Max, x, axis, keepdims)
 
     def min(self, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
         if not _recorded(x):

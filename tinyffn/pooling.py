@@ -31,9 +31,8 @@ from .module import Module
 from .tensor import Tensor
 
 
-def _windows(op: str, x: Any, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
-             ceil_mode: bool, fill: float) -> tuple:
-    """x padded with ``fill`` and cut into windows (N, C, L_out, K), or (C, L_out, K)."""
+def _check_input(op: str, x: Any) -> None:
+    """Refuse what is not a floating (N, C, L) or unbatched (C, L) tensor."""
     if not isinstance(x, Tensor) or x.ndim not in (2, 3):
         shape = tuple(x.shape) if isinstance(x, Tensor) else type(x).__name__
         raise ValueError(f"{op}: input must be a tinyffn Tensor of 3-D (N, C, L) or unbatched "
@@ -41,6 +40,12 @@ def _windows(op: str, x: Any, kernel_size: Any, stride: Any, padding: Any, dilat
     if not x.backend.is_floating(x.dtype):
         raise TypeError(f"{op}: input must be floating point, got {x.dtype}; cast it with "
                         ".float()")
+
+
+def _windows(op: str, x: Any, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
+             ceil_mode: bool, fill: float) -> tuple:
+    """x padded with ``fill`` and cut into windows (N, C, L_out, K), or (C, L_out, K)."""
+    _check_input(op, x)
     K = _single("kernel_size", kernel_size, op)
     s = K if stride is None or (isinstance(stride, (tuple, list)) and not stride) \
         else _single("stride", stride, op)
@@ -163,13 +168,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     overlap by one entry; ``output_size=1`` is the mean over L (global average pooling).
     Gradient: gy / (window length) to each entry the window reads."""
     op = "adaptive_avg_pool1d"
-    if not isinstance(input, Tensor) or input.ndim not in (2, 3):
-        shape = tuple(input.shape) if isinstance(input, Tensor) else type(input).__name__
-        raise ValueError(f"{op}: input must be a tinyffn Tensor of 3-D (N, C, L) or unbatched "
-                         f"2-D (C, L), got {shape}")
-    if not input.backend.is_floating(input.dtype):
-        raise TypeError(f"{op}: input must be floating point, got {input.dtype}; cast it with "
-                        ".float()")
+    _check_input(op, input)
     L_out, L = _single("output_size", output_size, op), input.shape[-1]
     with grad_mode.scope("function", op):
         means = [input[..., t * L // L_out:-(-(t + 1) * L // L_out)].mean(dim=-1)
