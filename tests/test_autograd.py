@@ -165,6 +165,24 @@ def test_backward_frees_saved_arrays():
     assert h.grad_fn._saved == () and y.grad_fn.parents[0]._saved == ()
 
 
+def test_mul_and_div_save_only_what_a_needed_gradient_reads():
+    """In GELU's composed form 0.5 * h and a / sqrt(2) are products with constants: the
+    (T, d_ff) array beside the constant is not needed for any gradient, so not kept."""
+    h = tinyffn.randn(3, 8, requires_grad=True)
+    half, root = tinyffn.tensor(0.5), tinyffn.tensor(2.0 ** 0.5)
+    x_saved, w_saved = (half * h).grad_fn.saved_tensors
+    assert x_saved is not None and w_saved is None     # dy/dh = 0.5 is kept; h is not
+    x_saved, w_saved = (h * half).grad_fn.saved_tensors
+    assert x_saved is None and w_saved is not None
+    assert len([a for a in (h * h).grad_fn.saved_tensors if a is not None]) == 2
+    w_saved, y_saved = (h / root).grad_fn.saved_tensors
+    assert y_saved is None                             # y is read by dL/dw alone
+    assert (root / h).grad_fn.saved_tensors[1] is not None
+    # and the gradients are still right, by finite differences
+    assert tinyffn.gradcheck(lambda h: (0.5 * h) * (h / 2.0 ** 0.5),
+                             [tinyffn.randn(3, 4, dtype="float64", requires_grad=True)])
+
+
 def test_graph_is_freed_without_the_cycle_collector():
     """No reference cycles: dropping the loss frees the whole graph by refcounting alone."""
     gc.disable()

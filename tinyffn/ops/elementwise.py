@@ -83,13 +83,17 @@ class Sub(Function):
 
 
 class Mul(Function):
-    """y = x * w (broadcasting).    dy/dx = w,  dy/dw = x."""
+    """y = x * w (broadcasting).    dy/dx = w,  dy/dw = x.
+
+    Each input is saved only if the other's gradient needs it: in ``0.5 * h`` (GELU's
+    composed form) the (T, d_ff) h is not kept for the constant's gradient."""
 
     twice_differentiable = True
 
     @staticmethod
     def forward(ctx: Context, x, w):
-        ctx.save_for_backward(x, w)
+        need_x, need_w = ctx.needs_input_grad
+        ctx.save_for_backward(x if need_w else None, w if need_x else None)
         try:
             return x * w
         except ValueError as e:
@@ -98,8 +102,9 @@ class Mul(Function):
     @staticmethod
     def backward(ctx: Context, gy):
         x, w = ctx.saved_tensors
-        gx = sum_to_shape(ctx.xp, gy * w, x.shape) if ctx.needs_input_grad[0] else None
-        gw = sum_to_shape(ctx.xp, gy * x, w.shape) if ctx.needs_input_grad[1] else None
+        x_shape, w_shape = ctx.input_shapes
+        gx = sum_to_shape(ctx.xp, gy * w, x_shape) if ctx.needs_input_grad[0] else None
+        gw = sum_to_shape(ctx.xp, gy * x, w_shape) if ctx.needs_input_grad[1] else None
         return gx, gw
 
 
@@ -119,7 +124,7 @@ class Div(Function):
             y = x / w
         except ValueError as e:
             raise _broadcast_error("div", x, w) from e
-        ctx.save_for_backward(w, y)
+        ctx.save_for_backward(w, y if ctx.needs_input_grad[1] else None)  # y: for gw alone
         return y
 
     @staticmethod
