@@ -387,7 +387,7 @@ API_MODULES = ("tinyffn.functional", "tinyffn.nn", "tinyffn.nn.utils", "tinyffn.
                "tinyffn.graphviz", "tinyffn.naming", "tinyffn.hooks",
                "tinyffn.autograd", "tinyffn.autograd.functional", "tinyffn.higher_order",
                "tinyffn.graph_xp", "tinyffn.stepper",
-               "tinyffn.cuda", "tinyffn.utils.data", "tinyffn.linalg", "tinyffn.special",
+               "tinyffn.cuda", "tinyffn.utils.data", "tinyffn.utils.checkpoint", "tinyffn.linalg", "tinyffn.special",
                "tinyffn.func", "tinyffn.nn.attention")
 # and tinyffn.ops, whose names are its __all__; a module whose classes another one imports,
 # to be reached there, is listed in that one's section

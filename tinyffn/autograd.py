@@ -133,6 +133,9 @@ class Context:
     def saved_tensors(self) -> tuple:
         """The values given to :meth:`save_for_backward`, in the same order."""
         if self._freed:
+            if self._freed is not True:     # a checkpointed block's: it reruns, refilling them
+                self._freed.recompute()     # (tinyffn/utils/checkpoint.py)
+                return self._saved
             raise RuntimeError(
                 f"{self.fn.__name__}: trying to backward through the graph a second time; its "
                 "saved arrays were freed by the first backward(). Call backward(retain_graph=True) "

@@ -249,6 +249,12 @@ def recorded_backward(ctx: "autograd.Context", gy: "_tensor.Tensor") -> tuple:
                "only the ops listed by tinyffn.higher_order.twice_differentiable_ops() can "
                "(a Function of your own can, if its backward uses ctx.xp alone: set "
                "twice_differentiable = True and check it with gradgradcheck)"))
+    if "_checkpoint" in ctx.__dict__:   # its saved arrays are a rerun's, not the graph's tensors
+        raise RuntimeError(
+            f"create_graph: {fn.op_name()} is inside a checkpointed block "
+            "(tinyffn.utils.checkpoint), whose recomputed arrays are not the tensors of the "
+            "graph, so its gradient cannot be differentiated again; call the block without "
+            "checkpoint() for gradients of gradients")
     try:                                # framed in drawings as "<op> backward"
         with grad_mode.scope("function", f"{fn.op_name()} backward"):
             grads = fn.backward(RecordedContext(ctx), gy)

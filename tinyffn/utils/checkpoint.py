@@ -1,0 +1,229 @@
+"""``tinyffn.utils.checkpoint``, as ``torch.utils.checkpoint``: activation checkpointing.
+
+Training memory is mostly the activations that ops save for backward; in an FFN those are
+the two (T, d_ff) arrays of the hidden layer, with d_ff = 4d eight times the (T, d) input
+they come from. ``y = checkpoint(block, x, use_reentrant=False)`` runs the block as usual,
+building its part of the graph, and then drops what its nodes saved: until backward
+only x (and the block's output) stay. When backward reaches the first of those nodes,
+the block is run again on the same inputs and every node of the block gets the arrays
+its second run saved; the walk goes on as if nothing had happened. Memory falls by the
+block's activations, and the price is one more forward of the block: for an FFN 16·T·d²
+FLOPs on top of the step's 48·T·d², a third more (docs/autograd.md §5 measures both).
+
+How it is done here, PyTorch's non-reentrant form written for tinyffn's graph:
+
+* forward: the block runs inside a ``checkpoint`` frame (drawings show it), with every
+  recorded op's output collected (as ``keep_intermediates`` does); at the end each of
+  their nodes has its saved arrays replaced by a :class:`_Region` that can bring them back
+  (``Context._freed``, read by ``Context.saved_tensors`` only when a node has none).
+* backward: the first ``saved_tensors`` of a node of the block runs the block again, with
+  recording on and the random generator's state of the first run (dropout draws the same
+  mask), and hands the i-th recorded node of the second run's saved arrays to the i-th
+  node of the first. A block that records different ops the second time (a branch on a
+  random number without ``preserve_rng_state``, an input changed in place) is an error,
+  :class:`CheckpointError`, not a wrong gradient.
+
+The graph is the ordinary one, so ``loss.backward()``, ``tinyffn.grad`` and parameters
+used inside the block (found by the walk, not passed as inputs) work as without
+checkpointing. Not supported: ``use_reentrant=True`` (PyTorch's older form, whose
+gradients differ where no input requires a gradient), gradients of gradients
+(``create_graph=True``) through a checkpointed block, and checkpoints nested inside one
+another (the inner one runs as a plain call, its nodes recomputed with the outer's).
+"""
+from __future__ import annotations
+
+from contextlib import nullcontext
+from typing import Any, Callable
+
+from .. import grad_mode
+from ..generators import default_generator
+from ..grad_mode import STATE
+
+__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "noop_context_fn"]
+
+DETERMINISM_CHECKS = ("default", "none")
+_active = 0                      # > 0 while a checkpointed block's forward (first or second) runs
+
+
+class CheckpointError(RuntimeError):
+    """The block's second run differs from its first (as ``torch.utils.checkpoint``'s)."""
+
+
+def noop_context_fn() -> tuple:
+    """The default ``context_fn``: no context around either run."""
+    return nullcontext(), nullcontext()
+
+
+def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None,
+               context_fn: Callable[[], tuple] | None = None,
+               determinism_check: str = "default", debug: bool = False,
+               early_stop: bool = True, preserve_rng_state: bool = True,
+               **kwargs: Any) -> Any:
+    """``function(*args, **kwargs)``, its saved activations dropped and recomputed in backward.
+
+    ``use_reentrant``: False (or None, the same here; PyTorch 2.13 runs its reentrant form
+    for None and warns) -- True is refused. ``preserve_rng_state``: the second run starts
+    from the default generator's state at the first, so dropout masks agree.
+    ``context_fn``: returns two context managers, entered around the first run and the
+    second (None: :func:`noop_context_fn`, PyTorch's default). ``determinism_check``: 'default' compares the two runs' recorded ops (name,
+    shape, dtype) and raises :class:`CheckpointError` at the first difference; 'none' skips
+    it. ``debug``: the error lists both runs' ops in full. ``early_stop`` is accepted
+    (tinyffn always reruns the whole block).
+    """
+    context_fn = noop_context_fn if context_fn is None else context_fn
+    _check_options(use_reentrant, context_fn, determinism_check, debug, early_stop,
+                   preserve_rng_state)
+    if not STATE.grad_enabled or _active:    # nothing recorded, or inside another block
+        return function(*args, **kwargs)
+    region = _Region(function, args, kwargs, context_fn, determinism_check, debug,
+                     default_generator.get_state() if preserve_rng_state else None)
+    forward_context, _ = _contexts(context_fn)
+    with forward_context:
+        out, nodes = region.run()
+    region.drop(nodes)
+    return out
+
+
+def checkpoint_sequential(functions: Any, segments: int, input: Any,
+                          use_reentrant: bool | None = None, **kwargs: Any) -> Any:
+    """Run ``functions`` (an ``nn.Sequential`` or a list of callables) one after another
+    on ``input``, split into ``segments`` runs of ``len // segments`` functions each (the
+    last one takes the rest); every segment but the last is checkpointed, as PyTorch's.
+    ``kwargs``: ``preserve_rng_state`` and the other options of :func:`checkpoint`."""
+    functions = list(functions.children()) if hasattr(functions, "children") else list(functions)
+    if isinstance(segments, bool) or not isinstance(segments, int) or segments < 1:
+        raise ValueError(f"checkpoint_sequential: segments must be an int >= 1, got {segments!r}")
+    if segments > len(functions):
+        raise ValueError(f"checkpoint_sequential: {segments} segments of {len(functions)} "
+                         "functions; use at most one segment per function")
+    size = len(functions) // segments
+    end = -1
+    for start in range(0, size * (segments - 1), size):
+        end = start + size - 1
+        input = checkpoint(_run_segment(functions[start:end + 1]), input,
+                           use_reentrant=use_reentrant, **kwargs)
+    return _run_segment(functions[end + 1:])(input)
+
+
+def _run_segment(functions: list) -> Callable:
+    def run(x: Any) -> Any:
+        for f in functions:
+            x = f(x)
+        return x
+    return run
+
+
+class _Region:
+    """One checkpointed call: how to run it again, and the first run's nodes to refill."""
+
+    def __init__(self, function, args, kwargs, context_fn, determinism_check, debug, rng):
+        self.function, self.args, self.kwargs = function, args, kwargs  # kept, as PyTorch keeps them
+        self.context_fn, self.determinism_check, self.debug = context_fn, determinism_check, debug
+        self.rng = rng                    # the default generator's state before the first run
+        self.nodes: list = []             # the first run's recorded nodes, in order
+        self.leaves: list = []            # (tensor, its array then): each leaf the block read
+
+    def run(self) -> tuple:
+        """Run the block in a ``checkpoint`` frame; its output and its recorded nodes."""
+        global _active
+        outer, kept = STATE.kept, []
+        STATE.kept, _active = kept, _active + 1
+        try:
+            with grad_mode.scope("function", "checkpoint"):
+                out = self.function(*self.args, **self.kwargs)
+        finally:
+            STATE.kept, _active = outer, _active - 1
+        if outer is not None:             # inside keep_intermediates(): it sees them too
+            outer.extend(kept)
+        return out, [t.grad_fn for t in kept]
+
+    def drop(self, nodes: list) -> None:
+        """Free what the first run's nodes saved: each can now only get it back from here."""
+        from ..tensor import Tensor
+        self.nodes = nodes
+        seen = set()
+        for node in nodes:
+            node._saved, node._freed, node._checkpoint = (), self, self
+            for p in node.parents:
+                if isinstance(p, Tensor) and id(p) not in seen:
+                    seen.add(id(p))
+                    self.leaves.append((p, p.data))
+
+    def recompute(self) -> None:
+        """Run the block again and give each first-run node its second run's saved arrays."""
+        for leaf, array in self.leaves:
+            if leaf.data is not array:
+                raise CheckpointError(
+                    f"checkpoint: a tensor the block read, of shape {tuple(leaf.shape)}, was "
+                    "changed in place between forward and backward; rerunning the block would "
+                    "use its new values. Run backward before changing it (optimizer.step())")
+        after = default_generator.get_state()
+        if self.rng is not None:
+            default_generator.set_state(self.rng)
+        _, recompute_context = _contexts(self.context_fn)
+        try:
+            with grad_mode.enable_grad(), recompute_context:
+                _, again = self.run()
+        finally:
+            default_generator.set_state(after)
+        if self.determinism_check == "default":
+            self._compare(again)
+        for first, second in zip(self.nodes, again):
+            first._saved, first._freed = second._saved, False
+
+    def _compare(self, again: list) -> None:
+        for k, (first, second) in enumerate(zip(self.nodes, again)):
+            if _facts(first) != _facts(second):
+                self._mismatch(f"op {k} was {_show(_facts(first))} the first time and "
+                               f"{_show(_facts(second))} the second", again)
+        if len(again) != len(self.nodes):
+            self._mismatch(f"the first run recorded {len(self.nodes)} ops, the second "
+                           f"{len(again)}", again)
+
+    def _mismatch(self, what: str, again: list) -> None:
+        message = (f"checkpoint: the block's second run differs from its first: {what}. The "
+                   "block must record the same ops each time: keep preserve_rng_state=True "
+                   "for random ops, and do not branch on state that changes between forward "
+                   "and backward")
+        if self.debug:
+            message += ("\nfirst run:  " + ", ".join(_show(_facts(n)) for n in self.nodes)
+                        + "\nsecond run: " + ", ".join(_show(_facts(n)) for n in again))
+        else:
+            message += " (debug=True lists both runs' ops)"
+        raise CheckpointError(message)
+
+
+def _facts(node) -> tuple:
+    return node.fn.op_name(), tuple(node.out_shape), str(node.out_dtype)
+
+
+def _show(facts: tuple) -> str:
+    name, shape, dtype = facts
+    return f"{name} -> {shape} {dtype}"
+
+
+def _contexts(context_fn: Callable) -> tuple:
+    contexts = context_fn()
+    if not (isinstance(contexts, tuple) and len(contexts) == 2):
+        raise TypeError("checkpoint: context_fn must return two context managers (one for "
+                        f"the first run, one for the second), got {type(contexts).__name__}")
+    return contexts
+
+
+def _check_options(use_reentrant, context_fn, determinism_check, debug, early_stop,
+                   preserve_rng_state) -> None:
+    if use_reentrant is not None and not isinstance(use_reentrant, bool):
+        raise TypeError(f"checkpoint: use_reentrant must be True or False, got {use_reentrant!r}")
+    if use_reentrant:
+        raise ValueError(
+            "checkpoint: use_reentrant=True is not supported: tinyffn implements PyTorch's "
+            "non-reentrant form, which PyTorch recommends; pass use_reentrant=False")
+    if determinism_check not in DETERMINISM_CHECKS:
+        raise ValueError(f"checkpoint: determinism_check={determinism_check!r} is not one of "
+                         f"{', '.join(map(repr, DETERMINISM_CHECKS))}")
+    if not callable(context_fn):
+        raise TypeError(f"checkpoint: context_fn must be callable, got {type(context_fn).__name__}")
+    for name, value in (("debug", debug), ("early_stop", early_stop),
+                        ("preserve_rng_state", preserve_rng_state)):
+        if not isinstance(value, bool):
+            raise TypeError(f"checkpoint: {name} must be True or False, got {value!r}")
