@@ -194,8 +194,8 @@ def keep_freed_memory() -> bool:
 
     An FFN step allocates and frees the same few (T, d_ff) arrays every step. By default
     glibc hands blocks that large back to the OS (munmap, or trimming the heap) and the
-    next step faults every page in again: about 3,000 page faults and 30% of a ReLU step
-    at (T, d) = (512, 256) on a 2-core machine, measured with benchmarks/run.py. Keeping
+    next step faults every page in again: about 1,600 page faults and 30% of a ReLU step
+    at (T, d) = (512, 256) on a 2-core machine (getrusage's count, around a step). Keeping
     the memory makes the step reuse warm pages, as PyTorch's CPU runs do. The cost: the
     process keeps its peak memory until it exits. Called when the CPU backend is first
     used; set the environment variable ``TINYFFN_KEEP_FREED_MEMORY=0`` to leave malloc
