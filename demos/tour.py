@@ -1,4 +1,4 @@
-"""A tour of the feed-forward block in five demos, about 20 seconds on a 2-core CPU.
+"""A tour of the feed-forward block in five demos, about 13 seconds on a 2-core CPU.
 
     python demos/tour.py [--device cpu|cuda] [--out DIR] [--quick]
 
