@@ -1,5 +1,5 @@
-"""The PyTorch-parity tests that test_torch_functions.py, test_sorting.py,
-test_more_functions.py and test_functional_extra.py share, written once.
+"""The PyTorch-parity tests that twenty test files share (test_torch_functions.py,
+test_sorting.py, test_more_functions.py, test_functional_extra.py, ...), written once.
 
 Such a file holds a table ``CASES`` of calls (``"sum(x, 1)"``), each written once and
 run twice: by its ``run(module, case, **tensor_kwargs)``, with the names and inputs of
