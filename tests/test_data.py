@@ -235,7 +235,7 @@ def test_batches_and_lengths_are_pytorchs_live():
     ({"shuffle": "yes"}, TypeError, "shuffle must be True or False"),
     ({"drop_last": 1}, TypeError, "drop_last must be True or False"),
     ({"collate_fn": 3}, TypeError, "collate_fn must be callable, got int"),
-    ({"sampler": None}, TypeError, "unexpected keyword argument 'sampler'"),
+    ({"timeout": 5}, TypeError, "unexpected keyword argument 'timeout'"),   # worker option
 ])
 def test_loader_refusals(kwargs, error, match):
     with pytest.raises(error, match=match):

@@ -396,7 +396,8 @@ REEXPORTED = {"tinyffn.optim.lr_scheduler": ("tinyffn.lr_scheduler_extra",
               "tinyffn.optim": ("tinyffn.optim_extra", "tinyffn.optim_more",
                                 "tinyffn.optim_lbfgs"),
               "tinyffn.nn": ("tinyffn.activation_modules",),
-              "tinyffn.functional": ("tinyffn.functional_extra", "tinyffn.attention")}
+              "tinyffn.functional": ("tinyffn.functional_extra", "tinyffn.attention"),
+              "tinyffn.utils.data": ("tinyffn.utils.dataset", "tinyffn.utils.sampler")}
 
 
 def defined_names(module_name: str) -> list[str]:

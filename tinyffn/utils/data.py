@@ -7,12 +7,15 @@ epoch::
     for xb, yb in loader:               # xb: (32, d), yb: (32,), the last batch shorter
         ...
 
-Only what a loop over tensors in memory needs: one process (``num_workers=0``), the
-dataset's order or a shuffled one (no samplers), and PyTorch's ``default_collate``, which
-stacks the samples of a batch into tensors. A shuffled order is a permutation drawn from
-``generator=`` (a :class:`tinyffn.Generator`) or else the one :func:`tinyffn.manual_seed`
-seeds, anew at the start of each epoch, so a seed gives the same batches again (not
-PyTorch's batches: its generator differs). Nothing here is
+One process (``num_workers=0``: there are no workers, so :func:`get_worker_info` is
+None), PyTorch's samplers (``sampler=``, ``batch_sampler=``; ``shuffle=True`` is a
+:class:`RandomSampler`), PyTorch's ``default_collate``, which stacks the samples of a
+batch into tensors, and ``default_convert`` for unbatched samples. The samplers live in
+``sampler.py``, ``Dataset``, ``IterableDataset`` and the datasets that combine others
+in ``dataset.py``; this module gathers them under torch's names. A shuffled order is a
+permutation drawn from ``generator=`` (a :class:`tinyffn.Generator`) or else the one
+:func:`tinyffn.manual_seed` seeds, anew at the start of each epoch, so a seed gives the
+same batches again (not PyTorch's batches: its generator differs). Nothing here is
 differentiable in itself: a batch is an indexing (``getitem``) of the dataset's tensors,
 and a ``stack`` of the samples, which the graph records if they require grad.
 """
@@ -28,19 +31,14 @@ from ..arguments import _is_int, type_name
 from ..generators import generator as seeded_generator
 from ..creation import stack, tensor
 from ..tensor import Tensor
+from .dataset import ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset
+from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
+                      SubsetRandomSampler, WeightedRandomSampler)
 
-__all__ = ["Dataset", "TensorDataset", "Subset", "random_split", "DataLoader",
-           "default_collate"]
-
-
-class Dataset:
-    """A map-style dataset, as ``torch.utils.data.Dataset``: subclass it with
-    ``__getitem__(index)``, a sample, and ``__len__()``, how many there are; a
-    :class:`DataLoader` asks for indices 0 .. len - 1."""
-
-    def __getitem__(self, index: int) -> Any:
-        raise NotImplementedError(f"{type(self).__name__}: a Dataset subclass must define "
-                                  "__getitem__(index), returning one sample")
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "ChainDataset",
+           "StackDataset", "Subset", "random_split", "Sampler", "SequentialSampler",
+           "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler",
+           "DataLoader", "default_collate", "default_convert", "get_worker_info"]
 
 
 class TensorDataset(Dataset):
@@ -157,19 +155,29 @@ def default_collate(batch: list) -> Any:
                     f"dicts or sequences of them, got {type_name(elem)}; pass collate_fn")
 
 
-def _converted(sample: Any) -> Any:
-    """A sample of an unbatched loader, as PyTorch's ``default_convert``: NumPy arrays and
-    numbers as tensors, inside dicts, lists and tuples too; a tuple as a list (a namedtuple
-    stays one); the rest as it is."""
-    if isinstance(sample, (np.ndarray, np.number, np.bool_)):
-        return tensor(sample)
-    if isinstance(sample, collections.abc.Mapping):
-        return type(sample)({key: _converted(value) for key, value in sample.items()})
-    if isinstance(sample, tuple) and hasattr(sample, "_fields"):
-        return type(sample)(*[_converted(s) for s in sample])
-    if isinstance(sample, (tuple, list)):
-        return [_converted(s) for s in sample]
-    return sample
+def default_convert(data: Any) -> Any:
+    """One sample made of tensors, as PyTorch's ``default_convert`` (what a DataLoader with
+    ``batch_size=None`` gives each sample to): NumPy arrays and numbers become tensors of
+    their dtype, inside dicts, lists and tuples too; a tuple becomes a list (a namedtuple
+    stays one); tensors, Python numbers, strings and arrays of strings or objects stay as
+    they are."""
+    if isinstance(data, np.ndarray) and data.dtype.kind not in "SaUO" or \
+            isinstance(data, (np.number, np.bool_)):
+        return tensor(data)
+    if isinstance(data, collections.abc.Mapping):
+        return type(data)({key: default_convert(value) for key, value in data.items()})
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*[default_convert(d) for d in data])
+    if isinstance(data, (tuple, list)):
+        return [default_convert(d) for d in data]
+    return data
+
+
+def get_worker_info() -> None:
+    """None, as ``torch.utils.data.get_worker_info()`` returns in the main process: tinyffn
+    makes every batch there (a DataLoader has no worker processes), so an
+    IterableDataset that splits its stream by worker reads all of it."""
+    return None
 
 
 class DataLoader:
@@ -179,27 +187,33 @@ class DataLoader:
     the list of its samples: for a TensorDataset, a list of tensors (B, ...), one per
     tensor. ``len(loader)`` is the number of batches: ceil(n / batch_size), or
     floor with ``drop_last=True`` (which leaves out a last, shorter batch).
-    ``batch_size=None`` yields the samples one by one, unbatched (a tuple as a list, as
-    PyTorch's ``default_convert`` gives it, or ``collate_fn`` of each).
+    ``batch_size=None`` yields the samples one by one, unbatched (each through
+    :func:`default_convert`, or ``collate_fn``).
 
-    ``shuffle=True``: each epoch (each ``iter(loader)``) visits the samples in a new
-    order, a permutation drawn from ``generator``, else from the one ``manual_seed``
-    seeds. A TensorDataset
-    with the default collate is read with one ``index_select`` (a ``getitem``) per tensor
-    and batch, ``x[idx]``, which gives what stacking the samples gives. The arguments
-    after ``shuffle`` are keyword-only (PyTorch's positional order runs through samplers
-    tinyffn leaves out):
-    ``num_workers`` only 0 (one process: tensors in memory need no workers),
-    ``pin_memory`` is accepted and changes nothing (copies to the GPU are complete when
-    they return)."""
+    The order, as PyTorch's: ``sampler`` (an iterable of indices) if given, else a
+    :class:`RandomSampler` of ``generator`` with ``shuffle=True`` (a new permutation each
+    epoch, from ``generator``, else from the one ``manual_seed`` seeds), else a
+    :class:`SequentialSampler`; a :class:`BatchSampler` groups it into batches.
+    ``batch_sampler`` (an iterable of lists of indices) replaces both, and then
+    ``batch_size``, ``shuffle``, ``sampler`` and ``drop_last`` must be left as they are.
+    An :class:`IterableDataset` is read in the order it yields, batch_size samples at a
+    time (no sampler, no shuffle). A TensorDataset with the default collate is read with
+    one ``index_select`` (a ``getitem``) per tensor and batch, ``x[idx]``, which gives
+    what stacking the samples gives. ``num_workers`` only 0 (one process: tensors in
+    memory need no workers), ``pin_memory`` is accepted and changes nothing (copies to
+    the GPU are complete when they return); ``generator`` is keyword-only, as PyTorch's
+    worker options before it are not taken."""
 
-    def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool | None = False,
-                 *, num_workers: int = 0, collate_fn: Callable | None = None,
-                 pin_memory: bool = False, drop_last: bool = False, generator: Any = None):
-        if not (hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")):
+    def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool | None = None,
+                 sampler: Any = None, batch_sampler: Any = None, num_workers: int = 0,
+                 collate_fn: Callable | None = None, pin_memory: bool = False,
+                 drop_last: bool = False, *, generator: Any = None):
+        iterable = isinstance(dataset, IterableDataset)
+        if not iterable and not hasattr(dataset, "__getitem__"):
             raise TypeError(f"DataLoader: dataset must have __getitem__ and __len__ (a "
-                            f"TensorDataset, or a Dataset subclass), got {type_name(dataset)}; "
-                            "iterable-style datasets are not in tinyffn")
+                            f"TensorDataset, or a Dataset subclass), or be an "
+                            f"IterableDataset, got {type_name(dataset)}; wrap a stream in an "
+                            "IterableDataset subclass whose __iter__ yields the samples")
         if batch_size is not None and not (_is_int(batch_size) and batch_size > 0):
             raise ValueError(f"DataLoader: batch_size should be a positive integer value (or "
                              f"None, for samples one by one), but got batch_size={batch_size!r}")
@@ -216,35 +230,88 @@ class DataLoader:
                              "main process; pass num_workers=0 (tensors in memory need no "
                              "workers)")
         seeded_generator(generator, "DataLoader")          # refuses what is no Generator
-        self.generator = generator
         if collate_fn is not None and not callable(collate_fn):
             raise TypeError(f"DataLoader: collate_fn must be callable, got "
                             f"{type_name(collate_fn)}")
+        self._check_order(dataset, iterable, batch_size, shuffle, sampler, batch_sampler,
+                          drop_last)
+        if batch_sampler is not None:
+            batch_size, drop_last = None, False
+        if sampler is None and not iterable:
+            sampler = RandomSampler(dataset, generator=generator) if shuffle else \
+                SequentialSampler(dataset)
+        if batch_size is not None and not iterable:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         self.dataset, self.batch_size, self.shuffle = dataset, batch_size, bool(shuffle)
+        self.sampler, self.batch_sampler, self.generator = sampler, batch_sampler, generator
         self.drop_last, self.num_workers, self.pin_memory = drop_last, 0, pin_memory
-        self.collate_fn = default_collate if collate_fn is None else collate_fn
-        self._custom = collate_fn is not None
+        batched = batch_sampler is not None or (iterable and batch_size is not None)
+        self.collate_fn = collate_fn if collate_fn is not None else \
+            default_collate if batched else default_convert
+
+    @staticmethod
+    def _check_order(dataset, iterable, batch_size, shuffle, sampler, batch_sampler,
+                     drop_last) -> None:
+        """PyTorch's refusals of order options that contradict each other."""
+        if batch_size is None and drop_last:
+            raise ValueError("DataLoader: batch_size=None option disables auto-batching and "
+                             "is mutually exclusive with drop_last")
+        if iterable:
+            for name, value in (("shuffle", shuffle), ("sampler", sampler),
+                                ("batch_sampler", batch_sampler)):
+                if value is not None and value is not False:
+                    raise ValueError(f"DataLoader with IterableDataset: expected unspecified "
+                                     f"{name} option, but got {name}={value!r}; the stream's "
+                                     "own order is the order (shuffle inside its __iter__)")
+            return
+        if sampler is not None and shuffle:
+            raise ValueError("DataLoader: sampler option is mutually exclusive with shuffle: "
+                             "the sampler gives the order; leave shuffle out (a RandomSampler "
+                             "shuffles)")
+        if batch_sampler is not None and (batch_size != 1 or shuffle or sampler is not None
+                                          or drop_last):
+            raise ValueError("DataLoader: batch_sampler option is mutually exclusive with "
+                             "batch_size, shuffle, sampler, and drop_last: the batch sampler "
+                             "gives each batch's indices; give those to it (BatchSampler("
+                             "sampler, batch_size, drop_last))")
+        if batch_sampler is None and sampler is None and not hasattr(dataset, "__len__"):
+            raise TypeError(f"DataLoader: dataset ({type(dataset).__name__}) has no __len__, "
+                            "which the default samplers need; define it, or pass sampler= "
+                            "or batch_sampler=")
 
     def __len__(self) -> int:
-        n = len(self.dataset)
-        if self.batch_size is None:
-            return n
-        return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
+        if isinstance(self.dataset, IterableDataset):
+            n, b = len(self.dataset), self.batch_size
+            return n if b is None else n // b if self.drop_last else math.ceil(n / b)
+        return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
 
     def __iter__(self):
-        n = len(self.dataset)
-        order = seeded_generator(self.generator, "DataLoader").permutation(n) if self.shuffle \
-            else np.arange(n)
-        if self.batch_size is None:                 # unbatched: each sample converted
-            for i in order:
-                yield self.collate_fn(self.dataset[int(i)]) if self._custom else \
-                    _converted(self.dataset[int(i)])
+        if isinstance(self.dataset, IterableDataset):
+            yield from self._stream()
+            return
+        if self.batch_sampler is None:              # unbatched: each sample converted
+            for i in self.sampler:
+                yield self.collate_fn(self.dataset[i])
             return
         whole = type(self.dataset) is TensorDataset and self.collate_fn is default_collate
-        for start in range(0, len(self) * self.batch_size, self.batch_size):
-            idx = order[start:start + self.batch_size]                  # (B,)
-            if whole:                  # one getitem per tensor: what stacking the rows gives
-                yield [t.index_select(0, tensor(idx, device=t.device))         # (B, ...)
-                       for t in self.dataset.tensors]
+        for idx in self.batch_sampler:                                  # (B,) indices
+            if whole and all(_is_int(i) and 0 <= i < len(self.dataset) for i in idx):
+                idx = np.asarray(idx, dtype=np.int64)  # one getitem per tensor: what
+                yield [t.index_select(0, tensor(idx, device=t.device))  # stacking gives
+                       for t in self.dataset.tensors]                   # (B, ...) each
+            elif callable(getattr(self.dataset, "__getitems__", None)):
+                yield self.collate_fn(self.dataset.__getitems__(list(idx)))
             else:
-                yield self.collate_fn([self.dataset[int(i)] for i in idx])
+                yield self.collate_fn([self.dataset[i] for i in idx])
+
+    def _stream(self):
+        """The batches of an IterableDataset: batch_size samples at a time, as they come."""
+        samples = iter(self.dataset)
+        if self.batch_size is None:
+            for sample in samples:
+                yield self.collate_fn(sample)
+            return
+        while batch := [s for _, s in zip(range(self.batch_size), samples)]:
+            if self.drop_last and len(batch) < self.batch_size:
+                return
+            yield self.collate_fn(batch)
