@@ -274,7 +274,9 @@ def randint(low: int = 0, high: int | None = None, size: Sequence[int] | None = 
             requires_grad: bool = False) -> Tensor:
     """Integers drawn uniformly from [low, high), of shape ``size``, as ``torch.randint``:
     ``randint(high, size)`` or ``randint(low, high, size)``; int64 unless ``dtype`` says
-    otherwise. Drawn as :func:`randn` draws."""
+    otherwise. Drawn as :func:`randn` draws. A float dtype holds the draws within the
+    integers it holds exactly (|n| <= 2^24 for float32, 2^11 for float16), as for
+    ``randint_like`` and ``random_``; PyTorch warns past them (float16: refuses)."""
     if size is None:                    # randint(high, size): two given by position
         low, high, size = 0, low, high
     elif high is None:                  # randint(high, size=...)
@@ -288,6 +290,9 @@ def randint(low: int = 0, high: int | None = None, size: Sequence[int] | None = 
     dtype = dtype or "int64"
     for name, v in (("low", low), ("high - 1 =", high - 1)):
         _check_fits("randint", name, v, dtype)
+    if np.dtype(backends.dtype_name(dtype)).kind == "f":     # past 2^24, float32 rounds
+        from .random_sampling import _integer_range          # (it imports this module)
+        _integer_range("randint", backends.dtype_name(dtype), low, high)
     rng = _generator(generator, "randint")
     return _filled(rng.integers(low, high, size=shape), dtype, device, requires_grad)
 
