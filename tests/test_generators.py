@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import tinyffn
+from tinyffn.backend import dtype_name
 from tinyffn import nn
 from tinyffn.utils.data import DataLoader, TensorDataset, random_split
 
@@ -91,13 +92,13 @@ def test_get_state_and_set_state_resume_a_stream():
     g = tinyffn.Generator().manual_seed(1)
     tinyffn.randn(5, generator=g)
     state = g.get_state()
-    assert state.dtype == np.uint8 and state.shape == (37,)
+    assert state.dtype == np.uint8 and state.shape == (45,)
     a = tinyffn.randn(4, generator=g).numpy()
     assert g.set_state(state) is g
     np.testing.assert_array_equal(tinyffn.randn(4, generator=g).numpy(), a)
     tinyffn.set_rng_state(state)                # one generator's state fits another
     np.testing.assert_array_equal(tinyffn.randn(4).numpy(), a)
-    with pytest.raises(ValueError, match="set_state: takes the uint8 tensor of 37 entries"):
+    with pytest.raises(ValueError, match="set_state: takes the uint8 tensor of 45 entries"):
         g.set_state(tinyffn.zeros(5))
 
 
@@ -179,18 +180,19 @@ def test_a_state_with_a_buffered_32_bit_draw_resumes_exactly():
     raw = state.numpy().tobytes()
     assert int.from_bytes(raw[:16], "little") == s["state"]["state"]
     assert int.from_bytes(raw[16:32], "little") == s["state"]["inc"]
-    assert raw[32] == s["has_uint32"] and int.from_bytes(raw[33:], "little") == s["uinteger"]
+    assert raw[32] == s["has_uint32"] and int.from_bytes(raw[33:37], "little") == s["uinteger"]
+    assert int.from_bytes(raw[37:], "little") == 0                  # the seed, 8 bytes
 
 
 @pytest.mark.parametrize("make, match", [
     (lambda good: tinyffn.tensor(np.concatenate([good.numpy(), [0]]).astype(np.uint8)),
-     r"got a uint8 tensor of shape \(38,\)$"),
-    (lambda good: good.to(dtype=tinyffn.float64), r"got a float64 tensor of shape \(37,\)$"),
+     r"got a uint8 tensor of shape \(46,\)$"),
+    (lambda good: good.to(dtype=tinyffn.float64), r"got a float64 tensor of shape \(45,\)$"),
     (lambda good: tinyffn.zeros(37, dtype=tinyffn.uint8),
      r"got a uint8 tensor of shape \(37,\) whose increment \(bytes 16 to 31\) is even, which "
      r"no PCG64 state has"),
     (lambda good: tinyffn.tensor(np.concatenate([good.numpy()[:32], [2], good.numpy()[33:]])
-                                 .astype(np.uint8)), r"got a uint8 tensor of shape \(37,\)$"),
+                                 .astype(np.uint8)), r"got a uint8 tensor of shape \(45,\)$"),
     (lambda good: tinyffn.zeros(5056, dtype=tinyffn.uint8),
      r"got a uint8 tensor of shape \(5056,\); PyTorch's state \(5056 bytes\) is of its "
      r"Mersenne Twister"),
@@ -200,7 +202,7 @@ def test_a_state_that_is_not_one_is_refused(make, match):
     good = tinyffn.Generator().manual_seed(0).get_state()
     g = tinyffn.Generator().manual_seed(1)
     before = g.get_state().numpy()
-    with pytest.raises(ValueError, match=re.escape("set_state: takes the uint8 tensor of 37 "
+    with pytest.raises(ValueError, match=re.escape("set_state: takes the uint8 tensor of 45 "
                                                    "entries that tinyffn.get_rng_state() returns, ")
                        + match):
         g.set_state(make(good))
@@ -243,3 +245,126 @@ def test_get_rng_state_is_the_default_generators():
     a = tinyffn.randn(3).numpy()
     tinyffn.set_rng_state(state)
     np.testing.assert_array_equal(tinyffn.randn(3).numpy(), a)
+
+
+# ----------------------------------------------------------------------------- torch 2.13's
+# behaviour, checked there first: hasattr(torch.Generator(), "clone_state") is True;
+# torch.manual_seed(1.0) seeds 1 (it calls int(seed), so 1.5 seeds 1 too) while
+# torch.Generator().manual_seed(1.0) raises "manual_seed expected a long, but got float";
+# a state given to set_state brings its seed (initial_seed() is then the seed of the
+# generator the state came from); torch.randint(0, 2**24 + 2, dtype=float32) warns "to - 1
+# is out of bounds [-(2^24), 2^24]" and float16 past 2^11 raises.
+def test_clone_state_draws_what_the_generator_would_draw_next():
+    g = tinyffn.Generator().manual_seed(5)
+    tinyffn.randn(3, generator=g)
+    c = g.clone_state()
+    assert isinstance(c, tinyffn.Generator) and c is not g
+    assert c.initial_seed() == 5 and c.device == g.device
+    a = tinyffn.randn(4, generator=c).numpy()
+    np.testing.assert_array_equal(tinyffn.randn(4, generator=g).numpy(), a)
+    reference = np.random.default_rng(5)                # the seed's PCG64, 3 + 4 draws on
+    reference.standard_normal(3)
+    np.testing.assert_array_equal(a, reference.standard_normal(4).astype(np.float32))
+    tinyffn.randn(2, generator=c)                       # the two go on apart
+    np.testing.assert_array_equal(tinyffn.randn(1, generator=g).numpy(),
+                                  reference.standard_normal(1).astype(np.float32))
+    assert tinyffn.Generator(device="strict").clone_state().device == "strict"
+
+
+def test_clone_state_is_torchs_live():
+    torch = pytest.importorskip("torch")
+    g = torch.Generator().manual_seed(5)
+    torch.randn(3, generator=g)
+    c = g.clone_state()
+    assert c is not g and c.initial_seed() == 5
+    assert torch.randn(4, generator=c).tolist() == torch.randn(4, generator=g).tolist()
+
+
+def test_manual_seed_takes_a_whole_float_as_torch_and_refuses_a_fraction():
+    a = tinyffn.randn(3, generator=tinyffn.manual_seed(1.0)).numpy()
+    assert tinyffn.initial_seed() == 1 and isinstance(tinyffn.initial_seed(), int)
+    np.testing.assert_array_equal(a, tinyffn.randn(3, generator=tinyffn.manual_seed(1)).numpy())
+    assert tinyffn.manual_seed(np.float64(2.0)).initial_seed() == 2
+    assert tinyffn.manual_seed(-1.0).initial_seed() == 2 ** 64 - 1              # as torch
+    with pytest.raises(TypeError, match=r"manual_seed: seed must be an integer, got 1\.5, a "
+                                        r"fraction \(PyTorch truncates it to 1\)"):
+        tinyffn.manual_seed(1.5)
+    with pytest.raises(TypeError, match=r"manual_seed: seed must be an integer, got nan; pass"):
+        tinyffn.manual_seed(float("nan"))
+    with pytest.raises(TypeError, match="manual_seed: seed must be an integer, got float"):
+        tinyffn.Generator().manual_seed(1.0)            # as torch.Generator's
+    tinyffn.cuda.manual_seed(3.0)
+    assert tinyffn.initial_seed() == 3
+
+
+def test_manual_seed_of_a_float_is_torchs_live():
+    torch = pytest.importorskip("torch")
+    before = torch.get_rng_state()
+    try:
+        assert torch.manual_seed(1.0).initial_seed() == 1
+        assert torch.manual_seed(-1.0).initial_seed() == 2 ** 64 - 1
+        assert torch.manual_seed(1.5).initial_seed() == 1     # truncated: tinyffn refuses
+        with pytest.raises(RuntimeError, match="expected a long, but got float"):
+            torch.Generator().manual_seed(1.0)
+    finally:
+        torch.set_rng_state(before)
+
+
+def test_the_state_carries_the_seed_as_torchs():
+    g = tinyffn.Generator().manual_seed(5)
+    tinyffn.randn(2, generator=g)
+    state = g.get_state()
+    assert int.from_bytes(bytes(state.numpy()[37:]), "little") == 5
+    other = tinyffn.Generator().manual_seed(7).set_state(state)
+    assert other.initial_seed() == 5
+    np.testing.assert_array_equal(tinyffn.randn(3, generator=other).numpy(),
+                                  tinyffn.randn(3, generator=g).numpy())
+    tinyffn.manual_seed(9)
+    tinyffn.set_rng_state(state)
+    assert tinyffn.initial_seed() == 5
+    big = tinyffn.Generator().manual_seed(2 ** 64 - 1).get_state()           # 8 bytes hold it
+    assert tinyffn.Generator().set_state(big).initial_seed() == 2 ** 64 - 1
+    old = tinyffn.tensor(state.numpy()[:37])    # 37 bytes, as tinyffn wrote before: the
+    legacy = tinyffn.Generator().manual_seed(9).set_state(old)     # draws, and no seed
+    assert legacy.initial_seed() == 9
+    g.set_state(state)
+    np.testing.assert_array_equal(tinyffn.randn(3, generator=legacy).numpy(),
+                                  tinyffn.randn(3, generator=g).numpy())
+
+
+def test_the_state_carries_the_seed_in_torch_live():
+    torch = pytest.importorskip("torch")
+    state = torch.Generator().manual_seed(5).get_state()
+    assert torch.Generator().manual_seed(7).set_state(state).initial_seed() == 5
+
+
+@pytest.mark.parametrize("dtype, low, high, ok", [
+    ("float32", 0, 2 ** 24 + 1, True), ("float32", -2 ** 24, 0, True),
+    ("float32", 0, 2 ** 24 + 2, False), ("float32", -2 ** 24 - 1, 0, False),
+    ("float16", 0, 2 ** 11 + 1, True), ("float16", 0, 2 ** 11 + 2, False),
+    ("float64", 0, 2 ** 53 + 1, True), ("float64", 0, 2 ** 53 + 2, False)])
+def test_randint_into_a_float_dtype_stays_within_its_exact_integers_as_randint_like(
+        dtype, low, high, ok):
+    """The bounds of randint_like and random_: every integer drawn is one the dtype holds
+    exactly (float32 rounds 2^24 + 1 to 2^24)."""
+    like = tinyffn.zeros(1, dtype=dtype)
+    if ok:
+        x = tinyffn.randint(low, high, (50,), dtype=dtype)
+        assert dtype_name(x.dtype) == dtype
+        assert low <= x.numpy().astype(np.float64).min() and x.numpy().max() <= high - 1
+        tinyffn.randint_like(like, low, high)
+        return
+    match = (r"outside the integers " + dtype + r" holds exactly \(-" +
+             str(2 ** (np.finfo(dtype).nmant + 1)))
+    with pytest.raises(ValueError, match="randint: .*" + match):
+        tinyffn.randint(low, high, (2,), dtype=dtype)
+    with pytest.raises(ValueError, match="randint_like: .*" + match):
+        tinyffn.randint_like(like, low, high)
+
+
+def test_randint_past_float32s_exact_integers_warns_in_torch_live():
+    torch = pytest.importorskip("torch")
+    with pytest.warns(UserWarning, match=r"out of bounds \[-\(2\^24\), 2\^24\]"):
+        torch.randint(0, 2 ** 24 + 2, (2,), dtype=torch.float32)
+    with pytest.raises(RuntimeError, match="out of bounds for c10::Half"):
+        torch.randint(0, 2 ** 16, (2,), dtype=torch.float16)

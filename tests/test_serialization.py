@@ -273,7 +273,7 @@ def test_saving_and_resuming_gives_the_losses_of_training_straight_through(
 
 
 def test_the_generator_state_is_numpys_pcg64_state_and_draws_again_what_was_drawn():
-    """``get_rng_state()``: the 37 bytes of the PCG64 state NumPy's own generator, seeded and
+    """``get_rng_state()``: the 37 bytes of the PCG64 state (then the 8 of the seed) NumPy's own generator, seeded and
     drawn from alike, is in (an independent reference); ``set_rng_state`` gives it back,
     also with a buffered 32-bit half (``has_uint32``), after another seed."""
     tinyffn.manual_seed(7)
@@ -283,7 +283,7 @@ def test_the_generator_state_is_numpys_pcg64_state_and_draws_again_what_was_draw
     state = tinyffn.get_rng_state()
     raw = bytes(state.numpy())
     expected = reference.bit_generator.state
-    assert dtype_name(state.dtype) == "uint8" and state.shape == (37,)
+    assert dtype_name(state.dtype) == "uint8" and state.shape == (45,)
     assert int.from_bytes(raw[:16], "little") == expected["state"]["state"]
     assert int.from_bytes(raw[16:32], "little") == expected["state"]["inc"]
     drawn = [tinyffn.randn(3).tolist(), tinyffn.randperm(6).tolist(), tinyffn.rand(2).tolist()]
@@ -309,7 +309,7 @@ def test_pytorchs_generator_state_is_used_the_same_way():
     drawn = torch.randn(3).tolist()
     torch.set_rng_state(state)
     assert state.dtype == torch.uint8 and torch.randn(3).tolist() == drawn
-    with pytest.raises(ValueError, match=r"set_rng_state: takes the uint8 tensor of 37 entries "
+    with pytest.raises(ValueError, match=r"set_rng_state: takes the uint8 tensor of 45 entries "
                                          r"that tinyffn.get_rng_state\(\) returns, got a uint8 "
                                          r"tensor of shape \(5056,\); PyTorch's state"):
         tinyffn.set_rng_state(tinyffn.tensor(state.numpy()))
@@ -318,7 +318,7 @@ def test_pytorchs_generator_state_is_used_the_same_way():
 @pytest.mark.parametrize("bad", [tinyffn.zeros(37), tinyffn.zeros(36, dtype="uint8"),
                                  tinyffn.full((37,), 2, dtype="uint8"), [0] * 37])
 def test_set_rng_state_refuses_what_get_rng_state_does_not_give(bad):
-    with pytest.raises(ValueError, match=r"set_rng_state: takes the uint8 tensor of 37 entries"):
+    with pytest.raises(ValueError, match=r"set_rng_state: takes the uint8 tensor of 45 entries"):
         tinyffn.set_rng_state(bad)
 
 
