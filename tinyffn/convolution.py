@@ -51,111 +51,232 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     x_pad[n, c, t·stride + k·dilation], gx_pad[n, c, t·stride + k·dilation] +=
     Σ_o gy[n, o, t] W[o, c, k], gb = gy summed over n and t.
     """
-    x, w = _checked(input, weight, bias, groups)
-    stride, dilation = _single("stride", stride), _single("dilation", dilation)
-    left, right = _padding(padding, stride, dilation, w.shape[-1])
-    unbatched = x.ndim == 2
-    C_out, _, K = w.shape
-    with grad_mode.scope("function", "conv1d"):
+    return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def _conv(op: str, n: int, x: Any, w: Any, b: Any, stride: Any, padding: Any, dilation: Any,
+          groups: Any) -> Tensor:
+    """conv1d (n = 1) and conv2d (n = 2): pad, im2col, one matmul per group."""
+    x, w = _checked(op, n, x, w, b, groups)
+    K = tuple(w.shape[2:])
+    stride, dilation = _tuple("stride", stride, n, op), _tuple("dilation", dilation, n, op)
+    pads = _paddings(op, padding, stride, dilation, K)
+    unbatched, shape = x.ndim == n + 1, tuple(x.shape)
+    C_out, G = w.shape[0], groups
+    with grad_mode.scope("function", op):
         if unbatched:
-            x = x.unsqueeze(0)                                       # (1, C_in, L)
-        if left or right:
-            x = pad(x, (left, right))                                # (N, C_in, L_pad)
-        N, C_in, L_pad = x.shape
-        span = dilation * (K - 1) + 1                # input positions one output reads
-        if span > L_pad:
-            raise ValueError(
-                f"conv1d: the kernel spans {span} positions (kernel_size={K}, dilation="
-                f"{dilation}) but the padded input has {L_pad} (input {tuple(input.shape)}, "
-                f"padding ({left}, {right})); pad more, or use a shorter kernel")
-        L_out = (L_pad - span) // stride + 1
-        last = stride * (L_out - 1) + 1              # length of each window's slice
-        windows = stack([x[:, :, k * dilation:k * dilation + last:stride]   # (N, C_in, L_out)
-                         for k in range(K)], axis=2)                      # (N, C_in, K, L_out)
-        G = groups
-        cols = windows.reshape(N, G, (C_in // G) * K, L_out)     # (N, G, C_in/G·K, L_out)
-        w_flat = w.reshape(G, C_out // G, (C_in // G) * K)       # (G, C_out/G, C_in/G·K)
-        y = (w_flat @ cols).reshape(N, C_out, L_out)             # (N, G, C_out/G, L_out)
-        if bias is not None:
-            y = y + bias.reshape(C_out, 1)                       # (C_out, 1) over n and t
+            x = x.unsqueeze(0)                                    # (1, C_in, *S)
+        if any(left or right for left, right in pads):
+            x = pad(x, _pad_arg(pads))                            # (N, C_in, *S_pad)
+        out = _out_sizes(op, shape, x.shape[2:], K, dilation, stride, pads)
+        N, C_in = x.shape[:2]
+        cols = _im2col(x, K, dilation, stride, out)               # (N, C_in, *K, *out)
+        cols = cols.reshape(N, G, (C_in // G) * math.prod(K), math.prod(out))
+        w_flat = w.reshape(G, C_out // G, (C_in // G) * math.prod(K))  # (G, C_out/G, C_in/G·ΠK)
+        y = (w_flat @ cols).reshape(N, C_out, *out)               # (N, G, C_out/G, Πout)
+        if b is not None:
+            y = y + b.reshape(C_out, *(1,) * n)                   # (C_out, 1, ...) over n, t
         return y.squeeze(0) if unbatched else y
 
 
-def _checked(x: Any, w: Any, b: Any, groups: Any) -> tuple:
-    """PyTorch's checks of conv1d's tensors, with what to do."""
+def _im2col(x: Tensor, K: tuple, dilation: tuple, stride: tuple, out: tuple) -> Tensor:
+    """The windows of a padded x (lead..., *S) -> (lead..., *K, *out), one kernel axis at
+    a time: tap k of axis i is the strided slice k·dilation, k·dilation + stride, ... of
+    length out[i], stacked on a new axis. Axis by axis, 2-D needs kH + kW slices, not
+    kH·kW; windows[..., kh, kw, i, j] = x[..., i·sH + kh·dH, j·sW + kw·dW]."""
+    lead = x.ndim - len(K)
+    for i in range(len(K)):
+        axis, last = lead + 2 * i, stride[i] * (out[i] - 1) + 1   # the (i+1)-th spatial axis
+        at = (slice(None),) * axis
+        x = stack([x[at + (slice(k * dilation[i], k * dilation[i] + last, stride[i]),)]
+                   for k in range(K[i])], axis=lead + i)          # (lead, K_≤i, out_≤i, S_>i)
+    return x
+
+
+def _out_sizes(op: str, shape: tuple, padded: tuple, K: tuple, dilation: tuple,
+               stride: tuple, pads: tuple) -> tuple:
+    """Each output length, (S_pad - span) // stride + 1; refused where the kernel does
+    not fit."""
+    out = []
+    for i, (S, k, d, s) in enumerate(zip(padded, K, dilation, stride)):
+        span = d * (k - 1) + 1                        # input positions one output reads
+        if span > S:
+            unit = "positions" if len(K) == 1 else ("rows", "columns")[i]
+            raise ValueError(
+                f"{op}: the kernel spans {span} {unit} (kernel_size={k}, dilation={d}) but "
+                f"the padded input has {S} (input {shape}, padding {pads[i]}); pad more, or "
+                "use a shorter kernel")
+        out.append((S - span) // s + 1)
+    return tuple(out)
+
+
+def _pad_arg(pads: tuple) -> tuple:
+    """((left, right) per axis, first axis first) -> F.pad's order, last axis first."""
+    return tuple(c for pair in reversed(pads) for c in pair)
+
+
+_LAYOUT = {1: ("(N, C_in, L)", "(C_in, L)", "for one sequence of channels use x.unsqueeze(0)",
+               "(C_out, C_in/groups, kernel_size)",
+               "a Linear's (out, in) weight is w.unsqueeze(-1) as a kernel of size 1",
+               "channels come before length: (N, C_in, L), so a (N, L, C) tensor needs "
+               "x.transpose(1, 2)"),
+           2: ("(N, C_in, H, W)", "(C_in, H, W)", "for one image of one channel use "
+               "x.unsqueeze(0)", "(C_out, C_in/groups, kH, kW)",
+               "a Linear's (out, in) weight is w[:, :, None, None] as a 1×1 kernel",
+               "channels come before height and width: (N, C_in, H, W), so a (N, H, W, C) "
+               "image needs x.permute(0, 3, 1, 2)")}
+
+
+def _checked(op: str, n: int, x: Any, w: Any, b: Any, groups: Any) -> tuple:
+    """PyTorch's checks of a convolution's tensors, with what to do."""
+    xs, xu, hint, ws, w_hint, c_hint = _LAYOUT[n]
     for name, t in (("input", x), ("weight", w)) + ((("bias", b),) if b is not None else ()):
         if not isinstance(t, Tensor):
-            raise TypeError(f"conv1d: {name} must be a tinyffn Tensor, got {type_name(t)}; "
+            raise TypeError(f"{op}: {name} must be a tinyffn Tensor, got {type_name(t)}; "
                             "wrap it with tinyffn.tensor(...)")
-    if x.ndim not in (2, 3):
-        raise ValueError(f"conv1d: input must be 3-D (N, C_in, L) or unbatched 2-D (C_in, L), "
-                         f"got shape {tuple(x.shape)}; for one sequence of channels use "
-                         "x.unsqueeze(0)")
-    if w.ndim != 3:
-        raise ValueError(f"conv1d: weight must be 3-D (C_out, C_in/groups, kernel_size), got "
-                         f"shape {tuple(w.shape)}; a Linear's (out, in) weight is "
-                         "w.unsqueeze(-1) as a kernel of size 1")
+    if x.ndim not in (n + 1, n + 2):
+        raise ValueError(f"{op}: input must be {n + 2}-D {xs} or unbatched {n + 1}-D {xu}, "
+                         f"got shape {tuple(x.shape)}; {hint}")
+    if w.ndim != n + 2:
+        raise ValueError(f"{op}: weight must be {n + 2}-D {ws}, got shape {tuple(w.shape)}; "
+                         f"{w_hint}")
     if not _is_int(groups) or groups < 1:
-        raise ValueError(f"conv1d: groups must be a positive integer, got {groups!r}")
-    C_out, C_per_group, K = w.shape
-    if K == 0:
-        raise ValueError(f"conv1d: weight of shape {tuple(w.shape)} has a kernel of size 0")
+        raise ValueError(f"{op}: groups must be a positive integer, got {groups!r}")
+    C_out, C_per_group = w.shape[:2]
+    if 0 in w.shape[2:]:
+        raise ValueError(f"{op}: weight of shape {tuple(w.shape)} has a kernel of size 0")
     if C_out % groups:
-        raise ValueError(f"conv1d: groups={groups} must divide the weight's C_out (weight "
+        raise ValueError(f"{op}: groups={groups} must divide the weight's C_out (weight "
                          f"shape {tuple(w.shape)}); give C_out a multiple of {groups}")
-    C_in = x.shape[-2]                          # (N, C_in, L) or (C_in, L)
+    C_in = x.shape[-n - 1]                      # (N, C_in, *S) or (C_in, *S)
     if C_in != C_per_group * groups:
         raise ValueError(
-            f"conv1d: input of shape {tuple(x.shape)} has {C_in} channels, but weight of "
+            f"{op}: input of shape {tuple(x.shape)} has {C_in} channels, but weight of "
             f"shape {tuple(w.shape)} with groups={groups} expects {C_per_group * groups} "
-            f"(C_in/groups = {C_per_group}); channels come before length: (N, C_in, L), "
-            "so a (N, L, C) tensor needs x.transpose(1, 2)")
+            f"(C_in/groups = {C_per_group}); {c_hint}")
     if b is not None and tuple(b.shape) != (C_out,):
-        raise ValueError(f"conv1d: bias must have shape (C_out,) = ({C_out},) for weight of "
+        raise ValueError(f"{op}: bias must have shape (C_out,) = ({C_out},) for weight of "
                          f"shape {tuple(w.shape)}, got {tuple(b.shape)}")
     for name, t in (("input", x), ("weight", w)) + ((("bias", b),) if b is not None else ()):
         if not t.backend.is_floating(t.dtype) and dtype_name(t.dtype) == dtype_name(x.dtype):
-            raise TypeError(f"conv1d: {name} has dtype {dtype_name(t.dtype)}; tinyffn's conv1d "
+            raise TypeError(f"{op}: {name} has dtype {dtype_name(t.dtype)}; tinyffn's {op} "
                             "takes floating-point tensors (PyTorch's also computes integers, "
                             "on the CPU only): cast the input, weight and bias with .float()")
         if not t.backend.is_floating(t.dtype) or dtype_name(t.dtype) != dtype_name(x.dtype):
-            raise TypeError(f"conv1d: {name} has dtype {dtype_name(t.dtype)} but input has "
+            raise TypeError(f"{op}: {name} has dtype {dtype_name(t.dtype)} but input has "
                             f"{dtype_name(x.dtype)}; the input, weight and bias must share "
                             "one floating dtype (as in PyTorch): cast with .to(dtype=...)")
     return x, w
 
 
-def _single(name: str, v: Any, op: str = "conv1d") -> int:
-    """``stride``, ``dilation`` or ``kernel_size``: a positive int or a 1-tuple of one."""
-    n = v[0] if isinstance(v, (tuple, list)) and len(v) == 1 else v
-    if not _is_int(n) or n < 1:
-        raise ValueError(f"{op}: {name} must be a positive integer or a 1-tuple of one, "
-                         f"got {v!r}")
-    return int(n)
+def _tuple(name: str, v: Any, n: int, op: str, least: int = 1) -> tuple:
+    """``stride``, ``dilation``, ``kernel_size``...: an int >= least, or an n-tuple of them."""
+    t = tuple(v) if isinstance(v, (tuple, list)) and len(v) == n else (v,) * n
+    if not all(_is_int(i) and i >= least for i in t):
+        kind = "a positive integer" if least == 1 else f"an int >= {least}"
+        raise ValueError(f"{op}: {name} must be {kind} or a {n}-tuple of "
+                         f"{'one' if n == 1 else 'them'}, got {v!r}")
+    return tuple(int(i) for i in t)
 
 
-def _padding(padding: Any, stride: int, dilation: int, K: int) -> tuple:
-    """(left, right) zeros: from an int or 1-tuple, 'valid' (none) or 'same'."""
+def _paddings(op: str, padding: Any, stride: tuple, dilation: tuple, K: tuple) -> tuple:
+    """(left, right) zeros per axis: from an int or n-tuple, 'valid' (none) or 'same'."""
+    n = len(K)
     if isinstance(padding, str):
         if padding == "valid":
-            return 0, 0
+            return ((0, 0),) * n
         if padding != "same":
-            raise ValueError(f"conv1d: padding must be an int, a 1-tuple, 'valid' or 'same', "
+            raise ValueError(f"{op}: padding must be an int, a {n}-tuple, 'valid' or 'same', "
                              f"got {padding!r}")
-        if stride != 1:
-            raise ValueError(f"conv1d: padding='same' is not supported for strided "
-                             f"convolutions (stride={stride}), as in PyTorch: the output "
-                             "could not have the input's length; give padding as a number")
-        total = dilation * (K - 1)
-        return total // 2, total - total // 2
-    p = padding[0] if isinstance(padding, (tuple, list)) and len(padding) == 1 else padding
-    if not _is_int(p) or p < 0:
-        raise ValueError(f"conv1d: padding must be an int >= 0, a 1-tuple of one, 'valid' or "
-                         f"'same', got {padding!r}")
-    return int(p), int(p)
+        if any(s != 1 for s in stride):
+            s = stride[0] if n == 1 else stride
+            raise ValueError(f"{op}: padding='same' is not supported for strided "
+                             f"convolutions (stride={s}), as in PyTorch: the output "
+                             "could not have the input's size; give padding as a number")
+        totals = [d * (k - 1) for d, k in zip(dilation, K)]
+        return tuple((t // 2, t - t // 2) for t in totals)
+    p = _tuple("padding", padding, n, op, least=0) if _is_int(padding) or (
+        isinstance(padding, (tuple, list)) and len(padding) == n) else None
+    if p is None:
+        raise ValueError(f"{op}: padding must be an int >= 0, a {n}-tuple of "
+                         f"{'one' if n == 1 else 'them'}, 'valid' or 'same', got {padding!r}")
+    return tuple((q, q) for q in p)
 
 
-class Conv1d(Module):
+class _ConvNd(Module):
+    """What Conv1d and Conv2d share: PyTorch's constructor, init, padding modes, repr."""
+    _n: int = 1
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None):
+        super().__init__()
+        cls, n = type(self).__name__, self._n
+        for name, c in (("in_channels", in_channels), ("out_channels", out_channels),
+                        ("groups", groups)):
+            if not _is_int(c) or c < 1:
+                raise ValueError(f"{cls}: {name} must be a positive integer, got {c!r}")
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"{cls}: groups={groups} must divide in_channels={in_channels} "
+                             f"and out_channels={out_channels}")
+        if padding_mode not in PADDING_MODES:
+            raise ValueError(f"{cls}: padding_mode must be one of {PADDING_MODES}, got "
+                             f"{padding_mode!r}")
+        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
+        self.kernel_size = _tuple("kernel_size", kernel_size, n, cls)
+        self.stride = _tuple("stride", stride, n, cls)
+        self.dilation = _tuple("dilation", dilation, n, cls)
+        pads = _paddings(cls, padding, self.stride, self.dilation, self.kernel_size)  # checks
+        self.padding = padding if isinstance(padding, str) else tuple(p for p, _ in pads)
+        self.padding_mode = padding_mode
+        shape = (out_channels, in_channels // groups) + self.kernel_size
+        self.weight = Parameter(empty(*shape, dtype=dtype or DEFAULTS.float, device=device or "cpu"))
+        self.bias = (Parameter(empty(out_channels, dtype=dtype or DEFAULTS.float,
+                                     device=device or "cpu")) if bias else None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            bound = 1 / math.sqrt(math.prod(self.weight.shape[1:]))
+            init.uniform_(self.bias, -bound, bound)
+
+    def _conv(self, x: Any, padding: Any) -> Tensor:
+        return _conv(f"conv{self._n}d", self._n, x, self.weight, self.bias, self.stride,
+                     padding, self.dilation, self.groups)
+
+    def forward(self, x: Tensor) -> Tensor:
+        if self.padding_mode == "zeros":
+            return self._conv(x, self.padding)
+        pads = _paddings(type(self).__name__, self.padding, self.stride, self.dilation,
+                         self.kernel_size)
+        if not isinstance(x, Tensor) or x.ndim not in (self._n + 1, self._n + 2):
+            self._conv(x, 0)                             # its error names the input's shape
+        try:
+            x = pad(x, _pad_arg(pads), mode=self.padding_mode)
+        except ValueError as e:                         # say which module's setting it was
+            raise ValueError(f"{type(self).__name__}(padding_mode={self.padding_mode!r}): "
+                             f"{e}") from None
+        return self._conv(x, 0)
+
+    def extra_repr(self) -> str:
+        n = self._n
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+             f"stride={self.stride}")
+        if self.padding != (0,) * n:
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * n:
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
+        return s
+
+
+class Conv1d(_ConvNd):
     """y = conv1d(x, W, b), as ``torch.nn.Conv1d``: W (out_channels, in_channels/groups,
     kernel_size), b (out_channels,). Shapes: (N, in_channels, L) or (in_channels, L) ->
     (N, out_channels, L_out) or (out_channels, L_out) (see :func:`conv1d`).
@@ -167,65 +288,4 @@ class Conv1d(Module):
     padding).
     ``Conv1d(d, 4 * d, 1)`` on (N, d, T) is ``Linear(d, 4 * d)`` on (N, T, d).
     """
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
-                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None):
-        super().__init__()
-        for name, n in (("in_channels", in_channels), ("out_channels", out_channels),
-                        ("groups", groups)):
-            if not _is_int(n) or n < 1:
-                raise ValueError(f"Conv1d: {name} must be a positive integer, got {n!r}")
-        if in_channels % groups or out_channels % groups:
-            raise ValueError(f"Conv1d: groups={groups} must divide in_channels={in_channels} "
-                             f"and out_channels={out_channels}")
-        if padding_mode not in PADDING_MODES:
-            raise ValueError(f"Conv1d: padding_mode must be one of {PADDING_MODES}, got "
-                             f"{padding_mode!r}")
-        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
-        self.kernel_size = (_single("kernel_size", kernel_size, "Conv1d"),)
-        self.stride = (_single("stride", stride, "Conv1d"),)
-        self.dilation = (_single("dilation", dilation, "Conv1d"),)
-        _padding(padding, self.stride[0], self.dilation[0], self.kernel_size[0])   # checks
-        self.padding = padding if isinstance(padding, str) else (_padding(padding, 1, 1, 1)[0],)
-        self.padding_mode = padding_mode
-        shape = (out_channels, in_channels // groups, self.kernel_size[0])
-        self.weight = Parameter(empty(*shape, dtype=dtype or DEFAULTS.float, device=device or "cpu"))
-        self.bias = (Parameter(empty(out_channels, dtype=dtype or DEFAULTS.float,
-                                     device=device or "cpu")) if bias else None)
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            bound = 1 / math.sqrt(self.weight.shape[1] * self.weight.shape[2])
-            init.uniform_(self.bias, -bound, bound)
-
-    def forward(self, x: Tensor) -> Tensor:
-        if self.padding_mode == "zeros":
-            return conv1d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                          self.groups)
-        left, right = _padding(self.padding, self.stride[0], self.dilation[0],
-                               self.kernel_size[0])
-        if not isinstance(x, Tensor) or x.ndim not in (2, 3):
-            conv1d(x, self.weight, self.bias)            # its error names the input's shape
-        try:
-            x = pad(x, (left, right), mode=self.padding_mode)
-        except ValueError as e:                         # say which module's setting it was
-            raise ValueError(f"Conv1d(padding_mode={self.padding_mode!r}): {e}") from None
-        return conv1d(x, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
-
-    def extra_repr(self) -> str:
-        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-             f"stride={self.stride}")
-        if self.padding != (0,):
-            s += f", padding={self.padding}"
-        if self.dilation != (1,):
-            s += f", dilation={self.dilation}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        if self.padding_mode != "zeros":
-            s += f", padding_mode={self.padding_mode}"
-        return s
+    _n = 1

@@ -12,72 +12,136 @@ average pooling their mean::
 
 L_out = floor((L + 2·padding - dilation·(K - 1) - 1) / stride) + 1, or the ceiling with
 ``ceil_mode=True`` (a last, partial window, kept only if it starts inside the input or
-the left padding). The windows are strided slices stacked on a new last axis
-(N, C, L_out, K); ``max(dim=-1)`` sends each window's gradient to its first largest
-entry, as PyTorch's max_pool1d does, and the mean's gradient is gy / divisor to each
-entry read. An entry read by two windows gets both. No backward is written here.
+the left padding). The windows are strided slices stacked on a new axis (N, C, K, L_out),
+as conv1d's im2col cuts them; ``max(dim=-2)`` sends each window's gradient to its first
+largest entry, as PyTorch's max_pool1d does, and the mean's gradient is gy / divisor to
+each entry read. An entry read by two windows gets both. No backward is written here.
+The 2-D pools (:mod:`tinyffn.pooling2d`) share ``_max_pool`` and ``_avg_pool``: each
+spatial axis is sized, padded and cut as here, on its own.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from . import grad_mode
 from .arguments import _is_int
 from .backend import dtype_name
-from .convolution import _single
-from .creation import stack, tensor
+from .convolution import _im2col, _pad_arg, _tuple
+from .creation import arange, stack, tensor
 from .functional_extra import pad
 from .module import Module
 from .tensor import Tensor
 
 
-def _check_input(op: str, x: Any) -> None:
-    """Refuse what is not a floating (N, C, L) or unbatched (C, L) tensor."""
-    if not isinstance(x, Tensor) or x.ndim not in (2, 3):
+_INPUT = {1: ("3-D (N, C, L)", "2-D (C, L)"), 2: ("4-D (N, C, H, W)", "3-D (C, H, W)")}
+_AXES = {1: (("positions", "length"),), 2: (("rows", "height"), ("columns", "width"))}
+
+
+def _check_input(op: str, x: Any, n: int = 1) -> None:
+    """Refuse what is not a floating (N, C, *S) or unbatched (C, *S) tensor, n = len(S)."""
+    if not isinstance(x, Tensor) or x.ndim not in (n + 1, n + 2):
         shape = tuple(x.shape) if isinstance(x, Tensor) else type(x).__name__
-        raise ValueError(f"{op}: input must be a tinyffn Tensor of 3-D (N, C, L) or unbatched "
-                         f"2-D (C, L), got {shape}")
+        raise ValueError(f"{op}: input must be a tinyffn Tensor of {_INPUT[n][0]} or unbatched "
+                         f"{_INPUT[n][1]}, got {shape}")
     if not x.backend.is_floating(x.dtype):
         raise TypeError(f"{op}: input must be floating point, got {x.dtype}; cast it with "
                         ".float()")
 
 
 def _windows(op: str, x: Any, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
-             ceil_mode: bool, fill: float) -> tuple:
-    """x padded with ``fill`` and cut into windows (N, C, L_out, K), or (C, L_out, K)."""
-    _check_input(op, x)
-    K = _single("kernel_size", kernel_size, op)
+             ceil_mode: bool, fill: float, n: int = 1) -> tuple:
+    """x padded with ``fill`` and cut into windows (N, C, ΠK, *out) or (C, ΠK, *out), each
+    spatial axis checked and sized on its own, as PyTorch's; also K, stride, padding."""
+    _check_input(op, x, n)
+    K = _tuple("kernel_size", kernel_size, n, op)
     s = K if stride is None or (isinstance(stride, (tuple, list)) and not stride) \
-        else _single("stride", stride, op)
-    d = _single("dilation", dilation, op)
-    p = padding[0] if isinstance(padding, (tuple, list)) and len(padding) == 1 else padding
-    if not _is_int(p) or p < 0 or 2 * p > K:
+        else _tuple("stride", stride, n, op)
+    d = _tuple("dilation", dilation, n, op)
+    p = _tuple("padding", padding, n, op, least=0)
+    if any(2 * q > k for q, k in zip(p, K)):
+        half = ", ".join(f"{k / 2:g}" for k in K)
         raise ValueError(f"{op}: padding must be an int between 0 and kernel_size / 2 = "
-                         f"{K / 2:g}, as PyTorch's, got {padding!r}")
-    L = x.shape[-1]
+                         f"{half if n == 1 else f'({half})'} on each axis, as PyTorch's, "
+                         f"got {padding!r}")
+    out, pads = [], []
+    for i, L in enumerate(x.shape[-n:]):
+        L_out, extra = _out_length(op, x, _AXES[n][i], L, K[i], s[i], p[i], d[i], ceil_mode)
+        out.append(L_out)
+        pads.append((p[i], p[i] + extra))
+    if any(q for pair in pads for q in pair):
+        x = pad(x, _pad_arg(pads), value=fill)                      # (N, C, *S_pad)
+    w = _im2col(x, K, d, s, out)                                    # (N, C, *K, *out)
+    return w.reshape(*w.shape[:-2 * n], math.prod(K), *out), K, s, p   # (N, C, ΠK, *out)
+
+
+def _out_length(op: str, x: Tensor, axis: tuple, L: int, K: int, s: int, p: int, d: int,
+                ceil_mode: bool) -> tuple:
+    """One axis' number of windows, as PyTorch's, and the padding ceil_mode's last,
+    partial window needs past the right padding; ``axis``: its names in messages."""
+    unit, extent = axis
     span = d * (K - 1) + 1                               # input positions one window reads
     reach = L + 2 * p - span                             # < 0: shorter than one window
     L_out = (-(-reach // s) if ceil_mode else reach // s) + 1
     if ceil_mode and (L_out - 1) * s >= L + p:        # a last window all in the right padding
         L_out -= 1
     if L_out < 1:               # ceil_mode keeps one partial window of a short input, as torch
-        raise ValueError(f"{op}: the window spans {span} positions (kernel_size={K}, dilation="
+        raise ValueError(f"{op}: the window spans {span} {unit} (kernel_size={K}, dilation="
                          f"{d}) but the padded input has {L + 2 * p} (input {tuple(x.shape)}, "
                          f"padding={p}); pad more or use a smaller kernel_size")
     edges = set(range(min(L_out, -(-p // s)))) | set(range(max(0, (L + p - span) // s), L_out))
     for t in sorted(edges):            # only windows at the ends can miss the input entirely
         if not any(0 <= t * s - p + k * d < L for k in range(K)):
-            raise ValueError(f"{op}: window {t} reads only padding (positions {t * s - p} to "
-                             f"{t * s - p + span - 1} step {d} of an input of length {L}; "
+            raise ValueError(f"{op}: window {t} reads only padding ({unit} {t * s - p} to "
+                             f"{t * s - p + span - 1} step {d} of an input of {extent} {L}; "
                              f"kernel_size={K}, dilation={d}, padding={p}), which has no "
                              "entry to pool (PyTorch's answer is undefined); use less padding "
                              "or dilation")
-    extra = max(0, (L_out - 1) * s + span - (L + 2 * p))   # ceil_mode's partial window
-    last = s * (L_out - 1) + 1                           # length of each tap's slice
-    if p or extra:
-        x = pad(x, (p, p + extra), value=fill)                        # (N, C, L_pad)
-    w = stack([x[..., k * d:k * d + last:s] for k in range(K)], axis=-1)   # (N, C, L_out, K)
-    return w, K, s, p, L
+    return L_out, max(0, (L_out - 1) * s + span - (L + 2 * p))   # ceil_mode's partial window
+
+
+def _max_pool(op: str, n: int, x: Any, kernel_size: Any, stride: Any, padding: Any,
+              dilation: Any, ceil_mode: bool, return_indices: bool):
+    """max_pool1d and max_pool2d: the largest entry of each window; with its position in
+    the input's flattened spatial axes (row · W + column in 2-D), as PyTorch's."""
+    with grad_mode.scope("function", op):
+        w, K, s, p = _windows(op, x, kernel_size, stride, padding, dilation, ceil_mode,
+                              float("-inf"), n)
+        y, k = w.max(dim=-n - 1)                                     # (N, C, *out)
+    if not return_indices:
+        return y
+    d, S = _tuple("dilation", dilation, n, op), x.shape[-n:]
+    index = 0
+    for i in reversed(range(n)):                    # k = kh·kW + kw: the last axis first
+        k, tap = k // K[i], k % K[i]
+        starts = arange(y.shape[-n + i], dtype="int64", device=y.device) * s[i] - p[i]
+        at = starts.reshape(-1, *(1,) * (n - 1 - i)) + tap * d[i]   # (out_i, 1, ...)
+        index = index + at * math.prod(S[i + 1:])
+    return y, index                                                  # (N, C, *out)
+
+
+def _avg_pool(op: str, n: int, x: Any, kernel_size: Any, stride: Any, padding: Any,
+              ceil_mode: bool, count_include_pad: bool, divisor_override: Any = None) -> Tensor:
+    """avg_pool1d and avg_pool2d: each window's sum over PyTorch's divisor, the product of
+    one factor per axis (or ``divisor_override``)."""
+    if divisor_override is not None and (not _is_int(divisor_override) or divisor_override == 0):
+        raise ValueError(f"{op}: divisor_override must be a nonzero int or None, as "
+                         f"PyTorch's, got {divisor_override!r}")
+    with grad_mode.scope("function", op):
+        half = isinstance(x, Tensor) and dtype_name(x.dtype) == "float16"
+        x = x.to(dtype="float32") if half else x    # a float16 sum overflows
+        w, K, s, p = _windows(op, x, kernel_size, stride, padding, 1, ceil_mode, 0.0, n)
+        divisor = divisor_override
+        for i, L in enumerate(x.shape[-n:]):      # axis i's factor for each of its windows
+            f = []
+            for t in range(w.shape[-n + i]):
+                start, end = t * s[i] - p[i], min(t * s[i] - p[i] + K[i], L + p[i])
+                f.append(end - start if count_include_pad else min(end, L) - max(start, 0))
+            if divisor_override is None:
+                f = tensor(f, dtype=w.dtype, device=w.device).reshape(-1, *(1,) * (n - 1 - i))
+                divisor = f if i == 0 else divisor * f                 # (*out)
+        y = w.sum(dim=-n - 1) / divisor                                # (N, C, *out)
+        return y.to(dtype="float16") if half else y
 
 
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
@@ -87,15 +151,8 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     (-inf, at most kernel_size / 2), ``dilation`` and ``ceil_mode`` as PyTorch's. With
     ``return_indices=True`` also the int64 position in the input of each window's
     (first) largest entry. Gradient: gy to that entry, 0 to the rest of the window."""
-    with grad_mode.scope("function", "max_pool1d"):
-        w, K, s, p, L = _windows("max_pool1d", input, kernel_size, stride, padding,
-                                 dilation, ceil_mode, float("-inf"))
-        y, k = w.max(dim=-1)                                          # (N, C, L_out)
-    if not return_indices:
-        return y
-    d = _single("dilation", dilation, "max_pool1d")
-    starts = tensor([t * s - p for t in range(y.shape[-1])], dtype="int64", device=y.device)
-    return y, starts + k * d                                          # (N, C, L_out)
+    return _max_pool("max_pool1d", 1, input, kernel_size, stride, padding, dilation,
+                     ceil_mode, return_indices)
 
 
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
@@ -107,18 +164,8 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     ``count_include_pad=False`` the number of real (unpadded) entries it reads.
     Gradient: gy / divisor to each entry the window reads. A float16 input is summed in
     float32 (cast nodes), as PyTorch's: a float16 sum of large entries would overflow."""
-    with grad_mode.scope("function", "avg_pool1d"):
-        half = isinstance(input, Tensor) and dtype_name(input.dtype) == "float16"
-        x = input.to(dtype="float32") if half else input    # a float16 sum overflows
-        w, K, s, p, L = _windows("avg_pool1d", x, kernel_size, stride, padding, 1,
-                                 ceil_mode, 0.0)
-        divisors = []
-        for t in range(w.shape[-2]):
-            start, end = t * s - p, min(t * s - p + K, L + p)
-            divisors.append(end - start if count_include_pad else min(end, L) - max(start, 0))
-        divisor = tensor(divisors, dtype=w.dtype, device=w.device)     # (L_out,)
-        y = w.sum(dim=-1) / divisor                                     # (N, C, L_out)
-        return y.to(dtype="float16") if half else y
+    return _avg_pool("avg_pool1d", 1, input, kernel_size, stride, padding, ceil_mode,
+                     count_include_pad)
 
 
 class MaxPool1d(Module):
@@ -169,7 +216,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     Gradient: gy / (window length) to each entry the window reads."""
     op = "adaptive_avg_pool1d"
     _check_input(op, input)
-    L_out, L = _single("output_size", output_size, op), input.shape[-1]
+    L_out, L = _tuple("output_size", output_size, 1, op)[0], input.shape[-1]
     with grad_mode.scope("function", op):
         means = [input[..., t * L // L_out:-(-(t + 1) * L // L_out)].mean(dim=-1)
                  for t in range(L_out)]                              # L_out of (N, C)
