@@ -427,10 +427,21 @@ scaled_dot_product_attention = _attention.scaled_dot_product_attention
 from . import convolution as _convolution  # noqa: E402
 
 conv1d = _convolution.conv1d
+from . import convolution2d as _convolution2d  # noqa: E402
+
+conv2d, unfold, fold = _convolution2d.conv2d, _convolution2d.unfold, _convolution2d.fold
 from . import pooling as _pooling  # noqa: E402
 
 max_pool1d, avg_pool1d = _pooling.max_pool1d, _pooling.avg_pool1d
 adaptive_avg_pool1d = _pooling.adaptive_avg_pool1d
+from . import pooling2d as _pooling2d  # noqa: E402
+
+max_pool2d, avg_pool2d = _pooling2d.max_pool2d, _pooling2d.avg_pool2d
+max_pool1d_with_indices = _pooling2d.max_pool1d_with_indices
+max_pool2d_with_indices = _pooling2d.max_pool2d_with_indices
+adaptive_avg_pool2d = _pooling2d.adaptive_avg_pool2d
+adaptive_max_pool1d, adaptive_max_pool2d = (_pooling2d.adaptive_max_pool1d,
+                                            _pooling2d.adaptive_max_pool2d)
 from . import resampling as _resampling  # noqa: E402
 
 interpolate = _resampling.interpolate

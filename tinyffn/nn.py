@@ -73,7 +73,8 @@ __all__ = ["init", "utils", "functional", "attention", "Parameter", "Module", "S
            "HingeEmbeddingLoss", "CosineEmbeddingLoss", "MultiheadAttention",
            "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
            "TransformerDecoder", "Transformer", "Conv1d", "MaxPool1d", "AvgPool1d",
-           "AdaptiveAvgPool1d", "Upsample", "BatchNorm1d", "BatchNorm2d"]
+           "AdaptiveAvgPool1d", "Conv2d", "Unfold", "Fold",
+           "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Upsample", "BatchNorm1d", "BatchNorm2d"]
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
@@ -430,6 +431,9 @@ from .transformer_modules import TransformerEncoder, TransformerEncoderLayer  # 
 from .transformer_decoder import (Transformer, TransformerDecoder,  # noqa: E402
                                   TransformerDecoderLayer)
 from .convolution import Conv1d  # noqa: E402  (the FFN as two convolutions of kernel size 1)
+from .convolution2d import Conv2d, Fold, Unfold  # noqa: E402  (images: a ViT's patches)
 from .pooling import AdaptiveAvgPool1d, AvgPool1d, MaxPool1d  # noqa: E402
+from .pooling2d import (AdaptiveAvgPool2d, AdaptiveMaxPool1d,  # noqa: E402
+                        AdaptiveMaxPool2d, AvgPool2d, MaxPool2d)
 from .resampling import Upsample  # noqa: E402
 from .batchnorm import BatchNorm1d, BatchNorm2d  # noqa: E402

@@ -214,13 +214,33 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     t spans [floor(t·L / L_out), ceil((t + 1)·L / L_out)), as PyTorch's, so windows may
     overlap by one entry; ``output_size=1`` is the mean over L (global average pooling).
     Gradient: gy / (window length) to each entry the window reads."""
-    op = "adaptive_avg_pool1d"
-    _check_input(op, input)
-    L_out, L = _tuple("output_size", output_size, 1, op)[0], input.shape[-1]
+    return _adaptive_avg("adaptive_avg_pool1d", 1, input, output_size)
+
+
+def _adaptive_windows(op: str, x: Any, output_size: Any, n: int) -> list:
+    """[(start, end) of each window] per spatial axis: window t of L_out over L spans
+    [floor(t·L / L_out), ceil((t + 1)·L / L_out)); ``None`` in output_size keeps that
+    axis' size, as PyTorch's."""
+    _check_input(op, x, n)
+    S = x.shape[-n:]
+    if isinstance(output_size, (tuple, list)) and len(output_size) == n:
+        output_size = tuple(L if o is None else o for o, L in zip(output_size, S))
+    sizes = _tuple("output_size", output_size, n, op)
+    return [[(t * L // L_out, -(-(t + 1) * L // L_out)) for t in range(L_out)]
+            for L, L_out in zip(S, sizes)]
+
+
+def _adaptive_avg(op: str, n: int, x: Any, output_size: Any) -> Tensor:
+    """adaptive_avg_pool1d and 2d: one axis at a time (a rectangle's mean is the mean of
+    its rows' means), the last axis first: one slice and mean per window, then stack."""
+    bounds = _adaptive_windows(op, x, output_size, n)
     with grad_mode.scope("function", op):
-        means = [input[..., t * L // L_out:-(-(t + 1) * L // L_out)].mean(dim=-1)
-                 for t in range(L_out)]                              # L_out of (N, C)
-        return stack(means, axis=-1)                                 # (N, C, L_out)
+        for i in reversed(range(n)):
+            axis = x.ndim - n + i
+            at = (slice(None),) * axis
+            x = stack([x[at + (slice(a, b),)].mean(dim=axis) for a, b in bounds[i]],
+                      axis=axis)                                     # (N, C, ..., L_out)
+        return x
 
 
 class AdaptiveAvgPool1d(Module):
