@@ -18,6 +18,8 @@ flattened to (C_out, C_in·K). ``groups`` splits the channels into G groups that
 matmul's batch axis keeps apart. All of it runs in a frame named ``conv1d``, so no
 backward is written here: the slices send gradients back to the entries they read
 (an entry read by two windows gets both), the matmul gives gx and gW as in ``linear``.
+The code is written for n spatial axes (``_conv``, ``_im2col``, ``_ConvNd``): conv2d
+and ``nn.Conv2d`` (convolution2d.py) are it with two.
 """
 from __future__ import annotations
 

@@ -73,8 +73,9 @@ __all__ = ["init", "utils", "functional", "attention", "Parameter", "Module", "S
            "HingeEmbeddingLoss", "CosineEmbeddingLoss", "MultiheadAttention",
            "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
            "TransformerDecoder", "Transformer", "Conv1d", "MaxPool1d", "AvgPool1d",
-           "AdaptiveAvgPool1d", "Conv2d", "Unfold", "Fold",
-           "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Upsample", "BatchNorm1d", "BatchNorm2d"]
+           "AdaptiveAvgPool1d", "Conv2d", "Unfold", "Fold", "MaxPool2d", "AvgPool2d",
+           "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Upsample",
+           "BatchNorm1d", "BatchNorm2d"]
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
