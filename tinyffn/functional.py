@@ -442,6 +442,10 @@ max_pool2d_with_indices = _pooling2d.max_pool2d_with_indices
 adaptive_avg_pool2d = _pooling2d.adaptive_avg_pool2d
 adaptive_max_pool1d, adaptive_max_pool2d = (_pooling2d.adaptive_max_pool1d,
                                             _pooling2d.adaptive_max_pool2d)
+from . import image_layers as _image  # noqa: E402
+
+pixel_shuffle, pixel_unshuffle = _image.pixel_shuffle, _image.pixel_unshuffle
+dropout1d, dropout2d = _image.dropout1d, _image.dropout2d
 from . import resampling as _resampling  # noqa: E402
 
 interpolate = _resampling.interpolate

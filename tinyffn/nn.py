@@ -75,7 +75,10 @@ __all__ = ["init", "utils", "functional", "attention", "Parameter", "Module", "S
            "TransformerDecoder", "Transformer", "Conv1d", "MaxPool1d", "AvgPool1d",
            "AdaptiveAvgPool1d", "Conv2d", "Unfold", "Fold", "MaxPool2d", "AvgPool2d",
            "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Upsample",
-           "BatchNorm1d", "BatchNorm2d"]
+           "BatchNorm1d", "BatchNorm2d", "PixelShuffle", "PixelUnshuffle", "Dropout1d",
+           "Dropout2d", "ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d",
+           "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
+           "CircularPad1d", "CircularPad2d"]
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
@@ -436,5 +439,9 @@ from .convolution2d import Conv2d, Fold, Unfold  # noqa: E402  (images: a ViT's 
 from .pooling import AdaptiveAvgPool1d, AvgPool1d, MaxPool1d  # noqa: E402
 from .pooling2d import (AdaptiveAvgPool2d, AdaptiveMaxPool1d,  # noqa: E402
                         AdaptiveMaxPool2d, AvgPool2d, MaxPool2d)
+from .image_layers import (CircularPad1d, CircularPad2d, ConstantPad1d,  # noqa: E402
+                           ConstantPad2d, Dropout1d, Dropout2d, PixelShuffle, PixelUnshuffle,
+                           ReflectionPad1d, ReflectionPad2d, ReplicationPad1d,
+                           ReplicationPad2d, ZeroPad1d, ZeroPad2d)
 from .resampling import Upsample  # noqa: E402
 from .batchnorm import BatchNorm1d, BatchNorm2d  # noqa: E402
