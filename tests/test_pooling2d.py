@@ -100,10 +100,10 @@ def test_the_gradient_goes_to_the_first_largest_entry_row_major(device):
 @pytest.mark.parametrize("fn, kw", [("max_pool2d", MAX_CASES[2]), ("avg_pool2d", AVG_CASES[2]),
                                     ("avg_pool2d", AVG_CASES[4]),
                                     ("adaptive_avg_pool2d", dict(output_size=(2, 3))),
-                                    ("adaptive_max_pool2d", dict(output_size=(2, 3))),
+                                    ("adaptive_max_pool2d", dict(output_size=(2, 2))),
                                     ("adaptive_max_pool1d", dict(output_size=3))])
 def test_pooling_is_gradchecked(fn, kw, device):
-    shape = (1, 2, 7) if fn.endswith("1d") else (1, 2, 5, 6)
+    shape = (1, 1, 7) if fn.endswith("1d") else (1, 1, 5, 6)
     x = tinyffn.tensor(rng.permutation(np.prod(shape)).reshape(shape) / 7.0, device=device,
                        requires_grad=True)                             # no ties for max
     assert tinyffn.gradcheck(lambda v: getattr(F, fn)(v, **kw), [x])

@@ -72,7 +72,9 @@ def _windows(op: str, x: Any, kernel_size: Any, stride: Any, padding: Any, dilat
     if any(q for pair in pads for q in pair):
         x = pad(x, _pad_arg(pads), value=fill)                      # (N, C, *S_pad)
     w = _im2col(x, K, d, s, out)                                    # (N, C, *K, *out)
-    return w.reshape(*w.shape[:-2 * n], math.prod(K), *out), K, s, p   # (N, C, ΠK, *out)
+    if n > 1:
+        w = w.reshape(*w.shape[:-2 * n], math.prod(K), *out)        # (N, C, kH·kW, *out)
+    return w, K, s, p
 
 
 def _out_length(op: str, x: Tensor, axis: tuple, L: int, K: int, s: int, p: int, d: int,
