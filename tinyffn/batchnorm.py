@@ -141,12 +141,12 @@ def _check_batch_size(op: str, x: Tensor) -> None:
                          "of 2 or more, or eval() mode (the running statistics)")
 
 
-class _BatchNorm(Module):
-    """What BatchNorm1d and BatchNorm2d share (PyTorch's ``_NormBase`` and ``_BatchNorm``):
+class _NormBase(Module):
+    """What the BatchNorm and InstanceNorm modules share (PyTorch's ``_NormBase``):
     ``weight`` (ones) and ``bias`` (zeros) of shape (C,) with ``affine=True``; buffers
     ``running_mean`` (zeros), ``running_var`` (ones) and ``num_batches_tracked`` (int64 0)
-    with ``track_running_stats=True``, else None (and batch statistics in eval mode too).
-    state_dict keys, their order and the repr are PyTorch's."""
+    with ``track_running_stats=True``, else None. state_dict keys, their order and the
+    repr are PyTorch's."""
 
     _dims: tuple = ()                   # the input ranks a subclass takes
     _shapes = ""                        # and their names, for the error
@@ -197,6 +197,17 @@ class _BatchNorm(Module):
             if self.bias is not None:
                 self.bias.zero_()
 
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+    """What BatchNorm1d and BatchNorm2d share (PyTorch's ``_BatchNorm``, which
+    ``update_bn`` looks for): the forward; with ``track_running_stats=False``, batch
+    statistics in eval mode too."""
+
     def forward(self, input: Tensor) -> Tensor:
         owner = type(self).__name__
         if not isinstance(input, Tensor):
@@ -221,11 +232,6 @@ class _BatchNorm(Module):
         return batch_norm(input, self.running_mean if keep else None,
                           self.running_var if keep else None, self.weight, self.bias,
                           use_batch, factor, self.eps)
-
-    def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, bias={self.bias is not None}, "
-                f"track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):

@@ -452,3 +452,26 @@ interpolate = _resampling.interpolate
 from . import batchnorm as _batchnorm  # noqa: E402
 
 batch_norm = _batchnorm.batch_norm
+from . import more_norms as _more_norms  # noqa: E402
+
+group_norm, instance_norm = _more_norms.group_norm, _more_norms.instance_norm
+local_response_norm = _more_norms.local_response_norm
+from . import bilinear as _bilinear  # noqa: E402
+
+bilinear = _bilinear.bilinear
+from . import margin_losses as _margin  # noqa: E402
+
+soft_margin_loss = _margin.soft_margin_loss
+multilabel_soft_margin_loss = _margin.multilabel_soft_margin_loss
+multi_margin_loss, multilabel_margin_loss = _margin.multi_margin_loss, _margin.multilabel_margin_loss
+triplet_margin_loss = _margin.triplet_margin_loss
+triplet_margin_with_distance_loss = _margin.triplet_margin_with_distance_loss
+from . import functional_inplace as _inplace  # noqa: E402
+
+relu_, elu_, leaky_relu_, selu_, celu_ = (_inplace.relu_, _inplace.elu_, _inplace.leaky_relu_,
+                                          _inplace.selu_, _inplace.celu_)
+hardtanh_, threshold_, rrelu_ = _inplace.hardtanh_, _inplace.threshold_, _inplace.rrelu_
+from . import stochastic as _stochastic  # noqa: E402
+
+gumbel_softmax, alpha_dropout = _stochastic.gumbel_softmax, _stochastic.alpha_dropout
+feature_alpha_dropout = _stochastic.feature_alpha_dropout

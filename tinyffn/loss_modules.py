@@ -1,7 +1,8 @@
 """The losses as modules, as ``torch.nn.CrossEntropyLoss``, ``nn.HuberLoss``: the base
 class ``_Loss``, the losses of :mod:`tinyffn.losses` (``MSELoss`` to ``NLLLoss``), then
 those of :mod:`tinyffn.binary_losses` and :mod:`tinyffn.more_losses` (``GaussianNLLLoss``
-to ``CosineEmbeddingLoss``). Reached as ``tinyffn.nn.CrossEntropyLoss``, ... They live in this file so that nn.py stays a
+to ``CosineEmbeddingLoss``) and of :mod:`tinyffn.margin_losses` (``SoftMarginLoss`` to
+``TripletMarginWithDistanceLoss``). Reached as ``tinyffn.nn.CrossEntropyLoss``, ... They live in this file so that nn.py stays a
 file one can read in a sitting.
 
 Each fixes the reduction and its options when it is made (checked then) and calls its
@@ -14,6 +15,7 @@ from typing import Any
 
 from . import binary_losses as B
 from . import losses
+from . import margin_losses as ML
 from . import more_losses as M
 from .arguments import check_choice, is_real
 from .module import Module
@@ -21,7 +23,9 @@ from .tensor import Tensor
 
 __all__ = ["MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
            "SmoothL1Loss", "HuberLoss", "KLDivLoss", "GaussianNLLLoss", "PoissonNLLLoss",
-           "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss"]
+           "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "SoftMarginLoss",
+           "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
+           "TripletMarginLoss", "TripletMarginWithDistanceLoss"]
 
 
 class _Loss(Module):
@@ -286,3 +290,129 @@ class CosineEmbeddingLoss(_PairMarginLoss):
     def __init__(self, margin: float = 0.0, size_average: Any = None, reduce: Any = None,
                  reduction: str = "mean"):
         super().__init__(margin, size_average, reduce, reduction)
+
+
+class _LegacyLoss(_Loss):
+    """A loss whose signature keeps PyTorch's deprecated arguments (refused)."""
+
+    def __init__(self, size_average: Any, reduce: Any, reduction: str):
+        super().__init__(reduction)
+        M._refuse_legacy(type(self).__name__, size_average, reduce)
+
+
+class SoftMarginLoss(_LegacyLoss):
+    """:func:`tinyffn.functional.soft_margin_loss`: log(1 + exp(-y x)) for labels ±1."""
+
+    loss = staticmethod(ML.soft_margin_loss)
+
+    def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean"):
+        super().__init__(size_average, reduce, reduction)
+
+
+class MultiLabelSoftMarginLoss(_LegacyLoss):
+    """:func:`tinyffn.functional.multilabel_soft_margin_loss`: the logistic loss of each
+    class averaged over the C classes; ``weight`` (a buffer) rescales each class."""
+
+    loss = staticmethod(ML.multilabel_soft_margin_loss)
+
+    def __init__(self, weight: Tensor | None = None, size_average: Any = None,
+                 reduce: Any = None, reduction: str = "mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", _weight_buffer(type(self).__name__, "weight", weight))
+
+    def options(self) -> dict:
+        return {"weight": self.weight}
+
+
+class MultiMarginLoss(_LegacyLoss):
+    """:func:`tinyffn.functional.multi_margin_loss`: 1/C Σ_{i ≠ y} w_y max(0, margin -
+    x_y + x_i)^p, p = 1 or 2; ``weight`` (C,), a buffer, weighs each true class."""
+
+    loss = staticmethod(ML.multi_margin_loss)
+
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
+                 size_average: Any = None, reduce: Any = None, reduction: str = "mean"):
+        super().__init__(size_average, reduce, reduction)
+        owner = type(self).__name__
+        if p not in (1, 2) or isinstance(p, bool):
+            raise ValueError(f"{owner}: only p == 1 and p == 2 supported (as PyTorch), got {p!r}")
+        M._check_margin(owner, margin)
+        weight = _weight_buffer(owner, "weight", weight)
+        if weight is not None and weight.ndim != 1:
+            raise ValueError(f"{owner}: expected weight to be None or a 1-D tensor (one "
+                             f"weight per class), got shape {weight.shape}")
+        self.p, self.margin = p, margin
+        self.register_buffer("weight", weight)
+
+    def options(self) -> dict:
+        return {"p": self.p, "margin": self.margin, "weight": self.weight}
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, margin={self.margin}, reduction={self.reduction!r}"
+
+
+class MultiLabelMarginLoss(_LegacyLoss):
+    """:func:`tinyffn.functional.multilabel_margin_loss`: 1/C Σ_j Σ_i max(0, 1 - (x_j -
+    x_i)) over target classes j and the others i; targets as class indices ended by -1."""
+
+    loss = staticmethod(ML.multilabel_margin_loss)
+
+    def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean"):
+        super().__init__(size_average, reduce, reduction)
+
+
+class TripletMarginLoss(_LegacyLoss):
+    """:func:`tinyffn.functional.triplet_margin_loss`: ``loss_fn(anchor, positive,
+    negative)``, max(0, margin + d(a, p) - d(a, n)) with the p-norm distance."""
+
+    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-06,
+                 swap: bool = False, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean"):
+        super().__init__(size_average, reduce, reduction)
+        _check_triplet_options(type(self).__name__, margin, swap)
+        for name, v in (("p", p), ("eps", eps)):
+            if not is_real(v):
+                raise TypeError(f"TripletMarginLoss: {name} must be a number, got {v!r}")
+        self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return ML.triplet_margin_loss(anchor, positive, negative, self.margin, self.p,
+                                      self.eps, self.swap, reduction=self.reduction)
+
+    def extra_repr(self) -> str:
+        return (f"margin={self.margin}, p={self.p}, eps={self.eps}, swap={self.swap}, "
+                f"reduction={self.reduction!r}")
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """:func:`tinyffn.functional.triplet_margin_with_distance_loss`: ``loss_fn(anchor,
+    positive, negative)`` with any ``distance_function``; by default an
+    ``nn.PairwiseDistance()``, a submodule, as in PyTorch."""
+
+    def __init__(self, *, distance_function: Any = None, margin: float = 1.0,
+                 swap: bool = False, reduction: str = "mean"):
+        super().__init__(reduction)
+        from .more_modules import PairwiseDistance
+        _check_triplet_options(type(self).__name__, margin, swap)
+        if distance_function is not None and not callable(distance_function):
+            raise TypeError(f"TripletMarginWithDistanceLoss: distance_function must be a "
+                            f"callable or None, got {type(distance_function).__name__}")
+        self.distance_function = distance_function or PairwiseDistance()
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return ML.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+    def extra_repr(self) -> str:
+        return f"margin={self.margin}, swap={self.swap}, reduction={self.reduction!r}"
+
+
+def _check_triplet_options(owner: str, margin: Any, swap: Any) -> None:
+    M._check_margin(owner, margin)
+    if not margin > 0:
+        raise ValueError(f"{owner}: expected margin to be greater than 0, got {margin} "
+                         "(PyTorch refuses it too)")
+    if not isinstance(swap, bool):
+        raise TypeError(f"{owner}: swap must be True or False, got {swap!r}")

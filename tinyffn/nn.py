@@ -37,6 +37,8 @@ from .loss_modules import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLo
                            KLDivLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss)
 from .loss_modules import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,
                            MarginRankingLoss, PoissonNLLLoss)
+from .loss_modules import (MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss,
+                           SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
 from .arguments import (_is_int, check_inplace, check_positive, check_probability,
                         normalized_shape_arg)
 from .backend import DEFAULTS, FLOAT_DTYPES
@@ -78,7 +80,11 @@ __all__ = ["init", "utils", "functional", "attention", "Parameter", "Module", "S
            "BatchNorm1d", "BatchNorm2d", "PixelShuffle", "PixelUnshuffle", "Dropout1d",
            "Dropout2d", "ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d",
            "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
-           "CircularPad1d", "CircularPad2d"]
+           "CircularPad1d", "CircularPad2d", "GroupNorm",
+           "InstanceNorm1d", "InstanceNorm2d", "LocalResponseNorm", "Bilinear",
+           "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
+           "MultiLabelMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss",
+           "AlphaDropout", "FeatureAlphaDropout"]
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
@@ -445,3 +451,7 @@ from .image_layers import (CircularPad1d, CircularPad2d, ConstantPad1d,  # noqa:
                            ReplicationPad2d, ZeroPad1d, ZeroPad2d)
 from .resampling import Upsample  # noqa: E402
 from .batchnorm import BatchNorm1d, BatchNorm2d  # noqa: E402
+from .more_norms import (GroupNorm, InstanceNorm1d, InstanceNorm2d,  # noqa: E402
+                         LocalResponseNorm)
+from .bilinear import Bilinear  # noqa: E402
+from .stochastic import AlphaDropout, FeatureAlphaDropout  # noqa: E402
