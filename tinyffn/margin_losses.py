@@ -16,7 +16,6 @@ from typing import Any, Callable
 
 from . import grad_mode
 from .activations_extra import logsigmoid
-from .arguments import is_real
 from .backend import DeviceError, dtype_name
 from .composed import minimum, where
 from .creation import arange
