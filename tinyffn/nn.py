@@ -74,17 +74,9 @@ __all__ = ["init", "utils", "functional", "attention", "Parameter", "Module", "S
            "GaussianNLLLoss", "PoissonNLLLoss", "MarginRankingLoss",
            "HingeEmbeddingLoss", "CosineEmbeddingLoss", "MultiheadAttention",
            "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
-           "TransformerDecoder", "Transformer", "Conv1d", "MaxPool1d", "AvgPool1d",
-           "AdaptiveAvgPool1d", "Conv2d", "Unfold", "Fold", "MaxPool2d", "AvgPool2d",
-           "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Upsample",
-           "BatchNorm1d", "BatchNorm2d", "PixelShuffle", "PixelUnshuffle", "Dropout1d",
-           "Dropout2d", "ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d",
-           "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
-           "CircularPad1d", "CircularPad2d", "GroupNorm",
-           "InstanceNorm1d", "InstanceNorm2d", "LocalResponseNorm", "Bilinear",
-           "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
-           "MultiLabelMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss",
-           "AlphaDropout", "FeatureAlphaDropout"]
+           "TransformerDecoder", "Transformer", "SoftMarginLoss", "MultiLabelSoftMarginLoss",
+           "MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginLoss",
+           "TripletMarginWithDistanceLoss"]   # and nn_layers.py's, added at the end
 
 FFN_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swish")
 GATED_ACTIVATIONS = ("swish", "gelu")       # SwiGLU and GeGLU
@@ -440,18 +432,8 @@ from .attention_modules import MultiheadAttention  # noqa: E402
 from .transformer_modules import TransformerEncoder, TransformerEncoderLayer  # noqa: E402
 from .transformer_decoder import (Transformer, TransformerDecoder,  # noqa: E402
                                   TransformerDecoderLayer)
-from .convolution import Conv1d  # noqa: E402  (the FFN as two convolutions of kernel size 1)
-from .convolution2d import Conv2d, Fold, Unfold  # noqa: E402  (images: a ViT's patches)
-from .pooling import AdaptiveAvgPool1d, AvgPool1d, MaxPool1d  # noqa: E402
-from .pooling2d import (AdaptiveAvgPool2d, AdaptiveMaxPool1d,  # noqa: E402
-                        AdaptiveMaxPool2d, AvgPool2d, MaxPool2d)
-from .image_layers import (CircularPad1d, CircularPad2d, ConstantPad1d,  # noqa: E402
-                           ConstantPad2d, Dropout1d, Dropout2d, PixelShuffle, PixelUnshuffle,
-                           ReflectionPad1d, ReflectionPad2d, ReplicationPad1d,
-                           ReplicationPad2d, ZeroPad1d, ZeroPad2d)
-from .resampling import Upsample  # noqa: E402
-from .batchnorm import BatchNorm1d, BatchNorm2d  # noqa: E402
-from .more_norms import (GroupNorm, InstanceNorm1d, InstanceNorm2d,  # noqa: E402
-                         LocalResponseNorm)
-from .bilinear import Bilinear  # noqa: E402
-from .stochastic import AlphaDropout, FeatureAlphaDropout  # noqa: E402
+# The layers around the FFN that other models use (convolutions, pools, image layers, more
+# norms, ...): re-exported from nn_layers.py, which lists them
+from .nn_layers import *  # noqa: E402,F401,F403
+from .nn_layers import __all__ as _layers  # noqa: E402
+__all__ += _layers
