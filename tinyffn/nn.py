@@ -433,7 +433,7 @@ from .transformer_modules import TransformerEncoder, TransformerEncoderLayer  # 
 from .transformer_decoder import (Transformer, TransformerDecoder,  # noqa: E402
                                   TransformerDecoderLayer)
 # The layers around the FFN that other models use (convolutions, pools, image layers, more
-# norms, ...): re-exported from nn_layers.py, which lists them
-from .nn_layers import *  # noqa: E402,F401,F403
-from .nn_layers import __all__ as _layers  # noqa: E402
-__all__ += _layers
+# norms, ...) are gathered in nn_layers.py; each of its __all__ becomes a name here too
+from . import nn_layers as _layers  # noqa: E402
+globals().update({name: getattr(_layers, name) for name in _layers.__all__})
+__all__ += _layers.__all__
