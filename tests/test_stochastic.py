@@ -128,6 +128,12 @@ def test_alpha_dropout_edges_and_modules():
     y = nn.FeatureAlphaDropout(0.5)(tinyffn.randn(8, 6, 5)).numpy()
     assert all(len(set(row.round(6))) == 1 or len(set(row.round(6))) == 5
                for row in y.reshape(48, 5))             # a channel is dropped whole or kept
+    # PyTorch checks feature dropout's (N, C, *) only where it draws: a 1-D input passes
+    # through in eval mode (and at p = 0), and p = 1 zeroes it (torch 2.13, checked)
+    v = tinyffn.randn(3)
+    assert nn.FeatureAlphaDropout(0.5).eval()(v) is v
+    assert F.feature_alpha_dropout(v, 0.0, True) is v
+    assert F.feature_alpha_dropout(v, 1.0, True).tolist() == [0.0] * 3
 
 
 ERRORS = [

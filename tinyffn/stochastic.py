@@ -101,9 +101,6 @@ def _alpha_dropout(op: str, input: Any, p: Any, training: Any, inplace: Any,
     check_inplace(op, inplace)
     if training not in (True, False):
         raise TypeError(f"{op}: training must be True or False, got {training!r}")
-    if feature and input.ndim < 2:
-        raise ValueError(f"{op}: input of shape {input.shape}: feature dropout requires at "
-                         "least 2 dimensions, (N, C, *) (PyTorch refuses it too)")
     if not training or p == 0:
         return input
     if not input.backend.is_floating(input.dtype):
@@ -113,6 +110,10 @@ def _alpha_dropout(op: str, input: Any, p: Any, training: Any, inplace: Any,
     with grad_mode.scope("function", op):
         if p == 1:
             return input * 0.0                  # every element dropped, as PyTorch
+        # checked only where one draw per channel is made, as PyTorch checks it
+        if feature and input.ndim < 2:
+            raise ValueError(f"{op}: input of shape {input.shape}: feature dropout requires "
+                             "at least 2 dimensions, (N, C, *) (PyTorch refuses it too)")
         shape = input.shape[:2] + (1,) * (input.ndim - 2) if feature else input.shape
         keep = rand(shape, dtype="float64", device=input.device) >= p     # P(keep) = 1 - p
         noise = keep.to(input.dtype)                                      # 1 or 0, constant
