@@ -110,6 +110,9 @@ def test_dropout_modules_and_errors():
     assert layer.eval()(x) is x
     with pytest.raises(ValueError, match=r"dropout1d: input must be .* 3-D \(N, C, L\)"):
         F.dropout1d(tinyffn.ones(2, 3, 4, 5))
+    with pytest.raises(ValueError, match=r"dropout2d: .* 4-D \(N, C, H, W\) or 3-D .*, got "
+                       r"\(2, 3\); .* F.dropout drops the entries of \(N, C\)"):
+        F.dropout2d(tinyffn.ones(2, 3))
     with pytest.raises(TypeError, match=r"dropout2d: input has dtype"):
         F.dropout2d(tinyffn.ones(2, 3, 4, 5, dtype="int64"))
     with pytest.warns(UserWarning, match=r"dropout2d: Received a 3D input"):

@@ -112,8 +112,10 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
     read as PyTorch 2.13 reads it, (N, C, L) with one draw per (n, c), with its warning
     (use dropout1d for that)."""
     if not isinstance(input, Tensor) or input.ndim not in (3, 4):
-        raise ValueError(f"dropout2d: input must be a tinyffn Tensor of 4-D (N, C, H, W), "
-                         f"got {_shape(input)}")
+        raise ValueError(f"dropout2d: input must be a tinyffn Tensor of 4-D (N, C, H, W) or "
+                         f"3-D (read as (N, C, L), as PyTorch 2.13 does), got {_shape(input)}; "
+                         "PyTorch deprecates other ranks: F.dropout drops the entries of "
+                         "(N, C), dropout1d the channels of (N, C, L)")
     if input.ndim == 3:
         warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that "
                       "channel-wise 1D dropout behavior is desired - input is interpreted "
