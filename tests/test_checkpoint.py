@@ -2,6 +2,7 @@
 for less memory held between forward and backward, at the cost of one more forward."""
 import gc
 import tracemalloc
+from contextlib import nullcontext
 
 import numpy as np
 import pytest
@@ -288,6 +289,8 @@ def test_context_fn_wraps_each_run_and_the_drawing_shows_the_block():
     ({"context_fn": 3}, TypeError, "context_fn must be callable"),
     ({"context_fn": lambda: None}, TypeError, "context_fn must return two context managers"),
     ({"preserve_rng_state": "yes"}, TypeError, "preserve_rng_state must be True or False"),
+    ({"early_stop": None}, TypeError, "early_stop must be True or False"),
+    ({"context_fn": lambda: (nullcontext(),)}, TypeError, "context_fn must return two"),
 ])
 def test_bad_options_are_refused_saying_what_to_pass(options, error, message):
     x = tinyffn.randn(3, requires_grad=True)
@@ -299,6 +302,138 @@ def test_checkpoint_sequential_refuses_bad_segments():
     layers = [nn.Linear(D, D) for _ in range(3)]
     x = tinyffn.randn(T, D)
     for segments, message in ((0, "segments must be an int >= 1"),
+                              (True, "segments must be an int >= 1, got True"),
                               (4, "4 segments of 3 functions")):
         with pytest.raises(ValueError, match=message):
             checkpoint_sequential(layers, segments, x, use_reentrant=False)
+
+
+def test_an_input_made_by_an_op_and_changed_in_place_is_an_error():
+    """h = x * 2 is not a leaf: its node saved no array of it, the block's nodes dropped
+    theirs, so only the array h holds could tell the rerun's values from the first run's.
+    PyTorch's version counter raises here; a rerun on the new values would give x a
+    gradient of exp(2x + 1) instead of exp(2x), silently."""
+    x = tinyffn.randn(3, dtype="float64", requires_grad=True)
+    h = x * 2
+    loss = checkpoint(lambda t: t.exp(), h, use_reentrant=False).sum()
+    with tinyffn.no_grad():
+        h += 1
+    with pytest.raises(CheckpointError, match=r"of shape \(3,\), was changed in place"):
+        loss.backward()
+    # a tensor read from the block's closure, made by an op, is watched too
+    h = x * 2
+    loss = checkpoint(lambda t: (t * h).exp(), x, use_reentrant=False).sum()
+    with tinyffn.no_grad():
+        h.mul_(3.0)
+    with pytest.raises(CheckpointError, match="was changed in place"):
+        loss.backward()
+
+
+def test_a_requires_grad_changed_between_forward_and_backward_is_an_error():
+    """w frozen after forward: the rerun's x * w needs no gradient for w, so it saves no
+    x (ops save only what a needed gradient reads), and the first run's node, which needs
+    both, would read a None: PyTorch raises its CheckpointError here too."""
+    w = tinyffn.randn(3, dtype="float64", requires_grad=True)
+    x = tinyffn.randn(3, dtype="float64", requires_grad=True)
+    loss = checkpoint(lambda t: (t * w).exp(), x, use_reentrant=False).sum()
+    w.requires_grad_(False)
+    with pytest.raises(CheckpointError, match=r"op 0 \(mul\) needed the gradients of its "
+                                              r"inputs \(True, True\) the first time and "
+                                              r"\(True, False\) the second"):
+        loss.backward()
+
+
+def test_a_lambda_in_a_loop_that_reads_the_loop_variable_is_an_error():
+    """`lambda t: layer(t)` in a loop reads `layer` when it runs: at backward every rerun
+    would use the last layer, of the same shapes, so the ops match and the gradients are
+    silently wrong (PyTorch's are). The rerun's ops must read the first run's tensors."""
+    tinyffn.manual_seed(0)
+    layers = [nn.Linear(D, D, dtype="float64") for _ in range(3)]
+    x = tinyffn.randn(T, D, dtype="float64", requires_grad=True)
+
+    def loss_of(checkpointed, bound=True):
+        h = x
+        for layer in layers:
+            block = (lambda t, layer=layer: layer(t).tanh()) if bound else \
+                (lambda t: layer(t).tanh())            # reads the loop variable at backward
+            h = h + (checkpoint(block, h, use_reentrant=False) if checkpointed else block(h))
+        return h.square().sum()
+
+    with pytest.raises(CheckpointError, match=r"op 0 \(transpose\) read another tensor as "
+                                              r"its input 0 \(of shape \(4, 4\)\) the second "
+                                              r"time \(a lambda made in a loop"):
+        loss_of(True, bound=False).backward()
+    expected = tinyffn.grad(loss_of(False), [x, layers[0].weight])
+    got = tinyffn.grad(loss_of(True), [x, layers[0].weight])
+    for a, b in zip(expected, got):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_the_graph_is_freed_without_the_cycle_collector():
+    """The block's nodes keep their region (to rerun it) and the region keeps them only
+    weakly: a checkpointed graph, with its block's input, is freed by refcounting alone,
+    as every tinyffn graph is (tests/test_autograd.py), backward run or not."""
+    import weakref
+    w = tinyffn.randn(D, D, requires_grad=True)
+    gc.collect()
+    gc.disable()
+    try:
+        for run_backward in (False, True):
+            h = tinyffn.randn(T, D, requires_grad=True) * 2
+            alive = weakref.ref(h)
+            loss = checkpoint(lambda t: (t @ w).tanh(), h, use_reentrant=False).sum()
+            if run_backward:
+                loss.backward()
+            del h, loss
+            assert alive() is None, f"the graph outlived its loss (backward: {run_backward})"
+    finally:
+        gc.enable()
+
+
+def test_keep_intermediates_around_backward_sees_no_rerun():
+    """The rerun in backward records ops of its own; they are the block's forward run
+    again, not results of the code inside keep_intermediates(), which sees none."""
+    x = tinyffn.randn(T, D, requires_grad=True)
+    loss = checkpoint(lambda t: t.exp().sin(), x, use_reentrant=False).sum()
+    with tinyffn.keep_intermediates() as kept:
+        loss.backward()
+    assert kept == []
+    assert x.grad is not None
+
+
+def test_backward_under_no_grad_still_reruns_the_block_recording():
+    w = tinyffn.randn(D, D, dtype="float64", requires_grad=True)
+    x = tinyffn.randn(T, D, dtype="float64", requires_grad=True)
+    expected = tinyffn.grad((x @ w).tanh().sum(), [x, w])
+    loss = checkpoint(lambda t: (t @ w).tanh(), x, use_reentrant=False).sum()
+    with tinyffn.no_grad():
+        loss.backward()
+    for a, b in zip(expected, (x.grad, w.grad)):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_a_dtype_that_differs_in_the_rerun_is_an_error():
+    dtype = ["float64"]
+    x = tinyffn.randn(T, D, requires_grad=True)
+    loss = checkpoint(lambda h: h.to(dtype=dtype[0]).exp(), x, use_reentrant=False).sum()
+    dtype[0] = "float16"
+    with pytest.raises(CheckpointError, match=r"\(6, 4\) float64 the first time and .* "
+                                              r"\(6, 4\) float16 the second"):
+        loss.backward()
+
+
+def test_checkpoint_sequential_leaves_the_last_segment_plain():
+    """As PyTorch's: the last segment's activations are needed at once by backward, so it
+    is not checkpointed; each function of the other segments runs twice."""
+    calls = []
+
+    def counted(k):
+        def f(h):
+            calls.append(k)
+            return h.tanh()
+        return f
+
+    x = tinyffn.randn(T, D, requires_grad=True)
+    checkpoint_sequential([counted(k) for k in range(5)], 2, x, use_reentrant=False
+                          ).sum().backward()
+    assert sorted(calls) == [0, 0, 1, 1, 2, 3, 4]

@@ -95,7 +95,7 @@ class Context:
     # __dict__ is for a user's Function, which may stash anything on ctx (ctx.mask = ...)
     __slots__ = ("fn", "parents", "needs_input_grad", "xp", "backend", "scope", "attrs",
                  "out_shape", "out_dtype", "_output", "_saved", "_freed", "_hooks", "_out_id",
-                 "__dict__")
+                 "__dict__", "__weakref__")     # weakref: a checkpoint's region (no cycle)
 
     def __init__(self, fn, inputs, backend, attrs):
         self.fn = fn

@@ -21,7 +21,11 @@ How it is done here, PyTorch's non-reentrant form written for tinyffn's graph:
   mask), and hands the i-th recorded node of the second run's saved arrays to the i-th
   node of the first. A block that records different ops the second time (a branch on a
   random number without ``preserve_rng_state``, an input changed in place) is an error,
-  :class:`CheckpointError`, not a wrong gradient.
+  :class:`CheckpointError`, not a wrong gradient. So is a rerun whose ops read other
+  tensors than the first run's (``lambda h: layer(h)`` in a loop reads the last layer at
+  backward), or need other gradients (a parameter frozen between forward and backward).
+* the block's nodes keep their region; the region keeps them weakly, so a checkpointed
+  graph has no reference cycle and is freed by refcounting alone, as every graph here.
 
 The graph is the ordinary one, so ``loss.backward()``, ``tinyffn.grad`` and parameters
 used inside the block (found by the walk, not passed as inputs) work as without
@@ -32,6 +36,7 @@ another (the inner one runs as a plain call, its nodes recomputed with the outer
 """
 from __future__ import annotations
 
+import weakref
 from contextlib import nullcontext
 from typing import Any, Callable
 
@@ -120,10 +125,11 @@ class _Region:
         self.function, self.args, self.kwargs = function, args, kwargs  # kept, as PyTorch keeps them
         self.context_fn, self.determinism_check, self.debug = context_fn, determinism_check, debug
         self.rng = rng                    # the default generator's state before the first run
-        self.nodes: list = []             # the first run's recorded nodes, in order
-        self.leaves: list = []            # (tensor, its array then): each leaf the block read
+        self.nodes: list = []             # weak references to the first run's nodes, in order
+        self.facts: list = []             # each one's (op, shape, dtype), for the comparison
+        self.reads: list = []             # (weak ref to a tensor from outside, its array then)
 
-    def run(self) -> tuple:
+    def run(self, rerun: bool = False) -> tuple:
         """Run the block in a ``checkpoint`` frame; its output and its recorded nodes."""
         global _active
         outer, kept = STATE.kept, []
@@ -133,28 +139,34 @@ class _Region:
                 out = self.function(*self.args, **self.kwargs)
         finally:
             STATE.kept, _active = outer, _active - 1
-        if outer is not None:             # inside keep_intermediates(): it sees them too
+        if outer is not None and not rerun:    # inside keep_intermediates(): it sees them too
             outer.extend(kept)
         return out, [t.grad_fn for t in kept]
 
     def drop(self, nodes: list) -> None:
-        """Free what the first run's nodes saved: each can now only get it back from here."""
+        """Free what the first run's nodes saved: each can now only get it back from here.
+        Note the array of each tensor the block read from outside (a leaf, or an input
+        made by an op), to tell a change in place before the rerun."""
         from ..tensor import Tensor
-        self.nodes = nodes
-        seen = set()
+        self.nodes = [weakref.ref(node) for node in nodes]   # the nodes hold self: no cycle
+        self.facts = [_facts(node) for node in nodes]
+        seen = {id(node) for node in nodes}
         for node in nodes:
             node._saved, node._freed, node._checkpoint = (), self, self
             for p in node.parents:
-                if isinstance(p, Tensor) and id(p) not in seen:
+                if id(p) not in seen:
                     seen.add(id(p))
-                    self.leaves.append((p, p.data))
+                    t = p if isinstance(p, Tensor) else p.output   # None: no one can change it
+                    if t is not None:
+                        self.reads.append((weakref.ref(t), t.data))
 
     def recompute(self) -> None:
         """Run the block again and give each first-run node its second run's saved arrays."""
-        for leaf, array in self.leaves:
-            if leaf.data is not array:
+        for ref, array in self.reads:
+            t = ref()
+            if t is not None and t.data is not array:
                 raise CheckpointError(
-                    f"checkpoint: a tensor the block read, of shape {tuple(leaf.shape)}, was "
+                    f"checkpoint: a tensor the block read, of shape {tuple(t.shape)}, was "
                     "changed in place between forward and backward; rerunning the block would "
                     "use its new values. Run backward before changing it (optimizer.step())")
         after = default_generator.get_state()
@@ -163,30 +175,61 @@ class _Region:
         _, recompute_context = _contexts(self.context_fn)
         try:
             with grad_mode.enable_grad(), recompute_context:
-                _, again = self.run()
+                _, again = self.run(rerun=True)
         finally:
             default_generator.set_state(after)
+        nodes = [ref() for ref in self.nodes]     # None: a node no longer in any graph
         if self.determinism_check == "default":
-            self._compare(again)
-        for first, second in zip(self.nodes, again):
-            first._saved, first._freed = second._saved, False
+            self._compare(nodes, again)
+        for first, second in zip(nodes, again):
+            if first is not None and first._freed is self:   # not one backward released
+                first._saved, first._freed = second._saved, False
 
-    def _compare(self, again: list) -> None:
-        for k, (first, second) in enumerate(zip(self.nodes, again)):
-            if _facts(first) != _facts(second):
-                self._mismatch(f"op {k} was {_show(_facts(first))} the first time and "
+    def _compare(self, nodes: list, again: list) -> None:
+        from ..tensor import Tensor
+        for k, (facts, second) in enumerate(zip(self.facts, again)):
+            if facts != _facts(second):
+                self._mismatch(f"op {k} was {_show(facts)} the first time and "
                                f"{_show(_facts(second))} the second", again)
-        if len(again) != len(self.nodes):
-            self._mismatch(f"the first run recorded {len(self.nodes)} ops, the second "
+        if len(again) != len(self.facts):
+            self._mismatch(f"the first run recorded {len(self.facts)} ops, the second "
                            f"{len(again)}", again)
+        # the same ops must read the same tensors: a node of the block at the same place,
+        # else the very node or leaf from outside; a leaf that needs no gradient may be
+        # made anew by each run (the constant 2 in h * 2, a mask)
+        place = {id(node): k for k, node in enumerate(nodes) if node is not None}
+        place_again = {id(node): k for k, node in enumerate(again)}
+        for k, (first, second) in enumerate(zip(nodes, again)):
+            if first is None:
+                continue
+            if first.needs_input_grad != second.needs_input_grad:
+                self._mismatch(
+                    f"op {k} ({first.name}) needed the gradients of its inputs "
+                    f"{first.needs_input_grad} the first time and {second.needs_input_grad} "
+                    "the second (a tensor's requires_grad changed between forward and "
+                    "backward)", again)
+            for i, (p, q) in enumerate(zip(first.parents, second.parents)):
+                if id(p) in place:
+                    same = place[id(p)] == place_again.get(id(q))
+                elif isinstance(p, Tensor) and not p._requires_grad:
+                    same = isinstance(q, Tensor)
+                else:
+                    same = p is q
+                if not same:
+                    shape = tuple(first.input_shapes[i])
+                    self._mismatch(
+                        f"op {k} ({first.name}) read another tensor as its input {i} (of "
+                        f"shape {shape}) the second time (a lambda made in a loop reads the "
+                        "loop's variable when it reruns: bind it, lambda h, layer=layer: "
+                        "layer(h))", again)
 
     def _mismatch(self, what: str, again: list) -> None:
         message = (f"checkpoint: the block's second run differs from its first: {what}. The "
-                   "block must record the same ops each time: keep preserve_rng_state=True "
-                   "for random ops, and do not branch on state that changes between forward "
-                   "and backward")
+                   "block must record the same ops on the same tensors each time: keep "
+                   "preserve_rng_state=True for random ops, and do not branch on state that "
+                   "changes between forward and backward")
         if self.debug:
-            message += ("\nfirst run:  " + ", ".join(_show(_facts(n)) for n in self.nodes)
+            message += ("\nfirst run:  " + ", ".join(_show(f) for f in self.facts)
                         + "\nsecond run: " + ", ".join(_show(_facts(n)) for n in again))
         else:
             message += " (debug=True lists both runs' ops)"
