@@ -437,3 +437,24 @@ def test_checkpoint_sequential_leaves_the_last_segment_plain():
     checkpoint_sequential([counted(k) for k in range(5)], 2, x, use_reentrant=False
                           ).sum().backward()
     assert sorted(calls) == [0, 0, 1, 1, 2, 3, 4]
+
+
+def test_a_node_backward_has_released_is_not_refilled_by_the_rerun():
+    """The walk frees each node as it passes; a node of the block that it passed before
+    the first saved_tensors read (one whose backward reads nothing) stays freed."""
+    class Keeps(tinyffn.Function):       # saves its input, reads nothing in backward
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, gy):
+            return gy
+
+    x = tinyffn.randn(T, D, requires_grad=True)
+    y = checkpoint(lambda h: Keeps.apply(h.exp()), x, use_reentrant=False)
+    node = y.grad_fn
+    y.sum().backward()                   # Keeps runs first, freed; exp's read reruns
+    assert node._saved == () and node._freed is True
+    np.testing.assert_allclose(x.grad.numpy(), np.exp(x.numpy()), rtol=1e-6)
