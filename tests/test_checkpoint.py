@@ -458,3 +458,39 @@ def test_a_node_backward_has_released_is_not_refilled_by_the_rerun():
     y.sum().backward()                   # Keeps runs first, freed; exp's read reruns
     assert node._saved == () and node._freed is True
     np.testing.assert_allclose(x.grad.numpy(), np.exp(x.numpy()), rtol=1e-6)
+
+
+def test_a_rerun_that_wires_the_same_ops_otherwise_is_an_error():
+    """exp, sin, mul both times, but mul(a, b) became mul(b, a): the first run's node
+    would get the rerun's saved arrays in the other order, gx = gy * a for gy * b."""
+    flip = [False]
+
+    def block(h):
+        a, b = h.exp(), h.sin()
+        return b * a if flip[0] else a * b
+
+    x = tinyffn.randn(T, D, requires_grad=True)
+    loss = checkpoint(block, x, use_reentrant=False).sum()
+    flip[0] = True
+    with pytest.raises(CheckpointError, match=r"op 2 \(mul\) read another tensor as its input 0"):
+        loss.backward()
+
+
+def test_the_block_holds_none_of_its_intermediates():
+    """Only the tensors the block read from outside are watched for changes in place:
+    an intermediate the caller drops (here `a`, returned beside the output y = sin(a)) is
+    freed, its array too."""
+    import weakref
+
+    def block(h):
+        a = h.exp()
+        return a, a.sin()
+
+    x = tinyffn.randn(T, D, requires_grad=True)
+    a, y = checkpoint(block, x, use_reentrant=False)
+    array = weakref.ref(a.data)
+    del a
+    assert array() is None
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.cos(np.exp(x.numpy())) * np.exp(x.numpy()),
+                               rtol=1e-5)

@@ -211,10 +211,8 @@ class _Region:
             for i, (p, q) in enumerate(zip(first.parents, second.parents)):
                 if id(p) in place:
                     same = place[id(p)] == place_again.get(id(q))
-                elif isinstance(p, Tensor) and not p._requires_grad:
-                    same = isinstance(q, Tensor)
-                else:
-                    same = p is q
+                else:       # (a node where a constant was: needs_input_grad differed)
+                    same = p is q or isinstance(p, Tensor) and not p._requires_grad
                 if not same:
                     shape = tuple(first.input_shapes[i])
                     self._mismatch(
