@@ -13,9 +13,10 @@ FLOPs on top of the step's 48·T·d², a third more (docs/autograd.md §5 measur
 How it is done here, PyTorch's non-reentrant form written for tinyffn's graph:
 
 * forward: the block runs inside a ``checkpoint`` frame (drawings show it), with every
-  recorded op's output collected (as ``keep_intermediates`` does); at the end each of
-  their nodes has its saved arrays replaced by a :class:`_Region` that can bring them back
-  (``Context._freed``, read by ``Context.saved_tensors`` only when a node has none).
+  recorded op's node collected (not its output, which dies as usual: :class:`_Nodes`);
+  at the end each node has its saved arrays replaced by a :class:`_Region` that can
+  bring them back (``Context._freed``, read by ``Context.saved_tensors`` only when a
+  node has none).
 * backward: the first ``saved_tensors`` of a node of the block runs the block again, with
   recording on and the random generator's state of the first run (dropout draws the same
   mask), and hands the i-th recorded node of the second run's saved arrays to the i-th
@@ -132,15 +133,18 @@ class _Region:
     def run(self, rerun: bool = False) -> tuple:
         """Run the block in a ``checkpoint`` frame; its output and its recorded nodes."""
         global _active
-        outer, kept = STATE.kept, []
+        outer = STATE.kept
+        share = outer is not None and not rerun   # inside keep_intermediates(): it sees them too
+        kept = [] if share else _Nodes()
         STATE.kept, _active = kept, _active + 1
         try:
             with grad_mode.scope("function", "checkpoint"):
                 out = self.function(*self.args, **self.kwargs)
         finally:
             STATE.kept, _active = outer, _active - 1
-        if outer is not None and not rerun:    # inside keep_intermediates(): it sees them too
-            outer.extend(kept)
+        if not share:
+            return out, list(kept)
+        outer.extend(kept)
         return out, [t.grad_fn for t in kept]
 
     def drop(self, nodes: list) -> None:
@@ -232,6 +236,17 @@ class _Region:
         else:
             message += " (debug=True lists both runs' ops)"
         raise CheckpointError(message)
+
+
+class _Nodes(list):
+    """Where a block's run collects its recorded ops: each op's node, not its output.
+
+    Keeping the outputs (as ``keep_intermediates`` does) would keep every array the block
+    makes alive until it ends, not only what its ops save: nearly twice the memory of
+    the block's saved activations, in the first run and again in the rerun."""
+
+    def append(self, out) -> None:
+        super().append(out.grad_fn)
 
 
 def _facts(node) -> tuple:
