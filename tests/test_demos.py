@@ -17,6 +17,7 @@ import tinyffn
 DEMOS = pathlib.Path(__file__).resolve().parent.parent / "demos"
 sys.path.insert(0, str(DEMOS))          # the demos import each other as plain modules
 
+import checkpointing            # noqa: E402
 import cost_model               # noqa: E402
 import ffn_curvature            # noqa: E402
 import key_value_memory         # noqa: E402
@@ -162,6 +163,8 @@ def test_an_unusable_device_is_one_line_not_a_traceback(tmp_path):
 
 @pytest.mark.parametrize("demo, option", [(cost_model, "--d"), (train_activations, "--steps"),
                                           (key_value_memory, "--steps"),
+                                          (checkpointing, "--layers"),
+                                          (checkpointing, "--repeats"),
                                           (ffn_curvature, "--steps"), (ffn_curvature, "--every")])
 @pytest.mark.parametrize("value", ["0", "-5", "2.5"])
 def test_sizes_must_be_whole_numbers_from_one(demo, option, value, tmp_path, capsys):
@@ -317,3 +320,53 @@ def test_ffn_curvature_learning_rates_must_be_positive_numbers(value, tmp_path, 
         ffn_curvature.main(["--quick", "--lr", value, "--out", tmp_path])
     assert stop.value.code == 2
     assert f"argument --lr: expected a number > 0, got '{value}'" in capsys.readouterr().err
+
+
+def test_checkpointing(device, tmp_path):
+    """Every measured k against the demo's own claims: the gradients are the plain step's
+    bit for bit, the FLOPs are the plain step's plus one block forward per rerun block
+    (matmul: 48·L·T·d² + 16·r·T·d²), and the arrays held between forward and backward are
+    the model's (k-2)·T·d + n·A + T·d entries, A = 19·T·d + 2·T, with the loss (4 bytes)
+    and each checkpointed segment's copy of the generator's state (45 bytes, on the CPU):
+    byte for byte on the CPU backends."""
+    result = run(checkpointing, device, tmp_path)
+    L, T, d = result["layers"], result["tokens"], result["d"]
+    rows = result["rows"]
+    assert [r["k"] for r in rows] == ["none", 1, 2, 4, 5, 8]          # divisors, and L/2 + 1
+    assert [(r["m"], r["n"], r["reruns"]) for r in rows] == [
+        (0, 8, 0), (0, 8, 0), (4, 4, 4), (2, 2, 6), (1, 4, 4), (1, 1, 7)]
+    assert result["saved_per_block"] == 19 * T * d + 2 * T
+    for r in rows:
+        k = r["k"]
+        assert r["same_grads"], k
+        assert r["matmul"] == 48 * L * T * d * d + 16 * r["reruns"] * T * d * d, k
+        assert r["flops"] == rows[0]["flops"] + r["reruns"] * result["block_forward_flops"], k
+        boundaries = max(k - 2, 0) if k != "none" else 0
+        entries = boundaries * T * d + r["n"] * result["saved_per_block"] + T * d
+        segments = k - 1 if r["m"] else 0
+        state = 0 if device == "cuda" else 45
+        assert r["held_model"] == 4 * entries + 4 + state * segments
+        if device == "cuda":        # the pool's bytes: no Python objects, but CuPy's own
+            assert r["held"] == pytest.approx(r["held_model"], rel=0.01), k
+        else:
+            assert r["held"] == r["held_model"], k
+        assert r["peak"] >= r["held"]
+    by_k = {r["k"]: r for r in rows}
+    assert by_k[1]["held"] == by_k["none"]["held"]        # one segment: nothing checkpointed
+    assert by_k[8]["held"] < by_k[4]["held"] < by_k[2]["held"] < by_k[1]["held"] / 1.9
+    assert by_k[5]["held"] > by_k[2]["held"]       # a 4-block plain tail, and more boundaries
+    assert_figures(result, tmp_path, ["memory_vs_k.png"])
+
+
+def test_checkpointing_memory_is_least_near_the_square_root_of_L_A_over_s():
+    """48 blocks: k* = √(L·A/s) ≈ 30 for A/s = 19.5. Of the divisors around it, the held
+    arrays fall from k = 12 to 24 (fewer blocks' activations) and rise again at k = 48
+    (more boundaries than the blocks they spare), as the model says."""
+    stack = checkpointing.make_stack(48, 4, "cpu")
+    x = tinyffn.randn(8, 4, requires_grad=True)
+    meter = checkpointing.Meter("cpu")
+    checkpointing.step(stack, x, 2, meter, count=False)
+    held = {k: checkpointing.step(stack, x, k, meter)["held"] for k in (12, 24, 48)}
+    model = {k: checkpointing.predicted(48, 8, 4, k, 0, meter.state_bytes)[0] for k in held}
+    assert held == model
+    assert held[12] > held[24] < held[48]

@@ -19,10 +19,10 @@ import tinyffn
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "benchmarks" / "gpu_check.sh"
 DEMOS = ("seed_selftest", "train_activations", "key_value_memory", "per_position_jacobian",
-         "cost_model", "ffn_curvature")
+         "cost_model", "ffn_curvature", "checkpointing")
 FIGURES = {"train_activations": "loss_curves.png", "key_value_memory": "unit_firing.png",
            "per_position_jacobian": "jacobians.png", "cost_model": "flops_vs_T.png",
-           "ffn_curvature": "sharpness.png"}
+           "ffn_curvature": "sharpness.png", "checkpointing": "memory_vs_k.png"}
 
 
 def gpu_check(*args, **env) -> subprocess.CompletedProcess:
