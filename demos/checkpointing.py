@@ -295,7 +295,10 @@ class Meter:
     """
 
     def __init__(self, device: str):
-        self.kind = "cupy" if device == "cuda" else "tracemalloc"
+        # by the arrays' library, not the device's name: the tests' stand-in for a GPU
+        # (tests/fake_cuda.py) is NumPy under the name "cuda"
+        array = tinyffn.zeros(1, device=device).data
+        self.kind = "cupy" if type(array).__module__.startswith("cupy") else "tracemalloc"
         self.hook = _cupy_hook() if self.kind == "cupy" else None
         # a checkpointed segment keeps the generator's state, a NumPy array: counted here
         # on the CPU, not by the GPU's pool
