@@ -151,6 +151,16 @@ class _NormBase(Module):
     _dims: tuple = ()                   # the input ranks a subclass takes
     _shapes = ""                        # and their names, for the error
 
+    def _check_input(self, input: Any) -> str:
+        """A Tensor of one of the ranks the module takes, else an error; its class's name."""
+        owner = type(self).__name__
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{owner}: input must be a tinyffn Tensor, got {type_name(input)}")
+        if input.ndim not in self._dims:
+            raise ValueError(f"{owner}: expected {self._shapes} input, got {input.ndim}-D "
+                             f"input of shape {input.shape}")
+        return owner
+
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device: Any = None,
                  dtype: Any = None, *, bias: bool = True):
@@ -209,12 +219,7 @@ class _BatchNorm(_NormBase):
     statistics in eval mode too."""
 
     def forward(self, input: Tensor) -> Tensor:
-        owner = type(self).__name__
-        if not isinstance(input, Tensor):
-            raise TypeError(f"{owner}: input must be a tinyffn Tensor, got {type_name(input)}")
-        if input.ndim not in self._dims:
-            raise ValueError(f"{owner}: expected {self._shapes} input, got {input.ndim}-D "
-                             f"input of shape {input.shape}")
+        owner = self._check_input(input)
         if input.shape[1] != self.num_features:
             raise ValueError(f"{owner}({self.num_features}): input of shape {input.shape} has "
                              f"{input.shape[1]} channels on axis 1, expected "

@@ -346,17 +346,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     ``inplace``: only a false value (:func:`tinyffn.arguments.check_inplace`).
     GPT-2 drops the FFN's output before the residual add: x + dropout(FFN(ln(x))).
     """
-    _check_tensor("dropout", "input", input)
-    check_probability("dropout", p)
-    check_inplace("dropout", inplace)
-    if training not in (True, False):       # a string such as "eval" would count as True
-        raise TypeError(f"dropout: training must be True or False, got {training!r}")
-    if not training or p == 0:
+    if _dropout_is_identity("dropout", input, p, training, inplace, "dropout scales by 1/(1 - p)"):
         return input
-    if not input.backend.is_floating(input.dtype):
-        raise TypeError(f"dropout: input has dtype {dtype_name(input.dtype)}; dropout scales "
-                        "by 1/(1 - p), so it needs floating point: cast with "
-                        "x.to(dtype='float32')")
     with grad_mode.scope("function", "dropout"):
         if p == 1:
             return input * 0.0                  # every element dropped (no 1/0 scale)
@@ -367,6 +358,23 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
 
 
 # ----------------------------------------------------------------------------- helpers
+def _dropout_is_identity(op: str, input: Any, p: Any, training: Any, inplace: Any,
+                         why: str) -> bool:
+    """The checks every dropout makes; True where it changes nothing (eval, or p = 0).
+    ``why`` says why a float input is needed (``"dropout scales by 1/(1 - p)"``)."""
+    _check_tensor(op, "input", input)
+    check_probability(op, p)
+    check_inplace(op, inplace)
+    if training not in (True, False):       # a string such as "eval" would count as True
+        raise TypeError(f"{op}: training must be True or False, got {training!r}")
+    if not training or p == 0:
+        return True
+    if not input.backend.is_floating(input.dtype):
+        raise TypeError(f"{op}: input has dtype {dtype_name(input.dtype)}; {why}, so it needs "
+                        "floating point: cast with x.to(dtype='float32')")
+    return False
+
+
 def _check_tensor(op: str, name: str, value: Any) -> None:
     if not isinstance(value, Tensor):
         raise TypeError(f"{op}: {name} must be a tinyffn Tensor, got {type_name(value)}; "

@@ -253,12 +253,7 @@ class _InstanceNorm(_NormBase):
         """Each instance's statistics in training, and in eval unless running statistics
         are tracked; then those (PyTorch's rule). num_batches_tracked does not move, and
         momentum=None leaves the running statistics as they are, as in PyTorch."""
-        owner = type(self).__name__
-        if not isinstance(input, Tensor):
-            raise TypeError(f"{owner}: input must be a tinyffn Tensor, got {type_name(input)}")
-        if input.ndim not in self._dims:
-            raise ValueError(f"{owner}: expected {self._shapes} input, got {input.ndim}-D "
-                             f"input of shape {input.shape}")
+        owner = self._check_input(input)
         unbatched = input.ndim == self._dims[0]
         axis = 0 if unbatched else 1                            # the channels
         if input.shape[axis] != self.num_features:

@@ -17,7 +17,7 @@ from . import grad_mode
 from .arguments import check_axis, check_inplace, check_probability, is_real
 from .backend import dtype_name
 from .creation import arange, rand
-from .functional import _check_tensor
+from .functional import _check_tensor, _dropout_is_identity
 from .module import Module
 from .tensor import Tensor
 
@@ -96,17 +96,9 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
 
 def _alpha_dropout(op: str, input: Any, p: Any, training: Any, inplace: Any,
                    feature: bool) -> Tensor:
-    _check_tensor(op, "input", input)
-    check_probability(op, p)
-    check_inplace(op, inplace)
-    if training not in (True, False):
-        raise TypeError(f"{op}: training must be True or False, got {training!r}")
-    if not training or p == 0:
+    if _dropout_is_identity(op, input, p, training, inplace,
+                            "alpha dropout moves values by fractions"):
         return input
-    if not input.backend.is_floating(input.dtype):
-        raise TypeError(f"{op}: input has dtype {dtype_name(input.dtype)}; alpha dropout "
-                        "moves values by fractions, so it needs floating point: cast with "
-                        "x.to(dtype='float32')")
     with grad_mode.scope("function", op):
         if p == 1:
             return input * 0.0                  # every element dropped, as PyTorch
