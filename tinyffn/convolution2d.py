@@ -23,6 +23,7 @@ is index_add's and the other way round.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from . import grad_mode
@@ -126,18 +127,32 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1,
                          f"output_size={size} with kernel_size={K}, dilation={d}, padding="
                          f"{p}, stride={s} has {out[0]} × {out[1]} = {out[0] * out[1]} "
                          "windows; give the output_size and settings unfold was called with")
-    C = CK // (K[0] * K[1])
-    dev = x.device
     with grad_mode.scope("function", op):
-        rows = (arange(K[0], dtype="int64", device=dev) * d[0]).reshape(-1, 1, 1, 1) + \
-            (arange(out[0], dtype="int64", device=dev) * s[0]).reshape(1, 1, -1, 1)
-        cols = (arange(K[1], dtype="int64", device=dev) * d[1]).reshape(1, -1, 1, 1) + \
-            (arange(out[1], dtype="int64", device=dev) * s[1]).reshape(1, 1, 1, -1)
-        at = (rows * padded[1] + cols).reshape(-1)                  # (kH·kW·L,) flat pixels
-        y = zeros(N, C, padded[0] * padded[1], dtype=dtype_name(x.dtype), device=dev)
-        y = index_add(y, 2, at, x.reshape(N, C, K[0] * K[1] * L))   # (N, C, H_pad·W_pad)
-        y = y.reshape(N, C, *padded)[:, :, p[0]:p[0] + size[0], p[1]:p[1] + size[1]]
+        y = _col2im(x.reshape(N, CK // (K[0] * K[1]), K[0] * K[1] * L), size, K, d, p, s, out)
         return y if input.ndim == 3 else y.squeeze(0)              # (N, C, H, W)
+
+
+def _col2im(x: Tensor, size: tuple, K: tuple, d: tuple, p: tuple, s: tuple,
+            out: tuple) -> Tensor:
+    """fold's sum, for n spatial axes (conv_transpose1d uses n = 1): x (N, C, ΠK·Πout),
+    its last axis in (k_0, ..., k_n-1, t_0, ..., t_n-1) order, each entry added onto
+    position t_i·s_i + k_i·d_i of axis i of zeros (N, C, *padded), padded_i = size_i +
+    2·p_i; then the padding cropped: (N, C, *size). One ``index_add`` on the flattened
+    padded plane."""
+    n, dev = len(K), x.device
+    padded = [S + 2 * q for S, q in zip(size, p)]
+    at = 0                                             # flat position, (*K, *out) broadcast
+    for i in range(n):
+        tap = (arange(K[i], dtype="int64", device=dev) * d[i]).reshape(
+            *(1,) * i, -1, *(1,) * (2 * n - 1 - i))                  # along kernel axis i
+        start = (arange(out[i], dtype="int64", device=dev) * s[i]).reshape(
+            *(1,) * (n + i), -1, *(1,) * (n - 1 - i))                # along output axis i
+        at = at * padded[i] + tap + start
+    N, C = x.shape[:2]
+    y = zeros(N, C, math.prod(padded), dtype=dtype_name(x.dtype), device=dev)
+    y = index_add(y, 2, at.reshape(-1), x)                       # (N, C, Πpadded)
+    y = y.reshape(N, C, *padded)
+    return y[(slice(None),) * 2 + tuple(slice(q, q + S) for q, S in zip(p, size))]
 
 
 class Unfold(Module):
