@@ -132,10 +132,7 @@ _LAYOUT = {1: ("(N, C_in, L)", "(C_in, L)", "for one sequence of channels use x.
 def _checked(op: str, n: int, x: Any, w: Any, b: Any, groups: Any) -> tuple:
     """PyTorch's checks of a convolution's tensors, with what to do."""
     xs, xu, hint, ws, w_hint, c_hint = _LAYOUT[n]
-    for name, t in (("input", x), ("weight", w)) + ((("bias", b),) if b is not None else ()):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{op}: {name} must be a tinyffn Tensor, got {type_name(t)}; "
-                            "wrap it with tinyffn.tensor(...)")
+    _check_tensors(op, x, w, b)
     if x.ndim not in (n + 1, n + 2):
         raise ValueError(f"{op}: input must be {n + 2}-D {xs} or unbatched {n + 1}-D {xu}, "
                          f"got shape {tuple(x.shape)}; {hint}")
@@ -159,6 +156,19 @@ def _checked(op: str, n: int, x: Any, w: Any, b: Any, groups: Any) -> tuple:
     if b is not None and tuple(b.shape) != (C_out,):
         raise ValueError(f"{op}: bias must have shape (C_out,) = ({C_out},) for weight of "
                          f"shape {tuple(w.shape)}, got {tuple(b.shape)}")
+    _check_dtypes(op, x, w, b)
+    return x, w
+
+
+def _check_tensors(op: str, x: Any, w: Any, b: Any) -> None:
+    for name, t in (("input", x), ("weight", w)) + ((("bias", b),) if b is not None else ()):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{op}: {name} must be a tinyffn Tensor, got {type_name(t)}; "
+                            "wrap it with tinyffn.tensor(...)")
+
+
+def _check_dtypes(op: str, x: Tensor, w: Tensor, b: Any) -> None:
+    """One floating dtype for the input, weight and bias, as PyTorch's."""
     for name, t in (("input", x), ("weight", w)) + ((("bias", b),) if b is not None else ()):
         if not t.backend.is_floating(t.dtype) and dtype_name(t.dtype) == dtype_name(x.dtype):
             raise TypeError(f"{op}: {name} has dtype {dtype_name(t.dtype)}; tinyffn's {op} "
@@ -168,7 +178,6 @@ def _checked(op: str, n: int, x: Any, w: Any, b: Any, groups: Any) -> tuple:
             raise TypeError(f"{op}: {name} has dtype {dtype_name(t.dtype)} but input has "
                             f"{dtype_name(x.dtype)}; the input, weight and bias must share "
                             "one floating dtype (as in PyTorch): cast with .to(dtype=...)")
-    return x, w
 
 
 def _tuple(name: str, v: Any, n: int, op: str, least: int = 1) -> tuple:
@@ -206,8 +215,10 @@ def _paddings(op: str, padding: Any, stride: tuple, dilation: tuple, K: tuple) -
 
 
 class _ConvNd(Module):
-    """What Conv1d and Conv2d share: PyTorch's constructor, init, padding modes, repr."""
+    """What Conv1d and Conv2d share (and ConvTranspose1d, 2d: conv_transpose.py): PyTorch's
+    constructor, init, padding modes, repr."""
     _n: int = 1
+    _transposed: bool = False      # the weight (in_channels, out_channels/groups, *K)
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
@@ -231,7 +242,9 @@ class _ConvNd(Module):
         pads = _paddings(cls, padding, self.stride, self.dilation, self.kernel_size)  # checks
         self.padding = padding if isinstance(padding, str) else tuple(p for p, _ in pads)
         self.padding_mode = padding_mode
-        shape = (out_channels, in_channels // groups) + self.kernel_size
+        self.transposed, self.output_padding = self._transposed, (0,) * n   # as PyTorch's
+        shape = ((in_channels, out_channels // groups) if self._transposed else
+                 (out_channels, in_channels // groups)) + self.kernel_size
         self.weight = Parameter(empty(*shape, dtype=dtype or DEFAULTS.float, device=device or "cpu"))
         self.bias = (Parameter(empty(out_channels, dtype=dtype or DEFAULTS.float,
                                      device=device or "cpu")) if bias else None)
@@ -269,6 +282,8 @@ class _ConvNd(Module):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * n:
             s += f", dilation={self.dilation}"
+        if any(self.output_padding):
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
