@@ -3,7 +3,8 @@ defines them, each composed of existing ops:
 
 * ``F.pixel_shuffle`` / ``F.pixel_unshuffle`` (``nn.PixelShuffle``, ``nn.PixelUnshuffle``):
   channels traded for resolution, (*, C·r², H, W) <-> (*, C, H·r, W·r), one reshape,
-  permute, reshape (a super-resolution net's upsampling);
+  permute, reshape (a super-resolution net's upsampling); ``F.channel_shuffle``
+  (``nn.ChannelShuffle``), ShuffleNet's interleaving of channel groups, alike;
 * the padding modules ``ZeroPad1d/2d``, ``ConstantPad1d/2d``, ``ReflectionPad1d/2d``,
   ``ReplicationPad1d/2d``, ``CircularPad1d/2d``: ``F.pad`` with their mode;
 * ``F.dropout1d`` / ``F.dropout2d`` (``nn.Dropout1d``, ``nn.Dropout2d``): dropout of whole
@@ -67,6 +68,26 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
         y = x.reshape(*lead, C, H // r, r, W // r, r)               # (*, C, H, r, W, r)
         y = y.permute(*range(k), k, k + 2, k + 4, k + 1, k + 3)     # (*, C, r, r, H, W)
         return y.reshape(*lead, C * r * r, H // r, W // r)          # (*, C·r², H, W)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """The channels of each group dealt out in turn, as ``F.channel_shuffle`` (ShuffleNet,
+    Zhang et al. 2017: after a grouped convolution, so the next one's groups see every
+    earlier group): (N, C, *) with C = g·m, y[:, j·g + i] = x[:, i·m + j]. A reshape to
+    (N, g, m, *), a transpose to (N, m, g, *) and a reshape back; the gradient is gy
+    shuffled back (channel_shuffle of gy with m groups)."""
+    op = "channel_shuffle"
+    if not isinstance(input, Tensor) or input.ndim < 3:
+        raise ValueError(f"{op}: input must be a tinyffn Tensor of at least 3 axes (N, C, *), "
+                         f"as PyTorch's, got {_shape(input)}")
+    g = _factor(op, "groups", groups)
+    N, C, *rest = input.shape
+    if C % g:
+        raise ValueError(f"{op}: the {C} channels of input {tuple(input.shape)} must be "
+                         f"divisible by groups={g}")
+    with grad_mode.scope("function", op):
+        y = input.reshape(N, g, C // g, *rest).transpose(1, 2)       # (N, C/g, g, *)
+        return y.reshape(N, C, *rest)                                 # (N, C, *)
 
 
 def _at_least_3d(op: str, x: Any) -> Tensor:
@@ -155,6 +176,20 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
+
+
+class ChannelShuffle(Module):
+    """:func:`channel_shuffle` as a module, as ``torch.nn.ChannelShuffle``."""
+
+    def __init__(self, groups: int):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, x: Tensor) -> Tensor:
+        return channel_shuffle(x, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"
 
 
 class Dropout1d(Module):

@@ -1,7 +1,8 @@
 """The 2-D pools, as PyTorch 2.13 defines them: ``F.max_pool2d``, ``F.avg_pool2d``,
 ``F.adaptive_avg_pool2d``, ``F.adaptive_max_pool1d`` / ``2d``, the ``*_with_indices``
-forms, and their modules; composed of primitives (a CNN pools between its ``nn.Conv2d``
-layers, and ends with a global average pool before its classifier).
+forms, the power-average pools ``F.lp_pool1d`` / ``2d`` (at the end), and their
+modules; composed of primitives (a CNN pools between its ``nn.Conv2d`` layers, and ends
+with a global average pool before its classifier).
 
 Window (i, j) reads the kH·kW pixels (i·sH + kh·dH, j·sW + kw·dW) of the padded input,
 the windows conv2d's im2col cuts (pooling.py's ``_max_pool`` and ``_avg_pool``, which the
@@ -20,9 +21,12 @@ input. The adaptive pools split each axis into output_size windows
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
 
 from . import grad_mode
+from .composed import where
+from .convolution import _tuple
 from .creation import stack
 from .module import Module
 from .pooling import (AdaptiveAvgPool1d, MaxPool1d, _adaptive_avg, _adaptive_windows,
@@ -183,3 +187,70 @@ class AdaptiveMaxPool2d(AdaptiveMaxPool1d):
 
     def forward(self, x: Tensor):
         return adaptive_max_pool2d(x, self.output_size, self.return_indices)
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
+              ceil_mode: bool = False) -> Tensor:
+    """The p-norm of each window, as ``F.lp_pool1d``: (N, C, L) or (C, L) -> (N, C, L_out)
+    with p = ``norm_type``, sized as :func:`tinyffn.functional.avg_pool1d` (no padding)::
+
+        y[n, c, t] = (Σ_k x[n, c, t·stride + k] ** p) ** (1/p)
+
+    computed as PyTorch's: ``avg_pool1d(x ** p) · K``, then the 1/p power (so a
+    ``ceil_mode`` partial window is scaled by K over its clipped length, as there).
+    p = 1 sums the window, p = 2 is its Euclidean norm; p = inf is ``max_pool1d`` of
+    |x|. Gradient: y^(1-p) · x^(p-1) to each entry read (0 where the window's sum of
+    powers is 0, as PyTorch's)."""
+    return _lp_pool("lp_pool1d", 1, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
+              ceil_mode: bool = False) -> Tensor:
+    """The p-norm of each kH × kW window, as ``F.lp_pool2d``: (N, C, H, W) or (C, H, W)
+    -> (N, C, H_out, W_out), sized as :func:`avg_pool2d` (no padding):
+    ``(avg_pool2d(x ** p) · kH · kW) ** (1/p)``, as PyTorch computes it; p = inf is
+    ``max_pool2d`` of |x|. Gradient as :func:`lp_pool1d`'s."""
+    return _lp_pool("lp_pool2d", 2, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def _lp_pool(op: str, n: int, x: Any, p: Any, kernel_size: Any, stride: Any,
+             ceil_mode: bool) -> Tensor:
+    if not isinstance(p, (int, float)) or isinstance(p, bool) or p == 0 or p != p:
+        raise ValueError(f"{op}: norm_type must be a nonzero number (p of the p-norm), got "
+                         f"{p!r}")
+    K = _tuple("kernel_size", kernel_size, n, op)
+    with grad_mode.scope("function", op):
+        if abs(p) == float("inf"):          # the limit p -> ±inf: the largest |x| (PyTorch's)
+            y = _max_pool(op, n, x.abs() if p > 0 else -x.abs(), K, stride, 0, 1, ceil_mode,
+                          False)
+            return y if p > 0 else -y
+        s = _avg_pool(op, n, x ** p, K, stride, 0, ceil_mode, True) * math.prod(K)
+        # a window of zeros: y = 0 (inf for p < 0) and, as PyTorch's, gradient 0, not the
+        # 0 · inf of the power's derivative there (so the power sees 1 at those places)
+        nonzero = s != 0
+        y = where(nonzero, s, 1.0) ** (1.0 / p)                     # (N, C, *out)
+        return where(nonzero, y, 0.0 if p > 0 else float("inf"))
+
+
+class LPPool1d(Module):
+    """:func:`lp_pool1d` as a module, as ``torch.nn.LPPool1d`` (no parameters)."""
+    _n = 1
+
+    def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None,
+                 ceil_mode: bool = False):
+        super().__init__()
+        self.norm_type, self.kernel_size = norm_type, kernel_size
+        self.stride, self.ceil_mode = stride, ceil_mode
+
+    def forward(self, x: Tensor) -> Tensor:
+        return _lp_pool(f"lp_pool{self._n}d", self._n, x, self.norm_type, self.kernel_size,
+                        self.stride, self.ceil_mode)
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+
+class LPPool2d(LPPool1d):
+    """:func:`lp_pool2d` as a module, as ``torch.nn.LPPool2d`` (no parameters)."""
+    _n = 2
