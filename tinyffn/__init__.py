@@ -69,6 +69,12 @@ from .flops import FlopCounter
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 # the FFN family, built on the engine above: composed ops, modules, optimizers, counts
 from . import functional, nn, optim, accounting
+# PyTorch's module-level layer functions, torch.conv2d(x, w), torch.layer_norm(x, (d,)), ...:
+# functional's where the arguments agree, torch_layers.py's wrappers where they differ
+from .functional import (avg_pool1d, bilinear, channel_shuffle, conv1d, conv2d,
+                         conv_transpose1d, conv_transpose2d, pixel_shuffle, pixel_unshuffle)
+from .torch_layers import (batch_norm, group_norm, instance_norm, layer_norm, max_pool1d,
+                           max_pool2d)
 from . import linalg                # tinyffn.linalg.vector_norm, as torch.linalg's norms
 from .torch_linalg import (block_diag, cartesian_prod, det, inverse, kron, matrix_power,
                            logdet, pinverse, qr, slogdet, svd, trace,   # torch.det, ..., torch.kron
@@ -140,6 +146,9 @@ __all__ = [
     "gradcheck", "gradgradcheck", "GradcheckError", "FlopCounter", "cuda_available", "cuda", "device",
     "DeviceError", "ops",
     "functional", "nn", "optim", "accounting", "utils", "func", "save", "load",
+    "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d",  # torch_layers.py
+    "max_pool2d", "avg_pool1d", "layer_norm", "group_norm", "batch_norm", "instance_norm",
+    "bilinear", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
     "draw_graph", "to_dot", "backward_steps",
     "set_default_dtype", "get_default_dtype",
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",

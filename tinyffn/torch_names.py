@@ -1,15 +1,17 @@
 """More PyTorch names ported programs reach for, each a function and a Tensor method:
-moving entries (``roll``, ``movedim``/``moveaxis``, ``narrow``, ``unflatten``), running
+moving entries (``roll``, ``movedim``/``moveaxis``, ``narrow``, ``unflatten``; the method
+``x.unfold(dimension, size, step)``, sliding windows, which has no function), running
 differences and products (``diff``, ``cumprod``, ``dot``), and rounding (``floor``,
 ``ceil``, ``trunc``, ``round``).
 
 All are composed, in a frame of their name, so a drawing shows what they are made of and
 the gradient follows from the primitives': ``roll`` of slices and a ``cat``, ``movedim`` of
-a ``permute``, ``narrow`` of one slice, ``unflatten`` of a ``reshape``, ``diff`` of slices
-and a sub, ``cumprod`` of a ``where`` and a ``prod`` (whose backward is exact at zeros),
-``dot`` of mul and sum, the rounding functions of ``floor_divide(x, 1)`` (whose gradient
-is 0, as floor's is in PyTorch). :class:`NameMethods` is a base class of ``Tensor``
-(through ``TorchMethods``); this file reads tensor.py's class at call time.
+a ``permute``, ``narrow`` of one slice, ``unfold`` of slices and a ``stack``, ``unflatten``
+of a ``reshape``, ``diff`` of slices and a sub, ``cumprod`` of a ``where`` and a ``prod``
+(whose backward is exact at zeros), ``dot`` of mul and sum, the rounding functions of
+``floor_divide(x, 1)`` (whose gradient is 0, as floor's is in PyTorch).
+:class:`NameMethods` is a base class of ``Tensor`` (through ``TorchMethods``); this file
+reads tensor.py's class at call time.
 """
 from __future__ import annotations
 
@@ -119,6 +121,35 @@ def narrow(input, dim, start, length):
                          f"of size {n} (shape {x.shape}), length >= 0")
     with grad_mode.scope("function", "narrow"):
         return x[(slice(None),) * a + (slice(start, start + length),)]
+
+
+def _unfold(x, dimension, size, step):
+    """``x.unfold(dimension, size, step)``, as ``torch.Tensor.unfold``: the windows of
+    ``size`` entries every ``step`` along ``dimension``, that axis becoming the number of
+    windows, (L - size) // step + 1, and a new last axis of ``size`` holding each:
+    y[..., t, ..., k] = x[..., t·step + k, ...]. PyTorch returns a view; here it is
+    ``size`` strided slices (tap k of every window) stacked on the last axis, so the
+    gradient adds back each window's share onto the entries it copied (an entry in two
+    overlapping windows gets both)."""
+    from .creation import stack     # creation.py imports tensor.py, which imports this
+    op = "unfold"
+    a = _axis(op, dimension, x.ndim, "dimension")
+    L = x.shape[a] if x.ndim else 1
+    for name, v, least in (("size", size, 1), ("step", step, 1)):
+        if not _is_int(v) or v < least:
+            raise ValueError(f"{op}: {name} must be an int >= {least}, got {v!r}"
+                             + ("; PyTorch's size=0 gives empty windows, which tinyffn "
+                                "does not make" if name == "size" and v == 0 else ""))
+    if size > L:
+        raise ValueError(f"{op}: size={size} is longer than dimension {a} of the tensor of "
+                         f"shape {x.shape} ({L} entries); at most {L}")
+    n = (L - size) // step + 1                                  # windows
+    with grad_mode.scope("function", op):
+        v = x if x.ndim else x.reshape(1)
+        at = (slice(None),) * a
+        y = stack([v[at + (slice(k, k + step * (n - 1) + 1, step),)] for k in range(size)],
+                  axis=-1)                                      # (..., n, ..., size)
+        return y if x.ndim else y.reshape(size)
 
 
 def unflatten(input, dim, sizes):
@@ -311,6 +342,7 @@ class NameMethods:
     def moveaxis(self, source, destination): return movedim(self, source, destination)
     def narrow(self, dim, start, length): return narrow(self, dim, start, length)
     def unflatten(self, dim, sizes): return unflatten(self, dim, sizes)
+    def unfold(self, dimension, size, step): return _unfold(self, dimension, size, step)
     def diff(self, n=1, dim=-1, prepend=None, append=None): return diff(self, n, dim, prepend, append)
     def cumprod(self, dim, *, dtype=None): return cumprod(self, dim, dtype=dtype)
     def dot(self, tensor): return dot(self, tensor)
