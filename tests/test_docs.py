@@ -398,6 +398,9 @@ REEXPORTED = {"tinyffn.optim.lr_scheduler": ("tinyffn.lr_scheduler_extra",
               "tinyffn.nn": ("tinyffn.activation_modules",),
               "tinyffn.functional": ("tinyffn.functional_extra", "tinyffn.attention"),
               "tinyffn.utils.data": ("tinyffn.utils.dataset", "tinyffn.utils.sampler")}
+# a module that takes every name of a gathering module's __all__ (nn_layers.py,
+# functional_layers.py: their names are imports, which defined_names does not see)
+GATHERED = {"tinyffn.nn": "tinyffn.nn_layers", "tinyffn.functional": "tinyffn.functional_layers"}
 
 
 def defined_names(module_name: str) -> list[str]:
@@ -420,6 +423,8 @@ def public_names() -> dict:
     for name in API_MODULES:
         out[name] = defined_names(name) + [n for other in REEXPORTED.get(name, ())
                                            for n in defined_names(other)]
+        if name in GATHERED:
+            out[name] += list(importlib.import_module(GATHERED[name]).__all__)
     return out
 
 

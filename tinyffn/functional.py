@@ -483,3 +483,7 @@ from . import stochastic as _stochastic  # noqa: E402
 
 gumbel_softmax, alpha_dropout = _stochastic.gumbel_softmax, _stochastic.alpha_dropout
 feature_alpha_dropout = _stochastic.feature_alpha_dropout
+# More layers' functions (conv_transpose2d, max_unpool2d, ...) are gathered in
+# functional_layers.py; each of its __all__ becomes a name here too
+from . import functional_layers as _gathered  # noqa: E402
+globals().update({name: getattr(_gathered, name) for name in _gathered.__all__})

@@ -1,18 +1,22 @@
 """The layers of ``tinyffn.nn`` that other models put around an FFN, re-exported by nn.py.
 
 Convolutions (``Conv1d``: the FFN as two convolutions of kernel size 1; ``Conv2d``: a ViT's
-patch embedding), pools, image layers (padding, pixel shuffle, channel dropout),
-resampling, and the norms beside LayerNorm and RMSNorm. Each lives in the file named in its
+patch embedding; ``ConvTranspose2d``: a U-Net's up-step), pools and unpooling, image
+layers (padding, pixel and channel shuffles, channel dropout), resampling, and the norms
+beside LayerNorm and RMSNorm. Each lives in the file named in its
 import; this module only gathers them, so that nn.py lists the FFN's own layers.
 """
 from .convolution import Conv1d
 from .convolution2d import Conv2d, Fold, Unfold
+from .conv_transpose import ConvTranspose1d, ConvTranspose2d
 from .pooling import AdaptiveAvgPool1d, AvgPool1d, MaxPool1d
-from .pooling2d import AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool2d, MaxPool2d
-from .image_layers import (CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d,
-                           Dropout1d, Dropout2d, PixelShuffle, PixelUnshuffle, ReflectionPad1d,
-                           ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, ZeroPad1d,
-                           ZeroPad2d)
+from .pooling2d import (AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool2d,
+                        LPPool1d, LPPool2d, MaxPool2d)
+from .unpooling import MaxUnpool1d, MaxUnpool2d, UpsamplingBilinear2d, UpsamplingNearest2d
+from .image_layers import (ChannelShuffle, CircularPad1d, CircularPad2d, ConstantPad1d,
+                           ConstantPad2d, Dropout1d, Dropout2d, PixelShuffle, PixelUnshuffle,
+                           ReflectionPad1d, ReflectionPad2d, ReplicationPad1d,
+                           ReplicationPad2d, ZeroPad1d, ZeroPad2d)
 from .resampling import Upsample
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .more_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, LocalResponseNorm
@@ -26,4 +30,6 @@ __all__ = ["Conv1d", "Conv2d", "Unfold", "Fold", "MaxPool1d", "AvgPool1d", "Adap
            "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d",
            "CircularPad2d", "Upsample", "BatchNorm1d", "BatchNorm2d", "GroupNorm",
            "InstanceNorm1d", "InstanceNorm2d", "LocalResponseNorm", "Bilinear", "AlphaDropout",
-           "FeatureAlphaDropout"]
+           "FeatureAlphaDropout", "ConvTranspose1d", "ConvTranspose2d", "MaxUnpool1d",
+           "MaxUnpool2d", "UpsamplingNearest2d", "UpsamplingBilinear2d", "ChannelShuffle",
+           "LPPool1d", "LPPool2d"]
