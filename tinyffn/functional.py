@@ -432,31 +432,6 @@ pdist = _distances.pdist
 from . import attention as _attention  # noqa: E402
 
 scaled_dot_product_attention = _attention.scaled_dot_product_attention
-from . import convolution as _convolution  # noqa: E402
-
-conv1d = _convolution.conv1d
-from . import convolution2d as _convolution2d  # noqa: E402
-
-conv2d, unfold, fold = _convolution2d.conv2d, _convolution2d.unfold, _convolution2d.fold
-from . import pooling as _pooling  # noqa: E402
-
-max_pool1d, avg_pool1d = _pooling.max_pool1d, _pooling.avg_pool1d
-adaptive_avg_pool1d = _pooling.adaptive_avg_pool1d
-from . import pooling2d as _pooling2d  # noqa: E402
-
-max_pool2d, avg_pool2d = _pooling2d.max_pool2d, _pooling2d.avg_pool2d
-max_pool1d_with_indices = _pooling2d.max_pool1d_with_indices
-max_pool2d_with_indices = _pooling2d.max_pool2d_with_indices
-adaptive_avg_pool2d = _pooling2d.adaptive_avg_pool2d
-adaptive_max_pool1d, adaptive_max_pool2d = (_pooling2d.adaptive_max_pool1d,
-                                            _pooling2d.adaptive_max_pool2d)
-from . import image_layers as _image  # noqa: E402
-
-pixel_shuffle, pixel_unshuffle = _image.pixel_shuffle, _image.pixel_unshuffle
-dropout1d, dropout2d = _image.dropout1d, _image.dropout2d
-from . import resampling as _resampling  # noqa: E402
-
-interpolate = _resampling.interpolate
 from . import batchnorm as _batchnorm  # noqa: E402
 
 batch_norm = _batchnorm.batch_norm
@@ -483,7 +458,7 @@ from . import stochastic as _stochastic  # noqa: E402
 
 gumbel_softmax, alpha_dropout = _stochastic.gumbel_softmax, _stochastic.alpha_dropout
 feature_alpha_dropout = _stochastic.feature_alpha_dropout
-# More layers' functions (conv_transpose2d, max_unpool2d, ...) are gathered in
+# The CNN layers' functions (conv2d, max_pool2d, interpolate, ...) are gathered in
 # functional_layers.py; each of its __all__ becomes a name here too
 from . import functional_layers as _gathered  # noqa: E402
 globals().update({name: getattr(_gathered, name) for name in _gathered.__all__})
