@@ -42,8 +42,7 @@ import math
 from typing import Any
 
 from . import grad_mode
-from .arguments import _is_int
-from .convolution import _check_dtypes, _check_tensors, _ConvNd, _LAYOUT, _tuple
+from .convolution import _check_dtypes, _check_ranks, _ConvNd, _tuple
 from .convolution2d import _col2im
 from .tensor import Tensor
 
@@ -131,19 +130,9 @@ def _conv_transpose(op: str, n: int, x: Any, w: Any, b: Any, stride: Any, paddin
 
 def _checked(op: str, n: int, x: Any, w: Any, b: Any, groups: Any) -> None:
     """PyTorch's checks of a transposed convolution's tensors, with what to do."""
-    _check_tensors(op, x, w, b)
-    xs, xu, hint = _LAYOUT[n][:3]
     ks = "kernel_size" if n == 1 else "kH, kW"
-    if x.ndim not in (n + 1, n + 2):
-        raise ValueError(f"{op}: input must be {n + 2}-D {xs} or unbatched {n + 1}-D {xu}, "
-                         f"got shape {tuple(x.shape)}; {hint}")
-    if w.ndim != n + 2:
-        raise ValueError(f"{op}: weight must be {n + 2}-D (C_in, C_out/groups, {ks}), got "
-                         f"shape {tuple(w.shape)}")
-    if not _is_int(groups) or groups < 1:
-        raise ValueError(f"{op}: groups must be a positive integer, got {groups!r}")
-    if 0 in w.shape[2:]:
-        raise ValueError(f"{op}: weight of shape {tuple(w.shape)} has a kernel of size 0")
+    _check_ranks(op, n, x, w, b, groups, f"(C_in, C_out/groups, {ks}), got shape "
+                 f"{tuple(w.shape)}")
     C_in = x.shape[-n - 1]
     if w.shape[0] % groups:
         raise ValueError(f"{op}: groups={groups} must divide the weight's C_in (weight shape "

@@ -131,19 +131,9 @@ _LAYOUT = {1: ("(N, C_in, L)", "(C_in, L)", "for one sequence of channels use x.
 
 def _checked(op: str, n: int, x: Any, w: Any, b: Any, groups: Any) -> tuple:
     """PyTorch's checks of a convolution's tensors, with what to do."""
-    xs, xu, hint, ws, w_hint, c_hint = _LAYOUT[n]
-    _check_tensors(op, x, w, b)
-    if x.ndim not in (n + 1, n + 2):
-        raise ValueError(f"{op}: input must be {n + 2}-D {xs} or unbatched {n + 1}-D {xu}, "
-                         f"got shape {tuple(x.shape)}; {hint}")
-    if w.ndim != n + 2:
-        raise ValueError(f"{op}: weight must be {n + 2}-D {ws}, got shape {tuple(w.shape)}; "
-                         f"{w_hint}")
-    if not _is_int(groups) or groups < 1:
-        raise ValueError(f"{op}: groups must be a positive integer, got {groups!r}")
+    ws, w_hint, c_hint = _LAYOUT[n][3:]
+    _check_ranks(op, n, x, w, b, groups, f"{ws}, got shape {tuple(w.shape)}; {w_hint}")
     C_out, C_per_group = w.shape[:2]
-    if 0 in w.shape[2:]:
-        raise ValueError(f"{op}: weight of shape {tuple(w.shape)} has a kernel of size 0")
     if C_out % groups:
         raise ValueError(f"{op}: groups={groups} must divide the weight's C_out (weight "
                          f"shape {tuple(w.shape)}); give C_out a multiple of {groups}")
@@ -158,6 +148,23 @@ def _checked(op: str, n: int, x: Any, w: Any, b: Any, groups: Any) -> tuple:
                          f"shape {tuple(w.shape)}, got {tuple(b.shape)}")
     _check_dtypes(op, x, w, b)
     return x, w
+
+
+def _check_ranks(op: str, n: int, x: Any, w: Any, b: Any, groups: Any, weight: str) -> None:
+    """Tensors, of n + 2 axes (or an unbatched input of n + 1), a positive int ``groups``
+    and no kernel of size 0: what a convolution and its transpose check first. ``weight``
+    ends the weight's error: its layout, the shape got, what to do."""
+    xs, xu, hint = _LAYOUT[n][:3]
+    _check_tensors(op, x, w, b)
+    if x.ndim not in (n + 1, n + 2):
+        raise ValueError(f"{op}: input must be {n + 2}-D {xs} or unbatched {n + 1}-D {xu}, "
+                         f"got shape {tuple(x.shape)}; {hint}")
+    if w.ndim != n + 2:
+        raise ValueError(f"{op}: weight must be {n + 2}-D {weight}")
+    if not _is_int(groups) or groups < 1:
+        raise ValueError(f"{op}: groups must be a positive integer, got {groups!r}")
+    if 0 in w.shape[2:]:
+        raise ValueError(f"{op}: weight of shape {tuple(w.shape)} has a kernel of size 0")
 
 
 def _check_tensors(op: str, x: Any, w: Any, b: Any) -> None:
