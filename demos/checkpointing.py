@@ -7,7 +7,8 @@ The stack: L pre-norm residual blocks, each x + FFN(LayerNorm(x)) with d_ff = 4d
 GELU (a transformer without its attention), on T positions; the loss is mean(h²) of the
 last output. One training step (forward and backward; the optimizer's update is the same
 whatever is checkpointed, so it is left out) is run plainly and with
-``checkpoint_sequential(stack, k, x)`` for every k from 1 to L. As PyTorch's, it cuts
+``checkpoint_sequential(stack, k, x)`` for k from 1 to L (the divisors of L and
+L // 2 + 1; ``--all-k``: every k). As PyTorch's, it cuts
 the L blocks into k-1 segments of m = L // k blocks, each checkpointed, and a last
 segment of the n = L - (k-1)·m blocks left over, run plainly (k = 1: nothing is
 checkpointed).
@@ -36,13 +37,18 @@ boundaries not yet reached, plus the parameters' gradients G (which backward mak
     peak(k) ≈ (k - 2)⁺ · s + max(n, m) · A + s + G
 
 leaving out the temporaries of the op running at the peak (a few (T, d_ff) arrays) and,
-on the CPU, the graph's Python objects, which tracemalloc counts in the peak.
+on the CPU, the graph's Python objects, which tracemalloc counts in the peak. Where the
+last segment is the longer (n > m) it also counts too much: backward frees the last
+segment's A as it makes their gradients, so n · A and all of G are never alive at once
+(the plain step's peak is below the model).
 
 Chen et al. (2016, "Training Deep Nets with Sublinear Memory Cost") minimise k·s +
 (L/k)·A: k* = √(L·A/s). Their O(√L) is the case A = s, a layer saving about what it
 passes on. A pre-norm FFN block saves about 19 times its input, so here k* ≈ √(19·L),
-and checkpointing every block is best until L ≈ 2·19; the table and figure show where
-the measured minimum lies. A k that does not divide L leaves a long plain last segment.
+and checkpointing every block is best until L ≈ 2·19 (k = L beats k = L/2 while the
+L/2 boundaries it adds cost less than the block's A it saves: L·s/2 < A); the table and
+figure show where the measured minimum lies. A k that does not divide L leaves a long
+plain last segment.
 
 The price, exact: a checkpointed segment's forward runs twice, so with r = (k-1)·m
 blocks rerun, the step's FLOPs are plain + r · (one block's forward), and its matmul
