@@ -122,7 +122,7 @@ class Context:
         self.attrs = attrs or NO_ATTRS  # most ops have none: share one empty mapping
         self._output = None
         self._saved = ()
-        self._freed = False
+        self._freed = False          # True once released; a checkpoint's region: refillable
         self._hooks = None           # the gradient hooks of its output (see hooks.py)
 
     def save_for_backward(self, *arrays: Any) -> None:
@@ -131,7 +131,9 @@ class Context:
 
     @property
     def saved_tensors(self) -> tuple:
-        """The values given to :meth:`save_for_backward`, in the same order."""
+        """The values given to :meth:`save_for_backward`, in the same order. Once
+        ``backward()`` has released them, a RuntimeError; in a checkpointed block, the
+        first read reruns the block to refill them (tinyffn/utils/checkpoint.py)."""
         if self._freed:
             if self._freed is not True:     # a checkpointed block's: it reruns, refilling them
                 self._freed.recompute()     # (tinyffn/utils/checkpoint.py)

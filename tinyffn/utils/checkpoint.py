@@ -1,8 +1,9 @@
 """``tinyffn.utils.checkpoint``, as ``torch.utils.checkpoint``: activation checkpointing.
 
 Training memory is mostly the activations that ops save for backward; in an FFN those are
-the two (T, d_ff) arrays of the hidden layer, with d_ff = 4d eight times the (T, d) input
-they come from. ``y = checkpoint(block, x, use_reentrant=False)`` runs the block as usual,
+the hidden layer's (T, d_ff) arrays, each four times the (T, d) input they come from
+(d_ff = 4d): one with ReLU (its output, which W2's gradient reads too), four with the
+composed GELU. ``y = checkpoint(block, x, use_reentrant=False)`` runs the block as usual,
 building its part of the graph, and then drops what its nodes saved: until backward
 only x (and the block's output) stay. When backward reaches the first of those nodes,
 the block is run again on the same inputs and every node of the block gets the arrays
@@ -156,6 +157,8 @@ class _Region:
         self.facts = [_facts(node) for node in nodes]
         seen = {id(node) for node in nodes}
         for node in nodes:
+            # _freed: rerun me on the first saved_tensors (False again once refilled);
+            # _checkpoint stays, so create_graph refuses the node (higher_order.py)
             node._saved, node._freed, node._checkpoint = (), self, self
             for p in node.parents:
                 if id(p) not in seen:
