@@ -6,6 +6,8 @@ add as two, and only the matrix products, which are almost all of the work)::
     plain FFN      params 2·d·d_ff + d_ff + d  = 8d² + 5d     FLOPs 4·T·d·d_ff = 16·T·d²
     gated FFN      params 3·d·d_ff             ≈ 8d²          FLOPs 6·T·d·d_ff ≈ 16·T·d²
                    (d_ff = 2/3·4d, LLaMA's choice to keep the plain FFN's count)
+    E experts,     params E·(8d² + 5d) + E·d                  FLOPs k·16·T·d² + 2·T·d·E
+    top k          (a mixture of E FFNs and a router; each position runs k of them)
     attention      params 4d² (Q, K, V, O)                    FLOPs ≈ 4·T²·d (scores + mixing)
     one block      params 12d² (attention + FFN, no biases or norms)
     cross-over     16·T·d² = 4·T²·d  at  T = 4d = d_ff
@@ -57,6 +59,13 @@ def gated_ffn_params(d: int, d_ff: int | None = None, bias: bool = False,
     _check_sizes("gated_ffn_params", d=d, d_ff=d_ff)
     d_ff = gated_d_ff(d, multiple_of) if d_ff is None else d_ff
     return 3 * d * d_ff + ((2 * d_ff + d) if bias else 0)
+
+
+def moe_ffn_params(d: int, num_experts: int, d_ff: int | None = None, bias: bool = True) -> int:
+    """Entries of a :class:`~tinyffn.moe.MoEFFN` of plain FFN experts: E experts of
+    :func:`ffn_params` each and the router's E × d, E·(8d² + 5d) + E·d at d_ff = 4d."""
+    _check_sizes("moe_ffn_params", d=d, num_experts=num_experts, d_ff=d_ff)
+    return num_experts * ffn_params(d, d_ff, bias) + num_experts * d
 
 
 def attention_params(d: int) -> int:
@@ -126,6 +135,14 @@ def gated_ffn_flops(T: int, d: int, d_ff: int | None = None, multiple_of: int = 
     _check_sizes("gated_ffn_flops", T=T, d=d, d_ff=d_ff)
     d_ff = gated_d_ff(d, multiple_of) if d_ff is None else d_ff
     return 6 * T * d * d_ff
+
+
+def moe_ffn_flops(T: int, d: int, num_experts: int, top_k: int, d_ff: int | None = None) -> int:
+    """Forward matmul FLOPs of a :class:`~tinyffn.moe.MoEFFN` of plain FFN experts: each of
+    the T positions runs k experts, 4·d·d_ff each, and the router, 2·d·E:
+    k·16·T·d² + 2·T·d·E at d_ff = 4d, whatever the number of experts it holds."""
+    _check_sizes("moe_ffn_flops", T=T, d=d, num_experts=num_experts, top_k=top_k, d_ff=d_ff)
+    return top_k * ffn_flops(T, d, d_ff) + 2 * T * d * num_experts
 
 
 def attention_flops(T: int, d: int, projections: bool = False) -> int:

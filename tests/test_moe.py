@@ -1,0 +1,200 @@
+"""nn.MoEFFN, a sparse mixture of FFN experts, against a dense NumPy mixture written out.
+
+The reference runs every expert on every position and keeps, per position, the k of
+largest router probability: the same function computed another way (no gathers, no
+index_add), so a wrong row, slot or weight in the module's routing shows as a mismatch.
+"""
+import numpy as np
+import pytest
+
+import numpy_reference as ref
+import tinyffn
+from tinyffn import accounting, nn
+from tinyffn.moe import load_balancing_loss
+
+
+def as_numpy(module):
+    return {name: p.numpy() for name, p in module.named_parameters()}
+
+
+def reference(x, params, num_experts, top_k, renormalize, gated, act):
+    """y = Σ over the k chosen experts of w_e · FFN_e(x), every expert run densely."""
+    rows = x.reshape(-1, x.shape[-1])
+    probs = ref.softmax(rows @ params["gate.weight"].T)
+    chosen = np.argsort(-probs, axis=-1, kind="stable")[:, :top_k]       # (N, k)
+    weight = np.take_along_axis(probs, chosen, axis=-1)
+    if renormalize:
+        weight = weight / weight.sum(axis=-1, keepdims=True)
+    y = np.zeros_like(rows)
+    for e in range(num_experts):
+        p = {k.split(".", 2)[2]: v for k, v in params.items() if k.startswith(f"experts.{e}.")}
+        if gated:
+            out = ref.gated_ffn(rows, p["w1.weight"], p["w2.weight"], p["w3.weight"], act)
+        else:
+            out = ref.ffn(rows, p["w1.weight"], p["w1.bias"], p["w2.weight"], p["w2.bias"], act)
+        y += out * (weight * (chosen == e)).sum(axis=-1, keepdims=True)
+    share = np.bincount(chosen.ravel(), minlength=num_experts) / chosen.size
+    aux = num_experts * (share * probs.mean(axis=0)).sum()
+    return y.reshape(x.shape), aux, np.bincount(chosen.ravel(), minlength=num_experts)
+
+
+@pytest.mark.parametrize("top_k, gated, renormalize", [
+    (1, False, None), (2, False, None), (2, True, None), (3, False, False), (1, True, True)])
+def test_the_mixture_equals_the_dense_reference(device, top_k, gated, renormalize):
+    moe = nn.MoEFFN(6, num_experts=4, top_k=top_k, d_ff=8, gated=gated,
+                    renormalize=renormalize, dtype="float64", device=device)
+    x = np.random.default_rng(1).normal(size=(3, 5, 6))
+    y = moe(tinyffn.tensor(x, device=device))
+    want, aux, counts = reference(x, as_numpy(moe), 4, top_k,
+                                  top_k > 1 if renormalize is None else renormalize, gated,
+                                  ref.swish if gated else ref.relu)
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(moe.aux_loss.item(), aux, rtol=1e-12)
+    np.testing.assert_array_equal(moe.tokens_per_expert.numpy(), counts)
+    assert moe.tokens_per_expert.sum().item() == 15 * top_k
+
+
+def routed_to_every_expert(device, top_k):
+    """A 3-expert mixture whose router sends position i to the expert of its largest x_i,
+    and 6 positions that use all three experts."""
+    moe = nn.MoEFFN(3, num_experts=3, top_k=top_k, d_ff=2, activation="gelu",
+                    dtype="float64", device=device)
+    with tinyffn.no_grad():
+        moe.gate.weight.copy_(2 * tinyffn.eye(3, dtype="float64", device=device))
+    x = tinyffn.tensor(np.random.default_rng(2).normal(size=(6, 3)), device=device,
+                       requires_grad=True)
+    moe(x)
+    assert (moe.tokens_per_expert.numpy() > 0).all(), "every expert should run in this check"
+    return moe, x
+
+
+@pytest.mark.parametrize("top_k", [1, 2])
+def test_gradcheck_input_router_and_experts(top_k):
+    moe, x = routed_to_every_expert("cpu", top_k)
+    # gradcheck perturbs the parameters' arrays in place, so fn can ignore them; 1e-6 steps
+    # do not change which experts are chosen at these (generic) inputs
+    assert tinyffn.gradcheck(lambda x, *_: moe(x) + moe.aux_loss, [x, *moe.parameters()])
+
+
+def test_gradcheck_input_and_router_on_every_backend(device):
+    moe, x = routed_to_every_expert(device, 2)
+    assert tinyffn.gradcheck(lambda x, _: moe(x) + moe.aux_loss, [x, moe.gate.weight])
+
+
+def test_the_load_balancing_loss_is_one_when_even_and_E_when_one_expert_takes_all():
+    n, e = 8, 4
+    even = tinyffn.full((n, e), 1 / e)
+    index = tinyffn.tensor([[i % e] for i in range(n)])
+    assert load_balancing_loss(even, index).item() == pytest.approx(1.0)
+    probs = tinyffn.tensor([[1.0, 0, 0, 0]] * n)
+    assert load_balancing_loss(probs, tinyffn.zeros(n, 1, dtype="int64")).item() == \
+        pytest.approx(e)
+
+
+def test_the_load_balancing_gradient_flows_through_the_mean_probability_only():
+    probs = tinyffn.tensor(np.random.default_rng(3).dirichlet(np.ones(4), size=6),
+                           requires_grad=True)
+    index = tinyffn.tensor([[0, 1], [0, 2], [0, 1], [3, 0], [0, 1], [2, 0]])
+    load_balancing_loss(probs, index).backward()
+    share = np.bincount(index.numpy().ravel(), minlength=4) / 12
+    # d/dP_ne of E · Σ_e f_e mean_n(P_ne) = E · f_e / N, the same for every row
+    np.testing.assert_allclose(probs.grad.numpy(), np.tile(4 * share / 6, (6, 1)), rtol=1e-6)
+    assert tinyffn.gradcheck(lambda p: load_balancing_loss(p, index),
+                             [probs.detach().double().requires_grad_()])
+
+
+def test_with_one_expert_per_position_the_router_still_learns_from_the_loss():
+    """Switch's top-1: the output is g_e(x) FFN_e(x), so the loss reaches the router; with
+    renormalized weights (all 1) it would not."""
+    for renormalize, learns in [(None, True), (True, False)]:
+        tinyffn.manual_seed(0)
+        moe = nn.MoEFFN(4, num_experts=3, top_k=1, renormalize=renormalize)
+        moe(tinyffn.randn(10, 4)).square().sum().backward()
+        assert bool(np.abs(moe.gate.weight.grad.numpy()).max() > 0) is learns
+
+
+def test_an_expert_no_position_chose_does_not_run_and_gets_no_gradient():
+    moe = nn.MoEFFN(4, num_experts=3, top_k=1)
+    with tinyffn.no_grad():
+        moe.gate.weight.zero_()
+        moe.gate.weight[1] = 1.0                        # expert 1 scores sum(x): positive x wins
+    x = tinyffn.rand(6, 4) + 0.1                        # every row positive
+    moe(x).sum().backward()
+    assert moe.tokens_per_expert.tolist() == [0, 6, 0]
+    assert moe.experts[1].w1.weight.grad is not None
+    assert moe.experts[0].w1.weight.grad is None and moe.experts[2].w2.bias.grad is None
+
+
+def test_parameters_and_flops_are_the_formulas():
+    d, num_experts, top_k, positions = 8, 4, 2, 12
+    moe = nn.MoEFFN(d, num_experts=num_experts, top_k=top_k)
+    assert accounting.count_parameters(moe) == \
+        accounting.moe_ffn_params(d, num_experts) == num_experts * (8 * d * d + 5 * d) + 4 * d
+    counter = accounting.measure_forward_flops(moe, tinyffn.randn(positions, d))
+    # each position runs k experts (16d² each) and the router (2·d·E), however many experts
+    assert counter.forward["matmul"] == accounting.moe_ffn_flops(positions, d, num_experts, top_k)
+    assert counter.forward["matmul"] == top_k * 16 * positions * d * d + 2 * positions * d * 4
+    assert counter.forward["matmul"] == \
+        top_k * accounting.ffn_flops(positions, d) + 2 * positions * d * num_experts
+
+
+def test_gated_experts_have_mixtrals_state_dict_keys():
+    moe = nn.MoEFFN(4, num_experts=2, gated=True, d_ff=6)
+    assert list(moe.state_dict()) == ["gate.weight"] + [
+        f"experts.{e}.{w}.weight" for e in range(2) for w in ("w1", "w2", "w3")]
+    assert isinstance(moe.experts[0].act, nn.Swish)
+
+
+def test_it_drops_in_for_the_ffn_and_keeps_the_input_shape():
+    moe = nn.MoEFFN(4, num_experts=2, top_k=1)
+    x = tinyffn.randn(2, 3, 4)
+    assert moe(x).shape == (2, 3, 4)
+    assert "num_experts=2, top_k=1, renormalize=False" in repr(moe)
+
+
+def test_torch_mixtral_style_loop_gives_the_same_gradients():
+    torch = pytest.importorskip("torch")
+    moe = nn.MoEFFN(5, num_experts=4, top_k=2, d_ff=7, gated=True, dtype="float64")
+    x = np.random.default_rng(5).normal(size=(9, 5))
+    xt = tinyffn.tensor(x, requires_grad=True)
+    (moe(xt).square().sum() + 0.1 * moe.aux_loss).backward()
+
+    p = {k: torch.tensor(v, requires_grad=True) for k, v in as_numpy(moe).items()}
+    xr = torch.tensor(x, requires_grad=True)
+    probs = torch.softmax(xr @ p["gate.weight"].T, dim=-1)
+    weight, chosen = probs.topk(2, dim=-1)
+    weight = weight / weight.sum(-1, keepdim=True)
+    y = torch.zeros_like(xr)
+    for e in range(4):
+        rows, slot = torch.where(chosen == e)
+        h = xr[rows]
+        out = (torch.nn.functional.silu(h @ p[f"experts.{e}.w1.weight"].T)
+               * (h @ p[f"experts.{e}.w3.weight"].T)) @ p[f"experts.{e}.w2.weight"].T
+        y = y.index_add(0, rows, out * weight[rows, slot, None])
+    share = torch.bincount(chosen.flatten(), minlength=4).double() / chosen.numel()
+    aux = 4 * (share * probs.mean(0)).sum()
+    (y.square().sum() + 0.1 * aux).backward()
+    np.testing.assert_allclose(xt.grad.numpy(), xr.grad.numpy(), rtol=1e-10, atol=1e-12)
+    for name, param in moe.named_parameters():
+        np.testing.assert_allclose(param.grad.numpy(), p[name].grad.numpy(), rtol=1e-10,
+                                   atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    ({"top_k": 5, "num_experts": 4}, ValueError, "top_k=5 is more than num_experts=4"),
+    ({"num_experts": 0}, ValueError, "num_experts must be a positive integer"),
+    ({"renormalize": "yes"}, TypeError, "renormalize must be True, False or None"),
+    ({"gated": True, "activation": "relu"}, ValueError, "experts are GatedFFNs"),
+])
+def test_bad_arguments_are_refused_by_name(kwargs, error, words):
+    with pytest.raises(error, match=words):
+        nn.MoEFFN(4, **kwargs)
+
+
+def test_bad_inputs_are_refused_by_name():
+    with pytest.raises(ValueError, match="MoEFFN: input of shape .* must end in d_model=4"):
+        nn.MoEFFN(4)(tinyffn.randn(3, 5))
+    with pytest.raises(ValueError, match="router_probs must be a \\(N, E\\)"):
+        load_balancing_loss(tinyffn.randn(4), tinyffn.zeros(4, 1, dtype="int64"))
+    with pytest.raises(ValueError, match="expert_index must be \\(N, k\\) = \\(4, k\\)"):
+        load_balancing_loss(tinyffn.randn(4, 2), tinyffn.zeros(3, 1, dtype="int64"))
