@@ -157,7 +157,7 @@ fi
 if wanted demos; then
     echo "== demos on $device" | tee -a "$out/summary.txt"
     for demo in seed_selftest train_activations key_value_memory per_position_jacobian cost_model \
-                ffn_curvature checkpointing; do
+                ffn_curvature checkpointing mixture_of_experts; do
         stage "$demo" "$out/demo_$demo.log" 0 \
             "$py" "demos/$demo.py" --device "$device" "${quick[@]}" --out "$out/demos/$demo"
     done

@@ -22,6 +22,7 @@ import checkpointing            # noqa: E402
 import cost_model               # noqa: E402
 import ffn_curvature            # noqa: E402
 import key_value_memory         # noqa: E402
+import mixture_of_experts       # noqa: E402
 import per_position_jacobian    # noqa: E402
 import seed_selftest            # noqa: E402
 import tour                     # noqa: E402
@@ -166,7 +167,8 @@ def test_an_unusable_device_is_one_line_not_a_traceback(tmp_path):
                                           (key_value_memory, "--steps"),
                                           (checkpointing, "--layers"),
                                           (checkpointing, "--repeats"),
-                                          (ffn_curvature, "--steps"), (ffn_curvature, "--every")])
+                                          (ffn_curvature, "--steps"), (ffn_curvature, "--every"),
+                                          (mixture_of_experts, "--steps")])
 @pytest.mark.parametrize("value", ["0", "-5", "2.5"])
 def test_sizes_must_be_whole_numbers_from_one(demo, option, value, tmp_path, capsys):
     """`--steps 0` once meant the default, and `--steps -5` crashed mid-run."""
@@ -373,3 +375,30 @@ def test_checkpointing_memory_is_least_near_the_square_root_of_L_A_over_s():
     model = {k: checkpointing.predicted(48, 8, 4, k, 0, meter.state_bytes)[0] for k in held}
     assert held == model
     assert held[12] > held[24] < held[48]
+
+
+def test_mixture_of_experts(device, tmp_path):
+    """The counts are the formulas, measured: E·(8d² + 5d) + E·d parameters and k·16d² +
+    2·d·E FLOPs per position for the mixtures, whatever E; each expert's load is a share
+    of the held-out positions; the routing table counts each of them once; and, even at
+    the quick size, every student learns and the mixtures beat the FFN whose FLOPs they
+    match."""
+    result = run(mixture_of_experts, device, tmp_path)
+    d, experts = mixture_of_experts.D, mixture_of_experts.EXPERTS
+    r = result["results"]
+    assert [(r[n]["params"], r[n]["flops"]) for n in r] == [
+        (8 * d * d + 5 * d, 16 * d * d),
+        (experts * (8 * d * d + 5 * d) + experts * d, 16 * d * d + 2 * d * experts),
+        (experts * (8 * d * d + 5 * d) + experts * d, 16 * d * d + 2 * d * experts),
+        (experts * (2 * d * 2 * d + 3 * d) + experts * d, 2 * 4 * d * 2 * d + 2 * d * experts),
+        (2 * d * 32 * d + 33 * d, 4 * d * 32 * d)]
+    for name, row in r.items():
+        assert row["test_mse"] < 0.2, name                  # the targets' variance is 0.4
+        if row["load"] is not None:
+            assert sum(row["load"]) == pytest.approx(1.0), name
+            assert row["experts_used"] == sum(share > 0 for share in row["load"])
+            assert 1 / experts <= row["purity"] <= 1
+    assert r["MoE 8×4d top-1"]["test_mse"] < r["FFN 4d"]["test_mse"]
+    assert r["MoE 8×2d top-2"]["test_mse"] < r["FFN 4d"]["test_mse"]
+    assert result["routing"].sum() == 256 and result["routing"].shape == (8, experts)
+    assert_figures(result, tmp_path, ["moe_loss_curves.png", "moe_routing.png"])

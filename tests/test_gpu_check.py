@@ -19,10 +19,11 @@ import tinyffn
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "benchmarks" / "gpu_check.sh"
 DEMOS = ("seed_selftest", "train_activations", "key_value_memory", "per_position_jacobian",
-         "cost_model", "ffn_curvature", "checkpointing")
+         "cost_model", "ffn_curvature", "checkpointing", "mixture_of_experts")
 FIGURES = {"train_activations": "loss_curves.png", "key_value_memory": "unit_firing.png",
            "per_position_jacobian": "jacobians.png", "cost_model": "flops_vs_T.png",
-           "ffn_curvature": "sharpness.png", "checkpointing": "memory_vs_k.png"}
+           "ffn_curvature": "sharpness.png", "checkpointing": "memory_vs_k.png",
+           "mixture_of_experts": "moe_routing.png"}
 
 
 def gpu_check(*args, **env) -> subprocess.CompletedProcess:
