@@ -19,7 +19,8 @@ here: ``cupy.linalg.cholesky`` does not raise on a matrix that is not positive-d
 returns a factor cuSOLVER leaves unspecified, here one that looks valid; ``inv`` and
 ``solve`` of a singular matrix do not raise either (here they return NaN); and
 ``cupyx.scipy.special``'s ``i0e``/``i1e`` are ``exp(-|x|) * i0(x)`` (CuPy 13's
-definition), NaN or 0 where I0 overflows. Nor can it tell a CPU array from a GPU
+definition), NaN or 0 where I0 overflows, and its ``digamma`` (so ``polygamma(0, .)``) is
+-inf at -0.0, where SciPy's is +inf. Nor can it tell a CPU array from a GPU
 one: while a cuda case runs, every NumPy array counts as a "cuda" one (below), so
 ``Tensor(np_array)`` or ``Parameter(np_array)`` without ``device=`` is "cuda" here and
 CPU on a GPU, and an optimizer state or op result left on the CPU passes here. Only a
@@ -88,6 +89,18 @@ def _cupy_like_inverse(fn):
     return unchecked
 
 
+def _digamma_as_cupy(x):
+    """``cupyx.scipy.special.digamma`` (CuPy 13, Cephes's psi): -inf at -0.0 as at +0.0
+    (its ``x == 0`` test), where SciPy and PyTorch give +inf."""
+    return np.where(x == 0, -np.inf, scipy_special.digamma(x)).astype(x.dtype)
+
+
+def _polygamma_as_cupy(n, x):
+    """``cupyx.scipy.special.polygamma``: ``where(n == 0, digamma(x), ...)``, CuPy's digamma."""
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return np.where(n == 0, _digamma_as_cupy(x), scipy_special.polygamma(n, x))
+
+
 def _scaled_bessel_as_cupy(i):
     """``cupyx.scipy.special.i0e`` (``i1e``): ``exp(-abs(x)) * i0(x)``, in x's dtype."""
     def scaled(x):
@@ -115,7 +128,8 @@ def _fake_cuda_backend():
         inv=_cupy_like_inverse(compat_numpy.linalg.inv),
         solve=_cupy_like_inverse(compat_numpy.linalg.solve)))
     special = _Namespace(scipy_special, i0e=_scaled_bessel_as_cupy(scipy_special.i0),
-                         i1e=_scaled_bessel_as_cupy(scipy_special.i1))
+                         i1e=_scaled_bessel_as_cupy(scipy_special.i1),
+                         digamma=_digamma_as_cupy, polygamma=_polygamma_as_cupy)
     return dataclasses.replace(B._numpy_backend(), device=B.device("cuda"), xp=xp,
                                special=lambda name: B._special(special, name),
                                raising_linalg=_raising_linalg)

@@ -179,6 +179,12 @@ def test_poles_are_torchs_and_polygamma_at_negative_integers_is_scipys(device):
     assert d[:2] == [-inf, inf] and all(map(math.isnan, d[2:]))
     assert x.polygamma(1).tolist() == [inf] * 4
     assert x.polygamma(2).tolist() == [-inf] * 4
+    # digamma(±0) = ∓inf in float32, through polygamma(0, .) and as lgamma's slope too,
+    # where CuPy 13's digamma gives -inf at both zeros
+    z = tinyffn.tensor([0.0, -0.0], device=device, requires_grad=True)
+    assert z.digamma().tolist() == z.polygamma(0).tolist() == [-inf, inf]
+    z.lgamma().sum().backward()
+    assert z.grad.tolist() == [-inf, inf]
 
 
 def test_the_backend_keeps_float32_and_float16(device):

@@ -33,6 +33,16 @@ def _special(ctx: Context, name: str, *args):
     return ctx.backend.special(name)(*args)
 
 
+def _digamma(ctx: Context, x):
+    """ψ(x), the backend's, with ψ(+0) = -inf and ψ(-0) = +inf as SciPy's and PyTorch's:
+    CuPy 13's digamma (Cephes's psi) tests ``x == 0`` and gives -inf at both zeros. Under
+    create_graph (x a tensor) the backend's digamma is :class:`Digamma`, which comes here."""
+    y = _special(ctx, "digamma", x)
+    if not isinstance(x, ctx.backend.array_type):
+        return y
+    return ctx.xp.where(x == 0, ctx.xp.copysign(y, -x), y)          # |y| is inf at ±0
+
+
 def _nonzero(xp, x):
     """x with its zeros replaced by 1: a safe divisor where the quotient is not used."""
     return xp.where(x == 0, xp.ones_like(x), x)
@@ -57,7 +67,7 @@ class Lgamma(Function):
     @staticmethod
     def backward(ctx: Context, gy):
         (x,) = ctx.saved_tensors
-        return gy * _special(ctx, "digamma", x)
+        return gy * _digamma(ctx, x)
 
 
 class Digamma(Function):
@@ -71,7 +81,7 @@ class Digamma(Function):
     def forward(ctx: Context, x):
         x = as_float(ctx, x)
         ctx.save_for_backward(x)
-        return _special(ctx, "digamma", x)
+        return _digamma(ctx, x)
 
     @staticmethod
     def backward(ctx: Context, gy):
@@ -91,6 +101,8 @@ class Polygamma(Function):
     def forward(ctx: Context, x, n):
         x = as_float(ctx, x)
         ctx.save_for_backward(x)
+        if n == 0:                  # the library's polygamma(0, .) is its digamma: see there
+            return _digamma(ctx, x)
         return _special(ctx, "polygamma", ctx.xp.asarray(float(n), dtype=x.dtype), x)
 
     @staticmethod
