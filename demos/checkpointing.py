@@ -58,8 +58,9 @@ Memory is measured with ``tracemalloc`` on the CPU (NumPy reports its arrays to 
 "held" is the arrays alive after forward (a snapshot of NumPy's allocations), "peak" the
 most bytes alive during backward (arrays and the graph's Python objects, which tracemalloc
 cannot tell apart at the peak). On the GPU, a ``cupy.cuda.MemoryHook`` counts the bytes
-the memory pool hands out and takes back, which is the same two quantities for device
-arrays. Figure: memory, time and FLOPs against k, √L and k* marked.
+arrays ask CuPy's memory pool for and give back (each request's own size: the pool rounds
+it up to 512 bytes, which would add 448 bytes to every (T, 1) array at the --quick size),
+which is the same two quantities for device arrays. Figure: memory, time and FLOPs against k, √L and k* marked.
 """
 from __future__ import annotations
 
@@ -296,8 +297,8 @@ class Meter:
 
     CPU (NumPy, array-api-strict): tracemalloc. ``held()`` returns (NumPy's arrays, every
     traced byte); the peak is every traced byte. GPU: a CuPy memory hook adds up the bytes
-    the memory pool hands out and subtracts those it takes back (arrays made before the
-    ``with`` are not counted, as tracemalloc does not count them either).
+    requested from the memory pool and subtracts them when given back (arrays made before
+    the ``with`` are not counted, as tracemalloc does not count them either).
     """
 
     def __init__(self, device: str):
@@ -347,7 +348,13 @@ class Meter:
 
 
 def _cupy_hook():
-    """A ``cupy.cuda.MemoryHook`` that keeps the bytes alive from the pool, and their peak."""
+    """A ``cupy.cuda.MemoryHook`` that keeps the bytes alive from the pool, and their peak.
+
+    CuPy calls ``malloc_postprocess`` on every request the pool serves, cached or new, with
+    ``size`` (the bytes asked for), ``mem_size`` (rounded up to 512) and ``mem_ptr`` (0 if
+    the request failed), and ``free_postprocess`` when an array's memory goes back to the
+    pool (not to the device), with the same ``mem_ptr`` (cupy/cuda/memory.pyx, CuPy 13).
+    The requested sizes are kept: what arrays hold, as tracemalloc counts it on the CPU."""
     import cupy
 
     class PoolMeter(cupy.cuda.MemoryHook):

@@ -377,6 +377,99 @@ def test_checkpointing_memory_is_least_near_the_square_root_of_L_A_over_s():
     assert held[12] > held[24] < held[48]
 
 
+class _CupyMemoryHook:
+    """CuPy 13's ``cupy.cuda.MemoryHook`` (cupy/cuda/memory_hook.pyx): ``with hook:``
+    registers it by ``name`` (a second registration is a KeyError) and the six callbacks
+    take keyword arguments only."""
+    name = "MemoryHook"
+    registered: dict = {}
+
+    def __enter__(self):
+        if self.name in self.registered:
+            raise KeyError(f"memory hook {self.name} already exists")
+        self.registered[self.name] = self
+        return self
+
+    def __exit__(self, *_):
+        del self.registered[self.name]
+
+    def malloc_preprocess(self, **kwargs): pass
+    def malloc_postprocess(self, **kwargs): pass
+    def alloc_preprocess(self, **kwargs): pass
+    def alloc_postprocess(self, **kwargs): pass
+    def free_preprocess(self, **kwargs): pass
+    def free_postprocess(self, **kwargs): pass
+
+
+class _CupyPool:
+    """The hook calls of CuPy 13's SingleDeviceMemoryPool.malloc and PooledMemory.free
+    (cupy/cuda/memory.pyx), with their keyword arguments: ``size`` is what the array
+    asked for, ``mem_size`` that rounded up to 512 bytes; a 0-byte request, and one that
+    fails (out of memory: the hooks are called, then the error raised), get pointer 0
+    and are never freed through the pool."""
+
+    def __init__(self):
+        self.next_ptr, self.live = 1 << 20, {}
+
+    def malloc(self, size: int, fails: bool = False) -> int:
+        mem_size = -(-size // 512) * 512
+        ptr = self.next_ptr if size and not fails else 0
+        self.next_ptr += mem_size
+        hooks = list(_CupyMemoryHook.registered.values())
+        for hook in hooks:
+            hook.malloc_preprocess(device_id=0, size=size, mem_size=mem_size)
+        for hook in hooks:
+            hook.malloc_postprocess(device_id=0, size=size, mem_size=mem_size, mem_ptr=ptr,
+                                    pmem_id=id(self) + ptr if ptr else 0)
+        if fails:
+            raise MemoryError(f"out of memory allocating {mem_size} bytes")
+        if ptr:
+            self.live[ptr] = mem_size
+        return ptr
+
+    def free(self, ptr: int) -> None:
+        mem_size = self.live.pop(ptr)
+        for name in ("free_preprocess", "free_postprocess"):
+            for hook in list(_CupyMemoryHook.registered.values()):
+                getattr(hook, name)(device_id=0, mem_size=mem_size, mem_ptr=ptr,
+                                    pmem_id=id(self) + ptr)
+
+
+def test_checkpointing_gpu_meter_counts_what_cupys_pool_hands_out(monkeypatch):
+    """The demo's GPU meter (a cupy.cuda.MemoryHook), driven by CuPy's hook calls as
+    memory.pyx makes them: the bytes arrays asked for inside ``with meter`` (not the
+    512-byte rounding, which would add 448 bytes to each (T, 1) array of the quick size),
+    less those freed; arrays made before, and a failed allocation, are not counted; the peak since
+    reset_peak; the hook unregistered on exit, so the next step can register it again."""
+    fake = type(sys)("cupy")
+    fake.cuda = type(sys)("cupy.cuda")
+    fake.cuda.MemoryHook = _CupyMemoryHook
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    monkeypatch.setattr(_CupyMemoryHook, "registered", {})
+    meter = checkpointing.Meter("cpu")
+    meter.kind, meter.hook = "cupy", checkpointing._cupy_hook()
+    pool = _CupyPool()
+    before = pool.malloc(1000)
+    for _ in range(2):                          # a second step registers the hook again
+        with meter:
+            a, b = pool.malloc(64), pool.malloc(2048)
+            pool.malloc(0)
+            with pytest.raises(MemoryError):
+                pool.malloc(1 << 40, fails=True)
+            if before:                          # made before the first step, freed in it
+                pool.free(before)
+                before = 0
+            assert meter.held() == (64 + 2048, 64 + 2048)
+            meter.reset_peak()
+            c = pool.malloc(4096)
+            pool.free(c)
+            pool.free(b)
+            assert (meter.held()[0], meter.peak()) == (64, 64 + 2048 + 4096)
+            pool.free(a)
+            assert meter.held()[0] == 0
+        assert _CupyMemoryHook.registered == {}
+
+
 def test_mixture_of_experts(device, tmp_path):
     """The counts are the formulas, measured: E·(8d² + 5d) + E·d parameters and k·16d² +
     2·d·E FLOPs per position for the mixtures, whatever E; each expert's load is a share
