@@ -142,11 +142,12 @@ def test_gradcheck_unfold_and_fold(device):
     assert tinyffn.gradcheck(lambda u: F.fold(u, (4, 5), **kw), [u])
 
 
-def test_the_graph_shows_one_conv2d_frame_with_one_matmul_and_kh_plus_kw_slices():
+def test_the_graph_shows_one_conv2d_frame_with_one_matmul_and_one_im2col():
     x, w = (tinyffn.tensor(a, requires_grad=True) for a in (X, W[1]))
     dot = tinyffn.to_dot(F.conv2d(x, w, padding=1))
     assert 'label="conv2d"' in dot and dot.count('label="matmul') == 1
-    assert dot.count("getitem") == 3 + 2             # taps cut one axis at a time
+    assert dot.count('label="im2col') == 1 and "getitem" not in dot
+    assert "kernel_size=(3, 2)" in dot                # the windows' shape, on the node
 
 
 # ----------------------------------------------------------------------------- torch

@@ -104,11 +104,11 @@ def test_gradcheck(device):
                              [x1, w1])
 
 
-def test_the_graph_shows_one_frame_with_one_matmul_and_one_index_add():
+def test_the_graph_shows_one_frame_with_one_matmul_and_one_col2im():
     x, w = (tinyffn.tensor(a, requires_grad=True) for a in (X[2], W[2]))
     dot = tinyffn.to_dot(F.conv_transpose2d(x, w, stride=2))
     assert 'label="conv_transpose2d"' in dot and dot.count('label="matmul') == 1
-    assert dot.count('label="index_add\\n') == 1               # the primitive (and its frame)
+    assert dot.count('label="col2im') == 1                       # the primitive (and its frame)
     assert "getitem" not in dot                                   # no padding: no crop
 
 

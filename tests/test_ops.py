@@ -59,6 +59,33 @@ def _add_at(x, key, v):
     return y
 
 
+def _windows(K, d, s):
+    """im2col written element by element: y[..., k, t] = x[..., t·s + k·d] on each axis."""
+    def ref(x):
+        n = len(K)
+        out = tuple((S - di * (k - 1) - 1) // si + 1 for S, k, di, si in zip(x.shape[-n:], K, d, s))
+        y = np.empty(x.shape[:-n] + K + out)
+        for k in np.ndindex(*K):
+            for t in np.ndindex(*out):
+                y[(...,) + k + t] = x[(...,) + tuple(ti * si + ki * di
+                                                     for ti, ki, si, di in zip(t, k, s, d))]
+        return y
+    return ref
+
+
+def _windows_added(size, K, d, s):
+    """col2im written element by element: each y[..., k, t] added onto x[..., t·s + k·d]."""
+    def ref(y):
+        n = len(K)
+        x = np.zeros(y.shape[:-2 * n] + size)
+        for k in np.ndindex(*K):
+            for t in np.ndindex(*y.shape[-n:]):
+                x[(...,) + tuple(ti * si + ki * di for ti, ki, si, di in zip(t, k, s, d))] += \
+                    y[(...,) + k + t]
+        return x
+    return ref
+
+
 def _index_added(axis):
     """index_add along ``axis`` written with NumPy: the slices of v added at index i."""
     return lambda x, v, i: np.moveaxis(_add_at(np.moveaxis(x, axis, 0), i,
@@ -237,6 +264,20 @@ CASES = {
              lambda x, v, i: x.scatter_add(0, i, v),
              lambda x, v, i: _add_at(x, (i, np.arange(4)), v)),
     ],
+    ops.Im2Col: [       # windows.py: the windows overlap, so col2im adds in the backward
+        Case("1d-dilated", [normal(2, 3, 7)],
+             lambda x: ops.Im2Col.apply(x, kernel_size=(3,), dilation=(2,), stride=(1,)),
+             _windows((3,), (2,), (1,))),
+        Case("2d-strided", [normal(1, 2, 5, 6)],
+             lambda x: ops.Im2Col.apply(x, kernel_size=(2, 3), dilation=(1, 2), stride=(2, 1)),
+             _windows((2, 3), (1, 2), (2, 1))),
+    ],
+    ops.Col2Im: [
+        Case("2d-overlap", [normal(1, 2, 2, 3, 2, 3)],
+             lambda x: ops.Col2Im.apply(x, size=(4, 5), kernel_size=(2, 3), dilation=(1, 1),
+                                        stride=(2, 1)),
+             _windows_added((4, 5), (2, 3), (1, 1), (2, 1))),
+    ],
     ops.Linear: [
         Case("bias", [normal(3, 4), normal(5, 4), normal(5)],
              lambda x, w, b: ops.Linear.apply(x, w, b), lambda x, w, b: x @ w.T + b),
@@ -411,7 +452,7 @@ def test_every_primitive_has_cases():
 def test_every_function_in_ops_is_registered():
     defined = {obj for module in (ops.elementwise, ops.division, ops.reduce, ops.linalg, ops.shape,
                                    ops.decompositions, ops.logs_and_angles, ops.activations,
-                                   ops.cholesky, ops.special_functions)
+                                   ops.cholesky, ops.special_functions, ops.windows)
                for _, obj in inspect.getmembers(module, inspect.isclass)
                if issubclass(obj, tinyffn.Function) and obj is not tinyffn.Function}
     unregistered = sorted(f.__name__ for f in defined - set(ops.PRIMITIVES))

@@ -32,7 +32,7 @@ which one to build; the positions it adds at the end are read by no window and h
 bias alone. This also explains the two names: conv's gradient with respect to its
 input is conv_transpose of gy with conv's weight (backward of a matmul is a matmul
 with the transpose), so a transposed convolution is not an inverse ("deconvolution")
-but conv's backward run forwards. The graph records one matmul and one ``index_add``
+but conv's backward run forwards. The graph records one matmul and one ``col2im``
 (fold's); their backward gives gy's conv (unfold of gy, then a matmul) for the input
 and the usual matmul gradient for W, so no backward is written here.
 """

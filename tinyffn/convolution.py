@@ -12,12 +12,13 @@ Linear of the FFN, the weight (out, in, 1) holding Linear's (out, in). With K = 
 output position sees its neighbours too, and the map is no longer position-wise
 (docs/ffn.md, "The FFN as two convolutions of kernel size 1", shows both).
 
-How it is computed (im2col): pad; take the K shifted windows, each a strided slice
-(N, C_in, L_out), and stack them (N, C_in, K, L_out); then one matmul with the weight
-flattened to (C_out, C_in·K). ``groups`` splits the channels into G groups that the
-matmul's batch axis keeps apart. All of it runs in a frame named ``conv1d``, so no
-backward is written here: the slices send gradients back to the entries they read
-(an entry read by two windows gets both), the matmul gives gx and gW as in ``linear``.
+How it is computed (im2col): pad; copy out the K shifted windows, each a strided slice
+(N, C_in, L_out), into one array (N, C_in, K, L_out) (the ``im2col`` primitive,
+ops/windows.py); then one matmul with the weight flattened to (C_out, C_in·K).
+``groups`` splits the channels into G groups that the matmul's batch axis keeps apart.
+All of it runs in a frame named ``conv1d``, so no backward is written here: im2col's
+(col2im) adds each window's gradient back onto the entries it read (an entry read by
+two windows gets both), the matmul gives gx and gW as in ``linear``.
 The code is written for n spatial axes (``_conv``, ``_im2col``, ``_ConvNd``): conv2d
 and ``nn.Conv2d`` (convolution2d.py) are it with two.
 """
@@ -29,9 +30,10 @@ from typing import Any
 from . import grad_mode, init
 from .arguments import _is_int, type_name
 from .backend import DEFAULTS, dtype_name
-from .creation import empty, stack
+from .creation import empty
 from .functional_extra import pad
 from .module import Module, Parameter
+from .ops.windows import Im2Col
 from .tensor import Tensor
 
 PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
@@ -82,17 +84,15 @@ def _conv(op: str, n: int, x: Any, w: Any, b: Any, stride: Any, padding: Any, di
 
 
 def _im2col(x: Tensor, K: tuple, dilation: tuple, stride: tuple, out: tuple) -> Tensor:
-    """The windows of a padded x (lead..., *S) -> (lead..., *K, *out), one kernel axis at
-    a time: tap k of axis i is the strided slice k·dilation, k·dilation + stride, ... of
-    length out[i], stacked on a new axis. Axis by axis, 2-D needs kH + kW slices, not
-    kH·kW; windows[..., kh, kw, i, j] = x[..., i·sH + kh·dH, j·sW + kw·dW]."""
-    lead = x.ndim - len(K)
-    for i in range(len(K)):
-        axis, last = lead + 2 * i, stride[i] * (out[i] - 1) + 1   # the (i+1)-th spatial axis
-        at = (slice(None),) * axis
-        x = stack([x[at + (slice(k * dilation[i], k * dilation[i] + last, stride[i]),)]
-                   for k in range(K[i])], axis=lead + i)          # (lead, K_≤i, out_≤i, S_>i)
-    return x
+    """The windows of a padded x (lead..., *S) -> (lead..., *K, *out), one ``im2col`` node
+    (ops/windows.py): windows[..., kh, kw, i, j] = x[..., i·sH + kh·dH, j·sW + kw·dW].
+    Positions past the last of the ``out`` windows (ceil_mode's dropped window in pooling)
+    are cut off first."""
+    n = len(K)
+    reach = tuple(s * (o - 1) + d * (k - 1) + 1 for k, d, s, o in zip(K, dilation, stride, out))
+    if reach != tuple(x.shape[-n:]):
+        x = x[(...,) + tuple(slice(0, r) for r in reach)]           # (lead, *reach)
+    return Im2Col.apply(x, kernel_size=K, dilation=dilation, stride=stride)
 
 
 def _out_sizes(op: str, shape: tuple, padded: tuple, K: tuple, dilation: tuple,

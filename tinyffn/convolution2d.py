@@ -16,24 +16,21 @@ non-overlapping p × p patches, and conv2d is a Linear on each flattened patch.
 
 ``fold`` is unfold's adjoint: it adds each column back onto the pixels it was cut from
 (a pixel in two windows gets both), so <fold(u), v> = <u, unfold(v)>; fold(unfold(x))
-is x times the number of windows holding each pixel. It is one ``index_add`` into a
-flat (H_pad·W_pad) plane; unfold is kH + kW strided slices (``_im2col`` in
-convolution.py, which conv1d uses too). No backward is written here: getitem's adjoint
-is index_add's and the other way round.
+is x times the number of windows holding each pixel. Both are primitives of
+ops/windows.py: unfold one ``im2col`` node (``_im2col`` in convolution.py, which conv1d
+uses too), fold one ``col2im``; each copies or adds kH·kW strided slices, one per
+kernel tap, and each one's backward is the other's forward.
 """
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from . import grad_mode
 from .arguments import type_name
-from .backend import dtype_name
 from .convolution import _conv, _ConvNd, _im2col, _out_sizes, _pad_arg, _tuple
-from .creation import arange, zeros
 from .functional_extra import pad
 from .module import Module
-from .scatter import index_add
+from .ops.windows import Col2Im
 from .tensor import Tensor
 
 
@@ -107,7 +104,7 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1,
     (C·kH·kW, L) -> (N, C, H, W) or (C, H, W), (H, W) = ``output_size``; L must be the
     number of windows unfold cuts from (H, W) with these settings. unfold's adjoint:
     y[n, c, h, w] = Σ of the column entries that unfold copies from pixel (h, w), the
-    padding's dropped. One ``index_add`` into zeros (N, C, H_pad·W_pad), then a crop.
+    padding's dropped. One ``col2im`` onto (N, C, H_pad, W_pad), then a crop.
     Gradient: unfold of gy."""
     op = "fold"
     _check(op, input, (2, 3), "3-D (N, C·kH·kW, L) or unbatched 2-D (C·kH·kW, L)")
@@ -137,21 +134,15 @@ def _col2im(x: Tensor, size: tuple, K: tuple, d: tuple, p: tuple, s: tuple,
     """fold's sum, for n spatial axes (conv_transpose1d uses n = 1): x (N, C, ΠK·Πout),
     its last axis in (k_0, ..., k_n-1, t_0, ..., t_n-1) order, each entry added onto
     position t_i·s_i + k_i·d_i of axis i of zeros (N, C, *padded), padded_i = size_i +
-    2·p_i; then the padding cropped: (N, C, *size). One ``index_add`` on the flattened
-    padded plane."""
-    n, dev = len(K), x.device
-    padded = [S + 2 * q for S, q in zip(size, p)]
-    at = 0                                             # flat position, (*K, *out) broadcast
-    for i in range(n):
-        tap = (arange(K[i], dtype="int64", device=dev) * d[i]).reshape(
-            *(1,) * i, -1, *(1,) * (2 * n - 1 - i))                  # along kernel axis i
-        start = (arange(out[i], dtype="int64", device=dev) * s[i]).reshape(
-            *(1,) * (n + i), -1, *(1,) * (n - 1 - i))                # along output axis i
-        at = at * padded[i] + tap + start
+    2·p_i (one ``col2im`` node, ops/windows.py); then the padding cropped: (N, C, *size).
+    Padded positions past the last window's reach get nothing: zeros are put there."""
     N, C = x.shape[:2]
-    y = zeros(N, C, math.prod(padded), dtype=dtype_name(x.dtype), device=dev)
-    y = index_add(y, 2, at.reshape(-1), x)                       # (N, C, Πpadded)
-    y = y.reshape(N, C, *padded)
+    padded = tuple(S + 2 * q for S, q in zip(size, p))
+    reach = tuple(si * (o - 1) + di * (k - 1) + 1 for k, di, si, o in zip(K, d, s, out))
+    y = Col2Im.apply(x.reshape(N, C, *K, *out), size=reach, kernel_size=K, dilation=d,
+                     stride=s)                                      # (N, C, *reach)
+    if reach != padded:                     # what no window reaches: zeros on the right
+        y = pad(y, _pad_arg(tuple((0, P - r) for P, r in zip(padded, reach))))
     if not any(p):
         return y
     return y[(slice(None),) * 2 + tuple(slice(q, q + S) for q, S in zip(p, size))]

@@ -12,8 +12,8 @@ average pooling their mean::
 
 L_out = floor((L + 2·padding - dilation·(K - 1) - 1) / stride) + 1, or the ceiling with
 ``ceil_mode=True`` (a last, partial window, kept only if it starts inside the input or
-the left padding). The windows are strided slices stacked on a new axis (N, C, K, L_out),
-as conv1d's im2col cuts them; ``max(dim=-2)`` sends each window's gradient to its first
+the left padding). The windows are cut out on a new axis (N, C, K, L_out) by one
+``im2col`` node, as conv1d's are; ``max(dim=-2)`` sends each window's gradient to its first
 largest entry, as PyTorch's max_pool1d does, and the mean's gradient is gy / divisor to
 each entry read. An entry read by two windows gets both. No backward is written here.
 The 2-D pools (:mod:`tinyffn.pooling2d`) share ``_max_pool`` and ``_avg_pool``: each

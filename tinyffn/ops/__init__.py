@@ -20,6 +20,7 @@ from .special_functions import (Digamma, Erfc, Erfcx, Erfinv, I0, I0e, I1, I1e, 
                                 Polygamma, Zeta)
 from .reduce import Cumsum, Max, Mean, Prod, Sum
 from .shape import BroadcastTo, Concat, GetItem, IndexAdd, Reshape, Transpose, sum_to_shape
+from .windows import Col2Im, Im2Col
 
 PRIMITIVES = (
     # elementwise, binary (broadcasting), and the selection where(c, x, w)
@@ -37,6 +38,8 @@ PRIMITIVES = (
     Cholesky, SolveTriangular, MatrixExp,                           # cholesky.py
     # shape, and indexing's adjoint (scatter-add)
     Reshape, Transpose, BroadcastTo, GetItem, Concat, IndexAdd,
+    # a convolution's sliding windows, and their adjoint (windows.py)
+    Im2Col, Col2Im,
     # fused ops: one-node alternatives to composed forms, selected with fused=True
     Linear, GELU, Swish,
 )
