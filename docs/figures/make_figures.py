@@ -112,6 +112,15 @@ def gated_ffn(out: pathlib.Path) -> None:
     ffn_graph(out, "gated_ffn.svg", nn.GatedFFN(4), 4, expand=False)
 
 
+@figure("moe_ffn.svg")
+def moe_ffn(out: pathlib.Path) -> None:
+    """ffn.md: nn.MoEFFN(4, 2 experts, top 1) on 3 positions, composed functions folded:
+    the gather of each expert's rows, the expert, its weight, the index_add back."""
+    tinyffn.manual_seed(0)
+    x = named_input(3, 4).requires_grad_()
+    render(to_dot(nn.MoEFFN(4, num_experts=2, top_k=1)(x), expand=False), out / "moe_ffn.svg")
+
+
 @figure("ffn_depth0.svg")
 def ffn_depth0(out: pathlib.Path) -> None:
     tinyffn.manual_seed(0)
