@@ -293,3 +293,25 @@ def test_step_says_NO_and_fails_when_the_check_disagrees(monkeypatch, capsys):
     monkeypatch.setattr(cli, "seed_example", seed_example)
     assert main(["step"]) == 1          # w1's gradients still agree, w2's do not
     assert "gives the same gradients: NO" in capsys.readouterr().out
+
+
+def test_graph_experts_draws_a_mixture_each_expert_between_a_gather_and_an_index_add(capsys):
+    assert main(["graph", "--experts", "3", "--top-k", "1", "--tokens", "6"]) == 0
+    dot = capsys.readouterr().out
+    assert 'label="gate.weight\\n(3, 4)"' in dot                   # the router: E × d
+    used = sum(f'label="experts.{e}: FFN"' in dot for e in range(3))
+    # each expert that some position chose runs once, on its rows, and adds them back
+    assert 1 <= used <= 3
+    assert dot.count('label="index_select"') == dot.count('label="index_add\\n') == used
+    assert 'label="softmax"' in dot and 'label="topk"' in dot          # the router's frames
+    assert main(["graph", "--experts", "2", "--gated", "--no-expand"]) == 0
+    dot = capsys.readouterr().out
+    assert 'label="experts.0: GatedFFN"' in dot and 'label="experts.1: GatedFFN"' in dot
+    assert dot.count('label="index_add\\n') == 2   # top 2 of 2: every position, both experts
+
+
+def test_graph_top_k_needs_experts_and_at_most_that_many(capsys):
+    assert main(["graph", "--top-k", "1"]) == 2
+    assert "add --experts E" in capsys.readouterr().err
+    assert main(["graph", "--experts", "2", "--top-k", "3"]) == 2
+    assert "--top-k 3 is more than the 2 experts" in capsys.readouterr().err

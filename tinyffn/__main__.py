@@ -1,6 +1,7 @@
 """The command line: ``python -m tinyffn <command> ...``.
 
-* ``graph``: draw the computation graph of an FFN (or a gated FFN) on random input.
+* ``graph``: draw the computation graph of an FFN (a gated FFN, a mixture of experts) on
+  random input.
 * ``step``: walk backward through the seed chapter's worked example, one node at a time.
 
 Each command is a pair in :data:`COMMANDS`: a function that adds its options to an
@@ -38,6 +39,11 @@ def graph_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tokens", type=positive, default=3, metavar="T",
                         help="positions T (default 3): the input x is (T, d)")
     parser.add_argument("--gated", action="store_true", help="a gated FFN: W2 (σ(W1 x) ⊙ W3 x)")
+    parser.add_argument("--experts", type=positive, metavar="E",
+                        help="a mixture of E such FFNs with a router (nn.MoEFFN)")
+    parser.add_argument("--top-k", type=positive, metavar="K",
+                        help="with --experts: the experts each position goes to (default: "
+                             "2, or 1 with one expert)")
     parser.add_argument("--out", type=picture_path, metavar="FILE",
                         help="write the picture here (.svg, .png or .pdf; .dot for the DOT "
                              "text); without it, print the DOT text")
@@ -61,10 +67,24 @@ def graph(args: argparse.Namespace) -> int:
         print(f"tinyffn graph: {block_type.__name__} takes --activation {' or '.join(valid)}, "
               f"not {args.activation}", file=sys.stderr)
         return 2
+    if args.top_k is not None and args.experts is None:
+        print("tinyffn graph: --top-k chooses among the experts of a mixture: add --experts E",
+              file=sys.stderr)
+        return 2
+    if args.experts is not None and (args.top_k or 1) > args.experts:
+        print(f"tinyffn graph: --top-k {args.top_k} is more than the {args.experts} experts "
+              "there are", file=sys.stderr)
+        return 2
     tinyffn.manual_seed(0)
     options = {} if args.activation is None else {"activation": args.activation}
-    block = block_type(args.d_model, args.d_ff, fused=args.fused, **options)
-    x = tinyffn.randn(args.tokens, args.d_model)
+    if args.experts is None:
+        block = block_type(args.d_model, args.d_ff, fused=args.fused, **options)
+    else:
+        block = nn.MoEFFN(args.d_model, args.experts, args.top_k or min(2, args.experts),
+                          args.d_ff, gated=args.gated, fused=args.fused, **options)
+    # a mixture's x requires grad, so that the gather of each expert's rows is drawn too
+    # (nothing is recorded of a constant's index_select)
+    x = tinyffn.randn(args.tokens, args.d_model, requires_grad=args.experts is not None)
     x.name = "x"
     root = block(x)                                 # (T, d)
     if args.show_grads:
@@ -192,7 +212,8 @@ EXAMPLES = {
     None: ["graph --out ffn.svg", "graph --gated --activation gelu --show-grads",
            "step", "graph --help"],
     "graph": ["graph", "graph --activation gelu --d-model 4 --out ffn.svg",
-              "graph --gated --depth 1 --out swiglu.png", "graph --show-grads --out ffn.dot"],
+              "graph --gated --depth 1 --out swiglu.png", "graph --show-grads --out ffn.dot",
+              "graph --experts 2 --top-k 1 --no-expand --out moe.svg"],
     "step": ["step", "step --frames frames"],
 }
 
