@@ -4,12 +4,14 @@ The reference runs every expert on every position and keeps, per position, the k
 largest router probability: the same function computed another way (no gathers, no
 index_add), so a wrong row, slot or weight in the module's routing shows as a mismatch.
 """
+import copy
+
 import numpy as np
 import pytest
 
 import numpy_reference as ref
 import tinyffn
-from tinyffn import accounting, nn
+from tinyffn import accounting, nn, optim
 from tinyffn.moe import load_balancing_loss
 
 
@@ -143,6 +145,20 @@ def test_gated_experts_have_mixtrals_state_dict_keys():
     assert list(moe.state_dict()) == ["gate.weight"] + [
         f"experts.{e}.{w}.weight" for e in range(2) for w in ("w1", "w2", "w3")]
     assert isinstance(moe.experts[0].act, nn.Swish)
+
+
+def test_a_trained_mixture_can_be_deep_copied():
+    """An EMA copy or swa_utils.AveragedModel deep-copies a model after training; the last
+    forward's aux_loss, a node of that forward's graph, is left behind (no copy can take
+    a graph: it failed with "cannot pickle 'module' object"), and the copy computes alike."""
+    moe = nn.MoEFFN(4, num_experts=3, top_k=1)
+    moe(tinyffn.randn(5, 4)).sum().backward()
+    twin = copy.deepcopy(moe)
+    assert twin.aux_loss is None and moe.aux_loss is not None
+    x = tinyffn.randn(5, 4)
+    np.testing.assert_array_equal(twin(x).numpy(), moe(x).numpy())
+    assert twin.aux_loss.item() == moe.aux_loss.item()
+    assert optim.swa_utils.AveragedModel(moe).module.aux_loss is None
 
 
 def test_it_drops_in_for_the_ffn_and_keeps_the_input_shape():

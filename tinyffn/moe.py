@@ -126,6 +126,14 @@ class MoEFFN(Module):
         self.aux_loss: Tensor | None = None
         self.tokens_per_expert: Tensor | None = None
 
+    def __getstate__(self) -> dict:
+        """Copies and pickles leave the last forward's ``aux_loss`` behind, as a Parameter
+        leaves its ``.grad``: it is a node of that forward's graph, which cannot be copied
+        (PyTorch refuses to deep-copy one too), and ``copy.deepcopy(moe)`` (an EMA copy,
+        ``swa_utils.AveragedModel``) must work after training. The copy's is None until
+        its first forward."""
+        return {**vars(self), "aux_loss": None}
+
     def extra_repr(self) -> str:
         return (f"num_experts={self.num_experts}, top_k={self.top_k}, "
                 f"renormalize={self.renormalize}")
