@@ -91,9 +91,10 @@ def main(argv: list | None = None) -> dict:
         print(f"{name}: {r['test_mse'] / base:.0%} of the baseline's error, for "
               f"{r['params'] / results['FFN 4d']['params']:.1f}x its parameters and "
               f"{r['flops'] / results['FFN 4d']['flops']:.2f}x its FLOPs per position")
-    print("Largest load: the share of the held-out positions that the busiest expert "
-          f"received (even: {1 / EXPERTS:.1%}); aux loss: 1 when even, {EXPERTS} when one "
-          "expert takes all.")
+    print("Largest load: the busiest expert's share of the held-out choices, one per "
+          f"position with top 1 and two with top 2 (even: {1 / EXPERTS:.1%}); aux loss: 1 "
+          f"when even, {EXPERTS} when one expert takes all (top 1), {EXPERTS // 2} when two "
+          "do (top 2).")
 
     top1 = models["MoE 8×4d top-1"][0]
     routing = routing_table(top1, data)

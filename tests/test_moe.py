@@ -91,6 +91,11 @@ def test_the_load_balancing_loss_is_one_when_even_and_E_when_one_expert_takes_al
     probs = tinyffn.tensor([[1.0, 0, 0, 0]] * n)
     assert load_balancing_loss(probs, tinyffn.zeros(n, 1, dtype="int64")).item() == \
         pytest.approx(e)
+    # with k = 2 choices per position the most is E/k, two experts taking everything
+    pair = tinyffn.tensor([[0, 1]] * n)
+    assert load_balancing_loss(probs, pair).item() == pytest.approx(e / 2)
+    assert load_balancing_loss(tinyffn.tensor([[0.5, 0.5, 0, 0]] * n), pair).item() == \
+        pytest.approx(e / 2)
 
 
 def test_the_load_balancing_gradient_flows_through_the_mean_probability_only():

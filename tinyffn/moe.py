@@ -26,7 +26,8 @@ which then learn faster and are chosen more: the load-balancing loss (Switch's)
     aux = E · Σ_e f_e · P_e,   f_e = the share of the N·k choices that went to e,
                                P_e = the mean of g_e(x) over the N positions,
 
-is 1 when the load is even and E when one expert takes everything; it is kept after
+is 1 when the load is even and E when one expert takes everything (E/k, its largest
+value for k choices per position, when k experts take everything); it is kept after
 each forward as ``moe.aux_loss``, to add (times about 0.01) to the training loss. Only
 P_e carries a gradient (f_e is a count), which pushes probability away from the
 overloaded experts.
@@ -58,7 +59,9 @@ def load_balancing_loss(router_probs: Tensor, expert_index: Tensor) -> Tensor:
     ``router_probs`` (N, E): g(x) for N positions; ``expert_index`` (N, k): the experts
     chosen for each. f_e, the share of the N·k choices that went to e, is a count and
     carries no gradient; P_e, the mean of g_e over the N positions, does. The loss is 1
-    for an even load (f_e = P_e = 1/E) and approaches E when one expert takes everything.
+    for an even load (f_e = P_e = 1/E) and approaches E when one expert takes everything
+    (E/k when k experts do, k choices per position). Hugging Face's Mixtral divides the
+    counts by N, not N·k: k times this loss.
     """
     if not isinstance(router_probs, Tensor) or router_probs.ndim != 2:
         got = getattr(router_probs, "shape", router_probs)
