@@ -219,3 +219,17 @@ def test_bad_inputs_are_refused_by_name():
         load_balancing_loss(tinyffn.randn(4), tinyffn.zeros(4, 1, dtype="int64"))
     with pytest.raises(ValueError, match="expert_index must be \\(N, k\\) = \\(4, k\\)"):
         load_balancing_loss(tinyffn.randn(4, 2), tinyffn.zeros(3, 1, dtype="int64"))
+
+
+def test_float16_is_routed_in_float32_as_mixtral_does():
+    """float16 probabilities tie and round: over these 2,048 positions, routing by float16
+    softmax picks another expert for some; the float32 routing of the same logits is the
+    reference (Mixtral's softmax(router_logits, dtype=torch.float))."""
+    moe = nn.MoEFFN(64, num_experts=8, top_k=2).half()
+    x = tinyffn.randn(2048, 64).half()
+    y = moe(x)
+    logits = (x @ moe.gate.weight.T).numpy().astype(np.float32)
+    chosen = np.argsort(-ref.softmax(logits), axis=-1, kind="stable")[:, :2]
+    np.testing.assert_array_equal(moe.tokens_per_expert.numpy(),
+                                  np.bincount(chosen.ravel(), minlength=8))
+    assert y.dtype == "float16" and moe.aux_loss.dtype == "float32"

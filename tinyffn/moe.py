@@ -95,7 +95,12 @@ class MoEFFN(Module):
 
     After each forward: ``aux_loss``, the load-balancing loss (a tensor in the graph),
     and ``tokens_per_expert``, how many of the positions each expert received (an int64
-    tensor, outside the graph). Shapes: x (..., d_model) -> y (..., d_model).
+    tensor, outside the graph). ``aux_loss`` keeps the last forward's graph up to the
+    router, arrays and all, until a backward through it frees them or the next forward
+    replaces it: a forward run with gradients on and never backpropagated (an evaluation
+    without ``no_grad()``) holds one more forward's activations; under ``no_grad()`` it
+    holds none. float16 logits are routed in float32, as Mixtral does (fewer ties);
+    ``aux_loss`` is then float32. Shapes: x (..., d_model) -> y (..., d_model).
     """
 
     def __init__(self, d_model: int, num_experts: int = 8, top_k: int = 2,
@@ -144,10 +149,13 @@ class MoEFFN(Module):
     def forward(self, x: Tensor) -> Tensor:
         _check_width("MoEFFN", x, self.d_model)
         rows_in = x.reshape(-1, self.d_model)                 # (N, d): positions are independent
-        probs = F.softmax(self.gate(rows_in), dim=-1)          # g(x): (N, E)
+        logits = self.gate(rows_in)                             # (N, E)
+        # float16 logits are routed in float32, as Mixtral does: fewer ties, fewer flips
+        probs = F.softmax(logits, dim=-1, dtype="float32" if logits.dtype == "float16" else None)
         weight, index = probs.topk(self.top_k, dim=-1)         # (N, k) each, largest first
         if self.renormalize:
             weight = weight / weight.sum(dim=-1, keepdim=True)
+        weight = weight.to(dtype=rows_in.dtype)                 # the experts' dtype
         y = zeros(rows_in.shape, dtype=rows_in.dtype, device=rows_in.device)
         for e, expert in enumerate(self.experts):
             rows, slot = (index == e).nonzero(as_tuple=True)    # who chose e, and as which pick
