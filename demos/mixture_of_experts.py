@@ -25,8 +25,8 @@ a ``FlopCounter`` around a forward pass, each checked against its formula.
 What to look for (the default run; --quick is too short to say much): the mixtures reach
 less than half the baseline's held-out error, as low as the 8-times-wider FFN does with 8
 times the FLOPs; without the load-balancing loss an expert can end up with no position at
-all (a "dead" expert), with it every expert is used; and the routing table shows experts
-specializing in clusters, which nothing told them about.
+all (a "dead" expert, an empty column in its routing table), with it every expert is used;
+and the routing tables show experts specializing in clusters, which nothing told them about.
 """
 from __future__ import annotations
 
@@ -57,9 +57,9 @@ def add_arguments(parser) -> None:
 
 
 def main(argv: list | None = None) -> dict:
-    """Train five students; returns {"results": {name: {"params", "flops", "flops_formula",
-    "test_mse", "load", "experts_used", "aux_loss", "purity"}}, "routing": cluster × expert
-    counts of the top-1 mixture, "steps", "figures"}."""
+    """Train five students; returns {"results": {name: {"params", "flops", "test_mse",
+    "load", "experts_used", "aux_loss", "purity"}}, "routing" and "routing_no_aux":
+    cluster × expert counts of the two top-1 mixtures, "steps", "figures"}."""
     args = parse_args(NAME, __doc__.split("\n")[0], argv, add_arguments)
     steps = args.steps or (40 if args.quick else 600)
     n_train, n_test = (512, 256) if args.quick else (8192, 2048)
@@ -96,19 +96,23 @@ def main(argv: list | None = None) -> dict:
           f"when even, {EXPERTS} when one expert takes all (top 1), {EXPERTS // 2} when two "
           "do (top 2).")
 
-    top1 = models["MoE 8×4d top-1"][0]
-    routing = routing_table(top1, data)
-    header("Which expert each cluster's held-out points go to (MoE 8×4d top-1), in %")
-    print(table(["cluster"] + [f"e{e}" for e in range(EXPERTS)],
-                [[c] + [f"{100 * n / max(1, row.sum()):.0f}" for n in row]
-                 for c, row in enumerate(routing)]))
-    print(f"Purity: {results['MoE 8×4d top-1']['purity']:.0%} of a cluster's points go to its "
-          "busiest expert, on average (100%: one expert per cluster); the clusters were never "
-          "shown to the router.")
+    routings = {name: routing_table(models[name][0], data)
+                 for name in ("MoE 8×4d top-1", "  same, no aux loss")}
+    for name, routing in routings.items():
+        label = name.strip().replace("same", "MoE 8×4d top-1")
+        header(f"Which expert each cluster's held-out points go to ({label}), in %")
+        print(table(["cluster"] + [f"e{e}" for e in range(EXPERTS)],
+                    [[c] + [f"{100 * n / max(1, row.sum()):.0f}" for n in row]
+                     for c, row in enumerate(routing)]))
+        print(f"Purity: {results[name]['purity']:.0%} of a cluster's points go to its busiest "
+              "expert, on average (100%: one expert per cluster); the clusters were never "
+              "shown to the router. An expert that no cluster uses is a column of zeros.")
 
-    figures = [plot_losses(histories, args.out), plot_routing(routing, args.out)]
+    figures = [plot_losses(histories, args.out), plot_routing(routings, args.out)]
     print("\nFigures: " + ", ".join(shown(p) for p in figures))
-    return {"results": results, "routing": routing, "steps": steps, "figures": figures}
+    return {"results": results, "routing": routings["MoE 8×4d top-1"],
+            "routing_no_aux": routings["  same, no aux loss"], "steps": steps,
+            "figures": figures}
 
 
 # ----------------------------------------------------------------------------- data
@@ -222,17 +226,19 @@ def plot_losses(histories: dict, out: Path) -> Path:
     return save_figure(fig, out, "moe_loss_curves")
 
 
-def plot_routing(routing: np.ndarray, out: Path) -> Path:
-    """The cluster × expert table as a heat map, each row as shares of its cluster."""
-    shares = routing / np.maximum(1, routing.sum(axis=1, keepdims=True))
-    fig, ax = plt.subplots(figsize=(5.2, 4.4))
-    image = ax.imshow(shares, cmap="Blues", vmin=0, vmax=1)
-    ax.set_xlabel("expert (first choice)")
-    ax.set_ylabel("input cluster")
-    ax.set_xticks(range(routing.shape[1]))
-    ax.set_yticks(range(routing.shape[0]))
-    ax.set_title("Where each cluster is routed (top-1 mixture)")
-    fig.colorbar(image, ax=ax, label="share of the cluster's points")
+def plot_routing(routings: dict, out: Path) -> Path:
+    """Each cluster × expert table as a heat map, each row as shares of its cluster."""
+    fig, axes = plt.subplots(1, len(routings), figsize=(4.6 * len(routings) + 1, 4.4))
+    for ax, (name, routing) in zip(axes, routings.items()):
+        shares = routing / np.maximum(1, routing.sum(axis=1, keepdims=True))
+        image = ax.imshow(shares, cmap="Blues", vmin=0, vmax=1)
+        ax.set_xlabel("expert (first choice)")
+        ax.set_ylabel("input cluster")
+        ax.set_xticks(range(routing.shape[1]))
+        ax.set_yticks(range(routing.shape[0]))
+        ax.set_title(name.strip().replace("same", "MoE 8×4d top-1"))
+    fig.suptitle("Where each cluster is routed")
+    fig.colorbar(image, ax=list(axes), label="share of the cluster's points")
     return save_figure(fig, out, "moe_routing")
 
 

@@ -493,5 +493,8 @@ def test_mixture_of_experts(device, tmp_path):
             assert 1 / experts <= row["purity"] <= 1
     assert r["MoE 8×4d top-1"]["test_mse"] < r["FFN 4d"]["test_mse"]
     assert r["MoE 8×2d top-2"]["test_mse"] < r["FFN 4d"]["test_mse"]
-    assert result["routing"].sum() == 256 and result["routing"].shape == (8, experts)
+    for routing in (result["routing"], result["routing_no_aux"]):
+        assert routing.sum() == 256 and routing.shape == (8, experts)
+    assert (result["routing_no_aux"].sum(axis=0) > 0).sum() == \
+        r["  same, no aux loss"]["experts_used"]         # first choices: top 1
     assert_figures(result, tmp_path, ["moe_loss_curves.png", "moe_routing.png"])
