@@ -745,6 +745,28 @@ def test_copies_of_a_parameter_leave_its_grad_behind_as_pytorchs():
     assert copy.deepcopy(leaf).grad.tolist() == [2.0, 2.0]
 
 
+def test_a_result_of_an_op_pickles_as_a_leaf_and_refuses_deepcopy_as_pytorchs():
+    """PyTorch 2.13 (written out): ``pickle.loads(pickle.dumps(w * 2))`` is a leaf that
+    requires grad, grad_fn None, the same values; ``copy.deepcopy(w * 2)`` raises "Only
+    Tensors created explicitly by the user (graph leaves) support the deepcopy protocol".
+    Both failed here with "cannot pickle 'module' object", from deep inside the graph."""
+    import copy
+    import pickle
+    w = tinyffn.tensor([1.0, -2.0], requires_grad=True)
+    y = w * 2
+    back = pickle.loads(pickle.dumps(y))
+    assert back.tolist() == [2.0, -4.0] and back.requires_grad and back.grad_fn is None
+    assert y.grad_fn is not None                        # the original keeps its graph
+    with pytest.raises(RuntimeError, match="deepcopy: this tensor is the result of mul, not a "
+                                           "leaf.*x.detach\\(\\).clone\\(\\)"):
+        copy.deepcopy(y)
+    holder = tinyffn.nn.Linear(2, 2)
+    holder.last = holder(w)                             # a forward's output kept on a module
+    with pytest.raises(RuntimeError, match="result of .*not a leaf"):
+        copy.deepcopy(holder)
+    assert copy.deepcopy(y.detach()).tolist() == [2.0, -4.0]
+
+
 def test_autograd_grad_returns_arrays_of_its_own():
     a = tinyffn.tensor([1.0, 2.0], requires_grad=True)
     b = tinyffn.tensor([3.0, 4.0], requires_grad=True)

@@ -11,6 +11,7 @@ methods (``x.zero_()``) are in the base class :class:`tinyffn.torch_methods.Torc
 """
 from __future__ import annotations
 
+import copy
 import math
 import numbers
 import warnings
@@ -115,9 +116,28 @@ class Tensor(TorchMethods):
     def __getstate__(self):
         """Pickles and deep copies keep every slot but ``_view``: they share no tensor's
         memory, in PyTorch either, so they may change in place (see in_place.as_view).
-        (``copy.copy`` comes here too; PyTorch's shares the memory, which tinyffn's cannot.)"""
-        return getattr(self, "__dict__", None), {
-            k: getattr(self, k) for k in Tensor.__slots__[:-2] if hasattr(self, k)}
+        (``copy.copy`` comes here too; PyTorch's shares the memory, which tinyffn's cannot.)
+        A pickled result of an op comes back a leaf, its values without their graph
+        (``grad_fn`` None), as PyTorch's does."""
+        slots = {k: getattr(self, k) for k in Tensor.__slots__[:-2] if hasattr(self, k)}
+        return getattr(self, "__dict__", None), {**slots, "grad_fn": None}
+
+    def __deepcopy__(self, memo: dict):
+        """As the pickle (:meth:`__getstate__`), but refused for a result of an op, as
+        PyTorch refuses it: a copy of its graph could not be backpropagated into, and a
+        copy without it would silently stop being what it was computed from."""
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                f"deepcopy: this tensor is the result of {self.grad_fn.fn.op_name()}, not a "
+                "leaf; only leaves can be deep-copied, as in PyTorch. Copy its values "
+                "(x.detach().clone()), or drop it from what you copy (a module attribute "
+                "holding a tensor of the last forward, say)")
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        attributes, slots = copy.deepcopy(self.__getstate__(), memo)
+        for name, value in {**(attributes or {}), **slots}.items():
+            setattr(new, name, value)
+        return new
 
     # -- conversion ----------------------------------------------------------------------
     def numpy(self) -> np.ndarray:
