@@ -194,6 +194,9 @@ def _t(*shape, dtype="float64"):
     ((_t(2, 4, 5, 6), _t(4, 3, 3, 2)), {"stride": 2, "output_padding": 2},
      r"conv_transpose2d: output_padding=\(2, 2\) must be smaller than the stride \(\(2, 2\)\) "
      r"or the dilation"),
+    ((_t(2, 4, 5, 6), _t(4, 3, 3, 2)), {"dilation": 2, "output_padding": 2},
+     r"output_padding=\(2, 2\) must be smaller than the stride \(\(1, 1\)\) or the dilation "
+     r"\(\(2, 2\)\)"),                 # equal to the dilation (and >= stride): refused
     ((_t(2, 4, 5, 6), _t(4, 3, 3, 2)), {"padding": 4}, r"padding=\(4, 4\) crops away the whole"),
     ((_t(2, 4, 5, 6), _t(4, 3, 3, 2)), {"padding": -1}, r"padding must be an int >= 0"),
     ((_t(2, 4, 5, 6), _t(4, 3, 3, 2)), {"output_padding": -1}, r"output_padding must be an int >= 0"),
@@ -213,13 +216,24 @@ def test_errors_name_the_op_and_the_shapes_and_torch_refuses_them_too(args, kw, 
     ((4, 6, 3), {"groups": 4}, r"ConvTranspose1d: groups=4 must divide in_channels=4 and "
                                r"out_channels=6"),
     ((4, 6, 3), {"padding_mode": "reflect"}, r"ConvTranspose1d: only padding_mode='zeros'"),
+    ((4, 6, 3), {"padding": "same"}, r"ConvTranspose1d: padding must be an int or a 1-tuple "
+                                     r"of ints, got 'same'"),
 ])
 def test_module_errors(args, kw, match):
     with pytest.raises(ValueError, match=match):
         nn.ConvTranspose1d(*args, **kw)
     torch = pytest.importorskip("torch")
-    with pytest.raises(ValueError):
-        torch.nn.ConvTranspose1d(*args, **kw)
+    with pytest.raises((ValueError, TypeError)):    # 'same': refused at the first call
+        torch.nn.ConvTranspose1d(*args, **kw)(torch.zeros(2, 4, 5))
+
+
+def test_an_output_of_one_position_is_allowed():
+    """padding may crop all but one position: (3 - 1)·1 - 2·2 + 1·(3 - 1) + 1 = 1."""
+    x, w = _values(1, 2, 3), _values(2, 1, 3, start=1.0)
+    y = F.conv_transpose1d(tinyffn.tensor(x), tinyffn.tensor(w), padding=2)
+    assert y.shape == (1, 1, 1)
+    np.testing.assert_allclose(y.numpy(), numpy_conv_transpose(x, w, None, 1, padding=2),
+                               rtol=1e-12, atol=1e-13)
 
 
 @pytest.mark.parametrize("size, match", [
@@ -235,3 +249,15 @@ def test_output_size_errors(size, match):
     with pytest.raises(ValueError):
         torch.nn.ConvTranspose1d(4, 6, 3, stride=3, dtype=torch.float64)(
             torch.tensor(X[1]), output_size=size)
+
+
+@pytest.mark.parametrize("x, error, match", [
+    ([[1.0] * 5] * 4, TypeError, r"conv_transpose1d: input must be a tinyffn Tensor"),
+    (tinyffn.zeros(1, 2, 4, 5, dtype="float64"), ValueError,
+     r"conv_transpose1d: input must be 3-D .* got shape \(1, 2, 4, 5\)"),
+])
+def test_output_size_with_a_bad_input_names_the_input_first(x, error, match):
+    """forward(x, output_size=...) checks x before reading its spatial sizes."""
+    layer = nn.ConvTranspose1d(4, 6, 3, stride=3, dtype="float64")
+    with pytest.raises(error, match=match):
+        layer(x, output_size=(1, 2, 3))
