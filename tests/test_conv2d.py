@@ -261,6 +261,9 @@ def test_conv2d_errors_name_the_op_and_the_shapes_and_torch_refuses_them_too(arg
      r"fold: input of shape \(2, 18, 31\) has 31 columns, but output_size=\(7, 8\) .* has "
      r"5 × 6 = 30 windows"),
     ("fold", _t(1, 2, 18, 30), dict(output_size=(7, 8), kernel_size=3), r"fold: input must be 3-D"),
+    ("fold", _t(1, 9, 1), dict(output_size=(2, 5), kernel_size=3),
+     r"fold: the kernel spans 3 rows \(kernel_size=3, dilation=1\) but the padded input has 2 "
+     r"\(input \(1, 9, 1\), padding \(0, 0\)\)"),
 ])
 def test_unfold_fold_errors_and_torch_refuses_them_too(call, a, kw, match):
     with pytest.raises(ValueError, match=match):
@@ -268,6 +271,22 @@ def test_unfold_fold_errors_and_torch_refuses_them_too(call, a, kw, match):
     torch = pytest.importorskip("torch")
     with pytest.raises((RuntimeError, IndexError, NotImplementedError)):
         getattr(torch.nn.functional, call)(torch.tensor(a), **kw)
+
+
+@pytest.mark.parametrize("call", ["unfold", "fold"])
+def test_unfold_fold_refuse_arrays_naming_the_op(call):
+    kw = dict(kernel_size=2) if call == "unfold" else dict(output_size=(2, 2), kernel_size=2)
+    with pytest.raises(TypeError, match=rf"^{call}: input must be a tinyffn Tensor, got "):
+        getattr(F, call)(_t(1, 4, 1) if call == "fold" else _t(1, 1, 2, 2), **kw)
+
+
+def test_unfold_and_fold_modules_default_to_dilation_1_padding_0_stride_1():
+    """nn.Unfold(k) and nn.Fold(size, k) equal the calls with every setting spelled out."""
+    x = tinyffn.tensor(_values(1, 2, 4, 5))
+    cols = F.unfold(x, 2, dilation=1, padding=0, stride=1)
+    np.testing.assert_array_equal(nn.Unfold(2)(x).numpy(), cols.numpy())
+    np.testing.assert_array_equal(nn.Fold((4, 5), 2)(cols).numpy(),
+                                  F.fold(cols, (4, 5), 2, dilation=1, padding=0, stride=1).numpy())
 
 
 @pytest.mark.parametrize("args, kw, match", [
