@@ -258,6 +258,10 @@ ERRORS = [  # (a call on F or torch's F, with its tensor maker; error; message)
      r"local_response_norm: size must be a positive int"),
     (lambda f, T: f.group_norm(T(x4), 0), ValueError,
      r"group_norm: num_groups must be a positive int, got 0"),
+    (lambda f, T: f.instance_norm(T(x4), use_input_stats="yes"), TypeError,
+     r"instance_norm: use_input_stats must be True or False, got 'yes'"),
+    (lambda f, T: f.instance_norm(T(x4), momentum=None), TypeError,
+     r"instance_norm: momentum must be a finite number .* got None"),
 ]
 
 
@@ -288,6 +292,10 @@ MODULE_ERRORS = [   # (call on tinyffn.nn or torch.nn and their zeros, does torc
      r"expected 3", True),
     (lambda m, z: m.LocalResponseNorm(0), ValueError, r"LocalResponseNorm: size must be",
      False),                            # torch makes it, and fails at the first call
+    (lambda m, z: m.GroupNorm(2, 4, eps=0), ValueError,      # torch: nan for a constant input
+     r"GroupNorm: eps must be a finite number > 0, got 0", False),
+    (lambda m, z: m.GroupNorm(2, 4, eps=float("inf")), ValueError,
+     r"GroupNorm: eps must be a finite number > 0, got inf", False),
 ]
 
 
@@ -299,3 +307,30 @@ def test_module_errors(call, error, message, torch_refuses):
     if torch_refuses:
         with pytest.raises(Exception):
             call(torch.nn, torch.zeros)
+
+
+@pytest.mark.parametrize("eps", [0, -1e-5, float("inf")])
+def test_functions_refuse_an_eps_that_is_not_finite_and_positive(eps):
+    """Not torch's behaviour (it returns nan for a constant input at eps=0): a choice."""
+    x = tinyffn.zeros(2, 4, 3, dtype="float64")
+    with pytest.raises(ValueError, match=r"group_norm: eps must be a finite number > 0"):
+        F.group_norm(x, 2, eps=eps)
+
+
+def test_group_norm_reset_parameters_restores_weight_1_and_bias_0():
+    m = nn.GroupNorm(2, 4, dtype="float64")
+    with tinyffn.no_grad():
+        m.weight.fill_(3.0)
+        m.bias.fill_(2.0)
+    m.reset_parameters()
+    np.testing.assert_array_equal(m.weight.numpy(), np.ones(4))
+    np.testing.assert_array_equal(m.bias.numpy(), np.zeros(4))
+
+
+def test_an_integer_input_is_refused_and_torch_refuses_it_too():
+    with pytest.raises(TypeError, match=r"group_norm: input has dtype int64; normalization "
+                                        r"computes in floating point: cast it"):
+        F.group_norm(tinyffn.tensor(np.zeros((2, 4, 3), "int64")), 2)
+    torch = pytest.importorskip("torch")
+    with pytest.raises((RuntimeError, NotImplementedError)):
+        torch.nn.functional.group_norm(torch.zeros(2, 4, 3, dtype=torch.int64), 2)
