@@ -197,3 +197,11 @@ def test_output_size_0_is_refused():
 def test_integer_input_is_refused():
     with pytest.raises(TypeError, match=r"adaptive_max_pool2d: input must be floating point"):
         F.adaptive_max_pool2d(tinyffn.arange(16).reshape(1, 1, 4, 4), 2)
+
+
+def test_avg_pool2d_module_counts_the_padding_by_default():
+    """nn.AvgPool2d(3, 1, 1) on ones: a corner window holds 4 ones and 5 zeros of padding,
+    divided by 9 (count_include_pad=True, PyTorch's default), not by 4."""
+    y = nn.AvgPool2d(3, 1, 1)(tinyffn.ones(1, 1, 3, 3, dtype="float64")).numpy()[0, 0]
+    np.testing.assert_allclose(y, [[4 / 9, 6 / 9, 4 / 9], [6 / 9, 1.0, 6 / 9],
+                                   [4 / 9, 6 / 9, 4 / 9]], rtol=1e-15)

@@ -154,6 +154,29 @@ def test_gradcheck_lp_pool_and_zero_windows_get_zero_gradient(device):
     assert z.grad.numpy().tolist() == [[[0.0, 0.0, 0.0, 0.0]]]
 
 
+@pytest.mark.parametrize("p", [1, 2])
+def test_a_window_of_zeros_pools_to_zero_with_zero_gradient(p):
+    """0, not 1 ** (1/p) (the power sees 1 there), for p = 1 as for p = 2."""
+    x = np.array([[[0.0, 0.0, 3.0, 4.0]]])
+    a = tinyffn.tensor(x, requires_grad=True)
+    y = F.lp_pool1d(a, p, 2)
+    y.sum().backward()
+    np.testing.assert_allclose(y.numpy(), [[[0.0, 7.0 if p == 1 else 5.0]]], rtol=1e-15)
+    want = [[[0.0, 0.0, 1.0, 1.0]]] if p == 1 else [[[0.0, 0.0, 0.6, 0.8]]]
+    np.testing.assert_allclose(a.grad.numpy(), want, rtol=1e-15)
+
+
+@pytest.mark.parametrize("p", [0, "2", True])
+def test_lp_pool_refuses_a_norm_type_that_is_not_a_nonzero_number(p):
+    with pytest.raises(ValueError, match=rf"lp_pool2d: norm_type must be a nonzero number "
+                                         rf"\(p of the p-norm\), got {p!r}"):
+        F.lp_pool2d(tinyffn.tensor(X2), p, 2)
+    torch = pytest.importorskip("torch")
+    if p is not True:               # torch reads True as 1; 0 divides by zero, "2" is no power
+        with pytest.raises((ZeroDivisionError, TypeError)):
+            torch.nn.functional.lp_pool2d(torch.tensor(X2), p, 2)
+
+
 @pytest.mark.parametrize("n, p, kw", [(1, 2, dict(kernel_size=3, stride=2, ceil_mode=True)),
                                       (2, 1.5, dict(kernel_size=(2, 3), stride=1)),
                                       (2, 3, dict(kernel_size=2))])
