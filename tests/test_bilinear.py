@@ -97,3 +97,17 @@ def test_integer_inputs_are_refused():
     with pytest.raises(TypeError, match=r"bilinear: input1 has dtype int64; a layer computes "
                                         r"in floating point"):
         F.bilinear(x, x.float(), tinyffn.zeros(1, 2, 2))
+
+
+@pytest.mark.parametrize("at", [0, 3])
+def test_arrays_are_refused_naming_the_argument_and_torch_refuses_them_too(at):
+    """input1 and bias as NumPy arrays (bias may be None, not an array)."""
+    args = [np.ones((2, 3)), np.ones((2, 4)), np.ones((5, 3, 4)), np.ones(5)]
+    ours = [a if i == at else tinyffn.tensor(a) for i, a in enumerate(args)]
+    name = ("input1", "input2", "weight", "bias")[at]
+    with pytest.raises(TypeError, match=rf"bilinear: {name} must be a tinyffn Tensor, got "):
+        F.bilinear(*ours)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError):
+        torch.nn.functional.bilinear(*(a if i == at else torch.tensor(a)
+                                       for i, a in enumerate(args)))
