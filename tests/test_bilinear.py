@@ -111,3 +111,12 @@ def test_arrays_are_refused_naming_the_argument_and_torch_refuses_them_too(at):
     with pytest.raises(TypeError):
         torch.nn.functional.bilinear(*(a if i == at else torch.tensor(a)
                                        for i, a in enumerate(args)))
+
+
+def test_module_checks_its_sizes_and_keeps_its_dtype():
+    for args in ((0, 3, 4), (2, 3, -1), (2.5, 3, 4)):
+        with pytest.raises(ValueError, match=r"Bilinear: (in1|out)_features must be a positive "
+                                             r"int, got "):
+            nn.Bilinear(*args)
+    layer = nn.Bilinear(2, 3, 1, dtype="float64")
+    assert str(layer.weight.dtype) == str(layer.bias.dtype) == "float64"
