@@ -232,7 +232,32 @@ ERRORS = [  # (a call on F or torch's F, with float and int tensor makers; error
      r"soft_margin_loss: size_average and reduce are PyTorch's deprecated arguments", False),
     (lambda f, T, I: f.multilabel_margin_loss(T(x2), I(MT), reduction="avg"), ValueError,
      r"multilabel_margin_loss: unknown reduction='avg'", True),
+    (lambda f, T, I: f.multilabel_soft_margin_loss(T(x2), T(x2), weight=T(np.ones((2, 1, 4)))),
+     ValueError, r"multilabel_soft_margin_loss: weight of shape \(2, 1, 4\) does not broadcast "
+     r"to input's \(3, 4\)", False),          # torch averages a (2, 3) loss, silently
+    (lambda f, T, I: f.multilabel_margin_loss(T(np.zeros((2, 3, 4))), I(np.zeros((2, 3, 4)))),
+     ValueError, r"multilabel_margin_loss: input must be scores \(C,\) or \(N, C\)", True),
+    (lambda f, T, I: f.triplet_margin_loss(T(x2), T(x2), T(x2), swap=1), TypeError,
+     r"triplet_margin_loss: swap must be True or False, got 1", True),
+    (lambda f, T, I: f.multi_margin_loss(I(np.zeros((3, 4))), I([0, 1, 2])), TypeError,
+     r"multi_margin_loss: input must be floating point \(scores\), got int64", True),
 ]
+
+
+def test_one_class_is_allowed_and_has_no_margin_to_keep():
+    """C = 1: no other class, so the hinge sums are empty and the loss is 0 (as torch's)."""
+    x = tinyffn.tensor([[0.3], [0.1]])
+    y = F.multi_margin_loss(x, tinyffn.tensor([0, 0]), reduction="none")
+    z = F.multilabel_margin_loss(x, tinyffn.tensor([[0], [-1]]), reduction="none")
+    assert y.numpy().tolist() == z.numpy().tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("name, target", [("soft_margin_loss", PM),
+                                          ("multilabel_margin_loss", MT)])
+def test_the_graph_shows_the_losss_frame(name, target):
+    x = tinyffn.tensor(X, dtype="float64", requires_grad=True)
+    dot = tinyffn.to_dot(getattr(F, name)(x, tinyffn.tensor(target)))
+    assert f'label="{name}"' in dot
 
 
 @pytest.mark.parametrize("call, error, message, torch_refuses", ERRORS)
