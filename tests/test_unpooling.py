@@ -90,6 +90,8 @@ def test_max_unpool_is_pytorchs():
 @pytest.mark.parametrize("kw, error, match", [
     (dict(output_size=(6, 6)), ValueError, r"max_unpool2d: invalid output_size \(6, 6\) "
                                            r"\(dim 0 must be between 2 and 6"),
+    (dict(output_size=(2, 6)), ValueError, r"max_unpool2d: invalid output_size \(2, 6\) "
+                                           r"\(dim 0 must be between 2 and 6"),   # exclusive
     (dict(output_size=(4, 5, 6)), ValueError, r"output_size should be a sequence of 2 or 4"),
     (dict(output_size=(4, 5)), IndexError, r"max_unpool2d: index 2[0-9] is out of range for "
                                            r"an output of size 4 x 5 \(20 entries\)"),
@@ -107,6 +109,28 @@ def test_max_unpool_errors_and_torch_refuses_them_too(kw, error, match):
     with pytest.raises((ValueError, RuntimeError)):
         torch.nn.functional.max_unpool2d(torch.tensor(y.numpy()), torch.tensor(i.numpy()), 2,
                                          **kw)
+
+
+def test_max_unpool_refuses_the_index_one_past_the_end_and_torch_does_too():
+    x, i = tinyffn.tensor([[[1.0, 2.0]]]), tinyffn.tensor([[[0, 4]]])   # output size 4
+    with pytest.raises(IndexError, match=r"max_unpool1d: index 4 is out of range for an "
+                                         r"output of size 4 \(4 entries\)"):
+        F.max_unpool1d(x, i, 2)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.max_unpool1d(torch.tensor(x.numpy()), torch.tensor(i.numpy()), 2)
+
+
+def test_max_unpool_output_sizes_one_allowed_zero_refused():
+    """(L - 1)·stride + kernel_size - 2·padding: 1 for L = 1, kernel 1; 0 with kernel 2,
+    padding 1, refused (torch returns an empty tensor there)."""
+    x, i = tinyffn.tensor([[[1.5]]], requires_grad=True), tinyffn.tensor([[[0]]])
+    y = F.max_unpool1d(x, i, 1)
+    assert y.numpy().tolist() == [[[1.5]]]
+    assert 'label="max_unpool1d"' in tinyffn.to_dot(y)
+    with pytest.raises(ValueError, match=r"max_unpool1d: padding=1 leaves no output for an "
+                                         r"input of shape \(1, 1, 1\); use less padding"):
+        F.max_unpool1d(x, i, 2, padding=1)
 
 
 # ----------------------------------------------------------------------------- channel_shuffle
