@@ -175,6 +175,13 @@ def test_sampler_refusals_are_torchs(call, error, match):
                     ("RandomSampler", "WeightedRandomSampler", "BatchSampler")})
 
 
+def test_batch_sampler_refuses_a_sampler_that_is_not_iterable():
+    """torch accepts BatchSampler(5, ...) and fails at iter(); tinyffn names it at once."""
+    with pytest.raises(TypeError, match=r"BatchSampler: sampler must be an iterable of indices "
+                                        r"\(a Sampler, a list\), got int"):
+        BatchSampler(5, 2, False)
+
+
 def test_bad_weights_are_refused_when_drawn_as_torchs_and_no_generator_is_refused():
     s = WeightedRandomSampler([1.0, -1.0], 2)
     with pytest.raises(ValueError, match="multinomial"):

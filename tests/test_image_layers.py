@@ -58,6 +58,15 @@ def test_pixel_shuffle_errors_and_torch_refuses_them_too(fn, shape, r, match):
         getattr(torch.nn.functional, fn)(torch.zeros(*shape), r)
 
 
+def test_factor_1_is_the_identity_and_a_list_is_refused_by_name():
+    x = np.arange(12.0).reshape(3, 2, 2)
+    for fn in ("pixel_shuffle", "pixel_unshuffle", "channel_shuffle"):
+        np.testing.assert_array_equal(getattr(F, fn)(tinyffn.tensor(x[None]), 1).numpy(), x[None])
+    with pytest.raises(ValueError, match=r"channel_shuffle: input must be a tinyffn Tensor of "
+                                         r"at least 3 axes \(N, C, \*\), as PyTorch's, got list"):
+        F.channel_shuffle(x.tolist(), 1)
+
+
 PADS = [("ZeroPad1d", ((1, 2),), "constant"), ("ZeroPad2d", (1,), "constant"),
         ("ConstantPad1d", (1, 3.5), "constant"), ("ConstantPad2d", ((1, 0, 2, 1), -1.0), "constant"),
         ("ReflectionPad1d", (2,), "reflect"), ("ReflectionPad2d", ((1, 0, 2, 1),), "reflect"),
