@@ -14,7 +14,9 @@ from tinyffn.backend import dtype_name
 X = [-2.0, -0.5, 0.0, 0.25, 1.5, 3.0]
 CALLS = [("relu_", ()), ("elu_", (0.5,)), ("leaky_relu_", (0.2,)), ("hardtanh_", (-0.4, 2.0)),
          ("threshold_", (0.1, -9.0)), ("selu_", ()), ("celu_", (2.0,)),
-         ("rrelu_", (0.1, 0.3))]
+         ("rrelu_", (0.1, 0.3)),
+         # the defaults (alpha, negative_slope, min_val/max_val, lower/upper): torch's
+         ("elu_", ()), ("leaky_relu_", ()), ("hardtanh_", ()), ("celu_", ()), ("rrelu_", ())]
 
 
 @pytest.mark.parametrize("name, args", CALLS)
