@@ -5,6 +5,8 @@ define the distributions (the Gumbel-max trick; alpha dropout's mean 0 and varia
 gradcheck with the noise fixed, and the errors and warnings PyTorch gives.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -81,6 +83,9 @@ def test_gumbel_softmax_matches_torch_in_distribution_and_warns_as_it():
         torch.nn.functional.gumbel_softmax(x).shape)
     with pytest.warns(UserWarning, match=r"`eps` parameter is deprecated and has no effect"):
         F.gumbel_softmax(tinyffn.tensor(LOGITS), eps=1e-5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")              # eps=1e-10, the default spelled out: silent
+        F.gumbel_softmax(tinyffn.tensor(LOGITS), eps=1e-10)
     with pytest.raises(ValueError, match=r"gumbel_softmax: tau must be a finite number > 0"):
         F.gumbel_softmax(tinyffn.tensor(LOGITS), tau=0)
 
@@ -97,6 +102,19 @@ def test_alpha_dropout_is_the_affine_map_of_its_mask(feature, device):
     a = ((ALPHA ** 2 * p + 1) * (1 - p)) ** -0.5
     want = np.where(keep, a * x.numpy() + a * ALPHA * p, -a * ALPHA * (1 - p))
     np.testing.assert_allclose(y.numpy(), want, rtol=1e-13, atol=1e-15)
+
+
+def test_feature_alpha_dropout_of_a_2d_input_draws_per_entry_in_one_frame():
+    """(N, C) is enough for feature dropout: each x[n, c] is a channel of one value."""
+    p, x = 0.3, tinyffn.tensor(np.linspace(-2, 2, 12).reshape(4, 3), requires_grad=True)
+    tinyffn.manual_seed(4)
+    keep = tinyffn.rand(4, 3, dtype="float64").numpy() >= p
+    tinyffn.manual_seed(4)
+    y = F.feature_alpha_dropout(x, p, training=True)
+    a = ((ALPHA ** 2 * p + 1) * (1 - p)) ** -0.5
+    want = np.where(keep, a * x.numpy() + a * ALPHA * p, -a * ALPHA * (1 - p))
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-13, atol=1e-15)
+    assert 'label="feature_alpha_dropout"' in tinyffn.to_dot(y)
 
 
 def test_alpha_dropout_keeps_mean_zero_and_variance_one():
@@ -150,6 +168,10 @@ ERRORS = [
      r"gumbel_softmax: axis 1 is out of range for an input of shape \(3,\)"),
     (lambda: F.gumbel_softmax(tinyffn.tensor([1, 2])), TypeError,
      r"gumbel_softmax: logits have dtype int64"),
+    (lambda: F.gumbel_softmax(tinyffn.randn(3), tau=float("inf")), ValueError,
+     r"gumbel_softmax: tau must be a finite number > 0 \(the temperature\), got inf"),
+    (lambda: F.gumbel_softmax(tinyffn.randn(3), hard="yes"), TypeError,
+     r"gumbel_softmax: hard must be True or False, got 'yes'"),
 ]
 
 
