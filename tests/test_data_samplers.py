@@ -342,6 +342,26 @@ def test_concat_dataset_written_out():
         ConcatDataset([a, Count(2)])
 
 
+def test_concat_dataset_reads_each_part_at_a_nonnegative_index_and_checks_its_input():
+    """A Dataset need not take negative indices: the second part's sample 0 is read at 0."""
+    class Squares(Dataset):
+        def __len__(self):
+            return 3
+
+        def __getitem__(self, i):
+            if not 0 <= i < 3:
+                raise IndexError(f"Squares has no sample {i}")
+            return i * i
+    cat = ConcatDataset([Squares(), Squares()])
+    assert [cat[i] for i in range(6)] == [0, 1, 4, 0, 1, 4] == [cat[i] for i in range(-6, 0)]
+    with pytest.raises(TypeError, match=r"ConcatDataset: an index is an integer, got float"):
+        cat[1.5]
+    no_len = type("NoLen", (), {"__getitem__": lambda self, i: i})()
+    with pytest.raises(TypeError, match=r"ConcatDataset: each dataset needs __getitem__ and "
+                                        r"__len__, got .*NoLen"):
+        ConcatDataset([[1], no_len])
+
+
 def test_concat_dataset_is_torchs_live():
     torch = pytest.importorskip("torch")
     parts = [list(range(3)), [], list(range(10, 14)), [99]]
