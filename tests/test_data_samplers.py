@@ -386,6 +386,8 @@ def test_chain_dataset_and_stack_dataset():
     assert len(pairs) == 8 and pairs[3][0].tolist() == [6.0, 7.0] and pairs[3][1].item() == 3
     named = StackDataset(image=x, label=y)
     assert set(named[2]) == {"image", "label"} and named[2]["label"].item() == 2
+    one = StackDataset(list("abc"))                             # one dataset: 1-tuples
+    assert len(one) == 3 and [one[i] for i in range(3)] == [("a",), ("b",), ("c",)]
     batch = next(iter(DataLoader(named, batch_size=3)))        # dicts collate key by key
     assert batch["label"].tolist() == [0, 1, 2] and batch["image"].shape == (3, 2)
     for args, kwargs, match in [((x, tinyffn.arange(7)), {}, r"the datasets have \[8, 7\]"),
