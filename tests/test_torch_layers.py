@@ -73,6 +73,7 @@ CALLS = [("conv1d", ("x3", "w1", "b", 2, 1)), ("conv2d", ("x", "w2", "b", 1, (1,
          ("conv_transpose2d", ("x", "wt", "b", 2, 0, 1, 1, 1)),
          ("max_pool1d", ("x3", 2, (), 0, 1, True)), ("max_pool2d", ("x", 2, 1, 1, 1, False)),
          ("max_pool1d", ("x3", 2)), ("max_pool2d", ("x", 2)),      # the defaults (odd sizes)
+         ("layer_norm", ("x", (6,))), ("group_norm", ("x", 2)),    # the defaults (eps)
          ("avg_pool1d", ("x3", 3, 1, 1, False, False)),
          ("layer_norm", ("x", (6,), "ln_w", None, 1e-5, True)),
          ("group_norm", ("x", 2, "g", "bb", 1e-5, True)),
