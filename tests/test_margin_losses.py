@@ -241,6 +241,11 @@ ERRORS = [  # (a call on F or torch's F, with float and int tensor makers; error
      r"triplet_margin_loss: swap must be True or False, got 1", True),
     (lambda f, T, I: f.multi_margin_loss(I(np.zeros((3, 4))), I([0, 1, 2])), TypeError,
      r"multi_margin_loss: input must be floating point \(scores\), got int64", True),
+    (lambda f, T, I: f.multilabel_margin_loss(T(np.zeros((2, 0))), I(np.zeros((2, 0)))),
+     ValueError, r"multilabel_margin_loss: input must be scores \(C,\) or \(N, C\) with "
+     r"C > 0, got shape \(2, 0\)", True),
+    (lambda f, T, I: f.multilabel_margin_loss([[0.1]], I([[0]])), TypeError,
+     r"multilabel_margin_loss: input must be a tinyffn Tensor, got list", True),
 ]
 
 

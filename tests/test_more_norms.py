@@ -262,6 +262,8 @@ ERRORS = [  # (a call on F or torch's F, with its tensor maker; error; message)
      r"instance_norm: use_input_stats must be True or False, got 'yes'"),
     (lambda f, T: f.instance_norm(T(x4), momentum=None), TypeError,
      r"instance_norm: momentum must be a finite number .* got None"),
+    (lambda f, T: f.group_norm(T(x4), 2, np.ones(4)), TypeError,
+     r"group_norm: weight must be a tinyffn Tensor or None, got numpy.ndarray"),
 ]
 
 

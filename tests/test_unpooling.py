@@ -216,6 +216,7 @@ def test_lp_pool_is_pytorchs(n, p, kw):
     np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-11)
     cls = f"LPPool{n}d"
     assert repr(getattr(nn, cls)(p, **kw)) == repr(getattr(torch.nn, cls)(p, **kw))
+    np.testing.assert_array_equal(getattr(nn, cls)(p, **kw)(a).numpy(), y.numpy())
 
 
 # ----------------------------------------------------------------------------- upsampling
