@@ -470,6 +470,9 @@ def test_checkpointing_gpu_meter_counts_what_cupys_pool_hands_out(monkeypatch):
         assert _CupyMemoryHook.registered == {}
 
 
+@pytest.mark.parametrize("device", [  # strict: gpu_check.sh's rehearsal runs it there
+    "cpu", pytest.param("cuda", marks=[pytest.mark.cuda, pytest.mark.skipif(
+        not tinyffn.cuda_available(), reason="CuPy with a usable GPU is not available")])])
 def test_mixture_of_experts(device, tmp_path):
     """The counts are the formulas, measured: E·(8d² + 5d) + E·d parameters and k·16d² +
     2·d·E FLOPs per position for the mixtures, whatever E; each expert's load is a share
