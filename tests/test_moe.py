@@ -204,12 +204,14 @@ def test_torch_mixtral_style_loop_gives_the_same_gradients():
 @pytest.mark.parametrize("kwargs, error, words", [
     ({"top_k": 5, "num_experts": 4}, ValueError, "top_k=5 is more than num_experts=4"),
     ({"num_experts": 0}, ValueError, "num_experts must be a positive integer"),
+    ({"top_k": 0}, ValueError, "MoEFFN: top_k must be a positive integer"),   # else y = 0, aux nan
+    ({"d_model": 0}, ValueError, "MoEFFN: d_model must be a positive integer"),
     ({"renormalize": "yes"}, TypeError, "renormalize must be True, False or None"),
     ({"gated": True, "activation": "relu"}, ValueError, "experts are GatedFFNs"),
 ])
 def test_bad_arguments_are_refused_by_name(kwargs, error, words):
     with pytest.raises(error, match=words):
-        nn.MoEFFN(4, **kwargs)
+        nn.MoEFFN(**{"d_model": 4, **kwargs})
 
 
 def test_bad_inputs_are_refused_by_name():
@@ -219,6 +221,12 @@ def test_bad_inputs_are_refused_by_name():
         load_balancing_loss(tinyffn.randn(4), tinyffn.zeros(4, 1, dtype="int64"))
     with pytest.raises(ValueError, match="expert_index must be \\(N, k\\) = \\(4, k\\)"):
         load_balancing_loss(tinyffn.randn(4, 2), tinyffn.zeros(3, 1, dtype="int64"))
+    with pytest.raises(ValueError, match="expert_index must be \\(N, k\\) = \\(4, k\\)"):
+        load_balancing_loss(tinyffn.randn(4, 2), tinyffn.zeros(4, dtype="int64"))   # (N,)
+    # an expert past E: it was "mul: shapes (6,) and (2,) cannot be broadcast together"
+    with pytest.raises(ValueError, match="load_balancing_loss: expert_index names expert 5, "
+                       "but router_probs \\(4, 2\\) has E = 2 experts"):
+        load_balancing_loss(tinyffn.randn(4, 2), tinyffn.tensor([[5], [0], [1], [0]]))
 
 
 def test_float16_is_routed_in_float32_as_mixtral_does():
@@ -233,3 +241,21 @@ def test_float16_is_routed_in_float32_as_mixtral_does():
     np.testing.assert_array_equal(moe.tokens_per_expert.numpy(),
                                   np.bincount(chosen.ravel(), minlength=8))
     assert y.dtype == "float16" and moe.aux_loss.dtype == "float32"
+
+
+def test_the_experts_options_reach_every_expert():
+    """d_ff, bias, activation and fused are each expert's: no biases, GELU, one linear node
+    per layer; the fused mixture computes what the composed one with its weights does."""
+    moe = nn.MoEFFN(4, num_experts=3, top_k=2, d_ff=6, activation="gelu", bias=False,
+                    fused=True, dtype="float64")
+    assert moe.d_ff == 6 and all(e.w1.fused and e.w2.fused and e.w1.bias is None and
+                                 isinstance(e.act, nn.GELU) for e in moe.experts)
+    assert accounting.count_parameters(moe) == 3 * (2 * 4 * 6) + 3 * 4     # no b1, b2
+    composed = nn.MoEFFN(4, num_experts=3, top_k=2, d_ff=6, activation="gelu", bias=False,
+                         dtype="float64")
+    composed.load_state_dict(moe.state_dict())
+    x = tinyffn.randn(7, 4, dtype="float64")
+    np.testing.assert_allclose(moe(x).numpy(), composed(x).numpy(), rtol=1e-12, atol=1e-12)
+    # the default d_ff is the experts' own: 4d, and 2/3 of that rounded when gated
+    assert nn.MoEFFN(4).d_ff == 16 and nn.MoEFFN(6, gated=True).d_ff == nn.gated_d_ff(6)
+    assert "renormalize=True" in repr(nn.MoEFFN(4, num_experts=2, top_k=1, renormalize=True))

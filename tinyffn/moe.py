@@ -74,6 +74,10 @@ def load_balancing_loss(router_probs: Tensor, expert_index: Tensor) -> Tensor:
                          f"row of chosen experts per row of router_probs {router_probs.shape}, "
                          f"got {getattr(expert_index, 'shape', expert_index)!r}")
     counts = expert_index.reshape(-1).bincount(minlength=e)            # choices per expert
+    if counts.shape[0] != e:    # an index past E made bincount longer: say so, not "mul: ..."
+        raise ValueError(f"load_balancing_loss: expert_index names expert {counts.shape[0] - 1}"
+                         f", but router_probs {router_probs.shape} has E = {e} experts "
+                         f"(0 to {e - 1}); pass the indices topk chose from these probabilities")
     share = counts.to(dtype=router_probs.dtype) / expert_index.numel()  # f_e, no gradient
     return e * (share * router_probs.mean(dim=0)).sum()
 
