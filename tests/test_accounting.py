@@ -153,6 +153,10 @@ def test_backward_matches_the_measured_forward_with_a_real_loss():
     lambda: A.attention_flops(0, 4),
     lambda: A.crossover_T(0),
     lambda: A.transformer_params(8, 2, V=-3),
+    lambda: A.moe_ffn_params(4, 0),                 # once 0
+    lambda: A.moe_ffn_params(4, -2),                # once negative
+    lambda: A.moe_ffn_flops(3, 4, 2, 0),            # once the router's alone
+    lambda: A.moe_ffn_flops(3, 4, 0, 1),
 ])
 def test_formulas_refuse_sizes_that_are_no_positive_integers(call):
     with pytest.raises(ValueError, match=r"\w+: \w+ must be a positive integer, got "):
@@ -308,3 +312,18 @@ def test_llama_7b_sizes():
     """LLaMA-7B (Touvron et al. 2023, table 2): d = 4096, 32 layers, a 32,000-token
     vocabulary, a context of 2048 tokens, SwiGLU width rounded to a multiple of 256."""
     assert A.LLAMA_7B == {"d": 4096, "L": 32, "V": 32000, "T": 2048, "multiple_of": 256}
+
+
+def test_moe_formulas_take_d_ff_and_bias_as_the_module_does():
+    """A mixture of 3 experts of d_ff = 6 without biases: E·2·d·d_ff + E·d entries, and
+    k·4·T·d·d_ff + 2·T·d·E forward matmul FLOPs, counted and measured."""
+    T, d, E, k, d_ff = 5, 4, 3, 2, 6
+    moe = nn.MoEFFN(d, num_experts=E, top_k=k, d_ff=d_ff, bias=False)
+    assert A.moe_ffn_params(d, E, d_ff=d_ff, bias=False) == A.count_parameters(moe) == \
+        E * 2 * d * d_ff + E * d
+    assert A.moe_ffn_params(d, E, d_ff=d_ff) == E * (2 * d * d_ff + d_ff + d) + E * d
+    counter = A.measure_forward_flops(moe, tinyffn.randn(T, d))
+    assert A.moe_ffn_flops(T, d, E, k, d_ff=d_ff) == counter.forward["matmul"] == \
+        k * 4 * T * d * d_ff + 2 * T * d * E
+    with pytest.raises(ValueError, match="moe_ffn_flops: top_k=3 is more than num_experts=2"):
+        A.moe_ffn_flops(T, d, 2, 3)                 # no such mixture: MoEFFN refuses it

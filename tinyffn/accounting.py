@@ -142,6 +142,8 @@ def moe_ffn_flops(T: int, d: int, num_experts: int, top_k: int, d_ff: int | None
     the T positions runs k experts, 4·d·d_ff each, and the router, 2·d·E:
     k·16·T·d² + 2·T·d·E at d_ff = 4d, whatever the number of experts it holds."""
     _check_sizes("moe_ffn_flops", T=T, d=d, num_experts=num_experts, top_k=top_k, d_ff=d_ff)
+    if top_k > num_experts:         # as MoEFFN refuses it: k different experts per position
+        raise ValueError(f"moe_ffn_flops: top_k={top_k} is more than num_experts={num_experts}")
     return top_k * ffn_flops(T, d, d_ff) + 2 * T * d * num_experts
 
 
