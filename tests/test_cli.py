@@ -315,3 +315,20 @@ def test_graph_top_k_needs_experts_and_at_most_that_many(capsys):
     assert "add --experts E" in capsys.readouterr().err
     assert main(["graph", "--experts", "2", "--top-k", "3"]) == 2
     assert "--top-k 3 is more than the 2 experts" in capsys.readouterr().err
+    # as many as there are is fine, and one expert alone defaults to top 1
+    assert main(["graph", "--experts", "2", "--top-k", "2"]) == 0
+    capsys.readouterr()
+    assert main(["graph", "--experts", "1"]) == 0
+    dot = capsys.readouterr().out
+    assert dot.count('label="index_add\\n') == 1 and 'label="experts.0: FFN"' in dot
+
+
+def test_graph_experts_takes_the_ffn_options_and_defaults_to_top_2(capsys):
+    assert main(["graph", "--experts", "2", "--d-ff", "5", "--activation", "gelu",
+                 "--fused"]) == 0
+    dot = capsys.readouterr().out
+    assert 'label="experts.0.w1.weight\\n(5, 4)"' in dot             # d_ff = 5
+    assert dot.count('label="gelu\\napproximate=') == 2 and 'label="erf"' not in dot
+    assert dot.count('label="matmul"') == 1                          # the router's alone
+    # top 2 of 2: each expert's weight[rows, slot] picks all 3 positions
+    assert dot.count('label="getitem\\nkey=[i(3,), i(3,)]"') == 2
