@@ -261,3 +261,28 @@ def test_output_size_with_a_bad_input_names_the_input_first(x, error, match):
     layer = nn.ConvTranspose1d(4, 6, 3, stride=3, dtype="float64")
     with pytest.raises(error, match=match):
         layer(x, output_size=(1, 2, 3))
+
+
+def test_second_derivatives_through_conv_and_its_transpose_are_pytorchs():
+    """A gradient penalty |dL/dx|² differentiated again: the create_graph backward records
+    col2im for conv2d's im2col and im2col for conv_transpose2d's col2im (both declared
+    twice differentiable), and the weights' gradients are PyTorch's."""
+    torch = pytest.importorskip("torch")
+    arrays = (_values(1, 4, 5, 5), _values(3, 4, 2, 2, start=1.0),
+              _values(3, 2, 3, 2, start=2.0))                  # x, conv's W, the transpose's W
+    gy = _values(1, 2, 9, 6, start=3.0)
+
+    def penalty(lib, functional, tensors):
+        x, w1, w2 = tensors
+        y = functional.conv_transpose2d(functional.conv2d(x, w1, dilation=(1, 2)), w2,
+                                        stride=2)                 # (1, 2, 9, 6)
+        (gx,) = lib.autograd.grad((y * lib.tensor(gy)).sum(), [x], create_graph=True)
+        (gx ** 2).sum().backward()
+
+    ours = [tinyffn.tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    penalty(tinyffn, F, ours)
+    penalty(torch, torch.nn.functional, theirs)
+    assert ours[0].grad is None and theirs[0].grad is None     # y is linear in x
+    for a, t in zip(ours[1:], theirs[1:]):
+        np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-11, atol=1e-12)

@@ -1109,3 +1109,35 @@ def test_a_float16_mean_over_more_elements_than_float16_counts_has_a_gradient():
     y = tinyffn.ones(2, 40_000, dtype="float16", requires_grad=True)
     y.mean(axis=1).sum().backward()                  # 40,000 per row: float16 holds it
     np.testing.assert_array_equal(y.grad.numpy(), np.full((2, 40_000), 1 / 40_000, np.float16))
+
+
+def test_the_window_ops_refuse_windows_that_do_not_fit_by_name():
+    """A kernel longer than the input has no window (it was an empty array at 6 taps of 5);
+    col2im takes exactly im2col's shape (a (1, 3, 1) once broadcast over the 3 windows)."""
+    for taps in (6, 7):
+        with pytest.raises(ValueError, match=f"im2col: a kernel of size \\({taps},\\) .* "
+                           "more than the \\(5,\\) there are"):
+            ops.Im2Col.apply(tinyffn.randn(2, 5), kernel_size=(taps,), dilation=(1,), stride=(1,))
+    for shape in [(1, 3, 1), (1, 2, 3), (3, 4)]:
+        with pytest.raises(ValueError, match="col2im: input of shape .* must end in the kernel "
+                           "\\(3,\\) and the \\(3,\\) windows"):
+            ops.Col2Im.apply(tinyffn.randn(*shape), size=(5,), kernel_size=(3,), dilation=(1,),
+                             stride=(1,))
+
+
+def test_the_window_ops_count_one_addition_per_window_entry_in_col2im():
+    """im2col copies (no FLOPs); col2im, forward or as im2col's backward, adds each of the
+    2·3·3 window entries once, whatever the input's size (2·7)."""
+    settings = dict(kernel_size=(3,), dilation=(2,), stride=(1,))
+    x = tinyffn.randn(2, 7, requires_grad=True)
+    with tinyffn.FlopCounter() as c:
+        y = ops.Im2Col.apply(x, **settings)                         # (2, 3, 3)
+    assert y.shape == (2, 3, 3) and c.forward.get("im2col", 0) == 0
+    with tinyffn.FlopCounter() as c:
+        y.sum().backward()
+    assert c.backward["im2col"] == 2 * 3 * 3
+    u = tinyffn.randn(2, 3, 3, requires_grad=True)
+    with tinyffn.FlopCounter() as c:
+        z = ops.Col2Im.apply(u, size=(7,), **settings)              # (2, 7)
+        z.sum().backward()
+    assert c.forward["col2im"] == 2 * 3 * 3 and c.backward.get("col2im", 0) == 0
