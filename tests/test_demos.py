@@ -29,6 +29,15 @@ import tour                     # noqa: E402
 import train_activations        # noqa: E402
 
 
+# The longer demos are checked on the CPU and a GPU: each also runs on the strict backend in
+# gpu_check.sh's rehearsal (tests/test_gpu_check.py), which is what that backend is for
+# (an array call outside the standard fails there), and the numbers it computes are
+# NumPy's; running them here again cost about 15 s of the suite.
+on_cpu_and_gpu = pytest.mark.parametrize("device", [
+    "cpu", pytest.param("cuda", marks=[pytest.mark.cuda, pytest.mark.skipif(
+        not tinyffn.cuda_available(), reason="CuPy with a usable GPU is not available")])])
+
+
 def run(demo, device, out):
     return demo.main(["--quick", "--device", device, "--out", out])
 
@@ -62,6 +71,7 @@ def test_seed_selftest(device, tmp_path, capsys):
     assert "'triples'" in out and "6.57e9" in out                # the seed's wording is flagged
 
 
+@on_cpu_and_gpu
 def test_train_activations_needs_the_nonlinearity(device, tmp_path):
     result = run(train_activations, device, tmp_path)
     runs = result["results"]
@@ -75,6 +85,7 @@ def test_train_activations_needs_the_nonlinearity(device, tmp_path):
     assert_figures(result, tmp_path, ["loss_curves.png", "decision_regions.png"])
 
 
+@on_cpu_and_gpu
 def test_key_value_memory_is_a_sum_over_units(device, tmp_path):
     result = run(key_value_memory, device, tmp_path)
     assert result["reconstruction_error"] < 1e-5
@@ -232,6 +243,7 @@ def test_fit_draws_a_progress_bar_only_on_a_terminal(tty, monkeypatch):
     assert ("bar" in "".join(stderr.text)) == tty
 
 
+@on_cpu_and_gpu
 def test_ffn_curvature(device, tmp_path):
     """Power iteration on create_graph products finds eigvalsh's top eigenvalue; then what
     the quick run measures (a regression check of the dynamics, float64, the same numbers
@@ -325,6 +337,7 @@ def test_ffn_curvature_learning_rates_must_be_positive_numbers(value, tmp_path, 
     assert f"argument --lr: expected a number > 0, got '{value}'" in capsys.readouterr().err
 
 
+@on_cpu_and_gpu
 def test_checkpointing(device, tmp_path):
     """Every measured k against the demo's own claims: the gradients are the plain step's
     bit for bit, the FLOPs are the plain step's plus one block forward per rerun block
@@ -470,9 +483,7 @@ def test_checkpointing_gpu_meter_counts_what_cupys_pool_hands_out(monkeypatch):
         assert _CupyMemoryHook.registered == {}
 
 
-@pytest.mark.parametrize("device", [  # strict: gpu_check.sh's rehearsal runs it there
-    "cpu", pytest.param("cuda", marks=[pytest.mark.cuda, pytest.mark.skipif(
-        not tinyffn.cuda_available(), reason="CuPy with a usable GPU is not available")])])
+@on_cpu_and_gpu
 def test_mixture_of_experts(device, tmp_path):
     """The counts are the formulas, measured: E·(8d² + 5d) + E·d parameters and k·16d² +
     2·d·E FLOPs per position for the mixtures, whatever E; each expert's load is a share
