@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import tinyffn
+from torch_parity import assert_forward_and_backward_as_torchs
 from tinyffn import functional as F
 from tinyffn import nn
 
@@ -160,12 +161,8 @@ def test_values_and_gradients_are_pytorchs(kw):
     ours = [tinyffn.tensor(a, requires_grad=True) for a in (x, W[g], B[g])]
     theirs = [torch.tensor(a, requires_grad=True) for a in (x, W[g], B[g])]
     y, yt = F.conv2d(*ours, **kw), torch.nn.functional.conv2d(*theirs, **kw)
-    np.testing.assert_allclose(y.numpy(), yt.detach().numpy(), rtol=1e-12, atol=1e-14)
-    gy = _values(*y.shape, start=7.0)
-    (y * tinyffn.tensor(gy)).sum().backward()
-    (yt * torch.tensor(gy)).sum().backward()
-    for a, b in zip(ours, theirs):
-        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-12, atol=1e-13)
+    assert_forward_and_backward_as_torchs(y, yt, ours, theirs, _values(*y.shape, start=7.0),
+                                          rtol=1e-12, atol=1e-14, grad_atol=1e-13)
 
 
 @pytest.mark.parametrize("args, kw", [

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import tinyffn
+from torch_parity import assert_forward_and_backward_as_torchs
 from tinyffn import functional as F
 from tinyffn import nn
 
@@ -123,12 +124,8 @@ def test_values_and_gradients_are_pytorchs(n, kw):
     theirs = [torch.tensor(a, requires_grad=True) for a in (x, W[n], b)]
     y = TRANSPOSED[n](*ours, **kw)
     yt = getattr(torch.nn.functional, f"conv_transpose{n}d")(*theirs, **kw)
-    np.testing.assert_allclose(y.numpy(), yt.detach().numpy(), rtol=1e-12, atol=1e-13)
-    gy = _values(*y.shape, start=7.0)
-    (y * tinyffn.tensor(gy)).sum().backward()
-    (yt * torch.tensor(gy)).sum().backward()
-    for a, t in zip(ours, theirs):
-        np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-12, atol=1e-12)
+    assert_forward_and_backward_as_torchs(y, yt, ours, theirs, _values(*y.shape, start=7.0),
+                                          rtol=1e-12, atol=1e-13, grad_atol=1e-12)
 
 
 @pytest.mark.parametrize("n, args, kw", [

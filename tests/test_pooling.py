@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tinyffn
+from torch_parity import assert_forward_and_backward_as_torchs
 from tinyffn import nn
 import tinyffn.functional as F
 
@@ -81,11 +82,8 @@ def test_pooling_matches_torch_live(fn, kw, L):
     theirs = torch.tensor(x, requires_grad=True)
     y, yt = getattr(F, fn)(ours, **kw), getattr(torch.nn.functional, fn)(theirs, **kw)
     assert y.shape == tuple(yt.shape)
-    np.testing.assert_allclose(y.numpy(), yt.detach().numpy(), rtol=1e-14, atol=1e-15)
-    gy = rng.standard_normal(y.shape)
-    (y * tinyffn.tensor(gy)).sum().backward()
-    (yt * torch.tensor(gy)).sum().backward()
-    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-13, atol=1e-15)
+    assert_forward_and_backward_as_torchs(y, yt, [ours], [theirs], rng.standard_normal(y.shape),
+                                          rtol=1e-14, atol=1e-15, grad_rtol=1e-13)
     if fn == "max_pool1d":
         i, it = F.max_pool1d(ours, return_indices=True, **kw)[1], \
             torch.nn.functional.max_pool1d(theirs, return_indices=True, **kw)[1]
@@ -177,11 +175,8 @@ def test_adaptive_avg_pool1d_matches_torch_live_and_the_windows(L, L_out):
     torch = pytest.importorskip("torch")
     theirs = torch.tensor(x, requires_grad=True)
     yt = torch.nn.functional.adaptive_avg_pool1d(theirs, L_out)
-    np.testing.assert_allclose(y.numpy(), yt.detach().numpy(), rtol=1e-14, atol=1e-15)
-    gy = rng.standard_normal(y.shape)
-    (y * tinyffn.tensor(gy)).sum().backward()
-    (yt * torch.tensor(gy)).sum().backward()
-    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-13, atol=1e-15)
+    assert_forward_and_backward_as_torchs(y, yt, [ours], [theirs], rng.standard_normal(y.shape),
+                                          rtol=1e-14, atol=1e-15, grad_rtol=1e-13)
     m, mt = nn.AdaptiveAvgPool1d(L_out), torch.nn.AdaptiveAvgPool1d(L_out)
     assert repr(m) == repr(mt)
     np.testing.assert_allclose(m(tinyffn.tensor(x[0])).numpy(), y.numpy()[0], rtol=1e-14, atol=1e-15)

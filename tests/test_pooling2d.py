@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tinyffn
+from torch_parity import assert_forward_and_backward_as_torchs
 from tinyffn import nn
 import tinyffn.functional as F
 
@@ -128,11 +129,8 @@ def test_pooling_matches_torch_live(fn, kw):
     if with_indices:
         (y, i), (yt, it) = y, yt
         assert i.tolist() == it.tolist()
-    np.testing.assert_allclose(y.numpy(), yt.detach().numpy(), rtol=1e-14, atol=1e-15)
-    gy = rng.standard_normal(y.shape)
-    (y * tinyffn.tensor(gy)).sum().backward()
-    (yt * torch.tensor(gy)).sum().backward()
-    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-13, atol=1e-15)
+    assert_forward_and_backward_as_torchs(y, yt, [ours], [theirs], rng.standard_normal(y.shape),
+                                          rtol=1e-14, atol=1e-15, grad_rtol=1e-13)
     unbatched = getattr(F, fn)(tinyffn.tensor(x[0]), **kw, **extra)
     unbatched = unbatched[0] if with_indices else unbatched
     np.testing.assert_allclose(unbatched.numpy(), y.numpy()[0], rtol=1e-15)

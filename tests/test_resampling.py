@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tinyffn
+from torch_parity import assert_forward_and_backward_as_torchs
 from tinyffn import nn
 import tinyffn.functional as F
 
@@ -39,12 +40,10 @@ def test_interpolate_matches_torch_live(shape, kw, dtype, rtol):
     theirs = torch.tensor(x, requires_grad=True)
     y, yt = F.interpolate(ours, **kw), torch.nn.functional.interpolate(theirs, **kw)
     assert y.shape == tuple(yt.shape) and y.dtype == np.dtype(dtype)
-    np.testing.assert_allclose(y.numpy(), yt.detach().numpy(), rtol=rtol, atol=rtol)
-    gy = rng.standard_normal(y.shape).astype(dtype)
-    (y * tinyffn.tensor(gy)).sum().backward()
-    (yt * torch.tensor(gy)).sum().backward()
-    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=10 * rtol,
-                               atol=10 * rtol)
+    assert_forward_and_backward_as_torchs(y, yt, [ours], [theirs],
+                                          rng.standard_normal(y.shape).astype(dtype),
+                                          rtol=rtol, atol=rtol, grad_rtol=10 * rtol,
+                                          grad_atol=10 * rtol)
 
 
 def test_linear_align_corners_is_np_interp_and_nearest_the_formula():

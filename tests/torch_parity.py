@@ -7,7 +7,8 @@ tinyffn or of torch. :func:`plain` (here, bound in each file) turns either resul
 (dtype name, nested lists), and the file's ``assert_same(actual, expected, case)``
 compares two of them; ``run`` and ``assert_same`` stay in each file, as their inputs,
 tolerances and checks of -0.0 differ (:func:`assert_close` is the usual ``assert_same``,
-:func:`weighted_grad` the usual end of ``grad_of``). ``tests(globals())`` gives the file three tests
+:func:`weighted_grad` the usual end of ``grad_of``; the layer tests, conv and pooling,
+end in :func:`assert_forward_and_backward_as_torchs`). ``tests(globals())`` gives the file three tests
 (and two more when it has gradients):
 
 * ``live``: each case gives what PyTorch gives, torch run next to tinyffn (skipped
@@ -73,6 +74,22 @@ def weighted_grad(module, y, x, **tensor_kwargs):
     weights = np.arange(1.0, math.prod(y.shape) + 1).reshape(y.shape) / 10
     (y * module.tensor(weights.tolist(), dtype=module.float64, **tensor_kwargs)).sum().backward()
     return plain(x.grad)
+
+
+def assert_forward_and_backward_as_torchs(y, yt, ours, theirs, gy, rtol, atol,
+                                          grad_rtol=None, grad_atol=None):
+    """y (tinyffn's) equals yt (torch's, from the same inputs); then one backward of
+    L = Σ y · gy on each side, and each of ``ours``' gradients equals the matching one of
+    ``theirs`` (to ``grad_rtol``/``grad_atol``, by default the values' tolerances): the
+    end of every layer test that runs tinyffn and torch side by side."""
+    import torch                    # the caller has skipped where torch is not installed
+    np.testing.assert_allclose(y.numpy(), yt.detach().numpy(), rtol=rtol, atol=atol)
+    (y * tinyffn.tensor(gy)).sum().backward()
+    (yt * torch.tensor(gy)).sum().backward()
+    for a, t in zip(ours, theirs):
+        np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(),
+                                   rtol=rtol if grad_rtol is None else grad_rtol,
+                                   atol=atol if grad_atol is None else grad_atol)
 
 
 def assert_close(actual, expected, case, rtol=1e-12, atol=1e-15):
