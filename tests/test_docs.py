@@ -263,6 +263,9 @@ def _check_pip(args: list, where: str) -> None:
 
 def _check_pytest(args: list, where: str) -> None:
     markers = setup_cfg()["tool:pytest"]["markers"]
+    if "-n" in args or any(a.startswith("--numprocesses") for a in args):
+        assert "pytest-xdist" in setup_cfg()["options.extras_require"]["test"], (
+            f"{where}: -n needs pytest-xdist, which the [test] extra does not install")
     for i, a in enumerate(args):
         if a.startswith("tests/"):
             assert (ROOT / a.split("::")[0]).exists(), f"{where}: {a} does not exist"
