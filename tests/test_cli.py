@@ -52,6 +52,18 @@ def test_graph_fused_draws_one_node_per_linear_and_activation(capsys):
     assert 'label="matmul"' not in dot and 'label="erf"' not in dot
 
 
+def test_graph_autocast_draws_the_casts_and_the_dtypes(capsys):
+    assert main(["graph", "--autocast", "--show-grads"]) == 0
+    dot = capsys.readouterr().out
+    # W1, b1, W2, b2 to float16; y back to float32 for the loss's pow (autocast's list)
+    assert dot.count('label="cast\\ndtype=float16"') == 4
+    assert dot.count('label="cast\\ndtype=float32"') == 1
+    assert 'label="x\\n(3, 4)\\nfloat16"' in dot                  # x's cast: no node
+    assert 'label="w1.weight\\n(16, 4)\\nfloat32' in dot            # the weights stay
+    assert main(["graph"]) == 0
+    assert "cast" not in capsys.readouterr().out
+
+
 def test_step_into_a_closed_pipe_exits_quietly():
     """`python -m tinyffn step | head -1`: no BrokenPipeError traceback, exit status 1.
     The reader is gone before the first write (its end of the pipe closed at the start):

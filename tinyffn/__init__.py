@@ -84,6 +84,8 @@ from .serialization import load, save   # checkpoints, as torch.save and torch.l
 from .default_dtype import get_default_dtype, set_default_dtype   # float64 from here on
 from . import utils                    # utils.data: DataLoader, TensorDataset, as torch's
 from . import func                     # func.functional_call, as torch.func's
+from . import amp                      # mixed precision: amp.GradScaler, as torch.amp's
+from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 # seeing the engine work: graph drawings and a step-by-step backward
 from .graphviz import draw_graph, to_dot
 from .stepper import BackwardStep, backward_steps, iter_backward
@@ -146,6 +148,7 @@ __all__ = [
     "gradcheck", "gradgradcheck", "GradcheckError", "FlopCounter", "cuda_available", "cuda", "device",
     "DeviceError", "ops",
     "functional", "nn", "optim", "accounting", "utils", "func", "save", "load",
+    "amp", "autocast", "is_autocast_enabled", "get_autocast_dtype",          # amp.py
     "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d",  # torch_layers.py
     "max_pool2d", "avg_pool1d", "layer_norm", "group_norm", "batch_norm", "instance_norm",
     "bilinear", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",

@@ -58,6 +58,9 @@ def graph_arguments(parser: argparse.ArgumentParser) -> None:
                         help="layout direction (default TB: top to bottom)")
     parser.add_argument("--fused", action="store_true",
                         help="the fast form: each Linear and the activation as one node")
+    parser.add_argument("--autocast", action="store_true",
+                        help="mixed precision (tinyffn.autocast): the matmuls in float16, "
+                             "with the cast nodes that take the weights there")
 
 
 def graph(args: argparse.Namespace) -> int:
@@ -86,13 +89,15 @@ def graph(args: argparse.Namespace) -> int:
     # (nothing is recorded of a constant's index_select)
     x = tinyffn.randn(args.tokens, args.d_model, requires_grad=args.experts is not None)
     x.name = "x"
-    root = block(x)                                 # (T, d)
+    with tinyffn.autocast("cpu", enabled=args.autocast):
+        root = block(x)                             # (T, d)
+        if args.show_grads:
+            root = (root ** 2).sum() / 2            # L = ½ Σ y², a scalar
+            root.name = "L = ½ Σ y²"
     if args.show_grads:
-        root = (root ** 2).sum() / 2                # L = ½ Σ y², a scalar
-        root.name = "L = ½ Σ y²"
         root.backward()
     dot = to_dot(root, show_grads=args.show_grads, expand=not args.no_expand, depth=args.depth,
-                 rankdir=args.rankdir)
+                 rankdir=args.rankdir, show_dtypes=args.autocast)
     if args.out is None:
         sys.stdout.write(dot)
         return 0
@@ -213,7 +218,8 @@ EXAMPLES = {
            "step", "graph --help"],
     "graph": ["graph", "graph --activation gelu --d-model 4 --out ffn.svg",
               "graph --gated --depth 1 --out swiglu.png", "graph --show-grads --out ffn.dot",
-              "graph --experts 2 --top-k 1 --no-expand --out moe.svg"],
+              "graph --experts 2 --top-k 1 --no-expand --out moe.svg",
+              "graph --autocast --out ffn_autocast.svg"],
     "step": ["step", "step --frames frames"],
 }
 

@@ -268,6 +268,8 @@ class Function:
 
     @classmethod
     def apply(cls, *args: Any, **attrs: Any) -> "_tensor.Tensor":
+        if STATE.autocast is not None:              # mixed precision: amp.py
+            args = STATE.autocast(cls, args)
         inputs = _tensor.as_tensors(args, cls)      # numbers become constants; one device
         backend = inputs[0].backend
         ctx = Context(cls, inputs, backend, attrs)

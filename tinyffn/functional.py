@@ -328,7 +328,14 @@ def _widened(x: Tensor) -> Tensor:
 
 
 def _narrowed(y: Tensor, input: Tensor) -> Tensor:
-    return y.to(dtype=input.dtype) if dtype_name(input.dtype) == "float16" else y
+    """y back in float16 for a float16 input; not inside autocast's float32 functions."""
+    if dtype_name(input.dtype) != "float16":
+        return y
+    if grad_mode.STATE.autocast is not None:
+        from .amp import in_float32_function        # amp.py imports this module's users
+        if in_float32_function():
+            return y
+    return y.to(dtype=input.dtype)
 
 
 # ----------------------------------------------------------------------------- dropout

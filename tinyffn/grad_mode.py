@@ -32,6 +32,7 @@ class _State:
         self.scope: tuple = ()          # enclosing module / composed-function calls
         self.flop_counters: list = []   # active FlopCounters, innermost last
         self.kept: list | None = None   # where keep_intermediates() collects op outputs
+        self.autocast = None            # inside tinyffn.autocast: amp.autocast_inputs
 
 
 STATE = _State()

@@ -125,6 +125,18 @@ def moe_ffn(out: pathlib.Path) -> None:
     render(to_dot(moe(x), expand=False), out / "moe_ffn.svg")
 
 
+@figure("ffn_autocast.svg")
+def ffn_autocast(out: pathlib.Path) -> None:
+    """training.md: nn.FFN(4) on 3 positions inside tinyffn.autocast("cpu"), dtypes shown:
+    a cast node takes each float32 weight and bias to float16 before its matmul or add."""
+    tinyffn.manual_seed(0)
+    ffn = nn.FFN(4)
+    x = named_input(3, 4)
+    with tinyffn.autocast("cpu"):
+        y = ffn(x)
+    render(to_dot(y, show_dtypes=True), out / "ffn_autocast.svg")
+
+
 @figure("ffn_depth0.svg")
 def ffn_depth0(out: pathlib.Path) -> None:
     tinyffn.manual_seed(0)
