@@ -5,6 +5,8 @@ largest router probability: the same function computed another way (no gathers, 
 index_add), so a wrong row, slot or weight in the module's routing shows as a mismatch.
 """
 import copy
+import math
+import warnings
 
 import numpy as np
 import pytest
@@ -12,21 +14,38 @@ import pytest
 import numpy_reference as ref
 import tinyffn
 from tinyffn import accounting, nn, optim
-from tinyffn.moe import load_balancing_loss
+from tinyffn.moe import load_balancing_loss, router_z_loss
 
 
 def as_numpy(module):
     return {name: p.numpy() for name, p in module.named_parameters()}
 
 
-def reference(x, params, num_experts, top_k, renormalize, gated, act):
-    """y = Σ over the k chosen experts of w_e · FFN_e(x), every expert run densely."""
+def z_loss_reference(logits):
+    """ST-MoE's z = mean over rows of (log Σ exp l)², the log-sum-exp shifted by the max."""
+    top = logits.max(axis=-1, keepdims=True)
+    log_z = (top + np.log(np.exp(logits - top).sum(axis=-1, keepdims=True)))[:, 0]
+    return (log_z ** 2).mean()
+
+
+def reference(x, params, num_experts, top_k, renormalize, gated, act, capacity=None):
+    """y = Σ over the k chosen experts of w_e · FFN_e(x), every expert run densely; with a
+    ``capacity``, a loop hands out each expert's places: every first choice, position by
+    position, then every second choice, ...; a choice past its expert's capacity counts 0."""
     rows = x.reshape(-1, x.shape[-1])
-    probs = ref.softmax(rows @ params["gate.weight"].T)
+    logits = rows @ params["gate.weight"].T
+    probs = ref.softmax(logits)
     chosen = np.argsort(-probs, axis=-1, kind="stable")[:, :top_k]       # (N, k)
     weight = np.take_along_axis(probs, chosen, axis=-1)
     if renormalize:
         weight = weight / weight.sum(axis=-1, keepdims=True)
+    kept = np.ones(chosen.shape, dtype=bool)
+    if capacity is not None:
+        taken = [0] * num_experts
+        for j in range(top_k):
+            for n in range(rows.shape[0]):
+                kept[n, j] = taken[chosen[n, j]] < capacity
+                taken[chosen[n, j]] += 1
     y = np.zeros_like(rows)
     for e in range(num_experts):
         p = {k.split(".", 2)[2]: v for k, v in params.items() if k.startswith(f"experts.{e}.")}
@@ -34,10 +53,11 @@ def reference(x, params, num_experts, top_k, renormalize, gated, act):
             out = ref.gated_ffn(rows, p["w1.weight"], p["w2.weight"], p["w3.weight"], act)
         else:
             out = ref.ffn(rows, p["w1.weight"], p["w1.bias"], p["w2.weight"], p["w2.bias"], act)
-        y += out * (weight * (chosen == e)).sum(axis=-1, keepdims=True)
+        y += out * (weight * (chosen == e) * kept).sum(axis=-1, keepdims=True)
     share = np.bincount(chosen.ravel(), minlength=num_experts) / chosen.size
     aux = num_experts * (share * probs.mean(axis=0)).sum()
-    return y.reshape(x.shape), aux, np.bincount(chosen.ravel(), minlength=num_experts)
+    return (y.reshape(x.shape), aux, np.bincount(chosen.ravel(), minlength=num_experts),
+            z_loss_reference(logits), np.bincount(chosen[~kept], minlength=num_experts))
 
 
 @pytest.mark.parametrize("top_k, gated, renormalize", [
@@ -47,13 +67,15 @@ def test_the_mixture_equals_the_dense_reference(device, top_k, gated, renormaliz
                     renormalize=renormalize, dtype="float64", device=device)
     x = np.random.default_rng(1).normal(size=(3, 5, 6))
     y = moe(tinyffn.tensor(x, device=device))
-    want, aux, counts = reference(x, as_numpy(moe), 4, top_k,
-                                  top_k > 1 if renormalize is None else renormalize, gated,
-                                  ref.swish if gated else ref.relu)
+    want, aux, counts, z, _ = reference(x, as_numpy(moe), 4, top_k,
+                                        top_k > 1 if renormalize is None else renormalize,
+                                        gated, ref.swish if gated else ref.relu)
     np.testing.assert_allclose(y.numpy(), want, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(moe.aux_loss.item(), aux, rtol=1e-12)
+    np.testing.assert_allclose(moe.z_loss.item(), z, rtol=1e-12)
     np.testing.assert_array_equal(moe.tokens_per_expert.numpy(), counts)
     assert moe.tokens_per_expert.sum().item() == 15 * top_k
+    assert moe.dropped_per_expert.tolist() == [0] * 4 and moe.expert_capacity is None
 
 
 def routed_to_every_expert(device, top_k):
@@ -160,9 +182,11 @@ def test_a_trained_mixture_can_be_deep_copied():
     moe(tinyffn.randn(5, 4)).sum().backward()
     twin = copy.deepcopy(moe)
     assert twin.aux_loss is None and moe.aux_loss is not None
+    assert twin.z_loss is None and moe.z_loss is not None
     x = tinyffn.randn(5, 4)
     np.testing.assert_array_equal(twin(x).numpy(), moe(x).numpy())
     assert twin.aux_loss.item() == moe.aux_loss.item()
+    assert twin.z_loss.item() == moe.z_loss.item()
     assert optim.swa_utils.AveragedModel(moe).module.aux_loss is None
 
 
@@ -208,6 +232,18 @@ def test_torch_mixtral_style_loop_gives_the_same_gradients():
     ({"d_model": 0}, ValueError, "MoEFFN: d_model must be a positive integer"),
     ({"renormalize": "yes"}, TypeError, "renormalize must be True, False or None"),
     ({"gated": True, "activation": "relu"}, ValueError, "experts are GatedFFNs"),
+    ({"capacity_factor": 0}, ValueError, "MoEFFN: capacity_factor must be a finite number > 0"
+     ", got 0; each expert takes .* pass None for no limit"),
+    ({"capacity_factor": -1.5}, ValueError, "capacity_factor must be a finite number > 0"),
+    ({"capacity_factor": float("nan")}, ValueError, "capacity_factor must be a finite number"),
+    ({"capacity_factor": float("inf")}, ValueError, "pass None for no limit"),
+    ({"capacity_factor": "1.25"}, TypeError, "MoEFFN: capacity_factor must be a number .* or "
+     "None for no limit, got str '1.25'"),
+    ({"capacity_factor": True}, TypeError, "capacity_factor must be a number"),
+    ({"multiple_of": 8}, ValueError, "MoEFFN: multiple_of=8 rounds the default d_ff of gated "
+     "experts .*; pass gated=True"),
+    ({"gated": True, "multiple_of": 8, "d_ff": 6}, ValueError,
+     "MoEFFN, whose experts are GatedFFNs: GatedFFN: got both d_ff=6 and multiple_of=8"),
 ])
 def test_bad_arguments_are_refused_by_name(kwargs, error, words):
     with pytest.raises(error, match=words):
@@ -241,6 +277,10 @@ def test_float16_is_routed_in_float32_as_mixtral_does():
     np.testing.assert_array_equal(moe.tokens_per_expert.numpy(),
                                   np.bincount(chosen.ravel(), minlength=8))
     assert y.dtype == "float16" and moe.aux_loss.dtype == "float32"
+    # the z-loss squares float32 logsumexps: float16 would round them to 11 bits
+    assert moe.z_loss.dtype == "float32"
+    np.testing.assert_allclose(moe.z_loss.item(), z_loss_reference(logits.astype(np.float64)),
+                               rtol=1e-6)
 
 
 def test_the_experts_options_reach_every_expert():
@@ -259,3 +299,129 @@ def test_the_experts_options_reach_every_expert():
     # the default d_ff is the experts' own: 4d, and 2/3 of that rounded when gated
     assert nn.MoEFFN(4).d_ff == 16 and nn.MoEFFN(6, gated=True).d_ff == nn.gated_d_ff(6)
     assert "renormalize=True" in repr(nn.MoEFFN(4, num_experts=2, top_k=1, renormalize=True))
+
+
+# ----------------------------------------------------------------------------- router z-loss
+def test_router_z_loss_equals_numpy_and_torch_with_its_gradient():
+    torch = pytest.importorskip("torch")
+    logits = np.random.default_rng(6).normal(scale=4.0, size=(5, 3))
+    lt = tinyffn.tensor(logits, requires_grad=True)
+    z = router_z_loss(lt)
+    np.testing.assert_allclose(z.item(), z_loss_reference(logits), rtol=1e-12)
+    z.backward()
+    tt = torch.tensor(logits, requires_grad=True)
+    zt = torch.logsumexp(tt, dim=-1).square().mean()
+    zt.backward()
+    np.testing.assert_allclose(z.item(), zt.item(), rtol=1e-12)
+    np.testing.assert_allclose(lt.grad.numpy(), tt.grad.numpy(), rtol=1e-12, atol=1e-15)
+    assert tinyffn.gradcheck(router_z_loss, [tinyffn.tensor(logits, requires_grad=True)])
+    assert nn.router_z_loss is router_z_loss
+
+
+def test_router_z_loss_refuses_what_is_not_n_by_e_logits():
+    for bad in (tinyffn.randn(4), tinyffn.randn(2, 3, 4), tinyffn.randn(3, 0), [[1.0, 2.0]]):
+        with pytest.raises(ValueError, match="router_z_loss: router_logits must be a \\(N, E\\) "
+                           "tensor .* reshape \\(B, T, E\\) logits"):
+            router_z_loss(bad)
+
+
+# ----------------------------------------------------------------------------- capacity
+@pytest.mark.parametrize("top_k, capacity_factor, gated", [(1, 0.5, False), (3, 0.75, True)])
+def test_capacity_drops_the_choices_a_loop_would_drop(device, top_k, capacity_factor, gated):
+    """The reference hands out places one choice at a time; the module's cumsum must keep
+    the same choices, run each expert on those rows alone, and count the rest."""
+    moe = nn.MoEFFN(6, num_experts=4, top_k=top_k, d_ff=8, gated=gated, dtype="float64",
+                    capacity_factor=capacity_factor, device=device)
+    x = np.random.default_rng(7).normal(size=(3, 5, 6))
+    y = moe(tinyffn.tensor(x, device=device))
+    capacity = math.ceil(capacity_factor * 15 * top_k / 4)
+    want, aux, counts, z, dropped = reference(x, as_numpy(moe), 4, top_k, top_k > 1, gated,
+                                              ref.swish if gated else ref.relu, capacity)
+    assert moe.expert_capacity == capacity and dropped.sum() > 0, "the check needs drops"
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(moe.dropped_per_expert.numpy(), dropped)
+    # aux_loss and tokens_per_expert count the router's choices, before dropping (Switch)
+    np.testing.assert_array_equal(moe.tokens_per_expert.numpy(), counts)
+    np.testing.assert_allclose(moe.aux_loss.item(), aux, rtol=1e-12)
+    np.testing.assert_allclose(moe.z_loss.item(), z, rtol=1e-12)
+
+
+def test_capacity_arithmetic_and_what_the_experts_run():
+    """C = ceil(c · N · k / E); each expert runs on min(its choices, C) rows, which the
+    matmul FLOPs count (4·d·d_ff per row) besides the router's 2·N·d·E."""
+    d, E = 4, 4
+    for n, k, c, capacity in [(10, 1, 1.0, 3), (8, 2, 1.25, 5), (9, 2, 0.1, 1), (3, 3, 2.0, 5)]:
+        moe = nn.MoEFFN(d, num_experts=E, top_k=k, d_ff=6, capacity_factor=c)
+        counter = accounting.measure_forward_flops(moe, tinyffn.randn(n, d))
+        assert moe.expert_capacity == capacity, (n, k, c)
+        counts, dropped = moe.tokens_per_expert.numpy(), moe.dropped_per_expert.numpy()
+        np.testing.assert_array_equal(counts - dropped, np.minimum(counts, capacity))
+        assert counter.forward["matmul"] == \
+            4 * d * 6 * np.minimum(counts, capacity).sum() + 2 * n * d * E
+
+
+def test_a_capacity_factor_of_E_over_k_drops_nothing_and_changes_nothing():
+    dropless = nn.MoEFFN(5, num_experts=4, top_k=2, d_ff=6, dtype="float64")
+    roomy = nn.MoEFFN(5, num_experts=4, top_k=2, d_ff=6, dtype="float64", capacity_factor=2.0)
+    roomy.load_state_dict(dropless.state_dict())
+    x = tinyffn.randn(11, 5, dtype="float64")
+    y, y_roomy = dropless(x), roomy(x)
+    assert roomy.expert_capacity == 11 and roomy.dropped_per_expert.tolist() == [0] * 4
+    np.testing.assert_array_equal(y_roomy.numpy(), y.numpy())
+    (y.sum() + dropless.aux_loss).backward()
+    (y_roomy.sum() + roomy.aux_loss).backward()
+    for (name, p), q in zip(dropless.named_parameters(), roomy.parameters()):
+        np.testing.assert_array_equal(p.grad.numpy(), q.grad.numpy(), err_msg=name)
+
+
+def test_gradcheck_with_dropped_choices():
+    """Dropped choices add nothing and pass no gradient; gradcheck's 1e-6 steps change no
+    choice and no place in a queue at these inputs."""
+    moe = nn.MoEFFN(3, num_experts=3, top_k=2, d_ff=2, activation="gelu", dtype="float64",
+                    capacity_factor=0.5)
+    x = tinyffn.tensor(np.random.default_rng(8).normal(size=(6, 3)), requires_grad=True)
+    moe(x)
+    assert moe.dropped_per_expert.sum().item() > 0
+    assert (moe.tokens_per_expert.numpy() > 0).all(), "every expert should run in this check"
+    assert tinyffn.gradcheck(lambda x, *_: moe(x) + moe.aux_loss + moe.z_loss,
+                             [x, *moe.parameters()])
+
+
+# ----------------------------------------------------------------------------- empty input
+@pytest.mark.parametrize("capacity_factor", [None, 1.0])
+def test_an_empty_input_gives_an_empty_output_and_zero_losses(device, capacity_factor):
+    """A sum over no positions is 0: the losses are 0, not torch's NaN mean of nothing, and
+    nothing warns (it gave a NaN aux_loss and two NumPy RuntimeWarnings)."""
+    moe = nn.MoEFFN(4, num_experts=3, top_k=2, capacity_factor=capacity_factor, device=device)
+    for shape in [(0, 4), (2, 0, 4)]:
+        x = tinyffn.zeros(shape, device=device, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            y = moe(x)
+            assert y.shape == shape
+            assert moe.aux_loss.item() == 0.0 and moe.z_loss.item() == 0.0
+            assert moe.tokens_per_expert.tolist() == moe.dropped_per_expert.tolist() == [0] * 3
+            (y.sum() + moe.aux_loss + moe.z_loss).backward()
+        assert x.grad.shape == shape
+        assert moe.gate.weight.grad.tolist() == [[0.0] * 4] * 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert router_z_loss(tinyffn.zeros(0, 3)).item() == 0.0
+        assert load_balancing_loss(tinyffn.zeros(0, 3), tinyffn.zeros(0, 2, dtype="int64")
+                                   ).item() == 0.0
+
+
+def test_multiple_of_reaches_the_gated_experts():
+    moe = nn.MoEFFN(10, num_experts=2, gated=True, multiple_of=8)     # 26, rounded up to 32
+    assert moe.d_ff == nn.GatedFFN(10, multiple_of=8).d_ff == 32 and nn.gated_d_ff(10) == 26
+    assert all(e.w1.weight.shape == e.w3.weight.shape == (32, 10) for e in moe.experts)
+    assert "capacity_factor=1.25" in repr(nn.MoEFFN(4, num_experts=2, capacity_factor=1.25))
+
+
+def test_router_z_loss_squares_float16_logits_in_float32():
+    """Logits near 300 are exact enough in float16, but their squares pass float16's
+    largest value, 65,504: squared in float16 the loss would be inf."""
+    logits = np.array([[300.0, 299.0, -2.0], [1.0, 0.5, 0.25]])
+    z = router_z_loss(tinyffn.tensor(logits).half())
+    assert z.dtype == "float32"
+    np.testing.assert_allclose(z.item(), z_loss_reference(logits), rtol=1e-3)

@@ -30,27 +30,52 @@ is 1 when the load is even and E when one expert takes everything (E/k, its larg
 value for k choices per position, when k experts take everything); it is kept after
 each forward as ``moe.aux_loss``, to add (times about 0.01) to the training loss. Only
 P_e carries a gradient (f_e is a count), which pushes probability away from the
-overloaded experts.
+overloaded experts. ST-MoE's router z-loss (Zoph et al. 2022, eq. 5)
+
+    z = (1/N) Σ_n (log Σ_e exp(l_ne))²,   l_n = W_g x_n, the router's logits,
+
+kept as ``moe.z_loss``, to add times about 0.001 (ST-MoE's weight), keeps the logits
+small (it is least where a row's logsumexp is 0): large logits lose precision in float16
+and bfloat16 and make the router, and training, unstable. Both losses are means over the
+N positions; over no positions (an empty batch) both are 0, what their sums over no
+positions give, not the NaN of a mean of nothing.
 
 Computation. Each expert runs once, on the rows routed to it (``x[rows]``), and its
 weighted output is added back into place with ``index_add`` (the adjoint of that
-gather): a position's k outputs meet in y. Every position reaches its k experts (no
-capacity limit and no dropped positions, as in Mixtral); an expert that no position
-chose does not run, and its parameters get no gradient from that step (``grad`` stays
-None, as in PyTorch).
+gather): a position's k outputs meet in y. By default every position reaches its k
+experts (no capacity limit and no dropped positions, as in Mixtral); an expert that no
+position chose does not run, and its parameters get no gradient from that step (``grad``
+stays None, as in PyTorch).
+
+Capacity (Switch, GShard). With ``capacity_factor`` c, each expert takes at most
+
+    C = ⌈c · N · k / E⌉
+
+of the N·k choices (c = 1: an even share; Switch found 1 to 1.25 work well), so that a
+fixed-size buffer per expert holds them all. Choices are served in priority order: all
+first choices, in position order, then all second choices, and so on (GShard's top 2,
+flaxformer's top k: a position's first choice is never dropped for another's second);
+an expert's choices past its C-th are dropped, and for those positions that expert
+contributes nothing (the others' weights are not renormalized, as flaxformer; DeepSpeed's
+top 2 renormalizes over the kept ones). A position all of whose choices were dropped gets
+y = 0: the residual connection around the layer, x + MoE(x), is what carries it on.
+c ≥ E/k gives C ≥ N and drops nothing.
 """
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Any
 
 from . import functional as F
+from . import grad_mode
 from .containers import ModuleList
 from .creation import zeros
 from .module import Module
 from .nn import FFN, GatedFFN, Linear, _check_size, _check_width
 from .tensor import Tensor
 
-__all__ = ["MoEFFN", "load_balancing_loss"]
+__all__ = ["MoEFFN", "load_balancing_loss", "router_z_loss"]
 
 
 def load_balancing_loss(router_probs: Tensor, expert_index: Tensor) -> Tensor:
@@ -61,7 +86,7 @@ def load_balancing_loss(router_probs: Tensor, expert_index: Tensor) -> Tensor:
     carries no gradient; P_e, the mean of g_e over the N positions, does. The loss is 1
     for an even load (f_e = P_e = 1/E) and approaches E when one expert takes everything
     (E/k when k experts do, k choices per position). Hugging Face's Mixtral divides the
-    counts by N, not N·k: k times this loss.
+    counts by N, not N·k: k times this loss. N = 0 gives 0 (torch's mean would give NaN).
     """
     if not isinstance(router_probs, Tensor) or router_probs.ndim != 2:
         got = getattr(router_probs, "shape", router_probs)
@@ -78,8 +103,44 @@ def load_balancing_loss(router_probs: Tensor, expert_index: Tensor) -> Tensor:
         raise ValueError(f"load_balancing_loss: expert_index names expert {counts.shape[0] - 1}"
                          f", but router_probs {router_probs.shape} has E = {e} experts "
                          f"(0 to {e - 1}); pass the indices topk chose from these probabilities")
-    share = counts.to(dtype=router_probs.dtype) / expert_index.numel()  # f_e, no gradient
-    return e * (share * router_probs.mean(dim=0)).sum()
+    share = counts.to(dtype=router_probs.dtype) / max(expert_index.numel(), 1)  # f_e, no grad
+    mean_probs = router_probs.sum(dim=0) / max(n, 1)    # P_e: a mean, 0 (not NaN) over N = 0
+    return e * (share * mean_probs).sum()
+
+
+def router_z_loss(router_logits: Tensor) -> Tensor:
+    """ST-MoE's router z-loss, z = (1/N) Σ_n (logsumexp_e l_ne)² (the module docstring).
+
+    ``router_logits`` (N, E): the router's logits l = W_g x for N positions (before the
+    softmax). The gradient of (logsumexp l_n)² is 2 · logsumexp(l_n) · softmax(l_n): a
+    step lowers a row's logits, the largest most, while its logsumexp is positive (raises
+    them while negative), toward small logits that round little. float16 logits are
+    squared in float32, as ST-MoE computes its router in float32. N = 0 gives 0 (torch's
+    mean would give NaN).
+    """
+    if not isinstance(router_logits, Tensor) or router_logits.ndim != 2 or \
+            router_logits.shape[1] == 0:
+        got = getattr(router_logits, "shape", router_logits)
+        raise ValueError("router_z_loss: router_logits must be a (N, E) tensor of router "
+                         f"logits with E >= 1, got {got!r}; reshape (B, T, E) logits with "
+                         ".reshape(-1, E)")
+    with grad_mode.scope("function", "router_z_loss"):
+        if router_logits.dtype == "float16":
+            router_logits = router_logits.float()
+        log_z = router_logits.logsumexp(dim=-1)               # (N,)
+        return log_z.square().sum() / max(router_logits.shape[0], 1)
+
+
+def _within_capacity(index: Tensor, num_experts: int, capacity: int) -> Tensor:
+    """(N, k) bool: which of the choices ``index`` (N, k) fit their expert's ``capacity``.
+
+    Switch's cumsum, in GShard's order: the choices are laid out choice-major (every first
+    choice in position order, then every second choice, ...), and a choice's place in its
+    expert's queue is the running count of that expert's choices so far."""
+    n, k = index.shape
+    queue = F.one_hot(index.transpose(0, 1).reshape(-1), num_experts)    # (k·N, E), 0/1
+    place = (queue.cumsum(0) * queue).sum(dim=-1) - 1                    # (k·N,) 0, 1, ...
+    return (place < capacity).reshape(k, n).transpose(0, 1)              # (N, k)
 
 
 class MoEFFN(Module):
@@ -93,24 +154,37 @@ class MoEFFN(Module):
     ``activation``, ``bias`` and ``fused`` are each expert's, with each class's
     defaults (ReLU and biases; SwiGLU and none when gated).
 
+    ``multiple_of`` rounds the gated experts' default ``d_ff`` (:class:`GatedFFN`'s).
     ``renormalize``: divide the k chosen probabilities by their sum (Mixtral); None
     (default) does so for ``top_k`` ≥ 2 and not for ``top_k`` = 1 (Switch), where it
     would make every weight 1 and leave the router without a gradient.
 
-    After each forward: ``aux_loss``, the load-balancing loss (a tensor in the graph),
-    and ``tokens_per_expert``, how many of the positions each expert received (an int64
-    tensor, outside the graph). ``aux_loss`` keeps the last forward's graph up to the
-    router, arrays and all, until a backward through it frees them or the next forward
-    replaces it: a forward run with gradients on and never backpropagated (an evaluation
-    without ``no_grad()``) holds one more forward's activations; under ``no_grad()`` it
-    holds none. float16 logits are routed in float32, as Mixtral does (fewer ties);
-    ``aux_loss`` is then float32. Shapes: x (..., d_model) -> y (..., d_model).
+    ``capacity_factor``: None (default) drops nothing (Mixtral); a number c > 0 lets each
+    expert take at most C = ⌈c · N · top_k / num_experts⌉ of a forward's N·top_k choices,
+    first choices before second ones, earlier positions first, and drops the rest (the
+    module docstring): for those positions that expert adds nothing, so put a residual
+    connection around the layer. Weights are not renormalized over the kept choices.
+
+    After each forward: ``aux_loss``, the load-balancing loss, and ``z_loss``, the router
+    z-loss (tensors in the graph, float32 or float64, 0 for an empty input);
+    ``tokens_per_expert``, how many choices each expert got from the router (an int64
+    tensor, outside the graph; before any dropping, as ``aux_loss`` counts them);
+    ``dropped_per_expert``, how many of those were past its capacity (int64 zeros without
+    ``capacity_factor``) and ``expert_capacity``, the last forward's C (None without).
+    ``aux_loss`` and ``z_loss`` keep the last forward's graph up to the router, arrays and
+    all, until a backward through them frees it or the next forward replaces them: a
+    forward run with gradients on and never backpropagated (an evaluation without
+    ``no_grad()``) holds one more forward's activations; under ``no_grad()`` they hold
+    none. float16 logits are routed in float32, as Mixtral does (fewer ties); ``aux_loss``
+    and ``z_loss`` are then float32. Shapes: x (..., d_model) -> y (..., d_model); an empty
+    x (..., 0, d_model) gives an empty y.
     """
 
     def __init__(self, d_model: int, num_experts: int = 8, top_k: int = 2,
                  d_ff: int | None = None, activation: Any = None, bias: bool | None = None,
-                 gated: bool = False, renormalize: bool | None = None, *, device: Any = None,
-                 dtype: Any = None, fused: bool = False):
+                 gated: bool = False, renormalize: bool | None = None,
+                 capacity_factor: float | None = None, *, multiple_of: int | None = None,
+                 device: Any = None, dtype: Any = None, fused: bool = False):
         super().__init__()
         _check_size("MoEFFN", "d_model", d_model)
         _check_size("MoEFFN", "num_experts", num_experts)
@@ -120,13 +194,28 @@ class MoEFFN(Module):
                              "each position is sent to top_k different experts")
         if renormalize is not None and not isinstance(renormalize, bool):
             raise TypeError(f"MoEFFN: renormalize must be True, False or None, got {renormalize!r}")
+        if capacity_factor is not None:
+            if isinstance(capacity_factor, bool) or not isinstance(capacity_factor, numbers.Real):
+                raise TypeError("MoEFFN: capacity_factor must be a number (Switch used 1.0 to "
+                                "1.25) or None for no limit, got "
+                                f"{type(capacity_factor).__name__} {capacity_factor!r}")
+            if not 0 < capacity_factor < math.inf:
+                raise ValueError(f"MoEFFN: capacity_factor must be a finite number > 0, got "
+                                 f"{capacity_factor!r}; each expert takes ⌈capacity_factor · "
+                                 "N · top_k / num_experts⌉ choices: pass None for no limit")
+        if multiple_of is not None and not gated:
+            raise ValueError(f"MoEFFN: multiple_of={multiple_of!r} rounds the default d_ff of "
+                             "gated experts (GatedFFN); pass gated=True, or d_ff for FFN experts")
         expert = GatedFFN if gated else FFN
         kwargs = {"device": device, "dtype": dtype, "fused": fused}
         if activation is not None:
             kwargs["activation"] = activation
         if bias is not None:
             kwargs["bias"] = bias
+        if multiple_of is not None:
+            kwargs["multiple_of"] = multiple_of
         self.d_model, self.num_experts, self.top_k = d_model, num_experts, top_k
+        self.capacity_factor = capacity_factor
         self.renormalize = top_k > 1 if renormalize is None else renormalize
         self.gate = Linear(d_model, num_experts, bias=False, device=device, dtype=dtype)
         try:
@@ -136,37 +225,53 @@ class MoEFFN(Module):
         self.experts = ModuleList(experts)
         self.d_ff = self.experts[0].d_ff
         self.aux_loss: Tensor | None = None
+        self.z_loss: Tensor | None = None
         self.tokens_per_expert: Tensor | None = None
+        self.dropped_per_expert: Tensor | None = None
+        self.expert_capacity: int | None = None
 
     def __getstate__(self) -> dict:
-        """Copies and pickles leave the last forward's ``aux_loss`` behind, as a Parameter
+        """Copies and pickles leave the last forward's losses behind, as a Parameter
         leaves its ``.grad``: it is a node of that forward's graph, which cannot be copied
         (PyTorch refuses to deep-copy one too), and ``copy.deepcopy(moe)`` (an EMA copy,
         ``swa_utils.AveragedModel``) must work after training. The copy's is None until
         its first forward."""
-        return {**vars(self), "aux_loss": None}
+        return {**vars(self), "aux_loss": None, "z_loss": None}
 
     def extra_repr(self) -> str:
+        capacity = "" if self.capacity_factor is None else \
+            f", capacity_factor={self.capacity_factor}"
         return (f"num_experts={self.num_experts}, top_k={self.top_k}, "
-                f"renormalize={self.renormalize}")
+                f"renormalize={self.renormalize}{capacity}")
 
     def forward(self, x: Tensor) -> Tensor:
         _check_width("MoEFFN", x, self.d_model)
         rows_in = x.reshape(-1, self.d_model)                 # (N, d): positions are independent
         logits = self.gate(rows_in)                             # (N, E)
-        # float16 logits are routed in float32, as Mixtral does: fewer ties, fewer flips
-        probs = F.softmax(logits, dim=-1, dtype="float32" if logits.dtype == "float16" else None)
+        if logits.dtype == "float16":   # routed in float32, as Mixtral does: fewer ties, flips
+            logits = logits.float()
+        probs = F.softmax(logits, dim=-1)                       # (N, E)
         weight, index = probs.topk(self.top_k, dim=-1)         # (N, k) each, largest first
+        routed, self.expert_capacity = index, None              # (N, k): -1 where dropped
+        self.dropped_per_expert = zeros(self.num_experts, dtype="int64", device=x.device)
+        if self.capacity_factor is not None:
+            n = rows_in.shape[0]
+            self.expert_capacity = math.ceil(self.capacity_factor * n * self.top_k
+                                             / self.num_experts)
+            kept = _within_capacity(index, self.num_experts, self.expert_capacity)
+            routed = index.masked_fill(~kept, -1)
+            self.dropped_per_expert = index[~kept].bincount(minlength=self.num_experts)
         if self.renormalize:
             weight = weight / weight.sum(dim=-1, keepdim=True)
         weight = weight.to(dtype=rows_in.dtype)                 # the experts' dtype
         y = zeros(rows_in.shape, dtype=rows_in.dtype, device=rows_in.device)
         for e, expert in enumerate(self.experts):
-            rows, slot = (index == e).nonzero(as_tuple=True)    # who chose e, and as which pick
+            rows, slot = (routed == e).nonzero(as_tuple=True)   # who chose e, and as which pick
             if rows.shape[0] == 0:
                 continue                                        # no position: e does not run
             out = expert(rows_in.index_select(0, rows)) * weight[rows, slot].unsqueeze(-1)
             y = y.index_add(0, rows, out)                       # back into each row's place
-        self.aux_loss = load_balancing_loss(probs, index)
+        self.aux_loss = load_balancing_loss(probs, index)     # on the choices, before dropping
+        self.z_loss = router_z_loss(logits)
         self.tokens_per_expert = index.reshape(-1).bincount(minlength=self.num_experts)
         return y.reshape(x.shape)

@@ -68,7 +68,8 @@ __all__ = ["init", "utils", "functional", "attention", "Parameter", "Module", "S
            "LogSigmoid", "Hardtanh", "ReLU6", "Softsign", "Tanhshrink", "Softmin",
            "Threshold", "GLU", "LogSoftmax", "PReLU", "Softshrink", "Hardshrink",
            "RReLU", "FFN", "GatedFFN", "gated_d_ff", "MoEFFN", "load_balancing_loss",
-           "FFN_ACTIVATIONS", "GATED_ACTIVATIONS", "FLOAT_DTYPES", "LayerNorm", "RMSNorm", "Dropout",
+           "router_z_loss", "FFN_ACTIVATIONS", "GATED_ACTIVATIONS", "FLOAT_DTYPES",
+           "LayerNorm", "RMSNorm", "Dropout",
            "Embedding", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
            "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss",
            "GaussianNLLLoss", "PoissonNLLLoss", "MarginRankingLoss",
@@ -433,7 +434,7 @@ from .transformer_modules import TransformerEncoder, TransformerEncoderLayer  # 
 from .transformer_decoder import (Transformer, TransformerDecoder,  # noqa: E402
                                   TransformerDecoderLayer)
 # A sparse mixture of these FFNs, with a router (Switch, Mixtral), built on FFN and GatedFFN
-from .moe import MoEFFN, load_balancing_loss  # noqa: E402
+from .moe import MoEFFN, load_balancing_loss, router_z_loss  # noqa: E402
 # The layers around the FFN that other models use (convolutions, pools, image layers, more
 # norms, ...) are gathered in nn_layers.py; each of its __all__ becomes a name here too
 from . import nn_layers as _layers  # noqa: E402
