@@ -140,7 +140,9 @@ def gated_ffn_flops(T: int, d: int, d_ff: int | None = None, multiple_of: int = 
 def moe_ffn_flops(T: int, d: int, num_experts: int, top_k: int, d_ff: int | None = None) -> int:
     """Forward matmul FLOPs of a :class:`~tinyffn.moe.MoEFFN` of plain FFN experts: each of
     the T positions runs k experts, 4·d·d_ff each, and the router, 2·d·E:
-    k·16·T·d² + 2·T·d·E at d_ff = 4d, whatever the number of experts it holds."""
+    k·16·T·d² + 2·T·d·E at d_ff = 4d, whatever the number of experts it holds. With a
+    ``capacity_factor`` the experts run on Σ_e min(n_e, C) rows, which depends on the
+    routing: this dropless count is then its upper bound."""
     _check_sizes("moe_ffn_flops", T=T, d=d, num_experts=num_experts, top_k=top_k, d_ff=d_ff)
     if top_k > num_experts:         # as MoEFFN refuses it: k different experts per position
         raise ValueError(f"moe_ffn_flops: top_k={top_k} is more than num_experts={num_experts}")
