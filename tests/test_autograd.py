@@ -21,6 +21,24 @@ def test_gradients_accumulate_over_paths_and_calls():
     np.testing.assert_allclose(x.grad.numpy(), [5.0, 7.0, 9.0])
 
 
+
+def test_a_0d_gradient_summed_over_two_paths_stays_an_array(device):
+    """NumPy adds two 0-d arrays into a scalar (``np.float64``, not an ndarray). A 0-d
+    tensor used twice had such a sum as its gradient: getitem's backward took it for
+    create_graph's Tensor and raised TypeError, a hook saw it as ``g.data``, and a 0-d
+    leaf's ``.grad.data`` became one after a second backward. Found by tests/torch_fuzz.py."""
+    x = tinyffn.tensor([1.5, 2.0], dtype="float64", device=device, requires_grad=True)
+    v = x[0]                                    # 0-d, used twice below
+    seen = []
+    v.register_hook(lambda g: seen.append(g.data))
+    (v * v + v).backward()                      # d/dv = 2v + 1 = 4
+    assert x.grad.tolist() == [4.0, 0.0]
+    assert isinstance(seen[0], x.backend.array_type) and seen[0].shape == ()
+    s = tinyffn.tensor(1.5, dtype="float64", device=device, requires_grad=True)
+    (s * 2).backward()
+    (s * 3).backward()                          # .grad's array + a 0-d gradient
+    assert isinstance(s.grad.data, s.backend.array_type) and s.grad.item() == 5.0
+
 def test_broadcast_bias_gets_gradient_of_its_own_shape():
     x = tinyffn.randn(2, 5, 3)
     b = tinyffn.zeros(3, requires_grad=True)

@@ -422,7 +422,8 @@ def walk(root: "_tensor.Tensor", grad: Any = None, retain_graph: bool = False,
         for parent, gx in zip(v.parents, grads):     # (5) add each input's share
             if gx is not None and (needed is None or id(parent) in needed):
                 key = id(parent)
-                totals[key] = gx if key not in totals else totals[key] + gx
+                totals[key] = gx if key not in totals else \
+                    op_checks.summed(v.backend, totals[key], gx)
         if not retain_graph:         # (6) free the op's saved arrays
             v.release()
         if hold_steps:

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from . import autograd, hooks
+from . import autograd, hooks, op_checks
 from . import backend as backends
 from . import comparisons as K
 from . import composed as C
@@ -251,7 +251,7 @@ class Tensor(TorchMethods):
         else:
             # the same Tensor (g = x.grad sees every later backward, as in PyTorch) with
             # a new array: no array anyone else holds is written into
-            self._grad.data = self._grad.data + g
+            self._grad.data = op_checks.summed(self.backend, self._grad.data, g)
 
     @property
     def requires_grad(self) -> bool:
