@@ -1,0 +1,972 @@
+"""A differential fuzzer: random programs of 3-12 ops, run in tinyffn and in PyTorch.
+
+Each program is Python text written once in the names both libraries share (``M`` is
+``tinyffn`` or ``torch``, ``F`` is ``M.nn.functional``), so the program a failure prints is
+exactly the one that ran, and runs as it is under ``import torch as M`` too. A program is a
+list of statements, one tensor each: leaves (float64 or float32, some non-contiguous views
+made leaves: ``M.tensor(...).t().requires_grad_()``, ``[:, ::2]``), then ops drawn from
+:data:`OPS` (elementwise, broadcasting binary ops, matmul, reductions with ``dim`` and
+``keepdim``, views and indexing, ``cat``/``stack``, softmax, the activations, the norms,
+``index_select``, ``gather``, ...), whose inputs are any earlier tensor, so one tensor feeds
+several ops and a leaf can meet itself. Some statements step outside the graph: ``detach()``,
+a ``no_grad()`` island, in-place methods on a fresh copy outside the graph (tinyffn records
+no in-place op on a tensor that needs a gradient, and refuses one: docs/api.md, "PyTorch's
+in-place methods"). One intermediate may ``retain_grad()``.
+
+Then a harness, also text: ``out.backward(gy)`` (or ``M.autograd.backward`` of several
+outputs) with a random ``gy``, or, for the second-order variant, ``M.autograd.grad(...,
+create_graph=True)`` and the backward of a weighted sum of those gradients. What is
+compared: every output's values and dtype, every leaf's ``.grad`` (None where torch's is
+None), the retained tensor's ``.grad``, and the first-order gradients of the second-order
+run. A program whose torch run fails, or leaves finite values, is dropped (the generator
+should not write it; :func:`campaign` counts them).
+
+A failing program is shrunk (:func:`shrink`): the output moved to the smallest failing
+tensor, everything it does not need removed, and each remaining op cut into a leaf of its
+values while the failure stays. ``python tests/torch_fuzz.py SECONDS [SEED]`` runs a
+campaign and prints each distinct failure, shrunk.
+"""
+
+import dataclasses
+import math
+import re
+import sys
+import time
+import warnings
+
+import numpy as np
+
+import tinyffn
+
+# ----------------------------------------------------------------------------- programs
+@dataclasses.dataclass
+class Stmt:
+    """One statement defining the tensor ``name``; ``code`` may span lines."""
+    name: str
+    code: str
+    shape: tuple
+    dtype: str                       # "float64" or "float32"
+    rg: bool                         # requires grad
+    leaf: bool = False
+    tied: bool = False               # may hold exact repeats (relu's zeros, expand's copies)
+    uses: tuple = ()
+
+
+@dataclasses.dataclass
+class Program:
+    stmts: list
+    outs: list                       # names of the outputs backward starts from
+    gys: list                        # a cotangent (nested list) per output
+    retained: str | None = None
+    order: int = 1                   # 1: backward(gy); 2: grad(create_graph) then backward
+    weights: list = dataclasses.field(default_factory=list)   # order 2: one per leaf
+
+    def by_name(self):
+        return {s.name: s for s in self.stmts}
+
+    def leaves(self):
+        return [s.name for s in self.stmts if s.leaf and s.rg]
+
+    def body(self) -> str:
+        lines = []
+        for s in self.stmts:
+            lines.append(s.code)
+            if s.name == self.retained:
+                lines.append(f"{s.name}.retain_grad()")
+        return "\n".join(lines)
+
+    def harness(self) -> str:
+        by = self.by_name()
+        gy = [f"M.tensor({lit(g)}, dtype=M.{by[o].dtype})" for o, g in zip(self.outs, self.gys)]
+        leaves = self.leaves()
+        if self.order == 1:
+            if len(self.outs) == 1:
+                return f"{self.outs[0]}.backward({gy[0]})"
+            return f"M.autograd.backward([{', '.join(self.outs)}], [{', '.join(gy)}])"
+        outs = self.outs[0] if len(self.outs) == 1 else f"[{', '.join(self.outs)}]"
+        gys = gy[0] if len(self.outs) == 1 else f"[{', '.join(gy)}]"
+        terms = " + ".join(f"(g[{i}] * M.tensor({lit(w)}, dtype=g[{i}].dtype)).sum()"
+                           for i, w in enumerate(self.weights))
+        return (f"g = M.autograd.grad({outs}, [{', '.join(leaves)}], {gys}, "
+                f"create_graph=True, materialize_grads=True)\n"
+                f"s = {terms}\n"
+                f"if s.requires_grad:\n    s.backward()")
+
+    def source(self) -> str:
+        return self.body() + "\n" + self.harness()
+
+    def script(self, note="") -> str:
+        """A standalone program: run it with tinyffn, then with ``import torch as M``."""
+        shown = self.outs + ([self.retained] if self.retained else [])
+        prints = [f"print('{o} =', {o})" for o in shown[:len(self.outs)]]
+        prints += [f"print('{x}.grad =', {x}.grad)" for x in self.leaves()]
+        if self.retained:
+            prints.append(f"print('{self.retained}.grad =', {self.retained}.grad)")
+        if self.order == 2:
+            prints.append("print('g =', g)")
+        head = f"# {note}\n" if note else ""
+        return (f"{head}import tinyffn as M          # or: import torch as M\n"
+                f"F = M.nn.functional\n{self.source()}\n" + "\n".join(prints))
+
+
+def lit(a) -> str:
+    """A nested list literal of an array (float64's shortest exact repr)."""
+    a = np.asarray(a)
+    if a.dtype == bool:
+        return repr(a.tolist())
+    if a.dtype.kind in "iu":
+        return repr(a.astype(np.int64).tolist())
+    return repr(a.astype(np.float64).tolist()).replace("inf", "float('inf')")
+
+
+# ----------------------------------------------------------------------------- running
+def run(program: Program, lib) -> dict:
+    """Run ``program`` with ``lib`` (tinyffn or torch): name -> result. Values are NumPy
+    arrays (float64) with their dtype name, ``None`` for a missing gradient; an exception
+    is returned under ``"error"``."""
+    F = lib.nn.functional
+    ns = {"M": lib, "F": F, "float": float}
+    result = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            exec(compile(program.source(), "<fuzz>", "exec"), ns)
+        except Exception as e:          # noqa: BLE001 - what failed is the result
+            return {"error": e, "ns": ns}
+        for o in program.outs:
+            result[o] = plain(ns[o])
+        for x in program.leaves():
+            result[f"{x}.grad"] = plain(ns[x].grad)
+        if program.retained:
+            result[f"{program.retained}.grad"] = plain(ns[program.retained].grad)
+        if program.order == 2:
+            for i, g in enumerate(ns["g"]):
+                result[f"g[{i}]"] = plain(g)
+    result["ns"] = ns
+    return result
+
+
+def plain(t):
+    if t is None:
+        return None
+    if isinstance(t, tinyffn.Tensor):
+        return str(t.dtype).removeprefix("torch."), t.numpy().astype(np.float64)
+    return str(t.dtype).removeprefix("torch."), t.detach().numpy(force=True).astype(np.float64)
+
+
+def tolerances(dtype):
+    return (1e-7, 1e-9) if dtype == "float64" else (2e-3, 2e-4)
+
+
+def compare(ours: dict, theirs: dict, program: Program) -> str | None:
+    """None if tinyffn's results are torch's, else a line saying the first difference.
+    Float32 tolerances wherever the program holds a float32 tensor (a float64 result may
+    have gone through float32: a 0-d float64 times a float32 tensor is float32)."""
+    if "error" in ours:
+        e = ours["error"]
+        return f"tinyffn raised {type(e).__name__}: {str(e).splitlines()[0][:300]}"
+    wide = all(s.dtype == "float64" for s in program.stmts)
+    for key, want in theirs.items():
+        if key == "ns":
+            continue
+        got = ours[key]
+        if program.order == 2 and (got is None) != (want is None) and \
+                not (got or want)[1].any():
+            # a gradient that depends on no tensor needing one (of a piecewise-linear
+            # function): tinyffn records none, so s has no graph to x, where PyTorch
+            # backpropagates zeros (and the other way round where one op records a
+            # constant gradient); deliberate, said by op_checks.root_grad's error
+            continue
+        if want is None or got is None:
+            if (want is None) != (got is None):
+                return f"{key}: tinyffn {'None' if got is None else 'a tensor'}, torch " \
+                       f"{'None' if want is None else 'a tensor'}"
+            continue
+        if got[0] != want[0]:
+            return f"{key}: dtype {got[0]}, torch's {want[0]}"
+        if got[1].shape != want[1].shape:
+            return f"{key}: shape {got[1].shape}, torch's {want[1].shape}"
+        rtol, atol = tolerances(want[0] if wide else "float32")
+        scale = max(1.0, float(np.max(np.abs(want[1]), initial=0.0)))
+        if not np.allclose(got[1], want[1], rtol=rtol, atol=atol * scale, equal_nan=True):
+            i = np.unravel_index(np.argmax(np.abs(got[1] - want[1])), want[1].shape) \
+                if want[1].ndim else ()
+            return f"{key}: tinyffn {got[1][i]!r} at {i}, torch {want[1][i]!r}"
+    return None
+
+
+def sane(theirs: dict, limit=1e4) -> bool:
+    """Torch ran, and every value it gave (outputs, gradients) is finite and moderate."""
+    if "error" in theirs:
+        return False
+    for key, v in theirs.items():
+        if key != "ns" and v is not None and not np.all(np.abs(v[1]) < limit):
+            return False
+    return True
+
+
+def check(program: Program, torch):
+    """(kind, message) of the difference between tinyffn and torch on ``program``, or
+    None: kind "skip" where torch refuses it or its values are not moderate."""
+    theirs = run(program, torch)
+    if not sane(theirs):
+        return "skip", repr(theirs.get("error", "not finite or large"))
+    ours = run(program, tinyffn)
+    message = compare(ours, theirs, program)
+    if message is None:
+        return None
+    kind = message.split(":")[0] if message.startswith("tinyffn raised") else "mismatch"
+    return kind, message
+
+
+# ----------------------------------------------------------------------------- generating
+def broadcast(*shapes):
+    return tuple(np.broadcast_shapes(*shapes))
+
+
+# Not in second-order programs: torch's double backward of logcumsumexp is wrong where
+# the incoming gradient has zeros (tinyffn's agrees with central differences of the
+# first-order gradient there: found by this fuzzer).
+FIRST_ORDER_ONLY = ("logcumsumexp",)
+
+
+class Gen:
+    """Builds one random program from ``rng``."""
+
+    def __init__(self, rng, order=1):
+        self.rng = rng
+        self.order = order
+        r = rng.random()
+        self.dtypes = ["float64"] if r < 0.7 else ["float32"] if r < 0.85 else \
+            ["float64", "float32"]
+        self.stmts = []
+        self.count = 0
+
+    # -- helpers
+    def pick(self, seq):
+        return seq[int(self.rng.integers(len(seq)))]
+
+    def chance(self, p):
+        return self.rng.random() < p
+
+    def fresh(self, prefix):
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def values(self, shape):
+        return np.round(self.rng.uniform(-2, 2, size=shape), 4)
+
+    def leaf(self, shape, rg=True, dtype=None, plain_layout=False) -> Stmt:
+        """A new leaf: contiguous, or a transposed or strided view of a bigger array made
+        a leaf (``M.tensor(...).t().requires_grad_()``)."""
+        dtype = dtype or self.pick(self.dtypes)
+        name = self.fresh("x" if rg else "c")
+        shape = tuple(shape)
+        layout = 0 if plain_layout or not rg else int(self.rng.choice(3, p=[.6, .2, .2]))
+        if layout == 1 and len(shape) >= 2:
+            base = self.values(shape[::-1])
+            make = f"M.tensor({lit(base)}, dtype=M.{dtype}).mT"
+            if len(shape) == 2 and self.chance(0.5):
+                make = f"M.tensor({lit(base)}, dtype=M.{dtype}).t()"
+            if len(shape) > 2:            # a permutation of the reversed axes
+                perm = list(range(len(shape)))[::-1]
+                base = self.values([shape[p] for p in perm])
+                make = f"M.tensor({lit(base)}, dtype=M.{dtype}).permute{tuple(perm)}"
+        elif layout == 2 and len(shape) >= 1:
+            base = self.values((shape[0] * 2,) + shape[1:])
+            make = f"M.tensor({lit(base)}, dtype=M.{dtype})[::2]"
+        else:
+            grad = ", requires_grad=True" if rg else ""
+            make = f"M.tensor({lit(self.values(shape))}, dtype=M.{dtype}{grad})"
+        code = f"{name} = {make}" + (".requires_grad_()" if rg and layout else "")
+        s = Stmt(name, code, shape, dtype, rg, leaf=True)
+        self.stmts.append(s)
+        return s
+
+    def leaf_shape(self):
+        ndim = int(self.rng.choice(4, p=[.05, .25, .4, .3]))
+        return tuple(int(self.rng.choice([1, 2, 3, 4], p=[.15, .35, .3, .2])) for _ in range(ndim))
+
+    def partner_shape(self, shape, into=False):
+        """A shape that broadcasts with ``shape`` (to it, with ``into``)."""
+        k = int(self.rng.integers(0, len(shape) + 1))
+        out = [1 if self.chance(0.3) else n for n in shape[len(shape) - k:]]
+        if self.chance(0.15) and k == len(shape) < 3 and not into:
+            out = [int(self.rng.integers(1, 4))] + out
+        return tuple(out)
+
+    def operand(self, shape, same_dtype_as=None, exact=False, into=False):
+        """A second operand for an op on a tensor of ``shape``: an earlier tensor that
+        broadcasts with it (to it, with ``into``; or has it, with ``exact``), or a new leaf."""
+        fits = [s for s in self.stmts if
+                (s.shape == shape if exact else _broadcasts(s.shape, shape, into)) and
+                (same_dtype_as is None or s.dtype == same_dtype_as)]
+        if fits and self.chance(0.5):
+            return self.pick(fits)
+        new = shape if exact else self.partner_shape(shape, into)
+        return self.leaf(new, rg=self.chance(0.75), dtype=same_dtype_as)
+
+    def positive(self, name):
+        return f"({name}.abs() + 0.5)"
+
+    def dim(self, shape):
+        return int(self.rng.integers(-len(shape), len(shape)))
+
+    # -- the program
+    def program(self, n_ops=None) -> Program:
+        n_ops = n_ops or int(self.rng.integers(3, 13))
+        for _ in range(int(self.rng.integers(1, 3))):
+            self.leaf(self.leaf_shape(), rg=True)
+        made = 0
+        tries = 0
+        while made < n_ops and tries < 200:
+            tries += 1
+            a = self.pick(self.stmts) if self.chance(0.4) else self.stmts[-1]
+            r = self.rng.random()
+            if r < 0.04:
+                ok = self.step_outside(a)
+            else:
+                op = self.pick(OPS)
+                ok = self.apply(op, a)
+            made += bool(ok)
+        return self.finish()
+
+    def apply(self, op, a):
+        before = len(self.stmts)
+        got = op(self, a)           # None where op does not apply to a
+        if got is None:
+            del self.stmts[before:]       # leaves it made for nothing
+            return False
+        expr, shape, tied = got
+        if math.prod(shape) > 96 or len(shape) > 4 or \
+                self.order == 2 and any(name in expr for name in FIRST_ORDER_ONLY):
+            del self.stmts[before:]
+            return False
+        name = self.fresh("v")
+        uses = tuple(sorted(set(re.findall(r"\b[xcv]\d+\b", expr))))
+        by = {s.name: s for s in self.stmts}
+        ins = [by[u] for u in uses]
+        dtype = "float64" if any(s.dtype == "float64" for s in ins) else "float32"
+        rg = any(s.rg for s in ins)
+        tied = tied or any(s.tied for s in ins)
+        self.stmts.append(Stmt(name, f"{name} = {expr}", tuple(shape), dtype, rg, tied=tied,
+                               uses=uses))
+        return True
+
+    def step_outside(self, a):
+        """A tensor out of the graph: detach(), a no_grad() island, in-place methods on a
+        copy that needs no gradient (never on one a graph saved: PyTorch would refuse the
+        backward, and tinyffn keeps the old values, docs/api.md)."""
+        name = self.fresh("v")
+        kind = int(self.rng.integers(4))
+        if kind == 0:
+            # under create_graph an array two inputs of one op share (x and x.detach()) is
+            # refused as ambiguous (docs/api.md, higher_order.RecordedContext): clone it
+            clone = ".clone()" if self.order == 2 else ""
+            code = f"{name} = {a.name}.detach(){clone}"
+        elif kind == 1:
+            code = f"with M.no_grad():\n    {name} = ({a.name} * 2).tanh() + {a.name}"
+        elif kind == 2:
+            inplace = self.pick(["mul_(1.5)", "add_(0.25)", "clamp_(-1.0, 1.0)", "exp_()",
+                                 "sub_(0.5).abs_()", "neg_()", "tanh_()"])
+            code = f"{name} = {a.name}.detach().clone()\n{name}.{inplace}"
+        else:
+            if not a.shape:
+                return False
+            code = f"{name} = {a.name}.detach().clone()\n{name}[0] = 0.75"
+        self.stmts.append(Stmt(name, code, a.shape, a.dtype, False, tied=True, uses=(a.name,)))
+        return True
+
+    def finish(self) -> Program:
+        rg = [s for s in self.stmts if s.rg and not s.leaf]
+        if not rg:
+            return None
+        used = {u for s in self.stmts for u in s.uses}
+        ends = [s for s in rg if s.name not in used]
+        outs = [rg[-1]]
+        if len(ends) > 1 and self.chance(0.3):
+            outs = ends
+        gys = [self.values(o.shape) for o in outs]
+        inner = [s for s in rg if s not in outs]
+        retained = self.pick(inner).name if inner and self.chance(0.4) else None
+        p = Program(self.stmts, [o.name for o in outs], gys, retained, self.order)
+        if self.order == 2:
+            p.retained = None
+            by = p.by_name()
+            p.weights = [self.values(by[x].shape) for x in p.leaves()]
+        return p
+
+
+def _broadcasts(s, shape, into=False):
+    try:
+        both = np.broadcast_shapes(s, shape)
+    except ValueError:
+        return False
+    return both == shape or not into
+
+
+def result_shape(shape, key):
+    return np.empty(shape)[key].shape
+
+
+# ----------------------------------------------------------------------------- the ops
+# Each takes (gen, a) and gives (expression, shape, makes_ties) or None where it does not
+# apply to ``a``. Ties matter to max/sort-like ops, where torch leaves the choice open.
+
+def unary(expr, tied=False, domain=None):
+    def op(g, a):
+        x = g.positive(a.name) if domain == "positive" else a.name
+        return expr.format(x=x), a.shape, tied
+    op.__name__ = expr
+    return op
+
+
+UNARY = [unary(e) for e in [
+    "{x}.exp()", "M.tanh({x})", "{x}.sigmoid()", "M.sin({x})", "{x}.cos()", "-{x}",
+    "{x}.square()", "{x}.expm1()", "M.erf({x})", "{x}.atan()", "{x}.sinh()", "M.cosh({x})",
+    "{x}.exp2()", "{x} ** 3", "{x}.pow(2)", "F.gelu({x})", "F.gelu({x}, approximate='tanh')",
+    "F.silu({x})", "F.softplus({x}, beta=2.0)", "F.elu({x}, alpha=0.7)", "F.selu({x})",
+    "F.celu({x}, alpha=2.0)",   # not 1.3: torch's celu is 3e-8 off in float64 there
+    "F.mish({x})", "F.hardswish({x})",   # no hardsigmoid: torch's slope is float32's 1/6
+    # in float64 too, 3e-8 off (docs/api.md, hardsigmoid)
+    "F.logsigmoid({x})", "F.softsign({x})", "F.tanhshrink({x})", "F.leaky_relu({x}, 0.1)",
+    "{x} * 1.5", "2.0 - {x}", "{x} / 3.0", "1.7 ** {x}", "M.remainder({x}, 1.3)",
+    "{x}.clone()", "{x}.sigmoid().logit()",
+]] + [unary(e, tied=True) for e in [
+    "{x}.relu()", "F.relu({x})", "{x}.abs()", "{x}.clamp(-0.5, 0.8)", "{x}.clamp(min=0.1)",
+    "M.clamp_max({x}, 0.3)", "{x}.clip(max=-0.2)", "F.hardtanh({x}, -0.8, 0.9)",
+    "F.relu6({x} * 4)", "F.softshrink({x}, 0.3)", "F.hardshrink({x}, 0.3)",
+    "F.threshold({x}, 0.2, -1.0)", "{x}.floor()", "{x}.sign() * {x}",
+]] + [unary(e, domain="positive") for e in [
+    "{x}.log()", "M.sqrt({x})", "{x}.rsqrt()", "{x}.reciprocal()", "M.log1p({x})",
+    "{x}.log2()", "M.log10({x})", "{x} ** 0.5", "{x}.pow(-1.5)", "M.lgamma({x})",
+    "M.digamma({x})",
+]]
+
+
+def binary(expr, dtype_strict=False, positive_b=False, exact=False, untied=False):
+    def op(g, a):
+        b = g.operand(a.shape, same_dtype_as=a.dtype if dtype_strict else None, exact=exact)
+        if untied and (a.tied or b.tied):
+            return None
+        y = g.positive(b.name) if positive_b else b.name
+        a_, b_ = (a.name, y) if g.chance(0.8) or positive_b else (y, a.name)
+        return expr.format(a=a_, b=b_), broadcast(a.shape, b.shape), False
+    op.__name__ = expr
+    return op
+
+
+BINARY = [binary(e) for e in [
+    "{a} + {b}", "{a} - {b}", "{a} * {b}", "M.maximum({a}, {b})", "{a}.minimum({b})",
+    "M.hypot({a}, {b})", "M.logaddexp({a}, {b})",
+    "M.where({a} > {b} + 0.1, {a}, {b} * 2)",    # + 0.1: no ties of a = sigmoid(b).logit() "{a}.add({b}, alpha=0.5)", "{a}.sub({b})",
+    "M.addcmul({a}, {a}, {b}, value=0.5)",
+]] + [binary(e, positive_b=True) for e in [
+    "{a} / {b}", "M.xlogy({a}, {b})", "{a}.div({b})", "M.addcdiv({a}, {a}, {b}, value=2.0)",
+]] + [binary(e, dtype_strict=True) for e in ["{a}.lerp({b}, 0.3)"]] + [
+    # not where zeros may be: atan2(±0, x < 0) is ±π, and the sign of a zero is torch's
+    # choice (softshrink's band is -0.0 or 0.0 by its kernel's path: activations_extra.py)
+    binary("M.atan2({a}, {b})", untied=True)]
+
+
+def op_masked(g, a):
+    mask = g.values(g.partner_shape(a.shape, into=True)) > 0   # a mask that would widen
+    # x is refused by masked_fill, which keeps x's shape (docs/api.md); torch broadcasts
+    if g.chance(0.5):
+        return f"{a.name}.masked_fill(M.tensor({lit(mask)}), 0.7)", a.shape, True
+    b = g.operand(a.shape)
+    return (f"M.where(M.tensor({lit(mask)}), {a.name}, {b.name})",
+            broadcast(a.shape, b.shape, mask.shape), False)
+
+
+def op_matmul(g, a):
+    if not a.shape:
+        return None
+    k = a.shape[-1]
+    form = int(g.rng.integers(5))
+    m = int(g.rng.integers(1, 4))
+    if form == 0:                                       # (..., k) @ (k,)
+        b = g.leaf((k,), rg=g.chance(0.8), dtype=a.dtype)
+        return f"{a.name} @ {b.name}", a.shape[:-1], False
+    if form == 1 and len(a.shape) == 2:                  # mm, addmm
+        b = g.operand((k, m), same_dtype_as=a.dtype, exact=True)
+        if g.chance(0.5):
+            c = g.operand((a.shape[0], m), same_dtype_as=a.dtype, into=True)
+            return f"M.addmm({c.name}, {a.name}, {b.name}, beta=0.5)", (a.shape[0], m), False
+        return f"{a.name}.mm({b.name})", (a.shape[0], m), False
+    if form == 2 and len(a.shape) == 3:                  # bmm
+        b = g.operand((a.shape[0], k, m), same_dtype_as=a.dtype, exact=True)
+        return f"M.bmm({a.name}, {b.name})", (a.shape[0], a.shape[1], m), False
+    if form == 3:                                        # a @ b written as (bᵀ aᵀ)ᵀ
+        batch = g.partner_shape(a.shape[:-2]) if len(a.shape) > 2 else ()
+        b = g.leaf(batch + (k, m), rg=g.chance(0.8), dtype=a.dtype)
+        shape = np.matmul(np.empty(a.shape), np.empty(b.shape)).shape
+        if len(a.shape) == 1:
+            return f"M.matmul({a.name}, {b.name})", shape, False
+        return f"M.matmul({b.name}.mT, {a.name}.mT).mT", shape, False
+    batch = g.partner_shape(a.shape[:-2]) if len(a.shape) > 2 else ()
+    b = g.operand(batch + (k, m), same_dtype_as=a.dtype, exact=True)
+    return f"{a.name} @ {b.name}", np.matmul(np.empty(a.shape), np.empty(b.shape)).shape, False
+
+
+def reduce_dims(g, shape, allow_tuple=True):
+    if not shape:
+        return None
+    if allow_tuple and len(shape) >= 2 and g.chance(0.3):
+        k = int(g.rng.integers(1, len(shape) + 1))
+        dims = sorted(g.rng.choice(len(shape), size=k, replace=False).tolist())
+        return tuple(d - len(shape) if g.chance(0.3) else d for d in dims)
+    return g.dim(shape)
+
+
+def reduced(shape, dims, keepdim):
+    dims = dims if isinstance(dims, tuple) else (dims,)
+    dims = {d % len(shape) for d in dims}
+    return tuple(1 if i in dims else n for i, n in enumerate(shape)
+                 if keepdim or i not in dims)
+
+
+def reduction(method, allow_tuple=True, untied=False, allow_all=True, spec=""):
+    def op(g, a):
+        if untied and a.tied:
+            return None
+        if not a.shape or (allow_all and g.chance(0.15)):
+            if not allow_all or (method == "var" and math.prod(a.shape) <= 1):
+                return None       # var of one entry: an error here, NaN in torch (api.md)
+            return f"{a.name}.{method}({spec.lstrip(', ')})", (), False
+        dims = reduce_dims(g, a.shape, allow_tuple)
+        keep = g.chance(0.5)
+        n = math.prod(a.shape[d] for d in (dims if isinstance(dims, tuple) else (dims,)))
+        if method == "var" and n <= 1:
+            return None
+        return (f"{a.name}.{method}(dim={dims}{spec}, keepdim={keep})",
+                reduced(a.shape, dims, keep), False)
+    op.__name__ = method + spec
+    return op
+
+
+REDUCTIONS = [
+    reduction("sum"), reduction("mean"), reduction("amax"), reduction("amin"),
+    reduction("var"), reduction("std", spec=", correction=0"), reduction("logsumexp",
+                                                                         allow_all=False),
+    reduction("prod", allow_tuple=False), reduction("norm", allow_tuple=False, spec=", p=3"),
+    reduction("norm", spec=", p=2"), reduction("nansum"),
+]
+
+
+def op_max_dim(g, a):
+    if not a.shape or a.tied:
+        return None
+    d, keep = g.dim(a.shape), g.chance(0.5)
+    which = g.pick(["max", "min", "median"])
+    return f"{a.name}.{which}(dim={d}, keepdim={keep})[0]", reduced(a.shape, d, keep), False
+
+
+def op_sort(g, a):
+    if not a.shape or a.tied:
+        return None
+    d = g.dim(a.shape)
+    if g.chance(0.5):
+        return f"{a.name}.sort(dim={d}, descending={g.chance(0.5)})[0]", a.shape, False
+    k = int(g.rng.integers(1, a.shape[d] + 1))
+    shape = list(a.shape)
+    shape[d] = k
+    return f"M.topk({a.name}, {k}, dim={d})[0]", tuple(shape), False
+
+
+def along(method, tied=False):
+    def op(g, a):
+        if not a.shape:
+            return None
+        return f"{method.format(x=a.name, d=g.dim(a.shape))}", a.shape, tied
+    op.__name__ = method
+    return op
+
+
+ALONG = [along(e) for e in [
+    "{x}.softmax(dim={d})", "F.log_softmax({x}, dim={d})", "F.softmin({x}, dim={d})",
+    "{x}.cumsum(dim={d})", "M.cumprod({x}, dim={d})", "{x}.logcumsumexp(dim={d})",
+    "F.normalize({x}, dim={d})", "{x}.flip({d})", "M.roll({x}, 1, {d})",
+]]
+
+
+def op_reshape(g, a):
+    n = math.prod(a.shape)
+    dims = []
+    rest = n
+    while rest > 1 and len(dims) < 3:
+        f = g.pick([d for d in range(1, rest + 1) if rest % d == 0])
+        dims.append(f)
+        rest //= f
+    if rest > 1:
+        dims.append(rest)
+    if g.chance(0.3):
+        dims.insert(int(g.rng.integers(len(dims) + 1)), 1)
+    shape = tuple(dims)
+    show = list(shape)
+    if show and g.chance(0.4):
+        show[int(g.rng.integers(len(show)))] = -1
+    method = g.pick(["reshape", "view"]) if not a.leaf else "reshape"
+    return f"{a.name}.{method}({', '.join(map(str, show)) if show else '()'})", shape, False
+
+
+def op_transpose(g, a):
+    if len(a.shape) < 2:
+        return None
+    form = int(g.rng.integers(4))
+    if form == 0:
+        d0, d1 = g.dim(a.shape), g.dim(a.shape)
+        s = list(a.shape)
+        s[d0], s[d1] = s[d1], s[d0]
+        return f"{a.name}.transpose({d0}, {d1})", tuple(s), False
+    if form == 1:
+        perm = g.rng.permutation(len(a.shape)).tolist()
+        return f"{a.name}.permute({', '.join(map(str, perm))})", \
+            tuple(a.shape[p] for p in perm), False
+    if form == 2:
+        return f"{a.name}.mT", a.shape[:-2] + a.shape[:-3:-1], False
+    src, dst = g.dim(a.shape), g.dim(a.shape)
+    return f"{a.name}.movedim({src}, {dst})", np.moveaxis(np.empty(a.shape), src, dst).shape, False
+
+
+def op_expand(g, a):
+    if not any(n == 1 for n in a.shape) and len(a.shape) >= 3:
+        return None
+    new = [int(g.rng.integers(2, 4)) for _ in range(int(g.rng.integers(0, 2)))]
+    sizes = new + [int(g.rng.integers(2, 4)) if n == 1 and g.chance(0.7) else
+                   (-1 if g.chance(0.5) else n) for n in a.shape]
+    shape = tuple(new) + tuple(n if s == -1 else s for s, n in zip(sizes[len(new):], a.shape))
+    if not sizes:
+        return None
+    if g.chance(0.3):
+        return f"{a.name}.expand({', '.join(map(str, sizes))})", shape, True
+    if g.chance(0.5):
+        reps = [int(g.rng.integers(1, 3)) for _ in range(len(a.shape) + int(g.rng.integers(2)))]
+        shape = np.tile(np.empty(a.shape), reps).shape
+        return f"{a.name}.repeat({', '.join(map(str, reps))})" if len(reps) >= len(a.shape) \
+            else None, shape, True
+    b = g.leaf(shape, rg=False, plain_layout=True)
+    return f"{a.name}.expand_as({b.name}) * {b.name}", shape, True
+
+
+def op_getitem(g, a):
+    key, text = [], []
+    ellipsis = False
+    i = 0
+    while i < len(a.shape):
+        n = a.shape[i]
+        r = g.rng.random()
+        if r < 0.15 and n > 0:
+            j = int(g.rng.integers(-n, n))
+            key.append(j)
+            text.append(str(j))
+        elif r < 0.25:
+            key.append(None)
+            text.append("None")
+            continue
+        elif r < 0.35 and not ellipsis:
+            ellipsis = True
+            key.append(Ellipsis)
+            text.append("...")
+            i = len(a.shape) - int(g.rng.integers(0, len(a.shape) - i + 1))
+            continue
+        elif r < 0.45 and not any(isinstance(k, list) for k in key):
+            idx = g.rng.integers(0, n, size=int(g.rng.integers(1, 4))).tolist()
+            key.append(idx)
+            text.append(repr(idx))
+        else:
+            start = int(g.rng.integers(-n, n)) if g.chance(0.4) else None
+            stop = int(g.rng.integers(-n, n + 1)) if g.chance(0.3) else None
+            step = int(g.pick([1, 2, 3])) if g.chance(0.4) else None
+            key.append(slice(start, stop, step))
+            text.append(("" if start is None else str(start)) + ":" +
+                        ("" if stop is None else str(stop)) + (f":{step}" if step else ""))
+        i += 1
+    if not key:
+        key, text = [Ellipsis], ["..."]
+    if any(isinstance(k, list) for k in key) and \
+            any(k is None or type(k) is int for k in key):
+        # an index array next to an integer or None: NumPy and PyTorch may order the axes
+        # differently, and tinyffn refuses the ambiguous cases (docs/quickstart.md,
+        # "Indexing is NumPy's")
+        return None
+    shape = result_shape(a.shape, tuple(key))
+    if 0 in shape:
+        return None
+    ties = any(isinstance(k, list) and len(set(k)) < len(k) for k in key)
+    return f"{a.name}[{', '.join(text)}]", shape, ties
+
+
+def op_shape_misc(g, a):
+    form = int(g.rng.integers(7))
+    if form == 0:
+        d = int(g.rng.integers(0, len(a.shape) + 1))
+        return f"{a.name}.unsqueeze({d})", a.shape[:d] + (1,) + a.shape[d:], False
+    if form == 1:
+        if 1 not in a.shape:
+            return None
+        if g.chance(0.5):
+            return f"{a.name}.squeeze()", tuple(n for n in a.shape if n != 1), False
+        d = a.shape.index(1)
+        return f"{a.name}.squeeze({d})", a.shape[:d] + a.shape[d + 1:], False
+    if form == 2 and len(a.shape) >= 2:
+        s, e = sorted(g.rng.choice(len(a.shape), 2, replace=False).tolist())
+        return f"{a.name}.flatten({s}, {e})", \
+            a.shape[:s] + (math.prod(a.shape[s:e + 1]),) + a.shape[e + 1:], False
+    if form == 3 and a.shape:
+        d = g.dim(a.shape)
+        n = a.shape[d]
+        start = int(g.rng.integers(0, n))
+        length = int(g.rng.integers(1, n - start + 1))
+        s = list(a.shape)
+        s[d] = length
+        return f"{a.name}.narrow({d}, {start}, {length})", tuple(s), False
+    if form == 4 and a.shape:
+        d = g.dim(a.shape)
+        n = a.shape[d]
+        kind = int(g.rng.integers(3))
+        s = list(a.shape)
+        if kind == 0:
+            k = int(g.rng.integers(1, n + 1))
+            parts = np.array_split(np.arange(n), [i for i in range(-(-n // k), n, -(-n // k))])
+            i = int(g.rng.integers(len(parts)))
+            s[d] = len(parts[i])
+            return f"{a.name}.chunk({k}, {d})[{i}]", tuple(s), False
+        if kind == 1:
+            size = int(g.rng.integers(1, n + 1))
+            parts = list(range(0, n, size))
+            i = int(g.rng.integers(len(parts)))
+            s[d] = min(size, n - parts[i])
+            return f"{a.name}.split({size}, dim={d})[{i}]", tuple(s), False
+        i = int(g.rng.integers(n))
+        del s[d]
+        return f"M.unbind({a.name}, {d})[{i}]", tuple(s), False
+    if form == 5 and len(a.shape) >= 2:
+        k = int(g.rng.integers(-1, 2))
+        return f"{a.name}.{g.pick(['tril', 'triu'])}({k})", a.shape, True
+    if form == 6 and len(a.shape) >= 2:
+        off = int(g.rng.integers(-1, 2))
+        d1, d2 = g.rng.choice(len(a.shape), 2, replace=False).tolist()
+        shape = np.diagonal(np.empty(a.shape), off, d1, d2).shape
+        if 0 in shape:
+            return None
+        return f"{a.name}.diagonal({off}, {d1}, {d2})", shape, False
+    return None
+
+
+def op_join(g, a):
+    if not a.shape:
+        return None
+    d = g.dim(a.shape)
+    if g.chance(0.5):                       # cat
+        s = list(a.shape)
+        s[d] = int(g.rng.integers(1, 4))
+        b = a if g.chance(0.2) else g.operand(tuple(s), exact=True)
+        out = list(a.shape)
+        out[d] += b.shape[d]
+        return f"M.cat([{a.name}, {b.name}], dim={d})", tuple(out), b is a
+    b = a if g.chance(0.2) else g.operand(a.shape, exact=True)
+    d = int(g.rng.integers(-len(a.shape) - 1, len(a.shape) + 1))
+    return f"M.stack([{a.name}, {b.name}], {d})", \
+        np.stack([np.empty(a.shape)] * 2, d).shape, b is a
+
+
+def op_index(g, a):
+    if not a.shape:
+        return None
+    d = g.dim(a.shape)
+    n = a.shape[d]
+    form = int(g.rng.integers(3))
+    if form == 0:
+        idx = g.rng.integers(0, n, size=int(g.rng.integers(1, 5)))
+        s = list(a.shape)
+        s[d] = len(idx)
+        return f"{a.name}.index_select({d}, M.tensor({lit(idx)}))", tuple(s), \
+            len(set(idx.tolist())) < len(idx)
+    s = [int(g.rng.integers(1, m + 1)) if form == 1 else m for m in a.shape]
+    s[d] = int(g.rng.integers(1, 4))
+    idx = g.rng.integers(0, n, size=s)
+    call = f"{a.name}.gather({d}, M.tensor({lit(idx)}))" if form == 1 else \
+        f"M.take_along_dim({a.name}, M.tensor({lit(idx)}), dim={d})"
+    return call, tuple(s), True
+
+
+def op_norms(g, a):
+    if not a.shape or a.shape[-1] < 2:
+        return None
+    form = int(g.rng.integers(5))
+    if form == 0 or form == 1:
+        k = 2 if len(a.shape) >= 2 and g.chance(0.4) else 1
+        ns = a.shape[-k:]
+        w = g.leaf(ns, dtype=a.dtype) if g.chance(0.6) else None
+        b = g.leaf(ns, dtype=a.dtype) if g.chance(0.5) else None
+        ws = f", weight={w.name}" if w else ""
+        if form == 0:
+            bs = f", bias={b.name}" if b else ""
+            return f"F.layer_norm({a.name}, {ns}{ws}{bs})", a.shape, False
+        return f"F.rms_norm({a.name}, {ns}{ws}, eps=1e-6)", a.shape, False
+    if form == 2:
+        m = int(g.rng.integers(1, 4))
+        w = g.leaf((m, a.shape[-1]), dtype=a.dtype, rg=g.chance(0.8))
+        b = f", {g.leaf((m,), dtype=a.dtype).name}" if g.chance(0.5) else ""
+        return f"F.linear({a.name}, {w.name}{b})", a.shape[:-1] + (m,), False
+    if form == 3:
+        b = g.operand(a.shape, exact=True)
+        d = g.dim(a.shape)
+        return f"F.cosine_similarity({a.name}, {b.name}, dim={d})", \
+            reduced(a.shape, d, False), False
+    if a.shape[-1] % 2:
+        return None
+    return f"F.glu({a.name})", a.shape[:-1] + (a.shape[-1] // 2,), False
+
+
+OPS = (UNARY + BINARY + REDUCTIONS + ALONG +
+       [op_masked] * 2 + [op_matmul] * 4 + [op_max_dim, op_sort] + [op_reshape] * 3 +
+       [op_transpose] * 3 + [op_expand] * 2 + [op_getitem] * 4 + [op_shape_misc] * 4 +
+       [op_join] * 3 + [op_index] * 2 + [op_norms] * 3)
+
+
+# ----------------------------------------------------------------------------- shrinking
+def ancestors(program, names):
+    by = program.by_name()
+    keep, todo = set(), list(names)
+    while todo:
+        n = todo.pop()
+        if n not in keep:
+            keep.add(n)
+            todo.extend(by[n].uses)
+    return keep
+
+
+def restricted(program, outs, gys, retained=None):
+    keep = ancestors(program, outs + ([retained] if retained else []))
+    stmts = [s for s in program.stmts if s.name in keep]
+    p = Program(stmts, outs, gys, retained, program.order)
+    if program.order == 2:
+        old = dict(zip(program.leaves(), program.weights))
+        p.weights = [old[x] for x in p.leaves()]
+    return p
+
+
+def cut(program, name, ns):
+    """The program with tensor ``name`` made a leaf holding torch's values of it."""
+    stmts = []
+    for s in program.stmts:
+        if s.name == name:
+            v = ns[name].detach().numpy()
+            grad = ", requires_grad=True" if s.rg else ""
+            code = f"{name} = M.tensor({lit(v)}, dtype=M.{s.dtype}{grad})"
+            s = dataclasses.replace(s, code=code, leaf=True, uses=())
+        stmts.append(s)
+    retained = None if program.retained == name else program.retained   # a leaf now
+    p = Program(stmts, program.outs, program.gys, retained, program.order)
+    if program.order == 2:
+        old = dict(zip(program.leaves(), program.weights))
+        rng = np.random.default_rng(0)
+        by = p.by_name()
+        p.weights = [old.get(x, np.round(rng.uniform(-2, 2, by[x].shape), 4))
+                     for x in p.leaves()]
+    p = restricted(p, p.outs, p.gys, p.retained)
+    return p
+
+
+def shrink(program, torch, budget=60):
+    """A smaller program that still fails in the same way (first words of the message)."""
+    first = check(program, torch)
+    kind = first[0] if first else None
+
+    def fails(p):
+        nonlocal budget
+        budget -= 1
+        got = check(p, torch)
+        return got is not None and got[0] == kind
+
+    rng = np.random.default_rng(1)
+    # 1. the output: the smallest failing tensor alone
+    candidates = sorted((s for s in program.stmts if s.rg and not s.leaf),
+                        key=lambda s: len(ancestors(program, [s.name])))
+    for s in candidates:
+        if budget <= 0:
+            break
+        gy = np.round(rng.uniform(-2, 2, s.shape), 4)
+        for retained in ([None, program.retained] if program.retained else [None]):
+            if retained == s.name:
+                continue
+            p = restricted(program, [s.name], [gy], retained)
+            if fails(p):
+                program = p
+                break
+        else:
+            continue
+        break
+    # 2. cut ops into leaves, from the first, while it still fails
+    changed = True
+    while changed and budget > 0:
+        changed = False
+        ns = run(program, torch)["ns"]
+        for s in list(program.stmts):
+            if s.leaf or s.name in program.outs or budget <= 0:
+                continue
+            p = cut(program, s.name, ns)
+            if fails(p):
+                program, changed = p, True
+                break
+    return program
+
+
+# ----------------------------------------------------------------------------- campaign
+def generate(seed, order=None):
+    rng = np.random.default_rng(seed)
+    order = order or (2 if rng.random() < 0.25 else 1)
+    while True:
+        p = Gen(rng, order).program()
+        if p is not None:
+            return p
+
+
+def campaign(seconds, seed=0, out=sys.stdout):
+    import torch
+    torch.set_num_threads(1)
+    stats = dict(graphs=0, compared=0, skipped=0, failed=0, order2=0)
+    seen = {}
+    start = time.time()
+    i = seed
+    while time.time() - start < seconds:
+        p = generate(i)
+        stats["graphs"] += 1
+        stats["order2"] += p.order == 2
+        got = check(p, torch)
+        if got is None:
+            stats["compared"] += 1
+        elif got[0] == "skip":
+            stats["skipped"] += 1
+        else:
+            stats["compared"] += 1
+            stats["failed"] += 1
+            small = shrink(p, torch)
+            again = check(small, torch) or got
+            key = (again[0], re.sub(r"[-\d.e]+|\b[xcv]\d+\b", "#", again[1])[:80],
+                   tuple(sorted(_calls(small))))
+            if key not in seen:
+                seen[key] = i
+                print(f"\n=== seed {i}: {again[1]}\n{small.script(again[1])}", file=out,
+                      flush=True)
+        i += 1
+        if stats["graphs"] % 2000 == 0:
+            print(f"# {time.time() - start:.0f} s, seed {i}: {stats}", file=out, flush=True)
+    print(f"\n{stats}, distinct failures: {len(seen)}", file=out, flush=True)
+    return stats, seen
+
+
+def _calls(program):
+    """The names of the functions and methods a program's ops call."""
+    names = set()
+    for s in program.stmts:
+        if not s.leaf:
+            rhs = s.code.split("=", 1)[1]
+            names.update(a or b for a, b in re.findall(r"\.(\w+)\(|\b(?:M|F)\.(\w+)", rhs))
+    return names - {"tensor"}
+
+
+if __name__ == "__main__":
+    campaign(float(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 0)
