@@ -402,3 +402,24 @@ def test_a_training_loop_with_autocast_and_grad_scaler_tracks_float32(device):
         assert all(str(p.dtype) == "float32" for p in ffn.parameters())
     assert losses[False][-1] < 0.8 * losses[False][0]
     np.testing.assert_allclose(losses[True], losses[False], rtol=2e-2)
+
+
+# ----------------------------------------------------------------------------- review 20
+def test_a_checkpointed_block_is_recomputed_in_the_autocast_state_of_its_forward():
+    """torch.utils.checkpoint records the autocast state and reruns the block in it; the
+    backward here runs outside the region, as PyTorch advises, and the gradients are the
+    uncheckpointed run's, bit for bit (the same float16 ops)."""
+    from tinyffn.utils.checkpoint import checkpoint
+    grads = []
+    for wrap in (lambda f, x: f(x), checkpoint):
+        ffn, x, target = ffn_and_data(seed=3)
+        x.requires_grad_()
+        with tinyffn.autocast("cpu"):
+            y = wrap(ffn, x)
+            loss = F.mse_loss(y, target)
+        assert str(y.dtype) == "float16"
+        loss.backward()
+        grads.append([x.grad.numpy()] + [p.grad.numpy() for p in ffn.parameters()])
+        assert not tinyffn.is_autocast_enabled("cpu")
+    for g, g_checkpointed in zip(*grads):
+        np.testing.assert_array_equal(g, g_checkpointed)

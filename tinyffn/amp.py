@@ -126,6 +126,26 @@ def _refresh() -> None:
     STATE.autocast = autocast_inputs if _ACTIVE else None
 
 
+def entered_regions() -> tuple:
+    """The autocast regions entered now, outermost first (for :func:`regions_restored`)."""
+    return tuple(_REGIONS)
+
+
+@contextlib.contextmanager
+def regions_restored(regions: tuple) -> Any:
+    """Run a block in ``regions`` (from :func:`entered_regions`) in place of the regions
+    entered now: ``utils.checkpoint`` reruns a block in backward, outside any region, in
+    the autocast state of its forward, as PyTorch's checkpoint records and restores it."""
+    saved = _REGIONS[:]
+    _REGIONS[:] = regions
+    _refresh()
+    try:
+        yield
+    finally:
+        _REGIONS[:] = saved
+        _refresh()
+
+
 def _dtype_of(op: str, dtype: Any) -> str:
     try:
         name = "float16" if dtype is None else dtype if isinstance(dtype, str) \

@@ -19,8 +19,8 @@ How it is done here, PyTorch's non-reentrant form written for tinyffn's graph:
   bring them back (``Context._freed``, read by ``Context.saved_tensors`` only when a
   node has none).
 * backward: the first ``saved_tensors`` of a node of the block runs the block again, with
-  recording on and the random generator's state of the first run (dropout draws the same
-  mask), and hands the i-th recorded node of the second run's saved arrays to the i-th
+  recording on, the random generator's state of the first run (dropout draws the same
+  mask) and its autocast regions (the same float16 casts), and hands the i-th recorded node of the second run's saved arrays to the i-th
   node of the first. A block that records different ops the second time (a branch on a
   random number without ``preserve_rng_state``, an input changed in place) is an error,
   :class:`CheckpointError`, not a wrong gradient. So is a rerun whose ops read other
@@ -42,7 +42,7 @@ import weakref
 from contextlib import nullcontext
 from typing import Any, Callable
 
-from .. import grad_mode
+from .. import amp, grad_mode
 from ..generators import default_generator
 from ..grad_mode import STATE
 
@@ -127,6 +127,7 @@ class _Region:
         self.function, self.args, self.kwargs = function, args, kwargs  # kept, as PyTorch keeps them
         self.context_fn, self.determinism_check, self.debug = context_fn, determinism_check, debug
         self.rng = rng                    # the default generator's state before the first run
+        self.autocast = amp.entered_regions()   # the rerun runs in the first run's dtypes
         self.nodes: list = []             # weak references to the first run's nodes, in order
         self.facts: list = []             # each one's (op, shape, dtype), for the comparison
         self.reads: list = []             # (weak ref to a tensor from outside, its array then)
@@ -181,7 +182,8 @@ class _Region:
             default_generator.set_state(self.rng)
         _, recompute_context = _contexts(self.context_fn)
         try:
-            with grad_mode.enable_grad(), recompute_context:
+            with grad_mode.enable_grad(), amp.regions_restored(self.autocast), \
+                    recompute_context:
                 _, again = self.run(rerun=True)
         finally:
             default_generator.set_state(after)
