@@ -20,8 +20,8 @@ How it is done here, PyTorch's non-reentrant form written for tinyffn's graph:
   node has none).
 * backward: the first ``saved_tensors`` of a node of the block runs the block again, with
   recording on, the random generator's state of the first run (dropout draws the same
-  mask) and its autocast regions (the same float16 casts), and hands the i-th recorded node of the second run's saved arrays to the i-th
-  node of the first. A block that records different ops the second time (a branch on a
+  mask) and its autocast regions (the same float16 casts), and hands the i-th recorded
+  node of the second run's saved arrays to the i-th node of the first. A block that records different ops the second time (a branch on a
   random number without ``preserve_rng_state``, an input changed in place) is an error,
   :class:`CheckpointError`, not a wrong gradient. So is a rerun whose ops read other
   tensors than the first run's (``lambda h: layer(h)`` in a loop reads the last layer at
