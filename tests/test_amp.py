@@ -29,6 +29,8 @@ FLOAT32_OPS_BY_PYTORCHS_CUDA_LIST = {
     "pow": (lambda h: h ** 2, "float32"),
     "softplus": (lambda h: F.softplus(h), "float32"),
     "cumsum": (lambda h: h.cumsum(0), "float32"),
+    # torch 2.13's AT_FORALL_FP32 (ATen/autocast_mode.h), which CUDA registers, lists it
+    "rms_norm": (lambda h: F.rms_norm(h, (16,)), "float32"),
     # not listed: they run in the dtype they are given
     "relu": (lambda h: h.relu(), "float16"),
     "gelu": (lambda h: F.gelu(h), "float16"),
@@ -38,7 +40,6 @@ FLOAT32_OPS_BY_PYTORCHS_CUDA_LIST = {
     "var": (lambda h: h.var(), "float16"),
     "tanh": (lambda h: h.tanh(), "float16"),
     "dropout": (lambda h: F.dropout(h, 0.5), "float16"),
-    "rms_norm": (lambda h: F.rms_norm(h, (16,)), "float16"),
 }
 
 

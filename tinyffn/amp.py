@@ -57,7 +57,7 @@ FUNCTIONS = {
                      "prelu", "addmm", "baddbmm", "einsum", "scaled_dot_product_attention"],
                     "float16"),
     **dict.fromkeys(["softmax", "log_softmax", "softmin", "softplus", "logsumexp",
-                     "layer_norm", "group_norm", "norm", "normalize", "cumprod",
+                     "layer_norm", "rms_norm", "group_norm", "norm", "normalize", "cumprod",
                      "cosine_similarity", "cdist", "pdist", "cross_entropy", "nll_loss",
                      "l1_loss", "mse_loss", "smooth_l1_loss", "huber_loss", "kl_div",
                      "poisson_nll_loss", "binary_cross_entropy_with_logits",
@@ -66,7 +66,7 @@ FUNCTIONS = {
                      "triplet_margin_loss"], "float32"),
     **dict.fromkeys(["gelu", "silu", "swish", "mish", "logsigmoid", "hardswish",
                      "hardsigmoid", "softsign", "tanhshrink", "dropout", "var_mean",
-                     "std_mean", "rms_norm", "sqrt", "lerp"], None),
+                     "std_mean", "sqrt", "lerp"], None),
 }
 PRIMITIVES = {
     **dict.fromkeys(["matmul", "linear"], "float16"),
