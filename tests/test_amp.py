@@ -424,3 +424,28 @@ def test_a_checkpointed_block_is_recomputed_in_the_autocast_state_of_its_forward
         assert not tinyffn.is_autocast_enabled("cpu")
     for g, g_checkpointed in zip(*grads):
         np.testing.assert_array_equal(g, g_checkpointed)
+
+
+def test_step_passes_keyword_arguments_on_to_the_optimizer():
+    """torch's GradScaler.step calls optimizer.step(*args, **kwargs); only a closure is
+    refused."""
+    seen = []
+
+    class SGDWithFlag(tinyffn.optim.SGD):
+        def step(self, closure=None, *, flag=None):
+            seen.append(flag)
+            return super().step()
+
+    scaler, _, w = scaler_after_backward()
+    scaler.step(SGDWithFlag([w], lr=1.0), flag="passed")
+    assert seen == ["passed"]
+
+
+def test_autocast_refuses_to_decorate_a_generator_function_as_no_grad_does():
+    """The region would be left when the call returns the generator, before its body
+    runs: the body would run in float32 without a word."""
+    def batches():
+        yield tinyffn.ones(2, 2) @ tinyffn.ones(2, 2)
+
+    with pytest.raises(TypeError, match="cannot decorate the generator function batches"):
+        tinyffn.autocast("cpu")(batches)

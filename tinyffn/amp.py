@@ -38,6 +38,7 @@ halves. After ``growth_interval`` good steps in a row, S doubles.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import math
 import warnings
 from typing import Any
@@ -188,6 +189,17 @@ class autocast(contextlib.ContextDecorator):
                           UserWarning, stacklevel=2)
             self._enabled = False
 
+    def __call__(self, fn: Any) -> Any:
+        """As a decorator: each call of ``fn`` runs in the region. Not a generator
+        function: its body would run after the call has returned and the region is left."""
+        if inspect.isgeneratorfunction(fn) or inspect.iscoroutinefunction(fn):
+            kind = "generator" if inspect.isgeneratorfunction(fn) else "coroutine"
+            raise TypeError(f"autocast: cannot decorate the {kind} function {fn.__name__}: "
+                            "its body runs later, after the call has returned and the "
+                            "region is left; write `with tinyffn.autocast("
+                            f"{self.device!r}):` inside its body instead")
+        return super().__call__(fn)
+
     def __enter__(self) -> autocast:
         _REGIONS.append((self.device, self.fast_dtype, self._enabled))
         _refresh()
@@ -315,7 +327,7 @@ class GradScaler:
         if not state["has_grads"]:
             raise RuntimeError("GradScaler.step: no parameter of the optimizer has a gradient; "
                                "call scaler.scale(loss).backward() first")
-        result = None if state["found_inf"] else optimizer.step()
+        result = None if state["found_inf"] else optimizer.step(**kwargs)
         state["stage"] = _STEPPED
         return result
 
