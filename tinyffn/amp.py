@@ -168,7 +168,8 @@ class autocast(contextlib.ContextDecorator):
     bfloat16). ``enabled=False`` turns autocast off inside an enclosing region of the same
     device type. ``cache_enabled`` is accepted for PyTorch's signature; casts are not
     cached (module docstring). ``"cuda"`` without a usable GPU warns and is disabled, as
-    in PyTorch.
+    in PyTorch. Like :func:`~tinyffn.no_grad`, a region holds for the whole process, every
+    thread (``torch.autocast`` holds for the calling thread only).
     """
 
     def __init__(self, device_type: str, dtype: Any = None, enabled: bool = True,
