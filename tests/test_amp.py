@@ -171,6 +171,35 @@ def test_regions_nest_disable_and_decorate():
     assert tinyffn.get_autocast_dtype("cpu") == tinyffn.float16
 
 
+def test_a_float32_function_inside_a_float16_one_still_computes_in_float32():
+    """The softmax of an attention: its exp and sum in float32, as PyTorch's attention
+    kernels compute it, then the product with the values in float16."""
+    tinyffn.manual_seed(0)
+    q = tinyffn.randn(1, 4, 8, requires_grad=True)
+    with tinyffn.autocast("cpu"):
+        y = F.scaled_dot_product_attention(q, q, q)
+    dtypes = {v.fn.op_name(): str(v.out_dtype) for v in topological_order(y)
+              if isinstance(v, Context)}
+    assert dtypes["exp"] == dtypes["sum"] == "float32"
+    assert dtypes["matmul"] == str(y.dtype) == "float16"
+
+
+def test_regions_left_out_of_order_each_remove_their_own():
+    outer, inner = tinyffn.autocast("cpu"), tinyffn.autocast("cpu", enabled=False)
+    outer.__enter__()
+    inner.__enter__()
+    outer.__exit__(None, None, None)        # by hand, in the wrong order
+    assert not tinyffn.is_autocast_enabled("cpu")
+    inner.__exit__(None, None, None)
+    assert not tinyffn.is_autocast_enabled("cpu")
+    inner.__enter__()
+    outer.__enter__()
+    inner.__exit__(None, None, None)
+    assert tinyffn.is_autocast_enabled("cpu")   # outer's region is what is left
+    outer.__exit__(None, None, None)
+    assert not tinyffn.is_autocast_enabled("cpu")
+
+
 def test_strict_tensors_are_not_cast_by_a_cpu_region():
     x = tinyffn.ones(2, 2, device="strict")
     with tinyffn.autocast("cpu"):

@@ -8,17 +8,19 @@ float32. A Linear's float32 weight reaches its matmul through a cast node in the
 whose backward casts the gradient back, so ``w.grad`` is float32 like ``w``.
 
 The lists are PyTorch's for CUDA (its "Autocast Op Reference"), under tinyffn's names.
-PyTorch casts at an op's entry and runs the op's insides without casting again. Here a
+PyTorch casts at an op's entry, and its kernels decide how they compute inside. Here a
 composed function (``F.layer_norm``: a dozen primitives) casts at each primitive it
-runs, so the rule reads the enclosing calls (``grad_mode.scope``), outermost first:
+runs, so the rule reads the enclosing calls (``grad_mode.scope``):
 
-1. inside a listed function, the outermost such function decides for every primitive
-   it runs: ``F.linear``, ``F.conv1d`` or ``F.scaled_dot_product_attention`` in float16,
-   ``F.layer_norm``, ``F.softmax`` or ``F.cross_entropy`` in float32;
-2. a function PyTorch computes as one kernel and does not list (``gelu``, ``silu``,
+1. inside a function listed as float32 (``F.layer_norm``, ``F.softmax``,
+   ``F.cross_entropy``), every primitive runs in float32, however deep, as PyTorch's
+   kernels for them compute: also the softmax inside an attention;
+2. else inside a function listed as float16 (``F.linear``, ``F.conv1d``,
+   ``F.scaled_dot_product_attention``), every primitive runs in float16;
+3. a function PyTorch computes as one kernel and does not list (``gelu``, ``silu``,
    ``dropout``, ...) runs as its inputs come, even where its composition here uses a
    listed primitive (tanh GELU's x³ is a pow);
-3. elsewhere the primitive's own list decides: ``a @ b`` in float16, ``x.exp()``,
+4. elsewhere the primitive's own list decides: ``a @ b`` in float16, ``x.exp()``,
    ``x ** 2`` and ``x.sum()`` in float32.
 
 An input is cast if it is a tensor on the region's device, of float16 or float32:
@@ -27,7 +29,8 @@ each use of a weight in a region gets its own cast node (a cache would hand a st
 float16 copy to code that changes the weight inside the region). Wrap the forward pass
 and the loss, not the backward pass, as PyTorch advises. The dtype is float16 on both
 devices: NumPy and CuPy have no bfloat16 (PyTorch's CPU default). On the CPU float16 is
-slower than float32 (NumPy has no float16 matrix product); it is there to learn from.
+slower than float32 (NumPy's float16 matrix product is not BLAS's); it is there to learn
+from.
 
 **GradScaler.** A float16 gradient smaller than 2^-24 (6e-8) rounds to 0. The scaler
 multiplies the loss by S (2^16 at first) before backward, so every gradient is S times
@@ -83,10 +86,11 @@ _ACTIVE: dict = {}      # device type -> the dtype its matrix products run in, w
 def _kind(cls: Any) -> str | None:
     """``"float16"``, ``"float32"`` or None (leave the inputs as they are) for the op
     ``cls`` run now, by the rules in the module docstring."""
-    for frame in STATE.scope:                       # outermost first
-        if frame.kind == "function" and frame.name in FUNCTIONS:
-            return FUNCTIONS[frame.name]
-    return PRIMITIVES.get(cls.op_name())
+    kinds = {FUNCTIONS[f.name] for f in STATE.scope
+             if f.kind == "function" and f.name in FUNCTIONS}
+    if not kinds:
+        return PRIMITIVES.get(cls.op_name())
+    return "float32" if "float32" in kinds else "float16" if "float16" in kinds else None
 
 
 def in_float32_function() -> bool:
@@ -202,12 +206,13 @@ class autocast(contextlib.ContextDecorator):
         return super().__call__(fn)
 
     def __enter__(self) -> autocast:
-        _REGIONS.append((self.device, self.fast_dtype, self._enabled))
+        _REGIONS.append((self.device, self.fast_dtype, self._enabled, self))
         _refresh()
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
-        _REGIONS.pop()
+        # its own entry, the last one: regions left out of order (by hand) leave the rest
+        del _REGIONS[max(i for i, r in enumerate(_REGIONS) if r[3] is self)]
         _refresh()
 
 
