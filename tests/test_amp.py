@@ -29,6 +29,8 @@ FLOAT32_OPS_BY_PYTORCHS_CUDA_LIST = {
     "pow": (lambda h: h ** 2, "float32"),
     "softplus": (lambda h: F.softplus(h), "float32"),
     "cumsum": (lambda h: h.cumsum(0), "float32"),
+    "expm1": (lambda h: h.expm1(), "float32"),
+    "cosh": (lambda h: h.cosh(), "float32"),
     # torch 2.13's AT_FORALL_FP32 (ATen/autocast_mode.h), which CUDA registers, lists it
     "rms_norm": (lambda h: F.rms_norm(h, (16,)), "float32"),
     # not listed: they run in the dtype they are given

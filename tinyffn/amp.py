@@ -67,7 +67,7 @@ FUNCTIONS = {
                      "poisson_nll_loss", "binary_cross_entropy_with_logits",
                      "soft_margin_loss", "margin_ranking_loss", "hinge_embedding_loss",
                      "cosine_embedding_loss", "multi_margin_loss", "multilabel_margin_loss",
-                     "triplet_margin_loss"], "float32"),
+                     "triplet_margin_loss", "expm1", "sinh", "cosh"], "float32"),
     **dict.fromkeys(["gelu", "silu", "swish", "mish", "logsigmoid", "hardswish",
                      "hardsigmoid", "softsign", "tanhshrink", "dropout", "var_mean",
                      "std_mean", "sqrt", "lerp"], None),

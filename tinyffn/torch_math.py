@@ -48,10 +48,10 @@ def _wide(x):
 def _composed(op: str, input, fn):
     """fn(x) of the float ``x`` of ``input``, in a frame named ``op``: float16 computed in
     float32 and rounded once, as PyTorch computes it."""
+    from .functional import _narrowed       # (functional.py imports this module's users)
     x = _float(tensor_arg(op, "input", input))
     with grad_mode.scope("function", op):
-        y = fn(_wide(x))
-        return y.to(dtype="float16") if dtype_name(x.dtype) == "float16" else y
+        return _narrowed(fn(_wide(x)), x)   # float32 under autocast's list (amp.py)
 
 
 class _Named:
