@@ -1,7 +1,7 @@
 """PyTorch idioms that ported programs write and tinyffn once answered with Python's own
 errors: the short dtype names (``tinyffn.long``), a tensor as an index (``d[i:i + 8]``),
 ``load_state_dict``'s named result, ``Parameter(t, requires_grad=False)`` and ``p.data =
-t``, ``x.to(device, non_blocking=True)``, ``device("cuda", 0)``, ``F.softmax(x, -1,
+t``, ``x.to(device, non_blocking=True)`` and ``x.pin_memory()``, ``device("cuda", 0)``, ``F.softmax(x, -1,
 dtype=...)``, ``tinyffn.cuda``'s seeds and ``synchronize``, ``x.clip`` and the in-place
 forms (``x.clamp_``), ``grad(outputs=...)`` and ``backward(inputs=...)``, ``where(c)`` and
 ``nonzero``. Each against PyTorch 2.13's values written out, and live where torch is
@@ -305,6 +305,28 @@ def test_to_with_non_blocking_and_copy_matches_torch_live():
         f"torch.{x.to('cpu', tinyffn.float64, True).dtype}"
     lin = torch.nn.Linear(2, 2)
     assert lin.to("cpu", non_blocking=True) is lin
+
+
+def test_pin_memory_is_nanogpts_batch_line_and_refused_on_the_gpu(device):
+    """nanoGPT's get_batch: x.pin_memory().to(device, non_blocking=True) on a CPU batch is
+    that batch on the device, the same values; PyTorch refuses to pin a GPU tensor
+    ("only dense CPU tensors can be pinned"), and so does tinyffn, saying what to do."""
+    x = tinyffn.arange(6).reshape(2, 3)
+    assert x.pin_memory() is x and x.is_pinned() is False
+    y = x.pin_memory().to(device, non_blocking=True)
+    assert y.device == device and y.tolist() == [[0, 1, 2], [3, 4, 5]]
+    if device == "cuda":
+        with pytest.raises(RuntimeError, match=r"^pin_memory: the tensor is on cuda; only CPU "
+                                                r"tensors can be pinned.*before \.to\('cuda'\)"):
+            y.pin_memory()
+    else:
+        assert y.pin_memory() is y and y.is_pinned() is False
+
+
+def test_is_pinned_matches_torch_live():
+    """torch 2.13 on a CPU tensor: is_pinned() is False (pin_memory() needs a GPU there)."""
+    torch = pytest.importorskip("torch")
+    assert tinyffn.ones(2).is_pinned() == torch.ones(2).is_pinned()
 
 
 # ----------------------------------------------------------------------------- device(type, index)

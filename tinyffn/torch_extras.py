@@ -304,7 +304,8 @@ def _floating_tensor(op: str, name: str, value: Any):
 
 
 class ExtraMethods:
-    """The Tensor methods of the functions above, and ``detach_``."""
+    """The Tensor methods of the functions above, ``detach_``, ``pin_memory`` and
+    ``is_pinned``."""
 
     __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
 
@@ -348,6 +349,22 @@ class ExtraMethods:
             self.grad_fn._output = None     # the op's node no longer has self as its result
         self.grad_fn, self._requires_grad, self._retains_grad = None, False, False
         return self
+
+    def pin_memory(self):
+        """self, for nanoGPT's ``x.pin_memory().to(device, non_blocking=True)``: PyTorch
+        copies a CPU tensor to page-locked memory, which the GPU reads faster and in the
+        background; tinyffn's copies to the GPU are complete when ``to`` returns, so there is
+        nothing to gain, as ``DataLoader(pin_memory=True)`` changes nothing. PyTorch refuses
+        it on a machine without a GPU, which this allows. Refused, as PyTorch refuses it,
+        for a tensor on the GPU."""
+        if self.device == "cuda":
+            raise RuntimeError(f"pin_memory: the tensor is on {self.device}; only CPU tensors "
+                               "can be pinned (PyTorch's rule): call it before .to('cuda')")
+        return self
+
+    def is_pinned(self) -> bool:
+        """False: tinyffn never page-locks memory (see :meth:`pin_memory`)."""
+        return False
 
 
 __all__ = ["is_tensor", "lerp", "diag", "diagonal", "diag_embed", "tile", "repeat_interleave", "chunk", "split",
