@@ -1,11 +1,11 @@
 """PyTorch idioms that ported programs write and tinyffn once answered with Python's own
 errors: the short dtype names (``tinyffn.long``), a tensor as an index (``d[i:i + 8]``),
 ``load_state_dict``'s named result, ``Parameter(t, requires_grad=False)`` and ``p.data =
-t``, ``x.to(device, non_blocking=True)`` and ``x.pin_memory()``, ``device("cuda", 0)``, ``F.softmax(x, -1,
-dtype=...)``, ``tinyffn.cuda``'s seeds and ``synchronize``, ``x.clip`` and the in-place
-forms (``x.clamp_``), ``grad(outputs=...)`` and ``backward(inputs=...)``, ``where(c)`` and
-``nonzero``. Each against PyTorch 2.13's values written out, and live where torch is
-installed.
+t``, ``x.to(device, non_blocking=True)`` and ``x.pin_memory()``, ``device("cuda", 0)``,
+``F.softmax(x, -1, dtype=...)``, ``tinyffn.cuda``'s seeds and ``synchronize``, ``x.clip``
+and the in-place forms (``x.clamp_``), ``grad(outputs=...)`` and ``backward(inputs=...)``,
+``where(c)`` and ``nonzero``, ``set_float32_matmul_precision``. Each against PyTorch
+2.13's values written out, and live where torch is installed.
 """
 import operator
 
@@ -784,3 +784,50 @@ def test_where_and_nonzero_match_torch_live():
         assert [i.tolist() for i in ours.nonzero(as_tuple=True)] == \
             [i.tolist() for i in theirs.nonzero(as_tuple=True)]
     assert torch.nonzero(torch.tensor(NONZERO_X)).tolist() == NONZERO_ROWS
+
+
+# ----------------------------------------------------------------------------- matmul precision
+def test_float32_matmul_precision_is_recorded_and_changes_no_product(device):
+    """torch.set_float32_matmul_precision("high"), build-nanogpt's first line: tinyffn
+    records it and, having no TF32 or bfloat16 products, multiplies as with "highest"."""
+    a = tinyffn.tensor(np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4), device=device)
+    b = tinyffn.tensor(np.linspace(2, -3, 8, dtype=np.float32).reshape(4, 2), device=device)
+    want = a.numpy().astype(np.float64) @ b.numpy().astype(np.float64)
+    assert tinyffn.get_float32_matmul_precision() == "highest"
+    try:
+        for precision in ("high", "medium", "highest"):
+            tinyffn.set_float32_matmul_precision(precision)
+            assert tinyffn.get_float32_matmul_precision() == precision
+            # float32 products, within 1e-6; TF32's 10-bit mantissa would be off by 1e-3
+            np.testing.assert_allclose((a @ b).numpy(), want, rtol=1e-6)
+    finally:
+        tinyffn.set_float32_matmul_precision("highest")
+
+
+def test_float32_matmul_precision_refuses_what_pytorch_ignores():
+    """PyTorch raises for a non-str and warns, keeping the old setting, for "HIGH" or
+    "low"; tinyffn raises for both, naming the three settings."""
+    with pytest.raises(TypeError, match=r"^set_float32_matmul_precision: expects a str, one "
+                                        r"of 'highest', 'high', 'medium'; got 1$"):
+        tinyffn.set_float32_matmul_precision(1)
+    for bad in ("HIGH", "low"):
+        with pytest.raises(ValueError, match=rf"^set_float32_matmul_precision: '{bad}' is not "
+                                             r"one of 'highest', 'high', 'medium'"):
+            tinyffn.set_float32_matmul_precision(bad)
+    assert tinyffn.get_float32_matmul_precision() == "highest"
+
+
+def test_float32_matmul_precision_matches_torch_live():
+    torch = pytest.importorskip("torch")
+    before = torch.get_float32_matmul_precision()
+    assert tinyffn.get_float32_matmul_precision() == before == "highest"
+    try:
+        for precision in ("high", "medium", "highest"):
+            torch.set_float32_matmul_precision(precision)
+            tinyffn.set_float32_matmul_precision(precision)
+            assert tinyffn.get_float32_matmul_precision() == torch.get_float32_matmul_precision()
+        with pytest.raises(RuntimeError, match="expects a str"):
+            torch.set_float32_matmul_precision(1)
+    finally:
+        torch.set_float32_matmul_precision(before)
+        tinyffn.set_float32_matmul_precision("highest")

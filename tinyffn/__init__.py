@@ -82,6 +82,7 @@ from .torch_linalg import (block_diag, cartesian_prod, det, inverse, kron, matri
 from .distances import cdist, cosine_similarity, pairwise_distance
 from .serialization import load, save   # checkpoints, as torch.save and torch.load
 from .default_dtype import get_default_dtype, set_default_dtype   # float64 from here on
+from .default_dtype import get_float32_matmul_precision, set_float32_matmul_precision
 from . import utils                    # utils.data: DataLoader, TensorDataset, as torch's
 from . import func                     # func.functional_call, as torch.func's
 from . import amp                      # mixed precision: amp.GradScaler, as torch.amp's
@@ -153,6 +154,7 @@ __all__ = [
     "max_pool2d", "avg_pool1d", "layer_norm", "group_norm", "batch_norm", "instance_norm",
     "bilinear", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
     "draw_graph", "to_dot", "backward_steps",
-    "set_default_dtype", "get_default_dtype",
+    "set_default_dtype", "get_default_dtype", "set_float32_matmul_precision",
+    "get_float32_matmul_precision",
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
 ]

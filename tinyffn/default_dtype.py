@@ -1,4 +1,6 @@
-"""``set_default_dtype`` and ``get_default_dtype``: the float dtype of what is made without one.
+"""``set_default_dtype`` and ``get_default_dtype``: the float dtype of what is made without one
+(and ``set_float32_matmul_precision``, PyTorch's switch for faster float32 products, which
+tinyffn records and never needs).
 
 ``tensor(1.5)``, ``tensor([1, 2.5])``, ``zeros``/``ones``/``empty``/``randn``/``rand``,
 ``full`` with a float, ``arange`` with a float argument, ``linspace``, ``eye``, an integer
@@ -52,7 +54,35 @@ def get_default_dtype() -> np.dtype:
     return np.dtype(DEFAULTS.float)
 
 
-__all__ = ["set_default_dtype", "get_default_dtype"]
+_MATMUL_PRECISIONS = ("highest", "high", "medium")
+_matmul_precision = ["highest"]         # a list, so that the setter needs no `global`
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """Record how precise float32 matrix products must be, as
+    ``torch.set_float32_matmul_precision``, which training scripts call first thing
+    (``"high"`` in Karpathy's build-nanogpt): ``"highest"`` (float32 throughout, the
+    default), ``"high"`` or ``"medium"``, which *allow* TensorFloat32 or bfloat16 products
+    where fast ones exist. tinyffn has none (NumPy and CuPy multiply float32 in float32),
+    so every setting gives the ``"highest"`` results, as PyTorch's do on hardware without
+    TF32. Anything else raises; PyTorch warns and keeps the old setting."""
+    if not isinstance(precision, str):
+        raise TypeError(f"set_float32_matmul_precision: expects a str, one of "
+                        f"{', '.join(map(repr, _MATMUL_PRECISIONS))}; got {precision!r}")
+    if precision not in _MATMUL_PRECISIONS:
+        raise ValueError(f"set_float32_matmul_precision: {precision!r} is not one of "
+                         f"{', '.join(map(repr, _MATMUL_PRECISIONS))} (lower case, as PyTorch's)")
+    _matmul_precision[0] = precision
+
+
+def get_float32_matmul_precision() -> str:
+    """The setting :func:`set_float32_matmul_precision` recorded, ``"highest"`` until
+    then, as ``torch.get_float32_matmul_precision``."""
+    return _matmul_precision[0]
+
+
+__all__ = ["set_default_dtype", "get_default_dtype", "set_float32_matmul_precision",
+           "get_float32_matmul_precision"]
 
 
 def list_dtype(data: Any) -> Any:
