@@ -831,3 +831,49 @@ def test_float32_matmul_precision_matches_torch_live():
     finally:
         torch.set_float32_matmul_precision(before)
         tinyffn.set_float32_matmul_precision("highest")
+
+
+# ----------------------------------------------------------------------------- names left out
+LEFT_OUT = {        # torch's name -> what tinyffn's AttributeError must say to do
+    "autocast": r"no automatic mixed precision.*drop the context \(nanoGPT's ctx = nullcontext",
+    "amp": r"no automatic mixed precision.*write loss\.backward\(\) and optimizer\.step\(\) for "
+           r"scaler\.scale\(loss\)\.backward\(\)",
+    "compile": r"no compiler: a model runs as written, so drop `model = torch\.compile\(model\)`",
+    "bfloat16": r"has no bfloat16: use tinyffn\.float16 or float32",
+    "backends": r"allow_tf32.*nothing to switch.*Drop those lines",
+    "distributed": r"one process on one device",
+}
+CUDA_LEFT_OUT = {"amp": r"no GradScaler", "is_bf16_supported": r"no bfloat16 on any device",
+                 "device_count": r"one GPU, device 'cuda'"}
+
+
+@pytest.mark.parametrize("module, name", [("tinyffn", n) for n in LEFT_OUT] +
+                         [("tinyffn.cuda", n) for n in CUDA_LEFT_OUT])
+def test_a_torch_name_left_out_on_purpose_says_what_to_write(module, name):
+    """nanoGPT's train.py and build-nanogpt reach for these; tinyffn leaves them out, and
+    the AttributeError says what to write instead, while hasattr stays False (scripts test
+    hasattr(torch, "compile") to choose)."""
+    mod = tinyffn if module == "tinyffn" else tinyffn.cuda
+    hint = (LEFT_OUT if module == "tinyffn" else CUDA_LEFT_OUT)[name]
+    assert not hasattr(mod, name)
+    with pytest.raises(AttributeError, match=rf"^module '{module}' has no attribute "
+                                             rf"'{name}': .*{hint}"):
+        getattr(mod, name)
+
+
+def test_any_other_missing_name_keeps_pythons_did_you_mean():
+    """Python suggests "Did you mean: 'tanh'?" from the error's name and obj."""
+    for mod, name in ((tinyffn, "tanhh"), (tinyffn.cuda, "is_availabel")):
+        with pytest.raises(AttributeError, match=rf"^module '{mod.__name__}' has no attribute "
+                                                 rf"'{name}'$") as info:
+            getattr(mod, name)
+        assert info.value.name == name and info.value.obj is mod
+
+
+def test_the_names_left_out_are_torchs_live():
+    torch = pytest.importorskip("torch")
+    import torch.cuda
+    for name in LEFT_OUT:
+        assert hasattr(torch, name), name
+    for name in CUDA_LEFT_OUT:
+        assert hasattr(torch.cuda, name), name

@@ -10,6 +10,7 @@ PyTorch's ``torch.cuda.device_count()`` is left out on purpose: tinyffn computes
 GPU (device ``"cuda"``, also written ``"cuda:0"``), so the number of GPUs a machine has
 would not say which devices tinyffn can use.
 """
+import sys
 from typing import Any
 
 from . import generators
@@ -49,3 +50,22 @@ def synchronize(device: Any = None) -> None:
         raise ValueError(f"synchronize: waits for the GPU; device must be None, 0, 'cuda' "
                          f"or 'cuda:0', got {device!r}")
     get_backend(name).synchronize()
+
+
+def __getattr__(name: str) -> Any:
+    """The AttributeError for ``torch.cuda`` names a ported script reaches for and tinyffn
+    leaves out on purpose says what to write instead (only a missing name comes here)."""
+    hints = {
+        "amp": "tinyffn has no automatic mixed precision and no GradScaler: float32 gradients "
+               "need no loss scaling, so write loss.backward() and optimizer.step() for "
+               "scaler.scale(loss).backward() and scaler.step(optimizer), and drop "
+               "scaler.unscale_ and scaler.update",
+        "is_bf16_supported": "tinyffn has no bfloat16 on any device (NumPy and CuPy have "
+                             "none): choose float16 or float32",
+        "device_count": "tinyffn computes on one GPU, device 'cuda' ('cuda:0'); ask "
+                        "tinyffn.cuda.is_available() whether it can",
+    }
+    if name in hints:
+        raise AttributeError(f"module 'tinyffn.cuda' has no attribute {name!r}: {hints[name]}")
+    raise AttributeError(f"module 'tinyffn.cuda' has no attribute {name!r}", name=name,
+                         obj=sys.modules[__name__])     # name, obj: Python's "Did you mean"
