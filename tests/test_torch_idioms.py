@@ -835,15 +835,12 @@ def test_float32_matmul_precision_matches_torch_live():
 
 # ----------------------------------------------------------------------------- names left out
 LEFT_OUT = {        # torch's name -> what tinyffn's AttributeError must say to do
-    "autocast": r"no automatic mixed precision.*drop the context \(nanoGPT's ctx = nullcontext",
-    "amp": r"no automatic mixed precision.*write loss\.backward\(\) and optimizer\.step\(\) for "
-           r"scaler\.scale\(loss\)\.backward\(\)",
     "compile": r"no compiler: a model runs as written, so drop `model = torch\.compile\(model\)`",
-    "bfloat16": r"has no bfloat16: use tinyffn\.float16 or float32",
+    "bfloat16": r"has no bfloat16: use tinyffn\.float16 \(autocast.s dtype\) or float32",
     "backends": r"allow_tf32.*nothing to switch.*Drop those lines",
     "distributed": r"one process on one device",
 }
-CUDA_LEFT_OUT = {"amp": r"no GradScaler", "is_bf16_supported": r"no bfloat16 on any device",
+CUDA_LEFT_OUT = {"amp": r"deprecated spelling of torch\.amp: write tinyffn\.amp\.GradScaler", "is_bf16_supported": r"no bfloat16 on any device",
                  "device_count": r"one GPU, device 'cuda'"}
 
 

@@ -163,18 +163,11 @@ __all__ = [
 # PyTorch names that training scripts (nanoGPT's train.py, build-nanogpt) reach for and
 # tinyffn leaves out on purpose: the AttributeError says what to write instead. Only a
 # missing name comes here (PEP 562), so hasattr(tinyffn, "compile") stays False.
-_NO_AMP = ("tinyffn has no automatic mixed precision: each op computes in its inputs' "
-           "dtype, so cast the model and its inputs yourself (model.half(), x.half()) or "
-           "keep float32")
 _LEFT_OUT = {
-    "autocast": _NO_AMP + "; drop the context (nanoGPT's ctx = nullcontext())",
-    "amp": _NO_AMP + ". Drop autocast (nanoGPT's ctx = nullcontext()) and GradScaler: "
-           "float32 gradients need no loss scaling, so write loss.backward() and "
-           "optimizer.step() for scaler.scale(loss).backward() and scaler.step(optimizer), "
-           "and drop scaler.unscale_ and scaler.update",
     "compile": "tinyffn has no compiler: a model runs as written, so drop "
                "`model = torch.compile(model)`",
-    "bfloat16": "NumPy, and so tinyffn, has no bfloat16: use tinyffn.float16 or float32",
+    "bfloat16": "NumPy, and so tinyffn, has no bfloat16: use tinyffn.float16 (autocast's "
+                "dtype) or float32",
     "backends": "torch.backends' switches (cuda.matmul.allow_tf32, cudnn.allow_tf32, "
                 "cudnn.benchmark) have nothing to switch: NumPy and CuPy multiply float32 "
                 "in float32. Drop those lines (set_float32_matmul_precision is there)",

@@ -56,10 +56,8 @@ def __getattr__(name: str) -> Any:
     """The AttributeError for ``torch.cuda`` names a ported script reaches for and tinyffn
     leaves out on purpose says what to write instead (only a missing name comes here)."""
     hints = {
-        "amp": "tinyffn has no automatic mixed precision and no GradScaler: float32 gradients "
-               "need no loss scaling, so write loss.backward() and optimizer.step() for "
-               "scaler.scale(loss).backward() and scaler.step(optimizer), and drop "
-               "scaler.unscale_ and scaler.update",
+        "amp": "torch.cuda.amp is PyTorch's deprecated spelling of torch.amp: write "
+               "tinyffn.amp.GradScaler('cuda', ...) and tinyffn.autocast('cuda', ...)",
         "is_bf16_supported": "tinyffn has no bfloat16 on any device (NumPy and CuPy have "
                              "none): choose float16 or float32",
         "device_count": "tinyffn computes on one GPU, device 'cuda' ('cuda:0'); ask "
