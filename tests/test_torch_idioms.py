@@ -807,12 +807,13 @@ def test_float32_matmul_precision_is_recorded_and_changes_no_product(device):
 def test_float32_matmul_precision_refuses_what_pytorch_ignores():
     """PyTorch raises for a non-str and warns, keeping the old setting, for "HIGH" or
     "low"; tinyffn raises for both, naming the three settings."""
-    with pytest.raises(TypeError, match=r"^set_float32_matmul_precision: expects a str, one "
-                                        r"of 'highest', 'high', 'medium'; got 1$"):
+    with pytest.raises(TypeError, match=r"^set_float32_matmul_precision: precision must be "
+                                        r"one of 'highest', 'high', 'medium', got a int"):
         tinyffn.set_float32_matmul_precision(1)
     for bad in ("HIGH", "low"):
-        with pytest.raises(ValueError, match=rf"^set_float32_matmul_precision: '{bad}' is not "
-                                             r"one of 'highest', 'high', 'medium'"):
+        with pytest.raises(ValueError, match=rf"^set_float32_matmul_precision: unknown "
+                                             rf"precision='{bad}'; use one of 'highest', "
+                                             r"'high', 'medium'"):
             tinyffn.set_float32_matmul_precision(bad)
     assert tinyffn.get_float32_matmul_precision() == "highest"
 

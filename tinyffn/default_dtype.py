@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .arguments import check_choice
 from .backend import DEFAULTS, FLOAT_DTYPES, dtype_name
 
 
@@ -66,12 +67,8 @@ def set_float32_matmul_precision(precision: str) -> None:
     where fast ones exist. tinyffn has none (NumPy and CuPy multiply float32 in float32),
     so every setting gives the ``"highest"`` results, as PyTorch's do on hardware without
     TF32. Anything else raises; PyTorch warns and keeps the old setting."""
-    if not isinstance(precision, str):
-        raise TypeError(f"set_float32_matmul_precision: expects a str, one of "
-                        f"{', '.join(map(repr, _MATMUL_PRECISIONS))}; got {precision!r}")
-    if precision not in _MATMUL_PRECISIONS:
-        raise ValueError(f"set_float32_matmul_precision: {precision!r} is not one of "
-                         f"{', '.join(map(repr, _MATMUL_PRECISIONS))} (lower case, as PyTorch's)")
+    check_choice("set_float32_matmul_precision", "precision", precision, _MATMUL_PRECISIONS,
+                 "the setting is a name, lower case, as PyTorch's")
     _matmul_precision[0] = precision
 
 
