@@ -30,6 +30,9 @@ FLOAT32_OPS_BY_PYTORCHS_CUDA_LIST = {
     "softplus": (lambda h: F.softplus(h), "float32"),
     "cumsum": (lambda h: h.cumsum(0), "float32"),
     "expm1": (lambda h: h.expm1(), "float32"),
+    "reciprocal": (lambda h: h.reciprocal(), "float32"),
+    "number / tensor": (lambda h: 2 / h, "float32"),
+    "tensor / number": (lambda h: h / 2, "float16"),
     "cosh": (lambda h: h.cosh(), "float32"),
     # torch 2.13's AT_FORALL_FP32 (ATen/autocast_mode.h), which CUDA registers, lists it
     "rms_norm": (lambda h: F.rms_norm(h, (16,)), "float32"),

@@ -49,7 +49,7 @@ from typing import Any
 from .backend import cuda_available, dtype_name, normalize_device
 from .grad_mode import STATE, no_grad
 from .arguments import type_name
-from .ops.elementwise import Cast
+from .ops.elementwise import Cast, Div
 from .tensor import Tensor
 
 __all__ = ["autocast", "GradScaler", "is_autocast_enabled", "get_autocast_dtype"]
@@ -83,12 +83,14 @@ _REGIONS: list = []     # the entered autocast regions, innermost last
 _ACTIVE: dict = {}      # device type -> the dtype its matrix products run in, while enabled
 
 
-def _kind(cls: Any) -> str | None:
+def _kind(cls: Any, args: tuple = ()) -> str | None:
     """``"float16"``, ``"float32"`` or None (leave the inputs as they are) for the op
     ``cls`` run now, by the rules in the module docstring."""
     kinds = {FUNCTIONS[f.name] for f in STATE.scope
              if f.kind == "function" and f.name in FUNCTIONS}
     if not kinds:
+        if cls is Div and isinstance(args[0], (int, float)):    # 1 / x: PyTorch lists
+            return "float32"                                    # __rtruediv__, reciprocal
         return PRIMITIVES.get(cls.op_name())
     return "float32" if "float32" in kinds else "float16" if "float16" in kinds else None
 
@@ -101,11 +103,11 @@ def in_float32_function() -> bool:
 
 
 def autocast_inputs(op: Any, args: tuple) -> tuple:
-    """The inputs of the op ``op`` (a Function class) as autocast runs it; ``Function.apply`` calls this
-    while a region is entered (``STATE.autocast``)."""
+    """The inputs of the op ``op`` (a Function class) as autocast runs it;
+    ``Function.apply`` calls this while a region is entered (``STATE.autocast``)."""
     if op is Cast:                     # the casts autocast makes are not cast again
         return args
-    kind = _kind(op)
+    kind = _kind(op, args)
     if kind is None:
         return args
     out = []
