@@ -32,7 +32,8 @@ devices: NumPy and CuPy have no bfloat16 (PyTorch's CPU default). On the CPU flo
 slower than float32 (NumPy's float16 matrix product is not BLAS's); it is there to learn
 from.
 
-**GradScaler.** A float16 gradient smaller than 2^-24 (6e-8) rounds to 0. The scaler
+**GradScaler.** A float16 gradient below 2^-25 (3e-8, half of float16's smallest
+positive number, 2^-24) rounds to 0, and one below 2^-14 keeps few digits. The scaler
 multiplies the loss by S (2^16 at first) before backward, so every gradient is S times
 larger while in float16, then divides the float32 gradients by S before the optimizer
 uses them. If any of them is inf or NaN, S was too large: the step is skipped and S
