@@ -210,6 +210,15 @@ def test_expand_false_folds_a_function_with_the_functions_it_calls():
     assert folded == [(["cross_entropy", "9 ops"], ())]     # log_softmax's ops inside it
 
 
+def test_a_folded_call_of_one_op_says_1_op_not_1_ops():
+    """index_select, index_add and topk are one primitive each: the MoE figure read
+    'index_select / 1 ops'."""
+    x = tinyffn.randn(3, 4, requires_grad=True)
+    nodes, _ = parse(to_dot(x.index_select(0, tinyffn.tensor([0, 2])), expand=False))
+    folded = [label for label, attrs, c in nodes.values() if "peripheries=2" in attrs]
+    assert folded == [["index_select", "1 op"]]
+
+
 def test_two_calls_of_one_module_are_two_clusters():
     layer = nn.Linear(2, 2)
     y = layer(layer(tinyffn.randn(1, 2)))

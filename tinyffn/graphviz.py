@@ -230,7 +230,8 @@ class _Layout:
         """A folded call: its name, its number of ops, and the parameters folded into it."""
         members = self.members[key]
         scope = members[0].scope[len(key) - 2]     # key = ("group", *scopes): the last one
-        lines = [scope_label(scope, self.names), f"{len(members)} ops"]
+        lines = [scope_label(scope, self.names),
+                 f"{len(members)} op{'' if len(members) == 1 else 's'}"]
         lines += [f"{self.names[id(t)]} {tuple(t.shape)}"         # parameters: leaves
                   for t in self.folded_into.get(key, []) if id(t) in self.names]
         return "\n".join(lines), STYLES[scope.kind]
