@@ -322,6 +322,24 @@ def test_graph_experts_draws_a_mixture_each_expert_between_a_gather_and_an_index
     assert dot.count('label="index_add\\n') == 2   # top 2 of 2: every position, both experts
 
 
+def test_graph_experts_says_which_experts_no_position_chose_and_so_are_not_drawn(capsys):
+    """--experts 4 --top-k 2 on 3 positions draws three experts: expert 2 got no position,
+    did not run, and left nothing in the graph; the command says so, on stderr, so the
+    DOT text on stdout stays DOT."""
+    assert main(["graph", "--experts", "4", "--top-k", "2"]) == 0
+    out, err = capsys.readouterr()
+    drawn = [e for e in range(4) if f'label="experts.{e}: FFN"' in out]
+    # the reference: the same layer on the same input, as the command builds them
+    tinyffn.manual_seed(0)
+    moe = nn.MoEFFN(4, 4, 2)
+    moe(tinyffn.randn(3, 4))
+    chosen = [e for e, n in enumerate(moe.tokens_per_expert.tolist()) if n > 0]
+    assert drawn == chosen == [0, 1, 3]
+    assert "expert 2 was chosen by no position: it did not run and is not drawn" in err
+    assert main(["graph", "--experts", "2", "--top-k", "2"]) == 0    # every expert runs
+    assert capsys.readouterr().err == ""
+
+
 def test_graph_top_k_needs_experts_and_at_most_that_many(capsys):
     assert main(["graph", "--top-k", "1"]) == 2
     assert "add --experts E" in capsys.readouterr().err

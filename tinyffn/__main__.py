@@ -96,6 +96,14 @@ def graph(args: argparse.Namespace) -> int:
             root.name = "L = ½ Σ y²"
     if args.show_grads:
         root.backward()
+    idle = [] if args.experts is None else \
+        [e for e, n in enumerate(block.tokens_per_expert.tolist()) if n == 0]
+    if idle:        # on stderr: without --out, stdout is the DOT text
+        one = len(idle) == 1
+        print(f"tinyffn graph: expert{'' if one else 's'} {', '.join(map(str, idle))} "
+              f"{'was' if one else 'were'} chosen by no position: {'it' if one else 'they'} "
+              f"did not run and {'is' if one else 'are'} not drawn (more --tokens spread "
+              "the choices)", file=sys.stderr)
     dot = to_dot(root, show_grads=args.show_grads, expand=not args.no_expand, depth=args.depth,
                  rankdir=args.rankdir, show_dtypes=args.autocast)
     if args.out is None:
