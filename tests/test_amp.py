@@ -212,9 +212,12 @@ def test_strict_tensors_are_not_cast_by_a_cpu_region():
 
 
 @pytest.mark.parametrize("kwargs, error, match", [
-    ({"device_type": "strict"}, ValueError, "'strict' is not supported"),
+    ({"device_type": "strict"}, ValueError, "'strict' is not supported.*has no float16"),
+    ({"device_type": "cuda:0"}, ValueError, "use 'cuda' or 'cpu' .a device type has no index"),
+    ({"device_type": "gpu"}, ValueError, "devices are 'cpu' and 'cuda'"),
     ({"device_type": 0}, ValueError, "must be a string"),
-    ({"device_type": "cpu", "dtype": tinyffn.float32}, ValueError, "must be float16"),
+    ({"device_type": "cpu", "dtype": tinyffn.float32}, ValueError,
+     "must be float16.*float32 is what runs outside"),
     ({"device_type": "cpu", "dtype": "bfloat16"}, ValueError, "no bfloat16"),
     ({"device_type": "cpu", "enabled": 1}, TypeError, "True or False"),
 ])

@@ -58,7 +58,7 @@ def test_graph_autocast_draws_the_casts_and_the_dtypes(capsys):
     # W1, b1, W2, b2 to float16; y back to float32 for the loss's pow (autocast's list)
     assert dot.count('label="cast\\ndtype=float16"') == 4
     assert dot.count('label="cast\\ndtype=float32"') == 1
-    assert 'label="x\\n(3, 4)\\nfloat16"' in dot                  # x's cast: no node
+    assert 'label="x (cast)\\n(3, 4)\\nfloat16"' in dot           # x's cast: no node
     assert 'label="w1.weight\\n(16, 4)\\nfloat32' in dot            # the weights stay
     assert main(["graph"]) == 0
     assert "cast" not in capsys.readouterr().out

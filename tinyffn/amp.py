@@ -118,7 +118,7 @@ def autocast_inputs(op: Any, args: tuple) -> tuple:
             cast = a.half() if kind == "float16" and name == "float32" else \
                 a.float() if kind == "float32" and name == "float16" else a
             if cast is not a and cast.grad_fn is None and a.name is not None:
-                cast.name = a.name      # no node records this cast: draw it under a's name
+                cast.name = f"{a.name} (cast)"  # no node records this cast: a's name
             a = cast
         out.append(a)
     return tuple(out)
@@ -161,8 +161,10 @@ def _dtype_of(op: str, dtype: Any) -> str:
     except TypeError:                   # not a dtype at all
         name = None
     if name != "float16":
+        why = "NumPy and CuPy have no bfloat16, PyTorch's other choice" \
+            if "bfloat16" in str(dtype) else "float32 is what runs outside a region"
         raise ValueError(f"{op}: dtype must be float16 (tinyffn.float16), got {dtype!r}; "
-                         "NumPy and CuPy have no bfloat16, PyTorch's other choice")
+                         f"{why}")
     return name
 
 
@@ -185,8 +187,11 @@ class autocast(contextlib.ContextDecorator):
             raise ValueError(f"autocast: device_type must be a string, 'cuda' or 'cpu', got "
                              f"{type_name(device_type)}")
         if device_type not in _DEVICE_TYPES:
+            why = "a device type has no index: tinyffn uses one GPU" if ":" in device_type \
+                else "the test-only 'strict' backend has no float16" \
+                if device_type == "strict" else "tinyffn's devices are 'cpu' and 'cuda'"
             raise ValueError(f"autocast: device_type {device_type!r} is not supported; use "
-                             "'cuda' or 'cpu' (the strict test backend has no float16)")
+                             f"'cuda' or 'cpu' ({why})")
         if not isinstance(enabled, bool):
             raise TypeError(f"autocast: enabled must be True or False, got {enabled!r}")
         self.device, self.fast_dtype = device_type, _dtype_of("autocast", dtype)
