@@ -370,6 +370,113 @@ def test_batch_first_is_the_transpose():
     np.testing.assert_allclose(wb.numpy(), wa.numpy(), rtol=1e-14)
 
 
+def numpy_mha(q, k, v, params, H, mask=None):
+    """nn.MultiheadAttention's output by hand, one (batch, head) pair at a time: q (L, N, E),
+    k (S, N, kdim), v (S, N, vdim), params by PyTorch's names (NumPy), mask additive,
+    broadcasting to (N, H, L, S)."""
+    E = params["out_proj.weight"].shape[0]
+    if "in_proj_weight" in params:
+        wq, wk, wv = np.split(params["in_proj_weight"], 3)
+    else:
+        wq, wk, wv = (params[f"{n}_proj_weight"] for n in "qkv")
+    bq, bk, bv = np.split(params.get("in_proj_bias", np.zeros(3 * E)), 3)
+    Q, K, V = q @ wq.T + bq, k @ wk.T + bk, v @ wv.T + bv
+    (L, N, _), S, hd = Q.shape, K.shape[0], E // H
+    mask = np.zeros((N, H, L, S)) if mask is None else np.broadcast_to(mask, (N, H, L, S))
+    heads = np.zeros((L, N, E))
+    for n in range(N):
+        for h in range(H):
+            cols = slice(h * hd, (h + 1) * hd)
+            s = Q[:, n, cols] @ K[:, n, cols].T / math.sqrt(hd) + mask[n, h]       # (L, S)
+            w = np.exp(s - s.max(axis=1, keepdims=True))
+            heads[:, n, cols] = (w / w.sum(axis=1, keepdims=True)) @ V[:, n, cols]
+    return heads @ params["out_proj.weight"].T + params.get("out_proj.bias", 0)
+
+
+def _mha_and_params(**kw):
+    mha = nn.MultiheadAttention(4, 2, dtype="float64", **kw)
+    mha.load_state_dict({k: tinyffn.tensor(a) for k, a in mha_weights(kw).items()})
+    return mha, {k: p.numpy() for k, p in mha.state_dict().items()}
+
+
+def test_a_mask_per_batch_and_head_is_read_batch_major_as_pytorchs():
+    """attn_mask (N·H, L, S): entry n·H + h is for sequence n, head h (PyTorch's layout);
+    each of the four differs, so reading it head-major mixes them up."""
+    mha, params = _mha_and_params()
+    x = INPUTS["x"]                                                     # (L, N, E) = (3, 2, 4)
+    keep = np.ones((4, 3, 3), bool)
+    keep[0, :, 0] = keep[1, :, 1] = keep[2, :, 2] = keep[3, 0, 1:] = False
+    y, _ = mha(*(tinyffn.tensor(x),) * 3, attn_mask=tinyffn.tensor(~keep),
+               need_weights=False)
+    want = numpy_mha(x, x, x, params, 2, np.where(keep, 0.0, -np.inf).reshape(2, 2, 3, 3))
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-12, atol=1e-14)
+
+
+def test_an_unbatched_query_takes_a_key_padding_mask_of_shape_S():
+    mha, params = _mha_and_params()
+    x = INPUTS["x"][:, 0]                                               # (L, E) = (3, 4)
+    pad = np.array([False, True, False])
+    y, w = mha(*(tinyffn.tensor(x),) * 3, key_padding_mask=tinyffn.tensor(pad))
+    want = numpy_mha(x[:, None], x[:, None], x[:, None], params, 2,
+                     np.where(pad, -np.inf, 0.0))[:, 0]
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-12, atol=1e-14)
+    assert w.shape == (3, 3) and (w.numpy()[:, 1] == 0).all()
+
+
+def test_vdim_alone_gives_separate_projections_and_the_right_output():
+    """vdim != embed_dim with kdim = embed_dim still needs q/k/v_proj_weight (PyTorch's
+    rule: one stacked in_proj_weight only when kdim = vdim = embed_dim)."""
+    mha, params = _mha_and_params(kdim=4, vdim=5)
+    fresh = nn.MultiheadAttention(4, 2, vdim=5)
+    assert {n: p.shape for n, p in fresh.named_parameters()} == {
+        "q_proj_weight": (4, 4), "k_proj_weight": (4, 4), "v_proj_weight": (4, 5),
+        "in_proj_bias": (12,), "out_proj.weight": (4, 4), "out_proj.bias": (4,)}
+    mha = nn.MultiheadAttention(4, 2, vdim=5, dtype="float64")
+    mha.load_state_dict({k: tinyffn.tensor(a) for k, a in params.items()})
+    x, vv = INPUTS["x"], INPUTS["vv"][:3]                               # (3, 2, 4), (3, 2, 5)
+    y, _ = mha(tinyffn.tensor(x), tinyffn.tensor(x), tinyffn.tensor(vv))
+    np.testing.assert_allclose(y.numpy(), numpy_mha(x, x, vv, params, 2), rtol=1e-12)
+
+
+def test_batch_first_cross_attention_with_S_not_L():
+    """batch_first: the batch is axis 0, so a query (N, L, E) against keys (N, S, E) with
+    S != L is fine, and a key of another batch size is refused."""
+    mha, params = _mha_and_params(batch_first=True)
+    q, kv = INPUTS["xb"], INPUTS["y5"][None].repeat(2, axis=0) * [[[1.0]], [[-0.5]]]
+    y, w = mha(tinyffn.tensor(q), tinyffn.tensor(kv), tinyffn.tensor(kv))   # (2, 3, 4), (2, 5, 4)
+    want = numpy_mha(q.transpose(1, 0, 2), *(kv.transpose(1, 0, 2),) * 2, params, 2)
+    np.testing.assert_allclose(y.numpy(), want.transpose(1, 0, 2), rtol=1e-12)
+    assert w.shape == (2, 3, 5)
+    with pytest.raises(ValueError, match=r"batch size.*batch_first=True: \(N, L, E\)"):
+        mha(tinyffn.tensor(q), tinyffn.tensor(kv[:1]), tinyffn.tensor(kv[:1]))
+
+
+def test_multihead_dropout_is_the_same_with_and_without_the_weights():
+    """In training the fast path (need_weights=False) drops attention weights too, the same
+    ones for the same seed (one draw of shape (N, H, L, S) either way)."""
+    mha = nn.MultiheadAttention(4, 2, dropout=0.5, dtype="float64")
+    x = tinyffn.tensor(INPUTS["x"])
+    mha.eval()
+    plain_y = mha(x, x, x, need_weights=False)[0].numpy()
+    mha.train()
+    tinyffn.manual_seed(3)
+    a = mha(x, x, x)[0].numpy()
+    tinyffn.manual_seed(3)
+    b = mha(x, x, x, need_weights=False)[0].numpy()
+    np.testing.assert_allclose(b, a, rtol=1e-12)
+    assert not np.allclose(b, plain_y)
+
+
+def test_multihead_attention_refuses_bad_sizes_and_dropout():
+    for kw, match in [({"dropout": 1.5}, r"dropout must be a probability in \[0, 1\], got 1.5"),
+                      ({"dropout": -0.1}, r"dropout .* got -0.1"),
+                      ({"dropout": "0.1"}, r"dropout .* got '0.1'"),
+                      ({"kdim": 0}, "kdim"), ({"vdim": -2}, "vdim")]:
+        with pytest.raises(ValueError, match=match):
+            nn.MultiheadAttention(4, 2, **kw)
+    assert nn.MultiheadAttention(4, 2, dropout=1.0).dropout == 1.0
+
+
 def test_the_graph_shows_one_frame_that_opens_into_matmul_and_softmax():
     q, k, v = (tinyffn.tensor(INPUTS[n], requires_grad=True) for n in "qkv")
     dot = tinyffn.to_dot(F.scaled_dot_product_attention(q, k, v, is_causal=True))
@@ -403,6 +510,24 @@ def _t(*shape, dtype="float64"):
     ((_t(3, 4), _t(5, 4), _t(5, 6)), {"dropout_p": 1.5}, ValueError, r"dropout_p .* \[0, 1\]"),
     ((_t(1, 4, 3, 4), _t(1, 2, 5, 4), _t(1, 2, 5, 6)), {}, ValueError,
      r"must broadcast.*key \(1, 2, 5, 4\).*grouped-query.*pass enable_gqa=True"),
+    ((_t(2, 3, 4), _t(2, 5, 4), _t(2, 5, 6, dtype="float32")), {}, TypeError,
+     r"one dtype, got float64, float64, float32"),
+    ((_t(2, 3, 4, dtype="int64"),) * 3, {}, TypeError,
+     r"dtype int64.*floating point.*\.float\(\)"),
+    ((_t(2, 3, 4), _t(2, 5, 4), _t(3, 5, 6)), {}, ValueError,
+     r"batch.*broadcast.*value \(3, 5, 6\)"),
+    ((_t(3, 4), _t(5, 4), _t(5, 6)), {"attn_mask": np.ones((3, 5), bool)}, TypeError,
+     r"attn_mask must be a tinyffn Tensor.*got numpy.ndarray"),
+    ((_t(3, 4), _t(5, 4), _t(5, 6)), {"is_causal": "yes"}, TypeError,
+     r"is_causal must be True or False, got 'yes'"),
+    ((_t(3, 4), _t(5, 4), _t(5, 6)), {"enable_gqa": None}, TypeError,
+     r"enable_gqa must be True or False, got None"),
+    ((_t(3, 4), _t(5, 4), _t(5, 6)), {"scale": math.inf}, TypeError, r"scale must be a finite"),
+    ((_t(3, 4), _t(5, 4), _t(5, 6)), {"scale": math.nan}, TypeError, r"scale must be a finite"),
+    ((_t(3, 4), _t(5, 4), _t(5, 6)), {"enable_gqa": True}, ValueError,
+     r"enable_gqa needs a heads axis.*query \(3, 4\)"),
+    ((_t(1, 4, 3, 4), _t(1, 2, 5, 4), _t(1, 4, 5, 6)), {"enable_gqa": True}, ValueError,
+     r"key and value heads \(axis -3: 2, 4\) must be equal"),
 ])
 def test_sdpa_refuses_with_the_shapes_named(args, kw, error, match):
     with pytest.raises(error, match=match):
@@ -417,6 +542,9 @@ def test_the_grouped_query_hint_comes_only_where_key_heads_divide_the_querys():
         F.scaled_dot_product_attention(_t(1, 4, 3, 4), _t(1, 2, 5, 4), _t(1, 2, 5, 6))
     with pytest.raises(ValueError, match="must broadcast") as info:
         F.scaled_dot_product_attention(_t(2, 3, 4), _t(3, 5, 4), _t(3, 5, 6))
+    assert "enable_gqa" not in str(info.value)
+    with pytest.raises(ValueError, match="must broadcast") as info:    # one key head, and
+        F.scaled_dot_product_attention(_t(2, 4, 3, 4), _t(3, 1, 5, 4), _t(3, 1, 5, 6))  # N clash
     assert "enable_gqa" not in str(info.value)
 
 
@@ -448,8 +576,10 @@ def test_multihead_attention_refuses_with_the_shapes_named():
     # an unbatched input's mask is named as the user passed it, not as unsqueezed inside
     for shape in ((1, 3), (4,)):
         with pytest.raises(ValueError, match=r"unbatched \(2-D\) query the key_padding_mask "
-                           rf"must be 1-D, \(S,\) = \(3,\).*got shape {re.escape(str(shape))}"):
+                           rf"must be 1-D, \(S,\) = \(3,\).*got shape "
+                           rf"{re.escape(str(shape))}") as info:
             mha(x[:, 0], x[:, 0], x[:, 0], key_padding_mask=tinyffn.zeros(*shape, dtype="bool"))
+        assert ("mask[0]" in str(info.value)) == (len(shape) == 2)     # the hint for (1, S) only
 
 
 # PyTorch 2.13's values (computed with torch; checked against it where it is installed)
@@ -600,7 +730,13 @@ def test_sdpa_kernel_is_importable_by_torchs_path_and_checks_its_argument():
     with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH], set_priority=True):
         inside = F.scaled_dot_product_attention(x, x, x)
     np.testing.assert_array_equal(inside.numpy(), F.scaled_dot_product_attention(x, x, x).numpy())
-    assert int(SDPBackend.MATH) == 0 and int(SDPBackend.EFFICIENT_ATTENTION) == 2
-    with pytest.raises(TypeError, match="SDPBackend members.*got str"):
-        with sdpa_kernel("math"):
-            pass
+    # PyTorch 2.13's members and numbers (torch.nn.attention.SDPBackend.__members__)
+    assert {m.name: int(m) for m in SDPBackend} == {
+        "ERROR": -1, "MATH": 0, "FLASH_ATTENTION": 1, "EFFICIENT_ATTENTION": 2,
+        "CUDNN_ATTENTION": 3, "OVERRIDEABLE": 4}
+    with sdpa_kernel((SDPBackend.MATH, SDPBackend.CUDNN_ATTENTION)):       # a tuple, too
+        pass
+    for bad in ("math", (SDPBackend.MATH, "flash")):
+        with pytest.raises(TypeError, match="SDPBackend members.*got str"):
+            with sdpa_kernel(bad):
+                pass
