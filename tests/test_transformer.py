@@ -292,6 +292,14 @@ def test_refusals_say_what_to_do():
         nn.Transformer.generate_square_subsequent_mask(-1)
     with pytest.raises(TypeError, match="encoder_layer must be a module"):
         nn.TransformerEncoder("layer", 2)
+    with pytest.raises(ValueError, match="TransformerEncoderLayer: d_model must be a positive"):
+        nn.TransformerEncoderLayer(0, 2)
+    with pytest.raises(TypeError, match="activation must be 'relu', 'gelu', a module or a "
+                                        "function of one tensor, got int"):
+        nn.TransformerEncoderLayer(8, 2, activation=3)
+    with pytest.raises(ValueError, match="TransformerEncoder: num_layers must be a positive"):
+        nn.TransformerEncoder(layer, 0)
+    assert nn.TransformerEncoder(layer, 1, mask_check=False).mask_check is False
 
 
 
@@ -309,6 +317,22 @@ def test_each_dropout_module_runs_once_where_pytorch_runs_it(norm_first):
     layer(tinyffn.tensor(INPUTS["x"]))
     assert seen == {"dropout": [(3, 2, D_FF)], "dropout1": [(3, 2, D)],
                     "dropout2": [(3, 2, D)]}
+
+
+def test_a_sequence_padded_throughout_gives_finite_values_as_pytorchs():
+    # the layers call attention with need_weights=False, PyTorch's call, whose rule gives a
+    # query with every key masked zero weights; the written-out weights would be NaN there
+    # (softmax of -inf throughout), and the NaN would spread through the residual and norm
+    layer = _layer(dropout=0.0).train()
+    x = INPUTS["x"]
+    kpm = np.array([[False, False, True], [True, True, True]])          # sequence 1: all pad
+    y = layer(tinyffn.tensor(x), src_key_padding_mask=tinyffn.tensor(kpm)).numpy()
+    assert np.isfinite(y).all()
+    torch = pytest.importorskip("torch")
+    theirs = torch.nn.TransformerEncoderLayer(D, H, D_FF, dropout=0.0, dtype=torch.float64)
+    theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in layer.state_dict().items()})
+    want = theirs(torch.tensor(x), src_key_padding_mask=torch.tensor(kpm)).detach().numpy()
+    np.testing.assert_allclose(y, want, rtol=1e-12, atol=1e-14)
 
 
 def test_the_encoder_passes_is_causal_on_to_its_layers():
