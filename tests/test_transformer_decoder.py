@@ -336,6 +336,9 @@ def test_names_and_sizes_written_out():
     assert len(model.encoder.layers) == len(model.decoder.layers) == 6
     assert sum(p.numel() for p in model.parameters()) == 44140544      # torch's count
     assert model.encoder.norm.normalized_shape == model.decoder.norm.normalized_shape == (512,)
+    model = nn.Transformer(8, 2, 1, 1, 16, layer_norm_eps=0.25)     # the final norms' too
+    assert {m.eps for m in model.modules() if isinstance(m, nn.LayerNorm)} == {0.25}
+    assert model.encoder.norm.eps == model.decoder.norm.eps == 0.25
 
 
 def test_reset_parameters_is_xavier_on_every_matrix_as_pytorch():
@@ -358,6 +361,18 @@ def test_reset_parameters_is_xavier_on_every_matrix_as_pytorch():
     model = nn.Transformer(8, 2, 1, 1, 16, custom_encoder=custom)
     assert model.encoder is custom
     assert np.abs(custom.weight.numpy()).max() <= math.sqrt(6 / 520) < 1 / math.sqrt(8)
+
+
+def test_a_custom_decoder_is_used_and_given_the_memory():
+    class Memory(nn.Module):                    # a decoder that returns what it is given
+        def forward(self, tgt, memory, **masks):
+            return memory
+    decoder = Memory()
+    model = nn.Transformer(4, 2, 1, 1, 8, dropout=0.0, custom_decoder=decoder)
+    assert model.decoder is decoder
+    src, tgt = tinyffn.tensor(INPUTS["x"]), tinyffn.zeros(2, 2, 4, dtype="float64")
+    model.to(tinyffn.float64)
+    np.testing.assert_array_equal(model(src, tgt).numpy(), model.encoder(src).numpy())
 
 
 def test_dropout_only_in_training():
@@ -412,6 +427,8 @@ def test_refusals_say_what_to_do():
         layer(tinyffn.zeros(3, 2, 8), tinyffn.zeros(5, 2, 4))
     with pytest.raises(TypeError, match="memory .the encoder's output. must be a tinyffn"):
         layer(tinyffn.zeros(3, 2, 8), None)
+    with pytest.raises(ValueError, match=r"memory of shape \(\) must end in d_model=8"):
+        layer(tinyffn.zeros(3, 2, 8), tinyffn.tensor(1.0))
     with pytest.raises(ValueError, match="is_causal=True is a hint.*needs attn_mask"):
         layer(tinyffn.zeros(3, 2, 8), tinyffn.zeros(5, 2, 8), memory_is_causal=True)
     with pytest.raises(TypeError, match=r"decoder_layer must be a module "
