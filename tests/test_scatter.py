@@ -181,6 +181,22 @@ def test_float16_and_integers_keep_their_dtype():
 
 
 # ----------------------------------------------------------------------------- refusals
+def test_scatter_add_counts_with_more_labels_than_classes_and_takes_0d(device):
+    """Along dim the index may be longer than input (PyTorch's rule): counting 5 labels
+    into 3 classes is np.bincount; dim=-2 is dim 0 of a matrix; a 0-d input is one entry
+    along dim 0 (torch.scatter_add(tensor(1.), 0, tensor(0), tensor(2.)) is 3.)."""
+    labels = np.array([0, 0, 2, 1, 0])
+    counts = tinyffn.zeros(3, device=device).scatter_add(
+        0, tinyffn.tensor(labels, device=device), tinyffn.ones(5, device=device))
+    assert counts.tolist() == np.bincount(labels, minlength=3).tolist()
+    x, i = tinyffn.tensor(X, device=device), tinyffn.tensor([[2, 0, 1, 1]], device=device)
+    src = tinyffn.tensor(S, device=device)
+    assert x.scatter_add(-2, i, src).tolist() == x.scatter_add(0, i, src).tolist()
+    y = tinyffn.tensor(1.0, device=device).scatter_add(0, tinyffn.tensor(0, device=device),
+                                                       tinyffn.tensor(2.0, device=device))
+    assert y.shape == () and y.item() == 3.0
+
+
 def test_an_integer_input_keeps_its_dtype_with_a_whole_alpha(device):
     """alpha=2.0 on int64 counts is 2, as PyTorch reads it: the result stays int64 (it came
     out float32, the product source * 2.0), in place too; np.add.at written out."""
@@ -228,6 +244,22 @@ def test_an_integer_input_keeps_its_dtype_with_a_whole_alpha(device):
      TypeError, r"index_add: alpha=0.5 for an input of dtype int64; .* integer alpha"),
     ("T.zeros(3, dtype=T.int64).index_add_(0, T.tensor([0]), T.tensor([1]), alpha=0.5)",
      TypeError, r"index_add: alpha=0.5 for an input of dtype int64; .* integer alpha"),
+    ("x.index_add(0, T.tensor([0]), s[:1], alpha=True)", TypeError,
+     "alpha must be a number, got True"),
+    ("x.scatter_add(0, T.tensor([[0]]), s.double())", TypeError,
+     r"scatter_add: input \(float32\) and src \(float64\) must have the same dtype"),
+    ("x.scatter(0, T.tensor([[0]]), s.double())", TypeError,
+     r"scatter: input \(float32\) and src \(float64\) must have the same dtype"),
+    ("x.scatter_add(0, T.tensor([[0]]), s[0])", ValueError,
+     r"index of shape \(1, 1\) must be no longer than src of shape \(4,\)"),
+    ("x.scatter_add(0, T.tensor([[0]], dtype=T.float64), s)", TypeError,
+     "index must be a tinyffn Tensor of int64 .* got float64"),
+    ("x.scatter(0, T.tensor([[0]], dtype=T.int16), 1.0)", TypeError, "got int16"),
+    ("x.scatter_add(0, T.tensor([[5, 0]]), s)", IndexError,
+     "index 5 is out of range for dim 0 of size 3"),
+    ("x.scatter_add(1.5, T.tensor([[0]]), s)", ValueError, r"dim must be an int in \[-2, 1\]"),
+    ("x.scatter_add(0, T.tensor([[0]], device='strict'), s)", ValueError,
+     r"scatter_add: index is on strict and input on cpu; move index with .to\('cpu'\)"),
 ])
 def test_errors_name_the_function_and_the_fix(call, error, match):
     names = {"T": tinyffn, "x": tinyffn.tensor(X), "s": tinyffn.tensor(S)}
