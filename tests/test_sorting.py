@@ -315,6 +315,8 @@ ERRORS = [
      r"gather: index -1 is out of range for dim 1 of size 3 .* \[0, 3\); negative indices "
      r"are refused, as in PyTorch"),
     (lambda: x2.gather(0, tinyffn.tensor([[2, -9]])), IndexError, r"gather: index 2 is out"),
+    (lambda: tinyffn.zeros(2, 0).gather(1, tinyffn.tensor([[0], [0]])), IndexError,   # no
+     r"gather: index 0 is out of range for dim 1 of size 0 .* \[0, 0\)$"),    # 'negative'
     (lambda: x2.gather(2, i2), ValueError, r"gather: dim 2 is out of range"),
     (lambda: x2.gather(1, tinyffn.tensor([[0]], device="strict")), tinyffn.DeviceError,
      r"gather: index is on strict and input on cpu; move index with \.to\('cpu'\)"),
