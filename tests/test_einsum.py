@@ -239,7 +239,7 @@ GRAPHS = [
     ("ii->i", [(3, 3)], ["reshape", "getitem"]),                     # every 4th of 9 entries
     ("iji->j", [(3, 2, 3)], ["transpose", "reshape", "getitem", "sum"]),
     ("i,j->ij", [(2,), (3,)], ["reshape", "mul"]),                   # nothing summed: mul
-    ("bi,bi->b", [(4, 3), (4, 3)], ["reshape", "reshape", "matmul", "reshape"]),
+    ("bi,bi->b", [(4, 3), (4, 3)], ["reshape", "reshape", "matmul", "reshape"]),    ("ij,j->i", [(2, 3), (3,)], ["matmul"]),                           # as A @ v: no reshape
 ]
 
 
@@ -312,6 +312,7 @@ ERRORS = [
     (lambda: tinyffn.einsum("i1,jk->ik", A, B), ValueError,
      "einsum: 'i1,jk->ik' has '1' at index 1; the subscripts are letters (a-z, A-Z)"),
     (lambda: tinyffn.einsum("ij->i,j", A), ValueError, "einsum: 'ij->i,j' has ',' at index 5"),
+    (lambda: tinyffn.einsum("ij,j#->i", A, B), ValueError, "einsum: 'ij,j#->i' has '#' at index 4"),
     (lambda: tinyffn.einsum("ij->ij->", A), ValueError, "einsum: 'ij->ij->' has '-' at index 6"),
     (lambda: tinyffn.einsum("\u00e9,\u00e9", A, A), ValueError, "has '\u00e9' at index 0"),
     (lambda: tinyffn.einsum("...i...,jk->ik", A, B), ValueError,
