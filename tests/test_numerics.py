@@ -287,6 +287,35 @@ def test_cosine_similarity_written_out_in_numpy(device):
     np.testing.assert_allclose(np.diag(got), 1.0, rtol=1e-15)
 
 
+def test_cosine_similarity_broadcasts_before_its_norms_and_reads_dim_1(device):
+    """x1 (1, 3) against x2 (4, 3) along dim 0 (=-2): the norm of x1 repeated 4 times, as
+    PyTorch's (not the norm of its one row); the default dim is 1, in 3-D too."""
+    a = np.array([[1.0, 2.0, -1.0]])
+    b = np.array([[0.5, -1.0, 2.0], [1.0, 1.0, 1.0], [3.0, 0.0, -2.0], [0.1, 0.2, 0.3]])
+    want = (a * b).sum(0) / (np.sqrt(4 * (a * a).sum(0)) * np.linalg.norm(b, axis=0))
+    t1, t2 = tinyffn.tensor(a, device=device), tinyffn.tensor(b, device=device)
+    for dim in (0, -2):
+        np.testing.assert_allclose(F.cosine_similarity(t1, t2, dim=dim).numpy(), want,
+                                   rtol=1e-14)
+    c = np.sin(np.arange(24.0)).reshape(2, 3, 4)
+    want = (c * c[::-1]).sum(1) / (np.linalg.norm(c, axis=1) * np.linalg.norm(c[::-1], axis=1))
+    got = F.cosine_similarity(tinyffn.tensor(c, device=device),
+                              tinyffn.tensor(c[::-1].copy(), device=device))
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-14)
+
+
+def test_cosine_similarity_gradient_of_a_row_shorter_than_eps_is_pytorchs(device):
+    """‖x1‖ = 5e-9 < eps = 1e-8: the norm is raised to eps outside the graph, so the
+    gradient is that of x / (‖x‖ + const): u2 / eps - (x · u2) x / (‖x‖ eps²), u2 = x2 / ‖x2‖,
+    as PyTorch's in-place clamp under no_grad gives (not u2 / eps alone)."""
+    x1, x2 = np.array([[3e-9, 4e-9]]), np.array([[1.0, 2.0]])
+    u2, n = x2 / np.linalg.norm(x2), np.linalg.norm(x1)
+    want = u2 / 1e-8 - (x1 * u2).sum() * x1 / (n * 1e-16)
+    t1 = tinyffn.tensor(x1, device=device, requires_grad=True)
+    F.cosine_similarity(t1, tinyffn.tensor(x2, device=device)).sum().backward()
+    np.testing.assert_allclose(t1.grad.numpy(), want, rtol=1e-12)
+
+
 def test_cdist_written_out_in_numpy(device):
     r = np.random.default_rng(2)
     a, b = r.standard_normal((30, 5)), r.standard_normal((40, 5))
@@ -368,6 +397,14 @@ def test_each_is_drawn_in_a_frame_of_its_name():
     ("T.cdist(x, x[:, :3])", ValueError, "must have rows of the same length M"),
     ("T.cdist(x, x, -1)", ValueError, "cdist: p must be a number >= 0"),
     ("T.cdist(x, x, compute_mode='mm')", ValueError, "cdist: compute_mode must be one of"),
+    ("F.cosine_similarity(x, x, eps=-1.0)", ValueError, "eps must be a number >= 0, got -1.0"),
+    ("F.cosine_similarity(x, x, eps=None)", ValueError, "eps must be a number >= 0, got None"),
+    ("F.pairwise_distance(x, x[:, :3])", ValueError,
+     r"pairwise_distance: shapes \(2, 4\) and \(2, 3\) cannot be broadcast"),
+    ("F.pairwise_distance(x, x, eps=None)", TypeError, "pairwise_distance: eps must be a number"),
+    ("T.cdist(x, x, True)", ValueError, "cdist: p must be a number >= 0"),
+    ("T.cdist(T.zeros(2, 3, 4), T.zeros(3, 5, 4))", ValueError,
+     r"cdist \(the leading axes\): shapes \(2,\) and \(3,\) cannot be broadcast"),
 ])
 def test_errors_name_the_function_and_the_fix(call, error, match):
     names = {"T": tinyffn, "F": F, "x": tinyffn.tensor(X), "X": X,
