@@ -594,7 +594,36 @@ def test_other_names_are_refused(module, name):
     data = b"\x80\x04" + pickle.SHORT_BINUNICODE + bytes([len(module)]) + module.encode() \
         + pickle.SHORT_BINUNICODE + bytes([len(name)]) + name.encode() + pickle.STACK_GLOBAL \
         + pickle.STOP
-    with pytest.raises(pickle.UnpicklingError, match=f"calls {module}.{name}, which"):
+    with pytest.raises(pickle.UnpicklingError, match=f"calls {module}.{name}, which") as info:
+        tinyffn.load(io.BytesIO(data))
+    assert ("a whole model" in str(info.value)) == (module == "tinyffn")    # the hint's place
+
+
+class Calls:
+    """Pickled as a call of ``f(*args)``, as a crafted file would make it."""
+    def __init__(self, f, *args):
+        self.rv = f, args
+
+    def __reduce__(self):
+        return self.rv
+
+
+@pytest.mark.parametrize("spec", ["M8[s]", ">f4", [("a", "<f4")], "(2,)<f4",
+                                  ("<i4", [("a", "i1"), ("b", "i1"), ("c", "i2")])])
+def test_numpy_dtypes_other_than_plain_native_ones_are_refused(spec):
+    """numpy.dtype, as a file calls it under weights_only=True: dates, another byte order,
+    records and sub-arrays are refused (only numbers, bools, strings and bytes load), and
+    so is a record laid over an int32, whose kind is 'i'."""
+    data = pickle.dumps(Calls(np.dtype, spec), protocol=4)
+    with pytest.raises(pickle.UnpicklingError, match="makes the NumPy dtype"):
+        tinyffn.load(io.BytesIO(data))
+    assert np.dtype(spec) == tinyffn.load(io.BytesIO(data), weights_only=False)
+
+
+def test_an_array_of_another_class_is_refused():
+    data = pickle.dumps(Calls(np._core.multiarray._reconstruct, collections.OrderedDict, (0,),
+                              b"b"), protocol=4)
+    with pytest.raises(pickle.UnpicklingError, match="rebuilds an array of class"):
         tinyffn.load(io.BytesIO(data))
 
 
@@ -667,6 +696,9 @@ def test_errors_of_load(tmp_path):
     ((b"\x00" * 8, "object", (1,), "cpu", False, False, None), "dtype 'object'"),
     ((b"\x00" * 8, "float32", [2], "cpu", False, False, None), r"shape \[2\]"),
     ((b"\x00" * 8, "float32", (-2,), "cpu", False, False, None), r"shape \(-2,\)"),
+    ((b"\x00" * 8, "float32", (-1, -2), "cpu", False, False, None), r"shape \(-1, -2\)"),
+    ((b"\x00" * 12, "float32", (2,), "cpu", False, False, None), "needs 8 bytes, the file "
+                                                                 "holds 12"),
     ((b"\x00" * 8, "float32", (2,), "cpu", False, False, 7), "name 7"),
     (("\x00" * 8, "float32", (2,), "cpu", False, False, None), "damaged"),
 ])
