@@ -447,3 +447,15 @@ def test_materialized_zeros_require_grad_under_create_graph_as_torch():
     assert z.requires_grad and z.tolist() == [0.0]
     _, z = tinyffn.grad((x * x).sum(), [x, unused], materialize_grads=True)
     assert not z.requires_grad
+
+
+def test_the_second_derivative_through_a_0d_getitem_on_every_backend(device):
+    """x[...] of a 0-d x, differentiated twice: getitem's recorded backward adds gy into a
+    0-d array of zeros, which promotion read as a number with ``.item()``, a method
+    array_api_strict's arrays lack (AttributeError on the strict backend; a host sync on
+    CuPy). Found by running tests/torch_fuzz.py's programs on the strict backend."""
+    x = tinyffn.tensor(1.5, dtype="float64", device=device, requires_grad=True)
+    (g,) = tinyffn.autograd.grad(x[...] ** 3, x, create_graph=True)
+    g.backward()
+    assert g.item() == pytest.approx(3 * 1.5 ** 2, rel=1e-12)         # 3x²
+    assert x.grad.item() == pytest.approx(6 * 1.5, rel=1e-12)          # 6x

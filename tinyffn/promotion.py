@@ -146,8 +146,13 @@ def _constant(a: Any, be: Any, dtype: Any, fn: Any) -> Tensor:
     """
     if isinstance(a, (int, float)) and not isinstance(a, bool):
         return _number(a, be, dtype, fn)
-    if getattr(a, "ndim", None) == 0 and getattr(getattr(a, "dtype", None), "kind", "") in "iuf":
-        return _number(a.item(), be, dtype, fn)     # a NumPy scalar or 0-d NumPy array
+    if getattr(a, "ndim", None) == 0 and _holds_a_number(a):
+        # a NumPy scalar or 0-d array; a 0-d array of another backend (a getitem's 0-d
+        # gradient under create_graph) crosses to NumPy first: array_api_strict's arrays
+        # have no .item(), and CuPy's would sync there all the same
+        if not isinstance(a, (np.ndarray, np.generic)):
+            a = backends.backend_of_array(a).to_numpy(a)
+        return _number(a.item(), be, dtype, fn)
     if a is None or isinstance(a, (str, bytes)):
         raise TypeError(f"{fn.op_name()}: cannot use an argument of type {type(a).__name__}; "
                         "pass a Tensor, a number or an array of numbers")
@@ -166,6 +171,16 @@ def _constant(a: Any, be: Any, dtype: Any, fn: Any) -> Tensor:
     except (TypeError, ValueError) as e:
         raise TypeError(f"{fn.op_name()}: cannot use an argument of type "
                         f"{type(a).__name__} ({e})") from e
+
+
+def _holds_a_number(a: Any) -> bool:
+    """Whether the 0-d ``a`` holds an integer or a float (not a bool, not complex): by its
+    dtype's name, which array_api_strict's dtypes have and their NumPy ``kind`` not."""
+    try:
+        name = backends.dtype_name(a.dtype)
+    except (AttributeError, TypeError):
+        return False
+    return name.startswith(("int", "uint", "float"))
 
 
 def check_no_tensors(op: str, a: list | tuple) -> None:
