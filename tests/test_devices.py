@@ -146,3 +146,24 @@ def test_an_index_or_targets_on_another_device_is_a_device_error(other):
         x[tinyffn.tensor([0, 2], device=other)]
     with pytest.raises(tinyffn.DeviceError, match=f"cross_entropy: targets are on {other}"):
         tinyffn.functional.cross_entropy(x, tinyffn.tensor([0, 1, 2], device=other))
+
+
+# the array API standard's one limit the fuzzer's programs meet: an index array with a slice
+STRICT_LIMIT = "Integer index arrays are only allowed with integer indices"
+
+
+@pytest.mark.parametrize("other", OTHER)
+def test_the_fuzzers_programs_give_the_cpus_results(other):
+    """tests/torch_fuzz.py's random programs (views, broadcasting, fan-out, second order)
+    run on the other device and on the CPU: the same values, dtypes and gradients. No
+    torch needed, so on a GPU machine this puts CuPy's kernels through some 60 ops."""
+    import torch_fuzz
+    failures, compared = [], 0
+    for seed in range(60):
+        got = torch_fuzz.check_on_device(torch_fuzz.generate(seed), other)
+        if got is None:
+            compared += 1
+        elif got[0] != "skip" and not (other == "strict" and STRICT_LIMIT in got[1]):
+            failures.append(f"seed {seed}: {got[1]}")
+    assert not failures, f"{other} differs from the CPU:\n" + "\n".join(failures)
+    assert compared >= 50, f"only {compared} of 60 programs compared"

@@ -32,11 +32,13 @@ import math
 import re
 import sys
 import time
+import types
 import warnings
 
 import numpy as np
 
 import tinyffn
+from tinyffn.backend import dtype_name
 
 # ----------------------------------------------------------------------------- programs
 @dataclasses.dataclass
@@ -149,8 +151,8 @@ def run(program: Program, lib) -> dict:
 def plain(t):
     if t is None:
         return None
-    if isinstance(t, tinyffn.Tensor):
-        return str(t.dtype).removeprefix("torch."), t.numpy().astype(np.float64)
+    if isinstance(t, tinyffn.Tensor):         # the name: strict's dtypes print otherwise
+        return dtype_name(t.dtype), t.numpy().astype(np.float64)
     return str(t.dtype).removeprefix("torch."), t.detach().numpy(force=True).astype(np.float64)
 
 
@@ -158,7 +160,7 @@ def tolerances(dtype):
     return (1e-7, 1e-9) if dtype == "float64" else (2e-3, 2e-4)
 
 
-def compare(ours: dict, theirs: dict, program: Program) -> str | None:
+def compare(ours: dict, theirs: dict, program: Program, reference: str = "torch") -> str | None:
     """None if tinyffn's results are torch's, else a line saying the first difference.
     Float32 tolerances wherever the program holds a float32 tensor (a float64 result may
     have gone through float32: a 0-d float64 times a float32 tensor is float32)."""
@@ -179,19 +181,19 @@ def compare(ours: dict, theirs: dict, program: Program) -> str | None:
             continue
         if want is None or got is None:
             if (want is None) != (got is None):
-                return f"{key}: tinyffn {'None' if got is None else 'a tensor'}, torch " \
+                return f"{key}: tinyffn {'None' if got is None else 'a tensor'}, {reference} " \
                        f"{'None' if want is None else 'a tensor'}"
             continue
         if got[0] != want[0]:
-            return f"{key}: dtype {got[0]}, torch's {want[0]}"
+            return f"{key}: dtype {got[0]}, {reference}'s {want[0]}"
         if got[1].shape != want[1].shape:
-            return f"{key}: shape {got[1].shape}, torch's {want[1].shape}"
+            return f"{key}: shape {got[1].shape}, {reference}'s {want[1].shape}"
         rtol, atol = tolerances(want[0] if wide else "float32")
         scale = max(1.0, float(np.max(np.abs(want[1]), initial=0.0)))
         if not np.allclose(got[1], want[1], rtol=rtol, atol=atol * scale, equal_nan=True):
             i = np.unravel_index(np.argmax(np.abs(got[1] - want[1])), want[1].shape) \
                 if want[1].ndim else ()
-            return f"{key}: tinyffn {got[1][i]!r} at {i}, torch {want[1][i]!r}"
+            return f"{key}: tinyffn {got[1][i]!r} at {i}, {reference} {want[1][i]!r}"
     return None
 
 
@@ -215,6 +217,36 @@ def check(program: Program, torch):
         return "skip", repr(theirs.get("error", "not finite or large"))
     ours = run(program, tinyffn)
     message = compare(ours, theirs, program)
+    if message is None:
+        return None
+    kind = message.split(":")[0] if message.startswith("tinyffn raised") else "mismatch"
+    return kind, message
+
+
+class OnDevice(types.ModuleType):
+    """``tinyffn`` whose ``M.tensor`` (the programs' only maker of tensors) puts them on
+    ``device``: a program run with it computes there. For :func:`check_on_device`."""
+
+    def __init__(self, device):
+        super().__init__("tinyffn")
+        self.on = device
+
+    def tensor(self, data, **kwargs):
+        return tinyffn.tensor(data, device=self.on, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(tinyffn, name)
+
+
+def check_on_device(program: Program, device: str):
+    """:func:`check` with tinyffn on the CPU (NumPy) as the reference, no torch: the
+    program run on ``device`` ("cuda": CuPy's kernels, "strict") must give the CPU's
+    values, dtypes and gradients, and raise nowhere the CPU does not."""
+    theirs = run(program, tinyffn)
+    if "error" in theirs or not all(
+            np.all(np.abs(v[1]) < 1e4) for k, v in theirs.items() if k != "ns" and v):
+        return "skip", repr(theirs.get("error", "not finite or large"))
+    message = compare(run(program, OnDevice(device)), theirs, program, reference="cpu")
     if message is None:
         return None
     kind = message.split(":")[0] if message.startswith("tinyffn raised") else "mismatch"
