@@ -66,7 +66,8 @@ def set_float32_matmul_precision(precision: str) -> None:
     default), ``"high"`` or ``"medium"``, which *allow* TensorFloat32 or bfloat16 products
     where fast ones exist. tinyffn has none (NumPy and CuPy multiply float32 in float32),
     so every setting gives the ``"highest"`` results, as PyTorch's do on hardware without
-    TF32. Anything else raises; PyTorch warns and keeps the old setting."""
+    TF32 (CuPy multiplies in TF32 only if ``CUPY_TF32=1`` is set in the environment,
+    whatever this says). Anything else raises; PyTorch warns and keeps the old setting."""
     check_choice("set_float32_matmul_precision", "precision", precision, _MATMUL_PRECISIONS,
                  "the setting is a name, lower case, as PyTorch's")
     _matmul_precision[0] = precision
