@@ -55,17 +55,28 @@ def summary_lines(out: Path) -> dict:
     return exits
 
 
-def test_rehearsal_runs_every_stage_and_writes_one_folder(tmp_path):
+# The rehearsal in two halves, so that pytest-xdist runs them side by side (together they
+# were the suite's longest test, about 90 s on 2 cores); test_the_stages_run_in_order runs
+# every stage in one folder.
+def test_rehearsal_tests_stage_runs_the_gpu_tests_on_the_stand_in(tmp_path):
     out = tmp_path / "check"
-    done = gpu_check("--rehearse", out)
+    done = gpu_check("--rehearse", out, GPU_CHECK_STAGES="tests")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert summary_lines(out) == {"tests": 0, "benchmark": 0, **{d: 0 for d in DEMOS}}
+    assert summary_lines(out) == {"tests": 0}
     assert (out / "summary.txt").read_text().splitlines()[-1].endswith("status 0")
     last = (out / "tests.log").read_text().splitlines()[-1]
     # the GPU tests ran on the NumPy stand-in (tests/fake_cuda.py), any real GPU hidden;
     # a few skip where torch, their reference, is not installed
     assert "passed" in last and "failed" not in last and "error" not in last, last
     assert "NumPy stand-in" in (out / "device.txt").read_text()
+
+
+def test_rehearsal_benchmark_and_demos_stages_write_their_logs_figures_and_json(tmp_path):
+    out = tmp_path / "check"
+    done = gpu_check("--rehearse", out, GPU_CHECK_STAGES="benchmark,demos")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert summary_lines(out) == {"benchmark": 0, **{d: 0 for d in DEMOS}}
+    assert (out / "summary.txt").read_text().splitlines()[-1].endswith("status 0")
     for demo in DEMOS:
         assert (out / f"demo_{demo}.log").read_text().strip(), f"{demo} printed nothing"
     for demo, figure in FIGURES.items():
