@@ -249,7 +249,7 @@ def test_a_block_that_records_other_ops_the_second_time_is_an_error():
     loss = checkpoint(lambda h: h.exp().exp() if extra[0] else h.exp(), x,
                       use_reentrant=False).sum()
     extra[0] = True
-    with pytest.raises(CheckpointError, match="the first run recorded 1 ops, the second 2"):
+    with pytest.raises(CheckpointError, match="the first run recorded 1 op, the second 2"):
         loss.backward()
 
 

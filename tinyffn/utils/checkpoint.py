@@ -201,8 +201,9 @@ class _Region:
                 self._mismatch(f"op {k} was {_show(facts)} the first time and "
                                f"{_show(_facts(second))} the second", again)
         if len(again) != len(self.facts):
-            self._mismatch(f"the first run recorded {len(self.facts)} ops, the second "
-                           f"{len(again)}", again)
+            n = len(self.facts)
+            self._mismatch(f"the first run recorded {n} op{'' if n == 1 else 's'}, the "
+                           f"second {len(again)}", again)
         # the same ops must read the same tensors: a node of the block at the same place,
         # else the very node or leaf from outside; a leaf that needs no gradient may be
         # made anew by each run (the constant 2 in h * 2, a mask)
