@@ -71,7 +71,6 @@ def checked_grads(ctx: "autograd.Context", grads: Any) -> tuple:
     return tuple(checked)
 
 
-
 def summed(backend: Any, a: Any, b: Any) -> Any:
     """a + b, two gradients of one tensor. NumPy adds two 0-d arrays into a scalar
     (``np.float64``), made a 0-d array again: every gradient is an array (or, under
@@ -80,6 +79,7 @@ def summed(backend: Any, a: Any, b: Any) -> Any:
     if s.shape or isinstance(s, (backend.array_type, _tensor.Tensor)):
         return s
     return backend.xp.asarray(s)
+
 
 def one_per_input(ctx: "autograd.Context", grads: Any) -> tuple:
     """A backward's result as a tuple of one gradient per input, or an error saying so."""
