@@ -24,9 +24,10 @@ runs, so the rule reads the enclosing calls (``grad_mode.scope``):
    ``x ** 2`` and ``x.sum()`` in float32.
 
 An input is cast if it is a tensor on the region's device, of float16 or float32:
-float64 ops run in float64, as in PyTorch. Unlike PyTorch, the casts are not cached:
-each use of a weight in a region gets its own cast node (a cache would hand a stale
-float16 copy to code that changes the weight inside the region). Wrap the forward pass
+float64 ops run in float64, as in PyTorch. A weight's float16 copy is made once per
+region and shared by its uses; an explicit ``dtype`` (``F.softmax(x, -1, dtype=...)``)
+wins; ``dot`` promotes mixed inputs; ``F.binary_cross_entropy`` is refused in a "cuda"
+region: :mod:`tinyffn.amp_casts` says how, as PyTorch does each. Wrap the forward pass
 and the loss, not the backward pass, as PyTorch advises. The dtype is float16 on both
 devices: NumPy and CuPy have no bfloat16 (PyTorch's CPU default). On the CPU float16 is
 slower than float32 (NumPy's float16 matrix product is not BLAS's); it is there to learn
@@ -52,6 +53,7 @@ from .grad_mode import STATE, no_grad
 from .arguments import type_name
 from .ops.elementwise import Cast, Div
 from .tensor import Tensor
+from .amp_casts import cached_cast, clear_cache
 
 __all__ = ["autocast", "GradScaler", "is_autocast_enabled", "get_autocast_dtype"]
 
@@ -68,7 +70,8 @@ FUNCTIONS = {
                      "poisson_nll_loss", "binary_cross_entropy_with_logits",
                      "soft_margin_loss", "margin_ranking_loss", "hinge_embedding_loss",
                      "cosine_embedding_loss", "multi_margin_loss", "multilabel_margin_loss",
-                     "triplet_margin_loss", "expm1", "sinh", "cosh"], "float32"),
+                     "triplet_margin_loss", "expm1", "sinh", "cosh",
+                     "binary_cross_entropy"], "float32"),   # PyTorch's CPU list; CUDA: refused
     **dict.fromkeys(["gelu", "silu", "swish", "mish", "logsigmoid", "hardswish",
                      "hardsigmoid", "softsign", "tanhshrink", "dropout", "var_mean",
                      "std_mean", "sqrt", "lerp"], None),
@@ -111,12 +114,12 @@ def autocast_inputs(op: Any, args: tuple) -> tuple:
     kind = _kind(op, args)
     if kind is None:
         return args
-    out = []
+    out, cache = [], _REGIONS[-1][3].cache_enabled      # the innermost region's, as torch
     for a in args:
         if isinstance(a, Tensor) and a.device.type in _ACTIVE:
             name = dtype_name(a.dtype)
-            cast = a.half() if kind == "float16" and name == "float32" else \
-                a.float() if kind == "float32" and name == "float16" else a
+            cast = cached_cast(a, "float16", cache) if kind == "float16" and name == "float32" \
+                else a.float() if kind == "float32" and name == "float16" else a
             if cast is not a and cast.grad_fn is None and a.name is not None:
                 cast.name = f"{a.name} (cast)"  # no node records this cast: a's name
             a = cast
@@ -132,6 +135,8 @@ def _refresh() -> None:
         if inner is not None and inner[2]:
             _ACTIVE[device_type] = inner[1]
     STATE.autocast = autocast_inputs if _ACTIVE else None
+    if not _REGIONS:            # the outermost region left: its float16 copies go, as torch's
+        clear_cache()
 
 
 def entered_regions() -> tuple:
@@ -175,9 +180,9 @@ class autocast(contextlib.ContextDecorator):
     ``device_type``: ``"cuda"`` or ``"cpu"``; only tensors on that device are cast.
     ``dtype``: float16, the only one (also the default on the CPU, where PyTorch's is
     bfloat16). ``enabled=False`` turns autocast off inside an enclosing region of the same
-    device type. ``cache_enabled`` is accepted for PyTorch's signature; casts are not
-    cached (module docstring). ``"cuda"`` without a usable GPU warns and is disabled, as
-    in PyTorch. Like :func:`~tinyffn.no_grad`, a region holds for the whole process, every
+    device type. ``cache_enabled=False``: each use of a weight casts it anew (None: as
+    the region entered when this one is made, else True; see :mod:`tinyffn.amp_casts`).
+    ``"cuda"`` without a usable GPU warns and is disabled, as in PyTorch. Like :func:`~tinyffn.no_grad`, a region holds for the whole process, every
     thread (``torch.autocast`` holds for the calling thread only).
     """
 
@@ -192,8 +197,11 @@ class autocast(contextlib.ContextDecorator):
                 if device_type == "strict" else "tinyffn's devices are 'cpu' and 'cuda'"
             raise ValueError(f"autocast: device_type {device_type!r} is not supported; use "
                              f"'cuda' or 'cpu' ({why})")
-        if not isinstance(enabled, bool):
-            raise TypeError(f"autocast: enabled must be True or False, got {enabled!r}")
+        for flag, value in (("enabled", enabled), ("cache_enabled", cache_enabled)):
+            if not isinstance(value, bool) and (flag == "enabled" or value is not None):
+                raise TypeError(f"autocast: {flag} must be True or False, got {value!r}")
+        self.cache_enabled = _REGIONS[-1][3].cache_enabled if cache_enabled is None \
+            and _REGIONS else cache_enabled is not False
         self.device, self.fast_dtype = device_type, _dtype_of("autocast", dtype)
         self._enabled = enabled
         if enabled and device_type == "cuda" and not cuda_available():

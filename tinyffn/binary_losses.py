@@ -19,6 +19,7 @@ import warnings
 from typing import Any
 
 from . import grad_mode
+from .amp_casts import refuse_unsafe
 from .arguments import check_choice, is_real
 from .backend import DeviceError, dtype_name
 from .composed import where
@@ -83,11 +84,13 @@ def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None,
     :func:`binary_cross_entropy_with_logits`, exact everywhere.
 
     ``weight`` as in :func:`binary_cross_entropy_with_logits`. Entries outside [0, 1], and
-    NaN, are refused, as by PyTorch. Shapes: input (...), target (...) -> () or (...) for "none".
+    NaN, are refused, as by PyTorch; so are CUDA tensors in a "cuda" autocast region
+    (``tinyffn.amp_casts``: float16 cannot hold 1 - p), as by PyTorch. Shapes: input (...), target (...) -> () or (...) for "none".
     """
     op = "binary_cross_entropy"
     target = _binary_target(op, input, target, reduction, weight)
     weight = _factor(op, "weight", weight, input)
+    refuse_unsafe(op, input)            # in a "cuda" autocast region, as PyTorch refuses it
     xp = input.backend.xp
     for name, t in (("input", input), ("target", target)):
         outside = ~((t.data >= 0) & (t.data <= 1))    # NaN too, or it would cost 100, slope 0

@@ -27,6 +27,7 @@ from .ops.activations import GELU as FusedGELU
 from .ops.activations import GELU_TANH_COEFF, SQRT_2, SQRT_2_OVER_PI
 from .ops.activations import Swish as FusedSwish
 from .ops.linalg import Linear as FusedLinear
+from .amp_casts import outside_autocast
 from .backend import dtype_name
 from .creation import rand
 from .arguments import (_axes, _numpy_names, check_axis, check_inplace, check_probability,
@@ -208,7 +209,8 @@ def softmax(x: Tensor, axis: int | None = None, *, dim: int | None = None,
     Shape preserved; entries along ``axis`` (the last if not given: see
     :func:`_implicit_axis`) are positive and sum to 1. ``dim`` is PyTorch's name for
     ``axis``; ``dtype``: x is cast to it first (a recorded ``cast``),
-    as PyTorch's ``F.softmax(x, -1, dtype=torch.float32)`` of float16 logits. A float16
+    as PyTorch's ``F.softmax(x, -1, dtype=torch.float32)`` of float16 logits, and wins
+    over autocast's float32 (amp_casts.py), as in PyTorch. A float16
     x is computed in float32 and the result rounded once, as PyTorch computes it (in
     float16 the exps and their sum lose digits: up to 5 ulp off).
     """
@@ -216,7 +218,7 @@ def softmax(x: Tensor, axis: int | None = None, *, dim: int | None = None,
     x = _cast_to_float("softmax", x, dtype)
     axis = check_axis("softmax", x, _implicit_axis("softmax", x, either_name(
         "softmax", "axis", axis, None, "dim", dim)))
-    with grad_mode.scope("function", "softmax"):
+    with grad_mode.scope("function", "softmax"), outside_autocast(dtype is not None):
         z = _shifted(_widened(x), axis)                     # max(z) = 0
         e = z.exp()
         return _narrowed(e / e.sum(axis=axis, keepdims=True), x)
@@ -249,7 +251,7 @@ def log_softmax(x: Tensor, axis: int | None = None, *, dim: int | None = None,
     x = _cast_to_float("log_softmax", x, dtype)
     axis = check_axis("log_softmax", x, _implicit_axis("log_softmax", x, either_name(
         "log_softmax", "axis", axis, None, "dim", dim)))
-    with grad_mode.scope("function", "log_softmax"):
+    with grad_mode.scope("function", "log_softmax"), outside_autocast(dtype is not None):
         z = _shifted(_widened(x), axis)                     # max(z) = 0
         if x.ndim > 0 and x.shape[axis] == 0:
             return _narrowed(z, x)      # an empty axis: no sum to take the log of

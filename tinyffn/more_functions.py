@@ -26,6 +26,7 @@ import numpy as np
 
 from . import backend as backends
 from . import grad_mode
+from .amp_casts import outside_autocast
 from .arguments import _axes, _axis_list, _is_int
 from .in_place import as_view, in_place
 from .ops import elementwise as E
@@ -144,7 +145,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
                         "takes one dim; for several, call it once per dim)")
     if not isinstance(keepdim, bool):
         raise TypeError(f"prod: keepdim must be True or False, got {keepdim!r}")
-    return R.Prod.apply(x, axis=_axes(dim, x.ndim, "prod"), keepdims=keepdim)
+    with outside_autocast(dtype is not None):       # the dtype asked for wins, as in torch
+        return R.Prod.apply(x, axis=_axes(dim, x.ndim, "prod"), keepdims=keepdim)
 
 
 def cumsum(input, dim, *, dtype=None):
@@ -152,7 +154,8 @@ def cumsum(input, dim, *, dtype=None):
     required); integers and bools add up in int64. A primitive: its backward is the running
     sum of the gradient from the end. ``dtype``: cast ``input`` first."""
     x = _cast(_input("cumsum", input), dtype)
-    return R.Cumsum.apply(x, axis=_dim("cumsum", dim, x.ndim))
+    with outside_autocast(dtype is not None):       # the dtype asked for wins, as in torch
+        return R.Cumsum.apply(x, axis=_dim("cumsum", dim, x.ndim))
 
 
 # ----------------------------------------------------------------------------- picking along an axis

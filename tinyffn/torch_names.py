@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 
 from . import grad_mode
+from .amp_casts import outside_autocast, promoted
 from .arguments import _is_int, tensor_arg
 from .backend import dtype_name
 
@@ -243,15 +244,20 @@ def cumprod(input, dim, *, dtype=None):
 def dot(input, tensor):
     """The dot product of two 1-D tensors of one length and dtype, Σ input_i · tensor_i, as
     ``torch.dot`` (PyTorch refuses other ranks and mixed dtypes too; for batches use
-    ``matmul``). A mul and a sum; an integer result keeps the inputs' dtype."""
+    ``matmul``). A mul and a sum; an integer result keeps the inputs' dtype. In an
+    autocast region float16 and float32 inputs run in float32, as PyTorch's ``promote``
+    list runs them (amp_casts.py)."""
     x, w = tensor_arg("dot", "input", input), tensor_arg("dot", "tensor", tensor)
     if x.ndim != 1 or w.ndim != 1 or x.shape != w.shape:
         raise ValueError(f"dot: takes two 1-D tensors of one length, got shapes {x.shape} and "
                          f"{w.shape}; for matrices use matmul")
+    x, w = promoted("dot", x, w)
     if x.dtype != w.dtype:
-        raise TypeError(f"dot: both tensors must have one dtype, got {dtype_name(x.dtype)} and "
-                        f"{dtype_name(w.dtype)}; cast one with .to(dtype=...)")
-    with grad_mode.scope("function", "dot"):
+        a, b = dtype_name(x.dtype), dtype_name(w.dtype)
+        raise TypeError(f"dot: both tensors must have one dtype, got {a} and {b} (PyTorch "
+                        f"refuses this too); cast one first: dot(input.to(dtype={b!r}), "
+                        f"tensor) or dot(input, tensor.to(dtype={a!r}))")
+    with grad_mode.scope("function", "dot"), outside_autocast():
         y = (x * w).sum()
         return y if y.dtype == x.dtype else y.to(dtype=x.dtype)
 
