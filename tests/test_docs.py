@@ -391,7 +391,7 @@ API_MODULES = ("tinyffn.functional", "tinyffn.nn", "tinyffn.nn.utils", "tinyffn.
                "tinyffn.autograd", "tinyffn.autograd.functional", "tinyffn.higher_order",
                "tinyffn.graph_xp", "tinyffn.stepper",
                "tinyffn.cuda", "tinyffn.utils.data", "tinyffn.utils.checkpoint", "tinyffn.linalg", "tinyffn.special",
-               "tinyffn.func", "tinyffn.amp", "tinyffn.nn.attention")
+               "tinyffn.func", "tinyffn.amp", "tinyffn.amp_casts", "tinyffn.nn.attention")
 # and tinyffn.ops, whose names are its __all__; a module whose classes another one imports,
 # to be reached there, is listed in that one's section
 REEXPORTED = {"tinyffn.optim.lr_scheduler": ("tinyffn.lr_scheduler_extra",
