@@ -1,5 +1,5 @@
 """What autocast does besides choosing dtypes (tinyffn/amp_casts.py): the cast cache, an
-explicit dtype, dot's promotion and binary_cross_entropy's refusal.
+explicit dtype, dot's and tensordot's promotion and binary_cross_entropy's refusal.
 
 References: torch's CPU autocast, which caches casts as its CUDA autocast does; torch's
 CUDA policies as ``ATen/autocast_mode.h`` lists them (``fp32_set_opt_dtype`` for softmax,
@@ -205,6 +205,26 @@ def test_dot_promotes_mixed_inputs_to_float32_in_a_region(device):
     assert str(w.grad.dtype) == "float16" and str(x.grad.dtype) == "float32"
     np.testing.assert_array_equal(x.grad.numpy(), b.astype(np.float32))
     np.testing.assert_array_equal(w.grad.numpy(), a.astype(np.float16))
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=[
+    pytest.mark.cuda, pytest.mark.skipif(not tinyffn.cuda_available(), reason="no GPU")])])
+def test_tensordot_promotes_and_multiplies_float32_in_float32_in_a_region(device):
+    """PyTorch's CUDA autocast lists tensordot as ``promote``, so its matmul is not cast
+    to float16 (torch's CPU autocast, which does not list it, would multiply in float16)."""
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((3, 4, 5))
+    x32 = tinyffn.tensor(a.astype(np.float32), device=device)
+    w16 = tinyffn.tensor(b.astype(np.float16), device=device)
+    with tinyffn.autocast(device):
+        y = tinyffn.tensordot(x32, w16)
+        assert str(tinyffn.tensordot(x32, w16.float()).dtype) == "float32"
+        assert str(tinyffn.tensordot(x32.half(), w16).dtype) == "float16"
+    with pytest.raises(TypeError, match="got float32 and float16"):
+        tinyffn.tensordot(x32, w16)
+    assert str(y.dtype) == "float32"
+    expected = np.tensordot(a.astype(np.float32), b.astype(np.float16).astype(np.float32))
+    np.testing.assert_allclose(y.numpy(), expected, rtol=1e-5, atol=1e-5)
 
 
 # ----------------------------------------------------------------------------- BCE

@@ -1,5 +1,5 @@
 """The names of tinyffn/torch_names.py: roll, movedim/moveaxis, narrow, unflatten, diff,
-cumprod, dot, floor, ceil, trunc, round.
+cumprod, dot, tensordot, floor, ceil, trunc, round.
 
 Each case is one call, written once and run with the names of tinyffn and of torch.
 References: PyTorch 2.13, live where it is installed, and its values and gradients written
@@ -27,6 +27,9 @@ CASES = [
     "T.diff(x > 0)", "T.diff(i)", "T.diff(x, 0)",
     "T.cumprod(x, 1)", "x.cumprod(0)", "T.cumprod(i, 1)", "T.cumprod(x3, -2)", "T.cumprod(z, 0)",
     "T.dot(v, v)", "v.dot(v.flip(0))", "T.dot(i[0], i[1])",
+    "T.tensordot(x3, x3, ([0, 1], [0, 1]))", "T.tensordot(x, x3, ([0], [0]))",
+    "T.tensordot(v, v, 0)", "T.tensordot(x3, x3.flip(0), 3)", "T.tensordot(x3, x.T, 1)",
+    "T.tensordot(i, i, ([1], [-1]))",
     "T.floor(r)", "T.ceil(r)", "T.trunc(r)", "T.round(r)", "r.round(decimals=2)",
     "T.round(r, decimals=-1)", "T.floor(i)", "x.floor()", "x.ceil()", "x.trunc()", "x.round()",
 ]
@@ -60,7 +63,8 @@ GRAD_CASES = [
     ("T.narrow(x, 1, 1, 2)", "x"), ("x.unflatten(1, (2, 2))", "x"), ("T.diff(x, 2)", "x"),
     ("x.diff(prepend=x[:, :1], append=x)", "x"), ("T.cumprod(x, 1)", "x"),
     ("T.cumprod(x, 0)", "x"), ("T.cumprod(z, 0)", "z"), ("T.cumprod(z[:3], 0)", "z"),
-    ("T.dot(v, v.flip(0))", "v"), ("T.floor(q)", "q"), ("q.ceil()", "q"), ("T.trunc(r[0])", "r"),
+    ("T.dot(v, v.flip(0))", "v"), ("T.tensordot(x3, x3.flip(0), ([0, 2], [0, 2]))", "x3"),
+    ("T.tensordot(v, x[:, :3], ([0], [1]))", "v"), ("T.floor(q)", "q"), ("q.ceil()", "q"), ("T.trunc(r[0])", "r"),
     ("T.round(r[0])", "r"), ("q.round(decimals=1)", "q"),
 ]
 
@@ -82,6 +86,7 @@ GRADCHECKED = {
     "cumprod": (lambda x: tinyffn.cumprod(x, 1), X),          # a zero in row 0
     "cumprod-two-zeros": (lambda z: z.cumprod(0), [2.0, 0.0, 3.0, 0.0, -1.0]),
     "dot": (lambda x: tinyffn.dot(x[0], x[1]), X),
+    "tensordot": (lambda x: tinyffn.tensordot(x, x.reshape(2, 2, 2), ([0], [0])), X),
     "floor": (tinyffn.floor, [0.3, -1.7, 2.2]), "ceil": (tinyffn.ceil, [0.3, -1.7, 2.2]),
     "trunc": (tinyffn.trunc, [0.3, -1.7, 2.2]), "round": (tinyffn.round, [0.3, -1.7, 2.2]),
 }
@@ -130,6 +135,25 @@ def test_cumprod_with_zeros_written_out(device):
     np.testing.assert_array_equal(t.grad.numpy(), want)
 
 
+TENSORDOT_REFUSED = [      # each refused by torch.tensordot too
+    ("T.tensordot(x, x, ([0], [1]))", ValueError, "paired axes must have one size"),
+    ("T.tensordot(x, x, 3)", ValueError, "dims=3 must be from 0 to"),
+    ("T.tensordot(x, x, -1)", ValueError, "dims=-1 must be from 0 to"),
+    ("T.tensordot(x, x, ([0, 0], [0, 0]))", ValueError, "paired twice"),
+    ("T.tensordot(x, x, ([0], [0, 1]))", ValueError, "one length"),
+    ("T.tensordot(x, x, 1.5)", TypeError, "an int or two lists of axes"),
+    ("T.tensordot(x, x.float())", TypeError, "one dtype, got float64 and float32 (PyTorch"),
+]
+
+
+def test_torch_refuses_what_tensordot_refuses():
+    torch = pytest.importorskip("torch")
+    x = torch.tensor(X, dtype=torch.float64)
+    for call, _, _ in TENSORDOT_REFUSED:
+        with pytest.raises(RuntimeError):
+            eval(call, {"T": torch, "x": x})
+
+
 @pytest.mark.parametrize("call, error, words", [
     ("T.roll(x, (1, 2), 0)", ValueError, "one entry each"),
     ("T.roll(x, 1, 2)", IndexError, "dims=2 is out of range"),
@@ -141,6 +165,7 @@ def test_cumprod_with_zeros_written_out(device):
     ("T.diff(x, append=x.sum())", ValueError, "append needs as many axes as input"),
     ("T.dot(x, x)", ValueError, "two 1-D tensors"),
     ("T.dot(x[0], x[0].float())", TypeError, "one dtype"),
+    *TENSORDOT_REFUSED,
     ("T.floor(x > 0)", TypeError, "bool"),
     ("T.round(x.long(), decimals=1)", TypeError, "floating-point"),
 ])
@@ -181,6 +206,12 @@ EXPECTED = {
     'T.dot(v, v)': ('float64', 25.25),
     'v.dot(v.flip(0))': ('float64', 19.0),
     'T.dot(i[0], i[1])': ('int64', 10),
+    'T.tensordot(x3, x3, ([0, 1], [0, 1]))': ('float64', [[880.0, 940.0, 1000.0, 1060.0], [940.0, 1006.0, 1072.0, 1138.0], [1000.0, 1072.0, 1144.0, 1216.0], [1060.0, 1138.0, 1216.0, 1294.0]]),
+    'T.tensordot(x, x3, ([0], [0]))': ('float64', [[[-48.0, -51.5, -55.0, -58.5], [-62.0, -65.5, -69.0, -72.5], [-76.0, -79.5, -83.0, -86.5]], [[18.0, 17.5, 17.0, 16.5], [16.0, 15.5, 15.0, 14.5], [14.0, 13.5, 13.0, 12.5]], [[3.0, 6.25, 9.5, 12.75], [16.0, 19.25, 22.5, 25.75], [29.0, 32.25, 35.5, 38.75]], [[-6.0, -6.5, -7.0, -7.5], [-8.0, -8.5, -9.0, -9.5], [-10.0, -10.5, -11.0, -11.5]]]),
+    'T.tensordot(v, v, 0)': ('float64', [[9.0, -12.0, 1.5], [-12.0, 16.0, -2.0], [1.5, -2.0, 0.25]]),
+    'T.tensordot(x3, x3.flip(0), 3)': ('float64', 2596.0),
+    'T.tensordot(x3, x.T, 1)': ('float64', [[[4.0, 0.5], [10.0, -10.5], [16.0, -21.5]], [[22.0, -32.5], [28.0, -43.5], [34.0, -54.5]]]),
+    'T.tensordot(i, i, ([1], [-1]))': ('int64', [[20, 10], [10, 26]]),
     'T.floor(r)': ('float64', [[0.0, -1.0, 1.0, 2.0, -3.0, -0.0, 0.0, -1.0], [inf, -inf, nan, -1.0, 1e+300, 2.0, -4.0, 0.0]]),
     'T.ceil(r)': ('float64', [[1.0, -0.0, 2.0, 3.0, -2.0, -0.0, 1.0, -0.0], [inf, -inf, nan, -0.0, 1e+300, 3.0, -3.0, 1.0]]),
     'T.trunc(r)': ('float64', [[0.0, -0.0, 1.0, 2.0, -2.0, -0.0, 0.0, -0.0], [inf, -inf, nan, -0.0, 1e+300, 2.0, -3.0, 0.0]]),
@@ -207,6 +238,8 @@ EXPECTED_GRADS = {
     'T.cumprod(z, 0) dz': ('float64', [0.1, 2.1999999999999997, 0.0, 0.0, 0.0]),
     'T.cumprod(z[:3], 0) dz': ('float64', [0.1, 2.1999999999999997, 0.0, 0.0, 0.0]),
     'T.dot(v, v.flip(0)) dv': ('float64', [0.1, -0.8, 0.6000000000000001]),
+    'T.tensordot(x3, x3.flip(0), ([0, 2], [0, 2])) dx3': ('float64', [[[32.0, 33.8, 35.6, 37.4], [51.2, 54.199999999999996, 57.2, 60.2], [70.4, 74.60000000000001, 78.8, 83.0]], [[10.399999999999999, 12.2, 14.000000000000002, 15.8], [15.2, 18.2, 21.200000000000003, 24.200000000000003], [20.0, 24.2, 28.4, 32.6]]]),
+    'T.tensordot(v, x[:, :3], ([0], [1])) dv': ('float64', [-0.75, 0.10000000000000003, 0.35000000000000003]),
     'T.floor(q) dq': ('float64', [0.0, 0.0, 0.0, 0.0]),
     'q.ceil() dq': ('float64', [0.0, 0.0, 0.0, 0.0]),
     'T.trunc(r[0]) dr': ('float64', [[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]),

@@ -36,7 +36,7 @@ from .torch_extras import (argwhere, chunk, diag, diag_embed, diagonal, empty_li
                            lerp, repeat_interleave, split, tile, tril_indices, triu_indices)
 from . import torch_names as _names
 from .torch_names import (ceil, cumprod, diff, dot, floor, movedim, moveaxis, narrow, roll,
-                          trunc, unflatten)
+                          tensordot, trunc, unflatten)
 round = _names.round                    # a builtin's name: kept out of __all__, as sum is
 from .torch_math import (arctan, arctan2, atan, atan2, clamp_max, clamp_min, cosh, exp2, expm1,
                          hypot, log2, log10, logaddexp, logaddexp2, sinh, xlogy)
@@ -125,7 +125,7 @@ __all__ = [
     "lerp", "diag", "diag_embed", "is_tensor", "diagonal", "tile", "repeat_interleave",  # torch_extras.py
     "chunk", "split", "empty_like", "triu_indices", "tril_indices", "argwhere",
     "roll", "movedim", "moveaxis", "narrow", "unflatten", "diff", "cumprod", "dot",  # torch_names.py
-    "floor", "ceil", "trunc",
+    "tensordot", "floor", "ceil", "trunc",
     "expm1", "log2", "log10", "exp2", "sinh", "cosh", "atan", "arctan", "atan2",  # torch_math.py
     "arctan2", "logaddexp", "logaddexp2", "hypot", "xlogy", "clamp_min", "clamp_max",
     "addmm", "baddbmm", "addcmul", "addcdiv", "var_mean", "std_mean",  # torch_accumulate.py

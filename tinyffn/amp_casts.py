@@ -19,10 +19,10 @@ records the same ops as the first run (``utils.checkpoint`` compares them).
 ``prod`` and ``cumsum`` run in the dtype asked for, as they would outside a region:
 PyTorch runs them in float32 only when no dtype is given (its ``fp32_set_opt_dtype``).
 
-**Promote.** ``tinyffn.dot`` of a float16 and a float32 vector, which PyTorch refuses
-outside autocast, runs in float32 inside a region (PyTorch's ``promote`` list: the widest
-float dtype of the inputs; float64 is left as it is, so float64 with float32 is still
-refused); two float16 vectors stay float16.
+**Promote.** ``tinyffn.dot`` or ``tensordot`` of a float16 and a float32 tensor, which
+PyTorch refuses outside autocast, runs in float32 inside a region (PyTorch's ``promote``
+list: the widest float dtype of the inputs; float64 is left as it is, so float64 with
+float32 is still refused); two float16 tensors stay float16, two float32 ones float32.
 
 **Refused.** ``F.binary_cross_entropy`` (and ``nn.BCELoss``) of CUDA tensors in a
 ``"cuda"`` region raises, as PyTorch's does: in float16, probabilities above 1 - 2⁻¹²

@@ -262,6 +262,61 @@ def dot(input, tensor):
         return y if y.dtype == x.dtype else y.to(dtype=x.dtype)
 
 
+def tensordot(a, b, dims=2):
+    """The sum over paired axes of a and b of a_ij.. · b_..jk, as ``torch.tensordot``:
+    ``dims`` an int n pairs a's last n axes with b's first n (0: the outer product), or
+    two lists of axes, ``([1, 2], [0, 1])``; the result has a's other axes, then b's.
+    Composed as PyTorch computes it: a's axes permuted (the paired ones last) and reshaped
+    to a matrix (m, k), b's to (k, n), one matmul, reshaped back. Mixed dtypes are refused,
+    as PyTorch refuses them; in an autocast region float16 with float32 runs in float32 and
+    two float32 tensors stay float32 (PyTorch's CUDA ``promote`` list, amp_casts.py)."""
+    x, w = tensor_arg("tensordot", "a", a), tensor_arg("tensordot", "b", b)
+    axes_a, axes_b = _paired_axes(dims, x, w)
+    for i, j in zip(axes_a, axes_b):
+        if x.shape[i] != w.shape[j]:
+            raise ValueError(f"tensordot: paired axes must have one size, but a's axis {i} "
+                             f"has {x.shape[i]} and b's axis {j} has {w.shape[j]} (shapes "
+                             f"{x.shape} and {w.shape})")
+    x, w = promoted("tensordot", x, w)
+    if x.dtype != w.dtype:
+        p, q = dtype_name(x.dtype), dtype_name(w.dtype)
+        raise TypeError(f"tensordot: a and b must have one dtype, got {p} and {q} (PyTorch "
+                        f"refuses this too); cast one first: tensordot(a.to(dtype={q!r}), b, "
+                        f"dims) or tensordot(a, b.to(dtype={p!r}), dims)")
+    free_a = [i for i in range(x.ndim) if i not in axes_a]
+    free_b = [j for j in range(w.ndim) if j not in axes_b]
+    k = math.prod(x.shape[i] for i in axes_a)
+    m, n = math.prod(x.shape[i] for i in free_a), math.prod(w.shape[j] for j in free_b)
+    with grad_mode.scope("function", "tensordot"), outside_autocast():
+        xm = x.permute(*free_a, *axes_a).reshape(m, k)                 # (m, k)
+        wm = w.permute(*axes_b, *free_b).reshape(k, n)                 # (k, n)
+        return (xm @ wm).reshape(*[x.shape[i] for i in free_a],
+                                 *[w.shape[j] for j in free_b])
+
+
+def _paired_axes(dims, x, w) -> tuple:
+    """tensordot's ``dims`` as two lists of axes in [0, ndim), checked as PyTorch checks
+    them."""
+    if _is_int(dims):
+        if not 0 <= dims <= min(x.ndim, w.ndim):
+            raise ValueError(f"tensordot: dims={dims} must be from 0 to the smaller number of "
+                             f"axes, {min(x.ndim, w.ndim)} (shapes {x.shape} and {w.shape})")
+        return list(range(x.ndim - dims, x.ndim)), list(range(dims))
+    if not (isinstance(dims, (tuple, list)) and len(dims) == 2 and all(
+            isinstance(d, (tuple, list)) and all(_is_int(i) for i in d) for d in dims)):
+        raise TypeError(f"tensordot: dims must be an int or two lists of axes, ([axes of a], "
+                        f"[axes of b]), got {dims!r}")
+    if len(dims[0]) != len(dims[1]):
+        raise ValueError(f"tensordot: the two lists of axes must have one length, got "
+                         f"{list(dims[0])} and {list(dims[1])}")
+    out = ([_axis("tensordot", i, x.ndim, "an axis of a") for i in dims[0]],
+           [_axis("tensordot", j, w.ndim, "an axis of b") for j in dims[1]])
+    for which, axes in zip("ab", out):
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"tensordot: an axis of {which} is paired twice in {dims!r}")
+    return out
+
+
 # ----------------------------------------------------------------------------- rounding
 def floor(input):
     """The largest integer <= x, elementwise, as ``torch.floor`` (-0.0 stays -0.0, ±inf and
