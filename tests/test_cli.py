@@ -312,14 +312,18 @@ def test_graph_experts_draws_a_mixture_each_expert_between_a_gather_and_an_index
     dot = capsys.readouterr().out
     assert 'label="gate.weight\\n(3, 4)"' in dot                   # the router: E × d
     used = sum(f'label="experts.{e}: FFN"' in dot for e in range(3))
-    # each expert that some position chose runs once, on its rows, and adds them back
+    # the choices sorted by expert: one gather of all the rows, each expert that some
+    # position chose runs once, on its slice of them, and one index_add puts them back
     assert 1 <= used <= 3
-    assert dot.count('label="index_select"') == dot.count('label="index_add\\n') == used
+    assert dot.count('label="index_select"') == dot.count('label="index_add\\n') == 1
+    assert len(re.findall(r'label="getitem\\nkey=\[\d+:\d+\]"', dot)) == used
     assert 'label="softmax"' in dot and 'label="topk"' in dot          # the router's frames
     assert main(["graph", "--experts", "2", "--gated", "--no-expand"]) == 0
     dot = capsys.readouterr().out
     assert 'label="experts.0: GatedFFN"' in dot and 'label="experts.1: GatedFFN"' in dot
-    assert dot.count('label="index_add\\n') == 2   # top 2 of 2: every position, both experts
+    # top 2 of 2: the 6 choices, 3 for each expert, a slice each, one index_add back
+    assert 'label="getitem\\nkey=[0:3]"' in dot and 'label="getitem\\nkey=[3:6]"' in dot
+    assert dot.count('label="index_add\\n') == 1
 
 
 def test_graph_experts_says_which_experts_no_position_chose_and_so_are_not_drawn(capsys):
@@ -360,5 +364,5 @@ def test_graph_experts_takes_the_ffn_options_and_defaults_to_top_2(capsys):
     assert 'label="experts.0.w1.weight\\n(5, 4)"' in dot             # d_ff = 5
     assert dot.count('label="gelu\\napproximate=') == 2 and 'label="erf"' not in dot
     assert dot.count('label="matmul"') == 1                          # the router's alone
-    # top 2 of 2: each expert's weight[rows, slot] picks all 3 positions
-    assert dot.count('label="getitem\\nkey=[i(3,), i(3,)]"') == 2
+    # top 2 of 2: the 6 choices sorted by expert, each expert's slice all 3 positions
+    assert 'label="getitem\\nkey=[0:3]"' in dot and 'label="getitem\\nkey=[3:6]"' in dot

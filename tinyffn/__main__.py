@@ -85,7 +85,7 @@ def graph(args: argparse.Namespace) -> int:
     else:
         block = nn.MoEFFN(args.d_model, args.experts, args.top_k or min(2, args.experts),
                           args.d_ff, gated=args.gated, fused=args.fused, **options)
-    # a mixture's x requires grad, so that the gather of each expert's rows is drawn too
+    # a mixture's x requires grad, so that the gather of the experts' rows is drawn too
     # (nothing is recorded of a constant's index_select)
     x = tinyffn.randn(args.tokens, args.d_model, requires_grad=args.experts is not None)
     x.name = "x"

@@ -40,12 +40,24 @@ and bfloat16 and make the router, and training, unstable. Both losses are means 
 N positions; over no positions (an empty batch) both are 0, what their sums over no
 positions give, not the NaN of a mean of nothing.
 
-Computation. Each expert runs once, on the rows routed to it (``x[rows]``), and its
-weighted output is added back into place with ``index_add`` (the adjoint of that
-gather): a position's k outputs meet in y. By default every position reaches its k
-experts (no capacity limit and no dropped positions, as in Mixtral); an expert that no
-position chose does not run, and its parameters get no gradient from that step (``grad``
-stays None, as in PyTorch).
+Computation (the dispatch of Megablocks and fairseq: sort, gather, run, scatter back).
+The N·k choices are laid out choice-major, i = j·N + n for position n's (j+1)-th pick
+(GShard's priority order, below), and sorted by expert (a stable argsort, so each
+expert's choices stay in that order); counting n_e = Σ_i [e_i = e] per expert and reading
+those E counts to the host once tells where each expert's slice of the sorted choices
+begins and ends. The rows x_n of all the kept choices are gathered in that order with one
+``index_select``, each expert runs once on its own slice, and the outputs, concatenated,
+go back to their choices' places with one ``index_add`` (the adjoint of that gather)
+into h, a (k·N, d) buffer: then
+
+    y_n = Σ_j w_nj · h_{j·N+n}                 (h: 0 at a dropped choice)
+
+A forward reads from the device to the host a fixed number of times however large E is:
+the counts once, and the range checks of the gather, the scatter and topk (a loop with
+one ``nonzero`` per expert would wait on a GPU E times). By default every position
+reaches its k experts (no capacity limit and no dropped positions, as in Mixtral); an
+expert that no position chose does not run, and its parameters get no gradient from that
+step (``grad`` stays None, as in PyTorch).
 
 Capacity (Switch, GShard). With ``capacity_factor`` c, each expert takes at most
 
@@ -54,12 +66,13 @@ Capacity (Switch, GShard). With ``capacity_factor`` c, each expert takes at most
 of the N·k choices (c = 1: an even share; Switch found 1 to 1.25 work well), so that a
 fixed-size buffer per expert holds them all. Choices are served in priority order: all
 first choices, in position order, then all second choices, and so on (GShard's top 2,
-flaxformer's top k: a position's first choice is never dropped for another's second);
-an expert's choices past its C-th are dropped, and for those positions that expert
-contributes nothing (the others' weights are not renormalized, as flaxformer; DeepSpeed's
-top 2 renormalizes over the kept ones). A position all of whose choices were dropped gets
-y = 0: the residual connection around the layer, x + MoE(x), is what carries it on.
-c ≥ E/k gives C ≥ N and drops nothing.
+flaxformer's top k: a position's first choice is never dropped for another's second):
+the sorted order above, so expert e serves the first min(n_e, C) choices of its slice and
+drops the other max(n_e − C, 0). For those positions that expert contributes nothing
+(the others' weights are not renormalized, as flaxformer; DeepSpeed's top 2 renormalizes
+over the kept ones). A position all of whose choices were dropped gets y = 0: the
+residual connection around the layer, x + MoE(x), is what carries it on. c ≥ E/k gives
+C ≥ N and drops nothing.
 """
 from __future__ import annotations
 
@@ -70,7 +83,7 @@ from typing import Any
 from . import functional as F
 from . import grad_mode
 from .containers import ModuleList
-from .creation import zeros
+from .creation import arange, cat, zeros
 from .module import Module
 from .nn import FFN, GatedFFN, Linear, _check_size, _check_width
 from .tensor import Tensor
@@ -103,7 +116,14 @@ def load_balancing_loss(router_probs: Tensor, expert_index: Tensor) -> Tensor:
         raise ValueError(f"load_balancing_loss: expert_index names expert {counts.shape[0] - 1}"
                          f", but router_probs {router_probs.shape} has E = {e} experts "
                          f"(0 to {e - 1}); pass the indices topk chose from these probabilities")
-    share = counts.to(dtype=router_probs.dtype) / max(expert_index.numel(), 1)  # f_e, no grad
+    return _balance_loss(router_probs, counts, expert_index.numel())
+
+
+def _balance_loss(router_probs: Tensor, counts: Tensor, choices: int) -> Tensor:
+    """E · Σ_e f_e · P_e from ``counts`` (E,), the choices c_e each expert got of all
+    ``choices`` (N·k): f_e = c_e / (N·k). MoEFFN counts them once, for its dispatch too."""
+    n, e = router_probs.shape
+    share = counts.to(dtype=router_probs.dtype) / max(choices, 1)       # f_e, no grad
     mean_probs = router_probs.sum(dim=0) / max(n, 1)    # P_e: a mean, 0 (not NaN) over N = 0
     return e * (share * mean_probs).sum()
 
@@ -129,18 +149,6 @@ def router_z_loss(router_logits: Tensor) -> Tensor:
             router_logits = router_logits.float()
         log_z = router_logits.logsumexp(dim=-1)               # (N,)
         return log_z.square().sum() / max(router_logits.shape[0], 1)
-
-
-def _within_capacity(index: Tensor, num_experts: int, capacity: int) -> Tensor:
-    """(N, k) bool: which of the choices ``index`` (N, k) fit their expert's ``capacity``.
-
-    Switch's cumsum, in GShard's order: the choices are laid out choice-major (every first
-    choice in position order, then every second choice, ...), and a choice's place in its
-    expert's queue is the running count of that expert's choices so far."""
-    n, k = index.shape
-    queue = F.one_hot(index.transpose(0, 1).reshape(-1), num_experts)    # (k·N, E), 0/1
-    place = (queue.cumsum(0) * queue).sum(dim=-1) - 1                    # (k·N,) 0, 1, ...
-    return (place < capacity).reshape(k, n).transpose(0, 1)              # (N, k)
 
 
 class MoEFFN(Module):
@@ -247,31 +255,43 @@ class MoEFFN(Module):
     def forward(self, x: Tensor) -> Tensor:
         _check_width("MoEFFN", x, self.d_model)
         rows_in = x.reshape(-1, self.d_model)                 # (N, d): positions are independent
+        n, k, num_experts = rows_in.shape[0], self.top_k, self.num_experts
         logits = self.gate(rows_in)                             # (N, E)
         if logits.dtype == "float16":   # routed in float32, as Mixtral does: fewer ties, flips
             logits = logits.float()
         probs = F.softmax(logits, dim=-1)                       # (N, E)
-        weight, index = probs.topk(self.top_k, dim=-1)         # (N, k) each, largest first
-        routed, self.expert_capacity = index, None              # (N, k): -1 where dropped
-        self.dropped_per_expert = zeros(self.num_experts, dtype="int64", device=x.device)
-        if self.capacity_factor is not None:
-            n = rows_in.shape[0]
-            self.expert_capacity = math.ceil(self.capacity_factor * n * self.top_k
-                                             / self.num_experts)
-            kept = _within_capacity(index, self.num_experts, self.expert_capacity)
-            routed = index.masked_fill(~kept, -1)
-            self.dropped_per_expert = index[~kept].bincount(minlength=self.num_experts)
+        weight, index = probs.topk(k, dim=-1)                   # (N, k) each, largest first
         if self.renormalize:
             weight = weight / weight.sum(dim=-1, keepdim=True)
         weight = weight.to(dtype=rows_in.dtype)                 # the experts' dtype
-        y = zeros(rows_in.shape, dtype=rows_in.dtype, device=rows_in.device)
-        for e, expert in enumerate(self.experts):
-            rows, slot = (routed == e).nonzero(as_tuple=True)   # who chose e, and as which pick
-            if rows.shape[0] == 0:
-                continue                                        # no position: e does not run
-            out = expert(rows_in.index_select(0, rows)) * weight[rows, slot].unsqueeze(-1)
-            y = y.index_add(0, rows, out)                       # back into each row's place
-        self.aux_loss = load_balancing_loss(probs, index)     # on the choices, before dropping
+
+        # Dispatch (the module docstring): the choices sorted by expert, a slice for each
+        choice = index.transpose(0, 1).reshape(-1)    # (k·N,) e_i, i = j·N + n: n's (j+1)-th
+        order = choice.argsort(stable=True)           # (k·N,) by expert, then priority
+        expert_ids = arange(num_experts, device=x.device)                    # (E,)
+        counts = (choice.unsqueeze(-1) == expert_ids).sum(dim=0)             # (E,) n_e
+        sizes = counts.tolist()                 # the forward's one read to the host
+        if self.capacity_factor is None:
+            self.expert_capacity, room = None, k * n                   # room for every choice
+        else:
+            self.expert_capacity = room = math.ceil(self.capacity_factor * n * k / num_experts)
+        kept = [min(size, room) for size in sizes]      # an expert serves its first C choices
+        starts = [sum(sizes[:e]) for e in range(num_experts)]
+        served = cat([order[s:s + m] for s, m in zip(starts, kept)])          # (K,) kept i
+        x_served = rows_in.index_select(0, served % max(n, 1))    # (K, d) x_n (N = 0: none)
+        outs, at = [], 0
+        for expert, m in zip(self.experts, kept):
+            if m:                                       # no choice kept: the expert does not run
+                outs.append(expert(x_served[at:at + m]))                       # (m, d)
+            at += m
+        h = zeros(k * n, self.d_model, dtype=rows_in.dtype, device=x.device)   # (k·N, d)
+        if outs:            # each output back to its choice's row (the gather's adjoint)
+            h = h.index_add(0, served, cat(outs))       # a dropped choice's row stays 0
+        w = weight.transpose(0, 1).unsqueeze(-1)                        # (k, N, 1) w_nj
+        y = (h.reshape(k, n, self.d_model) * w).sum(dim=0)             # (N, d) Σ_j w_nj h_jN+n
+
+        self.aux_loss = _balance_loss(probs, counts, k * n)    # the choices, before dropping
         self.z_loss = router_z_loss(logits)
-        self.tokens_per_expert = index.reshape(-1).bincount(minlength=self.num_experts)
-        return y.reshape(x.shape)
+        self.tokens_per_expert = counts
+        self.dropped_per_expert = (counts - room).clamp(min=0)  # max(n_e − C, 0)
+        return y.reshape(x.shape)                               # (..., d)
