@@ -7,6 +7,7 @@ index_add), so a wrong row, slot or weight in the module's routing shows as a mi
 import copy
 import math
 import warnings
+import weakref
 
 import numpy as np
 import pytest
@@ -486,3 +487,34 @@ def test_the_forward_reads_to_the_host_a_fixed_number_of_times(monkeypatch):
         seen.append(forward)
         assert moe.experts[1].w1.weight.grad is not None       # the experts did run
     assert seen == [{"scalar": 9, "array": 1}] * 4, seen
+
+
+def test_aux_loss_holds_the_router_graph_until_backward_or_the_next_forward():
+    """The losses are graph tensors (their gradient trains the router), so the module's
+    reference holds the router's nodes: with their arrays until a backward frees them,
+    and no longer than the next forward (no step's graph piles up); the experts' nodes go
+    with y. Weak references to the router's and an expert's nodes say which are alive."""
+    moe = nn.MoEFFN(4, num_experts=3, top_k=2, d_ff=5)
+    node = {}
+
+    def remember(name):
+        def hook(module, args, y):
+            if y.grad_fn is not None:               # None under no_grad()
+                node[name] = weakref.ref(y.grad_fn)
+        return hook
+    moe.gate.register_forward_hook(remember("router"))
+    moe.experts[0].register_forward_hook(remember("expert"))
+    x = tinyffn.randn(6, 4)
+    moe(x)                                  # y dropped unused: an evaluation with grad on
+    router = node["router"]
+    assert node["expert"]() is None                     # the experts' graph went with y
+    assert router() is not None and len(router()._saved) == 2     # x and W_g, still held
+    y = moe(x)
+    assert router() is None                 # the next forward let the last graph go
+    router = node["router"]
+    (y.sum() + moe.aux_loss + moe.z_loss).backward()
+    assert router()._freed and router()._saved == ()    # the backward freed its arrays
+    del y
+    with tinyffn.no_grad():
+        moe(x)
+    assert router() is None and moe.aux_loss.grad_fn is None

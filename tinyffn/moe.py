@@ -179,11 +179,15 @@ class MoEFFN(Module):
     tensor, outside the graph; before any dropping, as ``aux_loss`` counts them);
     ``dropped_per_expert``, how many of those were past its capacity (int64 zeros without
     ``capacity_factor``) and ``expert_capacity``, the last forward's C (None without).
-    ``aux_loss`` and ``z_loss`` keep the last forward's graph up to the router, arrays and
-    all, until a backward through them frees it or the next forward replaces them: a
-    forward run with gradients on and never backpropagated (an evaluation without
-    ``no_grad()``) holds one more forward's activations; under ``no_grad()`` they hold
-    none. float16 logits are routed in float32, as Mixtral does (fewer ties); ``aux_loss``
+    ``aux_loss`` and ``z_loss`` are in the graph because their gradient is what balances
+    and steadies the router (Hugging Face's Switch and Mixtral return theirs as graph
+    tensors too; DeepSpeed keeps its ``l_aux`` on the layer, as here), so they hold the
+    last forward's graph up to the router: the router's arrays and those of everything x
+    was computed from (in a model, the layers below), not the experts', which go with y.
+    A backward through them frees those arrays (the nodes stay, empty, until the next
+    forward); the next forward lets the whole graph go. A forward run with gradients on
+    and never backpropagated (an evaluation without ``no_grad()``) holds them until then;
+    under ``no_grad()`` they hold none. float16 logits are routed in float32, as Mixtral does (fewer ties); ``aux_loss``
     and ``z_loss`` are then float32. Shapes: x (..., d_model) -> y (..., d_model); an empty
     x (..., 0, d_model) gives an empty y.
     """
