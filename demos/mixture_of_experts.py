@@ -1,6 +1,7 @@
 """A mixture of FFN experts: eight FFNs' parameters for about one FFN's FLOPs per position.
 
     python demos/mixture_of_experts.py [--device cpu|cuda] [--out DIR] [--quick] [--steps N]
+                                       [--capacity-factor C]
 
 The task: the inputs x in R^16 come from 8 clusters, and each cluster has its own target
 function, a random ReLU FFN (the "teacher" of that cluster): y = teacher_c(x). One FFN of
@@ -27,9 +28,17 @@ less than half the baseline's held-out error, as low as the 8-times-wider FFN do
 times the FLOPs; without the load-balancing loss an expert can end up with no position at
 all (a "dead" expert, an empty column in its routing table), with it every expert is used;
 and the routing tables show experts specializing in clusters, which nothing told them about.
+
+``--capacity-factor C`` gives the three mixtures Switch's capacity, C = ⌈c·N·k/E⌉ choices
+per expert of a forward's N·k (N = 256 in training; in the evaluation, the 2048 held-out
+points at once); the output then says which share of the choices was dropped, on the
+held-out points and in training, and the held-out error of the same mixtures evaluated
+without the limit (FLOPs are counted with the limit: dropped choices cost none). A dropped position gets y = 0: this task has no residual connection to carry it,
+so each one costs the error of predicting 0 (docs/ffn.md has the figures for c = 1, 1.25, 2).
 """
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import numpy as np
@@ -52,13 +61,27 @@ AUX = 0.01              # weight of the load-balancing loss (Switch's value)
 SEED = 0
 
 
+def positive_float(text: str) -> float:
+    """--capacity-factor's argparse type: a finite number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
+    return value
+
+
 def add_arguments(parser) -> None:
     parser.add_argument("--steps", type=positive, help="training steps (default 600; 40 quick)")
+    parser.add_argument("--capacity-factor", type=positive_float, metavar="C",
+                        help="the mixtures' capacity factor (default: none, nothing dropped)")
 
 
 def main(argv: list | None = None) -> dict:
     """Train five students; returns {"results": {name: {"params", "flops", "test_mse",
-    "load", "experts_used", "aux_loss", "purity"}}, "routing" and "routing_no_aux":
+    "load", "experts_used", "aux_loss", "purity", "dropped", "dropped_in_training",
+    "test_mse_dropless"}}, "routing" and "routing_no_aux":
     cluster × expert counts of the two top-1 mixtures, "steps", "figures"}."""
     args = parse_args(NAME, __doc__.split("\n")[0], argv, add_arguments)
     steps = args.steps or (40 if args.quick else 600)
@@ -67,7 +90,7 @@ def main(argv: list | None = None) -> dict:
     header(f"{CLUSTERS} clusters in R^{D}, each with its own random ReLU FFN as the target; "
            f"{n_train} training and {n_test} held-out points")
     data = make_data(n_train, n_test, args.device)
-    models = build_models(args.device)
+    models = build_models(args.device, args.capacity_factor)
     counts = {name: counted(model, data["x_test"]) for name, (model, _, _) in models.items()}
     print(table(["student", "parameters", "formula", "FLOPs / position", "formula"],
                 [[name, c["params"], models[name][2][0], c["flops"], models[name][2][1]]
@@ -76,15 +99,24 @@ def main(argv: list | None = None) -> dict:
     header(f"Training: Adam, lr {LR}, {steps} steps of {BATCH} points, the same order for each")
     histories, results = {}, {}
     for name, (model, aux, _) in models.items():
-        histories[name] = train(model, data, steps, aux)
-        results[name] = {**counts[name], **evaluate(model, data)}
+        histories[name], dropped = train(model, data, steps, aux)
+        results[name] = {**counts[name], **evaluate(model, data), "dropped_in_training": dropped}
     print(table(["student", "params", "FLOPs / pos", "held-out MSE", "experts used",
-                 "largest load", "aux loss"],
+                 "largest load", "aux loss", "dropped"],
                 [[name, r["params"], r["flops"], f"{r['test_mse']:.4f}",
                   "-" if r["load"] is None else f"{r['experts_used']} of {EXPERTS}",
                   "-" if r["load"] is None else f"{max(r['load']):.0%}",
-                  "-" if r["aux_loss"] is None else f"{r['aux_loss']:.2f}"]
+                  "-" if r["aux_loss"] is None else f"{r['aux_loss']:.2f}",
+                  "-" if r["dropped"] is None else f"{r['dropped']:.1%}"]
                  for name, r in results.items()]))
+    if args.capacity_factor is not None:
+        print(f"Capacity factor {args.capacity_factor}: dropped, the share of the held-out "
+              "choices past their expert's capacity; each dropped position's y is 0 (no "
+              "residual here). The same mixtures, evaluated without the limit:")
+        for name, r in results.items():
+            if r["dropped"] is not None:
+                print(f"  {name.strip()}: held-out MSE {r['test_mse_dropless']:.4f}; "
+                      f"{r['dropped_in_training']:.1%} of the choices dropped in training")
     base = results["FFN 4d"]["test_mse"]
     for name in ("MoE 8×4d top-1", "MoE 8×2d top-2", "FFN 32d"):
         r = results[name]
@@ -137,19 +169,23 @@ def make_data(n_train: int, n_test: int, device: str) -> dict:
 
 
 # ----------------------------------------------------------------------------- models
-def build_models(device: str) -> dict:
+def build_models(device: str, capacity_factor: float | None = None) -> dict:
     """name -> (model, weight of the load-balancing loss, (parameter formula, FLOPs
-    formula)), each made right after ``manual_seed(SEED)``."""
-    d = D
+    formula)), each made right after ``manual_seed(SEED)``; the mixtures with
+    ``capacity_factor``."""
+    d, c = D, capacity_factor
     makers = {
         "FFN 4d": (lambda: nn.FFN(d, 4 * d, device=device), 0.0,
                    (A.ffn_params(d), A.ffn_flops(1, d))),
-        "MoE 8×4d top-1": (lambda: nn.MoEFFN(d, EXPERTS, 1, 4 * d, device=device), AUX,
+        "MoE 8×4d top-1": (lambda: nn.MoEFFN(d, EXPERTS, 1, 4 * d, capacity_factor=c,
+                                             device=device), AUX,
                            (A.moe_ffn_params(d, EXPERTS), A.moe_ffn_flops(1, d, EXPERTS, 1))),
-        "  same, no aux loss": (lambda: nn.MoEFFN(d, EXPERTS, 1, 4 * d, device=device), 0.0,
+        "  same, no aux loss": (lambda: nn.MoEFFN(d, EXPERTS, 1, 4 * d, capacity_factor=c,
+                                                  device=device), 0.0,
                                 (A.moe_ffn_params(d, EXPERTS),
                                  A.moe_ffn_flops(1, d, EXPERTS, 1))),
-        "MoE 8×2d top-2": (lambda: nn.MoEFFN(d, EXPERTS, 2, 2 * d, device=device), AUX,
+        "MoE 8×2d top-2": (lambda: nn.MoEFFN(d, EXPERTS, 2, 2 * d, capacity_factor=c,
+                                             device=device), AUX,
                            (A.moe_ffn_params(d, EXPERTS, 2 * d),
                             A.moe_ffn_flops(1, d, EXPERTS, 2, 2 * d))),
         "FFN 32d": (lambda: nn.FFN(d, 32 * d, device=device), 0.0,
@@ -169,12 +205,13 @@ def counted(model: nn.Module, x: tinyffn.Tensor) -> dict:
 
 
 # ----------------------------------------------------------------------------- training
-def train(model: nn.Module, data: dict, steps: int, aux: float) -> list:
+def train(model: nn.Module, data: dict, steps: int, aux: float) -> tuple:
     """Adam on mini-batches; the loss is the mean squared error, plus ``aux`` times the
-    mixture's load-balancing loss. Returns the squared error at each step."""
+    mixture's load-balancing loss. Returns the squared error at each step, and for a
+    mixture the share of its choices dropped over all steps (None for an FFN)."""
     opt = optim.Adam(model.parameters(), lr=LR)
     order = tinyffn.Generator().manual_seed(SEED)       # the same batches for every student
-    n, history = data["x"].shape[0], []
+    n, history, dropped = data["x"].shape[0], [], 0
     for _ in range(steps):
         idx = tinyffn.randint(0, n, (BATCH,), generator=order).to(data["x"].device)
         opt.zero_grad()
@@ -184,21 +221,32 @@ def train(model: nn.Module, data: dict, steps: int, aux: float) -> list:
         loss.backward()
         opt.step()
         history.append(mse.item())
-    return history
+        if isinstance(model, nn.MoEFFN):
+            dropped += model.dropped_per_expert.sum().item()
+    if not isinstance(model, nn.MoEFFN):
+        return history, None
+    return history, dropped / (steps * BATCH * model.top_k)
 
 
 def evaluate(model: nn.Module, data: dict) -> dict:
-    """Held-out error; for a mixture, each expert's share of the held-out positions."""
-    with tinyffn.no_grad():
-        mse = (model(data["x_test"]) - data["y_test"]).square().mean().item()
+    """Held-out error; for a mixture, each expert's share of the held-out choices, the
+    share of them dropped, and the error without the capacity limit (the same when none)."""
+    def held_out_mse():
+        with tinyffn.no_grad():
+            return (model(data["x_test"]) - data["y_test"]).square().mean().item()
     if not isinstance(model, nn.MoEFFN):
-        return {"test_mse": mse, "load": None, "experts_used": None, "aux_loss": None,
-                "purity": None}
+        return {"test_mse": held_out_mse(), "load": None, "experts_used": None,
+                "aux_loss": None, "purity": None, "dropped": None, "test_mse_dropless": None}
+    capacity_factor, model.capacity_factor = model.capacity_factor, None
+    dropless = held_out_mse()                   # the same mixture, every choice served
+    model.capacity_factor = capacity_factor
+    mse = held_out_mse()                        # last: tokens_per_expert, aux_loss are its
+    dropped = model.dropped_per_expert.sum().item() / model.tokens_per_expert.sum().item()
     counts = model.tokens_per_expert.numpy()
     load = (counts / counts.sum()).tolist()
     routing = routing_table(model, data)
     return {"test_mse": mse, "load": load, "experts_used": int((counts > 0).sum()),
-            "aux_loss": model.aux_loss.item(),
+            "aux_loss": model.aux_loss.item(), "dropped": dropped, "test_mse_dropless": dropless,
             "purity": float((routing.max(axis=1) / routing.sum(axis=1)).mean())}
 
 

@@ -512,3 +512,29 @@ def test_mixture_of_experts(device, tmp_path):
     assert (result["routing_no_aux"].sum(axis=0) > 0).sum() == \
         r["  same, no aux loss"]["experts_used"]         # first choices: top 1
     assert_figures(result, tmp_path, ["moe_loss_curves.png", "moe_routing.png"])
+
+
+def test_mixture_of_experts_capacity_factor_counts_the_drops(capsys):
+    """--capacity-factor reaches the three mixtures; evaluate() reports the share of the
+    held-out choices past capacity, counted here from the router's first choices (top 1:
+    C = ⌈1.0 · 128 / 8⌉ = 16 per expert), and the error of the same mixture without the
+    limit, as a dropless copy computes it; the limit is back on afterwards."""
+    models = mixture_of_experts.build_models("cpu", 1.0)
+    assert [m.capacity_factor for m, _, _ in models.values()
+            if isinstance(m, tinyffn.nn.MoEFFN)] == [1.0] * 3
+    data = mixture_of_experts.make_data(64, 128, "cpu")
+    model = models["MoE 8×4d top-1"][0]
+    r = mixture_of_experts.evaluate(model, data)
+    with tinyffn.no_grad():
+        first = model.gate(data["x_test"]).argmax(dim=-1).numpy()
+        dropless = mixture_of_experts.build_models("cpu")["MoE 8×4d top-1"][0]
+        dropless.load_state_dict(model.state_dict())
+        mse = (dropless(data["x_test"]) - data["y_test"]).square().mean().item()
+    counts = np.bincount(first, minlength=8)
+    assert counts.max() > 16, "the check needs drops"
+    assert r["dropped"] == np.maximum(counts - 16, 0).sum() / 128
+    assert r["test_mse_dropless"] == mse != r["test_mse"]
+    assert model.capacity_factor == 1.0 and model.expert_capacity == 16
+    with pytest.raises(SystemExit):
+        mixture_of_experts.main(["--capacity-factor", "0"])
+    assert "--capacity-factor: expected a number > 0, got '0'" in capsys.readouterr().err

@@ -171,7 +171,10 @@ class MoEFFN(Module):
     expert take at most C = ⌈c · N · top_k / num_experts⌉ of a forward's N·top_k choices,
     first choices before second ones, earlier positions first, and drops the rest (the
     module docstring): for those positions that expert adds nothing, so put a residual
-    connection around the layer. Weights are not renormalized over the kept choices.
+    connection around the layer. Weights are not renormalized over the kept choices. The
+    attribute is read at each forward: set it to None (or larger) to evaluate with more
+    room than training had, as DeepSpeed's ``eval_capacity_factor`` does (docs/ffn.md
+    measures what drops cost a model without a residual).
 
     After each forward: ``aux_loss``, the load-balancing loss, and ``z_loss``, the router
     z-loss (tensors in the graph, float32 or float64, 0 for an empty input);
