@@ -207,3 +207,89 @@ def test_fused_activations_count_the_flops_of_their_composed_form():
                 f(fused)
             counts.append(counter.total)
         assert counts == [per_element * 30] * 2
+
+
+# ----------------------------------------------------------------- second derivatives
+TORCH_ACTIVATIONS = {"gelu": lambda t, z: t.nn.functional.gelu(z),
+                     "gelu_tanh": lambda t, z: t.nn.functional.gelu(z, approximate="tanh"),
+                     "swish": lambda t, z: t.nn.functional.silu(z)}
+
+
+@pytest.mark.parametrize("activation", ["gelu", "gelu_tanh", "swish"])
+def test_fused_ffn_hessian_vector_product_in_w1_equals_composed_and_torch(activation):
+    """H V for the FFN's loss in W1 (a backward through the recorded gradient), fused or
+    composed: the same numbers, and torch's (torch.autograd.grad with create_graph). The
+    recorded gradient itself equals the ordinary backward's."""
+    tinyffn.manual_seed(7)
+    composed = nn.FFN(4, activation=activation, dtype="float64")
+    fused = nn.FFN(4, activation=activation, dtype="float64", fused=True)
+    fused.load_state_dict(composed.state_dict())
+    x, target = (tinyffn.randn(5, 4, dtype="float64") for _ in range(2))
+    V = tinyffn.randn(16, 4, dtype="float64")                     # a direction in W1's space
+    results = []
+    for ffn in (composed, fused):
+        W1 = ffn.w1.weight
+        (g,) = tinyffn.grad(F.mse_loss(ffn(x), target), [W1], create_graph=True)
+        (hv,) = tinyffn.grad((g * V).sum(), [W1])
+        (plain,) = tinyffn.grad(F.mse_loss(ffn(x), target), [W1])
+        np.testing.assert_allclose(g.numpy(), plain.numpy(), rtol=1e-13, atol=1e-16)
+        results.append((g.numpy(), hv.numpy()))
+    (g_c, hv_c), (g_f, hv_f) = results
+    np.testing.assert_allclose(g_f, g_c, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(hv_f, hv_c, rtol=1e-11, atol=1e-14)
+    assert np.abs(hv_f).max() > 1e-3                              # not a zero by accident
+
+    torch = pytest.importorskip("torch")
+    w = {name: torch.tensor(p.numpy(), requires_grad=name == "w1.weight")
+         for name, p in composed.named_parameters()}
+    xt, tt = torch.tensor(x.numpy()), torch.tensor(target.numpy())
+    hidden = TORCH_ACTIVATIONS[activation](torch, xt @ w["w1.weight"].T + w["w1.bias"])
+    loss = torch.nn.functional.mse_loss(hidden @ w["w2.weight"].T + w["w2.bias"], tt)
+    (gt,) = torch.autograd.grad(loss, [w["w1.weight"]], create_graph=True)
+    (hvt,) = torch.autograd.grad((gt * torch.tensor(V.numpy())).sum(), [w["w1.weight"]])
+    np.testing.assert_allclose(g_f, gt.detach().numpy(), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(hv_f, hvt.numpy(), rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize("fused_fn, reference", [
+    # exact GELU: y''' = φ(x) (x³ − 4x), written out
+    (lambda x: F.gelu(x, fused=True),
+     lambda x: np.exp(-x * x / 2) / np.sqrt(2 * np.pi) * (x ** 3 - 4 * x)),
+    # the tanh form and Swish: the composed form's third derivative
+    (lambda x: F.gelu(x, approximate="tanh", fused=True),
+     lambda x: _third_derivative(lambda t: F.gelu(t, approximate="tanh"), x)),
+    (lambda x: F.swish(x, beta=1.7, fused=True),
+     lambda x: _third_derivative(lambda t: F.swish(t, beta=1.7), x)),
+], ids=["gelu", "gelu_tanh", "swish"])
+def test_fused_activations_have_third_derivatives(fused_fn, reference):
+    """The recorded backward is made of recorded ops (erf, exp, tanh, sigmoid, mul, ...),
+    each differentiable again, so the third derivative runs too."""
+    values = np.linspace(-3, 3, 7)
+    np.testing.assert_allclose(_third_derivative(fused_fn, values), reference(values),
+                               rtol=1e-10, atol=1e-12)
+
+
+def _third_derivative(fn, values):
+    x = tinyffn.tensor(values, dtype="float64", requires_grad=True)
+    (g,) = tinyffn.grad(fn(x).sum(), [x], create_graph=True)
+    (h,) = tinyffn.grad(g.sum(), [x], create_graph=True)
+    return tinyffn.grad(h.sum(), [x])[0].numpy()
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_fused_gelu_second_derivative_in_float16_reaches_x(approximate):
+    """float16 runs in float32 (a cast of x): the input saved is x itself, so the recorded
+    gradient depends on x through that cast, and its derivative is GELU''(x) = φ(x)(2 − x²)
+    (exact form), not an error or 0 for a copy the graph does not know. Reference: the
+    composed form in float64."""
+    values = np.array([-2.0, -0.5, 0.0, 0.75, 1.5], dtype=np.float16)
+    x = tinyffn.tensor(values, requires_grad=True)
+    (g,) = tinyffn.grad(F.gelu(x, approximate=approximate, fused=True).sum(), [x],
+                        create_graph=True)
+    assert g.dtype == np.float16
+    (h,) = tinyffn.grad(g.sum(), [x])
+    x64 = tinyffn.tensor(values.astype(np.float64), requires_grad=True)
+    (g64,) = tinyffn.grad(F.gelu(x64, approximate=approximate).sum(), [x64], create_graph=True)
+    (h64,) = tinyffn.grad(g64.sum(), [x64])
+    assert h.dtype == np.float16
+    np.testing.assert_allclose(h.numpy().astype(np.float64), h64.numpy(), rtol=2e-3, atol=2e-3)

@@ -23,10 +23,11 @@ them), and are themselves tensors with a ``grad_fn``: backpropagate through them
 through any result. Each recorded op counts in a FlopCounter as a forward op of its own.
 
 Which ops may run this way is declared, not guessed: ``twice_differentiable = True`` on the
-Function, each checked by ``gradgradcheck`` in tests/test_higher_order.py. Any other op (a
-user's Function by default, the fused ops, an op whose backward calls a backend routine
-on raw arrays) refuses create_graph by name, rather than return a second derivative that
-silently treats a computed value as a constant.
+Function, each checked by ``gradgradcheck`` in tests/test_higher_order.py: every primitive
+does (the fused Linear, GELU and Swish too, whose in-place backwards take a branch of
+recorded ops when ``gy`` is a tensor). Any other op (a user's Function by default, or one
+whose backward calls a backend routine on raw arrays) refuses create_graph by name, rather
+than return a second derivative that silently treats a computed value as a constant.
 """
 from __future__ import annotations
 
@@ -243,12 +244,10 @@ def recorded_backward(ctx: "autograd.Context", gy: "_tensor.Tensor") -> tuple:
     if not getattr(fn, "twice_differentiable", False):
         raise RuntimeError(
             f"create_graph: the backward of {fn.op_name()} ({fn.__name__}) cannot be recorded, "
-            "so its gradient cannot be differentiated again; "
-            + ("use the composed form (fused=False), whose primitives can"
-               if fn.__name__ in ("Linear", "GELU", "Swish") else
-               "only the ops listed by tinyffn.higher_order.twice_differentiable_ops() can "
-               "(a Function of your own can, if its backward uses ctx.xp alone: set "
-               "twice_differentiable = True and check it with gradgradcheck)"))
+            "so its gradient cannot be differentiated again; only the ops listed by "
+            "tinyffn.higher_order.twice_differentiable_ops() can (a Function of your own can, "
+            "if its backward uses ctx.xp alone: set twice_differentiable = True and check it "
+            "with gradgradcheck)")
     if "_checkpoint" in ctx.__dict__:   # its saved arrays are a rerun's, not the graph's tensors
         raise RuntimeError(
             f"create_graph: {fn.op_name()} is inside a checkpointed block "
