@@ -414,3 +414,39 @@ def test_logdet_matches_torch_live():
     y[tinyffn.tensor(keep)].sum().backward()
     yt[torch.tensor(keep)].sum().backward()
     np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["svdvals", "eigvalsh"])
+def test_svdvals_and_eigvalsh_keep_the_factors_not_the_matrix(name, device):
+    """Their backward needs U and Vh (V) alone, so A is not saved (it was: one more
+    (m, n) array alive until backward when A is an intermediate). Under create_graph the
+    factors are computed again from A read back through the graph: the input's tensor
+    while it lives, else one standing for it, of value U diag(S) Vh (V diag(L) V^T).
+    With the intermediate gone, the second derivatives still match finite differences
+    (gradgradcheck) and equal those computed with it alive. Reference for the saved
+    arrays: NumPy's factors."""
+    a = np.random.default_rng(11).standard_normal((4, 3) if name == "svdvals" else (3, 3))
+    W = _t(a, device, grad=True)
+    op = (lambda w: linalg.svdvals(w * 1.5)) if name == "svdvals" else \
+        (lambda w: linalg.eigvalsh(w + w.mT))
+    y = op(W)
+    saved = y.grad_fn.saved_tensors
+    matrix = 1.5 * a if name == "svdvals" else a + a.T
+    if name == "svdvals":
+        U, S, Vh = (tinyffn.tensor(s, device=device).numpy() for s in saved)
+        np.testing.assert_allclose(U * S @ Vh, matrix, rtol=1e-12, atol=1e-12)
+        shapes = [(4, 3), (3,), (3, 3)]
+    else:
+        L, V = (tinyffn.tensor(s, device=device).numpy() for s in saved)
+        np.testing.assert_allclose(V * L @ V.T, matrix, rtol=1e-12, atol=1e-12)
+        shapes = [(3,), (3, 3)]
+    assert [tuple(s.shape) for s in saved] == shapes            # no (4, 3) or (3, 3) A
+    assert y.grad_fn.parents[0].output is None                  # the intermediate is gone
+    (g,) = tinyffn.grad(y, [W], tinyffn.ones_like(y), create_graph=True)
+    (h,) = tinyffn.grad((g * g).sum(), [W])
+    A = W * 1.5 if name == "svdvals" else W + W.mT               # alive this time
+    f = linalg.svdvals if name == "svdvals" else linalg.eigvalsh
+    (g_alive,) = tinyffn.grad(f(A), [W], tinyffn.ones_like(y), create_graph=True)
+    (h_alive,) = tinyffn.grad((g_alive * g_alive).sum(), [W])
+    np.testing.assert_allclose(h.numpy(), h_alive.numpy(), rtol=1e-9, atol=1e-12)
+    assert tinyffn.gradgradcheck(op, [W])

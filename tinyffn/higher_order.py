@@ -203,6 +203,21 @@ class RecordedContext:
     def __repr__(self) -> str:
         return f"<recorded {self.node!r}>"
 
+    def input_tensor(self, i: int, rebuild: Any) -> "_tensor.Tensor":
+        """Input i as the tensor it was in the forward pass, for an op that did not save it
+        (Svdvals keeps U, S, Vh, not A): the leaf itself, the input's tensor while it
+        lives, else a new one standing for the output of the node that made it, holding
+        ``rebuild(xp, *saved)``: the input's value, rebuilt from the node's saved arrays
+        (U diag(S) Vh), equal to it up to rounding."""
+        p = self.node.parents[i]
+        if not isinstance(p, autograd.Context):
+            return p
+        out = p.output
+        if out is not None:
+            return out
+        value = rebuild(self.node.xp, *self.node.saved_tensors)
+        return _tensor.Tensor._wrap(value, self.node.backend, True, p)
+
 
 def _as_tensor(node: "autograd.Context", s: Any) -> Any:
     """The saved array ``s`` as the tensor it was in the forward pass, when it was one: the

@@ -16,8 +16,10 @@ Every backward here can run recorded (``create_graph=True``, :mod:`tinyffn.highe
 ``xp.linalg`` is then :class:`tinyffn.graph_xp.GraphLinalg`, whose svd, solve, inv, ... are
 these very ops. A saved array must be the op's input or output to stay a function of A
 there (any other is a constant), so the multi-output ops save their packed output and
-slice U, S, Vh from it, and Svdvals and Eigvalsh, which keep factors their output is not,
-compute them again from A, recorded, when gy is a tensor (``gy`` not an array).
+slice U, S, Vh from it. Svdvals and Eigvalsh keep factors their output is not (U, Vh; V),
+and not A: when gy is a tensor they compute the factors again from A, recorded, with A
+the input tensor (``ctx.input_tensor``: the leaf, or the input's tensor while it lives,
+else one standing for it, of value U diag(S) Vh or V diag(L) V^T).
 """
 from __future__ import annotations
 
@@ -126,16 +128,22 @@ class Svdvals(Function):
     @staticmethod
     def forward(ctx: Context, A):
         U, S, Vh = ctx.xp.linalg.svd(A, full_matrices=False)   # (.., m, k), (.., k), (.., k, n)
-        ctx.save_for_backward(A, U, Vh)
+        ctx.save_for_backward(U, S, Vh)         # not A: S is the output, U and Vh are needed
         return S
 
     @staticmethod
     def backward(ctx: Context, gS):
         xp = ctx.xp
-        A, U, Vh = ctx.saved_tensors
+        U, _, Vh = ctx.saved_tensors
         if not isinstance(gS, ctx.backend.array_type):  # create_graph: U, Vh functions of A
+            A = ctx.input_tensor(0, _svd_rebuilt)
             U, _, Vh = xp.linalg.svd(A, full_matrices=False)
         return xp.matmul(U * xp.expand_dims(gS, axis=-2), Vh)              # (..., m, n)
+
+
+def _svd_rebuilt(xp, U, S, Vh):
+    """A = U diag(S) Vh (..., m, n), from the factors Svdvals keeps."""
+    return xp.matmul(U * xp.expand_dims(S, axis=-2), Vh)
 
 
 class Svd(Function):
@@ -362,16 +370,23 @@ class Eigvalsh(Function):
     @staticmethod
     def forward(ctx: Context, A, UPLO="L"):
         L, V = ctx.xp.linalg.eigh(_symmetric(ctx.xp, A, UPLO))
-        ctx.save_for_backward(A, V)
+        ctx.save_for_backward(L, V)             # not A: L is the output, V is needed
         return L
 
     @staticmethod
     def backward(ctx: Context, gL):
         xp = ctx.xp
-        A, V = ctx.saved_tensors
+        _, V = ctx.saved_tensors
         if not isinstance(gL, ctx.backend.array_type):  # create_graph: V a function of A
+            A = ctx.input_tensor(0, _eigh_rebuilt)
             _, V = xp.linalg.eigh(_symmetric(xp, A, ctx.attrs.get("UPLO", "L")))
         return xp.matmul(V * xp.expand_dims(gL, axis=-2), _mT(xp, V))     # (..., n, n)
+
+
+def _eigh_rebuilt(xp, L, V):
+    """The symmetric A = V diag(L) V^T (..., n, n), from what Eigvalsh keeps (both triangles
+    hold the one it read)."""
+    return xp.matmul(V * xp.expand_dims(L, axis=-2), _mT(xp, V))
 
 
 class Eigh(Function):
