@@ -14,9 +14,9 @@ element; ``vjp`` is a single backward with the cotangent v (v^T J).
 ``jvp`` (J v) uses the double-backward trick, as torch's: the backward with a cotangent u,
 g(u) = J^T u, is linear in u, so its own backward with the cotangent v is d(v . J^T u)/du
 = J v. That needs the first backward recorded (``create_graph``), which every op of f must
-allow (``twice_differentiable``); for an f with another op (a fused GELU, a Function of
-your own) and ``create_graph=False``, J v is taken row by row instead, one backward per
-output element, each row dotted with v.
+allow (``twice_differentiable``); for an f with another op (a Function of your own
+that does not declare it) and ``create_graph=False``, J v is taken row by row instead, one
+backward per output element, each row dotted with v.
 
 ``create_graph=True`` records the derivatives themselves, so they can be differentiated
 again: a Hessian is the Jacobian of the gradient (:mod:`tinyffn.autograd_hessian`). As in
