@@ -1597,6 +1597,35 @@ def test_maximum_minimum_and_abs_at_a_nan_give_pytorchs_gradients(device):
     np.testing.assert_array_equal(a.grad.numpy(), [-1.0, 0.0, 1.0, 0.0])
 
 
+# the sign bits PyTorch 2.13 gives for x = [-0.0, 0.0, -1.5, 2.0] (float64)
+SIGNED_ZEROS = {
+    "x.abs()": [0, 0, 0, 0], "-x": [0, 1, 0, 1], "x.sign()": [0, 0, 1, 0],
+    "F.leaky_relu(x, 0.1)": [1, 0, 1, 0], "F.gelu(x)": [1, 0, 1, 0],
+    "F.gelu(x, approximate='tanh')": [1, 0, 1, 0], "F.silu(x)": [1, 0, 1, 0],
+    "x.clamp(min=0.0)": [1, 0, 0, 0], "x.clamp(max=0.0)": [1, 0, 1, 0],
+    "F.hardtanh(x, -0.5, 0.5)": [1, 0, 1, 0], "F.elu(x)": [1, 0, 1, 0],
+    "x.relu()": [0, 0, 0, 0],       # PyTorch: [1, 0, 0, 0]; docs/api.md, ops.ReLU: why not
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_the_sign_of_a_zero_is_pytorchs(dtype, device):
+    """abs(-0.0) is 0.0 on every backend (maximum's choice on the tie of -0.0 and 0.0 is
+    the array library's: NumPy's SIMD loop returns its second argument), and the other
+    ops keep -0.0 where PyTorch keeps it. relu's -0.0 is the documented exception."""
+    F = tinyffn.functional
+    for case, want in SIGNED_ZEROS.items():
+        x = tinyffn.tensor([-0.0, 0.0, -1.5, 2.0], dtype=dtype, device=device)
+        got = eval(case, {"F": F, "x": x}).numpy()
+        assert np.signbit(got).astype(int).tolist() == want, case
+    torch = pytest.importorskip("torch")
+    for case, want in SIGNED_ZEROS.items():
+        x = torch.tensor([-0.0, 0.0, -1.5, 2.0], dtype=getattr(torch, dtype))
+        got = eval(case, {"F": torch.nn.functional, "x": x}).numpy()
+        assert np.signbit(got).astype(int).tolist() == (want if case != "x.relu()" else
+                                                         [1, 0, 0, 0]), case
+
+
 def test_argmax_and_argmin_of_a_0d_tensor_take_dim_0_as_pytorch():
     torch = pytest.importorskip("torch")
     x, t = tinyffn.tensor(3.0), torch.tensor(3.0)
