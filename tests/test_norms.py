@@ -9,6 +9,7 @@ of the entries, scaled by 1 / (1 - p), and a seed fixes the mask on every device
 """
 import math
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -282,6 +283,48 @@ def test_rms_norm_gradients_match_torch():
         for name, m, t in zip(("x", "weight"), mine, theirs):
             np.testing.assert_allclose(m.grad.numpy(), t.grad.numpy(), rtol=1e-10,
                                        atol=1e-12, err_msg=name)
+
+
+def test_rms_norm_result_has_the_inputs_dtype_next_to_a_wider_weight(device):
+    """PyTorch's rms_norm ends in type_as(input): x̂ in x's float32 times a float64
+    weight, in float64, rounded to float32 (fuzzer: it was float64 here). The weight's
+    gradient stays float64, x's float32."""
+    x_np = np.random.default_rng(16).normal(size=(3, 4)).astype(np.float32)
+    w_np = np.random.default_rng(17).normal(size=4)                       # float64
+    x = tinyffn.tensor(x_np, device=device, requires_grad=True)
+    w = tinyffn.tensor(w_np, device=device, requires_grad=True)
+    y = F.rms_norm(x, 4, w, eps=1e-6)
+    assert dtype_name(y.dtype) == "float32"
+    x_hat = x_np / np.sqrt((x_np * x_np).mean(axis=-1, keepdims=True) + np.float32(1e-6))
+    np.testing.assert_allclose(y.numpy(), (x_hat.astype(np.float64) * w_np).astype(np.float32),
+                               rtol=2e-7)
+    y.sum().backward()
+    assert (dtype_name(x.grad.dtype), dtype_name(w.grad.dtype)) == ("float32", "float64")
+    np.testing.assert_allclose(w.grad.numpy(), x_hat.sum(axis=0), rtol=1e-6)
+
+
+@pytest.mark.parametrize("x_dtype, w_dtype", [("float32", "float64"), ("float64", "float32"),
+                                              ("float16", "float64")])
+def test_rms_norm_of_mixed_dtypes_matches_torch(x_dtype, w_dtype):
+    torch = pytest.importorskip("torch")
+    x, w, _ = random_case((3, 4), 4, seed=18)
+    gy = np.random.default_rng(19).normal(size=(3, 4))
+    results = []
+    for lib in (tinyffn, torch):
+        xt = lib.tensor(x, dtype=getattr(lib, x_dtype), requires_grad=True)
+        wt = lib.tensor(w, dtype=getattr(lib, w_dtype), requires_grad=True)
+        fn = F.rms_norm if lib is tinyffn else torch.nn.functional.rms_norm
+        with warnings.catch_warnings():     # torch: "Mismatch dtype ... fused implementation"
+            warnings.filterwarnings("ignore", "Mismatch dtype", UserWarning)
+            y = fn(xt, [4], wt, 1e-6)
+        y.backward(lib.tensor(gy, dtype=y.dtype))
+        results.append([(str(t.dtype).removeprefix("torch."), np.asarray(
+            t.detach().numpy() if lib is torch else t.numpy(), dtype=np.float64))
+            for t in (y, xt.grad, wt.grad)])
+    tol = 1e-3 if "float16" in (x_dtype, w_dtype) else 1e-6
+    for name, (dm, m), (dt, t) in zip(("y", "x.grad", "weight.grad"), *results):
+        assert dm.removeprefix("tinyffn.") == dt, name
+        np.testing.assert_allclose(m, t, rtol=tol, atol=tol, err_msg=name)
 
 
 def test_rms_norm_is_scale_invariant(device):
@@ -870,12 +913,13 @@ def test_float16_norms_widen_to_float32_exactly(norm):
 
 
 def test_norms_promote_mixed_float_dtypes_as_linear_does():
-    """float32 input with a float64 weight gives float64 (as linear does); the cast back
-    is for float16 inputs only. (PyTorch refuses mixed dtypes in layer_norm on the CPU.)"""
+    """layer_norm: float32 input with a float64 weight gives float64 (as linear does; PyTorch
+    refuses mixed dtypes in layer_norm on the CPU). rms_norm, which PyTorch runs, gives the
+    input's float32, as PyTorch's."""
     x = tinyffn.randn(2, 4)
     w = tinyffn.ones(4, dtype="float64")
     assert dtype_name(F.layer_norm(x, 4, w).dtype) == "float64"
-    assert dtype_name(F.rms_norm(x, 4, w).dtype) == "float64"
+    assert dtype_name(F.rms_norm(x, 4, w).dtype) == "float32"
 
 
 def test_dropout_mask_is_named_in_the_graph():

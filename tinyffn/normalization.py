@@ -59,6 +59,9 @@ def rms_norm(input: Tensor, normalized_shape: int | Sequence[int],
     With r = 1/sqrt(mean(x^2) + eps), x̂ = x r and g = gy · weight, the gradients add up
     to dL/dx = r (g - x̂ mean(g x̂)) and dL/dweight = Σ gy x̂. ``eps=None`` takes the
     machine epsilon of the dtype it computes in (float32 for float16), as PyTorch does.
+    The result is in the input's dtype, as PyTorch's (its decomposition ends in
+    ``type_as(input)``): a float64 weight multiplies a float32 x̂ in float64, rounded
+    back to float32 (layer_norm promotes instead: PyTorch refuses its mixed dtypes).
     """
     axes = _check_norm("rms_norm", input, normalized_shape, weight, None)
     if eps is not None:
@@ -68,7 +71,10 @@ def rms_norm(input: Tensor, normalized_shape: int | Sequence[int],
         if eps is None:                 # of the dtype it computes in: float16's is float32's
             eps = float(x.backend.xp.finfo(x.dtype).eps)
         mean_square = (x * x).mean(axis=axes, keepdims=True)        # (..., 1, ..., 1)
-        return _narrowed(_scale_shift(x * (mean_square + eps) ** -0.5, weight, None), input)
+        y = _narrowed(_scale_shift(x * (mean_square + eps) ** -0.5, weight, None), input)
+        if dtype_name(input.dtype) != "float16" and y.dtype != input.dtype:
+            y = y.to(dtype=input.dtype)             # a wider weight: back to x's dtype
+        return y
 
 
 def _scale_shift(y: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
