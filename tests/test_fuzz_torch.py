@@ -23,7 +23,7 @@ def test_random_programs_give_what_pytorch_gives():
     for seed in SEEDS:
         program = torch_fuzz.generate(seed)
         got = torch_fuzz.check(program, torch)
-        if got is None:
+        if got is None or got[0] == "nearer":
             compared += 1
         elif got[0] != "skip":
             small = torch_fuzz.shrink(program, torch, budget=30)
@@ -62,7 +62,7 @@ def test_a_wrong_backward_is_found_and_shrunk_to_a_few_lines(monkeypatch):
     for seed in SEEDS:
         program = torch_fuzz.generate(seed)
         got = torch_fuzz.check(program, torch)
-        if got is not None and got[0] != "skip":
+        if got is not None and got[0] not in ("skip", "nearer"):
             break
     else:
         pytest.fail("no program found sigmoid's wrong backward")
@@ -75,3 +75,20 @@ def test_a_wrong_backward_is_found_and_shrunk_to_a_few_lines(monkeypatch):
     assert ns["M"] is tinyffn and len(shown) >= 2
     monkeypatch.undo()
     assert torch_fuzz.check(small, torch) is None, small.script()
+
+
+def test_float32_differences_nearer_the_float64_truth_than_torch_are_not_failures():
+    """Seeds 423634 and 428803: float32 gradients of badly conditioned programs (a cosine
+    similarity of rows near 0, second order; a layer_norm of x / s differentiated in s)
+    beyond the float32 tolerance of torch's, but nearer the float64 run's than torch's.
+    The same results moved 1% off the truth are a mismatch again."""
+    for seed in (423634, 428803):
+        program = torch_fuzz.generate(seed)
+        got = torch_fuzz.check(program, torch)
+        assert got is not None and got[0] == "nearer", (seed, got)
+        theirs = torch_fuzz.run(program, torch)
+        ours = torch_fuzz.run(program, tinyffn)
+        assert torch_fuzz.nearer(program, ours, theirs, torch) is not None
+        off = {k: v if k == "ns" or v is None else (v[0], v[1] * 1.01 + 0.01)
+               for k, v in ours.items()}
+        assert torch_fuzz.nearer(program, off, theirs, torch) is None, seed

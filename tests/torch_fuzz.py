@@ -211,7 +211,9 @@ def sane(theirs: dict, limit=1e4) -> bool:
 
 def check(program: Program, torch):
     """(kind, message) of the difference between tinyffn and torch on ``program``, or
-    None: kind "skip" where torch refuses it or its values are not moderate."""
+    None: kind "skip" where torch refuses it or its values are not moderate; "nearer"
+    where float32 values differ past the tolerance but tinyffn's are as near the float64
+    truth as torch's (:func:`nearer`): a badly conditioned program, not a bug here."""
     theirs = run(program, torch)
     if not sane(theirs):
         return "skip", repr(theirs.get("error", "not finite or large"))
@@ -219,8 +221,47 @@ def check(program: Program, torch):
     message = compare(ours, theirs, program)
     if message is None:
         return None
-    kind = message.split(":")[0] if message.startswith("tinyffn raised") else "mismatch"
-    return kind, message
+    if message.startswith("tinyffn raised"):
+        return message.split(":")[0], message
+    far = nearer(program, ours, theirs, torch)
+    return ("mismatch", message) if far is None else ("nearer", f"{message}; {far}")
+
+
+def in_float64(program: Program) -> Program:
+    """``program`` with every float32 tensor made float64: the truth its float32 run
+    approximates."""
+    stmts = [dataclasses.replace(s, code=s.code.replace("M.float32", "M.float64"),
+                                 dtype="float64") for s in program.stmts]
+    return dataclasses.replace(program, stmts=stmts)
+
+
+def nearer(program: Program, ours: dict, theirs: dict, torch) -> str | None:
+    """Where a program holding float32 tensors gives values beyond the float32 tolerance
+    of torch's: a line saying how far each is from the float64 truth (torch's run of
+    :func:`in_float64`) if tinyffn is no farther than torch on every result (with 1.5x
+    slack for rounding), else None. Two float32 second-order gradients of ill-conditioned
+    rows (fuzzer seeds 423634, 428803) were 40x and 20x nearer the truth here than in torch."""
+    if all(s.dtype == "float64" for s in program.stmts):
+        return None
+    truth = run(in_float64(program), torch)
+    if "error" in truth:
+        return None
+    worst = (0.0, 0.0, "")
+    for key, want in theirs.items():
+        if key == "ns" or want is None or ours.get(key) is None or truth.get(key) is None:
+            continue
+        if want[1].shape != ours[key][1].shape:
+            return None
+        t = truth[key][1]
+        e_ours = float(np.max(np.abs(ours[key][1] - t), initial=0.0))
+        e_theirs = float(np.max(np.abs(want[1] - t), initial=0.0))
+        scale = max(1.0, float(np.max(np.abs(t), initial=0.0)))
+        if e_ours > 1.5 * e_theirs + 2e-6 * scale:
+            return None
+        if e_theirs - e_ours > worst[1] - worst[0]:
+            worst = (e_ours, e_theirs, key)
+    return (f"float64 truth: {worst[2]} is {worst[0]:.2g} off here, {worst[1]:.2g} off in "
+            "torch")
 
 
 class OnDevice(types.ModuleType):
@@ -966,7 +1007,7 @@ def generate(seed, order=None):
 def campaign(seconds, seed=0, out=sys.stdout):
     import torch
     torch.set_num_threads(1)
-    stats = dict(graphs=0, compared=0, skipped=0, failed=0, order2=0)
+    stats = dict(graphs=0, compared=0, skipped=0, nearer=0, failed=0, order2=0)
     seen = {}
     start = time.time()
     i = seed
@@ -979,6 +1020,9 @@ def campaign(seconds, seed=0, out=sys.stdout):
             stats["compared"] += 1
         elif got[0] == "skip":
             stats["skipped"] += 1
+        elif got[0] == "nearer":
+            stats["compared"] += 1
+            stats["nearer"] += 1
         else:
             stats["compared"] += 1
             stats["failed"] += 1
