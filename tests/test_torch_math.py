@@ -449,3 +449,28 @@ def test_logaddexp2_against_torch_live(dtype):
     np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=4 * eps)
     np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=8 * eps, atol=eps)
     np.testing.assert_allclose(y.grad.numpy(), yt.grad.numpy(), rtol=8 * eps, atol=eps)
+
+
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2", "hypot"])
+def test_second_derivatives_hold_on_a_tie_and_at_0(name, device):
+    """max(a, b) + log1p(exp(-|a - b|)) has kinks at a = b that cancel in the value and
+    the gradient but not in the second derivative, which was 0 there; hypot's, through
+    |a| and max(|a|, |b|), was 0 at a = 0 and on |a| = |b| (fuzzer seeds 1006581, 1008783).
+    Now they choose the larger operand with where: central differences of the gradient,
+    and the closed forms σ(1 - σ) = 1/4 (ln 2 / 4 for base 2) and b² / h³ (1 / |b| at a = 0)."""
+    fn = getattr(tinyffn, name)
+    a = tinyffn.tensor([0.5, -1.0, 2.0, 0.0], dtype="float64", device=device, requires_grad=True)
+    b = tinyffn.tensor([0.5, 3.0, -2.0, 1.5], dtype="float64", device=device, requires_grad=True)
+    if device == "cpu":                  # the closed forms below run on every device
+        assert tinyffn.gradgradcheck(fn, [a, b])
+    (ga,) = tinyffn.autograd.grad(fn(a, b).sum(), [a], create_graph=True)
+    (gaa,) = tinyffn.autograd.grad(ga.sum(), [a])
+    A, B = np.array([0.5, -1.0, 2.0, 0.0]), np.array([0.5, 3.0, -2.0, 1.5])
+    if name == "hypot":
+        want = B ** 2 / np.hypot(A, B) ** 3
+    else:
+        base = math.e if name == "logaddexp" else 2.0
+        s = 1 / (1 + base ** (B - A))
+        want = s * (1 - s) * math.log(base)
+    np.testing.assert_allclose(gaa.numpy(), want, rtol=1e-12)
+    assert gaa.numpy()[0] != 0

@@ -18,6 +18,12 @@ a plain formula would lose it:
 * ``hypot`` is m · sqrt(1 + (n/m)²), m and n the larger and smaller of |a| and |b|, so
   a² does not overflow (hypot(1e20, 1e20) in float32 is 1.41e20, not inf).
 
+Both choose the larger operand with ``where`` (a mask outside the graph), not with
+``maximum`` or ``abs``: each side of the choice is smooth, so second derivatives hold on
+a tie too. max(a, b) + log1p(exp(-|a - b|)) has two kinks at a = b that cancel in the
+value and the gradient but not in the second derivative, which was 0 there (σ(1 - σ) =
+1/4 is right); hypot's was 0 at a = 0 and on |a| = |b| (fuzzer).
+
 Where a branch is not taken, its input is replaced by a harmless value (the "double
 where"), so that where's zero gradient does not meet an inf or NaN of the other branch
 (0 · inf is NaN). Integers and bools compute in float32, float16 in float32 and rounded
@@ -208,9 +214,11 @@ def logaddexp(input, other):
     from .composed import where     # composed.py imports tensor.py, which imports this
 
     def fn(a, b):
-        d = a - b
-        d = where(d.isnan() & ~(a.isnan() | b.isnan()), 0.0, d)   # inf - inf: a tie
-        return a.maximum(b) + (-d.abs()).exp().log1p()
+        first = a >= b                                  # a mask, outside the graph
+        d = where(first, b - a, a - b)                  # -|a - b|, no kink at a tie
+        tie = d.isnan() & ~(a.isnan() | b.isnan())      # inf - inf: a tie, 1/2 each
+        d = where(tie, 0.0, d)
+        return where(tie, a * 0.5 + b * 0.5, where(first, a, b)) + d.exp().log1p()
     return _binary("logaddexp", input, other, fn)
 
 
@@ -222,9 +230,11 @@ def logaddexp2(input, other):
     from .composed import where     # composed.py imports tensor.py, which imports this
 
     def fn(a, b):
-        d = a - b
-        d = where(d.isnan() & ~(a.isnan() | b.isnan()), 0.0, d)   # inf - inf: a tie
-        return a.maximum(b) + (-d.abs()).exp2().log1p() * (1 / LN2)
+        first = a >= b                                  # a mask, outside the graph
+        d = where(first, b - a, a - b)                  # -|a - b|, no kink at a tie
+        tie = d.isnan() & ~(a.isnan() | b.isnan())      # inf - inf: a tie, 1/2 each
+        d = where(tie, 0.0, d)
+        return where(tie, a * 0.5 + b * 0.5, where(first, a, b)) + d.exp2().log1p() * (1 / LN2)
     return _binary("logaddexp2", input, other, fn)
 
 
@@ -236,13 +246,14 @@ def hypot(input, other):
     from .composed import where     # composed.py imports tensor.py, which imports this
 
     def fn(a, b):
-        a, b = a.abs(), b.abs()
-        m, n = a.maximum(b), a.minimum(b)
+        first = a.abs() >= b.abs()          # a mask: the larger magnitude, outside the graph
+        m, n = where(first, a, b), where(first, b, a)      # signed: no kink at 0 or a tie
         inf = a.isinf() | b.isinf()         # inf even beside a NaN, as C99's hypot and torch's
-        edge = (m == 0) | inf
+        edge = ((m == 0) & (n == 0)) | inf  # not (NaN, 0): NaN, from n / m
         r = where(edge, 0.0, n) / where(edge, 1.0, m)      # harmless where not taken
-        far = where(edge, m + 0.0, m * (1 + r * r).sqrt())  # + 0.0: hypot(-0, -0) is 0.0
-        return where(inf, where(a.isinf(), a, b), far)
+        m = m.abs()                         # |m| is smooth but at the origin, an edge
+        far = where(edge, m, m * (1 + r * r).sqrt())
+        return where(inf, where(a.isinf(), a, b).abs(), far)
     return _binary("hypot", input, other, fn)
 
 
