@@ -519,20 +519,23 @@ UNARY = [unary(e) for e in [
 ]]
 
 
-def binary(expr, dtype_strict=False, positive_b=False, exact=False, untied=False):
+def binary(expr, dtype_strict=False, positive_b=False, exact=False, untied=False, ties=False):
+    """``ties``: the result may repeat a value where b broadcasts (maximum(x, 0-d c) is c
+    wherever x < c: topk's choice among them is open; seed 1035886)."""
     def op(g, a):
         b = g.operand(a.shape, same_dtype_as=a.dtype if dtype_strict else None, exact=exact)
         if untied and (a.tied or b.tied):
             return None
         y = g.positive(b.name) if positive_b else b.name
         a_, b_ = (a.name, y) if g.chance(0.8) or positive_b else (y, a.name)
-        return expr.format(a=a_, b=b_), broadcast(a.shape, b.shape), b is a   # a - a: 0s
+        return expr.format(a=a_, b=b_), broadcast(a.shape, b.shape), ties or b is a  # a - a
     op.__name__ = expr
     return op
 
 
-BINARY = [binary(e) for e in [
-    "{a} + {b}", "{a} - {b}", "{a} * {b}", "M.maximum({a}, {b})", "{a}.minimum({b})",
+BINARY = [binary(e, ties=True) for e in ["M.maximum({a}, {b})", "{a}.minimum({b})"]] + [
+    binary(e) for e in [
+    "{a} + {b}", "{a} - {b}", "{a} * {b}",
     "M.hypot({a}, {b})", "M.logaddexp({a}, {b})",
     "M.where({a} > {b} + 0.1, {a}, {b} * 2)",    # + 0.1: no ties of a = sigmoid(b).logit() "{a}.add({b}, alpha=0.5)", "{a}.sub({b})",
     "M.addcmul({a}, {a}, {b}, value=0.5)",
