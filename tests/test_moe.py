@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import numpy_reference as ref
+from host_reads import counting_host_reads
 import tinyffn
 from tinyffn import accounting, nn, optim
-from tinyffn.backend import get_backend
 from tinyffn.moe import load_balancing_loss, router_z_loss
 
 
@@ -430,43 +430,7 @@ def test_router_z_loss_squares_float16_logits_in_float32():
 
 
 # ----------------------------------------------------------------------------- host reads
-def counting_host_reads(monkeypatch):
-    """A Counter of the strict backend's reads from the device to the host, by kind: a
-    scalar read (``bool``, ``int``, ``float``, ``index`` of an array), a whole array
-    (``to_numpy``: ``tolist``, ``item``, ``numpy``), and the ops whose result's size
-    depends on the data (``nonzero``, a bool mask). On a GPU each one waits for the queued
-    kernels to finish. array_api_strict, unlike NumPy, lets these be wrapped; the op code
-    is the same on every backend, and its own NumPy round trips (scatter-add, erf) call
-    ``np.from_dlpack`` directly, as CuPy needs none, so they are not counted."""
-    import collections
-    import array_api_strict
-    from array_api_strict._array_object import Array
-    reads = collections.Counter()
-
-    def counted(kind, fn):
-        def wrapper(*args, **kwargs):
-            reads[kind] += 1
-            return fn(*args, **kwargs)
-        return wrapper
-
-    for name in ("__bool__", "__int__", "__float__", "__index__"):
-        monkeypatch.setattr(Array, name, counted("scalar", getattr(Array, name)))
-    monkeypatch.setattr(array_api_strict, "nonzero", counted("nonzero",
-                                                             array_api_strict.nonzero))
-    getitem = Array.__getitem__
-
-    def masked_getitem(self, key):
-        keys = key if isinstance(key, tuple) else (key,)
-        if any(isinstance(k, Array) and k.dtype == array_api_strict.bool for k in keys):
-            reads["bool mask"] += 1
-        return getitem(self, key)
-    monkeypatch.setattr(Array, "__getitem__", masked_getitem)
-    strict = get_backend("strict")                      # a frozen dataclass: set in its dict
-    monkeypatch.setitem(vars(strict), "to_numpy", counted("array", strict.to_numpy))
-    return reads
-
-
-def test_the_forward_reads_to_the_host_a_fixed_number_of_times(monkeypatch):
+def test_the_forward_reads_to_the_host_a_fixed_number_of_times():
     """Sorting the choices by expert reads the E counts once; a loop with a ``nonzero`` per
     expert read 22 times at E = 2, 76 at E = 8 and 82 with a capacity (two bincounts
     of the same choices among them). The other reads are range checks: topk's getitem (2),
@@ -477,13 +441,12 @@ def test_the_forward_reads_to_the_host_a_fixed_number_of_times(monkeypatch):
     for num_experts, capacity_factor in [(2, None), (8, None), (8, 1.0), (8, 0.25)]:
         moe = nn.MoEFFN(8, num_experts=num_experts, top_k=2, d_ff=4, device="strict",
                         capacity_factor=capacity_factor)
-        reads = counting_host_reads(monkeypatch)
-        y = moe(x)
-        forward = dict(reads)
-        reads.clear()
-        (y.sum() + moe.aux_loss + moe.z_loss).backward()
-        assert not reads, f"the backward read to the host: {dict(reads)}"
-        monkeypatch.undo()
+        with counting_host_reads() as reads:
+            y = moe(x)
+            forward = dict(reads)
+            reads.clear()
+            (y.sum() + moe.aux_loss + moe.z_loss).backward()
+            assert not reads, f"the backward read to the host: {dict(reads)}"
         seen.append(forward)
         assert moe.experts[1].w1.weight.grad is not None       # the experts did run
     assert seen == [{"scalar": 9, "array": 1}] * 4, seen
