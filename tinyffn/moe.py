@@ -53,8 +53,9 @@ into h, a (k·N, d) buffer: then
     y_n = Σ_j w_nj · h_{j·N+n}                 (h: 0 at a dropped choice)
 
 A forward reads from the device to the host a fixed number of times however large E is:
-the counts once, and the range checks of the gather, the scatter and topk (a loop with
-one ``nonzero`` per expert would wait on a GPU E times). By default every position
+the counts once, one range check each for the gather's and the scatter's indices, and
+one for ``% N``'s divisor (a loop with one ``nonzero`` per expert would wait on a GPU E
+times). By default every position
 reaches its k experts (no capacity limit and no dropped positions, as in Mixtral); an
 expert that no position chose does not run, and its parameters get no gradient from that
 step (``grad`` stays None, as in PyTorch).

@@ -22,7 +22,7 @@ from typing import Any
 from . import grad_mode
 from .arguments import _is_int, is_real, tensor_arg, type_name
 from .backend import dtype_name
-from .ops.shape import IndexAdd
+from .ops.shape import CheckedKey, IndexAdd
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
 
 
@@ -74,6 +74,13 @@ def scatter_add(input, dim, index, src):
     v = tensor_arg("scatter_add", "src", src)
     axis, idx = _scatter_args("scatter_add", x, dim, index, v)
     _same_dtype("scatter_add", x, v, "src")
+    return _scatter_added(x, axis, idx, v)
+
+
+def _scatter_added(x, axis: int, idx, v):
+    """``x.scatter_add(axis, idx, v)`` for an ``idx`` known to fit (checked by
+    :func:`scatter_add`, or by max_unpool): not checked again, which would read a flag from
+    the device, on a GPU a wait for every kernel queued before it."""
     with grad_mode.scope("function", "scatter_add"):
         return _added(x, _read(v, idx.shape), idx, axis)
 
@@ -146,7 +153,7 @@ def _key(x, idx, axis: int, sizes: tuple) -> tuple:
         else:
             along_a = tuple(n if b == a else 1 for b in range(len(sizes)))
             key.append(xp.reshape(xp.arange(n), along_a))          # (1, ..., n, ..., 1)
-    return tuple(key)
+    return CheckedKey(key)              # idx range-checked by the caller: IndexAdd does not
 
 
 def _scatter_args(op: str, x, dim: Any, index: Any, v: Any) -> tuple:

@@ -33,6 +33,7 @@ from .arguments import _is_int, type_name
 from .backend import DeviceError, dtype_name
 from .composed import ValuesIndices
 from .in_place import as_view
+from .ops.shape import CheckedKey, GetItem
 from .tensor import Tensor
 from .torch_functions import _tensor_input
 
@@ -160,6 +161,16 @@ def gather(input, dim, index):
                              f"input of shape {tuple(x.shape)} along dim {a}; except along "
                              f"dim {axis}, index may be as long as input or shorter")
     _check_range("gather", xp, idx, shape[axis], f"dim {axis}", x.shape, negatives=False)
+    return _gathered(x, axis, Tensor(index, _backend=x.backend))
+
+
+def _gathered(x, axis: int, index):
+    """``x.gather(axis, index)`` for an ``index`` known to fit: checked by :func:`gather`,
+    or made by tinyffn (``argmax``'s, an argsort's order) for ``max(dim)``, ``median``,
+    ``cummax``, ... There it is not checked again: the check reads a flag from the device,
+    on a GPU a wait for every kernel queued before it."""
+    xp = x.backend.xp
+    idx = index.data if index.ndim else xp.reshape(index.data, (1,))    # 0-d: one entry
     with grad_mode.scope("function", "gather"):
         y = _along(x if x.ndim else x.reshape(1), xp.astype(idx, xp.int64), axis,
                    tuple(idx.shape))
@@ -201,7 +212,11 @@ def _along(x, index, axis: int, sizes: tuple):
     One ``getitem`` whose key holds ``index`` (an integer array with x's number of axes)
     at ``axis`` and, at every other axis a, arange(sizes[a]) laid along axis a alone; the
     key's arrays broadcast together to y's shape. Its backward, dL/dx, is gy added into
-    zeros of x's shape at the key (``index_add``): an entry picked twice gets both."""
+    zeros of x's shape at the key (``index_add``): an entry picked twice gets both.
+
+    ``index`` must lie in [-n, n) along ``axis`` (the caller has checked it, or made it:
+    argsort's order) and sizes[a] <= x.shape[a]: the key is a ``CheckedKey``, which the
+    getitem does not read back to check again."""
     xp, key = x.backend.xp, []
     for a, n in enumerate(sizes):
         if a == axis:
@@ -209,7 +224,7 @@ def _along(x, index, axis: int, sizes: tuple):
         else:
             along_a = tuple(n if b == a else 1 for b in range(len(sizes)))
             key.append(xp.reshape(xp.arange(n), along_a))          # (1, ..., n, ..., 1)
-    return x[tuple(key)]
+    return GetItem.apply(x, key=CheckedKey(key))
 
 
 # ----------------------------------------------------------------------------- arguments

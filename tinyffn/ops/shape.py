@@ -8,6 +8,7 @@ permutation, a broadcast by a sum over the repeated axes, an index by a scatter-
 """
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import operator
@@ -218,14 +219,17 @@ def normalize_key(key: Any, x: Any) -> tuple:
         if hasattr(k, "dtype") and k.ndim == 0:     # a 0-d index is a number, in NumPy and
             k = bool(k) if x.backend.xp.isdtype(k.dtype, "bool") else int(k)    # PyTorch alike
         out.append(k)
-    if any(hasattr(k, "dtype") and x.backend.xp.isdtype(k.dtype, "bool") for k in out):
+    masks = [hasattr(k, "dtype") and x.backend.xp.isdtype(k.dtype, "bool") for k in out]
+    from_masks_alone = any(masks) and all(m or not hasattr(k, "dtype") for m, k in zip(masks, out))
+    if any(masks):
         out = _masks_as_indices(out, x)
     has_array = any(hasattr(k, "dtype") for k in out)
     if has_array or any(isinstance(k, bool) for k in out):
         _check_numpy_and_pytorch_agree(out, x.ndim)
     if not has_array and not any(k is Ellipsis for k in out):
         out.append(Ellipsis)    # x[1:3] means x[1:3, ...]; the array API wants that spelled out
-    return tuple(out)
+    # a mask's indices lie in its axes (its shape is checked): x[x > 0] needs no range check
+    return CheckedKey(out) if from_masks_alone else tuple(out)
 
 
 def _masks_as_indices(key: list, x: Any) -> list:
@@ -350,7 +354,8 @@ class GetItem(Function):
 
     @staticmethod
     def forward(ctx: Context, x, key):
-        _check_index_arrays(ctx.xp, x, key)
+        if not isinstance(key, CheckedKey):
+            _check_index_arrays(ctx.xp, x, key)
         try:
             return x[key]
         except (IndexError, ValueError) as e:               # ValueError: a slice step of 0
@@ -363,7 +368,8 @@ class GetItem(Function):
     def backward(ctx: Context, gy):
         gx = ctx.xp.zeros(ctx.input_shapes[0], dtype=gy.dtype)
         if not isinstance(gy, ctx.backend.array_type):  # create_graph: the scatter recorded
-            return IndexAdd.apply(gx, gy, key=ctx.attrs["key"])
+            # (the key passed the forward's check: IndexAdd need not read it back again)
+            return IndexAdd.apply(gx, gy, key=CheckedKey(ctx.attrs["key"]))
         ctx.backend.index_add(gx, ctx.attrs["key"], gy)
         return gx
 
@@ -388,7 +394,8 @@ class IndexAdd(Function):
 
     @staticmethod
     def forward(ctx: Context, x, v, key):
-        _check_index_arrays(ctx.xp, x, key)
+        if not isinstance(key, CheckedKey):
+            _check_index_arrays(ctx.xp, x, key)
         y = ctx.xp.asarray(x, copy=True)
         ctx.backend.index_add(y, key, v)
         return y
@@ -396,7 +403,13 @@ class IndexAdd(Function):
     @staticmethod
     def backward(ctx: Context, gy):
         gx = gy if ctx.needs_input_grad[0] else None
-        gv = gy[ctx.attrs["key"]] if ctx.needs_input_grad[1] else None
+        key = ctx.attrs["key"]
+        if not ctx.needs_input_grad[1]:
+            gv = None
+        elif isinstance(gy, ctx.backend.array_type):
+            gv = gy[key]
+        else:                   # create_graph: getitem recorded, the key checked in forward
+            gv = GetItem.apply(gy, key=CheckedKey(key))
         return gx, gv
 
     @staticmethod
@@ -413,16 +426,27 @@ class IndexAdd(Function):
         return "index_add"
 
 
+class CheckedKey(tuple):
+    """A key whose index arrays are known to lie inside their axes: made by tinyffn (an
+    arange, argsort's order, nonzero's indices of a mask) or range-checked by the function
+    that took them from the user (``gather``, ``index_select``, ``index_add``, ...), with a
+    message in its own terms. GetItem and IndexAdd do not check it again: a check reads a
+    flag back from the device, on a GPU a wait for every kernel queued before it."""
+    __slots__ = ()
+
+
 def _check_index_arrays(xp, x, key: tuple) -> None:
     """Raise for an index array reaching outside its axis, on every backend alike.
 
     NumPy raises, but CuPy wraps such an index around (``x[[5]]`` of 3 rows would be row
-    2), and the backward would add into that row: a wrong answer with no error.
+    2), and the backward would add into that row: a wrong answer with no error. One read
+    to the host for the whole key (the flags of every array or-ed on the device); only
+    once one is out of range are they read one by one, to name it.
     """
     def new_axis(k):                    # None, True and False add an axis of length 1
         return k is None or isinstance(k, bool)
 
-    axis = 0
+    arrays, axis = [], 0                # (axis, its size, index array)
     for position, k in enumerate(key):
         if k is Ellipsis:               # it stands for the axes the keys after it leave
             axis = x.ndim - sum(not new_axis(j) for j in key[position + 1:])
@@ -430,13 +454,19 @@ def _check_index_arrays(xp, x, key: tuple) -> None:
         if new_axis(k) or axis >= x.ndim:
             axis += not new_axis(k)
             continue
-        n = x.shape[axis]
-        if hasattr(k, "dtype") and math.prod(k.shape) and bool(xp.any((k < -n) | (k >= n))):
-            bad = int(xp.max(k)) if bool(xp.any(k >= n)) else int(xp.min(k))
-            raise IndexError(f"getitem: index {bad} is out of range for axis {axis} of size "
-                             f"{n} in a tensor of shape {tuple(x.shape)}; an index into an "
-                             f"axis of size n must lie in [-n, n)")
+        if hasattr(k, "dtype") and math.prod(k.shape):
+            arrays.append((axis, x.shape[axis], k))
         axis += 1
+    if not arrays:
+        return
+    outside = [xp.any((k < -n) | (k >= n)) for _, n, k in arrays]       # 0-d bools
+    if not bool(functools.reduce(xp.logical_or, outside)):               # the one read
+        return
+    axis, n, k = next(a for a, flag in zip(arrays, outside) if bool(flag))
+    bad = int(xp.max(k)) if bool(xp.any(k >= n)) else int(xp.min(k))
+    raise IndexError(f"getitem: index {bad} is out of range for axis {axis} of size "
+                     f"{n} in a tensor of shape {tuple(x.shape)}; an index into an "
+                     f"axis of size n must lie in [-n, n)")
 
 
 def key_text(key: tuple, short: bool = False) -> str:
