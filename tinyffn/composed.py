@@ -69,8 +69,9 @@ class MaxResult(ValuesIndices):
         # the values are read at the indices returned, so that the gradient goes to that
         # entry alone, as PyTorch's (amax shares it among ties: PyTorch's amax does too)
         index = getattr(x, "arg" + op)(dim, True)
+        from .sorting import _gathered  # sorting.py imports tensor.py, which imports this
         with grad_mode.scope("function", op):
-            values = x.gather(dim, index)
+            values = _gathered(x, dim % max(x.ndim, 1), index)   # argmax's: in range
             if not keepdim and x.ndim:
                 values, index = values.squeeze(dim), index.squeeze(dim)
         return cls(values, index)

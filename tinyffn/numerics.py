@@ -242,13 +242,13 @@ def median(input, dim=None, keepdim=False):
 def _selected(op: str, x, axis: int, keepdim: bool, pick):
     """(values, indices) at the index ``pick(xp, order)`` chooses along ``axis`` (kept, of
     length 1) from the stable ascending ``order``; the values read by a ``gather``."""
-    from .sorting import _order
+    from .sorting import _gathered, _order
     xp = x.backend.xp
     data = x.data if x.ndim else xp.reshape(x.data, (1,))
     index = xp.astype(pick(xp, _order(xp, data, axis, False)), xp.int64)
     index = _tensor.Tensor(index, _backend=x.backend)                  # (..., 1, ...)
     with grad_mode.scope("function", op):
-        values = (x if x.ndim else x.reshape(1)).gather(axis, index)
+        values = _gathered(x if x.ndim else x.reshape(1), axis, index)    # made: in range
         if not keepdim or not x.ndim:
             values, index = values.squeeze(axis), index.squeeze(axis)
     return (KthvalueResult if op == "kthvalue" else MedianResult)(values, index)

@@ -239,7 +239,8 @@ def _running(op: str, input, dim, result):
         j = arange(n, device=x.device)
         index = movedim(where(hit, j, -1).amax(-1), -1, a)              # the latest hit
     with grad_mode.scope("function", op):
-        return result(x.gather(a, index), index)
+        from .sorting import _gathered  # sorting.py imports tensor.py, which imports this
+        return result(_gathered(x, a, index), index)    # index made above: in [0, n)
 
 
 class AccumulateMethods:

@@ -46,7 +46,7 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
 
 def _quantile(op: str, input, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool):
     from .creation import tensor            # creation imports tensor.py, which imports this
-    from .sorting import _dim, gather, sort
+    from .sorting import _dim, _gathered, sort
     from .torch_extras import lerp
     x = tensor_arg(op, "input", input)
     if dtype_name(x.dtype) not in ("float32", "float64"):
@@ -68,14 +68,14 @@ def _quantile(op: str, input, q, dim, keepdim: bool, interpolation: str, ignore_
             raise TypeError(f"{op}: q has dtype {dtype_name(q.dtype)} but input "
                             f"{dtype_name(x.dtype)}; PyTorch asks for one dtype: "
                             f"q.to(x.dtype)")
-        qs = q
+        qs, values = q, q.detach().numpy().tolist()     # a read to the host, to check q
     elif is_real(q) and not isinstance(q, bool):
         qs = tensor(float(q), dtype=x.dtype, device=x.device)         # in x's dtype, as torch
+        values = float(q)                               # checked as given: no read back
     else:
         raise TypeError(f"{op}: q must be a number or a tensor, got {type_name(q)}")
-    values = qs.detach().numpy()
-    if not ((values >= 0) & (values <= 1)).all():
-        raise ValueError(f"{op}: q must be in [0, 1], got {values.tolist()}")
+    if not all(0 <= v <= 1 for v in (values if isinstance(values, list) else [values])):
+        raise ValueError(f"{op}: q must be in [0, 1], got {values}")
     axis = None if dim is None else _dim(op, dim, x.ndim)
     with grad_mode.scope("function", op):
         # (..., n); a 0-d x (dim 0 or -1 allowed, as torch) is one row of one entry
@@ -95,10 +95,11 @@ def _quantile(op: str, input, q, dim, keepdim: bool, interpolation: str, ignore_
             whole = {"lower": ranks.floor(), "higher": ranks.ceil(),
                      "nearest": ranks.round()}.get(interpolation, ranks)
             below, above = whole.floor().long(), whole.ceil().long()
-        y = gather(s, -1, below)                                         # (..., k)
+        # below and above lie in [0, n - 1], as q lies in [0, 1]: gathers without a check
+        y = _gathered(s, s.ndim - 1, below)                              # (..., k)
         if interpolation in ("linear", "midpoint"):
             w = ranks - below.to(x.dtype) if interpolation == "linear" else 0.5
-            y = lerp(y, gather(s, -1, above), w)
+            y = lerp(y, _gathered(s, s.ndim - 1, above), w)
         if isinstance(q, _tensor.Tensor) and q.ndim == 1:
             y = y.movedim(-1, 0)                                         # (k, ...)
         else:

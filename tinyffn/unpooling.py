@@ -31,7 +31,7 @@ from .creation import ones, zeros
 from .module import Module
 from .pooling import _check_input
 from .resampling import Upsample
-from .scatter import scatter_add
+from .scatter import _scatter_added
 from .tensor import Tensor
 
 
@@ -84,14 +84,17 @@ def _max_unpool(op: str, n: int, x: Any, indices: Any, kernel_size: Any, stride:
                          f"{' x '.join(map(str, size))} ({plane} entries); give the indices "
                          f"max_pool{n}d returned with these settings, and its input's size "
                          "as output_size")
+    from .sorting import _gathered      # sorting.py imports torch_functions.py, which imports this
+    last = i.ndim - 1                   # i checked above: the scatters and the gather do not
     with grad_mode.scope("function", op):
         v = x.reshape(*lead, -1)                                    # (N, C, ΠS_in)
         y = zeros(*lead, plane, dtype=x.dtype, device=x.device)     # (N, C, Πsize)
-        hits = scatter_add(zeros(*lead, plane, dtype=x.dtype, device=x.device), -1, i,
-                           ones(*i.shape, dtype=x.dtype, device=x.device)).gather(-1, i)
+        hits = _gathered(_scatter_added(zeros(*lead, plane, dtype=x.dtype, device=x.device),
+                                        last, i, ones(*i.shape, dtype=x.dtype, device=x.device)),
+                         last, i)                                   # (N, C, ΠS_in)
         if bool(xp.any(hits.data > 1)):                             # overlapping windows
             v = v / hits                                            # k entries, 1/k each
-        return scatter_add(y, -1, i, v).reshape(*lead, *size)       # (N, C, *size)
+        return _scatter_added(y, last, i, v).reshape(*lead, *size)  # (N, C, *size)
 
 
 def _output_size(op: str, x: Tensor, K: tuple, s: tuple, p: tuple, output_size: Any) -> tuple:
