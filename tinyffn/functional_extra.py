@@ -20,6 +20,7 @@ from .backend import DeviceError, dtype_name
 from .composed import where
 from .creation import _check_fits, arange, cat, full, tensor
 from .in_place import as_view
+from .ops.shape import CheckedKey, GetItem
 from .more_functions import index_select
 from .tensor import Tensor
 
@@ -119,16 +120,18 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
                          f"largest label plus one, got {num_classes!r}")
     xp, labels = tensor.backend.xp, tensor.data
     n = tensor.numel()
-    if num_classes == -1:
-        if n == 0:
-            raise ValueError("one_hot: cannot infer num_classes from an empty tensor (as "
-                             "PyTorch says); pass num_classes")
-        num_classes = int(xp.max(labels)) + 1
-    if n and int(xp.min(labels)) < 0:
-        raise ValueError(f"one_hot: class labels must be >= 0, got {int(xp.min(labels))}")
-    if n and int(xp.max(labels)) >= num_classes:
-        raise ValueError(f"one_hot: class labels must be smaller than num_classes="
-                         f"{num_classes}, got {int(xp.max(labels))}")
+    if num_classes == -1 and n == 0:
+        raise ValueError("one_hot: cannot infer num_classes from an empty tensor (as "
+                         "PyTorch says); pass num_classes")
+    if n:                               # one read to the host: the smallest and largest label
+        low, high = (int(v) for v in tensor.backend.to_numpy(
+            xp.stack([xp.min(labels), xp.max(labels)])))
+        num_classes = high + 1 if num_classes == -1 else num_classes
+        if low < 0:
+            raise ValueError(f"one_hot: class labels must be >= 0, got {low}")
+        if high >= num_classes:
+            raise ValueError(f"one_hot: class labels must be smaller than num_classes="
+                             f"{num_classes}, got {high}")
     classes = xp.arange(num_classes, dtype=xp.int64)                     # (C,)
     rows = xp.astype(labels[..., None] == classes, xp.int64)             # (..., C)
     return Tensor(rows, _backend=tensor.backend)
@@ -296,7 +299,8 @@ def _lookup(op: str, idx: Any, weight: Any, padding_idx: Any) -> Tensor:
         # W[idx] in the x[i, j] form the array API standard takes, one index per axis:
         rows = idx.unsqueeze(-1)                                     # (..., 1)
         cols = arange(w.shape[1], device=w.device)                   # (embedding_dim,)
-        return w[rows, cols]                    # broadcast: (..., embedding_dim)
+        # rows checked above, cols an arange: a CheckedKey, which getitem does not read back
+        return GetItem.apply(w, key=CheckedKey((rows.data, cols.data)))   # (..., embedding_dim)
 
 
 
@@ -311,12 +315,11 @@ def _check_indices(op: str, idx: Any, weight: Tensor) -> None:
         raise TypeError(f"{op}: indices must be integers, got dtype "
                         f"{dtype_name(idx.dtype)}; make them int64: idx.long(), or "
                         "tinyffn.tensor(ids, dtype='int64')")
-    if idx.numel():
-        low, high = int(xp.min(idx.data)), int(xp.max(idx.data))
-        if low < 0 or high >= n:
-            raise IndexError(f"{op}: index {low if low < 0 else high} is out of range "
-                             f"for num_embeddings={n}: indices must lie in [0, {n}) "
-                             "(negative ones are refused, as in PyTorch)")
+    if idx.numel() and bool(xp.any((idx.data < 0) | (idx.data >= n))):    # one read
+        low, high = int(xp.min(idx.data)), int(xp.max(idx.data))      # to name one
+        raise IndexError(f"{op}: index {low if low < 0 else high} is out of range "
+                         f"for num_embeddings={n}: indices must lie in [0, {n}) "
+                         "(negative ones are refused, as in PyTorch)")
 
 
 __all__ = ["leaky_relu", "glu", "normalize", "one_hot", "softplus", "pad", "embedding"]

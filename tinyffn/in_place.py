@@ -137,15 +137,16 @@ def set_item(x, key, value) -> None:
     from .arguments import is_real
     from .backend import DeviceError
     from .creation import _check_fits, tensor   # creation.py imports tensor.py, which imports this
-    from .ops.shape import normalize_key
+    from .ops.shape import GetItem, normalize_key
     from .promotion import kind_of
     from .torch_methods import _broadcast_shape
     what = "x[key] = value"
     check_in_place(x, what, value if isinstance(value, _tensor.Tensor) else None,
                    "x = x.masked_fill(mask, value) or x = tinyffn.where(mask, values, x)")
     try:
-        with grad_mode.no_grad():
-            target = x[key].shape       # the key checked, with getitem's messages
+        with grad_mode.no_grad():       # normalized once: a mask's nonzero is a read
+            key = normalize_key(key, x)
+            target = GetItem.apply(x, key=key).shape    # checked, with getitem's messages
     except (IndexError, TypeError, ValueError, DeviceError) as e:
         raise type(e)(f"{what}: {str(e).removeprefix('getitem: ')}") from e
     if isinstance(value, _tensor.Tensor):
@@ -174,7 +175,7 @@ def set_item(x, key, value) -> None:
     xp = x.backend.xp
     new = xp.asarray(x.data, copy=True)
     values = xp.broadcast_to(v.to(dtype=x.dtype).data, target)
-    x.backend.index_put(new, normalize_key(key, x), values)
+    x.backend.index_put(new, key, values)
     x.data = new
 
 

@@ -19,6 +19,7 @@ from .arguments import _is_int, check_choice, is_real
 from .backend import DeviceError, dtype_name
 from .creation import arange
 from .functional import _check_tensor, _narrowed, _widened, log_softmax
+from .ops.shape import CheckedKey, GetItem
 from .tensor import Tensor
 from .composed import where
 
@@ -215,22 +216,24 @@ def _picked_nll(op: str, name: str, logp: Tensor, targets: Any, reduction: str,
                 ) -> Tensor:
     """-logp at each row's target class (weighted, smoothed, ignored rows left out),
     reduced: what both losses share."""
-    t = _class_targets(op, name, logp, targets, ignore_index)
+    t, n_ignored = _class_targets(op, name, logp, targets, ignore_index)
     C = logp.shape[-1]
     lead_shape = logp.shape[:-1]
     N = math.prod(lead_shape)
     rows, t = logp.reshape(N, C), t.reshape(N)                       # (N, C), (N,)
     kept = t != ignore_index                                         # (N,) bool, no graph
-    ignoring = not bool(kept.backend.xp.all(kept.data))
+    ignoring = n_ignored > 0
     if ignoring:
         t = t * kept                    # an ignored row picks class 0, then counts for 0
-    picked = rows[arange(N, device=logp.device), t]                  # (N,): log p[target]
+    # t is in [0, C) now (checked above): a CheckedKey, which getitem reads no flag to check
+    pick = CheckedKey((arange(N, device=logp.device).data, t.data))
+    picked = GetItem.apply(rows, key=pick)                           # (N,): log p[target]
     if not (ignoring or smoothing or weight is not None):            # the plain loss
         return _reduce(-picked.reshape(lead_shape) if reduction == "none" else -picked,
                        reduction)
     nll = -picked
     if weight is not None:
-        w_t = weight[t]                                              # (N,): w[target]
+        w_t = GetItem.apply(weight, key=CheckedKey((t.data,)))      # (N,): w[target]
         nll = nll * w_t
     if smoothing:
         spread = -rows.mean(axis=-1) if weight is None else -(rows * weight).sum(axis=-1) / C
@@ -244,7 +247,7 @@ def _picked_nll(op: str, name: str, logp: Tensor, targets: Any, reduction: str,
     if reduction == "none":
         return nll.reshape(lead_shape)
     if reduction == "mean" and ignoring:
-        n_kept = int(kept.sum().item())              # a bool sum counts in int64: exact
+        n_kept = N - n_ignored
         if n_kept == 0:
             raise ValueError(f"{op}: every target is ignore_index ({ignore_index}), so the "
                              "mean over no rows is undefined (PyTorch answers nan); pass "
@@ -287,9 +290,10 @@ def _reduce(x: Tensor, reduction: str) -> Tensor:
 
 
 def _class_targets(op: str, name: str, logits: Tensor, targets: Any,
-                   ignore_index: int) -> Tensor:
+                   ignore_index: int) -> tuple:
     """``targets`` as an integer Tensor on the device of ``logits`` (the input called
-    ``name``: logits or log-probabilities), checked against them; errors name ``op``."""
+    ``name``: logits or log-probabilities), checked against them, and how many of them
+    are ``ignore_index``; errors name ``op``. One read to the host: the two counts."""
     check_ignore_index(op, ignore_index)
     ignore_index = int(ignore_index)    # a NumPy int is no operand of the strict backend
     be = logits.backend
@@ -326,11 +330,15 @@ def _class_targets(op: str, name: str, logits: Tensor, targets: Any,
         raise ValueError(f"{op}: {name} of shape {logits.shape} need targets of shape "
                          f"{logits.shape[:-1]} (one class index per row), got {targets.shape}"
                          + hint)
-    t = targets.data
-    outside = ((t < 0) | (t >= C)) & (t != ignore_index)
-    if targets.numel() and bool(be.xp.any(outside)):
+    t, xp = targets.data, be.xp
+    ignored = t == ignore_index
+    outside = ((t < 0) | (t >= C)) & ~ignored
+    counts = xp.stack([xp.sum(xp.astype(outside, xp.int64)),           # (2,): both counts,
+                       xp.sum(xp.astype(ignored, xp.int64))])          # read together
+    n_outside, n_ignored = (int(n) for n in be.to_numpy(counts))
+    if n_outside:
         low, high = targets.numpy().min(), targets.numpy().max()
         raise ValueError(f"{op}: targets must lie in [0, {C}) for {C} classes ({name} "
                          f"of shape {logits.shape}), or equal ignore_index ({ignore_index}); "
                          f"got values from {low} to {high}")
-    return targets
+    return targets, n_ignored
