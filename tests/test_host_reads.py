@@ -1,0 +1,184 @@
+"""How many times the indexing ops and a training step read from the device to the host.
+
+On a GPU each read (a range check's ``bool(any(...))``, ``int(x)``, ``nonzero``) waits
+for the kernels queued before it. The counts are pinned per op, so that one cannot grow
+back in silence: every index the user passes is checked once, in one read, by the function
+that takes it; an index tinyffn made (an arange, argsort's and argmax's results, a mask's
+nonzero) or one checked already (the getitem inside ``gather``) is not checked again.
+Counted on the strict backend (tests/host_reads.py); the op code is the same on CuPy.
+And every index out of range is still refused, on every backend: CuPy would wrap it around.
+"""
+import pytest
+
+import tinyffn
+import tinyffn.functional as F
+from host_reads import counting_host_reads
+from tinyffn import nn, optim
+
+
+def ints(values, device="strict"):
+    return tinyffn.tensor(values, dtype="int64", device=device)
+
+
+def x53():
+    return tinyffn.randn(5, 3, device="strict", requires_grad=True)
+
+
+def assigned(mask_or_key, value=0.0):
+    x = tinyffn.randn(5, 3, device="strict")
+    key = (x > 0) if mask_or_key == "mask" else mask_or_key
+    x[key] = value
+    return x.sum()
+
+
+# The reads of each call's forward (before these changes: the comment); its backward reads
+# nothing (checked too). "scalar": bool/int of an array; "array": one copy
+# of a small array (two counts, a min and a max); "nonzero": a mask's indices.
+READS = [
+    ("x[i, j]", lambda: x53()[ints([0, 4]), ints([1, 2])], {"scalar": 1}),         # was 2
+    ("x[mask]", lambda: (lambda x: x[x.detach() > 0])(x53()), {"nonzero": 1}),     # was 3
+    ("x[mask, 2]", lambda: (lambda x: x[x.detach()[:, 0] > 0, 2])(x53()), {"nonzero": 1}),  # 2
+    ("x[mask, j-array]", lambda: (lambda x: x[x.detach()[:, 0] > -9, ints([0, 1, 2, 0, 1])]
+                                  )(x53()), {"nonzero": 1, "scalar": 1}),             # was 3
+    ("index_select", lambda: x53().index_select(0, ints([0, 4, 2])), {"scalar": 1}),  # was 3
+    ("index_add", lambda: x53().index_add(0, ints([0, 4]), x53()[:2]), {"scalar": 1}),  # 3
+    ("gather", lambda: x53().gather(1, ints([[0], [2], [1], [0], [2]])), {"scalar": 1}),  # 3
+    ("take_along_dim", lambda: x53().take_along_dim(ints([[0], [2], [1], [0], [2]]), 1),
+     {"scalar": 1}),                                                               # was 3
+    ("scatter_add", lambda: x53().scatter_add(0, ints([[0, 1, 2]]), x53()[:1]),
+     {"scalar": 1}),                                                               # was 3
+    ("scatter src", lambda: x53().scatter(0, ints([[0, 1, 2]]), x53()[:1]),
+     {"scalar": 2}),                       # the range, and an index named twice; was 4
+    ("scatter value", lambda: x53().scatter(0, ints([[0, 1, 2]]), 1.0), {"scalar": 1}),
+    ("topk", lambda: x53().topk(2).values, {}),                                     # was 2
+    ("sort", lambda: x53().sort(0).values, {}),                                     # was 2
+    ("max(dim)", lambda: x53().max(dim=1).values, {}),                              # was 3
+    ("median(dim)", lambda: x53().median(1).values, {}),                            # was 3
+    ("kthvalue", lambda: x53().kthvalue(2, 1).values, {}),                          # was 3
+    ("cummax", lambda: x53().cummax(1).values, {}),                                 # was 3
+    ("quantile", lambda: x53().quantile(0.3, dim=1), {}),                           # was 9
+    ("embedding", lambda: F.embedding(ints([[0, 4], [2, 2]]), x53()), {"scalar": 1}),   # 4
+    ("Embedding(padding_idx)", lambda: nn.Embedding(5, 3, padding_idx=0, device="strict")(
+        ints([0, 4, 2])), {"scalar": 1}),                                          # was 4
+    ("one_hot", lambda: F.one_hot(ints([0, 2, 1])), {"array": 1}),                  # was 3
+    ("cross_entropy", lambda: F.cross_entropy(x53(), ints([0, 2, 1, 0, 2])),
+     {"array": 1}),                                                                # was 4
+    ("cross_entropy(ignore, weight, smoothing)", lambda: F.cross_entropy(
+        x53(), ints([0, -100, 1, 0, 2]), weight=tinyffn.ones(3, device="strict"),
+        label_smoothing=0.1), {"array": 1}),                                       # was 6
+    ("nll_loss", lambda: F.nll_loss(x53(), ints([0, 2, 1, 0, 2])), {"array": 1}),   # was 4
+    ("masked_fill", lambda: (lambda x: x.masked_fill(x.detach() > 0, 0.0))(x53()), {}),
+    ("masked_select", lambda: (lambda x: tinyffn.masked_select(x, x.detach() > 0))(x53()),
+     {"nonzero": 1}),                                                              # was 3
+    ("x[mask] = 0", lambda: assigned("mask"), {"nonzero": 1}),                      # was 4
+    ("x[i, j] = 0", lambda: assigned((ints([1, 3]), ints([0, 2]))), {"scalar": 1}),  # was 2
+    ("max_unpool1d", lambda: F.max_unpool1d(
+        tinyffn.randn(1, 2, 3, device="strict", requires_grad=True),
+        ints([[[0, 3, 5], [1, 2, 4]]]), 2), {"scalar": 2}),   # range, overlaps; was 14
+]
+
+
+@pytest.mark.parametrize("name, call, forward", READS, ids=[c[0] for c in READS])
+def test_each_op_reads_to_the_host_a_pinned_number_of_times(name, call, forward):
+    tinyffn.manual_seed(0)
+    with counting_host_reads() as reads:
+        y = call()
+        assert dict(reads) == forward, f"{name}: {dict(reads)}"
+        reads.clear()
+        if y.requires_grad:
+            y.sum().backward()
+        assert not reads, f"{name}'s backward read to the host: {dict(reads)}"
+
+
+def test_a_second_order_backward_reads_nothing():
+    """create_graph records getitem's backward as an IndexAdd, and that one's as a getitem:
+    their keys passed the forward's check, and are not read back again."""
+    x = tinyffn.randn(5, 3, device="strict", requires_grad=True)
+    for f in (lambda x: x[ints([0, 4]), ints([1, 2])],
+              lambda x: x.index_add(0, ints([0, 4]), x[1:3] * 2.0)):
+        y = (f(x) ** 2).sum()
+        with counting_host_reads() as reads:
+            g, = tinyffn.autograd.grad(y, x, create_graph=True)
+            g.sum().backward()
+        assert not reads, dict(reads)
+
+
+@pytest.mark.parametrize("loss, scaler, expected", [
+    ("mse", False, {}),                    # forward, backward, clip_grad_norm_, AdamW: none
+    ("cross_entropy", False, {"array": 1}),     # the targets' range check (4 reads before)
+    ("mse", True, {"array": 1}),                # GradScaler's inf check, as PyTorch's
+])
+def test_a_training_step_reads_to_the_host_a_pinned_number_of_times(loss, scaler, expected):
+    """One FFN training step: the optimizers keep their step counts and bias corrections on
+    the host, clip_grad_norm_ scales by a device tensor (no read, as PyTorch by default)."""
+    model = nn.FFN(4, 8, device="strict")
+    opt = optim.AdamW(model.parameters(), lr=1e-3)
+    scale = tinyffn.amp.GradScaler(device="strict") if scaler else None
+    x = tinyffn.randn(3, 4, device="strict")
+    target = tinyffn.randn(3, 4, device="strict") if loss == "mse" else ints([0, 3, 1])
+
+    def step():
+        opt.zero_grad()
+        y = model(x)
+        out = F.mse_loss(y, target) if loss == "mse" else F.cross_entropy(y, target)
+        (scale.scale(out) if scale else out).backward()
+        if scale:
+            scale.unscale_(opt)
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        if scale:
+            scale.step(opt)
+            scale.update()
+        else:
+            opt.step()
+
+    step()                                  # the first step makes the optimizer's state
+    before = model.w1.weight.detach().numpy().copy()
+    with counting_host_reads() as reads:
+        step()
+    assert dict(reads) == expected
+    assert (model.w1.weight.numpy() != before).any()        # the step did update
+
+
+# Each index out of range is refused, on every backend, with the op's own message
+REFUSED = [
+    ("x[i, j]", lambda x, d: x[ints([0, 4], d), ints([1, 3], d)],
+     r"getitem: index 3 is out of range for axis 1 of size 3"),
+    ("x[mask, j]", lambda x, d: x[x[:, 0] > -99, ints([0, 1, 2, 0, -4], d)],
+     r"getitem: index -4 is out of range for axis 1 of size 3"),
+    ("x[i, j] = 0", lambda x, d: x.detach().clone().__setitem__((ints([5], d), ints([0], d)),
+                                                                0.0),
+     r"x\[key\] = value: index 5 is out of range for axis 0 of size 5"),
+    ("index_select", lambda x, d: x.index_select(0, ints([0, 5], d)),
+     r"index_select: index 5 is out of range for dim 0 of size 5"),
+    ("index_add", lambda x, d: x.index_add(0, ints([-1], d), x[:1]),
+     r"index_add: index -1 is out of range for dim 0 of size 5"),
+    ("gather", lambda x, d: x.gather(1, ints([[3]], d)),
+     r"gather: index 3 is out of range for dim 1 of size 3"),
+    ("take_along_dim", lambda x, d: x.take_along_dim(ints([[-4]], d), 1),
+     r"take_along_dim: index -4 is out of range for dim 1 of size 3"),
+    ("scatter_add", lambda x, d: x.scatter_add(0, ints([[5]], d), x[:1]),
+     r"scatter_add: index 5 is out of range for dim 0 of size 5"),
+    ("scatter", lambda x, d: x.scatter(1, ints([[3]], d), 1.0),
+     r"scatter: index 3 is out of range for dim 1 of size 3"),
+    ("embedding", lambda x, d: F.embedding(ints([[0, 5]], d), x),
+     r"embedding: index 5 is out of range for num_embeddings=5"),
+    ("embedding -1", lambda x, d: F.embedding(ints([-1, 0], d), x),
+     r"embedding: index -1 is out of range for num_embeddings=5"),
+    ("one_hot", lambda x, d: F.one_hot(ints([0, 3], d), 3),
+     r"one_hot: class labels must be smaller than num_classes=3, got 3"),
+    ("one_hot -1", lambda x, d: F.one_hot(ints([0, -1], d)),
+     r"one_hot: class labels must be >= 0, got -1"),
+    ("cross_entropy", lambda x, d: F.cross_entropy(x, ints([0, 1, 2, 3, 0], d)),
+     r"cross_entropy: targets must lie in \[0, 3\)"),
+    ("nll_loss", lambda x, d: F.nll_loss(x, ints([0, 1, -2, -100, 0], d)),
+     r"nll_loss: targets must lie in \[0, 3\)"),
+    ("max_unpool1d", lambda x, d: F.max_unpool1d(x.reshape(1, 5, 3), ints([[[0, 1, 6]] * 5], d),
+                                                 2), r"max_unpool1d: index 6 is out of range"),
+]
+
+
+@pytest.mark.parametrize("name, call, message", REFUSED, ids=[c[0] for c in REFUSED])
+def test_an_index_out_of_range_is_refused_on_every_backend(device, name, call, message):
+    x = tinyffn.randn(5, 3, device=device, requires_grad=True)
+    with pytest.raises((IndexError, ValueError), match=message):
+        call(x, device)
