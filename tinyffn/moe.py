@@ -277,6 +277,7 @@ class MoEFFN(Module):
         choice = index.transpose(0, 1).reshape(-1)    # (k·N,) e_i, i = j·N + n: n's (j+1)-th
         order = choice.argsort(stable=True)           # (k·N,) by expert, then priority
         expert_ids = arange(num_experts, device=x.device)                    # (E,)
+        # n_e by a compare on the device: bincount would count on the host (NumPy)
         counts = (choice.unsqueeze(-1) == expert_ids).sum(dim=0)             # (E,) n_e
         sizes = counts.tolist()                 # the forward's one read to the host
         if self.capacity_factor is None:
@@ -285,8 +286,9 @@ class MoEFFN(Module):
             self.expert_capacity = room = math.ceil(self.capacity_factor * n * k / num_experts)
         kept = [min(size, room) for size in sizes]      # an expert serves its first C choices
         starts = [sum(sizes[:e]) for e in range(num_experts)]
-        served = cat([order[s:s + m] for s, m in zip(starts, kept)])          # (K,) kept i
-        x_served = rows_in.index_select(0, served % max(n, 1))    # (K, d) x_n (N = 0: none)
+        served = cat([order[s:s + m] for s, m in zip(starts, kept)])   # (K,) i of the K kept
+        # choice i = j·N + n is position n's: i mod N is the row to gather (N = 0: none)
+        x_served = rows_in.index_select(0, served % max(n, 1))               # (K, d)
         outs, at = [], 0
         for expert, m in zip(self.experts, kept):
             if m:                                       # no choice kept: the expert does not run
