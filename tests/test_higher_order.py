@@ -449,3 +449,21 @@ def test_the_second_derivative_through_a_0d_getitem_on_every_backend(device):
     g.backward()
     assert g.item() == pytest.approx(3 * 1.5 ** 2, rel=1e-12)         # 3x²
     assert x.grad.item() == pytest.approx(6 * 1.5, rel=1e-12)          # 6x
+
+
+@pytest.mark.parametrize("again", ["grad", "backward"])
+def test_differentiating_a_gradient_made_without_create_graph_says_to_pass_it(again):
+    """A student's first try at a second derivative forgets create_graph=True on the first
+    call; the gradient then holds no graph, and the error must name that fix, not only
+    'requires_grad=True' (the leaf has it)."""
+    x = tinyffn.tensor([0.5, 1.0], dtype=tinyffn.float64, requires_grad=True)
+    (g,) = tinyffn.grad((x ** 3).sum(), [x])                  # no create_graph
+    assert g.grad_fn is None and not g.requires_grad
+    with pytest.raises(RuntimeError, match=r"pass create_graph=True to the call that made it"):
+        if again == "grad":
+            tinyffn.grad(g.sum(), [x])
+        else:
+            g.sum().backward()
+    (g,) = tinyffn.grad((x ** 3).sum(), [x], create_graph=True)   # the fix, as named
+    (h,) = tinyffn.grad(g.sum(), [x])
+    np.testing.assert_allclose(h.numpy(), 6 * x.numpy())          # d²/dx² x³ = 6x

@@ -151,10 +151,12 @@ def root_grad(root: "_tensor.Tensor", grad: Any, op: str) -> Any:
     name = "grad" if op == "backward" else "grad_output"
     if not root.requires_grad:
         raise RuntimeError(f"{op}: this tensor does not require grad and has no grad_fn; "
-                           "create the leaves with requires_grad=True. A gradient from "
-                           "create_graph=True has none where it depends on no tensor that "
-                           "requires grad (the gradient of a linear or piecewise-linear "
-                           "function): its own derivative is 0, where PyTorch may return zeros")
+                           "create the leaves with requires_grad=True. To differentiate "
+                           "a gradient again, pass create_graph=True to the call that made "
+                           "it; a gradient from create_graph=True has none where it depends "
+                           "on no tensor that requires grad (the gradient of a linear or "
+                           "piecewise-linear function): its own derivative is 0, where "
+                           "PyTorch may return zeros")
     if grad is None:
         if math.prod(root.shape) != 1:
             raise RuntimeError(f"{op}: dL/d(output) is implied only for an output of one "
