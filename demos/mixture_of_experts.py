@@ -33,8 +33,10 @@ and the routing tables show experts specializing in clusters, which nothing told
 per expert of a forward's N·k (N = 256 in training; in the evaluation, the 2048 held-out
 points at once); the output then says which share of the choices was dropped, on the
 held-out points and in training, and the held-out error of the same mixtures evaluated
-without the limit (FLOPs are counted with the limit: dropped choices cost none). A dropped position gets y = 0: this task has no residual connection to carry it,
-so each one costs the error of predicting 0 (docs/ffn.md has the figures for c = 1, 1.25, 2).
+without the limit (FLOPs are counted with the limit: dropped choices cost none). A point
+all of whose choices were dropped gets y = 0: this task has no residual connection to carry
+it, so each one costs the error of predicting 0; the output gives the share of such points
+and the error there and at the others (docs/ffn.md has the figures for c = 1, 1.25, 2).
 """
 from __future__ import annotations
 
@@ -81,7 +83,7 @@ def add_arguments(parser) -> None:
 def main(argv: list | None = None) -> dict:
     """Train five students; returns {"results": {name: {"params", "flops", "test_mse",
     "load", "experts_used", "aux_loss", "purity", "dropped", "dropped_in_training",
-    "test_mse_dropless"}}, "routing" and "routing_no_aux":
+    "test_mse_dropless", "lost"}}, "routing" and "routing_no_aux":
     cluster × expert counts of the two top-1 mixtures, "steps", "figures"}."""
     args = parse_args(NAME, __doc__.split("\n")[0], argv, add_arguments)
     steps = args.steps or (40 if args.quick else 600)
@@ -115,8 +117,12 @@ def main(argv: list | None = None) -> dict:
               "residual here). The same mixtures, evaluated without the limit:")
         for name, r in results.items():
             if r["dropped"] is not None:
+                lost = r["lost"]
                 print(f"  {name.strip()}: held-out MSE {r['test_mse_dropless']:.4f}; "
-                      f"{r['dropped_in_training']:.1%} of the choices dropped in training")
+                      f"{r['dropped_in_training']:.1%} of the choices dropped in training; "
+                      f"{lost['share']:.1%} of the held-out points lost every choice"
+                      + ("" if lost["mse"] is None else f" (error {lost['mse']:.3f} there, "
+                         f"{lost['mse_others']:.4f} at the others)"))
     base = results["FFN 4d"]["test_mse"]
     for name in ("MoE 8×4d top-1", "MoE 8×2d top-2", "FFN 32d"):
         r = results[name]
@@ -231,22 +237,32 @@ def train(model: nn.Module, data: dict, steps: int, aux: float) -> tuple:
 def evaluate(model: nn.Module, data: dict) -> dict:
     """Held-out error; for a mixture, each expert's share of the held-out choices, the
     share of them dropped, and the error without the capacity limit (the same when none)."""
-    def held_out_mse():
+    def held_out_errors():
         with tinyffn.no_grad():
-            return (model(data["x_test"]) - data["y_test"]).square().mean().item()
+            y = model(data["x_test"])
+            return y, (y - data["y_test"]).square().mean(dim=-1).numpy()     # one per point
     if not isinstance(model, nn.MoEFFN):
-        return {"test_mse": held_out_mse(), "load": None, "experts_used": None,
-                "aux_loss": None, "purity": None, "dropped": None, "test_mse_dropless": None}
+        return {"test_mse": float(held_out_errors()[1].mean()), "load": None,
+                "experts_used": None, "aux_loss": None, "purity": None, "dropped": None,
+                "test_mse_dropless": None, "lost": None}
     capacity_factor, model.capacity_factor = model.capacity_factor, None
-    dropless = held_out_mse()                   # the same mixture, every choice served
+    dropless = float(held_out_errors()[1].mean())   # the same mixture, every choice served
     model.capacity_factor = capacity_factor
-    mse = held_out_mse()                        # last: tokens_per_expert, aux_loss are its
+    y, errors = held_out_errors()               # last: tokens_per_expert, aux_loss are its
+    mse = float(errors.mean())
     dropped = model.dropped_per_expert.sum().item() / model.tokens_per_expert.sum().item()
+    # a point all of whose choices were dropped gets y = 0 exactly (nothing is added into
+    # its row); a served point's y is 0 in every coordinate with probability 0
+    lost = ~y.numpy().any(axis=-1)
+    lost_errors = {"share": float(lost.mean()),
+                   "mse": float(errors[lost].mean()) if lost.any() else None,
+                   "mse_others": float(errors[~lost].mean())}
     counts = model.tokens_per_expert.numpy()
     load = (counts / counts.sum()).tolist()
     routing = routing_table(model, data)
     return {"test_mse": mse, "load": load, "experts_used": int((counts > 0).sum()),
             "aux_loss": model.aux_loss.item(), "dropped": dropped, "test_mse_dropless": dropless,
+            "lost": lost_errors,
             "purity": float((routing.max(axis=1) / routing.sum(axis=1)).mean())}
 
 

@@ -533,7 +533,16 @@ def test_mixture_of_experts_capacity_factor_counts_the_drops(capsys):
     counts = np.bincount(first, minlength=8)
     assert counts.max() > 16, "the check needs drops"
     assert r["dropped"] == np.maximum(counts - 16, 0).sum() / 128
-    assert r["test_mse_dropless"] == mse != r["test_mse"]
+    assert r["test_mse_dropless"] == pytest.approx(mse, rel=1e-6)
+    assert r["test_mse"] != pytest.approx(mse, rel=1e-3)
+    # top 1 serves each expert's first 16 points in order; the rest lost their one choice,
+    # predict 0 and so cost the mean of y² over them
+    lost = np.zeros(128, bool)
+    for e in range(8):
+        lost[np.flatnonzero(first == e)[16:]] = True
+    y_test = data["y_test"].numpy()
+    assert r["lost"]["share"] == lost.mean()
+    assert r["lost"]["mse"] == pytest.approx(float((y_test[lost] ** 2).mean()), rel=1e-5)
     assert model.capacity_factor == 1.0 and model.expert_capacity == 16
     with pytest.raises(SystemExit):
         mixture_of_experts.main(["--capacity-factor", "0"])
