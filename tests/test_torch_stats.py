@@ -244,3 +244,22 @@ def test_logit_gradcheck(device):
 def test_bad_input_is_refused_with_a_clear_message(call, error, words):
     with pytest.raises(error, match=words):
         call(tinyffn.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+
+
+@pytest.mark.parametrize("func", ["quantile", "nanquantile"])
+def test_more_than_2_to_the_24_entries_along_dim_is_refused_as_torch_refuses_it(func):
+    """A rank q·(n - 1) in float32 rounds past n - 1 once n > 2^24 (n - 1 = 2^24 + 3 rounds
+    to 2^24 + 4 = n): the gather that reads s at that rank would take an index out of range,
+    which CuPy wraps around (quantile(x, 1.0) would be x's smallest entry). PyTorch refuses
+    such an input, "quantile() input tensor is too large"; so does tinyffn, before sorting.
+    (The count is of the dim reduced, as PyTorch's: 2^24 + 1 rows of one entry are fine.)"""
+    n = 2 ** 24 + 1
+    tall = tinyffn.zeros(1, 1).expand(n, 1)                   # (n, 1), no n entries held
+    for call in (lambda: getattr(tinyffn, func)(tall, 1.0),
+                 lambda: getattr(tinyffn, func)(tall, 0.5, dim=0)):
+        with pytest.raises(ValueError, match=f"{func}: a row of {n} entries to take "
+                           "quantiles of, more than 2\\^24"):
+            call()
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError, match="quantile\\(\\) input tensor is too large"):
+        getattr(torch, func)(torch.zeros(1, 1).expand(n, 1), 1.0)

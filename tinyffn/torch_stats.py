@@ -34,7 +34,8 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
 
     ``q``: a number or a 0- or 1-d tensor of input's dtype, each in [0, 1]. Shapes: a
     number q reduces ``dim`` (or everything); a 1-d q of k values puts an axis of k
-    first, (k, ...). ``input`` float32 or float64, as PyTorch asks."""
+    first, (k, ...). ``input`` float32 or float64, as PyTorch asks, with at most 2^24
+    entries along ``dim`` (in all, for ``dim=None``), as PyTorch allows."""
     return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
 
 
@@ -77,6 +78,13 @@ def _quantile(op: str, input, q, dim, keepdim: bool, interpolation: str, ignore_
     if not all(0 <= v <= 1 for v in (values if isinstance(values, list) else [values])):
         raise ValueError(f"{op}: q must be in [0, 1], got {values}")
     axis = None if dim is None else _dim(op, dim, x.ndim)
+    n = x.numel() if axis is None or not x.ndim else x.shape[axis]      # entries per row
+    if n > 2 ** 24:     # q·(n - 1) in float32 could round to n, an index past the end
+        raise ValueError(f"{op}: a row of {n} entries to take quantiles of, more than "
+                         f"2^24 = {2 ** 24}, where a float32 rank q·(n - 1) no longer "
+                         "holds every index; PyTorch refuses this too ('quantile() input "
+                         "tensor is too large'). Sort and index instead: "
+                         "x.sort(dim).values[..., k]")
     with grad_mode.scope("function", op):
         # (..., n); a 0-d x (dim 0 or -1 allowed, as torch) is one row of one entry
         rows = x.reshape(-1) if axis is None or not x.ndim else x.movedim(axis, -1)
