@@ -11,8 +11,9 @@ float32 leaves that require grad and are not views are kept (the parameters), on
 gradients are recorded, and the copies are dropped when the outermost region is left
 (``autocast(cache_enabled=False)`` turns it off, for the region and the ones it holds).
 Unlike PyTorch's, a copy is not handed out stale: tinyffn's in-place ops (``w.add_``, an
-optimizer's step) give the weight a new array, and a copy made from another array is cast
-again. Inside a checkpointed block nothing is kept or reused, so the rerun in backward
+optimizer's step, ``load_state_dict``) give the weight a new array, and a copy made from
+another array is cast again. A write into the array itself (``w.data[...] = v``) is not
+seen, and the copy stays stale, as in PyTorch: write ``w.copy_(v)`` instead. Inside a checkpointed block nothing is kept or reused, so the rerun in backward
 records the same ops as the first run (``utils.checkpoint`` compares them).
 
 **An explicit dtype wins.** ``F.softmax(x, -1, dtype=tinyffn.float16)``, ``log_softmax``,
