@@ -450,3 +450,35 @@ def test_svdvals_and_eigvalsh_keep_the_factors_not_the_matrix(name, device):
     (h_alive,) = tinyffn.grad((g_alive * g_alive).sum(), [W])
     np.testing.assert_allclose(h.numpy(), h_alive.numpy(), rtol=1e-9, atol=1e-12)
     assert tinyffn.gradgradcheck(op, [W])
+
+
+@pytest.mark.parametrize("name", ["svdvals", "eigvalsh"])
+@pytest.mark.parametrize("changed", ["leaf", "intermediate"])
+def test_svdvals_and_eigvalsh_read_a_from_the_forward_after_an_in_place_change(name, changed,
+                                                                             device):
+    """A changed in place between the forward and a create_graph backward (A.mul_(-1)
+    gives A a new array): the first and second derivatives are still those at the forward's
+    A, as without the change and as create_graph=False gives. Read back as the tensor it
+    is now, A had the sign flipped and so did the gradient (review 21)."""
+    a = np.array([[2.0, 1.0], [0.0, 1.0]]) if name == "svdvals" else \
+        np.array([[2.0, 0.5], [0.5, -1.0]])
+    f = linalg.svdvals if name == "svdvals" else linalg.eigvalsh
+    w = _t([1.0, 3.0], device)
+
+    def derivatives(change: bool):
+        W = _t(a, device, grad=True)
+        A = W if changed == "leaf" else W * 1.0
+        y = f(A)
+        if change:
+            with tinyffn.no_grad():
+                A.mul_(-1.0)
+        (g,) = tinyffn.grad((y * w).sum(), [W], create_graph=True)
+        (h,) = tinyffn.grad((g * g).sum(), [W])
+        return g.detach().numpy(), h.numpy()
+
+    (g0, h0), (g1, h1) = derivatives(False), derivatives(True)
+    np.testing.assert_allclose(g1, g0, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(h1, h0, rtol=1e-9, atol=1e-12)
+    W = _t(a, device, grad=True)
+    (g_plain,) = tinyffn.grad((f(W) * w).sum(), [W])
+    np.testing.assert_allclose(g0, g_plain.numpy(), rtol=1e-12, atol=1e-12)

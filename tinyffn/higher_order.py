@@ -207,18 +207,18 @@ class RecordedContext:
 
     def input_tensor(self, i: int, rebuild: Any) -> "_tensor.Tensor":
         """Input i as the tensor it was in the forward pass, for an op that did not save it
-        (Svdvals keeps U, S, Vh, not A): the leaf itself, the input's tensor while it
-        lives, else a new one standing for the output of the node that made it, holding
-        ``rebuild(xp, *saved)``: the input's value, rebuilt from the node's saved arrays
-        (U diag(S) Vh), equal to it up to rounding."""
-        p = self.node.parents[i]
-        if not isinstance(p, autograd.Context):
-            return p
-        out = p.output
-        if out is not None:
-            return out
+        (Svdvals keeps U, S, Vh, not A). Its value is ``rebuild(xp, *saved)``, the input
+        rebuilt from the node's saved arrays (U diag(S) Vh, equal to it up to rounding), not
+        the input's array now: a leaf or a live tensor may have been changed in place since
+        (``A.mul_(-1)`` gives A a new array). Its gradient goes where the input's did: for the
+        leaf or the live tensor t, it is t + (value − t), the difference a constant; else a
+        new tensor standing for the output of the node that made the input."""
         value = rebuild(self.node.xp, *self.node.saved_tensors)
-        return _tensor.Tensor._wrap(value, self.node.backend, True, p)
+        p = self.node.parents[i]
+        t = p if not isinstance(p, autograd.Context) else p.output
+        if t is None:
+            return _tensor.Tensor._wrap(value, self.node.backend, True, p)
+        return t + _tensor.Tensor._wrap(value - t.data, self.node.backend)
 
 
 def _as_tensor(node: "autograd.Context", s: Any) -> Any:

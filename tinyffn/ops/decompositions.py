@@ -18,8 +18,9 @@ these very ops. A saved array must be the op's input or output to stay a functio
 there (any other is a constant), so the multi-output ops save their packed output and
 slice U, S, Vh from it. Svdvals and Eigvalsh keep factors their output is not (U, Vh; V),
 and not A: when gy is a tensor they compute the factors again from A, recorded, with A
-the input tensor (``ctx.input_tensor``: the leaf, or the input's tensor while it lives,
-else one standing for it, of value U diag(S) Vh or V diag(L) V^T).
+the input tensor (``ctx.input_tensor``: of value U diag(S) Vh or V diag(L) V^T, the
+forward's A even after an in-place change, its gradient going to the leaf, the input's
+tensor while it lives, else the node that made it).
 """
 from __future__ import annotations
 
