@@ -252,6 +252,20 @@ def test_bad_arguments_are_refused_by_name(kwargs, error, words):
         nn.MoEFFN(**{"d_model": 4, **kwargs})
 
 
+@pytest.mark.parametrize("value, error", [(0.0, ValueError), (-1.0, ValueError),
+                                          (float("nan"), ValueError), ("2", TypeError)])
+def test_a_capacity_factor_set_after_construction_is_checked_at_the_forward(value, error):
+    """The docs invite setting moe.capacity_factor between forwards (more room to evaluate);
+    a bad value is refused by name at the next forward: 0.0 dropped every choice without a
+    word, -1.0 failed in index_add, NaN in int() (review 21)."""
+    moe = nn.MoEFFN(4, 4, 1)
+    moe.capacity_factor = value
+    with pytest.raises(error, match="MoEFFN: capacity_factor must be a"):
+        moe(tinyffn.randn(3, 4))
+    moe.capacity_factor = 2.0
+    assert moe(tinyffn.randn(3, 4)).shape == (3, 4) and moe.expert_capacity == 2
+
+
 def test_bad_inputs_are_refused_by_name():
     with pytest.raises(ValueError, match="MoEFFN: input of shape .* must end in d_model=4"):
         nn.MoEFFN(4)(tinyffn.randn(3, 5))

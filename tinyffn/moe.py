@@ -210,15 +210,7 @@ class MoEFFN(Module):
                              "each position is sent to top_k different experts")
         if renormalize is not None and not isinstance(renormalize, bool):
             raise TypeError(f"MoEFFN: renormalize must be True, False or None, got {renormalize!r}")
-        if capacity_factor is not None:
-            if isinstance(capacity_factor, bool) or not isinstance(capacity_factor, numbers.Real):
-                raise TypeError("MoEFFN: capacity_factor must be a number (Switch used 1.0 to "
-                                "1.25) or None for no limit, got "
-                                f"{type(capacity_factor).__name__} {capacity_factor!r}")
-            if not 0 < capacity_factor < math.inf:
-                raise ValueError(f"MoEFFN: capacity_factor must be a finite number > 0, got "
-                                 f"{capacity_factor!r}; each expert takes ⌈capacity_factor · "
-                                 "N · top_k / num_experts⌉ choices: pass None for no limit")
+        _check_capacity_factor(capacity_factor)
         if multiple_of is not None and not gated:
             raise ValueError(f"MoEFFN: multiple_of={multiple_of!r} rounds the default d_ff of "
                              "gated experts (GatedFFN); pass gated=True, or d_ff for FFN experts")
@@ -280,6 +272,7 @@ class MoEFFN(Module):
         # n_e by a compare on the device: bincount would count on the host (NumPy)
         counts = (choice.unsqueeze(-1) == expert_ids).sum(dim=0)             # (E,) n_e
         sizes = counts.tolist()                 # the forward's one read to the host
+        _check_capacity_factor(self.capacity_factor)   # it may be set between forwards
         if self.capacity_factor is None:
             self.expert_capacity, room = None, k * n                   # room for every choice
         else:
@@ -305,3 +298,18 @@ class MoEFFN(Module):
         self.tokens_per_expert = counts
         self.dropped_per_expert = (counts - room).clamp(min=0)  # max(n_e − C, 0)
         return y.reshape(x.shape)                               # (..., d)
+
+
+def _check_capacity_factor(capacity_factor) -> None:
+    """None, or a finite number > 0: checked when the layer is made and at each forward,
+    as the docs invite setting ``moe.capacity_factor`` between forwards."""
+    if capacity_factor is None:
+        return
+    if isinstance(capacity_factor, bool) or not isinstance(capacity_factor, numbers.Real):
+        raise TypeError("MoEFFN: capacity_factor must be a number (Switch used 1.0 to "
+                        "1.25) or None for no limit, got "
+                        f"{type(capacity_factor).__name__} {capacity_factor!r}")
+    if not 0 < capacity_factor < math.inf:
+        raise ValueError(f"MoEFFN: capacity_factor must be a finite number > 0, got "
+                         f"{capacity_factor!r}; each expert takes ⌈capacity_factor · "
+                         "N · top_k / num_experts⌉ choices: pass None for no limit")
