@@ -106,6 +106,33 @@ def test_the_lower_precision_list_agrees_with_torchs_cpu_autocast():
             assert str(ours(x_, w_).dtype) == expected
 
 
+def test_prelu_of_float32_runs_in_float16_in_a_region_as_torchs():
+    """F.prelu is on PyTorch's float16 list: a float32 input and weight are cast and the
+    result is float16; the weight's gradient comes back float32. It used to raise, its
+    masked_fill taking autocast's float16 for a wrong value."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    w = np.array([0.25, -0.5, 2.0], np.float32)
+    prelu = nn.PReLU(3)
+    with tinyffn.no_grad():
+        prelu.weight.copy_(tinyffn.tensor(w))
+    xt = tinyffn.tensor(x, requires_grad=True)
+    with tinyffn.autocast("cpu"):
+        y = prelu(xt)
+    tx, tw = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    with torch.autocast("cpu", dtype=torch.float16):
+        ty = torch.nn.functional.prelu(tx, tw)
+    assert str(y.dtype) == "float16" and ty.dtype == torch.float16
+    np.testing.assert_array_equal(y.numpy(), ty.detach().numpy())
+    gy = rng.standard_normal((2, 3, 4)).astype(np.float16)
+    y.backward(tinyffn.tensor(gy))
+    ty.backward(torch.tensor(gy))
+    assert str(prelu.weight.grad.dtype) == "float32" and str(xt.grad.dtype) == "float32"
+    np.testing.assert_allclose(prelu.weight.grad.numpy(), tw.grad.numpy(), rtol=2e-3)
+    np.testing.assert_allclose(xt.grad.numpy(), tx.grad.numpy(), rtol=2e-3)
+
+
 def ffn_and_data(seed=0, d=8):
     tinyffn.manual_seed(seed)
     ffn = nn.FFN(d)

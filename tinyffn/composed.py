@@ -244,7 +244,8 @@ def masked_fill(x, mask, value):
     if y.shape != x.shape:
         raise ValueError(f"masked_fill: a mask of shape {mask.shape} does not broadcast to "
                          f"the tensor's shape {x.shape}; the result must keep it")
-    if y.dtype != x.dtype:          # a float value into an integer (or bool) tensor
+    if y.dtype != x.dtype and not x.backend.is_floating(x.dtype):   # a float value into an
+        # integer (or bool) tensor; a float x changes dtype only in autocast (F.prelu)
         raise TypeError(f"masked_fill: the value {value!r} is not of the tensor's dtype, "
                         f"{dtype_name(x.dtype)} "
                         f"(PyTorch truncates it silently); cast the tensor first (x.float())")
