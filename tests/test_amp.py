@@ -106,6 +106,38 @@ def test_the_lower_precision_list_agrees_with_torchs_cpu_autocast():
             assert str(ours(x_, w_).dtype) == expected
 
 
+def test_the_other_listed_products_and_the_unlisted_functions_agree_with_torchs_cpu_autocast():
+    """The convolutions and prelu are on both of PyTorch's float16 lists (a float32 input
+    runs in float16); the functions on neither list, which tinyffn composes from listed
+    primitives, leave a float32 input float32."""
+    torch = pytest.importorskip("torch")
+    tf = torch.nn.functional
+    x, x2 = np.ones((1, 4, 5), np.float32), np.ones((1, 4, 5, 5), np.float32)
+    w1, w2 = np.ones((4, 3, 2), np.float32), np.ones((4, 3, 2, 2), np.float32)
+    cases = {
+        "conv_transpose1d": lambda lib, f, t: f.conv_transpose1d(t(x), t(w1)),
+        "conv_transpose2d": lambda lib, f, t: f.conv_transpose2d(t(x2), t(w2)),
+        "conv2d": lambda lib, f, t: f.conv2d(t(x2), t(w2).transpose(0, 1)),
+        "prelu": lambda lib, f, t: f.prelu(t(x), t(np.ones(1, np.float32))),
+        "gelu": lambda lib, f, t: f.gelu(t(x)),
+        "gelu tanh": lambda lib, f, t: f.gelu(t(x), approximate="tanh"),
+        "silu": lambda lib, f, t: f.silu(t(x)),
+        "mish": lambda lib, f, t: f.mish(t(x)),
+        "logsigmoid": lambda lib, f, t: f.logsigmoid(t(x)),
+        "hardswish": lambda lib, f, t: f.hardswish(t(x)),
+        "softsign": lambda lib, f, t: f.softsign(t(x)),
+        "tanhshrink": lambda lib, f, t: f.tanhshrink(t(x)),
+        "dropout": lambda lib, f, t: f.dropout(t(x), 0.5),
+        "sqrt": lambda lib, f, t: t(x).sqrt(),
+        "var_mean": lambda lib, f, t: lib.var_mean(t(x))[0],
+    }
+    for name, call in cases.items():
+        with torch.autocast("cpu", dtype=torch.float16):
+            expected = str(call(torch, tf, torch.tensor).dtype).replace("torch.", "")
+        with tinyffn.autocast("cpu"):
+            assert str(call(tinyffn, F, tinyffn.tensor).dtype) == expected, name
+
+
 def test_prelu_of_float32_runs_in_float16_in_a_region_as_torchs():
     """F.prelu is on PyTorch's float16 list: a float32 input and weight are cast and the
     result is float16; the weight's gradient comes back float32. It used to raise, its
@@ -384,9 +416,77 @@ def test_scale_takes_lists_and_tuples_and_state_dicts_round_trip():
     a, b = tinyffn.tensor(1.0), tinyffn.tensor(2.0)
     scaled = scaler.scale([a, (b,)])
     assert scaled[0].item() == 8.0 and scaled[1][0].item() == 16.0
+    assert type(scaled) is list and type(scaled[1]) is tuple     # as torch's type(outputs)
     other = tinyffn.amp.GradScaler("cpu")
     other.load_state_dict(scaler.state_dict())
     assert other.get_scale() == 8.0 and other.state_dict() == scaler.state_dict()
+
+
+SCALER_W0 = np.array([[1.0, -2.0], [0.5, 3.0], [-1.5, 2.5]], np.float32)
+# per round: the parameter whose gradient gets an inf, and whether opt2 is stepped or
+# only unscaled
+SCALER_ROUNDS = [(None, True), (None, True), ("a", True), ("b", True), ("c", False), ("c", True)]
+
+
+def scaler_rounds(lib, parameter, sgd, grad_scaler):
+    """The scale and the weights after each of SCALER_ROUNDS, then the scale after
+    update(new_scale=3.0), in the library ``lib`` (tinyffn or torch)."""
+    a, b, c = (parameter(lib.tensor(row)) for row in SCALER_W0)
+    opt1 = sgd([{"params": [a]}, {"params": [b], "lr": 0.5}], lr=0.25)
+    opt2 = sgd([c], lr=0.25)
+    scaler = grad_scaler("cpu", init_scale=8.0, growth_interval=1)
+    seen = []
+    for planted, step_opt2 in SCALER_ROUNDS:
+        opt1.zero_grad()
+        opt2.zero_grad()
+        scaler.scale((a + b * 2.0 + c * 3.0).square().sum()).backward()
+        if planted is not None:
+            with lib.no_grad():
+                dict(a=a, b=b, c=c)[planted].grad[1] = math.inf
+        scaler.step(opt1)
+        if step_opt2:
+            scaler.step(opt2)
+        else:
+            scaler.unscale_(opt2)
+        scaler.update()
+        seen.append((scaler.get_scale(), [p.detach().numpy().copy() for p in (a, b, c)]))
+    scaler.update(new_scale=3.0)
+    seen.append((scaler.get_scale(), []))
+    return seen
+
+
+def test_two_optimizers_and_param_groups_skip_and_rescale_as_torchs():
+    """One scaler, two optimizers, the first with two param groups: an inf in any gradient
+    of any group skips that optimizer's step, not the other's, and backs the scale off,
+    also when the optimizer was only unscaled; two good rounds in a row grow it twice
+    (growth_interval=1); update(new_scale) sets it. Round by round, torch's."""
+    torch = pytest.importorskip("torch")
+    ours = scaler_rounds(tinyffn, nn.Parameter, tinyffn.optim.SGD, tinyffn.amp.GradScaler)
+    theirs = scaler_rounds(torch, torch.nn.Parameter, torch.optim.SGD, torch.amp.GradScaler)
+    assert [s for s, _ in ours] == [s for s, _ in theirs] == [16, 32, 16, 8, 4, 2, 3]
+    for r, ((_, ws), (_, tws)) in enumerate(zip(ours, theirs)):
+        for w, tw in zip(ws, tws):
+            np.testing.assert_allclose(w, tw, rtol=1e-6, err_msg=f"round {r}")
+
+
+def test_state_dicts_load_from_and_into_torchs_scaler():
+    """Every setting and the growth tracker travel, whichever library saved them."""
+    torch = pytest.importorskip("torch")
+    kw = dict(init_scale=2.0 ** 5, growth_factor=4.0, backoff_factor=0.125, growth_interval=3)
+    tscaler = torch.amp.GradScaler("cpu", **kw)
+    tw = torch.nn.Parameter(torch.ones(2))
+    topt = torch.optim.SGD([tw], lr=0.1)
+    for _ in range(2):              # two good steps: the tracker at 2
+        tscaler.scale(tw.sum()).backward()
+        tscaler.step(topt)
+        tscaler.update()
+    ours = tinyffn.amp.GradScaler("cpu")
+    ours.load_state_dict(tscaler.state_dict())
+    assert ours.state_dict() == tscaler.state_dict()
+    assert ours.state_dict()["_growth_tracker"] == 2
+    fresh = torch.amp.GradScaler("cpu")
+    fresh.load_state_dict(ours.state_dict())
+    assert fresh.state_dict() == tscaler.state_dict()
 
 
 def scaler_after_backward():
@@ -417,11 +517,15 @@ def test_the_order_of_calls_is_checked():
     (lambda s, o, w: s.scale(1.0), TypeError, "must be a tensor"),
     (lambda s, o, w: s.unscale_(w), TypeError, "expected an optimizer"),
     (lambda s, o, w: s.update(new_scale=0.0), ValueError, "finite number > 0"),
+    (lambda s, o, w: s.update(new_scale=math.inf), ValueError, "finite number > 0"),
     (lambda s, o, w: s.set_growth_factor(1.0), ValueError, "must be > 1.0"),
     (lambda s, o, w: s.set_backoff_factor(1.0), ValueError, r"must be in \(0, 1\)"),
+    (lambda s, o, w: s.set_backoff_factor(0.0), ValueError, r"must be in \(0, 1\)"),
     (lambda s, o, w: s.set_growth_interval(0), ValueError, "int >= 1"),
     (lambda s, o, w: s.load_state_dict({}), RuntimeError, "state dict is empty"),
     (lambda s, o, w: tinyffn.amp.GradScaler("cpu", init_scale=math.inf), ValueError,
+     "init_scale"),
+    (lambda s, o, w: tinyffn.amp.GradScaler("cpu", init_scale=0.0), ValueError,
      "init_scale"),
 ])
 def test_grad_scaler_refuses_bad_calls(call, error, match):

@@ -93,6 +93,8 @@ def test_what_is_cached_and_when_the_cache_is_dropped():
         c = x @ w.detach()                  # not a leaf that requires grad: cast anew
         d = x @ w.detach()
         h = x @ w
+        g = w * 1.0                         # computed, not a leaf: cast at each use
+        g1, g2 = x @ g, x @ g
         with tinyffn.no_grad():
             w.add_(1.0)                     # a new array: the copy would be stale
         e = x @ w
@@ -100,6 +102,7 @@ def test_what_is_cached_and_when_the_cache_is_dropped():
         f = x @ w
     assert a.grad_fn.parents[1] is b.grad_fn.parents[1] is h.grad_fn.parents[1]
     assert c.grad_fn is None and d.grad_fn is None
+    assert g1.grad_fn.parents[1] is not g2.grad_fn.parents[1]
     assert e.grad_fn.parents[1] is not a.grad_fn.parents[1]
     assert f.grad_fn.parents[1] is not e.grad_fn.parents[1]
     np.testing.assert_array_equal(e.numpy(), np.full((2, 2), 4.0))  # torch's: stale 2.0s

@@ -29,7 +29,8 @@ CASES = [
     "T.dot(v, v)", "v.dot(v.flip(0))", "T.dot(i[0], i[1])",
     "T.tensordot(x3, x3, ([0, 1], [0, 1]))", "T.tensordot(x, x3, ([0], [0]))",
     "T.tensordot(v, v, 0)", "T.tensordot(x3, x3.flip(0), 3)", "T.tensordot(x3, x.T, 1)",
-    "T.tensordot(i, i, ([1], [-1]))",
+    "T.tensordot(i, i, ([1], [-1]))", "T.tensordot(x3, x3.permute(1, 0, 2), ([1, 0, -1], [0, 1, 2]))",
+    "T.tensordot(x3.permute(1, 0, 2), x3, ([0, 1], [1, 0]))",    # pairs out of order
     "T.floor(r)", "T.ceil(r)", "T.trunc(r)", "T.round(r)", "r.round(decimals=2)",
     "T.round(r, decimals=-1)", "T.floor(i)", "x.floor()", "x.ceil()", "x.trunc()", "x.round()",
 ]
@@ -212,6 +213,8 @@ EXPECTED = {
     'T.tensordot(x3, x3.flip(0), 3)': ('float64', 2596.0),
     'T.tensordot(x3, x.T, 1)': ('float64', [[[4.0, 0.5], [10.0, -10.5], [16.0, -21.5]], [[22.0, -32.5], [28.0, -43.5], [34.0, -54.5]]]),
     'T.tensordot(i, i, ([1], [-1]))': ('int64', [[20, 10], [10, 26]]),
+    'T.tensordot(x3, x3.permute(1, 0, 2), ([1, 0, -1], [0, 1, 2]))': ('float64', 4324.0),
+    'T.tensordot(x3.permute(1, 0, 2), x3, ([0, 1], [1, 0]))': ('float64', [[880.0, 940.0, 1000.0, 1060.0], [940.0, 1006.0, 1072.0, 1138.0], [1000.0, 1072.0, 1144.0, 1216.0], [1060.0, 1138.0, 1216.0, 1294.0]]),
     'T.floor(r)': ('float64', [[0.0, -1.0, 1.0, 2.0, -3.0, -0.0, 0.0, -1.0], [inf, -inf, nan, -1.0, 1e+300, 2.0, -4.0, 0.0]]),
     'T.ceil(r)': ('float64', [[1.0, -0.0, 2.0, 3.0, -2.0, -0.0, 1.0, -0.0], [inf, -inf, nan, -0.0, 1e+300, 3.0, -3.0, 1.0]]),
     'T.trunc(r)': ('float64', [[0.0, -0.0, 1.0, 2.0, -2.0, -0.0, 0.0, -0.0], [inf, -inf, nan, -0.0, 1e+300, 2.0, -3.0, 0.0]]),
