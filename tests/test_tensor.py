@@ -80,6 +80,17 @@ def test_numbers_become_constants_shared_per_value_dtype_and_sign():
         assert (1 / (x * -0.0)).tolist() == [-np.inf, -np.inf]
 
 
+
+def test_an_array_operand_is_copied_so_changing_it_later_changes_no_gradient():
+    """x * a saves a for backward; the caller's NumPy array a, changed after the op,
+    must not change x.grad (dy/dx = a as it was)."""
+    a = np.array([1.0, 2.0], np.float32)
+    x = tinyffn.tensor([3.0, 4.0], requires_grad=True)
+    y = x * a
+    a[:] = 0.0
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 2.0] and y.tolist() == [3.0, 8.0]
+
 def test_repr_shows_values_and_grad_fn():
     x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
     assert repr(x) == "tensor([1., 2.], requires_grad=True)"
