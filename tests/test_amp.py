@@ -70,6 +70,21 @@ def test_each_kind_of_op_runs_in_the_dtype_of_pytorchs_cuda_lists(name, h16, dev
     assert str(fn(h16).dtype) == "float16"           # outside: float16 stays float16
 
 
+@pytest.mark.parametrize("name", FLOAT32_OPS_BY_PYTORCHS_CUDA_LIST)
+@pytest.mark.cuda
+@pytest.mark.skipif(not tinyffn.cuda_available(), reason="needs a 'cuda' region (a GPU, "
+                    "or TINYFFN_FAKE_CUDA=1)")
+def test_a_region_of_another_device_leaves_a_cpu_tensor_alone(name):
+    """A 'cuda' region casts CUDA tensors only: a float16 CPU tensor's softmax, layer_norm,
+    ... stay float16 in it, as outside (PyTorch's regions are per device type). They came
+    back float32 (mutation audit 6)."""
+    fn, _ = FLOAT32_OPS_BY_PYTORCHS_CUDA_LIST[name]
+    tinyffn.manual_seed(0)
+    h16 = tinyffn.randn(5, 16).half()
+    with tinyffn.autocast("cuda"):
+        assert str(fn(h16).dtype) == "float16"
+
+
 def test_matrix_products_run_in_float16_and_float64_is_left_alone():
     tinyffn.manual_seed(0)
     x, w = tinyffn.randn(5, 8), tinyffn.randn(16, 8, requires_grad=True)

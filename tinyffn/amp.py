@@ -99,11 +99,12 @@ def _kind(cls: Any, args: tuple = ()) -> str | None:
     return "float32" if "float32" in kinds else "float16" if "float16" in kinds else None
 
 
-def in_float32_function() -> bool:
-    """Whether the ops run now are inside a function autocast runs in float32: there a
-    float16 input's result stays float32 (``F.softmax`` of float16 logits is float32, as in
-    PyTorch), where outside autocast it is rounded back to float16."""
-    return bool(_ACTIVE) and _kind(Cast) == "float32"     # no primitive list holds cast
+def in_float32_function(device_type: str) -> bool:
+    """Whether the ops run now on a tensor of ``device_type`` are inside a function autocast
+    runs in float32: there a float16 input's result stays float32 (``F.softmax`` of float16
+    logits is float32, as in PyTorch), where outside autocast it is rounded back to float16.
+    A region of another device type leaves the tensor alone (a CPU tensor in a 'cuda' one)."""
+    return device_type in _ACTIVE and _kind(Cast) == "float32"   # no primitive list holds cast
 
 
 def autocast_inputs(op: Any, args: tuple) -> tuple:

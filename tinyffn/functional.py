@@ -335,7 +335,7 @@ def _narrowed(y: Tensor, input: Tensor) -> Tensor:
         return y
     if grad_mode.STATE.autocast is not None:
         from .amp import in_float32_function        # amp.py imports this module's users
-        if in_float32_function():
+        if in_float32_function(input.device.type):
             return y
     return y.to(dtype=input.dtype)
 
