@@ -251,15 +251,25 @@ def dot(input, tensor):
     if x.ndim != 1 or w.ndim != 1 or x.shape != w.shape:
         raise ValueError(f"dot: takes two 1-D tensors of one length, got shapes {x.shape} and "
                          f"{w.shape}; for matrices use matmul")
-    x, w = promoted("dot", x, w)
-    if x.dtype != w.dtype:
-        a, b = dtype_name(x.dtype), dtype_name(w.dtype)
-        raise TypeError(f"dot: both tensors must have one dtype, got {a} and {b} (PyTorch "
-                        f"refuses this too); cast one first: dot(input.to(dtype={b!r}), "
-                        f"tensor) or dot(input, tensor.to(dtype={a!r}))")
+    x, w = _one_dtype("dot", x, w, ("input", "tensor"))
     with grad_mode.scope("function", "dot"), outside_autocast():
         y = (x * w).sum()
         return y if y.dtype == x.dtype else y.to(dtype=x.dtype)
+
+
+def _one_dtype(op: str, x, w, names: tuple) -> tuple:
+    """x and w as autocast's ``promote`` list has them (amp_casts.py), then refused unless
+    of one dtype, as PyTorch refuses them; ``names`` are the op's arguments, to spell the
+    cast in the message."""
+    x, w = promoted(op, x, w)
+    if x.dtype != w.dtype:
+        a, b = dtype_name(x.dtype), dtype_name(w.dtype)
+        first, second, rest = names[0], names[1], "".join(", " + n for n in names[2:])
+        raise TypeError(f"{op}: {first} and {second} must have one dtype, got {a} and {b} "
+                        f"(PyTorch refuses this too); cast one first: "
+                        f"{op}({first}.to(dtype={b!r}), {second}{rest}) or "
+                        f"{op}({first}, {second}.to(dtype={a!r}){rest})")
+    return x, w
 
 
 def tensordot(a, b, dims=2):
@@ -277,12 +287,7 @@ def tensordot(a, b, dims=2):
             raise ValueError(f"tensordot: paired axes must have one size, but a's axis {i} "
                              f"has {x.shape[i]} and b's axis {j} has {w.shape[j]} (shapes "
                              f"{x.shape} and {w.shape})")
-    x, w = promoted("tensordot", x, w)
-    if x.dtype != w.dtype:
-        p, q = dtype_name(x.dtype), dtype_name(w.dtype)
-        raise TypeError(f"tensordot: a and b must have one dtype, got {p} and {q} (PyTorch "
-                        f"refuses this too); cast one first: tensordot(a.to(dtype={q!r}), b, "
-                        f"dims) or tensordot(a, b.to(dtype={p!r}), dims)")
+    x, w = _one_dtype("tensordot", x, w, ("a", "b", "dims"))
     free_a = [i for i in range(x.ndim) if i not in axes_a]
     free_b = [j for j in range(w.ndim) if j not in axes_b]
     k = math.prod(x.shape[i] for i in axes_a)
