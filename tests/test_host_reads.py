@@ -72,6 +72,14 @@ READS = [
      {"nonzero": 1}),                                                              # was 3
     ("x[mask] = 0", lambda: assigned("mask"), {"nonzero": 1}),                      # was 4
     ("x[i, j] = 0", lambda: assigned((ints([1, 3]), ints([0, 2]))), {"scalar": 1}),  # was 2
+    # integer // and % look for a divisor 0 (refused): in the array, not in a number
+    ("idx % 3", lambda: ints([0, 4, -7]) % 3, {}),                                   # was 1
+    ("idx // 3", lambda: ints([0, 4, -7]) // 3, {}),                                 # was 1
+    ("fmod(idx, 3)", lambda: tinyffn.fmod(ints([0, 4, -7]), 3), {}),                 # was 1
+    ("mask % 2", lambda: (ints([0, 4, -7]) > 0) % 2, {}),                            # was 1
+    ("idx %= 3", lambda: ints([0, 4, -7]).__imod__(3), {}),                          # was 1
+    ("idx % idx", lambda: ints([0, 4, -7]) % ints([3, 5, 2]), {"scalar": 1}),
+    ("3 % idx", lambda: 3 % ints([3, 5, 2]), {"scalar": 1}),
     ("max_unpool1d", lambda: F.max_unpool1d(
         tinyffn.randn(1, 2, 3, device="strict", requires_grad=True),
         ints([[[0, 3, 5], [1, 2, 4]]]), 2), {"scalar": 2}),   # range, overlaps; was 14

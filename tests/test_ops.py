@@ -454,7 +454,9 @@ def test_every_function_in_ops_is_registered():
                                    ops.decompositions, ops.logs_and_angles, ops.activations,
                                    ops.cholesky, ops.special_functions, ops.windows)
                for _, obj in inspect.getmembers(module, inspect.isclass)
-               if issubclass(obj, tinyffn.Function) and obj is not tinyffn.Function}
+               # an op has a forward of its own; a base class (division.py's _Division) not
+               if issubclass(obj, tinyffn.Function) and obj is not tinyffn.Function
+               and "forward" in vars(obj)}
     unregistered = sorted(f.__name__ for f in defined - set(ops.PRIMITIVES))
     assert not unregistered, f"Function subclasses missing from ops.PRIMITIVES: {unregistered}"
 

@@ -8,20 +8,46 @@ for the two remainders), with none at the jumps.
 """
 from __future__ import annotations
 
+import numbers
+
+from .. import tensor as _tensor         # used at call time only (tensor.py imports ops)
 from ..autograd import Context, Function
 from .elementwise import _broadcast_error
 from .shape import sum_to_shape
 
 
-def _division_inputs(fn: type, ctx: Context, x, w) -> None:
+class _Division(Function):
+    """What ``//``, ``%`` and fmod share: how a divisor given as a number is checked."""
+
+    @classmethod
+    def apply(cls, x, w, **attrs):
+        """Function.apply, telling forward when the divisor needs no look for a 0.
+
+        An integer divisor 0 is refused (:func:`_division_inputs`), and looking for one in
+        an array reads it back from the device: on a GPU, a wait for every kernel queued
+        before it. A divisor given as a number (``idx % 3``) is known here, on the host:
+        one that is not 0, next to an integer or bool x (an integer division; next to a
+        float x the number becomes a float and nothing is looked for), is passed on as
+        such (``nonzero_divisor``), and forward does not look. A 0 goes on as any divisor,
+        to be refused in forward. Every call comes here: ``x % 3``, ``remainder(x, 3)``,
+        ``x %= 3``, ``x.remainder_(3)``."""
+        integer_x = isinstance(x, _tensor.Tensor) and not x.is_floating_point()
+        if integer_x and isinstance(w, numbers.Integral) and w != 0:   # (a bool counts: 1)
+            attrs = {**attrs, "nonzero_divisor": True}
+        return super().apply(x, w, **attrs)
+
+
+def _division_inputs(fn: type, ctx: Context, x, w, nonzero_divisor: bool) -> None:
     """Refuse what PyTorch refuses in ``//``, ``%`` and ``fmod``: two bool operands (one
     bool next to a number or an integer counts as an integer, as there) and an integer
-    divisor 0 (no integer is the answer; NumPy would give 0 in silence)."""
+    divisor 0 (no integer is the answer; NumPy would give 0 in silence; CuPy, garbage).
+    ``nonzero_divisor``: w is a number the host saw was not 0 (``_Division.apply``), so
+    w is not read back from the device to look for one."""
     xp, floats = ctx.xp, ctx.backend.float_dtypes
     if x.dtype not in floats and xp.isdtype(x.dtype, "bool"):    # then w is bool too
         raise TypeError(f"{fn.op_name()}: two bool operands are not supported, as in "
                         "PyTorch; cast one first (mask.long())")
-    if w.dtype not in floats and bool(xp.any(w == 0)):
+    if w.dtype not in floats and not nonzero_divisor and bool(xp.any(w == 0)):
         raise ZeroDivisionError(f"{fn.op_name()}: integer division by zero (a divisor is 0), "
                                 "as PyTorch's ZeroDivisionError; for inf and nan instead, "
                                 "divide in floating point (x.float())")
@@ -48,7 +74,7 @@ def _floor_and_mod(ctx: Context, x, w) -> tuple:
     return xp.astype(floor, dtype, copy=False), xp.astype(mod, dtype, copy=False)
 
 
-class FloorDivide(Function):
+class FloorDivide(_Division):
     """y = floor(x / w), rounded as Python's ``//`` (so that x - w y is exactly x mod w,
     :class:`Remainder`'s y), broadcasting; integers stay integers.
 
@@ -66,8 +92,8 @@ class FloorDivide(Function):
         return "floor_divide"                   # PyTorch's name, not "floordivide"
 
     @staticmethod
-    def forward(ctx: Context, x, w):
-        _division_inputs(FloorDivide, ctx, x, w)
+    def forward(ctx: Context, x, w, nonzero_divisor=False):
+        _division_inputs(FloorDivide, ctx, x, w, nonzero_divisor)
         try:
             x, w = ctx.xp.broadcast_arrays(x, w)
         except ValueError as e:
@@ -83,7 +109,7 @@ class FloorDivide(Function):
                      for shape, needed in zip(ctx.input_shapes, ctx.needs_input_grad))
 
 
-class Remainder(Function):
+class Remainder(_Division):
     """y = x mod w with the sign of w (Python's ``%``, ``torch.remainder``):
     y = x - w floor(x / w), computed exactly (C's fmod, then + w where the signs differ),
     broadcasting; integers stay integers.
@@ -98,8 +124,8 @@ class Remainder(Function):
     twice_differentiable = True
 
     @staticmethod
-    def forward(ctx: Context, x, w):
-        _division_inputs(Remainder, ctx, x, w)
+    def forward(ctx: Context, x, w, nonzero_divisor=False):
+        _division_inputs(Remainder, ctx, x, w, nonzero_divisor)
         xp = ctx.xp
         try:
             xb, wb = xp.broadcast_arrays(x, w)
@@ -124,7 +150,7 @@ class Remainder(Function):
         return gx, gw
 
 
-class Fmod(Function):
+class Fmod(_Division):
     """y = x mod w with the sign of x (C's fmod, ``torch.fmod``): y = x - w trunc(x / w),
     exact, broadcasting; integers stay integers. The array API standard has remainder but
     no fmod, so: floats by the backend's own fmod (C's, exact); integers as x mod w, minus
@@ -137,8 +163,8 @@ class Fmod(Function):
     twice_differentiable = True
 
     @staticmethod
-    def forward(ctx: Context, x, w):
-        _division_inputs(Fmod, ctx, x, w)
+    def forward(ctx: Context, x, w, nonzero_divisor=False):
+        _division_inputs(Fmod, ctx, x, w, nonzero_divisor)
         xp = ctx.xp
         dtype = xp.result_type(x, w)
         try:
