@@ -52,13 +52,14 @@ into h, a (k·N, d) buffer: then
 
     y_n = Σ_j w_nj · h_{j·N+n}                 (h: 0 at a dropped choice)
 
-A forward reads from the device to the host a fixed number of times however large E is:
-the counts once, one range check each for the gather's and the scatter's indices, and
-one for ``% N``'s divisor (a loop with one ``nonzero`` per expert would wait on a GPU E
-times). By default every position
-reaches its k experts (no capacity limit and no dropped positions, as in Mixtral); an
-expert that no position chose does not run, and its parameters get no gradient from that
-step (``grad`` stays None, as in PyTorch).
+A forward reads from the device to the host once however large E is: the counts (a loop
+with one ``nonzero`` per expert would wait on a GPU E times). The gather's and the
+scatter's indices are the sort's own, in range by making, so they skip the range checks
+that ``index_select`` and ``index_add`` make of a user's index (a read each).
+
+By default every position reaches its k experts (no capacity limit and no dropped
+positions, as in Mixtral); an expert that no position chose does not run, and its
+parameters get no gradient from that step (``grad`` stays None, as in PyTorch).
 
 Capacity (Switch, GShard). With ``capacity_factor`` c, each expert takes at most
 
@@ -86,7 +87,9 @@ from . import grad_mode
 from .containers import ModuleList
 from .creation import arange, cat, zeros
 from .module import Module
+from .more_functions import _index_selected
 from .nn import FFN, GatedFFN, Linear, _check_size, _check_width
+from .scatter import _index_added
 from .tensor import Tensor
 
 __all__ = ["MoEFFN", "load_balancing_loss", "router_z_loss"]
@@ -280,8 +283,11 @@ class MoEFFN(Module):
         kept = [min(size, room) for size in sizes]      # an expert serves its first C choices
         starts = [sum(sizes[:e]) for e in range(num_experts)]
         served = cat([order[s:s + m] for s, m in zip(starts, kept)])   # (K,) i of the K kept
-        # choice i = j·N + n is position n's: i mod N is the row to gather (N = 0: none)
-        x_served = rows_in.index_select(0, served % max(n, 1))               # (K, d)
+        # choice i = j·N + n is position n's: i mod N is the row to gather (N = 0: none).
+        # served is argsort's output, in [0, k·N) by making, so the gather and the scatter
+        # are index_select and index_add without their range check of a user's index
+        # (each a read from the device: on a GPU, a wait for the kernels queued before)
+        x_served = _index_selected(rows_in, 0, served % max(n, 1))          # (K, d)
         outs, at = [], 0
         for expert, m in zip(self.experts, kept):
             if m:                                       # no choice kept: the expert does not run
@@ -289,7 +295,7 @@ class MoEFFN(Module):
             at += m
         h = zeros(k * n, self.d_model, dtype=rows_in.dtype, device=x.device)   # (k·N, d)
         if outs:            # each output back to its choice's row (the gather's adjoint)
-            h = h.index_add(0, served, cat(outs))       # a dropped choice's row stays 0
+            h = _index_added(h, 0, served, cat(outs))   # a dropped choice's row stays 0
         w = weight.transpose(0, 1).unsqueeze(-1)                        # (k, N, 1) w_nj
         y = (h.reshape(k, n, self.d_model) * w).sum(dim=0)             # (N, d) Σ_j w_nj h_jN+n
 

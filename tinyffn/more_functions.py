@@ -193,7 +193,7 @@ def index_select(input, dim, index):
     ``emb.index_select(0, ids)`` is ``emb[ids]``. One getitem (the key of ``gather``, see
     sorting.py): a slice picked twice gets the sum of both gradients. Negative indices are
     refused, as in PyTorch."""
-    from .sorting import _along, _check_range, _index_array   # sorting.py imports tensor.py
+    from .sorting import _check_range, _index_array   # sorting.py imports tensor.py
     x = _input("index_select", input)
     axis = _dim("index_select", dim, x.ndim)
     idx = _index_array("index_select", x, index, "index", ("int64", "int32"))
@@ -204,12 +204,23 @@ def index_select(input, dim, index):
     idx = xp.astype(xp.reshape(idx, (-1,)), xp.int64)          # (k,)
     n = x.shape[axis] if x.ndim else 1
     _check_range("index_select", xp, idx, n, f"dim {axis}", x.shape, negatives=False)
+    if x.ndim == 0 and idx.shape[0] != 1:
+        raise ValueError(f"index_select: a 0-d input takes one index (PyTorch: 'Index to "
+                         f"scalar can have only 1 value'), got {idx.shape[0]}; index a 1-d "
+                         "x.reshape(1) for several")
+    return _index_selected(x, axis, index)
+
+
+def _index_selected(x, axis: int, index):
+    """``x.index_select(axis, index)`` for an ``index`` known to fit: checked by
+    :func:`index_select`, or made by tinyffn (MoEFFN's choices sorted by argsort). There
+    it is not checked again: the check reads a flag from the device, on a GPU a wait for
+    every kernel queued before it."""
+    from .sorting import _along                     # sorting.py imports tensor.py
+    xp = x.backend.xp
+    idx = xp.astype(xp.reshape(index.data, (-1,)), xp.int64)   # (k,)
     with grad_mode.scope("function", "index_select"):
         if x.ndim == 0:
-            if idx.shape[0] != 1:
-                raise ValueError(f"index_select: a 0-d input takes one index (PyTorch: "
-                                 f"'Index to scalar can have only 1 value'), got "
-                                 f"{idx.shape[0]}; index a 1-d x.reshape(1) for several")
             return _along(x.reshape(1), idx, 0, (1,)).reshape(())
         sizes = x.shape[:axis] + (idx.shape[0],) + x.shape[axis + 1:]
         along_axis = tuple(n if a == axis else 1 for a, n in enumerate(sizes))

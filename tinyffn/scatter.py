@@ -54,6 +54,14 @@ def index_add(input, dim, index, source, *, alpha=1):
                             f"{dtype_name(x.dtype)}; an integer input takes an integer alpha "
                             "(PyTorch truncates it silently), or cast input with .float()")
         alpha = int(alpha)
+    return _index_added(x, axis, idx, v, alpha)
+
+
+def _index_added(x, axis: int, idx, v, alpha=1):
+    """``x.index_add(axis, idx, v, alpha=alpha)`` for an ``idx`` (1-D) known to fit:
+    checked by :func:`index_add`, or made by tinyffn (MoEFFN's choices sorted by argsort).
+    There it is not checked again: the check reads a flag from the device, on a GPU a wait
+    for every kernel queued before it."""
     sizes = v.shape if x.ndim else (idx.shape[0],)
     with grad_mode.scope("function", "index_add"):
         v = v if alpha == 1 else v * alpha
