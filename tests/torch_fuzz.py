@@ -121,6 +121,77 @@ def lit(a) -> str:
     return repr(a.astype(np.float64).tolist()).replace("inf", "float('inf')")
 
 
+def parse(source: str) -> Program:
+    """The :class:`Program` whose :meth:`Program.source` is ``source``: a program printed
+    by a campaign (or written by hand in that form) run again, shrunk, or pinned in a test
+    without its seed, which a change to the generator gives another program. Shapes come
+    from running the statements with tinyffn; dtypes and ``requires_grad`` from the text, as
+    the generator decides them (a leaf is an ``M.tensor(...)``, a detached or no_grad
+    tensor needs no gradient)."""
+    import ast
+    lines = source.splitlines()
+    stmts, outs, gys, weights, retained, order = [], [], [], [], None, 1
+    ns = {"float": float}
+
+    def text(node):
+        return "\n".join(lines[node.lineno - 1:node.end_lineno])
+
+    def value(node):                  # M.tensor(LIT, dtype=...) -> LIT
+        return eval(compile(ast.Expression(node.args[0]), "<lit>", "eval"), ns)
+
+    for node in ast.parse(source).body:
+        call = node.value if isinstance(node, (ast.Expr, ast.Assign)) else None
+        name = call.func.attr if isinstance(call, ast.Call) and \
+            isinstance(call.func, ast.Attribute) else None
+        if isinstance(node, ast.Expr) and name == "retain_grad":
+            retained = call.func.value.id
+        elif isinstance(node, ast.Expr) and name == "backward":
+            if isinstance(call.func.value, ast.Name):            # out.backward(gy)
+                outs, gys = [call.func.value.id], [value(call.args[0])]
+            else:                                                # M.autograd.backward
+                outs = [e.id for e in call.args[0].elts]
+                gys = [value(e) for e in call.args[1].elts]
+        elif isinstance(node, ast.Assign) and name == "grad":    # g = M.autograd.grad(...)
+            order = 2
+            o, gy = call.args[0], call.args[2]
+            outs = [e.id for e in o.elts] if isinstance(o, ast.List) else [o.id]
+            gys = [value(e) for e in gy.elts] if isinstance(gy, ast.List) else [value(gy)]
+        elif isinstance(node, ast.Assign) and order == 2 and \
+                isinstance(node.targets[0], ast.Name) and node.targets[0].id == "s":
+            terms = [c for c in ast.walk(node.value)       # g[i] * M.tensor(w, ...)
+                     if isinstance(c, ast.BinOp) and isinstance(c.op, ast.Mult)]
+            weights = [value(c.right) for c in sorted(terms, key=lambda c: c.col_offset)]
+        elif isinstance(node, ast.If):                           # if s.requires_grad:
+            pass
+        elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) or \
+                isinstance(node, ast.With):
+            target = (node.body[0] if isinstance(node, ast.With) else node).targets[0].id
+            code = text(node)
+            rhs = code.split("=", 1)[1].strip()
+            uses = tuple(sorted(set(re.findall(r"\b[xcv]\d+\b", rhs)) - {target}))
+            by = {s.name: s for s in stmts}
+            leaf = rhs.startswith("M.tensor(")
+            if leaf:
+                dtype = "float32" if "M.float32" in rhs else "float64"
+                rg = "requires_grad" in rhs
+            else:
+                dtype = "float64" if any(by[u].dtype == "float64" for u in uses) \
+                    else "float32"
+                rg = any(by[u].rg for u in uses) and not (
+                    ".detach()" in rhs or isinstance(node, ast.With))
+            stmts.append(Stmt(target, code, None, dtype, rg, leaf=leaf, uses=uses))
+        else:                          # an in-place method or item write on the last one
+            stmts[-1].code += "\n" + text(node)
+    run_ns = {"M": tinyffn, "F": tinyffn.nn.functional, "float": float}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(compile("\n".join(s.code for s in stmts), "<parse>", "exec"), run_ns)
+    for s in stmts:
+        s.shape = tuple(run_ns[s.name].shape)
+    return Program(stmts, outs, [np.asarray(g) for g in gys], retained, order,
+                   [np.asarray(w) for w in weights])
+
+
 # ----------------------------------------------------------------------------- running
 def run(program: Program, lib) -> dict:
     """Run ``program`` with ``lib`` (tinyffn or torch): name -> result. Values are NumPy
