@@ -608,7 +608,8 @@ BINARY = [binary(e, ties=True) for e in ["M.maximum({a}, {b})", "{a}.minimum({b}
     binary(e) for e in [
     "{a} + {b}", "{a} - {b}", "{a} * {b}",
     "M.hypot({a}, {b})", "M.logaddexp({a}, {b})",
-    "M.where({a} > {b} + 0.1, {a}, {b} * 2)",    # + 0.1: no ties of a = sigmoid(b).logit() "{a}.add({b}, alpha=0.5)", "{a}.sub({b})",
+    # + 0.1: no ties of a = sigmoid(b).logit()
+    "M.where({a} > {b} + 0.1, {a}, {b} * 2)", "{a}.add({b}, alpha=0.5)", "{a}.sub({b})",
     "M.addcmul({a}, {a}, {b}, value=0.5)",
 ]] + [binary(e, positive_b=True) for e in [
     "{a} / {b}", "M.xlogy({a}, {b})", "{a}.div({b})", "M.addcdiv({a}, {a}, {b}, value=2.0)",
