@@ -309,6 +309,26 @@ def test_lgamma_differentiates_along_its_family_to_any_order():
     np.testing.assert_allclose(h3.numpy(), special.polygamma(2, values), rtol=1e-14)
 
 
+def test_trigamma_and_tetragamma_are_exact_where_torch_cancels_badly(device):
+    """Closed forms: ψ₁(1) = π²/6, ψ₁(1/2) = π²/2, ψ₂(1) = -2ζ(3), as second and third
+    derivatives of lgamma. And fuzzer seed 1003959: the second derivative of
+    digamma(|lgamma(|x| + 0.5)| + 0.5) at x = 0.3011 is ψ₂(b) ψ(a)² + ψ₁(b) ψ₁(a), two
+    terms of 7.3 that cancel to 0.0126: torch's float64 trigamma, 4e-10 off, gives
+    4.8e-7 off there; mpmath's value (50 digits) to 1e-12 here."""
+    x = tinyffn.tensor([1.0, 0.5], dtype=tinyffn.float64, device=device, requires_grad=True)
+    (g,) = tinyffn.grad(x.lgamma().sum(), [x], create_graph=True)
+    (h,) = tinyffn.grad(g.sum(), [x], create_graph=True)
+    (h3,) = tinyffn.grad(h[0], [x])
+    zeta3 = 1.2020569031595942854
+    np.testing.assert_allclose(h.numpy(), [np.pi ** 2 / 6, np.pi ** 2 / 2], rtol=1e-14)
+    np.testing.assert_allclose(h3.numpy(), [-2 * zeta3, 0.0], rtol=1e-14)
+    x = tinyffn.tensor(0.3011, dtype=tinyffn.float64, device=device, requires_grad=True)
+    y = ((x.abs() + 0.5).lgamma().abs() + 0.5).digamma()
+    (g,) = tinyffn.grad(y, [x], create_graph=True)
+    (h,) = tinyffn.grad(g, [x])
+    assert abs(float(h.numpy()) - (-0.012646573608279807073)) < 1e-12 * 0.0127
+
+
 def test_bessel_second_derivatives_match_torch():
     torch = pytest.importorskip("torch")
     for name in ("i0", "i1", "i0e", "i1e"):
