@@ -3,7 +3,7 @@ differential fuzzer in tests/torch_fuzz.py (fan-out, broadcasting, views, non-co
 leaves, retain_grad, detach, no_grad islands, in-place methods outside the graph,
 float32/float64, first and second order). A failure prints the shrunk program, which runs
 as it is with ``import torch as M`` too. The long campaign is
-``python tests/torch_fuzz.py SECONDS [SEED]``.
+``python tests/torch_fuzz.py SECONDS [SEED [JOBS]]``.
 
 CPU only: the programs create their tensors with PyTorch's defaults, on its CPU; the ops
 themselves are checked on every backend by their own tests.
@@ -48,6 +48,52 @@ def test_both_orders_and_the_graph_features_are_generated():
     ops = set(torch_fuzz._calls(torch_fuzz.Program(
         [s for p in programs for s in p.stmts], [], [])))
     assert len(ops) >= 60, sorted(ops)
+
+
+# A stand-in for tests/torch_fuzz.py's worker (no torch): seed 1 dies in the check only,
+# seed 3 in torch's part too, seed 8 only inside a chunk, seed 10 fails
+FAKE_WORKER = """
+import json, os, signal, sys
+mode, first, stop = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+for i in range(first, stop):
+    if i == 3 or i == 1 and mode == "check" or i == 8 and first != 8:
+        os.kill(os.getpid(), signal.SIGSEGV)
+    kind = "mismatch" if i == 10 and mode == "check" else "ok"
+    print("@@ " + json.dumps(dict(seed=i, kind=kind, order=1, message="v2: off")), flush=True)
+    if kind == "mismatch":
+        print("@@ " + json.dumps(dict(seed=i, kind=kind, message="v2: off", shrunk="v2 = 1",
+                                      calls=["exp"])), flush=True)
+"""
+
+
+def test_a_campaign_outlives_its_workers_crashes():
+    """A worker killed by a signal: the seed it died on is found, run alone (torch's part
+    first) and recorded as a crash, and the seeds after it are checked all the same."""
+    import io
+    import sys
+
+    def command(first, stop, mode, order):
+        return [sys.executable, "-c", FAKE_WORKER, mode, str(first), str(stop)]
+    out = io.StringIO()
+    stats, seen, crashes = torch_fuzz.campaign(float("inf"), 0, out=out, chunk=6,
+                                               command=command, count=12)
+    assert [(c[0], c[1]) for c in crashes] == [
+        (1, "crashed"), (3, "torch crashed"), (8, "crashed in a chunk")]
+    assert all(c[2] < 0 for c in crashes[:2])
+    assert (stats["graphs"], stats["compared"], stats["failed"]) == (10, 10, 1)
+    assert (stats["torch_crashed"], stats["crashed"]) == (1, 1)
+    assert list(seen.values()) == [10] and "v2 = 1" in out.getvalue()
+
+
+def test_torch_zero_tensors_are_read_without_crashing():
+    """torch 2.13 segfaults reading (``.numpy(force=True)``, ``.tolist()``) a ZeroTensor
+    at a nonzero offset, as sgn's zero derivative split by cat's backward gives; the
+    harness reads it as zeros (fuzzer seeds 1018271 and 1041737 killed campaigns)."""
+    a = torch.tensor([1.0], requires_grad=True)
+    b = torch.tensor([2.0], requires_grad=True)
+    torch.cat([a, b]).sgn().sum().backward()
+    dtype, values = torch_fuzz.plain(b.grad)
+    assert dtype == "float32" and values.tolist() == [0.0]
 
 
 def test_a_wrong_backward_is_found_and_shrunk_to_a_few_lines(monkeypatch):

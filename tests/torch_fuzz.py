@@ -23,8 +23,10 @@ should not write it; :func:`campaign` counts them).
 
 A failing program is shrunk (:func:`shrink`): the output moved to the smallest failing
 tensor, everything it does not need removed, and each remaining op cut into a leaf of its
-values while the failure stays. ``python tests/torch_fuzz.py SECONDS [SEED]`` runs a
-campaign and prints each distinct failure, shrunk.
+values while the failure stays. ``python tests/torch_fuzz.py SECONDS [SEED [JOBS]]`` runs a
+campaign in worker processes (a segfault in torch costs one seed, recorded as a crash)
+and prints each distinct failure, shrunk; :func:`parse` makes a printed program a
+:class:`Program` again.
 """
 
 import dataclasses
@@ -224,7 +226,20 @@ def plain(t):
         return None
     if isinstance(t, tinyffn.Tensor):         # the name: strict's dtypes print otherwise
         return dtype_name(t.dtype), t.numpy().astype(np.float64)
-    return str(t.dtype).removeprefix("torch."), t.detach().numpy(force=True).astype(np.float64)
+    return str(t.dtype).removeprefix("torch."), torch_numpy(t).astype(np.float64)
+
+
+def torch_numpy(t):
+    """A torch tensor's values as a NumPy array. Not ``.numpy(force=True)`` alone: on a
+    ZeroTensor (the gradient torch gives through sgn's derivative) that sits at a nonzero
+    offset, as a part of one cat's or stack's backward split, torch 2.13 reads through a
+    null data pointer and the process dies (a segfault: seed 1018271 before add and sub
+    were drawn; ``a, b`` leaves, ``M.cat([a, b]).sgn().sum().backward()``, then
+    ``b.grad.numpy(force=True)``). Its values are zeros."""
+    t = t.detach()
+    if t._is_zerotensor():
+        return np.zeros(tuple(t.shape), dtype=str(t.dtype).removeprefix("torch."))
+    return t.numpy(force=True)
 
 
 def tolerances(dtype):
@@ -275,7 +290,7 @@ def sane(theirs: dict, limit=1e4) -> bool:
     if "error" in theirs:
         return False
     values = [v[1] for key, v in theirs.items() if key != "ns" and v is not None]
-    values += [t.detach().numpy(force=True) for t in theirs["ns"].values()
+    values += [torch_numpy(t) for t in theirs["ns"].values()
                if type(t).__name__ == "Tensor" and t.is_floating_point()]
     return all(np.all(np.abs(v) < limit) for v in values)
 
@@ -1012,7 +1027,7 @@ def cut(program, name, ns):
     stmts = []
     for s in program.stmts:
         if s.name == name:
-            v = ns[name].detach().numpy()
+            v = torch_numpy(ns[name])
             grad = ", requires_grad=True" if s.rg else ""
             code = f"{name} = M.tensor({lit(v)}, dtype=M.{s.dtype}{grad})"
             s = dataclasses.replace(s, code=code, leaf=True, uses=())
@@ -1083,41 +1098,147 @@ def generate(seed, order=None):
             return p
 
 
-def campaign(seconds, seed=0, out=sys.stdout):
+def worker(first, stop, mode="check", order=None, out=sys.stdout):
+    """Seeds ``first`` to ``stop - 1`` in this process, one line per seed on ``out`` as
+    each ends (``@@`` and JSON), so a process that dies shows where. ``mode`` "check":
+    :func:`check`, and a failure's shrunk script on a second line; "torch": only torch's
+    part of it (its run of the program, and the reading of its values), to tell whose
+    crash a crash is."""
+    import json
+
     import torch
     torch.set_num_threads(1)
-    stats = dict(graphs=0, compared=0, skipped=0, nearer=0, failed=0, order2=0)
-    seen = {}
-    start = time.time()
-    i = seed
-    while time.time() - start < seconds:
-        p = generate(i)
-        stats["graphs"] += 1
-        stats["order2"] += p.order == 2
+
+    def emit(**record):
+        print("@@ " + json.dumps(record), file=out, flush=True)
+    for i in range(first, stop):
+        p = generate(i, order)
+        if mode == "torch":
+            sane(run(p, torch))
+            emit(seed=i, kind="torch ran", order=p.order)
+            continue
         got = check(p, torch)
-        if got is None:
-            stats["compared"] += 1
-        elif got[0] == "skip":
-            stats["skipped"] += 1
-        elif got[0] == "nearer":
-            stats["compared"] += 1
-            stats["nearer"] += 1
-        else:
-            stats["compared"] += 1
-            stats["failed"] += 1
+        kind = "ok" if got is None else got[0]
+        emit(seed=i, kind=kind, order=p.order, message=got and got[1])
+        if kind not in ("ok", "skip", "nearer"):
             small = shrink(p, torch)
             again = check(small, torch) or got
-            key = (again[0], re.sub(r"[-\d.e]+|\b[xcv]\d+\b", "#", again[1])[:80],
-                   tuple(sorted(_calls(small))))
-            if key not in seen:
-                seen[key] = i
-                print(f"\n=== seed {i}: {again[1]}\n{small.script(again[1])}", file=out,
-                      flush=True)
-        i += 1
-        if stats["graphs"] % 2000 == 0:
-            print(f"# {time.time() - start:.0f} s, seed {i}: {stats}", file=out, flush=True)
-    print(f"\n{stats}, distinct failures: {len(seen)}", file=out, flush=True)
-    return stats, seen
+            emit(seed=i, kind=again[0], shrunk=small.script(again[1]), message=again[1],
+                 calls=sorted(_calls(small)))
+
+
+def _worker_command(first, stop, mode, order):
+    return [sys.executable, __file__, "--worker", mode, str(first), str(stop)] + \
+        ([str(order)] if order else [])
+
+
+def _run_chunk(command, first, stop, mode, order):
+    """(records, returncode, stderr's tail) of a worker on seeds first..stop-1."""
+    import json
+    import subprocess
+    done = subprocess.run(command(first, stop, mode, order), capture_output=True, text=True)
+    records = [json.loads(line[3:]) for line in done.stdout.splitlines()
+               if line.startswith("@@ ")]
+    return records, done.returncode, done.stderr[-2000:]
+
+
+CRASHES = {"torch crashed": "torch_crashed", "crashed": "crashed", "worker error": "worker_errors"}
+
+
+def campaign(seconds, seed=0, out=sys.stdout, jobs=1, chunk=200, order=None,
+             command=_worker_command, count=None):
+    """Programs from ``seed`` on for about ``seconds`` (or ``count`` of them), in worker processes of ``chunk``
+    seeds (``jobs`` at once), printing each distinct failure, shrunk, and the counts.
+    A worker that dies (torch 2.13 segfaults inside some programs) loses nothing: the
+    first seed it did not report is run alone, torch's part first, and recorded as
+    "torch crashed" (or "crashed", where only the whole check dies, or "crashed in a
+    chunk" where it passes alone); the rest of the chunk runs in a new worker."""
+    from concurrent.futures import ThreadPoolExecutor
+    stats = dict(graphs=0, compared=0, skipped=0, nearer=0, failed=0, order2=0,
+                 torch_crashed=0, crashed=0, worker_errors=0)
+    seen, crashes = {}, []
+    start = time.time()
+
+    def tally(r):
+        stats["graphs"] += 1
+        stats["order2"] += r.get("order") == 2
+        if r["kind"] == "skip":
+            stats["skipped"] += 1
+        else:
+            stats["compared"] += 1
+            stats["nearer"] += r["kind"] == "nearer"
+            stats["failed"] += r["kind"] not in ("ok", "nearer")
+
+    def failure(r):
+        key = (r["kind"], re.sub(r"[-\d.e]+|\b[xcv]\d+\b", "#", r["message"])[:80],
+               tuple(r.get("calls", ())))
+        if key not in seen:
+            seen[key] = r["seed"]
+            print(f"\n=== seed {r['seed']}: {r['message']}\n{r.get('shrunk', '')}", file=out,
+                  flush=True)
+
+    def chunk_of(first, stop):
+        """Run seeds first..stop-1 to the end, however many workers die on the way."""
+        results = []
+        while first < stop:
+            records, rc, err = _run_chunk(command, first, stop, "check", order)
+            checked = {}
+            for r in records:
+                checked.setdefault(r["seed"], []).append(r)
+            for s in sorted(checked):
+                results.append(checked[s][-1])       # the shrunk record where there is one
+            if rc == 0:
+                break
+            last = max(checked, default=first - 1)
+            if last >= first and checked[last][-1]["kind"] not in ("ok", "skip", "nearer") \
+                    and "shrunk" not in checked[last][-1]:
+                first = last + 1                     # died shrinking: the failure stands
+                continue
+            bad = last + 1
+            alone, rc_torch, err_torch = _run_chunk(command, bad, bad + 1, "torch", order)
+            if rc_torch < 0:                         # killed by a signal
+                kind, rc, err = "torch crashed", rc_torch, err_torch
+            elif rc_torch > 0:                       # a Python error: the fuzzer's own
+                kind, rc, err = "worker error", rc_torch, err_torch
+            else:
+                alone, rc_alone, err_alone = _run_chunk(command, bad, bad + 1, "check", order)
+                kind = "crashed" if rc_alone < 0 else "worker error" if rc_alone > 0 else \
+                    "crashed in a chunk"
+                if rc_alone:
+                    rc, err = rc_alone, err_alone
+                else:
+                    results.append(alone[-1])
+            crashes.append((bad, kind, rc, err.strip()[-300:]))
+            if kind != "crashed in a chunk":
+                results.append(dict(seed=bad, kind=kind))
+            first = bad + 1
+        return results
+
+    next_seed = seed
+    end = math.inf if count is None else seed + count
+
+    def more():
+        return next_seed < end and time.time() - start < seconds
+    with ThreadPoolExecutor(jobs) as pool:
+        pending = []
+        while pending or more():
+            while len(pending) < jobs and more():
+                pending.append(pool.submit(chunk_of, next_seed, min(next_seed + chunk, end)))
+                next_seed += chunk
+            results = pending.pop(0).result()
+            for r in results:
+                if r["kind"] in CRASHES:
+                    stats[CRASHES[r["kind"]]] += 1
+                    print(f"\n=== seed {r['seed']}: {r['kind']}", file=out, flush=True)
+                    continue
+                tally(r)
+                if r["kind"] not in ("ok", "skip", "nearer"):
+                    failure(r)
+            print(f"# {time.time() - start:.0f} s, seeds {seed}..{results[-1]['seed']}: "
+                  f"{stats}", file=out, flush=True)
+    print(f"\n{stats}, distinct failures: {len(seen)}, crashes: {crashes}", file=out,
+          flush=True)
+    return stats, seen, crashes
 
 
 def _calls(program):
@@ -1131,4 +1252,9 @@ def _calls(program):
 
 
 if __name__ == "__main__":
-    campaign(float(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 0)
+    if sys.argv[1] == "--worker":          # --worker MODE FIRST STOP [ORDER]
+        worker(int(sys.argv[3]), int(sys.argv[4]), sys.argv[2],
+               int(sys.argv[5]) if len(sys.argv) > 5 else None)
+    else:                                   # SECONDS [SEED [JOBS]]
+        campaign(float(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 0,
+                 jobs=int(sys.argv[3]) if len(sys.argv) > 3 else 1)
