@@ -1226,6 +1226,7 @@ def campaign(seconds, seed=0, out=sys.stdout, jobs=1, chunk=200, order=None,
                 pending.append(pool.submit(chunk_of, next_seed, min(next_seed + chunk, end)))
                 next_seed += chunk
             results = pending.pop(0).result()
+            before = stats["graphs"]
             for r in results:
                 if r["kind"] in CRASHES:
                     stats[CRASHES[r["kind"]]] += 1
@@ -1234,8 +1235,9 @@ def campaign(seconds, seed=0, out=sys.stdout, jobs=1, chunk=200, order=None,
                 tally(r)
                 if r["kind"] not in ("ok", "skip", "nearer"):
                     failure(r)
-            print(f"# {time.time() - start:.0f} s, seeds {seed}..{results[-1]['seed']}: "
-                  f"{stats}", file=out, flush=True)
+            if stats["graphs"] // 2000 > before // 2000:
+                print(f"# {time.time() - start:.0f} s, seeds {seed}..{results[-1]['seed']}: "
+                      f"{stats}", file=out, flush=True)
     print(f"\n{stats}, distinct failures: {len(seen)}, crashes: {crashes}", file=out,
           flush=True)
     return stats, seen, crashes
