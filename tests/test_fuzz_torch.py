@@ -155,10 +155,10 @@ M.autograd.backward([v6, v7], [M.tensor([[[-0.611, 1.002, 0.6328], [1.4198, -1.0
 def test_programs_parse_back_from_their_text():
     """A printed program is a program again (torch_fuzz.parse): same text, shapes,
     dtypes, leaves and outputs, so a failure a campaign printed can be rerun and pinned."""
-    for seed in range(40):
+    for seed in range(25):
         p = torch_fuzz.generate(seed)
         q = torch_fuzz.parse(p.source())
-        assert q.source() == p.source(), seed
+        assert q.source() == p.source() == torch_fuzz.parse(p.script("note")).source(), seed
         assert [(s.name, s.shape, s.dtype, s.rg, s.leaf, s.uses) for s in q.stmts] == \
             [(s.name, s.shape, s.dtype, s.rg, s.leaf, s.uses) for s in p.stmts], seed
         assert (q.outs, q.retained, q.order) == (p.outs, p.retained, p.order), seed

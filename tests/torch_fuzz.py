@@ -124,12 +124,12 @@ def lit(a) -> str:
 
 
 def parse(source: str) -> Program:
-    """The :class:`Program` whose :meth:`Program.source` is ``source``: a program printed
-    by a campaign (or written by hand in that form) run again, shrunk, or pinned in a test
-    without its seed, which a change to the generator gives another program. Shapes come
-    from running the statements with tinyffn; dtypes and ``requires_grad`` from the text, as
-    the generator decides them (a leaf is an ``M.tensor(...)``, a detached or no_grad
-    tensor needs no gradient)."""
+    """The :class:`Program` whose :meth:`Program.source` (or :meth:`Program.script`) is
+    ``source``: a program printed by a campaign (or written by hand in that form) run
+    again, shrunk, or pinned in a test without its seed, which a change to the generator
+    gives another program. Shapes come from running the statements with tinyffn; dtypes
+    and ``requires_grad`` from the text, as the generator decides them (a leaf is an
+    ``M.tensor(...)``, a detached or no_grad tensor needs no gradient)."""
     import ast
     lines = source.splitlines()
     stmts, outs, gys, weights, retained, order = [], [], [], [], None, 1
@@ -145,6 +145,10 @@ def parse(source: str) -> Program:
         call = node.value if isinstance(node, (ast.Expr, ast.Assign)) else None
         name = call.func.attr if isinstance(call, ast.Call) and \
             isinstance(call.func, ast.Attribute) else None
+        if isinstance(node, (ast.Import, ast.ImportFrom)) or \
+                isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "F" or \
+                isinstance(call, ast.Call) and getattr(call.func, "id", "") == "print":
+            continue                   # the lines :meth:`Program.script` adds
         if isinstance(node, ast.Expr) and name == "retain_grad":
             retained = call.func.value.id
         elif isinstance(node, ast.Expr) and name == "backward":
