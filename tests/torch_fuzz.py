@@ -18,13 +18,13 @@ outputs) with a random ``gy``, or, for the second-order variant, ``M.autograd.gr
 create_graph=True)`` and the backward of a weighted sum of those gradients. What is
 compared: every output's values and dtype, every leaf's ``.grad`` (None where torch's is
 None), the retained tensor's ``.grad``, and the first-order gradients of the second-order
-run. A program whose torch run fails, or leaves finite values, is dropped (the generator
-should not write it; :func:`campaign` counts them).
+run. A program whose torch run fails, or gives values not finite or large, is dropped
+(the generator should not write it; :func:`campaign` counts them).
 
 A failing program is shrunk (:func:`shrink`): the output moved to the smallest failing
 tensor, everything it does not need removed, and each remaining op cut into a leaf of its
-values while the failure stays. ``python tests/torch_fuzz.py SECONDS [SEED [JOBS]]`` runs a
-campaign in worker processes (a segfault in torch costs one seed, recorded as a crash)
+values while the failure stays. ``python tests/torch_fuzz.py SECONDS [SEED [JOBS [ORDER]]]``
+runs a campaign in worker processes (a segfault in torch costs one seed, recorded as a crash)
 and prints each distinct failure, shrunk; :func:`parse` makes a printed program a
 :class:`Program` again.
 """
@@ -1261,6 +1261,7 @@ if __name__ == "__main__":
     if sys.argv[1] == "--worker":          # --worker MODE FIRST STOP [ORDER]
         worker(int(sys.argv[3]), int(sys.argv[4]), sys.argv[2],
                int(sys.argv[5]) if len(sys.argv) > 5 else None)
-    else:                                   # SECONDS [SEED [JOBS]]
+    else:                                   # SECONDS [SEED [JOBS [ORDER]]]
         campaign(float(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 0,
-                 jobs=int(sys.argv[3]) if len(sys.argv) > 3 else 1)
+                 jobs=int(sys.argv[3]) if len(sys.argv) > 3 else 1,
+                 order=int(sys.argv[4]) if len(sys.argv) > 4 else None)
