@@ -1151,12 +1151,15 @@ CRASHES = {"torch crashed": "torch_crashed", "crashed": "crashed", "worker error
 
 def campaign(seconds, seed=0, out=sys.stdout, jobs=1, chunk=200, order=None,
              command=_worker_command, count=None):
-    """Programs from ``seed`` on for about ``seconds`` (or ``count`` of them), in worker processes of ``chunk``
-    seeds (``jobs`` at once), printing each distinct failure, shrunk, and the counts.
-    A worker that dies (torch 2.13 segfaults inside some programs) loses nothing: the
-    first seed it did not report is run alone, torch's part first, and recorded as
-    "torch crashed" (or "crashed", where only the whole check dies, or "crashed in a
-    chunk" where it passes alone); the rest of the chunk runs in a new worker."""
+    """Programs from ``seed`` on for about ``seconds`` (or ``count`` of them; ``order``
+    1 or 2 for one kind only), in worker processes of ``chunk`` seeds (``jobs`` at
+    once), printing each distinct failure, shrunk, and the counts. A worker that dies
+    (torch 2.13 segfaults inside some programs) loses nothing: the first seed it did not
+    report is run alone, torch's part first, and recorded as "torch crashed" (or
+    "crashed", where only the whole check dies; "worker error" for a Python error, the
+    fuzzer's own; nothing where it passes alone, "crashed in a chunk" in the returned
+    list); the rest of the chunk runs in a new worker. Returns the counts, the distinct
+    failures (key: first seed) and the crashes (seed, kind, return code, stderr's end)."""
     from concurrent.futures import ThreadPoolExecutor
     stats = dict(graphs=0, compared=0, skipped=0, nearer=0, failed=0, order2=0,
                  torch_crashed=0, crashed=0, worker_errors=0)
