@@ -1108,10 +1108,12 @@ def worker(first, stop, mode="check", order=None, out=sys.stdout):
     :func:`check`, and a failure's shrunk script on a second line; "torch": only torch's
     part of it (its run of the program, and the reading of its values), to tell whose
     crash a crash is."""
+    import faulthandler
     import json
 
     import torch
     torch.set_num_threads(1)
+    faulthandler.enable()                  # a segfault's Python stack on stderr
 
     def emit(**record):
         print("@@ " + json.dumps(record), file=out, flush=True)
@@ -1215,7 +1217,8 @@ def campaign(seconds, seed=0, out=sys.stdout, jobs=1, chunk=200, order=None,
                     rc, err = rc_alone, err_alone
                 else:
                     results.append(alone[-1])
-            crashes.append((bad, kind, rc, err.strip()[-300:]))
+            stack = err.split("\nExtension modules")[0].strip()[-400:]  # faulthandler's
+            crashes.append((bad, kind, rc, stack))
             if kind != "crashed in a chunk":
                 results.append(dict(seed=bad, kind=kind))
             first = bad + 1
@@ -1237,7 +1240,8 @@ def campaign(seconds, seed=0, out=sys.stdout, jobs=1, chunk=200, order=None,
             for r in results:
                 if r["kind"] in CRASHES:
                     stats[CRASHES[r["kind"]]] += 1
-                    print(f"\n=== seed {r['seed']}: {r['kind']}", file=out, flush=True)
+                    stack = next(c[3] for c in crashes if c[0] == r["seed"])
+                    print(f"\n=== seed {r['seed']}: {r['kind']}\n{stack}", file=out, flush=True)
                     continue
                 tally(r)
                 if r["kind"] not in ("ok", "skip", "nearer"):
