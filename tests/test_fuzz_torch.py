@@ -43,7 +43,8 @@ def test_both_orders_and_the_graph_features_are_generated():
     assert sum(p.retained is not None for p in programs) >= 20
     assert sum(len(p.outs) > 1 for p in programs) >= 10
     for feature in ("no_grad()", ".detach()", ".mT.requires_grad_()", "[::2].requires_grad_()",
-                    "dtype=M.float32", "create_graph=True", "keepdim=True", "_(", "[0] = "):
+                    "dtype=M.float32", "create_graph=True", "keepdim=True", "_(", "[0] = ",
+                    ", alpha=0.5)", ".sub("):
         assert feature in text, feature
     ops = set(torch_fuzz._calls(torch_fuzz.Program(
         [s for p in programs for s in p.stmts], [], [])))
