@@ -329,6 +329,24 @@ def test_trigamma_and_tetragamma_are_exact_where_torch_cancels_badly(device):
     assert abs(float(h.numpy()) - (-0.012646573608279807073)) < 1e-12 * 0.0127
 
 
+def test_layer_norm_with_a_bias_and_no_weight_has_its_second_derivatives(device):
+    """layer_norm(x, bias=b), no weight: b's gradient is gy itself, so d(gb)/d(gy) = I,
+    and the second-order gradient of a program through it matches finite differences.
+    torch 2.13's double backward drops that term (d(gb)/d(gy) is None there; its
+    gradgradcheck fails): fuzzer seed 3007024, logaddexp(b, gelu(layer_norm(x, bias=b)))
+    second order, torch 0.15 off the finite differences, tinyffn on them."""
+    rng = np.random.default_rng(0)
+    x = tinyffn.tensor(rng.normal(size=(2, 3)), device=device, requires_grad=True)
+    b = tinyffn.tensor(rng.normal(size=3), device=device, requires_grad=True)
+    assert tinyffn.gradgradcheck(lambda x, b: F.layer_norm(x, (3,), bias=b), [x, b])
+    gy = tinyffn.tensor(rng.normal(size=(2, 3)), device=device, requires_grad=True)
+    (gb,) = tinyffn.grad(F.layer_norm(x, (3,), bias=b), [b], gy, create_graph=True)
+    (ggy,) = tinyffn.grad((gb * tinyffn.tensor([1.0, 2.0, 3.0], device=device)).sum(), [gy])
+    np.testing.assert_array_equal(ggy.numpy(), [[1.0, 2.0, 3.0]] * 2)
+    assert tinyffn.gradgradcheck(
+        lambda b: tinyffn.logaddexp(b, F.gelu(F.layer_norm(x.detach(), (3,), bias=b))), [b])
+
+
 def test_bessel_second_derivatives_match_torch():
     torch = pytest.importorskip("torch")
     for name in ("i0", "i1", "i0e", "i1e"):
