@@ -1172,7 +1172,8 @@ def campaign(seconds, seed=0, out=sys.stdout, jobs=1, chunk=200, order=None,
     report is run alone, torch's part first, and recorded as "torch crashed" (or
     "crashed", where only the whole check dies; "worker error" for a Python error, the
     fuzzer's own; nothing where it passes alone, "crashed in a chunk" in the returned
-    list); the rest of the chunk runs in a new worker. Returns the counts, the distinct
+    list; "crashed shrinking" where a failure's shrinking dies, the failure kept
+    unshrunk); the rest of the chunk runs in a new worker. Returns the counts, the distinct
     failures (key: first seed) and the crashes (seed, kind, return code, stderr's end)."""
     from concurrent.futures import ThreadPoolExecutor
     stats = dict(graphs=0, compared=0, skipped=0, nearer=0, failed=0, order2=0,
@@ -1213,7 +1214,9 @@ def campaign(seconds, seed=0, out=sys.stdout, jobs=1, chunk=200, order=None,
             last = max(checked, default=first - 1)
             if last >= first and checked[last][-1]["kind"] not in ("ok", "skip", "nearer") \
                     and "shrunk" not in checked[last][-1]:
-                first = last + 1                     # died shrinking: the failure stands
+                # died shrinking: the failure stands, unshrunk
+                crashes.append((last, "crashed shrinking", rc, err[-400:]))
+                first = last + 1
                 continue
             bad = last + 1
             alone, rc_torch, err_torch = _run_chunk(command, bad, bad + 1, "torch", order)
