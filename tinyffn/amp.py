@@ -183,7 +183,8 @@ class autocast(contextlib.ContextDecorator):
     bfloat16). ``enabled=False`` turns autocast off inside an enclosing region of the same
     device type. ``cache_enabled=False``: each use of a weight casts it anew (None: as
     the region entered when this one is made, else True; see :mod:`tinyffn.amp_casts`).
-    ``"cuda"`` without a usable GPU warns and is disabled, as in PyTorch. Like :func:`~tinyffn.no_grad`, a region holds for the whole process, every
+    ``"cuda"`` without a usable GPU warns and is disabled, as in PyTorch. Like
+    :func:`~tinyffn.no_grad`, a region holds for the whole process, every
     thread (``torch.autocast`` holds for the calling thread only).
     """
 

@@ -13,7 +13,8 @@ gradients are recorded, and the copies are dropped when the outermost region is 
 Unlike PyTorch's, a copy is not handed out stale: tinyffn's in-place ops (``w.add_``, an
 optimizer's step, ``load_state_dict``) give the weight a new array, and a copy made from
 another array is cast again. A write into the array itself (``w.data[...] = v``) is not
-seen, and the copy stays stale, as in PyTorch: write ``w.copy_(v)`` instead. Inside a checkpointed block nothing is kept or reused, so the rerun in backward
+seen, and the copy stays stale, as in PyTorch: write ``w.copy_(v)`` instead. Inside a
+checkpointed block nothing is kept or reused, so the rerun in backward
 records the same ops as the first run (``utils.checkpoint`` compares them).
 
 **An explicit dtype wins.** ``F.softmax(x, -1, dtype=tinyffn.float16)``, ``log_softmax``,

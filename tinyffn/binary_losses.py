@@ -85,7 +85,8 @@ def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None,
 
     ``weight`` as in :func:`binary_cross_entropy_with_logits`. Entries outside [0, 1], and
     NaN, are refused, as by PyTorch; so are CUDA tensors in a "cuda" autocast region
-    (``tinyffn.amp_casts``: float16 cannot hold 1 - p), as by PyTorch. Shapes: input (...), target (...) -> () or (...) for "none".
+    (``tinyffn.amp_casts``: float16 cannot hold 1 - p), as by PyTorch. Shapes: input (...),
+    target (...) -> () or (...) for "none".
     """
     op = "binary_cross_entropy"
     target = _binary_target(op, input, target, reduction, weight)

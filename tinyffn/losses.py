@@ -97,7 +97,8 @@ def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean", *, weig
     Floating-point targets are class probabilities instead, one distribution per row, as
     PyTorch's (knowledge distillation, mixup): L_n = -Σ_c w_c y_nc log p_nc, y smoothed
     first to (1 - ε) y + ε/C, and ``"mean"`` divides by the number of rows (weights or
-    not, as PyTorch); an ``ignore_index`` other than -100 is refused, as by PyTorch. Shapes: logits and targets (C,) or
+    not, as PyTorch); an ``ignore_index`` other than -100 is refused, as by PyTorch. Shapes:
+    logits and targets (C,) or
     (N, C): for more axes the two libraries' layouts (classes last here, on axis 1 in
     PyTorch) cannot be told apart, so that is refused with how to say which.
     """

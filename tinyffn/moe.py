@@ -194,7 +194,8 @@ class MoEFFN(Module):
     A backward through them frees those arrays (the nodes stay, empty, until the next
     forward); the next forward lets the whole graph go. A forward run with gradients on
     and never backpropagated (an evaluation without ``no_grad()``) holds them until then;
-    under ``no_grad()`` they hold none. float16 logits are routed in float32, as Mixtral does (fewer ties); ``aux_loss``
+    under ``no_grad()`` they hold none. float16 logits are routed in float32, as Mixtral does
+    (fewer ties); ``aux_loss``
     and ``z_loss`` are then float32. Shapes: x (..., d_model) -> y (..., d_model); an empty
     x (..., 0, d_model) gives an empty y.
     """

@@ -10,11 +10,13 @@ filled up, so they live here: :class:`MoreMethods` is a base class of ``Tensor``
 
 Nine are primitives with a hand-written backward (:mod:`tinyffn.ops`): ``sin``, ``cos``,
 ``sign`` (gradient 0), ``log1p``, ``floor_divide`` (gradient 0), ``remainder``, ``fmod``,
-``prod`` (exact with zeros) and ``cumsum`` (backward: the running sum from the end). The others are composed: ``logsumexp`` of amax, exp, sum and log, as
+``prod`` (exact with zeros) and ``cumsum`` (backward: the running sum from the end). The others
+are composed: ``logsumexp`` of amax, exp, sum and log, as
 softmax is; ``flip`` one ``getitem`` with step -1; ``unbind`` and ``index_select``
 getitems; ``mm``, ``bmm`` one matmul each after PyTorch's checks of the shapes; ``outer``
 a reshape and a mul; ``unique`` and ``bincount`` count with NumPy, outside any graph.
-The module-level functions take a Tensor first, as the others in torch_functions.py do; this file imports nothing of tensor.py (the checks of
+The module-level functions take a Tensor first, as the others in torch_functions.py do; this
+file imports nothing of tensor.py (the checks of
 torch_functions.py and sorting.py are imported at call time), because tensor.py imports it
 before its class exists.
 """

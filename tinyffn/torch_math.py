@@ -241,7 +241,8 @@ def logaddexp2(input, other):
 def hypot(input, other):
     """sqrt(a² + b²), elementwise with broadcasting, as ``torch.hypot``, without
     overflow: m · sqrt(1 + (n/m)²), m and n the larger and smaller of |a| and |b|; m where
-    m is 0, inf where either is infinite, even if the other is NaN. The gradient is (a, b) / hypot(a, b), and 0 at the origin (PyTorch's
+    m is 0, inf where either is infinite, even if the other is NaN. The gradient is (a, b) /
+    hypot(a, b), and 0 at the origin (PyTorch's
     is NaN there)."""
     from .composed import where     # composed.py imports tensor.py, which imports this
 
@@ -261,7 +262,8 @@ def xlogy(input, other):
     """x · log(y), elementwise with broadcasting, and 0 where x is 0 (unless y is NaN), as
     ``torch.xlogy``: the entropy term p · log p is 0 at p = 0. The gradients are PyTorch's:
     log(y) and x/y, where x = 0 too (d/dx is 0 there if y <= 0), except at x = 0 where
-    y is 0 (d/dy: 0 here, NaN in PyTorch) or inf (d/dx: 0 here, inf in PyTorch). float16 computes in float16 (log y rounded,
+    y is 0 (d/dy: 0 here, NaN in PyTorch) or inf (d/dx: 0 here, inf in PyTorch). float16
+    computes in float16 (log y rounded,
     then the product), as PyTorch's xlogy does."""
     from .composed import where     # composed.py imports tensor.py, which imports this
 

@@ -5,7 +5,8 @@ differentiated by hand with the formulas PyTorch uses.
 Notation: A (..., m, n) is the input, batched over the leading axes ``...``; ``gy`` the
 gradient of the output, ``gA`` the gradient returned; ^T swaps the last two axes (mT).
 A Function returns one array, so the ops with several outputs, ``Svd`` (U, S, Vh),
-``Eigh`` (L, V), ``Qr`` (Q, R) and ``Slogdet`` (sign, logabsdet), pack them flattened along the last axis and :mod:`tinyffn.linalg`
+``Eigh`` (L, V), ``Qr`` (Q, R) and ``Slogdet`` (sign, logabsdet), pack them flattened along the
+last axis and :mod:`tinyffn.linalg`
 slices them apart; an output the loss never reads gets a zero gradient there, and the
 backward treats an all-zero part as absent, as PyTorch treats an unused output (so
 ``svd(A).S`` alone is differentiable at repeated singular values, as ``svdvals`` is).
