@@ -44,6 +44,11 @@ from .torch_accumulate import (addcdiv, addcmul, addmm, baddbmm, cummax, cummin,
                                nanmean, nansum, std_mean, var_mean)
 from .torch_select import (bucketize, clone, fliplr, flipud, masked_select, meshgrid, rot90,
                            searchsorted)
+from .torch_shapes import (addmv, addr, atleast_1d, atleast_2d, atleast_3d, broadcast_shapes,
+                           broadcast_tensors, broadcast_to, column_stack, concat, concatenate,
+                           cross, dist, dsplit, dstack, fix, hsplit, hstack, inner, msort, mv,
+                           numel, positive, row_stack, sgn, swapaxes, swapdims, tensor_split,
+                           true_divide, vdot, vsplit, vstack)
 from .torch_stats import (aminmax, corrcoef, cov, isneginf, isposinf, logit, nanquantile,
                           quantile, signbit)
 from .torch_pointwise import (copysign, deg2rad, float_power, frac, heaviside, isin, rad2deg,
@@ -132,6 +137,12 @@ __all__ = [
     "nansum", "nanmean", "logcumsumexp", "cummax", "cummin",
     "clone", "masked_select", "meshgrid", "fliplr", "flipud", "rot90", "searchsorted",  # torch_select.py
     "bucketize",
+    "broadcast_shapes", "broadcast_to", "broadcast_tensors", "swapaxes",  # torch_shapes.py
+    "swapdims",
+    "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
+    "column_stack", "concat", "concatenate", "tensor_split", "hsplit", "vsplit", "dsplit", "mv",
+    "addmv", "addr", "inner", "vdot", "cross", "dist", "true_divide", "positive", "sgn", "fix",
+    "msort", "numel",
     "quantile", "nanquantile", "aminmax", "isposinf", "isneginf", "signbit", "logit",  # torch_stats.py
     "cov", "corrcoef",
     "finfo", "iinfo", "nan_to_num", "count_nonzero", "histc", "median", "kthvalue",  # numerics.py

@@ -50,6 +50,7 @@ from .torch_linalg import LinalgMethods
 from .torch_pointwise import PointwiseMethods
 from .torch_accumulate import AccumulateMethods
 from .torch_select import SelectMethods
+from .torch_shapes import ShapeMethods
 from .torch_special import SpecialMethods
 from .torch_stats import StatsMethods
 
@@ -57,7 +58,7 @@ from .torch_stats import StatsMethods
 class TorchMethods(MoreMethods, ExtraMethods, NameMethods, MathMethods, LinalgMethods,
                    AccumulateMethods, SelectMethods, StatsMethods, NumericsMethods,
                    ScatterMethods, PointwiseMethods, SpecialMethods, InPlaceMethods,
-                   RandomMethods):
+                   RandomMethods, ShapeMethods):
     """The methods of :class:`tinyffn.Tensor` that this file holds (see its docstring); its
     base classes hold those of :mod:`tinyffn.more_functions` (``x.sin()``, ``x.prod()``, ...),
     :mod:`tinyffn.torch_extras` (``x.lerp()``, ``x.diag()``, ``x.detach_()``) and the

@@ -1,0 +1,435 @@
+"""PyTorch's names for broadcasting, stacking and splitting, and the vector products that
+ported PyTorch code reaches for, each a function and (where torch has one) a Tensor method:
+``broadcast_to``, ``broadcast_tensors``, ``broadcast_shapes``, ``swapaxes``/``swapdims``,
+``atleast_1d``/``2d``/``3d``, ``hstack``, ``vstack``/``row_stack``, ``dstack``,
+``column_stack``, ``concat``/``concatenate``, ``tensor_split``, ``hsplit``, ``vsplit``,
+``dsplit``, ``mv``, ``addmv``, ``addr``, ``inner``, ``vdot``, ``cross`` (and the product
+of ``linalg.cross``, :func:`_cross`), ``dist``, ``true_divide``, ``positive``, ``sgn``,
+``fix``, ``msort``, ``numel``.
+
+None is a primitive: each is a reshape, ``expand``, ``transpose``, slices and ``cat``, a
+``matmul``, or a product and a sum, so each gradient is the one of what it is made of and
+the graph shows those ops inside the function's frame. tinyffn has no complex dtype, so
+``vdot`` is ``dot`` and ``sgn`` is ``sign``, as PyTorch's are for real tensors.
+"""
+from __future__ import annotations
+
+import warnings
+
+from . import grad_mode
+from .arguments import _is_int, tensor_arg, type_name
+from .backend import dtype_name
+from .torch_accumulate import _number
+from .torch_names import _axis, _one_dtype
+
+
+# ----------------------------------------------------------------------------- broadcasting
+def broadcast_shapes(*shapes) -> tuple:
+    """The shape that tensors of these shapes broadcast to, as ``torch.broadcast_shapes``
+    (an int stands for a 1-D shape); an error names the first pair that does not."""
+    return _broadcast_shape("broadcast_shapes", shapes)
+
+
+def _broadcast_shape(op: str, shapes) -> tuple:
+    out: tuple = ()
+    for shape in shapes:
+        shape = (shape,) if _is_int(shape) else shape
+        if not isinstance(shape, (tuple, list)) or not all(_is_int(n) and n >= 0
+                                                           for n in shape):
+            raise TypeError(f"{op}: each shape must be a tuple of ints >= 0 (or "
+                            f"an int), got {shape!r}")
+        n = max(len(out), len(shape))
+        a, b = (1,) * (n - len(out)) + out, (1,) * (n - len(shape)) + tuple(shape)
+        if any(p != q and 1 not in (p, q) for p, q in zip(a, b)):
+            raise ValueError(f"{op}: shapes {a} and {tuple(shape)} cannot be "
+                             "broadcast together; each trailing axis must match or be 1")
+        out = tuple(q if p == 1 else p for p, q in zip(a, b))
+    return tuple(int(n) for n in out)
+
+
+def broadcast_to(input, size):
+    """``input.expand(size)``, as ``torch.broadcast_to``: -1 keeps an axis's length."""
+    x = tensor_arg("broadcast_to", "input", input)
+    return x.expand(*(size if isinstance(size, (tuple, list)) else (size,)))
+
+
+def broadcast_tensors(*tensors) -> tuple:
+    """The tensors expanded to their common shape, as ``torch.broadcast_tensors`` (each an
+    ``expand``, so each gradient is summed back over the axes it was repeated along)."""
+    ts = [tensor_arg("broadcast_tensors", f"tensors[{i}]", t) for i, t in enumerate(tensors)]
+    shape = _broadcast_shape("broadcast_tensors", [t.shape for t in ts])
+    return tuple(t if t.shape == shape else t.expand(*shape) for t in ts)
+
+
+def swapaxes(input, axis0, axis1):
+    """``input.transpose(axis0, axis1)``, as ``torch.swapaxes`` (NumPy's name)."""
+    return tensor_arg("swapaxes", "input", input).transpose(axis0, axis1)
+
+
+def swapdims(input, dim0, dim1):
+    """``input.transpose(dim0, dim1)``, as ``torch.swapdims``."""
+    return tensor_arg("swapdims", "input", input).transpose(dim0, dim1)
+
+
+# ----------------------------------------------------------------------------- at least n axes
+def _at_least(op: str, tensors, fill):
+    """One tensor in, one out; several (or one list) in, a tuple out, as PyTorch's."""
+    one = len(tensors) == 1 and not isinstance(tensors[0], (tuple, list))
+    items = tensors[0] if len(tensors) == 1 and not one else tensors
+    out = tuple(fill(tensor_arg(op, f"tensors[{i}]", t)) for i, t in enumerate(items))
+    return out[0] if one else out
+
+
+def atleast_1d(*tensors):
+    """A 0-d tensor as shape (1,), others unchanged, as ``torch.atleast_1d``."""
+    return _at_least("atleast_1d", tensors, lambda t: t.reshape(1) if t.ndim == 0 else t)
+
+
+def atleast_2d(*tensors):
+    """0-d as (1, 1), (n,) as (1, n), others unchanged, as ``torch.atleast_2d``."""
+    return _at_least("atleast_2d", tensors,
+                     lambda t: t.reshape(1, -1) if t.ndim < 2 else t)
+
+
+def atleast_3d(*tensors):
+    """0-d as (1, 1, 1), (n,) as (1, n, 1), (m, n) as (m, n, 1), others unchanged, as
+    ``torch.atleast_3d`` (NumPy's rule: a matrix gains a trailing axis)."""
+    def fill(t):
+        if t.ndim == 0:
+            return t.reshape(1, 1, 1)
+        if t.ndim == 1:
+            return t.reshape(1, -1, 1)
+        return t.unsqueeze(-1) if t.ndim == 2 else t
+    return _at_least("atleast_3d", tensors, fill)
+
+
+# ----------------------------------------------------------------------------- stacking
+def _joined(op: str, tensors, fill, dim_of):
+    from .creation import cat      # creation.py imports tensor.py, which imports this
+    from .tensor import Tensor
+    if isinstance(tensors, (str, bytes, Tensor)) or not hasattr(tensors, "__iter__"):
+        raise TypeError(f"{op}: tensors must be a list or tuple of tinyffn Tensors, got "
+                        f"{type_name(tensors)}")
+    ts = [fill(tensor_arg(op, f"tensors[{i}]", t)) for i, t in enumerate(tensors)]
+    if not ts:
+        raise ValueError(f"{op}: expects a non-empty list of tensors")
+    with grad_mode.scope("function", op):
+        return cat(ts, dim=dim_of(ts))
+
+
+def hstack(tensors):
+    """The tensors joined column-wise, as ``torch.hstack``: 1-D ones end to end (dim 0),
+    others along dim 1; 0-d tensors count as (1,)."""
+    return _joined("hstack", tensors, atleast_1d,
+                   lambda ts: 0 if all(t.ndim == 1 for t in ts) else 1)
+
+
+def vstack(tensors):
+    """The tensors joined row-wise (dim 0) after ``atleast_2d``, as ``torch.vstack``: two
+    vectors of length n give a (2, n) matrix."""
+    return _joined("vstack", tensors, atleast_2d, lambda ts: 0)
+
+
+def row_stack(tensors):
+    """``vstack``, as ``torch.row_stack``."""
+    return _joined("row_stack", tensors, atleast_2d, lambda ts: 0)
+
+
+def dstack(tensors):
+    """The tensors joined depth-wise (dim 2) after ``atleast_3d``, as ``torch.dstack``."""
+    return _joined("dstack", tensors, atleast_3d, lambda ts: 2)
+
+
+def column_stack(tensors):
+    """The tensors side by side as columns, as ``torch.column_stack``: 0-d and 1-D ones
+    become (n, 1) columns, others are joined along dim 1 as they are."""
+    return _joined("column_stack", tensors,
+                   lambda t: t.reshape(-1, 1) if t.ndim < 2 else t, lambda ts: 1)
+
+
+def concat(tensors, dim=0):
+    """``cat``, as ``torch.concat``."""
+    from .creation import cat
+    return cat(tensors, dim=dim)
+
+
+def concatenate(tensors, axis=0):
+    """``cat``, as ``torch.concatenate`` (NumPy's name and ``axis``)."""
+    from .creation import cat
+    return cat(tensors, dim=axis)
+
+
+# ----------------------------------------------------------------------------- splitting
+def tensor_split(input, indices_or_sections, dim=0):
+    """Views of ``input`` along ``dim``, as ``torch.tensor_split`` (NumPy's
+    ``array_split``): an int n gives n pieces, the first ``size % n`` one longer than the
+    rest (n may exceed the length: the last pieces are empty); a list of indices cuts
+    before each, read as Python slice bounds (``[1, 5]`` on length 7: [0:1], [1:5], [5:]).
+    A 0-d int tensor counts as n, a 1-D one as the indices (read on the host)."""
+    x = tensor_arg("tensor_split", "input", input)
+    return _split_at("tensor_split", x, indices_or_sections, dim)
+
+
+def _split_at(op: str, x, spec, dim, *, exact: bool = False):
+    if x.ndim == 0:
+        raise ValueError(f"{op}: input must have at least one axis, got a 0-d tensor")
+    d = _axis(op, dim, x.ndim)
+    n = x.shape[d]
+    if hasattr(spec, "backend") and hasattr(spec, "data"):       # a tinyffn Tensor
+        if spec.backend.is_floating(spec.dtype) or dtype_name(spec.dtype) == "bool" or \
+                spec.ndim > 1:
+            raise TypeError(f"{op}: a tensor indices_or_sections must be an integer tensor "
+                            f"of 0 or 1 axes, got {dtype_name(spec.dtype)} of shape "
+                            f"{spec.shape}")
+        spec = spec.tolist()
+    if _is_int(spec):
+        if spec <= 0:
+            raise ValueError(f"{op}: the number of sections must be >= 1, got {spec}")
+        if exact and n % spec:
+            raise ValueError(f"{op}: cannot split axis {d} of length {n} into {spec} equal "
+                             f"parts (shape {x.shape}); give a divisor of {n}, or split points")
+        small, extra = divmod(n, spec)
+        lengths = [small + 1] * extra + [small] * (spec - extra)
+        bounds = [sum(lengths[:i]) for i in range(spec + 1)]
+        cuts = list(zip(bounds[:-1], bounds[1:]))
+    elif isinstance(spec, (tuple, list)) and all(_is_int(i) for i in spec):
+        points = [int(i) for i in spec]
+        cuts = [slice(a, b).indices(n)[:2] for a, b in zip([0] + points, points + [None])]
+        cuts = [(a, max(a, b)) for a, b in cuts]      # in range: the array API asks it
+    else:
+        raise TypeError(f"{op}: indices_or_sections must be an int or a list of ints, got "
+                        f"{spec!r}")
+    lead = (slice(None),) * d
+    with grad_mode.scope("function", op):
+        return tuple(x[lead + (slice(a, b),)] for a, b in cuts)
+
+
+def _split_by_dim(op: str, input, spec, dim: int, need: int):
+    x = tensor_arg(op, "input", input)
+    if x.ndim < need:
+        raise ValueError(f"{op}: needs a tensor of at least {need} axes, got shape {x.shape}")
+    return _split_at(op, x, spec, dim, exact=True)
+
+
+def hsplit(input, indices_or_sections):
+    """``tensor_split`` along dim 1 (dim 0 for a 1-D tensor), as ``torch.hsplit``: an int
+    must divide the length."""
+    x = tensor_arg("hsplit", "input", input)
+    return _split_by_dim("hsplit", x, indices_or_sections, 0 if x.ndim == 1 else 1, 1)
+
+
+def vsplit(input, indices_or_sections):
+    """``tensor_split`` along dim 0 of a tensor of 2 or more axes, as ``torch.vsplit``."""
+    return _split_by_dim("vsplit", input, indices_or_sections, 0, 2)
+
+
+def dsplit(input, indices_or_sections):
+    """``tensor_split`` along dim 2 of a tensor of 3 or more axes, as ``torch.dsplit``."""
+    return _split_by_dim("dsplit", input, indices_or_sections, 2, 3)
+
+
+# ----------------------------------------------------------------------------- vector products
+def mv(input, vec):
+    """The matrix-vector product, y_i = Σ_j input_ij · vec_j, as ``torch.mv``: input
+    (n, m), vec (m,), one dtype. One ``matmul``."""
+    a, v = tensor_arg("mv", "input", input), tensor_arg("mv", "vec", vec)
+    if a.ndim != 2 or v.ndim != 1 or a.shape[1] != v.shape[0]:
+        raise ValueError(f"mv: input must be a matrix (n, m) and vec a vector (m,), got shapes "
+                         f"{a.shape} and {v.shape}")
+    a, v = _one_dtype("mv", a, v, ("input", "vec"))
+    with grad_mode.scope("function", "mv"):
+        return a @ v
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """beta · input + alpha · (mat @ vec), as ``torch.addmv``: mat (n, m), vec (m,), input
+    broadcastable to (n,). With beta = 0 ``input`` is not read (a NaN in it does not
+    appear), as in PyTorch."""
+    x = tensor_arg("addmv", "input", input)
+    a, v = tensor_arg("addmv", "mat", mat), tensor_arg("addmv", "vec", vec)
+    beta, alpha = _number("addmv", "beta", beta), _number("addmv", "alpha", alpha)
+    if a.ndim != 2 or v.ndim != 1 or a.shape[1] != v.shape[0]:
+        raise ValueError(f"addmv: mat must be a matrix (n, m) and vec a vector (m,), got "
+                         f"shapes {a.shape} and {v.shape}")
+    if x.ndim > 1 or x.shape not in ((), (1,), (a.shape[0],)):
+        raise ValueError(f"addmv: input of shape {x.shape} does not broadcast to the "
+                         f"product's shape ({a.shape[0]},)")
+    with grad_mode.scope("function", "addmv"):
+        y = a @ v
+        y = y if alpha == 1 else y * alpha
+        return y if beta == 0 else y + (x if beta == 1 else x * beta)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """beta · input + alpha · outer(vec1, vec2), as ``torch.addr``: vec1 (n,), vec2 (m,),
+    input broadcastable to (n, m). With beta = 0 ``input`` is not read."""
+    x = tensor_arg("addr", "input", input)
+    u, v = tensor_arg("addr", "vec1", vec1), tensor_arg("addr", "vec2", vec2)
+    beta, alpha = _number("addr", "beta", beta), _number("addr", "alpha", alpha)
+    if u.ndim != 1 or v.ndim != 1:
+        raise ValueError(f"addr: vec1 and vec2 must be vectors, got shapes {u.shape} and "
+                         f"{v.shape}")
+    out = (u.shape[0], v.shape[0])
+    if x.ndim > 2 or any(s not in (1, o) for s, o in zip(x.shape[::-1], out[::-1])):
+        raise ValueError(f"addr: input of shape {x.shape} does not broadcast to the outer "
+                         f"product's shape {out}")
+    with grad_mode.scope("function", "addr"):
+        y = u.reshape(-1, 1) * v
+        y = y if alpha == 1 else y * alpha
+        return y if beta == 0 else y + (x if beta == 1 else x * beta)
+
+
+def inner(input, other):
+    """The sum over the last axes of both, as ``torch.inner``: (…, n) and (…, n) give the
+    shape of input's leading axes then other's; 1-D with 1-D is ``dot``; a 0-d tensor
+    multiplies. A ``tensordot`` over the last axes."""
+    x, w = tensor_arg("inner", "input", input), tensor_arg("inner", "other", other)
+    if x.ndim == 0 or w.ndim == 0:
+        with grad_mode.scope("function", "inner"):
+            return x * w
+    if x.shape[-1] != w.shape[-1]:
+        raise ValueError(f"inner: the last axes must have one length, got shapes {x.shape} "
+                         f"and {w.shape}")
+    from .torch_names import tensordot
+    with grad_mode.scope("function", "inner"):
+        return tensordot(x, w, dims=([x.ndim - 1], [w.ndim - 1]))
+
+
+def vdot(input, other):
+    """``dot`` of two 1-D tensors, as ``torch.vdot``: PyTorch conjugates the first, and a
+    real tensor is its own conjugate (tinyffn has no complex dtype)."""
+    from .torch_names import dot
+    x, w = tensor_arg("vdot", "input", input), tensor_arg("vdot", "other", other)
+    if x.ndim != 1 or w.ndim != 1 or x.shape != w.shape:
+        raise ValueError(f"vdot: takes two 1-D tensors of one length, got shapes {x.shape} and "
+                         f"{w.shape}; for matrices use matmul")
+    x, w = _one_dtype("vdot", x, w, ("input", "other"))
+    with grad_mode.scope("function", "vdot"):
+        return dot(x, w)
+
+
+def cross(input, other, dim=None):
+    """The cross product of 3-vectors along ``dim``, as ``torch.cross``: a × b =
+    (a₁b₂ − a₂b₁, a₂b₀ − a₀b₂, a₀b₁ − a₁b₀); the two broadcast first. ``dim`` None takes
+    the first axis of length 3 and warns, as PyTorch does (``linalg.cross`` takes -1)."""
+    x, w = tensor_arg("cross", "input", input), tensor_arg("cross", "other", other)
+    _same_ndim("cross", x, w)
+    if dim is None:
+        shape = _broadcast_shape("cross", (x.shape, w.shape))
+        dim = next((i for i, n in enumerate(shape) if n == 3), None)
+        if dim is None:
+            raise ValueError(f"cross: no axis of length 3 in the broadcast shape {shape}; "
+                             "pass dim=, the axis holding the 3-vectors")
+        warnings.warn("cross: without dim the first axis of length 3 is taken, as "
+                      "torch.cross does (and deprecates); pass dim= or use "
+                      "tinyffn.linalg.cross (dim=-1)", UserWarning, stacklevel=2)
+    return _cross("cross", x, w, dim)
+
+
+def _same_ndim(op: str, x, w) -> None:
+    if x.ndim != w.ndim:
+        raise ValueError(f"{op}: input and other must have the same number of axes (PyTorch "
+                         f"asks it too), got shapes {x.shape} and {w.shape}; unsqueeze one")
+
+
+def _cross(op: str, x, w, dim):
+    _same_ndim(op, x, w)
+    shape = _broadcast_shape(op, (x.shape, w.shape))
+    d = _axis(op, dim, len(shape))
+    if x.shape[d] != 3 or w.shape[d] != 3:
+        raise ValueError(f"{op}: axis {dim} must have length 3 in both, got shapes {x.shape} "
+                         f"and {w.shape}")
+    from .creation import stack
+    lead = (slice(None),) * d
+    with grad_mode.scope("function", op):
+        x, w = broadcast_tensors(x, w)
+        a = [x[lead + (i,)] for i in range(3)]
+        b = [w[lead + (i,)] for i in range(3)]
+        return stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                      a[0] * b[1] - a[1] * b[0]], dim=d)
+
+
+def dist(input, other, p=2):
+    """The p-norm of input − other over every entry, as ``torch.dist``: p = 2 the Euclidean
+    distance, 0 the count of entries that differ, inf the largest |difference|.
+    ``linalg.vector_norm`` of the broadcast difference."""
+    x, w = tensor_arg("dist", "input", input), tensor_arg("dist", "other", other)
+    if isinstance(p, bool) or not isinstance(p, (int, float)):
+        raise TypeError(f"dist: p must be a number, got {p!r}")
+    from .linalg import vector_norm
+    with grad_mode.scope("function", "dist"):
+        return vector_norm(x - w, ord=p)
+
+
+# ----------------------------------------------------------------------------- other aliases
+def true_divide(dividend, divisor):
+    """``dividend / divisor``, true division (integers give floats), as
+    ``torch.true_divide``."""
+    return tensor_arg("true_divide", "dividend", dividend) / divisor
+
+
+def positive(input):
+    """``input`` itself, as ``torch.positive`` (unary +); a bool tensor is refused."""
+    x = tensor_arg("positive", "input", input)
+    if dtype_name(x.dtype) == "bool":
+        raise TypeError("positive: unary + of a bool tensor is not defined (PyTorch refuses "
+                        "it too); cast first, x.to(dtype='int64')")
+    return x
+
+
+def sgn(input):
+    """``sign(input)``, as ``torch.sgn`` on a real tensor (for complex z it is z/|z|)."""
+    return tensor_arg("sgn", "input", input).sign()
+
+
+def fix(input):
+    """``trunc(input)``: rounded toward zero, as ``torch.fix``."""
+    return tensor_arg("fix", "input", input).trunc()
+
+
+def msort(input):
+    """The values sorted along dim 0, as ``torch.msort``: ``sort(input, dim=0).values``."""
+    from .sorting import sort     # sorting.py imports tensor.py, which imports this
+    return sort(tensor_arg("msort", "input", input), dim=0).values
+
+
+def numel(input) -> int:
+    """The number of entries, as ``torch.numel``."""
+    return tensor_arg("numel", "input", input).numel()
+
+
+class ShapeMethods:
+    """The Tensor methods of the functions above that PyTorch has as methods
+    (``broadcast_to`` is Tensor's own; the stackers and ``broadcast_tensors`` are functions
+    only, as there)."""
+
+    __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
+
+    def swapaxes(self, axis0, axis1): return swapaxes(self, axis0, axis1)
+    def swapdims(self, dim0, dim1): return swapdims(self, dim0, dim1)
+    def tensor_split(self, indices_or_sections, dim=0):
+        return tensor_split(self, indices_or_sections, dim)
+    def hsplit(self, indices_or_sections): return hsplit(self, indices_or_sections)
+    def vsplit(self, indices_or_sections): return vsplit(self, indices_or_sections)
+    def dsplit(self, indices_or_sections): return dsplit(self, indices_or_sections)
+    def mv(self, vec): return mv(self, vec)
+    def addmv(self, mat, vec, *, beta=1, alpha=1):
+        return addmv(self, mat, vec, beta=beta, alpha=alpha)
+    def addr(self, vec1, vec2, *, beta=1, alpha=1):
+        return addr(self, vec1, vec2, beta=beta, alpha=alpha)
+    def inner(self, other): return inner(self, other)
+    def vdot(self, other): return vdot(self, other)
+    def cross(self, other, dim=None): return cross(self, other, dim)
+    def dist(self, other, p=2): return dist(self, other, p)
+    def true_divide(self, other): return true_divide(self, other)
+    def positive(self): return positive(self)
+    def sgn(self): return sgn(self)
+    def fix(self): return fix(self)
+    def msort(self): return msort(self)
+
+
+__all__ = ["broadcast_shapes", "broadcast_to", "broadcast_tensors", "swapaxes", "swapdims",
+           "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
+           "column_stack", "concat", "concatenate", "tensor_split", "hsplit", "vsplit",
+           "dsplit", "mv", "addmv", "addr", "inner", "vdot", "cross", "dist", "true_divide",
+           "positive", "sgn", "fix", "msort", "numel", "ShapeMethods"]
