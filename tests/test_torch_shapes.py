@@ -20,7 +20,7 @@ import torch_parity
 X = [[0.5, -2.0, 3.0, 0.0], [-4.0, 1.5, 0.25, -0.5]]
 
 CASES = [
-    "T.broadcast_to(v, (2, 3))", "T.broadcast_to(s, (2, 2, -1))",
+    "T.broadcast_to(v, (2, 3))", "T.broadcast_to(s, (2, 2, -1))", "r.broadcast_to(3, -1)",
     "T.broadcast_tensors(x, r)", "T.broadcast_tensors(c, s, r)",
     "T.swapaxes(x3, 0, 2)", "x3.swapdims(-1, 1)", "T.swapdims(x, 0, 1)",
     "T.atleast_1d(s0)", "T.atleast_1d(s0, v)", "T.atleast_2d(v)", "T.atleast_2d([s0, x])",
@@ -203,9 +203,11 @@ def test_bad_input_is_refused_by_name(case, error, match):
         eval(case.replace("'fro'", "'x'"), {}, {"T": torch, **tv})
 
 
+
 EXPECTED = {
     'T.broadcast_to(v, (2, 3))': ('float64', [[1.0, 2.5, -1.0], [1.0, 2.5, -1.0]]),
     'T.broadcast_to(s, (2, 2, -1))': ('float64', [[[2.0], [3.0]], [[2.0], [3.0]]]),
+    'r.broadcast_to(3, -1)': ('float64', [[0.25, 1.0, -1.0, 2.0], [0.25, 1.0, -1.0, 2.0], [0.25, 1.0, -1.0, 2.0]]),
     'T.broadcast_tensors(x, r)': (('float64', [[0.5, -2.0, 3.0, 0.0], [-4.0, 1.5, 0.25, -0.5]]), ('float64', [[0.25, 1.0, -1.0, 2.0], [0.25, 1.0, -1.0, 2.0]])),
     'T.broadcast_tensors(c, s, r)': (('float64', [[1.0, -2.0, 0.5, 3.0], [1.0, -2.0, 0.5, 3.0]]), ('float64', [[2.0, 2.0, 2.0, 2.0], [3.0, 3.0, 3.0, 3.0]]), ('float64', [[0.25, 1.0, -1.0, 2.0], [0.25, 1.0, -1.0, 2.0]])),
     'T.swapaxes(x3, 0, 2)': ('float64', [[[0.0, 12.0], [4.0, 16.0], [8.0, 20.0]], [[1.0, 13.0], [5.0, 17.0], [9.0, 21.0]], [[2.0, 14.0], [6.0, 18.0], [10.0, 22.0]], [[3.0, 15.0], [7.0, 19.0], [11.0, 23.0]]]),

@@ -426,8 +426,10 @@ class Tensor(TorchMethods):
         return self.transpose()
 
     def broadcast_to(self, *shape):
-        return IP.as_view(S.BroadcastTo.apply(self, shape=_shape_arg(shape, "broadcast_to")),
-                        "x.expand(...)", self)
+        shape = _shape_arg(shape, "broadcast_to")
+        if -1 in shape:                     # keeps an axis's length, as in expand
+            return C.expand(self, *shape)
+        return IP.as_view(S.BroadcastTo.apply(self, shape=shape), "x.expand(...)", self)
 
     def __getitem__(self, key):
         key = S.normalize_key(key, self)
