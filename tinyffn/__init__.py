@@ -49,6 +49,10 @@ from .torch_shapes import (addmv, addr, atleast_1d, atleast_2d, atleast_3d, broa
                            cross, dist, dsplit, dstack, fix, hsplit, hstack, inner, msort, mv,
                            numel, positive, row_stack, sgn, swapaxes, swapdims, tensor_split,
                            true_divide, vdot, vsplit, vstack)
+from .torch_operators import (absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh,
+                              arctanh, asin, asinh, atanh, div, divide, eq, fmax, fmin, ge,
+                              greater, greater_equal, gt, le, less, less_equal, lt, mul,
+                              multiply, ne, not_equal, sub, subtract, tan)
 from .torch_stats import (aminmax, corrcoef, cov, isneginf, isposinf, logit, nanquantile,
                           quantile, signbit)
 from .torch_pointwise import (copysign, deg2rad, float_power, frac, heaviside, isin, rad2deg,
@@ -143,6 +147,10 @@ __all__ = [
     "column_stack", "concat", "concatenate", "tensor_split", "hsplit", "vsplit", "dsplit", "mv",
     "addmv", "addr", "inner", "vdot", "cross", "dist", "true_divide", "positive", "sgn", "fix",
     "msort", "numel",
+    "add", "sub", "subtract", "mul", "multiply", "div", "divide", "eq", "ne",  # torch_operators.py
+    "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge", "greater_equal",
+    "absolute", "fmax", "fmin", "tan", "asin", "acos", "atanh", "asinh", "acosh", "arcsin",
+    "arccos", "arctanh", "arcsinh", "arccosh",
     "quantile", "nanquantile", "aminmax", "isposinf", "isneginf", "signbit", "logit",  # torch_stats.py
     "cov", "corrcoef",
     "finfo", "iinfo", "nan_to_num", "count_nonzero", "histc", "median", "kthvalue",  # numerics.py

@@ -51,6 +51,7 @@ from .torch_pointwise import PointwiseMethods
 from .torch_accumulate import AccumulateMethods
 from .torch_select import SelectMethods
 from .torch_shapes import ShapeMethods
+from .torch_operators import OperatorMethods
 from .torch_special import SpecialMethods
 from .torch_stats import StatsMethods
 
@@ -58,7 +59,7 @@ from .torch_stats import StatsMethods
 class TorchMethods(MoreMethods, ExtraMethods, NameMethods, MathMethods, LinalgMethods,
                    AccumulateMethods, SelectMethods, StatsMethods, NumericsMethods,
                    ScatterMethods, PointwiseMethods, SpecialMethods, InPlaceMethods,
-                   RandomMethods, ShapeMethods):
+                   RandomMethods, ShapeMethods, OperatorMethods):
     """The methods of :class:`tinyffn.Tensor` that this file holds (see its docstring); its
     base classes hold those of :mod:`tinyffn.more_functions` (``x.sin()``, ``x.prod()``, ...),
     :mod:`tinyffn.torch_extras` (``x.lerp()``, ``x.diag()``, ``x.detach_()``) and the
@@ -236,7 +237,6 @@ class TorchMethods(MoreMethods, ExtraMethods, NameMethods, MathMethods, LinalgMe
         return self - _scaled("sub", self, other, alpha)
 
     def mul(self, other): return self * other
-    def div(self, other): return self / other
     def matmul(self, other): return self @ other
     def neg(self): return -self
     negative = neg

@@ -15,7 +15,7 @@ from .division import FloorDivide, Fmod, Remainder
 from .elementwise import (Add, Cast, Clone, Cos, Div, Erf, Exp, Log, Log1p, Maximum, Mul, Neg,
                           Pow, ReLU, Sigmoid, Sign, Sin, Sub, Tanh, Where)
 from .linalg import Linear, MatMul
-from .logs_and_angles import Atan, Atan2, Exp2, Log2, Log10
+from .logs_and_angles import Acos, Acosh, Asin, Asinh, Atan, Atan2, Atanh, Exp2, Log2, Log10, Tan
 from .special_functions import (Digamma, Erfc, Erfcx, Erfinv, I0, I0e, I1, I1e, Lgamma, Ndtri,
                                 Polygamma, Zeta)
 from .reduce import Cumsum, Max, Mean, Prod, Sum
@@ -28,6 +28,7 @@ PRIMITIVES = (
     # elementwise, unary
     Neg, Pow, Exp, Log, Log1p, Tanh, Sigmoid, Erf, Sin, Cos, Sign, ReLU, Cast, Clone,
     Log2, Log10, Exp2, Atan, Atan2,                     # logs_and_angles.py
+    Tan, Asin, Acos, Atanh, Asinh, Acosh,
     Lgamma, Digamma, Polygamma, Erfc, Erfcx, Erfinv, Ndtri,         # special_functions.py
     I0, I0e, I1, I1e, Zeta,
     # reductions, and the running sum

@@ -1,7 +1,9 @@
 """Elementwise primitives that the array library computes to the last bit and a composition
 would not: log2, log10, exp2 (log(x) / log(10) gives 2.9999999999999996 for x = 1000, and
-differs from log10 in the last bit for over half of all x), and the inverse tangents atan
-and atan2, which no composition of exp, log, sin and cos reaches.
+differs from log10 in the last bit for over half of all x), the inverse tangents atan
+and atan2, which no composition of exp, log, sin and cos reaches, tan, and the inverse
+sine and cosine and the inverse hyperbolic functions (asinh(x) = log(x + sqrt(x² + 1))
+loses every digit for small x and overflows for large x; the library's does neither).
 
 Notation as in elementwise.py: ``gy = dL/dy`` arrives from above, the backward returns
 ``gx = gy * dy/dx`` for each input. Integers and bools compute in float32, PyTorch's
@@ -132,4 +134,112 @@ class Atan2(Function):
         return gx, gw
 
 
-__all__ = ["Log2", "Log10", "Exp2", "Atan", "Atan2"]
+class Tan(Function):
+    """y = tan(x).    dy/dx = 1 / cos²(x) = 1 + y²."""
+
+    twice_differentiable = True
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        y = ctx.xp.tan(as_float(ctx, x))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (y,) = ctx.saved_tensors
+        return gy * (1 + y * y)
+
+
+class Asin(Function):
+    """y = asin(x), in [-pi/2, pi/2] for x in [-1, 1] (NaN outside).
+
+    dy/dx = 1 / sqrt(1 - x²), written (1 - x)(1 + x) so that it keeps its digits near
+    x = ±1; infinite at ±1, as PyTorch's."""
+
+    twice_differentiable = True
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        x = as_float(ctx, x)
+        ctx.save_for_backward(x)
+        return ctx.xp.asin(x)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (x,) = ctx.saved_tensors
+        return gy / ctx.xp.sqrt((1 - x) * (1 + x))
+
+
+class Acos(Function):
+    """y = acos(x), in [0, pi] for x in [-1, 1].    dy/dx = -1 / sqrt(1 - x²)."""
+
+    twice_differentiable = True
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        x = as_float(ctx, x)
+        ctx.save_for_backward(x)
+        return ctx.xp.acos(x)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (x,) = ctx.saved_tensors
+        return -gy / ctx.xp.sqrt((1 - x) * (1 + x))
+
+
+class Atanh(Function):
+    """y = atanh(x), for x in (-1, 1) (±inf at ±1).    dy/dx = 1 / (1 - x²)."""
+
+    twice_differentiable = True
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        x = as_float(ctx, x)
+        ctx.save_for_backward(x)
+        return ctx.xp.atanh(x)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (x,) = ctx.saved_tensors
+        return gy / ((1 - x) * (1 + x))
+
+
+class Asinh(Function):
+    """y = asinh(x) = log(x + sqrt(x² + 1)).    dy/dx = 1 / sqrt(x² + 1)."""
+
+    twice_differentiable = True
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        x = as_float(ctx, x)
+        ctx.save_for_backward(x)
+        return ctx.xp.asinh(x)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (x,) = ctx.saved_tensors
+        return gy / ctx.xp.sqrt(x * x + 1)
+
+
+class Acosh(Function):
+    """y = acosh(x) = log(x + sqrt(x² - 1)), for x >= 1.    dy/dx = 1 / sqrt(x² - 1),
+    written (x - 1)(x + 1) to keep its digits near 1."""
+
+    twice_differentiable = True
+
+    @staticmethod
+    def forward(ctx: Context, x):
+        x = as_float(ctx, x)
+        ctx.save_for_backward(x)
+        return ctx.xp.acosh(x)
+
+    @staticmethod
+    def backward(ctx: Context, gy):
+        (x,) = ctx.saved_tensors
+        # + 0.0 turns the -0.0 at x = -1 (outside the domain) into +0.0: +inf, as PyTorch's
+        return gy / ctx.xp.sqrt((x - 1) * (x + 1) + 0.0)
+
+
+__all__ = ["Log2", "Log10", "Exp2", "Atan", "Atan2", "Tan", "Asin", "Acos", "Atanh", "Asinh",
+           "Acosh"]
