@@ -44,6 +44,13 @@ CASES = [
     "T.dist(x, r, 3.5)", "T.dist(x, r, -float('inf'))",
     "T.true_divide(i, 2)", "i.true_divide(i + 1)", "T.positive(x)", "T.sgn(x)", "x.sgn()",
     "T.fix(x * 1.5)", "(x * -1.5).fix()", "T.msort(x)", "x3.msort()", "T.numel(x3)",
+    "T.ravel(x3.mT)", "x3.select(1, -1)", "T.select(x, 0, 1)", "T.take(x, idx)", "x3.take(idx)",
+    "T.diagflat(x)", "v.diagflat(-1)", "x3.sum_to_size(3, 1)", "x3.sum_to_size((1, 1, 4))",
+    "x.sum_to_size(2, 4)", "x.adjoint()", "x3.mH", "x.H",
+    "T.is_nonzero(s0)", "T.is_nonzero(c[1:2] * 0)", "T.is_complex(x)", "x.element_size()",
+    "x.itemsize", "x3.nbytes", "i.nbytes", "i.is_signed()", "(x > 0).is_signed()",
+    "x.is_contiguous()", "x3.ndimension()", "i.byte()", "i.char()", "i.short()",
+    "x.new_empty(2, 3).shape == (2, 3)",
 ]
 
 
@@ -61,6 +68,7 @@ def run(module, case: str, requires_grad: str = "", **tensor_kwargs):
         if name == requires_grad:
             inputs[name].requires_grad_(True)
     inputs["i"] = module.tensor([[0, 4, 2, 1], [4, 1, 3, -7]], **tensor_kwargs)
+    inputs["idx"] = module.tensor([[7, 0, 7], [-1, 3, 2]], **tensor_kwargs)
     y = eval(case, {}, {"T": module, **inputs})
     if isinstance(y, tuple):
         y = tuple(y)
@@ -70,11 +78,13 @@ def run(module, case: str, requires_grad: str = "", **tensor_kwargs):
 def plain(result):
     if isinstance(result, int) and not isinstance(result, bool):
         return ("int", result)
+    if isinstance(result, tuple) and not result:           # torch.Size() of a 0-d tensor
+        return ("int", ())
     return torch_parity.plain(result)
 
 
 def assert_same(actual, expected, case):
-    if expected[0] == "int":
+    if isinstance(expected, bool) or expected[0] == "int":
         assert actual == expected, case
         return
     torch_parity.assert_close(actual, expected, case, rtol=1e-13, atol=1e-15)
@@ -92,6 +102,8 @@ GRAD_CASES = [
     ("T.vdot(c, c)", "c"), ("T.cross(m3, n3, dim=1)", "m3"), ("T.cross(m3, n3, dim=0)", "n3"),
     ("T.linalg.cross(m3[:1], n3)", "m3"), ("T.dist(x, r)", "r"), ("T.dist(x, r, 3.5)", "x"),
     ("T.dist(x, r, float('inf'))", "x"), ("T.msort(x3)", "x3"),
+    ("T.take(x, idx)", "x"), ("x3.select(1, -1)", "x3"), ("T.diagflat(x, 1)", "x"),
+    ("x3.sum_to_size(3, 1)", "x3"), ("x3.mH", "x3"), ("x.H", "x"),
 ]
 
 
@@ -177,6 +189,15 @@ ERRORS = [
     ("T.hstack([])", ValueError, "non-empty"),
     ("T.hstack(x)", TypeError, "list or tuple"),
     ("T.dist(x, x, 'fro')", TypeError, "p must be a number"),
+    ("x.select(1, 4)", IndexError, "out of range"),
+    ("T.select(s0, 0, 0)", IndexError, "0-d"),
+    ("T.take(x, T.tensor([0.0]))", TypeError, "integer tensor"),
+    ("x.sum_to_size(3, 1)", ValueError, "not expandable"),
+    ("x.sum_to_size(1, 2, 4)", ValueError, "not expandable"),
+    ("v.H", ValueError, "only matrices"),
+    ("x[None].H", ValueError, "only matrices"),
+    ("v.adjoint()", ValueError, "only matrices"),
+    ("T.is_nonzero(v)", ValueError, "one entry"),
 ]
 
 
@@ -201,6 +222,7 @@ def test_bad_input_is_refused_by_name(case, error, match):
     with warnings.catch_warnings(), pytest.raises(Exception):
         warnings.simplefilter("ignore")
         eval(case.replace("'fro'", "'x'"), {}, {"T": torch, **tv})
+
 
 
 
@@ -281,6 +303,34 @@ EXPECTED = {
     'T.msort(x)': ('float64', [[-4.0, -2.0, 0.25, -0.5], [0.5, 1.5, 3.0, 0.0]]),
     'x3.msort()': ('float64', [[[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0]], [[12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0], [20.0, 21.0, 22.0, 23.0]]]),
     'T.numel(x3)': ('int', 24),
+    'T.ravel(x3.mT)': ('float64', [0.0, 4.0, 8.0, 1.0, 5.0, 9.0, 2.0, 6.0, 10.0, 3.0, 7.0, 11.0, 12.0, 16.0, 20.0, 13.0, 17.0, 21.0, 14.0, 18.0, 22.0, 15.0, 19.0, 23.0]),
+    'x3.select(1, -1)': ('float64', [[8.0, 9.0, 10.0, 11.0], [20.0, 21.0, 22.0, 23.0]]),
+    'T.select(x, 0, 1)': ('float64', [-4.0, 1.5, 0.25, -0.5]),
+    'T.take(x, idx)': ('float64', [[-0.5, 0.5, -0.5], [-0.5, 0.0, 3.0]]),
+    'x3.take(idx)': ('float64', [[7.0, 0.0, 7.0], [23.0, 3.0, 2.0]]),
+    'T.diagflat(x)': ('float64', [[0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, -2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, -4.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 1.5, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.25, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -0.5]]),
+    'v.diagflat(-1)': ('float64', [[0.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.0, 2.5, 0.0, 0.0], [0.0, 0.0, -1.0, 0.0]]),
+    'x3.sum_to_size(3, 1)': ('float64', [[60.0], [92.0], [124.0]]),
+    'x3.sum_to_size((1, 1, 4))': ('float64', [[[60.0, 66.0, 72.0, 78.0]]]),
+    'x.sum_to_size(2, 4)': ('float64', [[0.5, -2.0, 3.0, 0.0], [-4.0, 1.5, 0.25, -0.5]]),
+    'x.adjoint()': ('float64', [[0.5, -4.0], [-2.0, 1.5], [3.0, 0.25], [0.0, -0.5]]),
+    'x3.mH': ('float64', [[[0.0, 4.0, 8.0], [1.0, 5.0, 9.0], [2.0, 6.0, 10.0], [3.0, 7.0, 11.0]], [[12.0, 16.0, 20.0], [13.0, 17.0, 21.0], [14.0, 18.0, 22.0], [15.0, 19.0, 23.0]]]),
+    'x.H': ('float64', [[0.5, -4.0], [-2.0, 1.5], [3.0, 0.25], [0.0, -0.5]]),
+    'T.is_nonzero(s0)': True,
+    'T.is_nonzero(c[1:2] * 0)': False,
+    'T.is_complex(x)': False,
+    'x.element_size()': ('int', 8),
+    'x.itemsize': ('int', 8),
+    'x3.nbytes': ('int', 192),
+    'i.nbytes': ('int', 64),
+    'i.is_signed()': True,
+    '(x > 0).is_signed()': False,
+    'x.is_contiguous()': True,
+    'x3.ndimension()': ('int', 3),
+    'i.byte()': ('uint8', [[0, 4, 2, 1], [4, 1, 3, 249]]),
+    'i.char()': ('int8', [[0, 4, 2, 1], [4, 1, 3, -7]]),
+    'i.short()': ('int16', [[0, 4, 2, 1], [4, 1, 3, -7]]),
+    'x.new_empty(2, 3).shape == (2, 3)': True,
 }
 
 EXPECTED_GRADS = {
@@ -310,4 +360,10 @@ EXPECTED_GRADS = {
     'T.dist(x, r, 3.5) dx': ('float64', [[4.563677736186051e-05, -0.02276502252032205, 0.046732060018545164, -0.008261139134482506], [-0.054379758254491095, 0.0002581605979525783, 0.0025511734113785904, -0.014431616153348951]]),
     "T.dist(x, r, float('inf')) dx": ('float64', [[0.0, -0.0, 0.0, -0.0], [-0.1, 0.0, 0.0, -0.0]]),
     'T.msort(x3) dx3': ('float64', [[[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8], [0.9, 1.0, 1.1, 1.2]], [[1.3, 1.4, 1.5, 1.6], [1.7, 1.8, 1.9, 2.0], [2.1, 2.2, 2.3, 2.4]]]),
+    'T.take(x, idx) dx': ('float64', [[0.2, 0.0, 0.6, 0.5], [0.0, 0.0, 0.0, 0.8]]),
+    'x3.select(1, -1) dx3': ('float64', [[[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.1, 0.2, 0.3, 0.4]], [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.5, 0.6, 0.7, 0.8]]]),
+    'T.diagflat(x, 1) dx': ('float64', [[0.2, 1.2, 2.2, 3.2], [4.2, 5.2, 6.2, 7.2]]),
+    'x3.sum_to_size(3, 1) dx3': ('float64', [[[0.1, 0.1, 0.1, 0.1], [0.2, 0.2, 0.2, 0.2], [0.3, 0.3, 0.3, 0.3]], [[0.1, 0.1, 0.1, 0.1], [0.2, 0.2, 0.2, 0.2], [0.3, 0.3, 0.3, 0.3]]]),
+    'x3.mH dx3': ('float64', [[[0.1, 0.4, 0.7, 1.0], [0.2, 0.5, 0.8, 1.1], [0.3, 0.6, 0.9, 1.2]], [[1.3, 1.6, 1.9, 2.2], [1.4, 1.7, 2.0, 2.3], [1.5, 1.8, 2.1, 2.4]]]),
+    'x.H dx': ('float64', [[0.1, 0.3, 0.5, 0.7], [0.2, 0.4, 0.6, 0.8]]),
 }

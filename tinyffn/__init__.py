@@ -46,9 +46,9 @@ from .torch_select import (bucketize, clone, fliplr, flipud, masked_select, mesh
                            searchsorted)
 from .torch_shapes import (addmv, addr, atleast_1d, atleast_2d, atleast_3d, broadcast_shapes,
                            broadcast_tensors, broadcast_to, column_stack, concat, concatenate,
-                           cross, dist, dsplit, dstack, fix, hsplit, hstack, inner, msort, mv,
-                           numel, positive, row_stack, sgn, swapaxes, swapdims, tensor_split,
-                           true_divide, vdot, vsplit, vstack)
+                           cross, diagflat, dist, dsplit, dstack, fix, hsplit, hstack, inner,
+                           msort, mv, numel, positive, ravel, row_stack, select, sgn, swapaxes,
+                           swapdims, take, tensor_split, true_divide, vdot, vsplit, vstack)
 from .torch_operators import (absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh,
                               arctanh, asin, asinh, atanh, div, divide, eq, fmax, fmin, ge,
                               greater, greater_equal, gt, le, less, less_equal, lt, mul,
@@ -60,7 +60,8 @@ from .torch_pointwise import (copysign, deg2rad, float_power, frac, heaviside, i
 from .torch_special import digamma, erfc, erfinv, i0, lgamma, mvlgamma, polygamma
 from . import special                   # tinyffn.special.log_ndtr, as torch.special's
 from .scatter import index_add, scatter, scatter_add
-from .numerics import count_nonzero, finfo, histc, iinfo, kthvalue, median, nan_to_num
+from .numerics import (count_nonzero, finfo, histc, iinfo, is_complex, is_nonzero, kthvalue,
+                       median, nan_to_num)
 from .more_functions import (bincount, bmm, cos, cumsum, flip, floor_divide, fmod,
                              index_select, is_floating_point, log1p, logsumexp, mm, outer, prod,
                              remainder, sign, sin, unbind, unique)
@@ -146,7 +147,7 @@ __all__ = [
     "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
     "column_stack", "concat", "concatenate", "tensor_split", "hsplit", "vsplit", "dsplit", "mv",
     "addmv", "addr", "inner", "vdot", "cross", "dist", "true_divide", "positive", "sgn", "fix",
-    "msort", "numel",
+    "msort", "numel", "ravel", "select", "take", "diagflat",
     "add", "sub", "subtract", "mul", "multiply", "div", "divide", "eq", "ne",  # torch_operators.py
     "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge", "greater_equal",
     "absolute", "fmax", "fmin", "tan", "asin", "acos", "atanh", "asinh", "acosh", "arcsin",
@@ -154,6 +155,7 @@ __all__ = [
     "quantile", "nanquantile", "aminmax", "isposinf", "isneginf", "signbit", "logit",  # torch_stats.py
     "cov", "corrcoef",
     "finfo", "iinfo", "nan_to_num", "count_nonzero", "histc", "median", "kthvalue",  # numerics.py
+    "is_complex", "is_nonzero",
     "cdist", "cosine_similarity", "pairwise_distance", "linalg",  # distances.py, linalg.py
     "index_add", "scatter_add", "scatter",                      # scatter.py
     "det", "slogdet", "logdet", "inverse", "svd", "qr", "trace", "kron", "block_diag",  # torch_linalg.py

@@ -255,10 +255,56 @@ def _selected(op: str, x, axis: int, keepdim: bool, pick):
 
 
 
+def is_complex(input) -> bool:
+    """False: tinyffn has no complex dtype (``torch.is_complex``)."""
+    tensor_arg("is_complex", "input", input)
+    return False
+
+
+def is_nonzero(input) -> bool:
+    """Whether the one entry of ``input`` is not zero, as ``torch.is_nonzero``; a tensor of
+    no or several entries is refused (which entry would decide?)."""
+    x = tensor_arg("is_nonzero", "input", input)
+    if x.numel() != 1:
+        raise ValueError(f"is_nonzero: takes a tensor of one entry, got shape {x.shape} "
+                         f"({x.numel()} entries); use .any() or .all()")
+    return bool(x.item() != 0)
+
+
 class NumericsMethods:
-    """The Tensor methods of the functions above."""
+    """The Tensor methods of the functions above, and PyTorch's questions about a tensor's
+    dtype (``element_size``, ``itemsize``, ``nbytes``, ``is_signed``, ...) and the casts
+    ``byte``, ``char``, ``short``."""
 
     __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
+
+    def is_complex(self) -> bool: return is_complex(self)
+    def is_nonzero(self) -> bool: return is_nonzero(self)
+    def ndimension(self) -> int: return self.ndim
+    def element_size(self) -> int: return self.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per entry (4 for float32), as ``Tensor.itemsize``."""
+        return np.dtype(dtype_name(self.dtype)).itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of all entries, numel · itemsize, as ``Tensor.nbytes``."""
+        return self.numel() * self.itemsize
+
+    def is_signed(self) -> bool:
+        """Whether the dtype holds negative numbers (not bool, not uint8)."""
+        return dtype_name(self.dtype) not in ("bool", "uint8")
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        """True: layout never matters here, every tensor reads as a packed one (see
+        ``contiguous()``), so code that asks before calling ``.contiguous()`` runs as is."""
+        return True
+
+    def byte(self): return self.to(dtype="uint8")
+    def char(self): return self.to(dtype="int8")
+    def short(self): return self.to(dtype="int16")
 
     def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
         return nan_to_num(self, nan, posinf, neginf)
@@ -270,4 +316,4 @@ class NumericsMethods:
 
 
 __all__ = ["finfo", "iinfo", "nan_to_num", "count_nonzero", "histc", "kthvalue", "median",
-           "KthvalueResult", "MedianResult", "NumericsMethods"]
+           "is_complex", "is_nonzero", "KthvalueResult", "MedianResult", "NumericsMethods"]

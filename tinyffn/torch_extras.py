@@ -323,6 +323,11 @@ class ExtraMethods:
 
     def argwhere(self): return argwhere(self)
 
+    def new_empty(self, *shape, size=None, dtype=None, device=None, requires_grad=False):
+        """``new_zeros``, as ``empty_like`` is ``zeros_like``: self's dtype and device."""
+        return self.new_zeros(*shape, size=size, dtype=dtype, device=device,
+                              requires_grad=requires_grad)
+
     def detach_(self):
         """Make this tensor a leaf that does not require grad, as ``torch.Tensor.detach_``:
         it keeps its values and stops being the output of the op that made it

@@ -5,7 +5,8 @@ ported PyTorch code reaches for, each a function and (where torch has one) a Ten
 ``column_stack``, ``concat``/``concatenate``, ``tensor_split``, ``hsplit``, ``vsplit``,
 ``dsplit``, ``mv``, ``addmv``, ``addr``, ``inner``, ``vdot``, ``cross`` (and the product
 of ``linalg.cross``, :func:`_cross`), ``dist``, ``true_divide``, ``positive``, ``sgn``,
-``fix``, ``msort``, ``numel``.
+``fix``, ``msort``, ``numel``, ``ravel``, ``select``, ``take``, ``diagflat``; and the
+Tensor methods ``sum_to_size``, ``adjoint``, ``mH`` and ``H``.
 
 None is a primitive: each is a reshape, ``expand``, ``transpose``, slices and ``cat``, a
 ``matmul``, or a product and a sum, so each gradient is the one of what it is made of and
@@ -398,6 +399,66 @@ def numel(input) -> int:
     return tensor_arg("numel", "input", input).numel()
 
 
+def ravel(input):
+    """``input.reshape(-1)``, as ``torch.ravel``."""
+    return tensor_arg("ravel", "input", input).reshape(-1)
+
+
+def select(input, dim, index):
+    """The slice at ``index`` along ``dim``, that axis dropped, as ``torch.select``
+    (``x.select(0, i)`` is ``x[i]``): one ``getitem``."""
+    x = tensor_arg("select", "input", input)
+    if x.ndim == 0:
+        raise IndexError("select: cannot select from a 0-d tensor")
+    d = _axis("select", dim, x.ndim)
+    if not _is_int(index) or not -x.shape[d] <= index < x.shape[d]:
+        raise IndexError(f"select: index {index!r} is out of range for axis {d} of shape "
+                         f"{x.shape} (expected an int in [{-x.shape[d]}, {x.shape[d]}))")
+    return x[(slice(None),) * d + (int(index),)]
+
+
+def take(input, index):
+    """The entries of the flattened ``input`` at ``index``, in index's shape, as
+    ``torch.take``: ``input.reshape(-1)[index]``, so repeated entries add up their
+    gradients."""
+    x, i = tensor_arg("take", "input", input), tensor_arg("take", "index", index)
+    if i.backend.is_floating(i.dtype) or dtype_name(i.dtype) == "bool":
+        raise TypeError(f"take: index must be an integer tensor, got {dtype_name(i.dtype)}")
+    with grad_mode.scope("function", "take"):
+        return x.reshape(-1)[i]
+
+
+def diagflat(input, offset=0):
+    """The flattened ``input`` laid on diagonal ``offset`` of a square matrix, as
+    ``torch.diagflat``: ``diag(input.reshape(-1), offset)``."""
+    from .torch_extras import diag
+    return diag(tensor_arg("diagflat", "input", input).reshape(-1), offset)
+
+
+def _sum_to_size(x, size):
+    """x summed over the axes that ``size`` broadcasts along, as ``Tensor.sum_to_size``."""
+    size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    lead = x.ndim - len(size)
+    if lead < 0 or not all(_is_int(n) for n in size) or \
+            any(n not in (1, m) for n, m in zip(size, x.shape[lead:])):
+        raise ValueError(f"sum_to_size: size {tuple(size)} is not expandable to the tensor's "
+                         f"shape {x.shape}; each size must match its axis (counted from the "
+                         "end) or be 1")
+    axes = tuple(range(lead)) + tuple(lead + i for i, (n, m) in
+                                      enumerate(zip(size, x.shape[lead:])) if n == 1 != m)
+    if not axes:
+        return x
+    with grad_mode.scope("function", "sum_to_size"):
+        return x.sum(dim=axes, keepdim=True).reshape(tuple(size))
+
+
+def _matrix_transposed(x, name: str, batches: bool):
+    if x.ndim != 2 and not (batches and x.ndim > 2):
+        also = " or batches of matrices" if batches else " (2-D tensors); for batches use .mH"
+        raise ValueError(f"{name}: only matrices{also}, as PyTorch's, got shape {x.shape}")
+    return x.mT
+
+
 class ShapeMethods:
     """The Tensor methods of the functions above that PyTorch has as methods
     (``broadcast_to`` is Tensor's own; the stackers and ``broadcast_tensors`` are functions
@@ -426,10 +487,30 @@ class ShapeMethods:
     def sgn(self): return sgn(self)
     def fix(self): return fix(self)
     def msort(self): return msort(self)
+    def ravel(self): return ravel(self)
+    def select(self, dim, index): return select(self, dim, index)
+    def take(self, index): return take(self, index)
+    def diagflat(self, offset=0): return diagflat(self, offset)
+    def sum_to_size(self, *size): return _sum_to_size(self, size)
+
+    def adjoint(self):
+        """The conjugate transpose of the last two axes: ``mT`` for a real tensor."""
+        return _matrix_transposed(self, "adjoint", True)
+
+    @property
+    def mH(self):
+        """The conjugate transpose of the last two axes, as ``Tensor.mH``: ``mT`` here."""
+        return _matrix_transposed(self, "mH", True)
+
+    @property
+    def H(self):
+        """The conjugate transpose of a matrix, as ``Tensor.H``: ``T`` here."""
+        return _matrix_transposed(self, "H", False)
 
 
 __all__ = ["broadcast_shapes", "broadcast_to", "broadcast_tensors", "swapaxes", "swapdims",
            "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
            "column_stack", "concat", "concatenate", "tensor_split", "hsplit", "vsplit",
            "dsplit", "mv", "addmv", "addr", "inner", "vdot", "cross", "dist", "true_divide",
-           "positive", "sgn", "fix", "msort", "numel", "ShapeMethods"]
+           "positive", "sgn", "fix", "msort", "numel", "ravel", "select", "take", "diagflat",
+           "ShapeMethods"]
