@@ -169,6 +169,7 @@ def test_cross_without_dim_warns_and_takes_the_first_axis_of_length_3(device):
 ERRORS = [
     ("T.cross(v, x)", ValueError, "same number of axes"),
     ("T.linalg.cross(x, x)", ValueError, "length 3"),
+    ("T.linalg.cross(v, v.double())", TypeError, "one dtype"),
     ("T.cross(x[:, :2], x[:, :2])", ValueError, "no axis of length 3"),
     ("T.tensor_split(x, 0)", ValueError, "sections must be >= 1"),
     ("T.tensor_split(s0, 2)", ValueError, "at least one axis"),

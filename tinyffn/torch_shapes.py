@@ -335,6 +335,7 @@ def _same_ndim(op: str, x, w) -> None:
 
 def _cross(op: str, x, w, dim):
     _same_ndim(op, x, w)
+    x, w = _one_dtype(op, x, w, ("input", "other"))
     shape = _broadcast_shape(op, (x.shape, w.shape))
     d = _axis(op, dim, len(shape))
     if x.shape[d] != 3 or w.shape[d] != 3:
