@@ -1,7 +1,9 @@
-"""The names of tinyffn/torch_shapes.py: broadcast_shapes/_to/_tensors, swapaxes, swapdims,
-atleast_1d/2d/3d, hstack, vstack, row_stack, dstack, column_stack, concat, concatenate,
-tensor_split, hsplit, vsplit, dsplit, mv, addmv, addr, inner, vdot, cross, linalg.cross,
-dist, true_divide, positive, sgn, fix, msort, numel.
+"""The names of tinyffn/torch_shapes.py and tinyffn/torch_products.py: broadcast_shapes,
+broadcast_to, broadcast_tensors, swapaxes, swapdims, atleast_1d/2d/3d, hstack, vstack,
+row_stack, dstack, column_stack, concat, concatenate, tensor_split, hsplit, vsplit, dsplit,
+ravel, select, take, diagflat, sum_to_size, adjoint, mH, H, true_divide, positive, sgn,
+fix, msort, numel, the dtype questions of numerics.py (element_size, nbytes, ...); mv,
+addmv, addr, inner, vdot, cross, linalg.cross, dist.
 
 Each case is one call, written once and run with the names of tinyffn and of torch.
 References: PyTorch 2.13, live where it is installed and written out in ``EXPECTED`` and

@@ -44,11 +44,12 @@ from .torch_accumulate import (addcdiv, addcmul, addmm, baddbmm, cummax, cummin,
                                nanmean, nansum, std_mean, var_mean)
 from .torch_select import (bucketize, clone, fliplr, flipud, masked_select, meshgrid, rot90,
                            searchsorted)
-from .torch_shapes import (addmv, addr, atleast_1d, atleast_2d, atleast_3d, broadcast_shapes,
+from .torch_shapes import (atleast_1d, atleast_2d, atleast_3d, broadcast_shapes,
                            broadcast_tensors, broadcast_to, column_stack, concat, concatenate,
-                           cross, diagflat, dist, dsplit, dstack, fix, hsplit, hstack, inner,
-                           msort, mv, numel, positive, ravel, row_stack, select, sgn, swapaxes,
-                           swapdims, take, tensor_split, true_divide, vdot, vsplit, vstack)
+                           diagflat, dsplit, dstack, fix, hsplit, hstack, msort, numel,
+                           positive, ravel, row_stack, select, sgn, swapaxes, swapdims, take,
+                           tensor_split, true_divide, vsplit, vstack)
+from .torch_products import addmv, addr, cross, dist, inner, mv, vdot
 from .torch_operators import (absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh,
                               arctanh, asin, asinh, atanh, div, divide, eq, fmax, fmin, ge,
                               greater, greater_equal, gt, le, less, less_equal, lt, mul,
@@ -145,9 +146,10 @@ __all__ = [
     "broadcast_shapes", "broadcast_to", "broadcast_tensors", "swapaxes",  # torch_shapes.py
     "swapdims",
     "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
-    "column_stack", "concat", "concatenate", "tensor_split", "hsplit", "vsplit", "dsplit", "mv",
-    "addmv", "addr", "inner", "vdot", "cross", "dist", "true_divide", "positive", "sgn", "fix",
-    "msort", "numel", "ravel", "select", "take", "diagflat",
+    "column_stack", "concat", "concatenate", "tensor_split", "hsplit", "vsplit", "dsplit",
+    "true_divide", "positive", "sgn", "fix", "msort", "numel", "ravel", "select", "take",
+    "diagflat",
+    "mv", "addmv", "addr", "inner", "vdot", "cross", "dist",  # torch_products.py
     "add", "sub", "subtract", "mul", "multiply", "div", "divide", "eq", "ne",  # torch_operators.py
     "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge", "greater_equal",
     "absolute", "fmax", "fmin", "tan", "asin", "acos", "atanh", "asinh", "acosh", "arcsin",

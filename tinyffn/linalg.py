@@ -357,7 +357,7 @@ __all__ += ["cross"]
 def cross(input, other, *, dim=-1):
     """The cross product of 3-vectors along ``dim`` (default the last), as
     ``torch.linalg.cross``: ``tinyffn.cross`` with ``dim=-1`` and no warning (the product
-    is made in torch_shapes.py, of slices, products and a ``stack``)."""
-    from .torch_shapes import _cross, tensor_arg
+    is made in torch_products.py, of slices, products and a ``stack``)."""
+    from .torch_products import _cross, tensor_arg
     x = tensor_arg("linalg.cross", "input", input)
     return _cross("linalg.cross", x, tensor_arg("linalg.cross", "other", other), dim)

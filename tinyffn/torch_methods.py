@@ -8,9 +8,9 @@ names (``x.view``, ``x.t()``, ``x.unsqueeze``, ``x.view_as(y)``), arithmetic met
 (``x.add(y, alpha=2)``, ``x.rsqrt()``), the comparisons, tests and logic under method
 names (``x.eq(0)``, ``x.isnan()``, ``m.logical_and(k)``), ``x.norm()``, new tensors like x
 (``x.new_zeros(2, 3)``), sorting (``h.topk(5)``, ``x.gather(1, i)``: :mod:`tinyffn.sorting`),
-and the in-place methods (``p.grad.zero_()``, ``w.normal_(0,
-0.02)``, ``p.add_(g, alpha=-lr)``). Each is a line or two over a method of tensor.py or a function of composed.py,
-torch_functions.py, sorting.py or init.py; none is a primitive of its own.
+and the in-place methods (``p.grad.zero_()``, ``w.normal_(0, 0.02)``, ``p.add_(g,
+alpha=-lr)``). Each is a line or two over a method of tensor.py or a function of
+composed.py, torch_functions.py, sorting.py or init.py; none is a primitive of its own.
 
 In place, tinyffn works as in ``x -= y`` (:func:`tinyffn.in_place.in_place`): the tensor
 stays the same object and gets a new array, so a graph that saved the old one, views of
@@ -51,6 +51,7 @@ from .torch_pointwise import PointwiseMethods
 from .torch_accumulate import AccumulateMethods
 from .torch_select import SelectMethods
 from .torch_shapes import ShapeMethods
+from .torch_products import ProductMethods
 from .torch_operators import OperatorMethods
 from .torch_special import SpecialMethods
 from .torch_stats import StatsMethods
@@ -59,7 +60,8 @@ from .torch_stats import StatsMethods
 class TorchMethods(MoreMethods, ExtraMethods, NameMethods, MathMethods, LinalgMethods,
                    AccumulateMethods, SelectMethods, StatsMethods, NumericsMethods,
                    ScatterMethods, PointwiseMethods, SpecialMethods, InPlaceMethods,
-                   RandomMethods, ShapeMethods, OperatorMethods):
+                   RandomMethods, ShapeMethods, OperatorMethods,
+                   ProductMethods):
     """The methods of :class:`tinyffn.Tensor` that this file holds (see its docstring); its
     base classes hold those of :mod:`tinyffn.more_functions` (``x.sin()``, ``x.prod()``, ...),
     :mod:`tinyffn.torch_extras` (``x.lerp()``, ``x.diag()``, ``x.detach_()``) and the

@@ -1,27 +1,24 @@
-"""PyTorch's names for broadcasting, stacking and splitting, and the vector products that
-ported PyTorch code reaches for, each a function and (where torch has one) a Tensor method:
+"""PyTorch's names for broadcasting, stacking, splitting and selecting that ported PyTorch
+code reaches for, each a function and (where torch has one) a Tensor method:
 ``broadcast_to``, ``broadcast_tensors``, ``broadcast_shapes``, ``swapaxes``/``swapdims``,
 ``atleast_1d``/``2d``/``3d``, ``hstack``, ``vstack``/``row_stack``, ``dstack``,
 ``column_stack``, ``concat``/``concatenate``, ``tensor_split``, ``hsplit``, ``vsplit``,
-``dsplit``, ``mv``, ``addmv``, ``addr``, ``inner``, ``vdot``, ``cross`` (and the product
-of ``linalg.cross``, :func:`_cross`), ``dist``, ``true_divide``, ``positive``, ``sgn``,
-``fix``, ``msort``, ``numel``, ``ravel``, ``select``, ``take``, ``diagflat``; and the
-Tensor methods ``sum_to_size``, ``adjoint``, ``mH`` and ``H``.
+``dsplit``, ``ravel``, ``select``, ``take``, ``diagflat``, the aliases ``true_divide``,
+``positive``, ``sgn``, ``fix``, ``msort``, ``numel``; and the Tensor methods
+``sum_to_size``, ``adjoint``, ``mH`` and ``H``. The vector products (``mv``, ``inner``,
+``cross``, ...) are in torch_products.py.
 
-None is a primitive: each is a reshape, ``expand``, ``transpose``, slices and ``cat``, a
-``matmul``, or a product and a sum, so each gradient is the one of what it is made of and
-the graph shows those ops inside the function's frame. tinyffn has no complex dtype, so
-``vdot`` is ``dot`` and ``sgn`` is ``sign``, as PyTorch's are for real tensors.
+None is a primitive: each is a reshape, ``expand``, ``transpose``, slices, ``cat`` or a
+``getitem``, so each gradient is the one of what it is made of and the graph shows those
+ops inside the function's frame. tinyffn has no complex dtype, so ``sgn`` is ``sign`` and
+``mH`` is ``mT``, as PyTorch's are for real tensors.
 """
 from __future__ import annotations
-
-import warnings
 
 from . import grad_mode
 from .arguments import _is_int, tensor_arg, type_name
 from .backend import dtype_name
-from .torch_accumulate import _number
-from .torch_names import _axis, _one_dtype
+from .torch_names import _axis
 
 
 # ----------------------------------------------------------------------------- broadcasting
@@ -229,140 +226,6 @@ def dsplit(input, indices_or_sections):
     return _split_by_dim("dsplit", input, indices_or_sections, 2, 3)
 
 
-# ----------------------------------------------------------------------------- vector products
-def mv(input, vec):
-    """The matrix-vector product, y_i = Σ_j input_ij · vec_j, as ``torch.mv``: input
-    (n, m), vec (m,), one dtype. One ``matmul``."""
-    a, v = tensor_arg("mv", "input", input), tensor_arg("mv", "vec", vec)
-    if a.ndim != 2 or v.ndim != 1 or a.shape[1] != v.shape[0]:
-        raise ValueError(f"mv: input must be a matrix (n, m) and vec a vector (m,), got shapes "
-                         f"{a.shape} and {v.shape}")
-    a, v = _one_dtype("mv", a, v, ("input", "vec"))
-    with grad_mode.scope("function", "mv"):
-        return a @ v
-
-
-def addmv(input, mat, vec, *, beta=1, alpha=1):
-    """beta · input + alpha · (mat @ vec), as ``torch.addmv``: mat (n, m), vec (m,), input
-    broadcastable to (n,). With beta = 0 ``input`` is not read (a NaN in it does not
-    appear), as in PyTorch."""
-    x = tensor_arg("addmv", "input", input)
-    a, v = tensor_arg("addmv", "mat", mat), tensor_arg("addmv", "vec", vec)
-    beta, alpha = _number("addmv", "beta", beta), _number("addmv", "alpha", alpha)
-    if a.ndim != 2 or v.ndim != 1 or a.shape[1] != v.shape[0]:
-        raise ValueError(f"addmv: mat must be a matrix (n, m) and vec a vector (m,), got "
-                         f"shapes {a.shape} and {v.shape}")
-    if x.ndim > 1 or x.shape not in ((), (1,), (a.shape[0],)):
-        raise ValueError(f"addmv: input of shape {x.shape} does not broadcast to the "
-                         f"product's shape ({a.shape[0]},)")
-    with grad_mode.scope("function", "addmv"):
-        y = a @ v
-        y = y if alpha == 1 else y * alpha
-        return y if beta == 0 else y + (x if beta == 1 else x * beta)
-
-
-def addr(input, vec1, vec2, *, beta=1, alpha=1):
-    """beta · input + alpha · outer(vec1, vec2), as ``torch.addr``: vec1 (n,), vec2 (m,),
-    input broadcastable to (n, m). With beta = 0 ``input`` is not read."""
-    x = tensor_arg("addr", "input", input)
-    u, v = tensor_arg("addr", "vec1", vec1), tensor_arg("addr", "vec2", vec2)
-    beta, alpha = _number("addr", "beta", beta), _number("addr", "alpha", alpha)
-    if u.ndim != 1 or v.ndim != 1:
-        raise ValueError(f"addr: vec1 and vec2 must be vectors, got shapes {u.shape} and "
-                         f"{v.shape}")
-    out = (u.shape[0], v.shape[0])
-    if x.ndim > 2 or any(s not in (1, o) for s, o in zip(x.shape[::-1], out[::-1])):
-        raise ValueError(f"addr: input of shape {x.shape} does not broadcast to the outer "
-                         f"product's shape {out}")
-    with grad_mode.scope("function", "addr"):
-        y = u.reshape(-1, 1) * v
-        y = y if alpha == 1 else y * alpha
-        return y if beta == 0 else y + (x if beta == 1 else x * beta)
-
-
-def inner(input, other):
-    """The sum over the last axes of both, as ``torch.inner``: (…, n) and (…, n) give the
-    shape of input's leading axes then other's; 1-D with 1-D is ``dot``; a 0-d tensor
-    multiplies. A ``tensordot`` over the last axes."""
-    x, w = tensor_arg("inner", "input", input), tensor_arg("inner", "other", other)
-    if x.ndim == 0 or w.ndim == 0:
-        with grad_mode.scope("function", "inner"):
-            return x * w
-    if x.shape[-1] != w.shape[-1]:
-        raise ValueError(f"inner: the last axes must have one length, got shapes {x.shape} "
-                         f"and {w.shape}")
-    from .torch_names import tensordot
-    with grad_mode.scope("function", "inner"):
-        return tensordot(x, w, dims=([x.ndim - 1], [w.ndim - 1]))
-
-
-def vdot(input, other):
-    """``dot`` of two 1-D tensors, as ``torch.vdot``: PyTorch conjugates the first, and a
-    real tensor is its own conjugate (tinyffn has no complex dtype)."""
-    from .torch_names import dot
-    x, w = tensor_arg("vdot", "input", input), tensor_arg("vdot", "other", other)
-    if x.ndim != 1 or w.ndim != 1 or x.shape != w.shape:
-        raise ValueError(f"vdot: takes two 1-D tensors of one length, got shapes {x.shape} and "
-                         f"{w.shape}; for matrices use matmul")
-    x, w = _one_dtype("vdot", x, w, ("input", "other"))
-    with grad_mode.scope("function", "vdot"):
-        return dot(x, w)
-
-
-def cross(input, other, dim=None):
-    """The cross product of 3-vectors along ``dim``, as ``torch.cross``: a × b =
-    (a₁b₂ − a₂b₁, a₂b₀ − a₀b₂, a₀b₁ − a₁b₀); the two broadcast first. ``dim`` None takes
-    the first axis of length 3 and warns, as PyTorch does (``linalg.cross`` takes -1)."""
-    x, w = tensor_arg("cross", "input", input), tensor_arg("cross", "other", other)
-    _same_ndim("cross", x, w)
-    if dim is None:
-        shape = _broadcast_shape("cross", (x.shape, w.shape))
-        dim = next((i for i, n in enumerate(shape) if n == 3), None)
-        if dim is None:
-            raise ValueError(f"cross: no axis of length 3 in the broadcast shape {shape}; "
-                             "pass dim=, the axis holding the 3-vectors")
-        warnings.warn("cross: without dim the first axis of length 3 is taken, as "
-                      "torch.cross does (and deprecates); pass dim= or use "
-                      "tinyffn.linalg.cross (dim=-1)", UserWarning, stacklevel=2)
-    return _cross("cross", x, w, dim)
-
-
-def _same_ndim(op: str, x, w) -> None:
-    if x.ndim != w.ndim:
-        raise ValueError(f"{op}: input and other must have the same number of axes (PyTorch "
-                         f"asks it too), got shapes {x.shape} and {w.shape}; unsqueeze one")
-
-
-def _cross(op: str, x, w, dim):
-    _same_ndim(op, x, w)
-    x, w = _one_dtype(op, x, w, ("input", "other"))
-    shape = _broadcast_shape(op, (x.shape, w.shape))
-    d = _axis(op, dim, len(shape))
-    if x.shape[d] != 3 or w.shape[d] != 3:
-        raise ValueError(f"{op}: axis {dim} must have length 3 in both, got shapes {x.shape} "
-                         f"and {w.shape}")
-    from .creation import stack
-    lead = (slice(None),) * d
-    with grad_mode.scope("function", op):
-        x, w = broadcast_tensors(x, w)
-        a = [x[lead + (i,)] for i in range(3)]
-        b = [w[lead + (i,)] for i in range(3)]
-        return stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
-                      a[0] * b[1] - a[1] * b[0]], dim=d)
-
-
-def dist(input, other, p=2):
-    """The p-norm of input − other over every entry, as ``torch.dist``: p = 2 the Euclidean
-    distance, 0 the count of entries that differ, inf the largest |difference|.
-    ``linalg.vector_norm`` of the broadcast difference."""
-    x, w = tensor_arg("dist", "input", input), tensor_arg("dist", "other", other)
-    if isinstance(p, bool) or not isinstance(p, (int, float)):
-        raise TypeError(f"dist: p must be a number, got {p!r}")
-    from .linalg import vector_norm
-    with grad_mode.scope("function", "dist"):
-        return vector_norm(x - w, ord=p)
-
-
 # ----------------------------------------------------------------------------- other aliases
 def true_divide(dividend, divisor):
     """``dividend / divisor``, true division (integers give floats), as
@@ -474,15 +337,6 @@ class ShapeMethods:
     def hsplit(self, indices_or_sections): return hsplit(self, indices_or_sections)
     def vsplit(self, indices_or_sections): return vsplit(self, indices_or_sections)
     def dsplit(self, indices_or_sections): return dsplit(self, indices_or_sections)
-    def mv(self, vec): return mv(self, vec)
-    def addmv(self, mat, vec, *, beta=1, alpha=1):
-        return addmv(self, mat, vec, beta=beta, alpha=alpha)
-    def addr(self, vec1, vec2, *, beta=1, alpha=1):
-        return addr(self, vec1, vec2, beta=beta, alpha=alpha)
-    def inner(self, other): return inner(self, other)
-    def vdot(self, other): return vdot(self, other)
-    def cross(self, other, dim=None): return cross(self, other, dim)
-    def dist(self, other, p=2): return dist(self, other, p)
     def true_divide(self, other): return true_divide(self, other)
     def positive(self): return positive(self)
     def sgn(self): return sgn(self)
@@ -512,6 +366,5 @@ class ShapeMethods:
 __all__ = ["broadcast_shapes", "broadcast_to", "broadcast_tensors", "swapaxes", "swapdims",
            "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
            "column_stack", "concat", "concatenate", "tensor_split", "hsplit", "vsplit",
-           "dsplit", "mv", "addmv", "addr", "inner", "vdot", "cross", "dist", "true_divide",
-           "positive", "sgn", "fix", "msort", "numel", "ravel", "select", "take", "diagflat",
+           "dsplit", "true_divide", "positive", "sgn", "fix", "msort", "numel", "ravel", "select", "take", "diagflat",
            "ShapeMethods"]
