@@ -1,10 +1,12 @@
 """python -m tinyffn: the graph and step commands."""
 import argparse
+import math
 import os
 import re
 import shutil
 import subprocess
 import sys
+import weakref
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -366,3 +368,47 @@ def test_graph_experts_takes_the_ffn_options_and_defaults_to_top_2(capsys):
     assert dot.count('label="matmul"') == 1                          # the router's alone
     # top 2 of 2: the 6 choices sorted by expert, each expert's slice all 3 positions
     assert 'label="getitem\\nkey=[0:3]"' in dot and 'label="getitem\\nkey=[3:6]"' in dot
+
+
+def _labels_and_edges(dot):
+    labels = dict(re.findall(r'(n\d+) \[label="([^"]*)"', dot))
+    return labels, re.findall(r'(n\d+) -> (n\d+)', dot)
+
+
+@pytest.mark.parametrize("fused", [False, True])
+def test_graph_names_a_h_and_y_at_the_tensors_the_formula_names(fused, capsys):
+    """a = W1 x + b1 is what w1's last op makes and relu reads, h = relu(a) what relu makes
+    and w2 reads, y the output: the names the stepper uses, on the right boxes."""
+    assert main(["graph", *(["--fused"] if fused else [])]) == 0
+    labels, edges = _labels_and_edges(capsys.readouterr().out)
+    node = {text.split("\\n")[0]: n for n, text in labels.items()
+            if text.split("\\n")[0] in ("a", "h", "y", "w1.bias", "w2.bias")}
+    made_by = {dst: src for src, dst in edges}
+    read_by = {src: dst for src, dst in edges}
+    assert (labels[node["a"]], labels[node["h"]], labels[node["y"]]) == \
+        ("a\\n(3, 16)", "h\\n(3, 16)", "y\\n(3, 4)")
+    first, last = ("linear", "linear") if fused else ("add", "add")
+    assert labels[made_by[node["a"]]] == first and read_by[node["w1.bias"]] == made_by[node["a"]]
+    assert labels[made_by[node["h"]]] == labels[read_by[node["a"]]] == "relu"
+    assert labels[read_by[node["h"]]] == ("linear" if fused else "matmul")
+    assert labels[made_by[node["y"]]] == last and read_by[node["w2.bias"]] == made_by[node["y"]]
+
+
+def test_named_forward_names_the_formula_s_tensors_and_leaves_no_hook():
+    tinyffn.manual_seed(0)
+    ffn, x = nn.FFN(3, 5, activation="gelu"), tinyffn.randn(2, 3)
+    a, h, y = cli.named_forward(ffn, x)
+    W1, b1, W2, b2 = (p.numpy() for p in ffn.parameters())
+    erf = np.vectorize(math.erf)
+    a_np = x.numpy() @ W1.T + b1
+    h_np = 0.5 * a_np * (1 + erf(a_np / np.sqrt(2)))
+    np.testing.assert_allclose(a.numpy(), a_np, rtol=1e-5)
+    np.testing.assert_allclose(h.numpy(), h_np, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(y.numpy(), h_np @ W2.T + b2, rtol=1e-5, atol=1e-6)
+    assert (a.name, h.name, y.name) == ("a", "h", "y")
+    later = ffn.act(ffn.w1(x))              # a hook left on w1 or act would keep these
+    kept = weakref.ref(later)
+    del later
+    assert kept() is None
+    labels, _ = _labels_and_edges(tinyffn.to_dot(cli.named_forward(ffn, x)[-1]))
+    assert "a\\n(2, 5)" not in labels.values()          # a freed: its box shows the shape only

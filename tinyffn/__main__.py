@@ -90,7 +90,10 @@ def graph(args: argparse.Namespace) -> int:
     x = tinyffn.randn(args.tokens, args.d_model, requires_grad=args.experts is not None)
     x.name = "x"
     with tinyffn.autocast("cpu", enabled=args.autocast):
-        root = block(x)                             # (T, d)
+        if isinstance(block, nn.FFN):               # a, h and y named, as step names them;
+            a, h, root = named_forward(block, x)    # a, h held: a freed tensor loses its name
+        else:
+            root = block(x)                         # (T, d)
         if args.show_grads:
             root = (root ** 2).sum() / 2            # L = ½ Σ y², a scalar
             root.name = "L = ½ Σ y²"
@@ -153,25 +156,39 @@ def step(args: argparse.Namespace) -> int:
     return 0 if same else 1
 
 
+def named_forward(ffn: nn.FFN, x: tinyffn.Tensor) -> tuple:
+    """(a, h, y) of ``y = ffn(x)``, named as the seed chapter names them: a = W1 x + b1,
+    h = σ(a), y = W2 h + b2, so that a drawing's boxes and the stepper's lines say which
+    line of the formula each tensor is. a and h are caught by forward hooks on ``w1`` and
+    ``act``, as one reads the activations inside a PyTorch model; the hooks are removed.
+    Hold a and h while drawing: the graph keeps no intermediate tensor (autograd.md §5),
+    and the box of one that was freed shows its shape alone."""
+    caught = []                                     # the outputs of w1 and act: a, then h
+    handles = [m.register_forward_hook(lambda module, args, out: caught.append(out))
+               for m in (ffn.w1, ffn.act)]
+    try:
+        y = ffn(x)                                  # (..., d)
+    finally:
+        for handle in handles:
+            handle.remove()
+    a, h = caught                                   # (..., d_ff) each
+    for t, name in ((a, "a"), (h, "h"), (y, "y")):
+        t.name = name
+    return a, h, y
+
+
 def seed_example() -> tuple:
     """(ffn, x, a, h, y, loss) of the worked example: a = W1 x + b1, h = relu(a), y = W2 h + b2
-    and L = ½ Σ y² (so dL/dy = y). Each is named, so that the stepper's printout calls
-    the tensors by these names; a and h are caught by forward hooks, as one reads the
-    activations inside a PyTorch model."""
+    and L = ½ Σ y² (so dL/dy = y). Each is named (:func:`named_forward`), so that the
+    stepper's printout calls the tensors by these names."""
     ffn = nn.FFN(2, 4, activation="relu")
     ffn.load_state_dict({"w1.weight": SEED_W1, "w1.bias": [0.0] * 4,
                          "w2.weight": SEED_W2, "w2.bias": [0.0] * 2})
     x = tinyffn.tensor(SEED_X)
-    caught = []                                     # the outputs of w1 and act: a, then h
-    handles = [m.register_forward_hook(lambda module, args, out: caught.append(out))
-               for m in (ffn.w1, ffn.act)]
-    y = ffn(x)                                      # (2,)
-    for handle in handles:
-        handle.remove()
-    a, h = caught                                   # (4,) each
+    x.name = "x"
+    a, h, y = named_forward(ffn, x)                 # (4,), (4,), (2,)
     loss = (y ** 2).sum() / 2                       # ()
-    for t, name in ((x, "x"), (a, "a"), (h, "h"), (y, "y"), (loss, "L = ½ Σ y²")):
-        t.name = name
+    loss.name = "L = ½ Σ y²"
     return ffn, x, a, h, y, loss
 
 

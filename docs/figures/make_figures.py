@@ -22,7 +22,7 @@ import numpy as np
 import tinyffn
 from tinyffn import FlopCounter, accounting, nn, optim
 from tinyffn import functional as F
-from tinyffn.__main__ import seed_example
+from tinyffn.__main__ import named_forward, seed_example
 from tinyffn.graphviz import render, to_dot
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -76,8 +76,11 @@ def linear(out: pathlib.Path) -> None:
 
 
 def ffn_graph(out: pathlib.Path, name: str, block: nn.Module, d: int, **options) -> None:
-    y = block(named_input(3, d))
-    render(to_dot(y, **options), out / name)
+    """block on x of 3 positions; a plain FFN's a = W1 x + b1, h = σ(a) and y are named, as
+    in the formula, the stepper and ``python -m tinyffn graph``."""
+    x = named_input(3, d)
+    named = named_forward(block, x) if isinstance(block, nn.FFN) else (block(x),)
+    render(to_dot(named[-1], **options), out / name)    # a, h held: drawn with their names
 
 
 @figure("ffn_relu.svg")
@@ -134,7 +137,7 @@ def ffn_autocast(out: pathlib.Path) -> None:
     ffn = nn.FFN(4)
     x = named_input(3, 4)
     with tinyffn.autocast("cpu"):
-        y = ffn(x)
+        a, h, y = named_forward(ffn, x)             # a, h held: drawn with their names
     render(to_dot(y, show_dtypes=True), out / "ffn_autocast.svg")
 
 
@@ -155,7 +158,7 @@ def ffn_grads(out: pathlib.Path) -> None:
     """An FFN (d = 2, d_ff = 4) on T = 3 positions, after backward of L = ½ Σ y²."""
     tinyffn.manual_seed(0)
     ffn = nn.FFN(2, 4)
-    y = ffn(named_input(3, 2))                      # (T, d) = (3, 2)
+    a, h, y = named_forward(ffn, named_input(3, 2))  # (T, d) = (3, 2); a, h held: named
     loss = (y ** 2).sum() / 2
     loss.name = "L = ½ Σ y²"
     loss.backward()
