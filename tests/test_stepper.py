@@ -1,4 +1,5 @@
 """The backward stepper: the same walk as backward(), one node at a time."""
+import re
 import weakref
 
 import numpy as np
@@ -180,3 +181,28 @@ def test_retain_graph_keeps_the_graph_for_another_backward(stepper):
         pass
     with pytest.raises(RuntimeError, match="second time"):
         freed.backward()
+
+
+def test_a_step_names_its_op_and_output_as_the_drawing_of_that_step_does():
+    """Each step's first line is the op as its lit node in ``to_dot(highlight=node)``
+    reads (``pow p=2``, ``transpose axes=(1, 0)``, ``getitem key=[...]``), and the output
+    it names is the lit box's name, so a learner can put the printout beside the frames."""
+    from tinyffn.__main__ import named_forward
+    tinyffn.manual_seed(0)
+    x = tinyffn.randn(3, 4)
+    x.name = "x"
+    a, h, y = named_forward(nn.FFN(4, 6, activation="gelu"), x)
+    loss = (y[1:] ** 2).sum() / 2                           # a getitem, with a key
+    heads = []
+    for step in backward_steps(loss, retain_graph=True):
+        dot = tinyffn.to_dot(loss, highlight=step.node)
+        lit = dict(re.findall(r'label="([^"]*)" shape=(\w+)[^\n]*penwidth=3', dot))
+        (op,) = [label for label, shape in lit.items() if shape == "ellipse"]
+        (out,) = [label.split("\\n")[0] for label, shape in lit.items() if shape == "box"]
+        head = step.describe().splitlines()[0]
+        assert head.split("   (in ")[0] == f"step {step.index}: " + op.replace("\\n", " ")
+        name = step.node.output.name if step.node.output is not None else None
+        assert (name or "") == ("" if out.startswith("(") else out)
+        heads.append(head.split("   (in ")[0].split(": ", 1)[1])
+    assert heads[:4] == ["div", "sum", "pow p=2", "getitem key=[1:]"]
+    assert heads.count("transpose axes=(1, 0)") == 2 and "erf" in heads

@@ -35,8 +35,8 @@ from . import autograd, grad_mode, hooks
 from .autograd import Context
 from .backend import dtype_name
 from .module import Parameter
-from .naming import format_values, graph_names, is_constant, scope_label, summed_axes
-from .ops.shape import key_text
+from .naming import (format_values, graph_names, is_constant, op_settings, scope_label,
+                     summed_axes)
 from .rendering import (INSTALL_HELP, RENDERERS, TEXT_FORMATS, RendererNotFoundError,
                         find_renderer, pipe, render)
 
@@ -383,13 +383,7 @@ def _op_label(ctx: Context) -> str:
     side = hooks.hooked_view(ctx)
     if side is not None:
         return f"{ctx.name} (identity)\nbackward hooks: {side}"
-    lines = [ctx.name]
-    for key, value in ctx.attrs.items():
-        if value is not None and value is not False:
-            text = dtype_name(value) if key == "dtype" else \
-                f"[{key_text(value, short=True)}]" if key == "key" else repr(value)
-            lines.append(f"{key}={text if len(text) <= 24 else text[:21] + '...'}")
-    return "\n".join(lines)
+    return "\n".join([ctx.name, *op_settings(ctx)])
 
 
 def _broadcast_label(ctx: Context, i: int) -> str:

@@ -1,7 +1,7 @@
 """How the drawer and the stepper speak of a graph: the same words in a picture and a sentence.
 
 The dotted name of each module and parameter (``w1.weight``), a module call's label
-(``w1: Linear``), an array's values as text (the numbers, or the norm of a large one),
+(``w1: Linear``), an op's settings (``axes=(1, 0)``, ``p=2``), an array's values as text (the numbers, or the norm of a large one),
 which leaves are shown as their value (the 2 in ``x * 2``), and the axes an op's backward
 sums over to give an input its gradient (the ``Σ over axes (0,)`` of a bias).
 :mod:`tinyffn.graphviz` draws with these, :mod:`tinyffn.stepper` writes with them.
@@ -14,9 +14,9 @@ import numpy as np
 
 from . import grad_mode
 from .autograd import Context
-from .backend import backend_of_array
+from .backend import backend_of_array, dtype_name
 from .ops import Add, BroadcastTo, Div, Linear, MatMul, Maximum, Mul, Sub, Where
-from .ops.shape import broadcast_axes
+from .ops.shape import broadcast_axes, key_text
 
 # Ops whose backward sums the gradient over broadcast axes (``sum_to_shape``); MatMul
 # over broadcast batch axes, and the fused Linear its bias over positions, see summed_axes.
@@ -61,6 +61,18 @@ def scope_label(scope: grad_mode.Scope, names: dict) -> str:
     """``w1: Linear`` for a submodule, ``FFN`` for the outermost, ``gelu`` for a function."""
     path = names.get(id(scope.obj), "") if scope.kind == "module" else ""
     return f"{path}: {scope.name}" if path else scope.name
+
+
+def op_settings(ctx: Context) -> list:
+    """The op's attributes that are set, as ``key=value`` (``axes=(1, 0)``, ``p=2``), each
+    cut to 24 characters: the lines under the op's name in a drawing, and after it in a step."""
+    settings = []
+    for key, value in ctx.attrs.items():
+        if value is not None and value is not False:
+            text = dtype_name(value) if key == "dtype" else \
+                f"[{key_text(value, short=True)}]" if key == "key" else repr(value)
+            settings.append(f"{key}={text if len(text) <= 24 else text[:21] + '...'}")
+    return settings
 
 
 def format_values(array: Any) -> str:

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from . import autograd, hooks
-from .naming import format_values, graph_names, is_constant, scope_label, summed_axes
+from .naming import (format_values, graph_names, is_constant, op_settings, scope_label,
+                     summed_axes)
 
 
 @dataclass
@@ -106,14 +107,16 @@ class Step(BackwardStep):
         return "input"
 
     def describe(self) -> str:
-        """This step in a few lines: dL/d(out), what arrived at the op's output, and
+        """This step in a few lines: the op with its settings, as a drawing labels it
+        (``transpose axes=(1, 0)``), dL/d(out), what arrived at the op's output, and
         dL/d(in), what each input got. out and in are this op's own output and inputs, not
         a model's x and y; the output is named if it has a name, each input by :meth:`label`."""
         node = self.node
         where = f"   (in {self.where})" if self.where else ""
         out = node.output
         name = f" {out.name}" if out is not None and out.name else ""
-        lines = [f"step {self.index}: {self.op}{where}",
+        op = " ".join([self.op, *op_settings(node)])      # as the drawing labels the op
+        lines = [f"step {self.index}: {op}{where}",
                  f"  dL/d(out) arrives at its output{name} {tuple(node.out_shape)}: "
                  f"{format_values(self.gy)}"]
         side = hooks.hooked_view(node)
