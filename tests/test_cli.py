@@ -412,3 +412,19 @@ def test_named_forward_names_the_formula_s_tensors_and_leaves_no_hook():
     assert kept() is None
     labels, _ = _labels_and_edges(tinyffn.to_dot(cli.named_forward(ffn, x)[-1]))
     assert "a\\n(2, 5)" not in labels.values()          # a freed: its box shows the shape only
+
+
+def test_graph_experts_folded_keeps_every_node_ffn_md_names(capsys):
+    """ffn.md's MoE figure (the command in reading_graphs.md) folds each expert into one
+    box; the text beside it names the gather, the slices, cat, index_add, topk, mul and
+    sum: all are still drawn, and nothing of an expert's inside is."""
+    assert main(["graph", "--experts", "2", "--top-k", "1", "--no-expand", "--depth", "1"]) == 0
+    labels, _ = _labels_and_edges(capsys.readouterr().out)
+    heads = [text.split("\\n") for text in labels.values()]
+    assert [h[:2] for h in heads if h[0].startswith("experts.")] == \
+        [["experts.0: FFN", "7 ops"], ["experts.1: FFN", "7 ops"]]       # 2 transposes,
+    ops = {h[0] for h in heads}                                           # matmuls, adds; relu
+    assert {"index_select", "getitem", "cat", "index_add", "softmax", "topk", "mul",
+            "sum", "gate: Linear"} <= ops
+    assert sorted(h[1] for h in heads if h[0] == "getitem") == ["key=[0:2]", "key=[2:3]"]
+    assert not ops & {"relu", "matmul", "linear"}

@@ -117,16 +117,19 @@ def gated_ffn(out: pathlib.Path) -> None:
 
 @figure("moe_ffn.svg")
 def moe_ffn(out: pathlib.Path) -> None:
-    """ffn.md: nn.MoEFFN(4, 2 experts, top 1) on 3 positions, composed functions folded:
-    one gather of the rows sorted by expert, each expert on its slice, one index_add
-    back, the weights. The layer is made before x, as ``python -m tinyffn graph
-    --experts 2 --top-k 1`` makes it: then the router sends two positions to expert 0
+    """ffn.md: nn.MoEFFN(4, 2 experts, top 1) on 3 positions, composed functions folded and
+    each expert (and the router's Linear) folded into one box (depth=1): one gather of the
+    rows sorted by expert, each expert on its slice, one index_add back, the weights. Drawn
+    open (depth=None) it was 55 edges at 1645 px wide, each expert's Linears repeating the
+    FFN's graph above it and its labels half size on the page. The layer is made before x,
+    as ``python -m tinyffn graph --experts 2 --top-k 1`` makes it: then the router sends two
+    positions to expert 0
     and one to expert 1, and both experts are drawn (made after x, all three went to
     expert 0 and expert 1 was absent)."""
     tinyffn.manual_seed(0)
     moe = nn.MoEFFN(4, num_experts=2, top_k=1)
     x = named_input(3, 4).requires_grad_()
-    render(to_dot(moe(x), expand=False), out / "moe_ffn.svg")
+    render(to_dot(moe(x), expand=False, depth=1), out / "moe_ffn.svg")
 
 
 @figure("ffn_autocast.svg")
