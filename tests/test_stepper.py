@@ -206,3 +206,33 @@ def test_a_step_names_its_op_and_output_as_the_drawing_of_that_step_does():
         heads.append(head.split("   (in ")[0].split(": ", 1)[1])
     assert heads[:4] == ["div", "sum", "pow p=2", "getitem key=[1:]"]
     assert heads.count("transpose axes=(1, 0)") == 2 and "erf" in heads
+
+
+def test_a_step_says_where_a_checkpointed_block_ran_its_forward_again():
+    """The first step inside a checkpoint whose backward reads saved arrays (w2's matmul:
+    the add of b2 before it saves nothing) is where the block reruns; each block once."""
+    from tinyffn.utils.checkpoint import checkpoint
+    tinyffn.manual_seed(0)
+    blocks = [nn.FFN(3, 5) for _ in range(2)]
+    x = tinyffn.randn(2, 3, requires_grad=True)
+
+    def loss_of(checkpointed):
+        h = x
+        for block in blocks:
+            h = h + (checkpoint(block, h, use_reentrant=False) if checkpointed else block(h))
+        return (h ** 2).sum()
+
+    plain = [s.describe() for s in backward_steps(loss_of(False))]
+    loss = loss_of(True)
+    steps = [(s.op, s.where, s.reran, s.describe())
+             for s in backward_steps(loss, retain_graph=True)]
+    reran = [(op, where) for op, where, flag, _ in steps if flag]
+    assert reran == [("matmul", "checkpoint › FFN1: FFN › FFN1.w2: Linear › linear"),
+                     ("matmul", "checkpoint › FFN0: FFN › FFN0.w2: Linear › linear")]
+    said = [text for *_, text in steps if "ran again" in text]
+    assert len(said) == 2 and said[0].splitlines()[2:4] == [
+        "  (checkpoint: the block's saved arrays, dropped after forward, were needed here:",
+        "   the block's forward ran again to recompute them)"]
+    assert not any("checkpoint" in text for text in plain)
+    assert len(steps) == len(plain)                     # the same walk, the same nodes
+    assert not any(s.reran for s in backward_steps(loss))   # refilled, kept: no third run

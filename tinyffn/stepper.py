@@ -84,9 +84,12 @@ class Step(BackwardStep):
     Attributes (besides ``index``, ``node``, ``gy``, ``grads``, ``op``, ``tensor``,
     ``parents`` and ``input_shapes``):
         names: id() of each module, parameter and buffer -> its path (``w1.weight``).
+        reran: this op's backward read arrays that a ``checkpoint`` had dropped, and so ran
+            the checkpointed block's forward again (tinyffn/utils/checkpoint.py).
     """
 
     names: dict = field(default_factory=dict, repr=False)
+    reran: bool = False
 
     @property
     def where(self) -> str:
@@ -119,6 +122,9 @@ class Step(BackwardStep):
         lines = [f"step {self.index}: {op}{where}",
                  f"  dL/d(out) arrives at its output{name} {tuple(node.out_shape)}: "
                  f"{format_values(self.gy)}"]
+        if self.reran:
+            lines.append("  (checkpoint: the block's saved arrays, dropped after forward, were "
+                         "needed here:\n   the block's forward ran again to recompute them)")
         side = hooks.hooked_view(node)
         if side is not None:          # a view of hooks.BackwardHook
             lines.append(f"  (identity view at the module's {side}: dL/d(out) is what its "
@@ -142,6 +148,16 @@ def backward_steps(loss: Any, grad: Any = None, retain_graph: bool = False) -> I
     leaves' ``.grad`` as the walk passes them; stopping early leaves them partial. The
     arguments are those of ``loss.backward()``.
     """
-    names = graph_names(autograd.topological_order(loss, every_input=True))
+    order = autograd.topological_order(loss, every_input=True)
+    names = graph_names(order)
+    reruns = {}             # id() of each checkpoint region in the graph -> its reruns so far
+    for v in order:
+        region = getattr(v, "_checkpoint", None)
+        if region is not None:
+            reruns[id(region)] = region.reruns
     for step in iter_backward(loss, grad, retain_graph):
-        yield Step(step.index, step.node, step.gy, step.grads, names)
+        region = getattr(step.node, "_checkpoint", None)
+        reran = region is not None and region.reruns != reruns[id(region)]
+        if reran:
+            reruns[id(region)] = region.reruns
+        yield Step(step.index, step.node, step.gy, step.grads, names, reran)

@@ -131,6 +131,7 @@ class _Region:
         self.nodes: list = []             # weak references to the first run's nodes, in order
         self.facts: list = []             # each one's (op, shape, dtype), for the comparison
         self.reads: list = []             # (weak ref to a tensor from outside, its array then)
+        self.reruns = 0                   # second runs so far (the stepper says where one ran)
 
     def run(self, rerun: bool = False) -> tuple:
         """Run the block in a ``checkpoint`` frame; its output and its recorded nodes."""
@@ -187,6 +188,7 @@ class _Region:
                 _, again = self.run(rerun=True)
         finally:
             default_generator.set_state(after)
+        self.reruns += 1
         nodes = [ref() for ref in self.nodes]     # None: a node no longer in any graph
         if self.determinism_check == "default":
             self._compare(nodes, again)
