@@ -40,7 +40,8 @@ class _Division(Function):
 def _division_inputs(fn: type, ctx: Context, x, w, nonzero_divisor: bool) -> None:
     """Refuse what PyTorch refuses in ``//``, ``%`` and ``fmod``: two bool operands (one
     bool next to a number or an integer counts as an integer, as there) and an integer
-    divisor 0 (no integer is the answer; NumPy would give 0 in silence; CuPy, garbage).
+    divisor 0 (no integer is the answer; NumPy gives 0 with a RuntimeWarning, CuPy 0 in
+    silence: its integer ``_floor_divide`` returns 0 for a 0 divisor, carray.cuh).
     ``nonzero_divisor``: w is a number the host saw was not 0 (``_Division.apply``), so
     w is not read back from the device to look for one."""
     xp, floats = ctx.xp, ctx.backend.float_dtypes

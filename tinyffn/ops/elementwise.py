@@ -417,10 +417,10 @@ class ReLU(Function):
     where x <= 0), so the NaN is not hidden from the layers below. A bool x is refused, as
     in PyTorch (NumPy would give int64 0s and 1s).
 
-    relu(-0.0) is 0.0 here (NumPy's maximum returns its second argument on that tie) and
-    -0.0 in PyTorch (``clamp_min``: x unless x < 0); the two compare equal. The select that
-    would keep -0.0, ``where(x < 0, 0, x)``, is 8-13x slower than maximum in NumPy on
-    random signs, and this is the FFN's hot path.
+    relu(-0.0) is 0.0 here (NumPy's maximum returns its second argument on that tie; CuPy's
+    is CUDA's max, for which +0.0 > -0.0) and -0.0 in PyTorch (``clamp_min``: x unless
+    x < 0); the two compare equal. The select that would keep -0.0, ``where(x < 0, 0, x)``,
+    is 8-13x slower than maximum in NumPy on random signs, and this is the FFN's hot path.
     """
 
     twice_differentiable = True
