@@ -371,7 +371,7 @@ def test_graph_experts_takes_the_ffn_options_and_defaults_to_top_2(capsys):
 
 
 def _labels_and_edges(dot):
-    labels = dict(re.findall(r'(n\d+) \[label="([^"]*)"', dot))
+    labels = dict(re.findall(r'^\t*(n\d+) \[label="([^"]*)"', dot, re.M))   # nodes, not edges
     return labels, re.findall(r'(n\d+) -> (n\d+)', dot)
 
 

@@ -15,7 +15,7 @@ import tinyffn
 from tinyffn import autograd, nn
 from tinyffn.graphviz import (INSTALL_HELP, STYLES, RendererNotFoundError, draw_graph,
                               find_renderer, graph_names, pipe, render, to_dot)
-from tinyffn.naming import is_constant, summed_axes
+from tinyffn.naming import COMMUTATIVE_OPS, is_constant, summed_axes
 
 HAS_RENDERER = any(shutil.which(p) for p in ("dot", "graphviz-pure"))
 needs_renderer = pytest.mark.skipif(not HAS_RENDERER, reason="no dot or graphviz-pure on PATH")
@@ -81,10 +81,14 @@ def test_hand_made_linear_graph():
     assert node_named(nodes, "W")[0][1:3] == ["(2, 3)", "grad [[5, 5, 5], [5, 5, 5]]"]
     assert all(clusters == ("Linear",) for label, attrs, clusters in nodes.values()
                if attrs.startswith(OP_STYLE))
-    assert [e[2] for e in edges if e[2]] == ["Σ over axes (0,)"]    # the bias, summed over T
-    summed = next(e for e in edges if e[2])
+    # x @ W.T numbers its inputs (order matters), add does not; the bias is summed over T
+    assert [e[2] for e in edges if e[2]] == ["0", "1", "Σ over axes (0,)"]
+    numbered = {e[2]: nodes[e[0]][0][0] for e in edges if e[2] in ("0", "1")}
+    assert numbered == {"0": "x", "1": "(3, 2)"}          # x @ W.T: x first, then W.T
+    summed = next(e for e in edges if e[2] and "Σ" in e[2])
     assert nodes[summed[0]][0][0] == "b" and nodes[summed[1]][0] == ["add"]
-    assert "Σ" not in to_dot(y)                # only with show_grads
+    assert "Σ" not in to_dot(y)                # only with show_grads; the numbers always
+    assert sorted(e[2] for e in parse(to_dot(y))[1] if e[2]) == ["0", "1"]
 
 
 def test_a_buffer_is_drawn_as_an_input_and_a_parameter_as_a_parameter():
@@ -254,7 +258,8 @@ def test_sums_over_positions_are_labelled_for_fused_linear_and_batched_matmul():
         f = nn.FFN(2, 4, fused=fused)
         loss = (f(tinyffn.randn(5, 3, 2)) ** 2).sum()
         _, edges = parse(to_dot(loss, show_grads=True))
-        labels[fused] = sorted(label for _, _, label in edges if label)
+        labels[fused] = sorted(label.split(": ")[-1] for _, _, label in edges   # fused: 2: Σ
+                               if label and "Σ" in label)
     # each bias is summed over the batch and position axes, each weight over the batch
     # axis (its gradient is one matrix product per batch entry), fused or not
     assert labels[True] == labels[False] == ["Σ over axes (0, 1)"] * 2 + ["Σ over axes (0,)"] * 2
@@ -263,8 +268,8 @@ def test_sums_over_positions_are_labelled_for_fused_linear_and_batched_matmul():
     v = tinyffn.randn(2, requires_grad=True)
     for y, source in (((x @ w).sum(), w), ((v @ tinyffn.randn(5, 2, 4)).sum(), v)):
         nodes, edges = parse(to_dot(y, show_grads=True))
-        (summed,) = [(a, label) for a, _, label in edges if label]
-        assert summed[1] == "Σ over axes (0,)"          # the batch axis of 5
+        (summed,) = [(a, label) for a, _, label in edges if label and "Σ" in label]
+        assert summed[1] == f"{0 if source is v else 1}: Σ over axes (0,)"    # batch axis of 5
         assert nodes[summed[0]][0][0] == f"{tuple(source.shape)}"
 
 
@@ -586,7 +591,7 @@ def test_sums_are_labelled_on_arrows_into_ops_not_into_folded_boxes():
     loss.backward()
     for options in ({"expand": False}, {"depth": 1}):
         nodes, edges = parse(to_dot(loss, show_grads=True, **options))
-        labelled = [nodes[t] for _, t, label in edges if label]
+        labelled = [nodes[t] for _, t, label in edges if label and "Σ" in label]
         assert all(attrs.startswith(OP_STYLE) and "peripheries" not in attrs
                    for _, attrs, _ in labelled), options
 
@@ -689,6 +694,57 @@ def test_depth_must_be_an_integer_not_a_bool():
         to_dot(ffn_output(), depth=True)
 
 
+def numbered_inputs(dot, op):
+    """The first line of each box drawn into the one op node labelled ``op``, in the order
+    of the numbers on their edges (None where an edge has no number)."""
+    nodes, edges = parse(dot)
+    (target,) = [n for n, (label, _, _) in nodes.items() if label[0] == op]
+    into = [(label, nodes[s][0][0]) for s, t, label in edges if t == target]
+    if any(label is None for label, _ in into):
+        return None
+    return [source for _, source in sorted(into, key=lambda e: int(e[0]))]
+
+
+def test_inputs_are_numbered_where_their_order_matters_and_only_there():
+    """1 - a is drawn with the 1 to the right of a (the layout decides), so an unnumbered
+    drawing read as a - 1. Each edge into an op whose inputs cannot be swapped carries the
+    input's number, the stepper's input 0, input 1; commutative ops carry none."""
+    a = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    b = tinyffn.tensor([3.0, -4.0], requires_grad=True)
+    w = tinyffn.ones(2, 2, requires_grad=True)
+    c = tinyffn.tensor([True, False])
+    a.name, b.name, w.name, c.name = "a", "b", "w", "c"
+    ordered = {"sub": (1 - a, ["1", "a"]), "div": (a / 2, ["a", "2"]),
+               "matmul": (a @ w, ["a", "w"]), "cat": (tinyffn.cat([b, a]), ["b", "a"]),
+               "where": (tinyffn.where(c, b, a), ["c", "b", "a"]),
+               "atan2": (tinyffn.atan2(b, a), ["b", "a"])}
+    for op, (y, sources) in ordered.items():
+        assert numbered_inputs(to_dot(y.sum()), op) == sources, op
+        assert autograd.node_of(y).fn not in COMMUTATIVE_OPS
+    for op, y in {"add": a + b, "mul": 2 * a, "maximum": a.maximum(b)}.items():
+        assert numbered_inputs(to_dot(y.sum()), op) is None, op
+    assert numbered_inputs(to_dot((-a).sum()), "neg") is None       # one input: no number
+
+
+@pytest.mark.parametrize("op", COMMUTATIVE_OPS, ids=lambda f: f.__name__)
+def test_the_unnumbered_ops_are_commutative_in_value_and_gradient(op):
+    """What leaving the numbers off claims: f(x, w) = f(w, x), and swapping the inputs
+    swaps their gradients (maximum's ties included: each side gets half)."""
+    x = tinyffn.tensor([1.0, -2.0, 3.0], dtype="float64", requires_grad=True)
+    w = tinyffn.tensor([1.0, 5.0, -1.0], dtype="float64", requires_grad=True)
+    gy = tinyffn.tensor([0.5, 2.0, -1.0], dtype="float64")
+    grads = []
+    for first, second in ((x, w), (w, x)):
+        y = op.apply(first, second)
+        y.backward(gy)
+        grads.append((first.grad.numpy().copy(), second.grad.numpy().copy(), y.numpy()))
+        x.grad = w.grad = None
+    (gx, gw, y), (gw_swapped, gx_swapped, y_swapped) = grads
+    np.testing.assert_array_equal(y, y_swapped)
+    np.testing.assert_array_equal(gx, gx_swapped)
+    np.testing.assert_array_equal(gw, gw_swapped)
+
+
 @pytest.mark.parametrize("op", [operator.add, operator.sub, operator.mul, operator.truediv,
                                 lambda x, b: x.maximum(b)], ids=["add", "sub", "mul", "div", "max"])
 def test_every_broadcasting_op_names_the_axes_its_backward_sums(op):
@@ -702,8 +758,9 @@ def test_every_broadcasting_op_names_the_axes_its_backward_sums(op):
     y.backward()
     assert b.grad.shape == (3,)                             # what the label claims was summed
     nodes, edges = parse(to_dot(y, show_grads=True))
-    (summed,) = [(s, label) for s, _, label in edges if label]
-    assert summed[1] == "Σ over axes (0,)" and nodes[summed[0]][0][0] == "(3,)"
+    (summed,) = [(s, label) for s, _, label in edges if label and "Σ" in label]
+    number = "" if op in (operator.add, operator.mul) or op.__name__ == "<lambda>" else "1: "
+    assert summed[1] == number + "Σ over axes (0,)" and nodes[summed[0]][0][0] == "(3,)"
 
 
 def test_several_outermost_modules_are_numbered_by_their_position_among_them():

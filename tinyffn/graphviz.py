@@ -35,8 +35,8 @@ from . import autograd, grad_mode, hooks
 from .autograd import Context
 from .backend import dtype_name
 from .module import Parameter
-from .naming import (format_values, graph_names, is_constant, op_settings, scope_label,
-                     summed_axes)
+from .naming import (format_values, graph_names, inputs_ordered, is_constant, op_settings,
+                     scope_label, summed_axes)
 from .rendering import (INSTALL_HELP, RENDERERS, TEXT_FORMATS, RendererNotFoundError,
                         find_renderer, pipe, render)
 
@@ -72,6 +72,7 @@ CLUSTER_STYLES = {
     "function": 'labeljust=l style="rounded,dashed" color="#adb5bd"',
 }
 BROADCAST_EDGE = 'color="#d63384" fontcolor="#d63384"'
+INPUT_NUMBER = 'fontcolor="#0d6efd"'     # the 0 and 1 on the edges into x - w
 
 
 # ----------------------------------------------------------------------------- the text
@@ -269,8 +270,8 @@ def _edges(layout: _Layout, ids: dict, show_grads: bool) -> list:
             if source not in ids or made_inside:
                 continue                      # folded away, or made inside the same box
             edge = f"{ids[source]} -> {ids[target]}"
-            if show_grads and target[0] == "op":
-                edge += _broadcast_label(ctx, i)
+            if target[0] == "op":
+                edge += _edge_attributes(ctx, i, show_grads)
             if target[0] == "op" or edge not in seen:   # x * x draws two arrows into mul
                 seen.add(edge)
                 edges.append(edge + "\n")
@@ -386,9 +387,16 @@ def _op_label(ctx: Context) -> str:
     return "\n".join([ctx.name, *op_settings(ctx)])
 
 
-def _broadcast_label(ctx: Context, i: int) -> str:
-    axes = summed_axes(ctx, i)
-    return f' [label="Σ over axes {axes}" {BROADCAST_EDGE}]' if axes else ""
+def _edge_attributes(ctx: Context, i: int, show_grads: bool) -> str:
+    """The label of the edge from input ``i`` into op ``ctx``: the input's number where the
+    order of the inputs matters (``x - w``: 0 and 1, as the stepper numbers them), and
+    with ``show_grads`` the axes backward sums over to fit this input. The number sits
+    mid-edge: as a headlabel, beside the op, it could not be told apart from its neighbour's."""
+    number = f"{i}" if inputs_ordered(ctx) else ""
+    axes = summed_axes(ctx, i) if show_grads else ()
+    if axes:
+        return f' [label="{number + ": " if number else ""}Σ over axes {axes}" {BROADCAST_EDGE}]'
+    return f' [label="{number}" {INPUT_NUMBER}]' if number else ""
 
 
 def _clusters(lines: dict, cluster_of: dict, names: dict) -> list:

@@ -21,6 +21,8 @@ from .ops.shape import broadcast_axes, key_text
 # Ops whose backward sums the gradient over broadcast axes (``sum_to_shape``); MatMul
 # over broadcast batch axes, and the fused Linear its bias over positions, see summed_axes.
 BROADCASTING_OPS = (Add, Sub, Mul, Div, Maximum, Where, BroadcastTo, MatMul, Linear)
+# Ops whose inputs can be swapped without changing the output or the gradients.
+COMMUTATIVE_OPS = (Add, Mul, Maximum)
 MAX_SHOWN_VALUES = 8        # larger tensors show their norm instead of their numbers
 
 
@@ -73,6 +75,13 @@ def op_settings(ctx: Context) -> list:
                 f"[{key_text(value, short=True)}]" if key == "key" else repr(value)
             settings.append(f"{key}={text if len(text) <= 24 else text[:21] + '...'}")
     return settings
+
+
+def inputs_ordered(ctx: Context) -> bool:
+    """Does the order of the op's inputs matter (x - w, x @ w, cat, where)? Then a drawing
+    numbers the edges into it 0, 1, ..., as the stepper numbers the inputs; an op with one
+    input, or a commutative one (add, mul, maximum), needs no numbers."""
+    return len(ctx.parents) > 1 and not issubclass(ctx.fn, COMMUTATIVE_OPS)
 
 
 def format_values(array: Any) -> str:
