@@ -414,6 +414,52 @@ def test_named_forward_names_the_formula_s_tensors_and_leaves_no_hook():
     assert "a\\n(2, 5)" not in labels.values()          # a freed: its box shows the shape only
 
 
+@pytest.mark.parametrize("fused", [False, True])
+def test_graph_gated_names_g_v_h_and_y_at_the_tensors_the_formula_names(fused, capsys):
+    """activations.md's g = σ(W1 x), v = W3 x, h = g ⊙ v, y = W2 h: g is what the swish
+    makes and the mul reads, v what w3 makes and the mul reads, h what the mul makes and
+    w2 reads, y the output."""
+    assert main(["graph", "--gated", *(["--fused"] if fused else [])]) == 0
+    labels, edges = _labels_and_edges(capsys.readouterr().out)
+    node = {text.split("\\n")[0]: n for n, text in labels.items()
+            if text.split("\\n")[0] in ("g", "v", "h", "y", "w1.weight", "w3.weight")}
+    made_by = {dst: src for src, dst in edges}
+    reads = {}
+    for src, dst in edges:
+        reads.setdefault(src, []).append(dst)
+    linear = "linear" if fused else "matmul"
+    assert [labels[node[n]] for n in "gvhy"] == ["g\\n(3, 10)", "v\\n(3, 10)", "h\\n(3, 10)",
+                                                   "y\\n(3, 4)"]
+    assert labels[made_by[node["g"]]].split("\\n")[0] == ("swish" if fused else "mul")  # x σ(x)
+    assert reads[node["g"]] == reads[node["v"]] == [made_by[node["h"]]]
+    assert labels[made_by[node["h"]]] == "mul"
+    assert labels[made_by[node["v"]]] == labels[reads[node["h"]][0]] == linear   # no biases
+
+    def downstream(n):
+        out, todo = set(), [n]
+        while todo:
+            out.add(todo[-1])
+            todo += reads.get(todo.pop(), [])
+        return out
+    assert node["g"] in downstream(node["w1.weight"]) - downstream(node["w3.weight"])
+    assert node["v"] in downstream(node["w3.weight"]) - downstream(node["w1.weight"])
+
+
+def test_named_forward_of_a_gated_ffn_matches_the_formula_and_leaves_no_hook():
+    tinyffn.manual_seed(0)
+    block, x = nn.GatedFFN(3, 5, activation="gelu", bias=True), tinyffn.randn(2, 3)
+    g, v, h, y = cli.named_forward(block, x)
+    (W1, b1), (W2, b2), (W3, b3) = ((m.weight.numpy(), m.bias.numpy())
+                                    for m in (block.w1, block.w2, block.w3))
+    pre = x.numpy() @ W1.T + b1
+    g_np = 0.5 * pre * (1 + np.vectorize(math.erf)(pre / np.sqrt(2)))      # GeGLU's gate
+    v_np = x.numpy() @ W3.T + b3
+    for t, want in ((g, g_np), (v, v_np), (h, g_np * v_np), (y, (g_np * v_np) @ W2.T + b2)):
+        np.testing.assert_allclose(t.numpy(), want, rtol=1e-5, atol=1e-6)
+    assert (g.name, v.name, h.name, y.name) == ("g", "v", "h", "y")
+    assert not any(m._forward_hooks or m._forward_pre_hooks for m in block.modules())
+
+
 def test_graph_experts_folded_keeps_every_node_ffn_md_names(capsys):
     """ffn.md's MoE figure (the command in reading_graphs.md) folds each expert into one
     box; the text beside it names the gather, the slices, cat, index_add, topk, mul and

@@ -90,8 +90,8 @@ def graph(args: argparse.Namespace) -> int:
     x = tinyffn.randn(args.tokens, args.d_model, requires_grad=args.experts is not None)
     x.name = "x"
     with tinyffn.autocast("cpu", enabled=args.autocast):
-        if isinstance(block, nn.FFN):               # a, h and y named, as step names them;
-            a, h, root = named_forward(block, x)    # a, h held: a freed tensor loses its name
+        if isinstance(block, (nn.FFN, nn.GatedFFN)):    # named as the formula names them,
+            *held, root = named_forward(block, x)       # held: a freed tensor loses its name
         else:
             root = block(x)                         # (T, d)
         if args.show_grads:
@@ -156,25 +156,39 @@ def step(args: argparse.Namespace) -> int:
     return 0 if same else 1
 
 
-def named_forward(ffn: nn.FFN, x: tinyffn.Tensor) -> tuple:
-    """(a, h, y) of ``y = ffn(x)``, named as the seed chapter names them: a = W1 x + b1,
-    h = σ(a), y = W2 h + b2, so that a drawing's boxes and the stepper's lines say which
-    line of the formula each tensor is. a and h are caught by forward hooks on ``w1`` and
-    ``act``, as one reads the activations inside a PyTorch model; the hooks are removed.
-    Hold a and h while drawing: the graph keeps no intermediate tensor (autograd.md §5),
-    and the box of one that was freed shows its shape alone."""
-    caught = []                                     # the outputs of w1 and act: a, then h
-    handles = [m.register_forward_hook(lambda module, args, out: caught.append(out))
-               for m in (ffn.w1, ffn.act)]
+def named_forward(ffn: nn.Module, x: tinyffn.Tensor) -> tuple:
+    """The tensors of ``y = ffn(x)`` named as the formulas name them, so that a drawing's
+    boxes and the stepper's lines say which line of the formula each tensor is:
+
+    * an ``nn.FFN``: (a, h, y), a = W1 x + b1, h = σ(a), y = W2 h + b2 (the seed chapter);
+    * an ``nn.GatedFFN``: (g, v, h, y), g = σ(W1 x) the gate, v = W3 x the value,
+      h = g ⊙ v, y = W2 h (activations.md).
+
+    They are caught by forward hooks (h of a gated FFN, made inside its forward, as the
+    input of ``w2``), as one reads the activations inside a PyTorch model; the hooks are
+    removed. Hold the tensors while drawing: the graph keeps no intermediate tensor
+    (autograd.md §5), and the box of one that was freed shows its shape alone."""
+    caught = {}                                     # name -> the tensor it names
+
+    def keep(name, t):          # returns None: a hook's module keeps its input and output
+        caught[name] = t
+    if isinstance(ffn, nn.GatedFFN):
+        names = ("g", "v", "h", "y")
+        handles = [ffn.act.register_forward_hook(lambda m, args, out: keep("g", out)),
+                   ffn.w3.register_forward_hook(lambda m, args, out: keep("v", out)),
+                   ffn.w2.register_forward_pre_hook(lambda m, args: keep("h", args[0]))]
+    else:
+        names = ("a", "h", "y")
+        handles = [ffn.w1.register_forward_hook(lambda m, args, out: keep("a", out)),
+                   ffn.act.register_forward_hook(lambda m, args, out: keep("h", out))]
     try:
-        y = ffn(x)                                  # (..., d)
+        caught["y"] = ffn(x)                        # (..., d)
     finally:
         for handle in handles:
             handle.remove()
-    a, h = caught                                   # (..., d_ff) each
-    for t, name in ((a, "a"), (h, "h"), (y, "y")):
+    for name, t in caught.items():                  # (..., d_ff) each, and y (..., d)
         t.name = name
-    return a, h, y
+    return tuple(caught[name] for name in names)
 
 
 def seed_example() -> tuple:

@@ -76,11 +76,12 @@ def linear(out: pathlib.Path) -> None:
 
 
 def ffn_graph(out: pathlib.Path, name: str, block: nn.Module, d: int, **options) -> None:
-    """block on x of 3 positions; a plain FFN's a = W1 x + b1, h = σ(a) and y are named, as
-    in the formula, the stepper and ``python -m tinyffn graph``."""
+    """block on x of 3 positions; a plain FFN's a = W1 x + b1, h = σ(a) and y, a gated one's
+    g = σ(W1 x), v = W3 x, h = g ⊙ v and y, are named as in the formulas, the stepper and
+    ``python -m tinyffn graph``."""
     x = named_input(3, d)
-    named = named_forward(block, x) if isinstance(block, nn.FFN) else (block(x),)
-    render(to_dot(named[-1], **options), out / name)    # a, h held: drawn with their names
+    named = named_forward(block, x)
+    render(to_dot(named[-1], **options), out / name)    # all held: drawn with their names
 
 
 @figure("ffn_relu.svg")
