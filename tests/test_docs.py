@@ -643,6 +643,15 @@ def test_figure_script_writes_exactly_the_committed_figures(tmp_path):
                        "--only NAME and commit:\n" + "\n".join(stale))
 
 
+@pytest.mark.skipif(not shutil.which("dot"), reason="compares what dot drew")
+def test_the_create_graph_figure_names_its_gy_box():
+    """autograd.md §8 calls the grey box gy; the committed figure says so, and that box
+    feeds one op (tanh's backward's mul), as the incoming gradient does."""
+    drawn = svg_structure((FIGURES / "gradient_graph.svg").read_bytes())
+    (gy,) = [title for kind, title, texts in drawn if kind == "node" and texts == ("gy", "(2,)")]
+    assert len([t for kind, t, _ in drawn if kind == "edge" and t.startswith(gy + "->")]) == 1
+
+
 def test_svg_structure_ignores_layout_but_not_the_graph():
     def svg(node_id, label, x):
         return (f'<svg xmlns="http://www.w3.org/2000/svg"><g class="graph"><title>%3</title>'

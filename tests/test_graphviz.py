@@ -694,6 +694,29 @@ def test_depth_must_be_an_integer_not_a_bool():
         to_dot(ffn_output(), depth=True)
 
 
+def test_a_named_grad_output_names_the_gy_box_of_a_recorded_gradient():
+    """autograd.md §8's figure: dy/dx of y = sum(tanh(x x)), drawn with the gradient the
+    sum sends to tanh's output passed as a named grad_outputs: the same value, and the
+    same DOT text but for the grey box, which says gy instead of a bare (2,)."""
+    drawings, values = [], []
+    for named in (False, True):
+        x = tinyffn.tensor([0.5, 1.0], dtype="float64", requires_grad=True)
+        x.name = "x"
+        if named:
+            gy = tinyffn.ones(2, dtype="float64")
+            gy.name = "gy"
+            (g,) = tinyffn.grad((x * x).tanh(), [x], grad_outputs=[gy], create_graph=True)
+        else:
+            (g,) = tinyffn.grad((x * x).tanh().sum(), [x], create_graph=True)
+        drawings.append(to_dot(g))
+        values.append(g.numpy())
+    x = np.array([0.5, 1.0])
+    for value in values:
+        np.testing.assert_allclose(value, 2 * x * (1 - np.tanh(x * x) ** 2), rtol=1e-12)
+    assert drawings[1] == drawings[0].replace('n0 [label="(2,)"', 'n0 [label="gy\\n(2,)"', 1)
+    assert drawings[1] != drawings[0]
+
+
 def numbered_inputs(dot, op):
     """The first line of each box drawn into the one op node labelled ``op``, in the order
     of the numbers on their edges (None where an edge has no number)."""

@@ -59,10 +59,16 @@ def first_graph(out: pathlib.Path) -> None:
 
 @figure("gradient_graph.svg")
 def gradient_graph(out: pathlib.Path) -> None:
-    """autograd.md §8: the recorded gradient of sum(tanh(x * x)), each node's backward framed."""
+    """autograd.md §8: the recorded gradient of sum(tanh(x * x)), each node's backward framed.
+
+    The gradient that the sum sends to tanh's output, ones, is passed as grad_outputs of
+    tanh(x * x) and named gy (the same graph and value): the sum's backward would make it
+    an unnamed (2,) box."""
     x = tinyffn.tensor([0.5, 1.0], requires_grad=True)
     x.name = "x"
-    (g,) = tinyffn.grad((x * x).tanh().sum(), [x], create_graph=True)
+    gy = tinyffn.ones(2)                            # d sum(t) / dt
+    gy.name = "gy"
+    (g,) = tinyffn.grad((x * x).tanh(), [x], grad_outputs=[gy], create_graph=True)
     g.name = "dy/dx"
     render(to_dot(g), out / "gradient_graph.svg")
 
