@@ -717,6 +717,28 @@ def test_a_named_grad_output_names_the_gy_box_of_a_recorded_gradient():
     assert drawings[1] != drawings[0]
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gelu_s_constant_is_drawn_as_root_2_and_other_constants_as_their_numbers(dtype):
+    """The exact GELU's x / √2 was drawn x / 1.414. A constant that is √2 rounded to its
+    own dtype says √2, in a drawing and in a step; any other keeps its number, 1.414 and
+    √2 rounded to float32 but held in float64 (which is not √2) included."""
+    from tinyffn import functional as F
+    x = tinyffn.randn(2, 3, dtype=dtype, requires_grad=True)
+    nodes, _ = parse(to_dot(F.gelu(x).sum()))
+    constants = sorted(label[0] for label, attrs, _ in nodes.values()
+                       if attrs == STYLES["constant"])
+    assert constants == ["0.5", "1", "√2"]
+    assert numbered_inputs(to_dot(F.gelu(x).sum()), "div") == ["(2, 3)", "√2"]     # x / √2
+    (step,) = [s for s in tinyffn.backward_steps(F.gelu(x).sum()) if s.op == "div"]
+    assert "input 1, constant √2 ()" in step.describe()
+    nodes, _ = parse(to_dot(F.gelu(x, approximate="tanh").sum()))
+    assert "√2" not in {label[0] for label, _, _ in nodes.values()}       # √(2/π) = 0.7979
+    f32_root_2 = float(np.float32(np.sqrt(2)))
+    for other in (1.414, f32_root_2 if dtype == "float64" else 1.5):
+        nodes, _ = parse(to_dot((x / other).sum()))
+        assert f"{other:.4g}" in {label[0] for label, _, _ in nodes.values()}, other
+
+
 def numbered_inputs(dot, op):
     """The first line of each box drawn into the one op node labelled ``op``, in the order
     of the numbers on their edges (None where an edge has no number)."""

@@ -35,8 +35,8 @@ from . import autograd, grad_mode, hooks
 from .autograd import Context
 from .backend import dtype_name
 from .module import Parameter
-from .naming import (format_values, graph_names, inputs_ordered, is_constant, op_settings,
-                     scope_label, summed_axes)
+from .naming import (constant_text, format_values, graph_names, inputs_ordered, is_constant,
+                     op_settings, scope_label, summed_axes)
 from .rendering import (INSTALL_HELP, RENDERERS, TEXT_FORMATS, RendererNotFoundError,
                         find_renderer, pipe, render)
 
@@ -217,7 +217,7 @@ class _Layout:
     def label_and_style(self, key, t, show_shapes, show_dtypes, show_values, show_grads):
         """The label and DOT attributes of node ``key``; ``t`` is the vertex it was met at."""
         if key[0] == "constant":
-            return format_values(self.constants[key].data), STYLES["constant"]
+            return constant_text(self.constants[key]), STYLES["constant"]
         if key[0] == "op":
             return _op_label(t), STYLES["hook view" if hooks.hooked_view(t) else "op"]
         if key[0] == "group":

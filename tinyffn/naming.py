@@ -16,6 +16,7 @@ from . import grad_mode
 from .autograd import Context
 from .backend import backend_of_array, dtype_name
 from .ops import Add, BroadcastTo, Div, Linear, MatMul, Maximum, Mul, Sub, Where
+from .ops.activations import SQRT_2
 from .ops.shape import broadcast_axes, key_text
 
 # Ops whose backward sums the gradient over broadcast axes (``sum_to_shape``); MatMul
@@ -24,6 +25,9 @@ BROADCASTING_OPS = (Add, Sub, Mul, Div, Maximum, Where, BroadcastTo, MatMul, Lin
 # Ops whose inputs can be swapped without changing the output or the gradients.
 COMMUTATIVE_OPS = (Add, Mul, Maximum)
 MAX_SHOWN_VALUES = 8        # larger tensors show their norm instead of their numbers
+# A constant written as its symbol where it equals it in its own dtype: the exact GELU's
+# x / √2 (functional.gelu) was drawn x / 1.414. Every other constant shows its number.
+NAMED_CONSTANTS = {"√2": SQRT_2}
 
 
 def graph_names(vertices: list) -> dict:
@@ -99,6 +103,17 @@ def _nested(a: np.ndarray) -> str:
             return str(int(v))          # a count or an integer value: every digit
         return f"{v:.4g}"               # 4 significant digits: a gradient of 2e-05 is not 0
     return "[" + ", ".join(_nested(row) for row in a) + "]"
+
+
+def constant_text(t: Any) -> str:
+    """A constant (:func:`is_constant`) as a drawing and a step write it: its symbol from
+    :data:`NAMED_CONSTANTS` where its value is that number rounded to its dtype (GELU's
+    √2, float32 1.4142135), else its number (``format_values``)."""
+    a = backend_of_array(t.data).to_numpy(t.data)
+    for symbol, value in NAMED_CONSTANTS.items():
+        if a.dtype.kind == "f" and a == np.asarray(value).astype(a.dtype):
+            return symbol
+    return format_values(t.data)
 
 
 def is_constant(t: Any) -> bool:

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from . import autograd, hooks
-from .naming import (format_values, graph_names, is_constant, op_settings, scope_label,
-                     summed_axes)
+from .naming import (constant_text, format_values, graph_names, is_constant, op_settings,
+                     scope_label, summed_axes)
 
 
 @dataclass
@@ -106,7 +106,7 @@ class Step(BackwardStep):
         if name:
             return name
         if is_constant(parent):
-            return f"constant {format_values(parent.data)}"
+            return f"constant {constant_text(parent)}"
         return "input"
 
     def describe(self) -> str:
