@@ -238,3 +238,46 @@ def test_lstsq_rank_counts_singular_values_above_the_cutoff_strictly():
     r = linalg.lstsq(_t(np.diag([2.0, 1.0])), _t(np.ones((2, 1))), rcond=0.5, driver="gelsd")
     assert r.rank.item() == 1
     np.testing.assert_allclose(r.solution.numpy(), [[0.5], [0.0]], atol=1e-15)
+
+
+# ------------------------------------------------------------------ cross (found missing by
+# the fuzzer's new families: torch.cross and torch.linalg.cross had no tinyffn name)
+def test_cross_of_the_unit_vectors_and_along_an_inner_axis(device):
+    e = np.eye(3)
+    got = linalg.cross(_t(e, device), _t(np.roll(e, -1, axis=0), device))
+    np.testing.assert_array_equal(got.numpy(), np.roll(e, -2, axis=0))   # x×y=z, y×z=x, z×x=y
+    a, b = rng.standard_normal((3, 2)), rng.standard_normal((3, 1))       # vectors in columns
+    y = tinyffn.cross(_t(a, device), _t(b, device), dim=0)
+    assert y.shape == (3, 2)
+    np.testing.assert_allclose(y.numpy(), np.cross(a.T, b.T).T, rtol=1e-14)
+
+
+def test_cross_gradcheck_and_torch(device):
+    a = _t(rng.standard_normal((2, 3)), device, grad=True)
+    b = _t(rng.standard_normal((1, 3)), device, grad=True)
+    assert tinyffn.gradcheck(linalg.cross, [a, b])
+    y = linalg.cross(a, b)
+    y.backward(_t(np.ones((2, 3)), device))
+    # ga = b × gy, gb = Σ gy × a over the broadcast rows
+    np.testing.assert_allclose(a.grad.numpy(), np.cross(b.numpy(), np.ones((2, 3))), rtol=1e-14)
+    np.testing.assert_allclose(b.grad.numpy(), np.cross(np.ones((2, 3)), a.numpy()).sum(0,
+                               keepdims=True), rtol=1e-14)
+    torch = pytest.importorskip("torch")
+    ta, tb = (torch.tensor(x.numpy(), requires_grad=True) for x in (a, b))
+    torch.linalg.cross(ta, tb).backward(torch.ones(2, 3, dtype=torch.float64))
+    np.testing.assert_allclose(y.numpy(), torch.linalg.cross(ta, tb).detach(), rtol=1e-15)
+    np.testing.assert_allclose(b.grad.numpy(), tb.grad, rtol=1e-14)
+
+
+def test_cross_errors_name_the_shapes_where_torch_refuses_too():
+    with pytest.raises(ValueError, match=r"linalg.cross: .*same number of axes.*\(2, 3\).*\(3,\)"):
+        linalg.cross(_t(np.ones((2, 3))), _t(np.ones(3)))
+    with pytest.raises(ValueError, match=r"axis -1 must have length 3"):
+        linalg.cross(_t(np.ones((2, 3))), _t(np.ones((2, 2))))
+    with pytest.raises(TypeError, match="one dtype, got float64 and float32"):
+        linalg.cross(_t(np.ones(3)), _t(np.ones(3), dtype="float32"))
+    with pytest.raises(ValueError, match="cross: no axis of length 3"):
+        tinyffn.cross(_t(np.ones((2, 2))), _t(np.ones((2, 2))))
+    with pytest.warns(UserWarning, match="first axis of length 3"):
+        y = tinyffn.cross(_t(np.ones((3, 2))), _t(np.ones((3, 2))))      # dim 0, the first 3
+    assert y.shape == (3, 2)

@@ -396,15 +396,20 @@ def broadcast(*shapes):
 # within 1 ulp), which a cancellation in a second-order gradient makes 5e-7 (seed 1003959,
 # before add and sub were drawn: tinyffn 2e-13 from mpmath's value, torch 4.8e-7; the
 # closed forms in tests/test_higher_order.py check tinyffn's).
-FIRST_ORDER_ONLY = ("logcumsumexp", "lgamma", "digamma")
+# Of the EXTRA families: polygamma, psi, gammaln as lgamma and digamma; pdist and cdist,
+# whose double backward torch 2.13 does not implement ("the derivative for
+# '_pdist_backward' is not implemented").
+FIRST_ORDER_ONLY = ("logcumsumexp", "lgamma", "digamma",
+                    "polygamma", "special.psi", "gammaln", "pdist", "cdist")
 
 
 class Gen:
     """Builds one random program from ``rng``."""
 
-    def __init__(self, rng, order=1):
+    def __init__(self, rng, order=1, extra=False):
         self.rng = rng
         self.order = order
+        self.extra = extra            # half the ops from EXTRA (seeds from EXTRA_FROM on)
         r = rng.random()
         self.dtypes = ["float64"] if r < 0.7 else ["float32"] if r < 0.85 else \
             ["float64", "float32"]
@@ -504,7 +509,7 @@ class Gen:
             if r < 0.04:
                 ok = self.step_outside(a)
             else:
-                op = self.pick(OPS)
+                op = self.pick(EXTRA) if self.extra and self.chance(0.5) else self.pick(OPS)
                 ok = self.apply(op, a)
             made += bool(ok)
         return self.finish()
@@ -1034,6 +1039,608 @@ OPS = (UNARY + BINARY + REDUCTIONS + ALONG +
        [op_join] * 3 + [op_index] * 2 + [op_norms] * 3)
 
 
+# ----------------------------------------------------------------------------- more ops
+# Families the generator drew only from seed EXTRA_FROM on (seeds below it write the
+# programs they always wrote: Gen draws from EXTRA only when asked). Each writes inputs in
+# the op's domain: well-conditioned matrices for linalg (diagonally dominant, or AᵀA + nI),
+# windows that fit for convolutions and pools, class indices in range for losses.
+EXTRA_FROM = 6_000_000
+
+
+def _ints(g, high, shape):
+    return lit(g.rng.integers(0, high, size=shape))
+
+
+def op_linalg(g, a):
+    if len(a.shape) < 2 or a.shape[-1] > 4:
+        return None
+    m, n = a.shape[-2:]
+    batch = a.shape[:-2]
+    eye = f"{n} * M.eye({n}, dtype=M.{a.dtype})"
+    # strictly diagonally dominant (off-diagonal row sums < 0.5 (n - 1) < n - 0.5): invertible,
+    # condition number below 2n
+    if m == n and g.chance(0.5):
+        G = f"({a.name}.tanh() * 0.5 + {eye})"
+    else:
+        G = f"(({a.name}.mT @ {a.name}.tanh()).tanh() * 0.5 + {eye})"
+    S = f"({a.name}.tanh().mT @ {a.name}.tanh() + {eye})"     # symmetric, eigenvalues >= n
+    form = g.pick(["det", "slogdet", "logdet", "inv", "solve", "solve_right", "cholesky",
+                   "svdvals", "eigvalsh", "eigvalsh_sym", "qr", "matrix_norm", "norm",
+                   "matrix_exp", "matrix_power", "solve_triangular", "cholesky_solve",
+                   "pinv", "trace", "multi_dot", "lstsq"])
+    if form == "det":
+        return f"M.linalg.det({G})", batch, False
+    if form == "slogdet":
+        return f"M.linalg.slogdet({G})[1]", batch, False
+    if form == "logdet":
+        return f"M.logdet({S})", batch, False
+    if form == "inv":
+        return f"M.linalg.inv({G})", batch + (n, n), False
+    if form in ("solve", "solve_right"):
+        k = int(g.rng.integers(1, 4))
+        if form == "solve" and g.chance(0.3):
+            b = g.operand(batch + (n,), same_dtype_as=a.dtype, exact=True)
+            return f"M.linalg.solve({G}, {b.name})", batch + (n,), False
+        shape = batch + ((n, k) if form == "solve" else (k, n))
+        b = g.operand(shape, same_dtype_as=a.dtype, exact=True)
+        left = "" if form == "solve" else ", left=False"
+        return f"M.linalg.solve({G}, {b.name}{left})", shape, False
+    if form == "cholesky":
+        return f"M.linalg.cholesky({S})", batch + (n, n), False
+    if form == "solve_triangular":
+        k = int(g.rng.integers(1, 4))
+        b = g.operand(batch + (n, k), same_dtype_as=a.dtype, exact=True)
+        up = g.chance(0.5)
+        L = f"M.linalg.cholesky({S})" + (".mT" if up else "")
+        return f"M.linalg.solve_triangular({L}, {b.name}, upper={up})", batch + (n, k), False
+    if form == "cholesky_solve":
+        k = int(g.rng.integers(1, 4))
+        b = g.operand(batch + (n, k), same_dtype_as=a.dtype, exact=True)
+        return f"M.cholesky_solve({b.name}, M.linalg.cholesky({S}))", batch + (n, k), False
+    if form == "matrix_exp":
+        return f"M.linalg.matrix_exp({G} * 0.3)", batch + (n, n), False
+    if form == "matrix_power":
+        k = g.pick([1, 2, 3, -1, -2])
+        return f"M.linalg.matrix_power({G}, {k})", batch + (n, n), False
+    if form == "pinv":            # full rank, well conditioned
+        return f"M.linalg.pinv({G})", batch + (n, n), False
+    if form == "trace":
+        return (f"{G}.trace()", (), False) if not batch else None
+    if form == "multi_dot":
+        if batch:
+            return None
+        b = g.leaf((n, int(g.rng.integers(1, 4))), dtype=a.dtype, rg=g.chance(0.8))
+        return f"M.linalg.multi_dot([{a.name}, {G}, {b.name}])", (m, b.shape[1]), False
+    if form == "lstsq":           # a tall, full-rank system: the least-squares solution
+        if batch or m < n or a.tied:
+            return None
+        b = g.operand((m, 1), same_dtype_as=a.dtype, exact=True)
+        return f"M.linalg.lstsq({a.name} + {m} * M.eye({m}, {n}, dtype=M.{a.dtype}), " \
+               f"{b.name}).solution", (n, 1), False
+    if a.tied:                     # repeated singular values or eigenvalues: no derivative
+        return None
+    if form == "svdvals":
+        return f"M.linalg.svdvals({a.name})", batch + (min(m, n),), False
+    if form == "eigvalsh":
+        return f"M.linalg.eigvalsh({S})", batch + (n,), False
+    if form == "eigvalsh_sym":
+        if m != n:
+            return None
+        return f"M.linalg.eigvalsh({a.name} + {a.name}.mT)", batch + (n,), False
+    if form == "qr":               # tall and full rank: Q and R unique with LAPACK's signs
+        if m < n:
+            return None
+        i = int(g.rng.integers(2))
+        mode = g.pick(["reduced", "complete"]) if m == n else "reduced"
+        return f"M.linalg.qr({a.name}, mode='{mode}')[{i}]", \
+            batch + ((m, n) if i == 0 else (n, n)), False
+    if form == "matrix_norm":
+        ord_ = g.pick(["'fro'", "'nuc'", "2", "-2", "1", "-1", "float('inf')"])
+        keep = g.chance(0.3)
+        shape = batch + ((1, 1) if keep else ())
+        return f"M.linalg.matrix_norm({a.name}, ord={ord_}, keepdim={keep})", shape, False
+    d = g.dim(a.shape)
+    ord_ = g.pick(["2", "1", "3", "float('inf')", "0.5"])
+    if a.shape[d] == 1 and g.narrow():
+        return None
+    return f"M.linalg.vector_norm({a.name}, {ord_}, dim={d})", reduced(a.shape, d, False), False
+
+
+def _window(n, k, s, p, d, ceil=False):
+    span = n + 2 * p - d * (k - 1) - 1
+    if span < 0:
+        return 0
+    out = (-(-span // s) if ceil else span // s) + 1
+    if ceil and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def op_conv(g, a):
+    if len(a.shape) < 2:
+        return None
+    two = len(a.shape) == 4 or len(a.shape) == 3 and g.chance(0.5)
+    sp = 2 if two else 1
+    c = a.shape[-sp - 1]
+    spatial = a.shape[-sp:]
+    groups = g.pick([q for q in range(1, c + 1) if c % q == 0])
+    c_out = groups * int(g.rng.integers(1, 3))
+    k = [int(g.rng.integers(1, 4)) for _ in spatial]
+    s = [int(g.rng.integers(1, 3)) for _ in spatial]
+    dl = [int(g.rng.integers(1, 3)) for _ in spatial]
+    p = [int(g.rng.integers(0, 2)) for _ in spatial]
+    out = [_window(n, *args) for n, *args in zip(spatial, k, s, p, dl)]
+    same = g.chance(0.15)
+    if same:
+        out, s = list(spatial), [1] * sp
+    if 0 in out:
+        return None
+    w = g.leaf((c_out, c // groups) + tuple(k), dtype=a.dtype, rg=g.chance(0.8))
+    b = f", {g.leaf((c_out,), dtype=a.dtype).name}" if g.chance(0.5) else ", None"
+    fmt = (lambda v: str(v[0])) if not two else (lambda v: str(tuple(v)))
+    pad = "'same'" if same else fmt(p)
+    name = "conv2d" if two else "conv1d"
+    return (f"F.{name}({a.name}, {w.name}{b}, {fmt(s)}, {pad}, {fmt(dl)}, {groups})",
+            a.shape[:-sp - 1] + (c_out,) + tuple(out), False)
+
+
+def op_pool(g, a):
+    if len(a.shape) < 2:
+        return None
+    two = len(a.shape) == 4 or len(a.shape) == 3 and g.chance(0.5)
+    sp = 2 if two else 1
+    spatial = a.shape[-sp:]
+    kind = g.pick(["max", "avg", "adaptive_avg", "adaptive_max", "lp"])
+    name = f"F.{kind}_pool{sp}d"
+    if kind.startswith("adaptive"):
+        if kind == "adaptive_max" and a.tied:
+            return None
+        size = [int(g.rng.integers(1, n + 2)) for n in spatial]
+        arg = str(size[0]) if not two else str(tuple(size))
+        return f"{name}({a.name}, {arg})", a.shape[:-sp] + tuple(size), False
+    if kind == "max" and a.tied:
+        return None
+    k = [int(g.rng.integers(1, 4)) for _ in spatial]
+    s = [int(g.rng.integers(1, 3)) for _ in spatial]
+    p = [int(g.rng.integers(0, kk // 2 + 1)) for kk in k]
+    dl = [int(g.rng.integers(1, 3)) if kind == "max" else 1 for _ in spatial]
+    ceil = g.chance(0.3)
+    if kind == "lp":
+        p, ceil = [0] * sp, False
+        if a.tied:                 # |x|^p at x = 0: the gradient of the root at 0
+            return None
+    out = [_window(n, *args, ceil=ceil) for n, *args in zip(spatial, k, s, p, dl)]
+    if 0 in out:
+        return None
+    fmt = (lambda v: str(v[0])) if not two else (lambda v: str(tuple(v)))
+    if kind == "lp":
+        return f"{name}({a.name}, 2, {fmt(k)}, {fmt(s)})", a.shape[:-sp] + tuple(out), False
+    extra = f", dilation={fmt(dl)}" if kind == "max" else \
+        f", count_include_pad={g.chance(0.5)}"
+    return (f"{name}({a.name}, {fmt(k)}, {fmt(s)}, {fmt(p)}{extra}, ceil_mode={ceil})",
+            a.shape[:-sp] + tuple(out), False)
+
+
+def op_loss(g, a):
+    if not a.shape:
+        return None
+    red = g.pick(["mean", "sum", "none"])
+    rs = f", reduction='{red}'"
+    form = g.pick(["cross_entropy", "cross_entropy", "nll", "mse", "l1", "smooth_l1", "huber",
+                   "kl_div", "bce_logits", "bce", "gaussian_nll", "poisson_nll",
+                   "soft_margin", "margin_ranking", "multilabel_soft_margin"])
+    if form in ("cross_entropy", "nll"):
+        # (N, C) only: with more axes tinyffn takes classes last and refuses the shapes
+        # where PyTorch's axis 1 could be meant (docs/api.md, cross_entropy)
+        if len(a.shape) != 2:
+            return None
+        n, c = a.shape[0], a.shape[1]
+        rest = a.shape[2:]
+        t = g.rng.integers(0, c, size=(n,) + rest)
+        args = ""
+        if g.chance(0.4):
+            args += f", weight=M.tensor({lit(np.round(g.rng.uniform(0.2, 2, c), 3))}, " \
+                    f"dtype=M.{a.dtype})"
+        if g.chance(0.3):
+            ignore = int(g.rng.integers(0, c))
+            if red == "mean" and not (t != ignore).any():
+                return None
+            args += f", ignore_index={ignore}"
+        shape = (n,) + rest if red == "none" else ()
+        if form == "nll":
+            return f"F.nll_loss(F.log_softmax({a.name}, 1), M.tensor({lit(t)}){rs}{args})", \
+                shape, False
+        if g.chance(0.4):
+            args += ", label_smoothing=0.1"
+        if g.chance(0.25) and "ignore" not in args:     # class probabilities as the target
+            c_ = g.leaf(a.shape, rg=False, dtype=a.dtype)
+            return f"F.cross_entropy({a.name}, {c_.name}.softmax(1){rs}{args})", shape, False
+        return f"F.cross_entropy({a.name}, M.tensor({lit(t)}){rs}{args})", shape, False
+    shape = a.shape if red == "none" else ()
+    if form == "multilabel_soft_margin":
+        if len(a.shape) != 2:
+            return None
+        t = g.rng.integers(0, 2, size=a.shape)
+        return (f"F.multilabel_soft_margin_loss({a.name}, M.tensor({lit(t)}, "
+                f"dtype=M.{a.dtype}){rs})", a.shape[:1] if red == "none" else (), False)
+    b = g.operand(a.shape, same_dtype_as=a.dtype, exact=True)
+    if b is a and form in ("l1", "smooth_l1", "huber"):          # at the kink
+        return None
+    if form == "mse":
+        return f"F.mse_loss({a.name}, {b.name}{rs})", shape, False
+    if form == "l1":
+        return f"F.l1_loss({a.name}, {b.name}{rs})", shape, False
+    if form == "smooth_l1":
+        return f"F.smooth_l1_loss({a.name}, {b.name}{rs}, beta=0.5)", shape, False
+    if form == "huber":
+        return f"F.huber_loss({a.name}, {b.name}{rs}, delta=0.7)", shape, False
+    if form == "kl_div":
+        d = g.dim(a.shape)
+        red = g.pick(["batchmean", "sum", "none"])
+        log_t = g.chance(0.4)
+        t = f"F.log_softmax({b.name}, {d})" if log_t else f"{b.name}.softmax({d})"
+        return (f"F.kl_div(F.log_softmax({a.name}, {d}), {t}, reduction='{red}', "
+                f"log_target={log_t})", a.shape if red == "none" else (), False)
+    if form == "bce_logits":
+        args = ""
+        if g.chance(0.3):
+            args += f", pos_weight=({g.leaf(a.shape[-1:], rg=False, dtype=a.dtype).name}" \
+                    ".abs() + 0.5)"
+        if g.chance(0.3):
+            args += f", weight={g.leaf(a.shape, rg=False, dtype=a.dtype).name}.abs()"
+        return f"F.binary_cross_entropy_with_logits({a.name}, {b.name}.sigmoid(){rs}{args})", \
+            shape, False
+    if form == "bce":
+        return (f"F.binary_cross_entropy({a.name}.sigmoid() * 0.9 + 0.05, {b.name}.sigmoid()"
+                f"{rs})", shape, False)
+    if form == "gaussian_nll":
+        v = g.operand(a.shape, same_dtype_as=a.dtype, exact=True)
+        return f"F.gaussian_nll_loss({a.name}, {b.name}, {v.name}.abs() + 0.5{rs})", shape, \
+            False
+    if form == "poisson_nll":
+        return f"F.poisson_nll_loss({a.name}, {b.name}.abs(){rs})", shape, False
+    if form == "soft_margin":
+        t = g.rng.choice([-1.0, 1.0], size=a.shape)
+        return f"F.soft_margin_loss({a.name}, M.tensor({lit(t)}, dtype=M.{a.dtype}){rs})", \
+            shape, False
+    if b is a:
+        return None
+    t = g.rng.choice([-1.0, 1.0], size=a.shape)
+    return (f"F.margin_ranking_loss({a.name}, {b.name}, M.tensor({lit(t)}, dtype=M.{a.dtype}),"
+            f" margin=0.3{rs})", shape, False)
+
+
+def op_attention(g, a):
+    if len(a.shape) < 2:
+        return None
+    *batch, L, E = a.shape
+    batch = tuple(batch)
+    S, Ev = int(g.rng.integers(1, 5)), int(g.rng.integers(1, 4))
+    k = g.operand(batch + (S, E), same_dtype_as=a.dtype, exact=True)
+    v = g.operand(batch + (S, Ev), same_dtype_as=a.dtype, exact=True)
+    args = ""
+    form = int(g.rng.integers(4))
+    if form == 1:
+        args = ", is_causal=True"
+    elif form == 2:
+        mask = g.rng.random((L, S)) < 0.7
+        mask[:, 0] = True                      # no query without a key
+        args = f", attn_mask=M.tensor({lit(mask)})"
+    elif form == 3:
+        m = g.operand((L, S), same_dtype_as=a.dtype, exact=True)
+        args = f", attn_mask={m.name}"
+    if g.chance(0.3):
+        args += ", scale=0.7"
+    return f"F.scaled_dot_product_attention({a.name}, {k.name}, {v.name}{args})", \
+        batch + (L, Ev), False
+
+
+EINSUM = {1: ["i->", "i,i->", "i,j->ij"], 2: ["ij->ji", "ij->j", "ij,jk->ik", "ij,ij->i",
+                                              "ij,j->i", "ii->i", "ii->"],
+          3: ["bij,bjk->bik", "bij->bji", "...j,...j->...", "bii->bi", "ijk->k"],
+          4: ["bhij,bhjd->bhid", "abcd->dcba", "...ij->...ji"]}
+
+
+def op_einsum(g, a):
+    if not a.shape:
+        return None
+    eq = g.pick(EINSUM[len(a.shape)])
+    lhs, out = eq.split("->")
+    terms = lhs.split(",")
+    if "ii" in terms[0] and a.shape[-1] != a.shape[-2]:
+        return None
+    sizes = dict(zip(terms[0].replace("...", ""), a.shape[-len(terms[0].replace("...", "")):]))
+    ellipsis = a.shape[:len(a.shape) - len(terms[0].replace("...", ""))]
+    ops = [a.name]
+    for t in terms[1:]:
+        letters = t.replace("...", "")
+        shape = tuple(sizes.get(c) or sizes.setdefault(c, int(g.rng.integers(1, 4)))
+                      for c in letters)
+        shape = (ellipsis if t.startswith("...") else ()) + shape
+        ops.append(g.operand(shape, same_dtype_as=a.dtype, exact=True).name)
+    letters = out.replace("...", "")
+    shape = (ellipsis if out.startswith("...") else ()) + tuple(sizes[c] for c in letters)
+    return f"M.einsum('{eq}', {', '.join(ops)})", shape, False
+
+
+def op_scatter(g, a):
+    if not a.shape:
+        return None
+    d = g.dim(a.shape)
+    n = a.shape[d]
+    form = int(g.rng.integers(4))
+    if form == 0:
+        idx = g.rng.integers(0, n, size=int(g.rng.integers(1, 5)))
+        s = list(a.shape)
+        s[d] = len(idx)
+        src = g.operand(tuple(s), same_dtype_as=a.dtype, exact=True)
+        return f"{a.name}.index_add({d}, M.tensor({lit(idx)}), {src.name}, alpha=0.5)", \
+            a.shape, False
+    s = [int(g.rng.integers(1, m + 1)) for m in a.shape]
+    s[d] = int(g.rng.integers(1, n + 1))
+    if form == 1:
+        idx = g.rng.integers(0, n, size=s)
+        src = g.operand(tuple(s), same_dtype_as=a.dtype, exact=True)
+        return f"M.scatter_add({a.name}, {d}, M.tensor({lit(idx)}), {src.name})", a.shape, False
+    # scatter: distinct places along d in each line, as torch keeps one value of several
+    full = list(s)
+    full[d] = n
+    idx = np.take(np.argsort(g.rng.random(full), axis=d), range(s[d]), axis=d)
+    if form == 2:
+        src = g.operand(tuple(s), same_dtype_as=a.dtype, exact=True)
+        return f"{a.name}.scatter({d}, M.tensor({lit(idx)}), {src.name})", a.shape, False
+    return f"{a.name}.scatter({d}, M.tensor({lit(idx)}), 0.25)", a.shape, True
+
+
+def op_pad(g, a):
+    if not a.shape:
+        return None
+    mode = g.pick(["constant", "constant", "reflect", "replicate", "circular"])
+    k = int(g.rng.integers(1, min(3, len(a.shape)) + 1)) if mode == "constant" else \
+        (2 if len(a.shape) == 4 or len(a.shape) == 3 and g.chance(0.5) else 1)
+    if mode != "constant" and len(a.shape) not in (k + 1, k + 2):
+        return None
+    pads, shape = [], list(a.shape)
+    for i in range(k):
+        n = a.shape[-1 - i]
+        top = n - 1 if mode == "reflect" else n if mode == "circular" else 2
+        lo, hi = (int(g.rng.integers(0, top + 1)) for _ in range(2))
+        if mode == "constant" and g.chance(0.2):
+            lo = -int(g.rng.integers(0, n))             # a crop
+        pads += [lo, hi]
+        shape[-1 - i] = n + lo + hi
+    if min(shape) <= 0:
+        return None
+    value = ", value=0.5" if mode == "constant" and g.chance(0.5) else ""
+    return f"F.pad({a.name}, {tuple(pads)}, mode='{mode}'{value})", tuple(shape), True
+
+
+def op_interpolate(g, a):
+    if len(a.shape) not in (3, 4):
+        return None
+    sp = len(a.shape) - 2
+    mode = g.pick(["nearest", "nearest-exact", "linear" if sp == 1 else "bilinear"])
+    corners = ", align_corners=True" if mode in ("linear", "bilinear") and g.chance(0.4) else ""
+    if g.chance(0.5):
+        size = [int(g.rng.integers(1, 6)) for _ in range(sp)]
+        arg = f"size={size[0] if sp == 1 else tuple(size)}"
+    else:
+        f = g.pick([0.5, 1.5, 2.0, 2.5])
+        size = [math.floor(n * f) for n in a.shape[2:]]
+        if 0 in size:
+            return None
+        arg = f"scale_factor={f}"
+    return f"F.interpolate({a.name}, {arg}, mode='{mode}'{corners})", a.shape[:2] + tuple(size), \
+        True
+
+
+def op_unfold(g, a):
+    if len(a.shape) not in (3, 4) or a.shape[-1] < 2 or a.shape[-2] < 2:
+        return None
+    *lead, H, W = a.shape
+    k = (int(g.rng.integers(1, H + 1)), int(g.rng.integers(1, W + 1)))
+    s = (int(g.rng.integers(1, 3)), int(g.rng.integers(1, 3)))
+    L = ((H - k[0]) // s[0] + 1) * ((W - k[1]) // s[1] + 1)
+    cols = f"F.unfold({a.name}, {k}, stride={s})"
+    lead = tuple(lead)
+    cshape = lead[:-1] + (lead[-1] * k[0] * k[1], L)
+    if g.chance(0.5):
+        return cols, cshape, True
+    return f"F.fold({cols}, ({H}, {W}), {k}, stride={s})", a.shape, False
+
+
+def op_tensor_unfold(g, a):
+    if not a.shape:
+        return None
+    d = g.dim(a.shape)
+    n = a.shape[d]
+    size, step = int(g.rng.integers(1, n + 1)), int(g.rng.integers(1, 3))
+    s = list(a.shape)
+    s[d] = (n - size) // step + 1
+    return f"{a.name}.unfold({d}, {size}, {step})", tuple(s) + (size,), True
+
+
+def special(expr, domain=None):
+    def op(g, a):
+        x = {"positive": f"({a.name}.abs() + 0.5)", "unit": f"({a.name}.tanh() * 0.9)",
+             "prob": f"({a.name}.sigmoid() * 0.9 + 0.05)", "above1": f"({a.name}.abs() + 1.6)",
+             }.get(domain, a.name)
+        return expr.format(x=x), a.shape, False
+    op.__name__ = expr
+    return op
+
+
+SPECIAL = [special(e) for e in [
+    "M.erfc({x})", "M.special.erfcx({x})", "M.i0({x})", "M.special.i0e({x})",
+    "M.special.i1({x})", "M.special.i1e({x})", "M.sinc({x})", "M.special.ndtr({x})",
+    "M.special.log_ndtr({x})", "M.special.expit({x})", "M.logaddexp2({x}, {x}.cos())",
+    "M.deg2rad({x})", "M.rad2deg({x})", "M.fmod({x}, 0.7)", "M.frac({x} + 0.37)",
+    "M.copysign({x}, {x}.cos())", "M.float_power({x}.abs() + 0.5, 1.5)",
+    "M.special.xlog1py({x}, {x}.abs())", "M.nan_to_num({x})", "{x}.arctan2({x}.exp())",
+]] + [special(e, "unit") for e in ["M.erfinv({x})"]] + [
+    special(e, "prob") for e in ["M.special.ndtri({x})", "M.special.logit({x})"]] + [
+    special(e, "positive") for e in [
+        "M.polygamma(1, {x})", "M.polygamma(2, {x})", "M.special.entr({x})",
+        "M.special.gammaln({x})", "M.special.psi({x})"]] + [
+    special(e, "above1") for e in ["M.mvlgamma({x}, 2)", "M.special.multigammaln({x}, 3)"]]
+
+
+def op_clamp_tensor(g, a):
+    lo = g.operand(a.shape, same_dtype_as=a.dtype, into=True)
+    if lo is a:
+        return None
+    if g.chance(0.5):
+        return f"{a.name}.clamp(min={lo.name})", a.shape, True
+    return f"M.clamp({a.name}, {lo.name} - 1.0, {lo.name} + 0.5)", a.shape, True
+
+
+def op_lerp_tensor(g, a):
+    b = g.operand(a.shape, same_dtype_as=a.dtype, into=True)
+    w = g.operand(a.shape, same_dtype_as=a.dtype, into=True)
+    return f"M.lerp({a.name}, {b.name}, {w.name}.sigmoid())", a.shape, False
+
+
+def op_pointwise_pair(g, a):
+    d = g.dim(a.shape) if a.shape else None
+    form = int(g.rng.integers(6))
+    if form == 0 and d is not None and a.shape[d] == 3:
+        b = g.operand(a.shape, same_dtype_as=a.dtype, exact=True)
+        return f"M.linalg.cross({a.name}, {b.name}, dim={d})", a.shape, False
+    if form == 1 and len(a.shape) == 2:
+        b = g.operand((int(g.rng.integers(1, 4)), a.shape[1]), same_dtype_as=a.dtype,
+                      exact=True)
+        if a.tied or b.tied or b is a:
+            return None
+        p = g.pick(["2.0", "1.0", "3.0"])
+        return f"M.cdist({a.name}, {b.name}, p={p}, compute_mode=" \
+               f"'donot_use_mm_for_euclid_dist')", (a.shape[0], b.shape[0]), False
+    if form == 2 and len(a.shape) == 1:
+        b = g.operand((int(g.rng.integers(1, 4)),), same_dtype_as=a.dtype, exact=True)
+        return f"M.outer({a.name}, {b.name})", a.shape + b.shape, False
+    if form == 3 and len(a.shape) == 2:
+        b = g.operand((int(g.rng.integers(1, 3)), int(g.rng.integers(1, 3))),
+                      same_dtype_as=a.dtype, exact=True)
+        return f"M.kron({a.name}, {b.name})", \
+            (a.shape[0] * b.shape[0], a.shape[1] * b.shape[1]), False
+    if form == 4 and len(a.shape) >= 1:
+        b = g.operand(a.shape[-1:] + (int(g.rng.integers(1, 4)),), same_dtype_as=a.dtype,
+                      exact=True)
+        return f"M.tensordot({a.name}, {b.name}, dims=1)", a.shape[:-1] + b.shape[1:], False
+    if form == 5 and a.shape and math.prod(a.shape[:-1]) >= 2 and not a.tied:
+        return f"F.pdist({a.name}.reshape(-1, {a.shape[-1]}))", \
+            (math.prod(a.shape[:-1]) * (math.prod(a.shape[:-1]) - 1) // 2,), False
+    return None
+
+
+def op_select_more(g, a):
+    if not a.shape:
+        return None
+    d = g.dim(a.shape)
+    n = a.shape[d]
+    form = int(g.rng.integers(6))
+    if form == 0:
+        if a.tied:
+            return None
+        k = int(g.rng.integers(1, n + 1))
+        keep = g.chance(0.5)
+        return f"{a.name}.kthvalue({k}, dim={d}, keepdim={keep})[0]", \
+            reduced(a.shape, d, keep), False
+    if form == 1:
+        if a.tied:
+            return None
+        return f"{a.name}.{g.pick(['cummax', 'cummin'])}({d})[0]", a.shape, True
+    if form == 2:
+        if a.tied:
+            return None
+        q = g.pick(["0.3", "0.5", "0.9"])
+        interp = g.pick(["linear", "lower", "higher", "midpoint", "nearest"])
+        return f"M.quantile({a.name}, {q}, dim={d}, interpolation='{interp}')", \
+            reduced(a.shape, d, False), False
+    if form == 3:
+        r = int(g.rng.integers(1, 3))
+        s = list(a.shape)
+        s[d] *= r
+        return f"{a.name}.repeat_interleave({r}, dim={d})", tuple(s), True
+    if form == 4 and len(a.shape) >= 2:
+        d2 = (d + 1) % len(a.shape)
+        k = int(g.rng.integers(-1, 3))
+        shape = np.rot90(np.empty(a.shape), k, (d % len(a.shape), d2)).shape
+        return f"M.rot90({a.name}, {k}, ({d}, {d2}))", shape, False
+    if form == 5 and n >= 2:
+        s = list(a.shape)
+        s[d] -= 1
+        return f"M.diff({a.name}, dim={d})", tuple(s), False
+    return None
+
+
+def op_stats(g, a):
+    if not a.shape:
+        return None
+    form = int(g.rng.integers(5))
+    d = g.dim(a.shape)
+    if form == 0 and a.shape[d] > 1:
+        i = int(g.rng.integers(2))
+        return f"M.{g.pick(['std_mean', 'var_mean'])}({a.name}, dim={d})[{i}]", \
+            reduced(a.shape, d, False), False
+    if form == 1 and len(a.shape) == 2 and a.shape[1] > 1:
+        return f"M.cov({a.name})", (a.shape[0], a.shape[0]), False
+    if form == 2 and len(a.shape) == 2 and a.shape[1] > 1 and not a.tied:
+        return f"M.corrcoef({a.name} + M.arange({a.shape[1]}, dtype=M.{a.dtype}))", \
+            (a.shape[0], a.shape[0]), False
+    if form == 3:
+        return f"{a.name}.nanmean(dim={d})", reduced(a.shape, d, False), False
+    if form == 4 and len(a.shape) == 1:
+        k = int(g.rng.integers(-1, 2))
+        n = a.shape[0] + abs(k)
+        return f"M.diag({a.name}, {k})", (n, n), True
+    return None
+
+
+def op_layers(g, a):
+    if len(a.shape) < 2:
+        return None
+    c = a.shape[1]
+    form = int(g.rng.integers(6))
+    if form == 0 and len(a.shape) >= 2:           # embedding: a as the table
+        if len(a.shape) != 2:
+            return None
+        idx = g.rng.integers(0, a.shape[0], size=(int(g.rng.integers(1, 4)),
+                                                  int(g.rng.integers(1, 4))))
+        pad = f", padding_idx={int(g.rng.integers(0, a.shape[0]))}" if g.chance(0.3) else ""
+        return f"F.embedding(M.tensor({lit(idx)}), {a.name}{pad})", idx.shape + a.shape[1:], True
+    if form == 1:
+        w = g.leaf((g.pick([1, c]),), dtype=a.dtype)
+        return f"F.prelu({a.name}, {w.name})", a.shape, False
+    if a.tied and g.narrow():
+        return None
+    if form == 2 and len(a.shape) >= 3:
+        groups = g.pick([q for q in range(1, c + 1) if c % q == 0])
+        if math.prod(a.shape[2:]) * (c // groups) < 2:
+            return None
+        w = f", {g.leaf((c,), dtype=a.dtype).name}" if g.chance(0.5) else ""
+        return f"F.group_norm({a.name}, {groups}{w})", a.shape, False
+    if form == 3 and math.prod(a.shape) // c >= 2:
+        w = g.leaf((c,), dtype=a.dtype).name if g.chance(0.5) else "None"
+        b = g.leaf((c,), dtype=a.dtype).name if g.chance(0.5) else "None"
+        if b != "None" and w == "None" and g.order == 2:
+            # torch 2.13's double backward of batch_norm with a bias and no weight raises
+            # ("Expected a proper Tensor but got None ... 'other'"), as layer_norm's is wrong
+            w = g.leaf((c,), dtype=a.dtype).name
+        return f"F.batch_norm({a.name}, None, None, {w}, {b}, training=True)", a.shape, False
+    if form == 4 and len(a.shape) >= 3 and math.prod(a.shape[2:]) >= 2:
+        return f"F.instance_norm({a.name})", a.shape, False
+    if form == 5 and len(a.shape) >= 3:
+        return f"F.local_response_norm({a.name}, 2)", a.shape, False
+    return None
+
+
+EXTRA = ([op_linalg] * 6 + [op_conv] * 3 + [op_pool] * 3 + [op_loss] * 4 + [op_attention] * 2 +
+         [op_einsum] * 2 + [op_scatter] * 2 + [op_pad] * 2 + [op_interpolate, op_unfold,
+                                                              op_tensor_unfold] + SPECIAL +
+         [op_clamp_tensor, op_lerp_tensor] + [op_pointwise_pair] * 3 + [op_select_more] * 2 +
+         [op_stats] + [op_layers] * 2)
+
+
 # ----------------------------------------------------------------------------- shrinking
 def ancestors(program, names):
     by = program.by_name()
@@ -1127,7 +1734,7 @@ def generate(seed, order=None):
     rng = np.random.default_rng(seed)
     order = order or (2 if rng.random() < 0.25 else 1)
     while True:
-        p = Gen(rng, order).program()
+        p = Gen(rng, order, extra=seed >= EXTRA_FROM).program()
         if p is not None:
             return p
 

@@ -124,11 +124,11 @@ def _same_ndim(op: str, x, w) -> None:
 def _cross(op: str, x, w, dim):
     _same_ndim(op, x, w)
     x, w = _one_dtype(op, x, w, ("input", "other"))
-    shape = _broadcast_shape(op, (x.shape, w.shape))
-    d = _axis(op, dim, len(shape))
+    d = _axis(op, dim, x.ndim)
     if x.shape[d] != 3 or w.shape[d] != 3:
         raise ValueError(f"{op}: axis {dim} must have length 3 in both, got shapes {x.shape} "
                          f"and {w.shape}")
+    _broadcast_shape(op, (x.shape, w.shape))        # the other axes must broadcast
     from .creation import stack
     lead = (slice(None),) * d
     with grad_mode.scope("function", op):
