@@ -111,6 +111,28 @@ def test_batch_norm_is_gradchecked(shape, training, device):
                                                      training=training), [x, w, b])
 
 
+def test_batch_norm_with_a_strided_weight_has_the_closed_form_gradient():
+    """A weight that is a strided view made a leaf (w = base[::2]): x's gradient is the
+    closed form's. PyTorch 2.13's CPU backward reads such a weight as if contiguous
+    (base[0], base[1], ...) and gets x's gradient wrong (fuzzer seed 6021270; docs/api.md,
+    batch_norm), so torch is asked with a contiguous copy."""
+    x, gy, base = rng.standard_normal((4, 3)), rng.standard_normal((4, 3)), rng.standard_normal(6)
+    w = base[::2]
+    xt = tinyffn.tensor(x, requires_grad=True)
+    wt = tinyffn.tensor(base)[::2].requires_grad_()
+    F.batch_norm(xt, None, None, wt, None, training=True).backward(tinyffn.tensor(gy))
+    mean, var = x.mean(0), x.var(0)
+    r = 1 / np.sqrt(var + 1e-5)
+    xhat, g = (x - mean) * r, gy * w
+    want = r * (g - g.mean(0) - xhat * (g * xhat).mean(0))
+    np.testing.assert_allclose(xt.grad.numpy(), want, rtol=1e-9, atol=1e-12)
+    torch = pytest.importorskip("torch")
+    tx = torch.tensor(x, requires_grad=True)
+    torch.nn.functional.batch_norm(tx, None, None, torch.tensor(w.copy()), None,
+                                   training=True).backward(torch.tensor(gy))
+    np.testing.assert_allclose(xt.grad.numpy(), tx.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
 def test_batch_norm_function_matches_torch():
     torch = pytest.importorskip("torch")
     for shape in SHAPES:

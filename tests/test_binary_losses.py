@@ -185,6 +185,20 @@ def test_smooth_l1_and_huber_have_finite_gradients_at_infinite_differences(devic
     assert x.grad.tolist() == [0.5, -0.5]
 
 
+def test_smooth_l1_and_huber_second_derivative_at_zero_difference_is_the_squares(device):
+    """Inside |d| < β the loss is 0.5 d² / β (Huber: 0.5 d²), so d²L/dx² is 1 / β (1) at
+    d = 0 too. It was 0 there: the square was of |d|, whose derivative sign(d) is 0 at 0
+    (fuzzer seed 6022704; PyTorch gives 1 / β)."""
+    x = tinyffn.tensor([0.25, 0.0, -0.1, 2.0], dtype="float64", device=device,
+                       requires_grad=True)
+    zero = tinyffn.zeros(4, dtype="float64", device=device)
+    for loss, curvature in [(lambda x: F.smooth_l1_loss(x, zero, "sum", beta=0.5), 2.0),
+                            (lambda x: F.huber_loss(x, zero, "sum", delta=0.7), 1.0)]:
+        (g,) = tinyffn.autograd.grad(loss(x), [x], create_graph=True)
+        (h,) = tinyffn.autograd.grad(g.sum(), [x])        # the Hessian's diagonal
+        assert h.tolist() == [curvature, curvature, curvature, 0.0]    # 2.0: on the line
+
+
 # ----------------------------------------------------------------------------- modules
 def test_modules_call_their_functions_with_their_options():
     torch = pytest.importorskip("torch")

@@ -287,6 +287,16 @@ def test_embedding_is_what_the_module_computes(device):
     assert emb.weight.grad.tolist() == [[1.0] * 3, [0.0] * 3, [0.0] * 3, [0.0] * 3, [1.0] * 3]
 
 
+def test_embedding_of_a_table_holding_only_the_padding_row_stays_in_the_graph(device):
+    # the lookup did not require grad, so its backward raised (fuzzer seed 6023202);
+    # PyTorch: a graph, and a zero gradient for the table
+    table = tinyffn.tensor([[0.7, 0.2]], dtype="float64", device=device, requires_grad=True)
+    y = F.embedding(tinyffn.tensor([[0], [0]], device=device), table, padding_idx=0)
+    assert y.requires_grad and y.tolist() == [[[0.7, 0.2]], [[0.7, 0.2]]]
+    y.backward(tinyffn.ones((2, 1, 2), dtype="float64", device=device))
+    assert table.grad.tolist() == [[0.0, 0.0]]
+
+
 def test_each_is_drawn_in_a_frame_of_its_name():
     x = tinyffn.tensor(X, requires_grad=True)
     for y, name in [(F.softplus(x), "softplus"), (nn.Softplus()(x), "softplus"),

@@ -35,6 +35,28 @@ def test_random_programs_give_what_pytorch_gives():
     assert compared >= 0.95 * len(SEEDS), f"only {compared} of {len(SEEDS)} programs compared"
 
 
+# Seeds from EXTRA_FROM on also draw the families added later (linalg, convolutions, pools,
+# losses, attention, einsum, scatter, pad, interpolate, fold, special functions, ...)
+EXTRA_SEEDS = range(torch_fuzz.EXTRA_FROM, torch_fuzz.EXTRA_FROM + 70)
+
+
+def test_random_programs_of_the_later_families_give_what_pytorch_gives():
+    failures, compared, calls = [], 0, set()
+    for seed in EXTRA_SEEDS:
+        program = torch_fuzz.generate(seed)
+        calls |= torch_fuzz._calls(program)
+        got = torch_fuzz.check(program, torch)
+        if got is None or got[0] == "nearer":
+            compared += 1
+        elif got[0] != "skip":
+            failures.append(f"--- seed {seed}: {got[1]}\n{program.script(got[1])}")
+    assert not failures, "tinyffn differs from PyTorch:\n" + "\n".join(failures)
+    assert compared >= 0.95 * len(EXTRA_SEEDS), f"only {compared} of {len(EXTRA_SEEDS)} compared"
+    for name in ("solve", "conv1d", "scaled_dot_product_attention", "einsum", "pad",
+                 "cross_entropy", "index_add", "cholesky"):
+        assert name in calls, name
+
+
 def test_both_orders_and_the_graph_features_are_generated():
     """What the run above covers, counted from the programs' text."""
     programs = [torch_fuzz.generate(seed) for seed in SEEDS]

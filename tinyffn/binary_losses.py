@@ -128,11 +128,14 @@ def smooth_l1_loss(input: Tensor, target: Any, reduction: str = "mean",
         raise ValueError(f"{op}: beta must be a number >= 0 (where the square turns into "
                          f"a line), got {beta!r}")
     with grad_mode.scope("function", op):
-        a = (input - target).abs()
+        d = input - target
+        a = d.abs()
         if beta == 0:
             return _reduce(a, reduction)
         inside = a < beta                                               # no graph
-        q = where(inside, a, 0.0)                   # the square's operand, finite outside
+        # the square of d, not of |d|: the same values and gradient, but |d|'s derivative
+        # sign(d) is 0 at d = 0, which made the second derivative there 0, not 1 / β
+        q = where(inside, d, 0.0)                   # the square's operand, finite outside
         return _reduce(where(inside, 0.5 * q * q / beta, a - 0.5 * beta), reduction)
 
 
@@ -148,9 +151,10 @@ def huber_loss(input: Tensor, target: Any, reduction: str = "mean",
         raise ValueError(f"{op}: delta must be a number > 0 (where the square turns into "
                          f"a line), got {delta!r}")
     with grad_mode.scope("function", op):
-        a = (input - target).abs()
+        d = input - target
+        a = d.abs()
         inside = a < delta                                              # no graph
-        q = where(inside, a, 0.0)                   # the square's operand, finite outside
+        q = where(inside, d, 0.0)         # d, not |d|: as smooth_l1_loss's, d²L/dd² = 1 at 0
         return _reduce(where(inside, 0.5 * q * q, delta * (a - 0.5 * delta)), reduction)
 
 

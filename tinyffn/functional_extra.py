@@ -295,7 +295,10 @@ def _lookup(op: str, idx: Any, weight: Any, padding_idx: Any) -> Tensor:
         if p is not None and w.requires_grad:   # the padding row as a constant: no gradient
             row = w[p:p + 1].detach()                                # (1, embedding_dim)
             row.name = "padding row"                                 # (in graph drawings)
-            w = cat([part for part in (w[:p], row, w[p + 1:]) if part.shape[0]])
+            parts = [part for part in (w[:p], row, w[p + 1:]) if part.shape[0]]
+            if n == 1:      # only the padding row: an empty slice keeps w in the graph, so
+                parts = [w[:0], row]    # the lookup requires grad and w's gradient is 0
+            w = cat(parts)
         # W[idx] in the x[i, j] form the array API standard takes, one index per axis:
         rows = idx.unsqueeze(-1)                                     # (..., 1)
         cols = arange(w.shape[1], device=w.device)                   # (embedding_dim,)
