@@ -399,11 +399,11 @@ def broadcast(*shapes):
 # within 1 ulp), which a cancellation in a second-order gradient makes 5e-7 (seed 1003959,
 # before add and sub were drawn: tinyffn 2e-13 from mpmath's value, torch 4.8e-7; the
 # closed forms in tests/test_higher_order.py check tinyffn's).
-# Of the EXTRA families: polygamma, psi, gammaln as lgamma and digamma; pdist and cdist,
-# whose double backward torch 2.13 does not implement ("the derivative for
-# '_pdist_backward' is not implemented").
+# Of the EXTRA families: polygamma, psi, gammaln as lgamma and digamma; pdist, cdist and
+# multi_margin_loss, whose double backward torch 2.13 does not implement ("the derivative
+# for '_pdist_backward' is not implemented").
 FIRST_ORDER_ONLY = ("logcumsumexp", "lgamma", "digamma",
-                    "polygamma", "special.psi", "gammaln", "pdist", "cdist")
+                    "polygamma", "special.psi", "gammaln", "pdist", "cdist", "multi_margin")
 
 
 class Gen:
@@ -1029,8 +1029,10 @@ def op_norms(g, a):
         d = g.dim(a.shape)
         if a.shape[d] == 1 and g.narrow():
             return None
+        # cos(x, x) is 1 up to each library's rounding: ties for amin (seed 6042438); marked
+        # only where EXTRA is drawn, so older seeds keep their programs
         return f"F.cosine_similarity({a.name}, {b.name}, dim={d})", \
-            reduced(a.shape, d, False), False
+            reduced(a.shape, d, False), b is a and g.extra
     if a.shape[-1] % 2:
         return None
     return f"F.glu({a.name})", a.shape[:-1] + (a.shape[-1] // 2,), False
@@ -1105,8 +1107,10 @@ def op_linalg(g, a):
     if form == "matrix_power":
         k = g.pick([1, 2, 3, -1, -2])
         return f"M.linalg.matrix_power({G}, {k})", batch + (n, n), False
-    if form == "pinv":            # full rank, well conditioned
-        return f"M.linalg.pinv({G})", batch + (n, n), False
+    if form == "pinv":            # full rank, well conditioned, no repeated singular values:
+        # tinyffn's gradient goes through the SVD and is NaN at repeated ones (pinv(4 I),
+        # seed 6032127; docs/api.md, pinv), where PyTorch's own formula stays finite
+        return (f"M.linalg.pinv({G})", batch + (n, n), False) if not a.tied else None
     if form == "trace":
         return (f"{G}.trace()", (), False) if not batch else None
     if form == "multi_dot":
@@ -1131,11 +1135,12 @@ def op_linalg(g, a):
             return None
         return f"M.linalg.eigvalsh({a.name} + {a.name}.mT)", batch + (n,), False
     if form == "qr":               # tall and full rank: Q and R unique with LAPACK's signs
-        if m < n:
+        if m < n:                  # (an avg_pool's columns can be dependent: seed 6045982)
             return None
         i = int(g.rng.integers(2))
         mode = g.pick(["reduced", "complete"]) if m == n else "reduced"
-        return f"M.linalg.qr({a.name}, mode='{mode}')[{i}]", \
+        A = f"({a.name}.tanh() * 0.5 + {n} * M.eye({m}, {n}, dtype=M.{a.dtype}))"
+        return f"M.linalg.qr({A}, mode='{mode}')[{i}]", \
             batch + ((m, n) if i == 0 else (n, n)), False
     if form == "matrix_norm":
         ord_ = g.pick(["'fro'", "'nuc'", "2", "-2", "1", "-1", "float('inf')"])
@@ -1225,6 +1230,12 @@ def op_pool(g, a):
             return None
     out = [_window(n, *args, ceil=ceil) for n, *args in zip(spatial, k, s, p, dl)]
     if 0 in out:
+        return None
+    if any(not any(0 <= t * ss - pp + j * dd < n for j in range(kk))
+           for n, o, kk, ss, pp, dd in zip(spatial, out, k, s, p, dl) for t in range(o)):
+        # a window of padding only: tinyffn refuses it; torch 2.13 gives -inf and its
+        # backward corrupts memory (max_pool2d of (3, 1, 4), kernel (2, 1), padding (1, 0),
+        # dilation (2, 1): "double free or corruption", seed 6030370)
         return None
     fmt = (lambda v: str(v[0])) if not two else (lambda v: str(tuple(v)))
     if kind == "lp":
@@ -1664,6 +1675,45 @@ def op_stats(g, a):
     return None
 
 
+def op_shuffles(g, a):
+    """pixel_shuffle, pixel_unshuffle, channel_shuffle, bilinear, masked_select, dot,
+    aminmax, cholesky_inverse, max_unpool of max_pool's indices."""
+    form = int(g.rng.integers(8))
+    if form == 0 and len(a.shape) in (3, 4) and a.shape[-3] % 4 == 0:
+        *lead, c, h, w = a.shape
+        return f"F.pixel_shuffle({a.name}, 2)", tuple(lead) + (c // 4, 2 * h, 2 * w), False
+    if form == 1 and len(a.shape) in (3, 4) and a.shape[-1] % 2 == 0 and a.shape[-2] % 2 == 0:
+        *lead, c, h, w = a.shape
+        return f"F.pixel_unshuffle({a.name}, 2)", tuple(lead) + (4 * c, h // 2, w // 2), False
+    if form == 2 and len(a.shape) >= 3 and a.shape[1] % 2 == 0:
+        return f"F.channel_shuffle({a.name}, 2)", a.shape, False
+    if form == 3 and a.shape:
+        n = a.shape[-1]
+        m = int(g.rng.integers(1, 4))
+        b = g.leaf(a.shape[:-1] + (int(g.rng.integers(1, 4)),), dtype=a.dtype, rg=g.chance(0.7))
+        w = g.leaf((m, n, b.shape[-1]), dtype=a.dtype, rg=g.chance(0.8))
+        bias = f", {g.leaf((m,), dtype=a.dtype).name}" if g.chance(0.5) else ""
+        return f"F.bilinear({a.name}, {b.name}, {w.name}{bias})", a.shape[:-1] + (m,), False
+    if form == 4 and a.shape:
+        mask = g.values(a.shape) > -0.5
+        if not mask.any():
+            return None
+        return f"{a.name}.masked_select(M.tensor({lit(mask)}))", (int(mask.sum()),), False
+    if form == 5 and len(a.shape) == 1:
+        b = g.operand(a.shape, same_dtype_as=a.dtype, exact=True)
+        return f"M.dot({a.name}, {b.name})", (), False
+    if form == 6 and a.shape and not a.tied:
+        d = g.dim(a.shape)
+        return f"M.aminmax({a.name}, dim={d})[{int(g.rng.integers(2))}]", \
+            reduced(a.shape, d, False), False
+    if form == 7 and len(a.shape) >= 2 and a.shape[-1] <= 4:
+        n = a.shape[-1]
+        L = f"M.linalg.cholesky({a.name}.tanh().mT @ {a.name}.tanh() + {n} * M.eye({n}, " \
+            f"dtype=M.{a.dtype}))"
+        return f"M.cholesky_inverse({L})", a.shape[:-2] + (n, n), False
+    return None
+
+
 def op_layers(g, a):
     if len(a.shape) < 2:
         return None
@@ -1686,7 +1736,7 @@ def op_layers(g, a):
         if math.prod(a.shape[2:]) * (c // groups) < 2:
             return None
         w = f", {g.leaf((c,), dtype=a.dtype).name}" if g.chance(0.5) else ""
-        return f"F.group_norm({a.name}, {groups}{w})", a.shape, False
+        return f"F.group_norm({a.name}, {groups}{w})", a.shape, True
     if form == 3 and math.prod(a.shape) // c >= 2:
         # a contiguous weight: torch 2.13's batch_norm backward reads a strided one
         # (w = base[::2]) as if it were contiguous, and x's gradient is wrong (seed 6021270;
@@ -1697,9 +1747,10 @@ def op_layers(g, a):
             # torch 2.13's double backward of batch_norm with a bias and no weight raises
             # ("Expected a proper Tensor but got None ... 'other'"), as layer_norm's is wrong
             w = g.leaf((c,), dtype=a.dtype, plain_layout=True).name
-        return f"F.batch_norm({a.name}, None, None, {w}, {b}, training=True)", a.shape, False
+        # tied: over two entries the normalized values are ±1 exactly (seed 6042513)
+        return f"F.batch_norm({a.name}, None, None, {w}, {b}, training=True)", a.shape, True
     if form == 4 and len(a.shape) >= 3 and math.prod(a.shape[2:]) >= 2:
-        return f"F.instance_norm({a.name})", a.shape, False
+        return f"F.instance_norm({a.name})", a.shape, True
     if form == 5 and len(a.shape) >= 3:
         return f"F.local_response_norm({a.name}, 2)", a.shape, False
     return None
@@ -1709,7 +1760,7 @@ EXTRA = ([op_linalg] * 8 + [op_conv] * 3 + [op_pool] * 3 + [op_loss] * 5 + [op_a
          [op_einsum] * 2 + [op_scatter] * 2 + [op_pad] * 2 + [op_interpolate, op_unfold,
                                                               op_tensor_unfold] +
          [op_special] * 4 + [op_clamp_tensor, op_lerp_tensor] + [op_pointwise_pair] * 3 +
-         [op_select_more] * 2 + [op_stats] * 2 + [op_layers] * 3)
+         [op_select_more] * 2 + [op_stats] * 2 + [op_layers] * 3 + [op_shuffles] * 3)
 
 
 # ----------------------------------------------------------------------------- shrinking
