@@ -112,10 +112,10 @@ def test_batch_norm_is_gradchecked(shape, training, device):
 
 
 def test_batch_norm_with_a_strided_weight_has_the_closed_form_gradient():
-    """A weight that is a strided view made a leaf (w = base[::2]): x's gradient is the
-    closed form's. PyTorch 2.13's CPU backward reads such a weight as if contiguous
-    (base[0], base[1], ...) and gets x's gradient wrong (fuzzer seed 6021270; docs/api.md,
-    batch_norm), so torch is asked with a contiguous copy."""
+    """A weight that is a strided view made a leaf (w = base[::2]), and a permuted input:
+    x's gradient is the closed form's. PyTorch 2.13's CPU backward reads such a weight as if
+    contiguous (base[0], base[1], ...) and gets x's gradient wrong (fuzzer seed 6021270;
+    docs/api.md, batch_norm), so torch is asked with contiguous copies."""
     x, gy, base = rng.standard_normal((4, 3)), rng.standard_normal((4, 3)), rng.standard_normal(6)
     w = base[::2]
     xt = tinyffn.tensor(x, requires_grad=True)
@@ -126,6 +126,10 @@ def test_batch_norm_with_a_strided_weight_has_the_closed_form_gradient():
     xhat, g = (x - mean) * r, gy * w
     want = r * (g - g.mean(0) - xhat * (g * xhat).mean(0))
     np.testing.assert_allclose(xt.grad.numpy(), want, rtol=1e-9, atol=1e-12)
+    # a permuted input (its gradient too was wrong in PyTorch, seed 6067108): the same
+    xp = tinyffn.tensor(np.ascontiguousarray(x.T)).permute(1, 0).requires_grad_()
+    F.batch_norm(xp, None, None, wt, None, training=True).backward(tinyffn.tensor(gy))
+    np.testing.assert_allclose(xp.grad.numpy(), want, rtol=1e-9, atol=1e-12)
     torch = pytest.importorskip("torch")
     tx = torch.tensor(x, requires_grad=True)
     torch.nn.functional.batch_norm(tx, None, None, torch.tensor(w.copy()), None,

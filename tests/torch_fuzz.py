@@ -1747,8 +1747,10 @@ def op_layers(g, a):
             # torch 2.13's double backward of batch_norm with a bias and no weight raises
             # ("Expected a proper Tensor but got None ... 'other'"), as layer_norm's is wrong
             w = g.leaf((c,), dtype=a.dtype, plain_layout=True).name
-        # tied: over two entries the normalized values are ±1 exactly (seed 6042513)
-        return f"F.batch_norm({a.name}, None, None, {w}, {b}, training=True)", a.shape, True
+        # tied: over two entries the normalized values are ±1 exactly (seed 6042513);
+        # contiguous(): torch 2.13's backward is wrong for a permuted input too (seed 6067108)
+        return f"F.batch_norm({a.name}.contiguous(), None, None, {w}, {b}, training=True)", \
+            a.shape, True
     if form == 4 and len(a.shape) >= 3 and math.prod(a.shape[2:]) >= 2:
         return f"F.instance_norm({a.name})", a.shape, True
     if form == 5 and len(a.shape) >= 3:
