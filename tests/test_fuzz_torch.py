@@ -60,6 +60,27 @@ def test_random_programs_of_the_later_families_give_what_pytorch_gives():
     assert later <= calls, sorted(later - calls)
 
 
+# Seeds from LATEST_FROM on also draw the names of torch_operators.py, torch_shapes.py and
+# torch_products.py (tan and the inverse functions, fmax, div's rounding, tensor_split,
+# select, take, the stackers, mv, addmv, addr, inner, vdot, dist, sum_to_size, mH)
+LATEST_SEEDS = range(torch_fuzz.LATEST_FROM, torch_fuzz.LATEST_FROM + 40)
+
+
+def test_random_programs_of_the_latest_names_give_what_pytorch_gives():
+    failures, compared, calls = [], 0, set()
+    for seed in LATEST_SEEDS:
+        program = torch_fuzz.generate(seed)
+        calls |= torch_fuzz._calls(program)
+        got = torch_fuzz.check(program, torch)
+        if got is None or got[0] == "nearer":
+            compared += 1
+        elif got[0] != "skip":
+            failures.append(f"--- seed {seed}: {got[1]}\n{program.script(got[1])}")
+    assert not failures, "tinyffn differs from PyTorch:\n" + "\n".join(failures)
+    assert compared >= 0.95 * len(LATEST_SEEDS), f"only {compared} of {len(LATEST_SEEDS)}"
+    latest = {"arcsin", "acosh", "fmax", "fmin", "divide", "inner", "dist"}
+    assert latest <= calls, sorted(latest - calls)
+
 def test_both_orders_and_the_graph_features_are_generated():
     """What the run above covers, counted from the programs' text."""
     programs = [torch_fuzz.generate(seed) for seed in SEEDS]

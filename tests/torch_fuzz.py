@@ -409,10 +409,11 @@ FIRST_ORDER_ONLY = ("logcumsumexp", "lgamma", "digamma",
 class Gen:
     """Builds one random program from ``rng``."""
 
-    def __init__(self, rng, order=1, extra=False):
+    def __init__(self, rng, order=1, extra=False, latest=False):
         self.rng = rng
         self.order = order
         self.extra = extra            # half the ops from EXTRA (seeds from EXTRA_FROM on)
+        self.extras = (EXTRA + LATEST if latest else EXTRA) if extra else []
         r = rng.random()
         self.dtypes = ["float64"] if r < 0.7 else ["float32"] if r < 0.85 else \
             ["float64", "float32"]
@@ -512,7 +513,8 @@ class Gen:
             if r < 0.04:
                 ok = self.step_outside(a)
             else:
-                op = self.pick(EXTRA) if self.extra and self.chance(0.5) else self.pick(OPS)
+                op = self.pick(self.extras) if self.extras and self.chance(0.5) else \
+                    self.pick(OPS)
                 ok = self.apply(op, a)
             made += bool(ok)
         return self.finish()
@@ -1765,6 +1767,102 @@ EXTRA = ([op_linalg] * 8 + [op_conv] * 3 + [op_pool] * 3 + [op_loss] * 5 + [op_a
          [op_select_more] * 2 + [op_stats] * 2 + [op_layers] * 3 + [op_shuffles] * 3)
 
 
+
+# Families of the names added after EXTRA (torch_operators.py, torch_shapes.py,
+# torch_products.py), drawn from seed LATEST_FROM on, next to EXTRA's, so every older seed
+# writes the program it always wrote.
+LATEST_FROM = 7_000_000
+
+LATEST_UNARY = [special(e) for e in ["M.asinh({x})", "{x}.arcsinh()", "M.absolute({x})"]] + [
+    special(e, "unit") for e in ["M.asin({x})", "{x}.arccos()", "M.atanh({x})", "M.tan({x})",
+                                 "{x}.acos()", "M.arcsin({x})"]] + [
+    special(e, "above1") for e in ["M.acosh({x})", "{x}.arccosh()"]]
+
+
+def op_latest_unary(g, a):
+    return g.pick(LATEST_UNARY)(g, a)
+
+
+def op_latest_pair(g, a):
+    """Binary names: fmax/fmin (ties are decided as PyTorch's: tied inputs are fine), the
+    operators as functions, div's rounding modes (gradient 0), dist."""
+    b = g.operand(a.shape, same_dtype_as=a.dtype, into=True)
+    form = int(g.rng.integers(6))
+    if form == 0:
+        return f"M.{g.pick(['fmax', 'fmin'])}({a.name}, {b.name})", a.shape, True
+    if form == 1:
+        alpha = g.pick(["1", "-0.5", "2.0"])
+        return f"M.{g.pick(['add', 'sub', 'subtract'])}({a.name}, {b.name}, alpha={alpha})", \
+            a.shape, False
+    if form == 2:
+        return f"M.{g.pick(['mul', 'multiply'])}({a.name}, {b.name})", a.shape, False
+    if form == 3:
+        return f"M.divide({a.name}, {b.name}.exp() + 0.5)", a.shape, False
+    if form == 4:
+        mode = g.pick(["trunc", "floor"])
+        return f"M.div({a.name} * 3, 0.7, rounding_mode='{mode}')", a.shape, True
+    if form == 5 and not a.tied and b is not a and not b.tied:
+        return f"M.dist({a.name}, {b.name}, {g.pick(['2', '1', '3.0'])})", (), False
+    return None
+
+
+def op_latest_shapes(g, a):
+    """Stacking, splitting and selecting names, and the vector products."""
+    if not a.shape:
+        k = int(g.rng.integers(1, 4))
+        return f"M.atleast_{k}d({a.name})", (1,) * k, False
+    d = g.dim(a.shape)
+    n = a.shape[d]
+    form = int(g.rng.integers(10))
+    if form == 0:
+        k = int(g.rng.integers(1, n + 2))
+        lengths = [n // k + (i < n % k) for i in range(k)]
+        s = list(a.shape)
+        s[d] = lengths[0]
+        return f"M.tensor_split({a.name}, {k}, dim={d})[0]", tuple(s), False
+    if form == 1:
+        i = int(g.rng.integers(-n, n))
+        dd = d % len(a.shape)
+        return f"{a.name}.select({d}, {i})", a.shape[:dd] + a.shape[dd + 1:], False
+    if form == 2:
+        idx = g.rng.integers(0, math.prod(a.shape), size=int(g.rng.integers(1, 5)))
+        return f"M.take({a.name}, M.tensor({lit(idx)}))", (len(idx),), \
+            len(set(idx.tolist())) < len(idx)
+    if form == 3 and len(a.shape) == 2:
+        b = g.operand(a.shape, same_dtype_as=a.dtype, exact=True)
+        fn = g.pick(["vstack", "hstack", "dstack", "column_stack"])
+        shape = {"vstack": (2 * a.shape[0], a.shape[1]), "hstack": (a.shape[0], 2 * a.shape[1]),
+                 "dstack": a.shape + (2,), "column_stack": (a.shape[0], 2 * a.shape[1])}[fn]
+        return f"M.{fn}([{a.name}, {b.name}])", shape, b is a or b.tied or a.tied
+    if form == 4 and len(a.shape) == 2:
+        v = g.operand((a.shape[1],), same_dtype_as=a.dtype, exact=True)
+        if g.chance(0.5):
+            return f"M.mv({a.name}, {v.name})", (a.shape[0],), False
+        c = g.operand((a.shape[0],), same_dtype_as=a.dtype, exact=True)
+        return f"M.addmv({c.name}, {a.name}, {v.name}, beta=0.5, alpha=-2)", (a.shape[0],), \
+            False
+    if form == 5 and len(a.shape) == 1:
+        b = g.operand((int(g.rng.integers(1, 4)),), same_dtype_as=a.dtype, exact=True)
+        c = g.operand((1, b.shape[0]), same_dtype_as=a.dtype, exact=True)
+        return f"M.addr({c.name}, {a.name}, {b.name}, alpha=1.5)", a.shape + b.shape, False
+    if form == 6:
+        b = g.operand((int(g.rng.integers(1, 3)), a.shape[-1]), same_dtype_as=a.dtype,
+                      exact=True)
+        return f"M.inner({a.name}, {b.name})", a.shape[:-1] + b.shape[:-1], False
+    if form == 7 and len(a.shape) == 1:
+        b = g.operand(a.shape, same_dtype_as=a.dtype, exact=True)
+        return f"M.vdot({a.name}, {b.name})", (), False
+    if form == 8 and len(a.shape) >= 2:
+        size = tuple(1 if g.chance(0.5) else m for m in a.shape[1:])
+        return f"{a.name}.sum_to_size{size}", size, False
+    if form == 9 and len(a.shape) >= 2:
+        return f"{a.name}.{g.pick(['mH', 'adjoint()'])}", \
+            a.shape[:-2] + (a.shape[-1], a.shape[-2]), False
+    return None
+
+
+LATEST = [op_latest_unary] * 3 + [op_latest_pair] * 3 + [op_latest_shapes] * 4
+
 # ----------------------------------------------------------------------------- shrinking
 def ancestors(program, names):
     by = program.by_name()
@@ -1858,7 +1956,7 @@ def generate(seed, order=None):
     rng = np.random.default_rng(seed)
     order = order or (2 if rng.random() < 0.25 else 1)
     while True:
-        p = Gen(rng, order, extra=seed >= EXTRA_FROM).program()
+        p = Gen(rng, order, extra=seed >= EXTRA_FROM, latest=seed >= LATEST_FROM).program()
         if p is not None:
             return p
 
