@@ -350,3 +350,97 @@ def test_the_message_indexes_the_input_in_its_own_shape():
     with pytest.raises(tinyffn.GradcheckError,
                        match=r"d output\(0,\) / d input\(0, 0\) is "):
         tinyffn.gradcheck(lambda x: OffByFactor.apply(x).sum(axis=0), [_x(2, 3)])
+
+
+class DoublesOneEntry(tinyffn.Function):
+    """y = x (any shape) with a backward that doubles the gradient of entry (1, 0) only."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 1.0
+
+    @staticmethod
+    def backward(ctx, gy):
+        gx = gy.copy()
+        gx[1, 0] *= 2
+        return gx
+
+
+def test_the_message_names_the_entry_and_counts_the_disagreements():
+    """A (2, 3) input wrong at (1, 0) only: flat index 3, which a (3, 2) reading would call
+    (1, 1); one of the 6 x 6 Jacobian entries disagrees (the diagonal one)."""
+    x = tinyffn.tensor(np.arange(6.0).reshape(2, 3), dtype="float64", requires_grad=True)
+    with pytest.raises(tinyffn.GradcheckError,
+                       match=r"d output\(1, 0\) / d input\(1, 0\) is 2 by backward but 1 by "
+                             r"finite differences .*; 1 of 36 Jacobian entries disagree"):
+        tinyffn.gradcheck(DoublesOneEntry.apply, [x])
+
+
+def test_an_empty_tuple_of_outputs_is_refused_by_name():
+    with pytest.raises(TypeError, match="gradcheck: fn must return a Tensor or a tuple of "
+                                        "Tensors, got an empty tuple"):
+        tinyffn.gradcheck(lambda x: (), [_x(2)])
+
+
+class CubeReadingGyAsAConstant(tinyffn.Function):
+    """y = x^3 with a backward right to first order, 3 x^2 gy, that reads gy through its
+    array (.data) when the backward is recorded: v^T J then has no derivative in v."""
+    twice_differentiable = True
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x * x
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        gy = gy.data if isinstance(gy, tinyffn.Tensor) else gy
+        return 3 * x * x * gy
+
+
+def test_gradgradcheck_checks_the_derivative_in_the_cotangent():
+    """d(v^T J)/dv = J^T is 0 by this backward but 3 x^2 by finite differences: a
+    gradgradcheck that took grad_outputs as constants would pass it. Input 1 is v."""
+    x = tinyffn.tensor([0.5, 1.5], dtype="float64", requires_grad=True)
+    assert tinyffn.gradcheck(CubeReadingGyAsAConstant.apply, [x])
+    with pytest.raises(tinyffn.GradcheckError, match=r"input 1 .* is 0 by backward but 0.75"):
+        tinyffn.gradgradcheck(CubeReadingGyAsAConstant.apply, [x])
+
+
+def test_gradgradcheck_checks_every_output():
+    """The wrong output second of two: checking the first alone would pass."""
+    x = tinyffn.tensor([0.5, 1.5], dtype="float64", requires_grad=True)
+    assert tinyffn.gradgradcheck(lambda x: (x * x, x * x * x), [x])
+    with pytest.raises(tinyffn.GradcheckError, match=r"input 2 .* is 0 by backward but 0.75"):
+        tinyffn.gradgradcheck(lambda x: (x * x, CubeReadingGyAsAConstant.apply(x)), [x])
+
+
+def test_gradgradcheck_wants_one_grad_output_per_output():
+    x = _x(2)
+    for given in ([x.detach()], [x.detach()] * 3):
+        with pytest.raises(ValueError, match=f"fn returns 2 outputs but {len(given)} "
+                                             "grad_outputs were given"):
+            tinyffn.gradgradcheck(lambda x: (x * x, x * x), [x], grad_outputs=given)
+
+
+def test_gradgradcheck_defaults_are_torchs():
+    """torch.autograd.gradgradcheck's eps=1e-6, atol=1e-5, rtol=1e-3, written out (the
+    next test compares torch's own signature where torch is installed)."""
+    ours = inspect.signature(tinyffn.gradgradcheck).parameters
+    assert [ours[k].default for k in ("eps", "atol", "rtol")] == [1e-6, 1e-5, 1e-3]
+
+
+def test_gradgradcheck_defaults_match_torchs_signature():
+    torch = pytest.importorskip("torch")
+    ours = inspect.signature(tinyffn.gradgradcheck).parameters
+    theirs = inspect.signature(torch.autograd.gradgradcheck).parameters
+    assert [ours[k].default for k in ("eps", "atol", "rtol")] == \
+           [theirs[k].default for k in ("eps", "atol", "rtol")]
+
+
+def test_gradgradcheck_of_a_function_constant_in_its_inputs_passes():
+    """No output depends on x: every first derivative is 0, and so is each second one."""
+    c = tinyffn.tensor([1.0, 2.0], dtype="float64")
+    assert tinyffn.gradgradcheck(lambda x: c * 2, [_x(2)])
+    assert tinyffn.gradgradcheck(lambda x: (c * 2, x * x), [_x(2)])

@@ -148,10 +148,10 @@ def _outputs(fn: Callable[..., Any], inputs: tuple) -> tuple:
     y = fn(*inputs)
     ys = tuple(y) if isinstance(y, (tuple, list)) else (y,)
     if not ys or not all(isinstance(t, Tensor) for t in ys):
-        raise TypeError(f"gradcheck: fn must return a Tensor or a tuple of Tensors, got "
-                        f"{type(y).__name__}"
-                        + (f" of {', '.join(type(t).__name__ for t in ys)}"
-                           if isinstance(y, (tuple, list)) else ""))
+        got = (f"an empty {type(y).__name__}" if not ys else f"{type(y).__name__}"
+               + (f" of {', '.join(type(t).__name__ for t in ys)}"
+                  if isinstance(y, (tuple, list)) else ""))
+        raise TypeError(f"gradcheck: fn must return a Tensor or a tuple of Tensors, got {got}")
     return ys
 
 
