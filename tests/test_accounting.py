@@ -327,3 +327,18 @@ def test_moe_formulas_take_d_ff_and_bias_as_the_module_does():
         k * 4 * T * d * d_ff + 2 * T * d * E
     with pytest.raises(ValueError, match="moe_ffn_flops: top_k=3 is more than num_experts=2"):
         A.moe_ffn_flops(T, d, 2, 3)                 # no such mixture: MoEFFN refuses it
+
+
+def test_a_mixture_that_runs_every_expert_is_counted():
+    """top_k = num_experts is a mixture MoEFFN builds (each position runs both experts):
+    2 · 16·T·d² + 2·T·d·2 = 408 matmul FLOPs at T = 3, d = 2, measured the same."""
+    T, d = 3, 2
+    assert A.moe_ffn_flops(T, d, 2, 2) == 2 * 16 * T * d * d + 2 * T * d * 2 == 408
+    moe = nn.MoEFFN(d, num_experts=2, top_k=2)
+    assert A.measure_forward_flops(moe, tinyffn.randn(T, d)).forward["matmul"] == 408
+
+
+def test_the_counter_repr_groups_thousands_as_its_table():
+    with tinyffn.FlopCounter() as c:
+        tinyffn.randn(8, 8) @ tinyffn.randn(8, 12)          # 2 · 8 · 12 · 8 = 1,536
+    assert repr(c) == "FlopCounter(total=1,536)"
