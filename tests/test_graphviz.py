@@ -892,3 +892,41 @@ def test_render_names_files_and_opens_the_viewer_as_graphviz_does(renderer, tmp_
         ["a", "a.dot", "b", "b.dot", "c", "c.dot", "o.dot", "o.gv", "p.dot", "src.gv"]
     assert [(pathlib.Path(path).name, quiet) for path, quiet in seen] == \
         [("b.dot", False), ("c.dot", True)]
+
+
+# ----------------------------------------------------------------------------- audit 7
+
+
+@pytest.mark.parametrize("d_in, d_out", [(2, 1), (1, 3)])
+def test_a_fused_linear_with_a_size_one_axis_sums_its_weight_over_nothing(d_in, d_out):
+    """x (5, d_in) @ W.T: dL/dW = gy^T x is one matrix product, no sum, even where W has an
+    axis of 1 (a regression head (1, d), or d_in = 1) that a plain broadcast reading of
+    (d_out, d_in) against the output (5, d_out) would call stretched; the bias (d_out,) is
+    summed over the 5 positions."""
+    from tinyffn import functional as F
+    x = tinyffn.randn(5, d_in, requires_grad=True)
+    w = tinyffn.randn(d_out, d_in, requires_grad=True)
+    b = tinyffn.randn(d_out, requires_grad=True)
+    y = F.linear(x, w, b, fused=True)
+    assert [summed_axes(y.grad_fn, i) for i in range(3)] == [(), (), (0,)]
+    _, edges = parse(to_dot(y.sum(), show_grads=True))
+    assert [label for _, _, label in edges if label and "Σ" in label] == ["2: Σ over axes (0,)"]
+
+
+def test_broadcast_to_names_the_axes_its_backward_sums():
+    x = tinyffn.randn(3, requires_grad=True)
+    c = tinyffn.randn(4, 1, requires_grad=True)
+    assert summed_axes(x.broadcast_to(2, 3).grad_fn, 0) == (0,)
+    assert summed_axes(c.broadcast_to(2, 4, 3).grad_fn, 0) == (0, 2)
+
+
+def test_only_0d_leaves_are_constants_and_large_half_precision_arrays_have_a_norm():
+    """A (3,) tensor of data is an input box, not a value on the edge; the norm of nine
+    float16 entries of 100 is 300, though their squares' sum (90,000) is past float16's
+    largest number (65,504)."""
+    from tinyffn.naming import format_values
+    data = tinyffn.ones(3)
+    assert not is_constant(data) and not is_constant(tinyffn.ones(1))
+    step = list(tinyffn.backward_steps((tinyffn.ones(3, requires_grad=True) * data).sum()))[1]
+    assert step.describe().splitlines()[-1] == "  input 1, input (3,): needs no gradient"
+    assert format_values(np.full(9, 100, dtype=np.float16)) == "norm 300"

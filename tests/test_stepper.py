@@ -236,3 +236,14 @@ def test_a_step_says_where_a_checkpointed_block_ran_its_forward_again():
     assert not any("checkpoint" in text for text in plain)
     assert len(steps) == len(plain)                     # the same walk, the same nodes
     assert not any(s.reran for s in backward_steps(loss))   # refilled, kept: no third run
+
+
+def test_a_parameter_is_called_by_its_path_in_words_as_in_the_drawing():
+    """naming.py's promise, the same words in a picture and a sentence: a parameter given
+    a name of its own is still w2.bias in both (its path says where it lives)."""
+    ffn, *_, loss = seed_example()
+    ffn.w2.bias.name = "b2"
+    add = list(backward_steps(loss, retain_graph=True))[3]
+    assert add.describe().splitlines()[-1] == "  input 1, w2.bias (2,), gets dL/d(in) = [2, 0]"
+    dot = tinyffn.to_dot(loss)
+    assert 'label="w2.bias\\n(2,)"' in dot and 'label="b2' not in dot
