@@ -930,3 +930,79 @@ def test_only_0d_leaves_are_constants_and_large_half_precision_arrays_have_a_nor
     step = list(tinyffn.backward_steps((tinyffn.ones(3, requires_grad=True) * data).sum()))[1]
     assert step.describe().splitlines()[-1] == "  input 1, input (3,): needs no gradient"
     assert format_values(np.full(9, 100, dtype=np.float16)) == "norm 300"
+
+
+HEAD = ("digraph {\n"
+        "\tgraph [fontname=Helvetica fontsize=11 rankdir={rankdir}]\n"
+        "\tnode [fontname=Helvetica fontsize=10]\n"
+        "\tedge [fontname=Helvetica fontsize=9 arrowsize=0.6]\n")
+
+
+def test_the_whole_text_of_a_small_graph_written_out():
+    """(x * 2).sum(), line by line: x a grey input box, 2 a bare number, each op a yellow
+    ellipse followed by its output's box, the output green; ids in walk order, inputs first."""
+    x = tinyffn.tensor([1.0, 2.0], requires_grad=True)
+    x.name = "x"
+    assert to_dot((x * 2).sum()) == HEAD.replace("{rankdir}", "TB") + (
+        '\tn0 [label="x\\n(2,)" shape=box style="rounded,filled" fillcolor="#e9ecef"]\n'
+        '\tn1 [label="2" shape=plaintext]\n'
+        '\tn2 [label="mul" shape=ellipse style=filled fillcolor="#fff3b0"]\n'
+        '\tn3 [label="(2,)" shape=box style=rounded]\n'
+        '\tn4 [label="sum" shape=ellipse style=filled fillcolor="#fff3b0"]\n'
+        '\tn5 [label="()" shape=box style="rounded,filled" fillcolor="#c7ebd1"]\n'
+        "\tn0 -> n2\n\tn1 -> n2\n\tn2 -> n3\n\tn3 -> n4\n\tn4 -> n5\n}\n")
+
+
+def test_the_whole_text_with_gradients_dtypes_and_a_sideways_layout():
+    """w (2, 3) + b (3,): dL/dw = 1 everywhere, dL/db = 2 (b is added to both rows, so its
+    edge carries the magenta 'Σ over axes (0,)'); rankdir=LR reaches the graph line."""
+    w = tinyffn.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    b = tinyffn.tensor([0.5, 0.5, 0.5], requires_grad=True)
+    w.name, b.name = "w", "b"
+    y = (w + b).sum()
+    y.backward()
+    assert to_dot(y, show_grads=True, show_dtypes=True, rankdir="LR") == \
+        HEAD.replace("{rankdir}", "LR") + (
+        '\tn0 [label="w\\n(2, 3)\\nfloat32\\ngrad [[1, 1, 1], [1, 1, 1]]" shape=box '
+        'style="rounded,filled" fillcolor="#e9ecef"]\n'
+        '\tn1 [label="b\\n(3,)\\nfloat32\\ngrad [2, 2, 2]" shape=box style="rounded,filled" '
+        'fillcolor="#e9ecef"]\n'
+        '\tn2 [label="add" shape=ellipse style=filled fillcolor="#fff3b0"]\n'
+        '\tn3 [label="(2, 3)\\nfloat32" shape=box style=rounded]\n'
+        '\tn4 [label="sum" shape=ellipse style=filled fillcolor="#fff3b0"]\n'
+        '\tn5 [label="()\\nfloat32" shape=box style="rounded,filled" fillcolor="#c7ebd1"]\n'
+        "\tn0 -> n2\n"
+        '\tn1 -> n2 [label="Σ over axes (0,)" color="#d63384" fontcolor="#d63384"]\n'
+        "\tn2 -> n3\n\tn3 -> n4\n\tn4 -> n5\n}\n")
+
+
+def test_the_whole_text_of_a_folded_module():
+    """nn.Linear(2, 1) at depth=0: one pink 3-D box naming its 3 ops (transpose, matmul,
+    add) and the parameters folded into it, then * 2 and the sum outside it."""
+    lin = nn.Linear(2, 1)
+    x = tinyffn.ones(3, 2)
+    x.name = "x"
+    assert to_dot((lin(x) * 2).sum(), depth=0) == HEAD.replace("{rankdir}", "TB") + (
+        '\tn0 [label="x\\n(3, 2)" shape=box style="rounded,filled" fillcolor="#e9ecef"]\n'
+        '\tn1 [label="Linear\\n3 ops\\nweight (1, 2)\\nbias (1,)" shape=box3d style=filled '
+        'fillcolor="#f4d8f0"]\n'
+        '\tn2 [label="(3, 1)" shape=box style=rounded]\n'
+        '\tn3 [label="2" shape=plaintext]\n'
+        '\tn4 [label="mul" shape=ellipse style=filled fillcolor="#fff3b0"]\n'
+        '\tn5 [label="(3, 1)" shape=box style=rounded]\n'
+        '\tn6 [label="sum" shape=ellipse style=filled fillcolor="#fff3b0"]\n'
+        '\tn7 [label="()" shape=box style="rounded,filled" fillcolor="#c7ebd1"]\n'
+        "\tn0 -> n1\n\tn1 -> n2\n\tn2 -> n4\n\tn3 -> n4\n\tn4 -> n5\n\tn5 -> n6\n"
+        "\tn6 -> n7\n}\n")
+
+
+def test_a_parameter_used_inside_and_outside_a_folded_module_keeps_its_box():
+    """lin.weight feeds the folded Linear and a sum outside it: it is drawn once, as a blue
+    box with an arrow into each (folded away, the sum would read from nothing)."""
+    lin = nn.Linear(2, 1)
+    y = lin(tinyffn.ones(3, 2)).sum() + lin.weight.sum()
+    nodes, edges = parse(to_dot(y, depth=0))
+    (weight,) = [n for n, (label, _, _) in nodes.items() if label[0] == "weight"]
+    assert nodes[weight][1].startswith('shape=box style="rounded,filled" fillcolor="#cfe2ff"')
+    targets = sorted(nodes[b][0][0] for a, b, _ in edges if a == weight)
+    assert targets == ["Linear", "sum"]

@@ -156,6 +156,9 @@ def test_steps_and_drawings_on_every_backend(device):
     assert texts[-1].startswith("step 12: transpose") and "w1.weight" in texts[-1]
     dot = tinyffn.to_dot(loss, show_values=True, show_grads=True)
     assert "grad [[" in dot and "Σ over axes (0,)" in dot
+    # the dtype line names a device other than the CPU: "float32 strict", "float32 cuda"
+    on = "" if device == "cpu" else f" {device}"
+    assert f'label="()\\nfloat32{on}"' in tinyffn.to_dot(loss, show_dtypes=True)
 
 
 def test_describe_calls_a_named_intermediate_by_its_name():
