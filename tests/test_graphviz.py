@@ -888,8 +888,11 @@ def test_render_names_files_and_opens_the_viewer_as_graphviz_does(renderer, tmp_
     g.render(tmp_path / "a", format="dot")
     g.render(tmp_path / "b", format="dot", view=True)
     g.render(tmp_path / "c", format="dot", quiet_view=True)     # implies view=True
+    g.render(tmp_path / "d.gv", format="dot")             # the format appended: d.gv.dot
+    g.render(outfile=tmp_path / "E.DOT")                  # the suffix, read in lower case
     assert sorted(p.name for p in tmp_path.iterdir()) == \
-        ["a", "a.dot", "b", "b.dot", "c", "c.dot", "o.dot", "o.gv", "p.dot", "src.gv"]
+        ["E.DOT", "E.gv", "a", "a.dot", "b", "b.dot", "c", "c.dot", "d.gv", "d.gv.dot",
+         "o.dot", "o.gv", "p.dot", "src.gv"]
     assert [(pathlib.Path(path).name, quiet) for path, quiet in seen] == \
         [("b.dot", False), ("c.dot", True)]
 
@@ -1006,3 +1009,24 @@ def test_a_parameter_used_inside_and_outside_a_folded_module_keeps_its_box():
     assert nodes[weight][1].startswith('shape=box style="rounded,filled" fillcolor="#cfe2ff"')
     targets = sorted(nodes[b][0][0] for a, b, _ in edges if a == weight)
     assert targets == ["Linear", "sum"]
+
+
+def test_the_dot_text_needs_no_renderer_whatever_the_suffix_says(tmp_path, monkeypatch):
+    """A suffix in capitals is the DOT text too; an explicit format wins over the suffix; a
+    Digraph gives its source; options only dot understands are refused by name."""
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    y = ffn_output()
+    assert render(y, tmp_path / "Y.GV").read_text() == to_dot(y)
+    assert render(y, tmp_path / "y.txt", format="dot").read_text() == to_dot(y)
+    graphviz = pytest.importorskip("graphviz")
+    assert pipe(graphviz.Digraph(body=["a -> b\n"]), "dot") == b"digraph {\na -> b\n}\n"
+    out = draw_graph(y).render(outfile=tmp_path / "h.txt", format="dot")   # as graphviz
+    assert pathlib.Path(out).read_text() == to_dot(y)
+    with pytest.raises(TypeError, match=r"render\(\): the options renderer need Graphviz's dot"):
+        draw_graph(y).render(tmp_path / "y", format="svg", renderer="cairo")
+    assert not (tmp_path / "y").exists()
+
+
+@needs_renderer
+def test_a_path_without_a_suffix_is_drawn_as_svg(tmp_path):
+    assert ET.parse(render(ffn_output(), tmp_path / "picture")).getroot().tag.endswith("svg")
