@@ -974,3 +974,21 @@ def test_module_cuda_and_cpu_are_to(device):
             ffn.cuda()
     with pytest.raises(tinyffn.DeviceError, match="tinyffn uses one GPU"):
         ffn.cuda(1)
+
+
+@pytest.mark.parametrize("build, message", [
+    (lambda: nn.FFN(4, d_ff=0), "FFN: d_ff must be a positive integer, got 0"),
+    (lambda: nn.GatedFFN(4, d_ff=-3), "GatedFFN: d_ff must be a positive integer, got -3"),
+    (lambda: nn.GatedFFN(4, multiple_of=0), "GatedFFN: multiple_of must be a positive integer, got 0"),
+])
+def test_ffn_widths_are_refused_by_the_block_itself(build, message):
+    """The block names itself (not the Linear or gated_d_ff it would fail inside)."""
+    with pytest.raises(ValueError, match=f"^{message}$"):
+        build()
+
+
+@pytest.mark.parametrize("block", [nn.FFN, nn.GatedFFN])
+def test_an_array_input_to_an_ffn_is_refused_by_name(block):
+    with pytest.raises(TypeError, match=rf"^{block.__name__}: the input must be a tinyffn Tensor, "
+                                        "got numpy.ndarray; convert arrays"):
+        block(4)(np.ones((2, 4)))
