@@ -44,6 +44,18 @@ CASES = [
 for name in ("tan", "asin", "acos", "atanh", "asinh"):           # float32 and float16
     CASES += [f"T.{name}(u.float())", f"T.{name}(u.half())"]
 CASES += ["T.acosh(c.float())", "T.acosh(c.half())"]
+# a number first takes PyTorch's dtype beside the tensor (2.5 beside int64 is float32, 2
+# beside a bool is int64), and edges the mutation audit found untested: ties in le and ge,
+# the functions' alpha and rounding_mode, the methods' aliases
+CASES += [
+    "T.add(2.5, i)", "T.sub(2.5, i, alpha=2)", "T.mul(2.5, i)", "T.multiply(0.5, j)",
+    "T.add(True, i)", "T.add(2, i > 0, alpha=3)", "T.div(2, j)",
+    "T.div(7.5, j, rounding_mode='floor')", "T.divide(7, j, rounding_mode='trunc')",
+    "T.subtract(x, w, alpha=-1.5)", "T.divide(i, j, rounding_mode='trunc')",
+    "T.div(i, -2.5, rounding_mode='trunc')", "T.div(i, w[1], rounding_mode='trunc')",
+    "T.less_equal(i, 3)", "T.ge(i, 3)", "x.less(w)", "x.greater_equal(w)", "n.fmin(m)",
+    "u.arcsin()",
+]
 
 
 def run(module, case: str, requires_grad: str = "", **tensor_kwargs):
@@ -279,6 +291,25 @@ EXPECTED = {
     'T.asinh(u.half())': ('float16', [-0.87451171875, -0.481201171875, -0.0, 0.0, 0.295654296875, 0.80859375, 0.88134765625]),
     'T.acosh(c.float())': ('float32', [0.0, 0.0, 0.9624236822128296, 1.7627471685409546, 12.206072807312012]),
     'T.acosh(c.half())': ('float16', [0.0, 0.0, 0.96240234375, 1.7626953125, inf]),
+    'T.add(2.5, i)': ('float32', [[9.5, -4.5, 2.5, 7.5], [-3.5, 8.5, 5.5, 1.5]]),
+    'T.sub(2.5, i, alpha=2)': ('float32', [[-11.5, 16.5, 2.5, -7.5], [14.5, -9.5, -3.5, 4.5]]),
+    'T.mul(2.5, i)': ('float32', [[17.5, -17.5, 0.0, 12.5], [-15.0, 15.0, 7.5, -2.5]]),
+    'T.multiply(0.5, j)': ('float32', [[1.0, 1.0, -1.5, -1.0], [2.0, -2.0, 1.5, 0.5]]),
+    'T.add(True, i)': ('int64', [[8, -6, 1, 6], [-5, 7, 4, 0]]),
+    'T.add(2, i > 0, alpha=3)': ('int64', [[5, 2, 2, 5], [2, 5, 5, 2]]),
+    'T.div(2, j)': ('float32', [[1.0, 1.0, -0.6666666865348816, -1.0], [0.5, -0.5, 0.6666666865348816, 2.0]]),
+    "T.div(7.5, j, rounding_mode='floor')": ('float32', [[3.0, 3.0, -3.0, -4.0], [1.0, -2.0, 2.0, 7.0]]),
+    "T.divide(7, j, rounding_mode='trunc')": ('int64', [[3, 3, -2, -3], [1, -1, 2, 7]]),
+    'T.subtract(x, w, alpha=-1.5)': ('float64', [[2.0, 1.0, -1.5, 0.0], [-3.25, 0.75, 0.625, 2.5]]),
+    "T.divide(i, j, rounding_mode='trunc')": ('int64', [[3, -3, 0, -2], [-1, -1, 1, -1]]),
+    "T.div(i, -2.5, rounding_mode='trunc')": ('float32', [[-2.0, 2.0, -0.0, -2.0], [2.0, -2.0, -1.0, 0.0]]),
+    "T.div(i, w[1], rounding_mode='trunc')": ('float64', [[14.0, 14.0, 0.0, 2.0], [-12.0, -12.0, 12.0, -0.0]]),
+    'T.less_equal(i, 3)': ('bool', [[False, True, True, False], [True, False, True, True]]),
+    'T.ge(i, 3)': ('bool', [[True, False, False, True], [False, True, True, False]]),
+    'x.less(w)': ('bool', [[True, True, False, False], [True, False, False, True]]),
+    'x.greater_equal(w)': ('bool', [[False, False, True, True], [False, True, True, False]]),
+    'n.fmin(m)': ('float64', [1.0, 2.0, nan, -2.0, -1.0, -0.0]),
+    'u.arcsin()': ('float64', [-1.4292568534704693, -0.5235987755982989, -1e-08, 0.0, 0.30469265401539747, 1.1197695149986342, 1.5693821131146521]),
 }
 
 EXPECTED_GRADS = {

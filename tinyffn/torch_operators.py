@@ -23,12 +23,27 @@ from .torch_math import _float
 
 
 def _operand(op: str, input, other):
-    """input as a Tensor, or other when input is a number (``torch.add(2, x)``)."""
+    """input as a Tensor; a number input (``torch.add(2.5, x)``) as a 0-d tensor of the dtype
+    PyTorch gives that number beside ``other``: other's own, but the default float for a
+    float beside integers (``add(2.5, i)`` is 2.5 + i, not 2 + i) and int64 for an int
+    beside bools (``add(2, mask)`` counts); an int outside an integer dtype is refused."""
     from .tensor import Tensor
     if isinstance(input, Tensor):
         return input
     if isinstance(other, Tensor) and isinstance(input, (int, float, bool)):
-        return other.new_tensor(input)
+        be, dtype = other.backend, other.dtype
+        if isinstance(input, float) and not be.is_floating(dtype):
+            dtype = be.default_float()
+        elif not isinstance(input, bool) and isinstance(input, int) and \
+                dtype_name(dtype) == "bool":
+            dtype = be.dtype("int64")
+        elif not isinstance(input, (bool, float)) and not be.is_floating(dtype):
+            info = be.xp.iinfo(dtype)
+            if not info.min <= input <= info.max:
+                raise OverflowError(f"{op}: the number {input} does not fit in "
+                                    f"{dtype_name(dtype)} ({info.min} to {info.max}); cast "
+                                    "the tensor to a wider dtype first, x.to(dtype='int64')")
+        return other.new_tensor(input, dtype=dtype)
     raise TypeError(f"{op}: input must be a tinyffn Tensor (or a number with a Tensor "
                     f"other), got {type_name(input)}; wrap it with tinyffn.tensor(...)")
 
@@ -50,13 +65,16 @@ def subtract(input, other, *, alpha=1):
 
 
 def mul(input, other):
-    """``input * other``, as ``torch.mul``."""
-    return _operand("mul", input, other) * other
+    """``input * other``, as ``torch.mul``; a number input is multiplied as ``2.5 * x``
+    is, by the operator (a float16 x times a number float16 cannot hold is refused)."""
+    _operand("mul", input, other)                       # refuses what is not a number
+    return input * other
 
 
 def multiply(input, other):
     """``mul``, under NumPy's name, as ``torch.multiply``."""
-    return _operand("multiply", input, other) * other
+    _operand("multiply", input, other)
+    return input * other
 
 
 def div(input, other, *, rounding_mode=None):
@@ -64,17 +82,18 @@ def div(input, other, *, rounding_mode=None):
     ``rounding_mode="trunc"`` the quotient rounded toward zero, ``"floor"`` rounded down
     (``floor_divide``); those two keep an integer dtype and have gradient 0, as
     PyTorch's."""
-    return _divided("div", _operand("div", input, other), other, rounding_mode)
+    return _divided("div", input, other, rounding_mode)
 
 
 def divide(input, other, *, rounding_mode=None):
     """``div``, under NumPy's name, as ``torch.divide``."""
-    return _divided("divide", _operand("divide", input, other), other, rounding_mode)
+    return _divided("divide", input, other, rounding_mode)
 
 
-def _divided(op: str, x, other, rounding_mode):
+def _divided(op: str, input, other, rounding_mode):
+    x = _operand(op, input, other)
     if rounding_mode is None:
-        return x / other
+        return input / other        # a number input divided as 2 / x is, by the operator
     if rounding_mode not in ("trunc", "floor"):
         raise ValueError(f"{op}: rounding_mode must be None, 'trunc' or 'floor', got "
                          f"{rounding_mode!r}")
