@@ -53,6 +53,13 @@ CASES = [
     "x.itemsize", "x3.nbytes", "i.nbytes", "i.is_signed()", "(x > 0).is_signed()",
     "x.is_contiguous()", "x3.ndimension()", "i.byte()", "i.char()", "i.short()",
     "x.new_empty(2, 3).shape == (2, 3)",
+    # edges the mutation audit found untested: an int shape, concat's dim, 4-D dstack and
+    # dsplit (dim 2, not the last), addmv's (1,) input, addr's vector input and beta=0
+    # with a NaN input, inner with a 0-d second operand
+    "T.broadcast_shapes(3, (2, 1)) == (2, 3)", "T.concat([x, r.expand(2, 4)], dim=1)",
+    "T.dstack([x[None, None], x[None, None]])", "T.dsplit(x[None, None], [1])",
+    "T.addmv(v[:1], x, c)", "T.addr(c, v[:2], c)", "T.addr(nan2[:, None], v[:2], c, beta=0)",
+    "T.inner(x, s0)", "x.float().nbytes", "x.short().element_size()", "i.byte().is_signed()",
 ]
 
 
@@ -163,9 +170,16 @@ def test_gradcheck_of_the_composed_functions(device):
 def test_cross_without_dim_warns_and_takes_the_first_axis_of_length_3(device):
     a = tinyffn.tensor(np.arange(18.0).reshape(2, 3, 3) - 4, device=device)
     b = tinyffn.tensor(np.ones((2, 3, 3)), device=device)
-    with pytest.warns(UserWarning, match="first axis of length 3"):
+    with pytest.warns(UserWarning, match="first axis of length 3") as said:
         got = tinyffn.cross(a, b)
     np.testing.assert_array_equal(got.numpy(), np.cross(a.numpy(), b.numpy(), axis=1))
+    assert said[0].filename == __file__                 # the warning points at the caller
+    with pytest.warns(UserWarning, match="first axis of length 3"):
+        assert a.cross(b).tolist() == got.tolist()      # the method's dim is None too
+    a4, b4 = a.reshape(6, 3)[:4], b.reshape(6, 3)[:4]          # (4, 3): axis 1, not 0
+    with pytest.warns(UserWarning, match="first axis of length 3"):
+        got = tinyffn.cross(a4, b4)
+    np.testing.assert_array_equal(got.numpy(), np.cross(a4.numpy(), b4.numpy(), axis=1))
 
 
 ERRORS = [
@@ -201,6 +215,18 @@ ERRORS = [
     ("x[None].H", ValueError, "only matrices"),
     ("v.adjoint()", ValueError, "only matrices"),
     ("T.is_nonzero(v)", ValueError, "one entry"),
+    ("T.is_nonzero(v[:0])", ValueError, "one entry"),
+    ("T.tensor_split(x, T.tensor([[1]]))", TypeError, "0 or 1 axes"),
+    ("T.select(x, 0, 1.5)", TypeError, "must be an int"),
+    ("T.select(x, 0, True)", TypeError, "must be an int"),
+    ("T.take(v, v > 0)", TypeError, "integer tensor"),
+    ("T.addr(x[None], v[:2], c)", ValueError, "does not broadcast"),
+    ("T.addmv(c[:2], x, c.float())", TypeError, "one dtype"),
+    ("T.addmv(v[:2], x, c)", TypeError, "one dtype"),
+    ("T.vdot(c, c[:3])", ValueError, "one length"),
+    ("T.vdot(v, c[:3])", TypeError, "one dtype"),
+    ("T.linalg.cross(x[:, :3], x[:, :1])", ValueError, "length 3 in both"),
+    ("T.linalg.cross(c[:3], x[:, :3])", ValueError, "same number of axes"),
 ]
 
 
@@ -334,6 +360,17 @@ EXPECTED = {
     'i.char()': ('int8', [[0, 4, 2, 1], [4, 1, 3, -7]]),
     'i.short()': ('int16', [[0, 4, 2, 1], [4, 1, 3, -7]]),
     'x.new_empty(2, 3).shape == (2, 3)': True,
+    'T.broadcast_shapes(3, (2, 1)) == (2, 3)': True,
+    'T.concat([x, r.expand(2, 4)], dim=1)': ('float64', [[0.5, -2.0, 3.0, 0.0, 0.25, 1.0, -1.0, 2.0], [-4.0, 1.5, 0.25, -0.5, 0.25, 1.0, -1.0, 2.0]]),
+    'T.dstack([x[None, None], x[None, None]])': ('float64', [[[[0.5, -2.0, 3.0, 0.0], [-4.0, 1.5, 0.25, -0.5], [0.5, -2.0, 3.0, 0.0], [-4.0, 1.5, 0.25, -0.5]]]]),
+    'T.dsplit(x[None, None], [1])': (('float64', [[[[0.5, -2.0, 3.0, 0.0]]]]), ('float64', [[[[-4.0, 1.5, 0.25, -0.5]]]])),
+    'T.addmv(v[:1], x, c)': ('float64', [7.0, -7.375]),
+    'T.addr(c, v[:2], c)': ('float64', [[2.0, -4.0, 1.0, 6.0], [3.5, -7.0, 1.75, 10.5]]),
+    'T.addr(nan2[:, None], v[:2], c, beta=0)': ('float64', [[1.0, -2.0, 0.5, 3.0], [2.5, -5.0, 1.25, 7.5]]),
+    'T.inner(x, s0)': ('float64', [[0.75, -3.0, 4.5, 0.0], [-6.0, 2.25, 0.375, -0.75]]),
+    'x.float().nbytes': ('int', 32),
+    'x.short().element_size()': ('int', 2),
+    'i.byte().is_signed()': False,
 }
 
 EXPECTED_GRADS = {

@@ -32,8 +32,8 @@ def mv(input, vec):
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """beta · input + alpha · (mat @ vec), as ``torch.addmv``: mat (n, m), vec (m,), input
-    broadcastable to (n,). With beta = 0 ``input`` is not read (a NaN in it does not
-    appear), as in PyTorch."""
+    broadcastable to (n,), the three of one dtype (PyTorch refuses a mix). With beta = 0
+    ``input`` is not read (a NaN in it does not appear), as in PyTorch."""
     x = tensor_arg("addmv", "input", input)
     a, v = tensor_arg("addmv", "mat", mat), tensor_arg("addmv", "vec", vec)
     beta, alpha = _number("addmv", "beta", beta), _number("addmv", "alpha", alpha)
@@ -43,6 +43,8 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     if x.ndim > 1 or x.shape not in ((), (1,), (a.shape[0],)):
         raise ValueError(f"addmv: input of shape {x.shape} does not broadcast to the "
                          f"product's shape ({a.shape[0]},)")
+    a, v = _one_dtype("addmv", a, v, ("mat", "vec"))       # as mv; and input too, as
+    x, a = _one_dtype("addmv", x, a, ("input", "mat", "vec"))     # PyTorch refuses a mix
     with grad_mode.scope("function", "addmv"):
         y = a @ v
         y = y if alpha == 1 else y * alpha

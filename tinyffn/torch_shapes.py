@@ -275,7 +275,10 @@ def select(input, dim, index):
     if x.ndim == 0:
         raise IndexError("select: cannot select from a 0-d tensor")
     d = _axis("select", dim, x.ndim)
-    if not _is_int(index) or not -x.shape[d] <= index < x.shape[d]:
+    if not _is_int(index):        # a bool too: True would read as 1 (PyTorch refuses it)
+        raise TypeError(f"select: index must be an int, got {index!r} "
+                        f"({type_name(index)})")
+    if not -x.shape[d] <= index < x.shape[d]:
         raise IndexError(f"select: index {index!r} is out of range for axis {d} of shape "
                          f"{x.shape} (expected an int in [{-x.shape[d]}, {x.shape[d]}))")
     return x[(slice(None),) * d + (int(index),)]
