@@ -54,7 +54,7 @@ CASES += [
     "T.subtract(x, w, alpha=-1.5)", "T.divide(i, j, rounding_mode='trunc')",
     "T.div(i, -2.5, rounding_mode='trunc')", "T.div(i, w[1], rounding_mode='trunc')",
     "T.less_equal(i, 3)", "T.ge(i, 3)", "x.less(w)", "x.greater_equal(w)", "n.fmin(m)",
-    "u.arcsin()",
+    "u.arcsin()", "i.divide(-3, rounding_mode='trunc')",
 ]
 
 
@@ -194,6 +194,8 @@ def test_gradcheck_and_gradgradcheck_of_the_new_primitives(device):
 
 @pytest.mark.parametrize("call, error, words", [
     ("T.add([1.0], x)", TypeError, "must be a tinyffn Tensor"),
+    ("T.add(2, 3)", TypeError, "must be a tinyffn Tensor"),
+    ("T.mul(2.5, [x])", TypeError, "must be a tinyffn Tensor"),
     ("T.div(x, x, rounding_mode='round')", ValueError, "'trunc' or 'floor'"),
     ("T.fmax(x, 1.0)", TypeError, "other must be a tinyffn Tensor"),
     ("T.fmin(x > 0, x > 1)", TypeError, "bool tensor"),
@@ -310,6 +312,7 @@ EXPECTED = {
     'x.greater_equal(w)': ('bool', [[False, False, True, True], [False, True, True, False]]),
     'n.fmin(m)': ('float64', [1.0, 2.0, nan, -2.0, -1.0, -0.0]),
     'u.arcsin()': ('float64', [-1.4292568534704693, -0.5235987755982989, -1e-08, 0.0, 0.30469265401539747, 1.1197695149986342, 1.5693821131146521]),
+    "i.divide(-3, rounding_mode='trunc')": ('int64', [[-2, 2, 0, -1], [2, -2, -1, 0]]),
 }
 
 EXPECTED_GRADS = {
