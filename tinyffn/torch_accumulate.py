@@ -44,6 +44,20 @@ def _half(x):
     return dtype_name(x.dtype) == "float16"
 
 
+def _check_input_broadcasts(op: str, x, out: tuple, what: str = "product") -> None:
+    """Refuse an ``input`` that does not broadcast to the product's shape ``out``."""
+    if x.ndim > len(out) or any(s not in (1, o) for s, o in zip(x.shape[::-1], out[::-1])):
+        raise ValueError(f"{op}: input of shape {x.shape} does not broadcast to the {what}'s "
+                         f"shape {out}")
+
+
+def _scaled_sum(x, y, beta, alpha):
+    """beta · x + alpha · y, the end of every ``add*`` function (addmm, baddbmm, addmv,
+    addr): x is not read when beta = 0, so a NaN in it does not appear, as in PyTorch."""
+    y = y if alpha == 1 else y * alpha
+    return y if beta == 0 else y + (x if beta == 1 else x * beta)
+
+
 # ----------------------------------------------------------------------------- fused updates
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """beta · input + alpha · (mat1 @ mat2), as ``torch.addmm``: mat1 (n, m), mat2 (m, p),
@@ -55,16 +69,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
         raise ValueError(f"addmm: mat1 and mat2 must be matrices (n, m) and (m, p), got shapes "
                          f"{a.shape} and {b.shape}")
-    out = (a.shape[0], b.shape[1])
-    if x.ndim > 2 or any(s not in (1, o) for s, o in zip(x.shape[::-1], out[::-1])):
-        raise ValueError(f"addmm: input of shape {x.shape} does not broadcast to the product's "
-                         f"shape {out}")
+    _check_input_broadcasts("addmm", x, (a.shape[0], b.shape[1]))
     with grad_mode.scope("function", "addmm"):
-        y = a @ b
-        y = y if alpha == 1 else y * alpha
-        if beta == 0:
-            return y
-        return y + (x if beta == 1 else x * beta)
+        return _scaled_sum(x, a @ b, beta, alpha)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
@@ -79,16 +86,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
         raise ValueError(f"baddbmm: batch1 and batch2 must be batches of matrices (b, n, m) and "
                          f"(b, m, p), got shapes {a.shape} and {b.shape}; for other shapes "
                          "use matmul, which broadcasts")
-    out = (a.shape[0], a.shape[1], b.shape[2])
-    if x.ndim > 3 or any(s not in (1, o) for s, o in zip(x.shape[::-1], out[::-1])):
-        raise ValueError(f"baddbmm: input of shape {x.shape} does not broadcast to the "
-                         f"product's shape {out}")
+    _check_input_broadcasts("baddbmm", x, (a.shape[0], a.shape[1], b.shape[2]))
     with grad_mode.scope("function", "baddbmm"):
-        y = a @ b                                                       # (b, n, p)
-        y = y if alpha == 1 else y * alpha
-        if beta == 0:
-            return y
-        return y + (x if beta == 1 else x * beta)
+        return _scaled_sum(x, a @ b, beta, alpha)                        # (b, n, p)
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):

@@ -13,7 +13,7 @@ import warnings
 
 from . import grad_mode
 from .arguments import tensor_arg
-from .torch_accumulate import _number
+from .torch_accumulate import _check_input_broadcasts, _number, _scaled_sum
 from .torch_names import _axis, _one_dtype
 from .torch_shapes import _broadcast_shape, broadcast_tensors
 
@@ -40,15 +40,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     if a.ndim != 2 or v.ndim != 1 or a.shape[1] != v.shape[0]:
         raise ValueError(f"addmv: mat must be a matrix (n, m) and vec a vector (m,), got "
                          f"shapes {a.shape} and {v.shape}")
-    if x.ndim > 1 or x.shape not in ((), (1,), (a.shape[0],)):
-        raise ValueError(f"addmv: input of shape {x.shape} does not broadcast to the "
-                         f"product's shape ({a.shape[0]},)")
+    _check_input_broadcasts("addmv", x, (a.shape[0],))
     a, v = _one_dtype("addmv", a, v, ("mat", "vec"))       # as mv; and input too, as
     x, a = _one_dtype("addmv", x, a, ("input", "mat", "vec"))     # PyTorch refuses a mix
     with grad_mode.scope("function", "addmv"):
-        y = a @ v
-        y = y if alpha == 1 else y * alpha
-        return y if beta == 0 else y + (x if beta == 1 else x * beta)
+        return _scaled_sum(x, a @ v, beta, alpha)
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
@@ -60,14 +56,9 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     if u.ndim != 1 or v.ndim != 1:
         raise ValueError(f"addr: vec1 and vec2 must be vectors, got shapes {u.shape} and "
                          f"{v.shape}")
-    out = (u.shape[0], v.shape[0])
-    if x.ndim > 2 or any(s not in (1, o) for s, o in zip(x.shape[::-1], out[::-1])):
-        raise ValueError(f"addr: input of shape {x.shape} does not broadcast to the outer "
-                         f"product's shape {out}")
+    _check_input_broadcasts("addr", x, (u.shape[0], v.shape[0]), "outer product")
     with grad_mode.scope("function", "addr"):
-        y = u.reshape(-1, 1) * v
-        y = y if alpha == 1 else y * alpha
-        return y if beta == 0 else y + (x if beta == 1 else x * beta)
+        return _scaled_sum(x, u.reshape(-1, 1) * v, beta, alpha)
 
 
 def inner(input, other):
