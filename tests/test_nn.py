@@ -979,7 +979,8 @@ def test_module_cuda_and_cpu_are_to(device):
 @pytest.mark.parametrize("build, message", [
     (lambda: nn.FFN(4, d_ff=0), "FFN: d_ff must be a positive integer, got 0"),
     (lambda: nn.GatedFFN(4, d_ff=-3), "GatedFFN: d_ff must be a positive integer, got -3"),
-    (lambda: nn.GatedFFN(4, multiple_of=0), "GatedFFN: multiple_of must be a positive integer, got 0"),
+    (lambda: nn.GatedFFN(4, multiple_of=0),
+     "GatedFFN: multiple_of must be a positive integer, got 0"),
 ])
 def test_ffn_widths_are_refused_by_the_block_itself(build, message):
     """The block names itself (not the Linear or gated_d_ff it would fail inside)."""

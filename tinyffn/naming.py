@@ -1,9 +1,10 @@
 """How the drawer and the stepper speak of a graph: the same words in a picture and a sentence.
 
 The dotted name of each module and parameter (``w1.weight``), a module call's label
-(``w1: Linear``), an op's settings (``axes=(1, 0)``, ``p=2``), an array's values as text (the numbers, or the norm of a large one),
-which leaves are shown as their value (the 2 in ``x * 2``), and the axes an op's backward
-sums over to give an input its gradient (the ``Σ over axes (0,)`` of a bias).
+(``w1: Linear``), an op's settings (``axes=(1, 0)``, ``p=2``), an array's values as text
+(the numbers, or the norm of a large one), which leaves are shown as their value (the 2 in
+``x * 2``), and the axes an op's backward sums over to give an input its gradient (the
+``Σ over axes (0,)`` of a bias).
 :mod:`tinyffn.graphviz` draws with these, :mod:`tinyffn.stepper` writes with them.
 """
 from __future__ import annotations
