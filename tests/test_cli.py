@@ -406,12 +406,25 @@ def test_named_forward_names_the_formula_s_tensors_and_leaves_no_hook():
     np.testing.assert_allclose(h.numpy(), h_np, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(y.numpy(), h_np @ W2.T + b2, rtol=1e-5, atol=1e-6)
     assert (a.name, h.name, y.name) == ("a", "h", "y")
-    later = ffn.act(ffn.w1(x))              # a hook left on w1 or act would keep these
-    kept = weakref.ref(later)
-    del later
-    assert kept() is None
+    a_later = ffn.w1(x)                     # a hook left on w1, or on w2's input, would
+    h_later = ffn.act(a_later)              # keep these
+    ffn.w2(h_later)
+    kept = [weakref.ref(a_later), weakref.ref(h_later)]
+    del a_later, h_later
+    assert [k() for k in kept] == [None, None]
     labels, _ = _labels_and_edges(tinyffn.to_dot(cli.named_forward(ffn, x)[-1]))
     assert "a\\n(2, 5)" not in labels.values()          # a freed: its box shows the shape only
+
+
+def test_named_forward_of_an_ffn_whose_activation_is_a_plain_function():
+    """An activation given as a function (F.elu) takes no hook: h is caught as w2's input
+    (it raised AttributeError: 'function' object has no attribute 'register_forward_hook')."""
+    tinyffn.manual_seed(0)
+    ffn, x = nn.FFN(3, 5, activation=tinyffn.nn.functional.elu), tinyffn.randn(2, 3)
+    a, h, y = cli.named_forward(ffn, x)
+    a_np = a.numpy()
+    np.testing.assert_allclose(h.numpy(), np.where(a_np > 0, a_np, np.expm1(a_np)), rtol=1e-6)
+    assert (a.name, h.name, y.name) == ("a", "h", "y")
 
 
 @pytest.mark.parametrize("fused", [False, True])

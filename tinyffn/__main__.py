@@ -164,8 +164,9 @@ def named_forward(ffn: nn.Module, x: tinyffn.Tensor) -> tuple:
     * an ``nn.GatedFFN``: (g, v, h, y), g = σ(W1 x) the gate, v = W3 x the value,
       h = g ⊙ v, y = W2 h (activations.md).
 
-    They are caught by forward hooks (h of a gated FFN, made inside its forward, as the
-    input of ``w2``), as one reads the activations inside a PyTorch model; the hooks are
+    They are caught by forward hooks (h as the input of ``w2``, so that an activation given
+    as a plain function, ``F.elu``, which takes no hook, is caught too), as one reads the
+    activations inside a PyTorch model; the hooks are
     removed. Hold the tensors while drawing: the graph keeps no intermediate tensor
     (autograd.md §5), and the box of one that was freed shows its shape alone."""
     caught = {}                                     # name -> the tensor it names
@@ -180,7 +181,7 @@ def named_forward(ffn: nn.Module, x: tinyffn.Tensor) -> tuple:
     else:
         names = ("a", "h", "y")
         handles = [ffn.w1.register_forward_hook(lambda m, args, out: keep("a", out)),
-                   ffn.act.register_forward_hook(lambda m, args, out: keep("h", out))]
+                   ffn.w2.register_forward_pre_hook(lambda m, args: keep("h", args[0]))]
     try:
         caught["y"] = ffn(x)                        # (..., d)
     finally:
