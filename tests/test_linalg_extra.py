@@ -281,3 +281,27 @@ def test_cross_errors_name_the_shapes_where_torch_refuses_too():
     with pytest.warns(UserWarning, match="first axis of length 3"):
         y = tinyffn.cross(_t(np.ones((3, 2))), _t(np.ones((3, 2))))      # dim 0, the first 3
     assert y.shape == (3, 2)
+
+
+# ------------------------------------------------------------------ pinv where σ repeat
+def test_pinv_gradient_is_finite_where_singular_values_repeat(device):
+    """At A = 2 I, an orthogonal Q and a tall [[I], [0]] (every σ equal) the gradient
+    through the SVD's factors was NaN (it divides by σ_i² − σ_j²). The Pinv primitive's
+    backward reads A and A⁺ only: for a square invertible A it is inv's, −A⁻ᵀ G A⁻ᵀ; for
+    the tall one, finite differences; second derivatives by gradgradcheck."""
+    q, _ = np.linalg.qr(rng.standard_normal((3, 3)))
+    G = rng.standard_normal((3, 3))
+    for a in (2 * np.eye(3), q):
+        x = _t(a, device, grad=True)
+        (linalg.pinv(x) * _t(G, device)).sum().backward()
+        inv_t = np.linalg.inv(a).T
+        np.testing.assert_allclose(x.grad.numpy(), -inv_t @ G @ inv_t, rtol=1e-12, atol=1e-14)
+    tall = _t(np.vstack([np.eye(2), np.zeros((1, 2))]), device, grad=True)
+    assert tinyffn.gradcheck(linalg.pinv, [tall])
+    assert tinyffn.gradgradcheck(linalg.pinv, [_t(2 * np.eye(2), device, grad=True)])
+    torch = pytest.importorskip("torch")
+    t = torch.tensor(tall.numpy(), requires_grad=True)
+    W = rng.standard_normal((2, 3))
+    torch.linalg.pinv(t).mul(torch.tensor(W)).sum().backward()
+    (linalg.pinv(tall) * _t(W, device)).sum().backward()
+    np.testing.assert_allclose(tall.grad.numpy(), t.grad.numpy(), rtol=1e-12, atol=1e-15)

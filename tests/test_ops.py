@@ -437,6 +437,11 @@ CASES = {
         Case("batched", [normal(2, 4, 4) * 0.3], lambda a: a.matrix_exp(),
              lambda a: _exp_series(a)),
     ],
+    ops.Pinv: [         # NumPy's pinv; full rank, so no singular value near the cutoff
+        Case("tall", [normal(4, 3)], lambda a: tinyffn.linalg.pinv(a), np.linalg.pinv),
+        Case("wide-batched", [normal(2, 3, 5)], lambda a: tinyffn.linalg.pinv(a),
+             np.linalg.pinv),
+    ],
 }
 
 

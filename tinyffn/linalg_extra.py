@@ -1,6 +1,6 @@
 """More of ``torch.linalg``, composed of :mod:`tinyffn.linalg`'s decompositions and the
-primitives, so every gradient follows from theirs: ``pinv`` and ``lstsq`` (through the
-SVD), ``cond`` (a ratio of singular values, or norm(A) · norm(A^{-1})), ``matrix_power``
+primitives, so every gradient follows from theirs: ``pinv`` (the Pinv primitive, whose
+backward stays finite where singular values repeat) and ``lstsq`` (through it), ``cond`` (a ratio of singular values, or norm(A) · norm(A^{-1})), ``matrix_power``
 (repeated squaring, ``inv`` for n < 0), ``multi_dot``, ``matmul``, ``vecdot`` and
 ``diagonal`` (PyTorch's ``linalg`` spellings of the tensor functions).
 
@@ -17,7 +17,8 @@ from typing import Any, NamedTuple
 from . import grad_mode
 from .backend import dtype_name
 from .creation import eye, stack
-from .linalg import LinAlgError, _matrix, inv, matrix_norm, svd, svdvals
+from .linalg import LinAlgError, _matrix, inv, matrix_norm, svdvals
+from .ops.cholesky import Pinv
 from .tensor import Tensor
 from .torch_extras import diagonal as _diagonal
 
@@ -30,14 +31,20 @@ class LstsqResult(NamedTuple):
     singular_values: Any
 
 
-def _cutoff(x: Tensor, s: Tensor, atol: Any, rtol: Any) -> Tensor:
-    """max(atol, rtol · σ_max) per matrix, (..., 1), with matrix_rank's defaults: rtol
-    eps · max(m, n) when atol is not given (or 0), else 0."""
-    eps = float(x.backend.xp.finfo(x.dtype).eps)
+def _tolerances(x: Tensor, atol: Any, rtol: Any) -> tuple:
+    """(atol, rtol) as numbers, with matrix_rank's defaults: rtol eps · max(m, n) when
+    atol is not given (or 0), else 0; atol 0 when not given."""
     if rtol is None:
+        eps = float(x.backend.xp.finfo(x.dtype).eps)
         rtol = eps * max(x.shape[-2:]) if atol is None or atol == 0 else 0.0
+    return float(atol or 0.0), float(rtol)
+
+
+def _cutoff(x: Tensor, s: Tensor, atol: Any, rtol: Any) -> Tensor:
+    """max(atol, rtol · σ_max) per matrix, (..., 1), tolerances as :func:`_tolerances`."""
+    atol, rtol = _tolerances(x, atol, rtol)
     biggest = s.amax(-1, True) if s.shape[-1] else s.sum(-1, True)   # (..., 1)
-    return (biggest * float(rtol)).clamp(min=float(atol or 0.0))
+    return (biggest * rtol).clamp(min=atol)
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False):
@@ -46,14 +53,11 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
     max(atol, rtol · σ_max) (the others give 0); tolerances as ``matrix_rank``'s (rtol
     defaults to eps · max(m, n)). ``hermitian`` is accepted and the SVD used all the same
     (so of a non-symmetric A this is A⁺, where PyTorch's eigh reads only A's lower triangle).
-    Gradient through ``svd``: finite for distinct singular values, but infinite or NaN
-    where two are equal (an identity, say), where PyTorch's own formula stays finite."""
+    One primitive, :class:`~tinyffn.ops.Pinv`, with PyTorch's backward formula in A and A⁺,
+    so the gradient is finite where singular values repeat (A = 2 I), as PyTorch's."""
     x = _matrix("pinv", A, square=bool(hermitian))
-    U, S, Vh = svd(x, full_matrices=False)           # (..., m, k), (..., k), (..., k, n)
-    with grad_mode.no_grad():
-        keep = S > _cutoff(x, S.detach(), atol, rtol)                   # (..., k) bool
-    S_inv = (1.0 / S.where(keep, S.new_ones(()))).where(keep, S.new_zeros(()))   # (..., k)
-    return (Vh.mT * S_inv.unsqueeze(-2)) @ U.mT                     # (..., n, k) @ (..., k, m)
+    atol, rtol = _tolerances(x, atol, rtol)
+    return Pinv.apply(x, atol=atol, rtol=rtol)
 
 
 def lstsq(A, B, rcond=None, *, driver=None):

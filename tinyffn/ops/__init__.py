@@ -9,7 +9,7 @@ reads, fused ops included: every op listed here is gradchecked, and a Function s
 defined in this package but missing from the list fails the suite.
 """
 from .activations import GELU, Swish
-from .cholesky import Cholesky, MatrixExp, SolveTriangular
+from .cholesky import Cholesky, MatrixExp, Pinv, SolveTriangular
 from .decompositions import Det, Eigh, Eigvalsh, Inv, Qr, Slogdet, Solve, Svd, Svdvals
 from .division import FloorDivide, Fmod, Remainder
 from .elementwise import (Add, Cast, Clone, Cos, Div, Erf, Exp, Log, Log1p, Maximum, Mul, Neg,
@@ -36,7 +36,7 @@ PRIMITIVES = (
     # linear algebra
     MatMul,
     Svdvals, Svd, Det, Slogdet, Inv, Solve, Eigvalsh, Eigh, Qr,     # decompositions.py
-    Cholesky, SolveTriangular, MatrixExp,                           # cholesky.py
+    Cholesky, SolveTriangular, MatrixExp, Pinv,                     # cholesky.py
     # shape, and indexing's adjoint (scatter-add)
     Reshape, Transpose, BroadcastTo, GetItem, Concat, IndexAdd,
     # a convolution's sliding windows, and their adjoint (windows.py)

@@ -1,5 +1,5 @@
-"""Cholesky, triangular solves and the matrix exponential of ``tinyffn.linalg``, with the
-backward formulas PyTorch uses.
+"""Cholesky, triangular solves, the matrix exponential and the pseudo-inverse of
+``tinyffn.linalg``, with the backward formulas PyTorch uses.
 
 Notation as in :mod:`.decompositions`: A (..., n, n), batched over the leading axes ``...``;
 ``gy`` the gradient of the output, ``gA`` the one returned; ^T swaps the last two axes.
@@ -242,4 +242,43 @@ class MatrixExp(Function):
         return M[..., :n, n:]
 
 
-__all__ = ["Cholesky", "SolveTriangular", "MatrixExp", "first_bad_minor", "substitute", "expm"]
+class Pinv(Function):
+    """P = A⁺, the Moore-Penrose pseudo-inverse of A (..., m, n), (..., n, m): with
+    A = U diag(σ) Vh, P = Vh^T diag(1/σ) U^T over the σ above max(atol, rtol · σ_max)
+    (the others count as 0), ``atol`` and ``rtol`` numbers.
+
+    PyTorch's backward (Golub and Pereyra), right where the rank does not change nearby:
+    dP = −P dA P + P P^T dA^T (I − A P) + (I − P A) dA^T P^T P, whose adjoint is
+
+        gA = −P^T gP P^T + (I − A P) gP^T P P^T + P^T P gP^T (I − P A)     (..., m, n)
+
+    It reads A and P only, so it stays finite where singular values repeat (A = 2 I),
+    where the gradient through the SVD's factors divides by σ_i² − σ_j² = 0."""
+
+    twice_differentiable = True
+
+    @staticmethod
+    def forward(ctx: Context, A, atol: float, rtol: float):
+        xp = ctx.xp
+        U, S, Vh = xp.linalg.svd(A, full_matrices=False)   # (.., m, k), (.., k), (.., k, n)
+        biggest = xp.max(S, axis=-1, keepdims=True) if S.shape[-1] else S[..., :1]
+        keep = S > xp.maximum(biggest * rtol, xp.asarray(atol, dtype=S.dtype))
+        inverse = xp.where(keep, 1 / xp.where(keep, S, xp.ones_like(S)), xp.zeros_like(S))
+        P = xp.matmul(_mT(xp, Vh) * inverse[..., None, :], _mT(xp, U))
+        ctx.save_for_backward(A, P)
+        return P
+
+    @staticmethod
+    def backward(ctx: Context, gP):
+        xp = ctx.xp
+        A, P = ctx.saved_tensors
+        Pt, gPt = _mT(xp, P), _mT(xp, gP)
+        left = xp.matmul(gPt, xp.matmul(P, Pt))             # gP^T P P^T        (m, n)
+        right = xp.matmul(xp.matmul(Pt, P), gPt)            # P^T P gP^T        (m, n)
+        return (-xp.matmul(xp.matmul(Pt, gP), Pt)
+                + left - xp.matmul(A, xp.matmul(P, left))        # (I − A P) left
+                + right - xp.matmul(xp.matmul(right, P), A))     # right (I − P A)
+
+
+__all__ = ["Cholesky", "SolveTriangular", "MatrixExp", "Pinv", "first_bad_minor", "substitute",
+           "expm"]
