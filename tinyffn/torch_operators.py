@@ -22,28 +22,16 @@ from .ops.logs_and_angles import Acos, Acosh, Asin, Asinh, Atanh, Tan
 from .torch_math import _float
 
 
-def _operand(op: str, input, other):
-    """input as a Tensor; a number input (``torch.add(2.5, x)``) as a 0-d tensor of the dtype
-    PyTorch gives that number beside ``other``: other's own, but the default float for a
-    float beside integers (``add(2.5, i)`` is 2.5 + i, not 2 + i) and int64 for an int
-    beside bools (``add(2, mask)`` counts); an int outside an integer dtype is refused."""
+def _number_first(op: str, input, other) -> bool:
+    """Whether ``input`` is a number beside a Tensor ``other`` (``torch.add(2.5, x)``);
+    then the operator computes the call (``2.5 + x``), so the number gets the dtype it gets
+    there, as PyTorch's (2.5 + an int64 tensor is float32; an int outside a uint8
+    tensor's range is refused by name). Else input must be a Tensor."""
     from .tensor import Tensor
     if isinstance(input, Tensor):
-        return input
+        return False
     if isinstance(other, Tensor) and isinstance(input, (int, float, bool)):
-        be, dtype = other.backend, other.dtype
-        if isinstance(input, float) and not be.is_floating(dtype):
-            dtype = be.default_float()
-        elif not isinstance(input, bool) and isinstance(input, int) and \
-                dtype_name(dtype) == "bool":
-            dtype = be.dtype("int64")
-        elif not isinstance(input, (bool, float)) and not be.is_floating(dtype):
-            info = be.xp.iinfo(dtype)
-            if not info.min <= input <= info.max:
-                raise OverflowError(f"{op}: the number {input} does not fit in "
-                                    f"{dtype_name(dtype)} ({info.min} to {info.max}); cast "
-                                    "the tensor to a wider dtype first, x.to(dtype='int64')")
-        return other.new_tensor(input, dtype=dtype)
+        return True
     raise TypeError(f"{op}: input must be a tinyffn Tensor (or a number with a Tensor "
                     f"other), got {type_name(input)}; wrap it with tinyffn.tensor(...)")
 
@@ -51,29 +39,32 @@ def _operand(op: str, input, other):
 # ----------------------------------------------------------------------------- operators
 def add(input, other, *, alpha=1):
     """``input + alpha * other``, as ``torch.add``."""
-    return _operand("add", input, other).add(other, alpha=alpha)
+    if _number_first("add", input, other):
+        input = input + other.new_zeros(())     # the number in the dtype + gives it there
+    return input.add(other, alpha=alpha)
 
 
 def sub(input, other, *, alpha=1):
     """``input - alpha * other``, as ``torch.sub``."""
-    return _operand("sub", input, other).sub(other, alpha=alpha)
+    if _number_first("sub", input, other):
+        input = input - other.new_zeros(())
+    return input.sub(other, alpha=alpha)
 
 
 def subtract(input, other, *, alpha=1):
     """``sub``, under NumPy's name, as ``torch.subtract``."""
-    return _operand("subtract", input, other).sub(other, alpha=alpha)
+    return sub(input, other, alpha=alpha)
 
 
 def mul(input, other):
-    """``input * other``, as ``torch.mul``; a number input is multiplied as ``2.5 * x``
-    is, by the operator (a float16 x times a number float16 cannot hold is refused)."""
-    _operand("mul", input, other)                       # refuses what is not a number
+    """``input * other``, as ``torch.mul``."""
+    _number_first("mul", input, other)                  # refuses what is not a number
     return input * other
 
 
 def multiply(input, other):
     """``mul``, under NumPy's name, as ``torch.multiply``."""
-    _operand("multiply", input, other)
+    _number_first("multiply", input, other)
     return input * other
 
 
@@ -91,22 +82,29 @@ def divide(input, other, *, rounding_mode=None):
 
 
 def _divided(op: str, input, other, rounding_mode):
-    x = _operand(op, input, other)
+    _number_first(op, input, other)
     if rounding_mode is None:
-        return input / other        # a number input divided as 2 / x is, by the operator
+        return input / other
     if rounding_mode not in ("trunc", "floor"):
         raise ValueError(f"{op}: rounding_mode must be None, 'trunc' or 'floor', got "
                          f"{rounding_mode!r}")
     from .more_functions import floor_divide
     with grad_mode.scope("function", op):
         if rounding_mode == "floor":
-            return floor_divide(x, other)
-        if x.backend.is_floating(x.dtype) or isinstance(other, float) or \
-                hasattr(other, "dtype") and other.backend.is_floating(other.dtype):
-            return (x / other).trunc()
-        q = floor_divide(x.abs(), abs(other))     # integers: C's division, toward zero
-        return q * (x.sign() * (other.sign() if hasattr(other, "sign") else
-                                (other > 0) - (other < 0)))
+            return floor_divide(input, other)
+        if _floating(input) or _floating(other):
+            return (input / other).trunc()
+        q = floor_divide(abs(input), abs(other))    # integers: C's division, toward zero
+        return q * (_sign(input) * _sign(other))
+
+
+def _floating(v) -> bool:
+    return isinstance(v, float) or hasattr(v, "dtype") and v.backend.is_floating(v.dtype)
+
+
+def _sign(v):
+    """sign(v) of a tensor, or of a number (-1, 0 or 1)."""
+    return v.sign() if hasattr(v, "sign") else (v > 0) - (v < 0)
 
 
 def eq(input, other):
