@@ -61,6 +61,9 @@ from .torch_pointwise import (copysign, deg2rad, float_power, frac, heaviside, i
 from .torch_special import digamma, erfc, erfinv, i0, lgamma, mvlgamma, polygamma
 from . import special                   # tinyffn.special.log_ndtr, as torch.special's
 from .scatter import index_add, scatter, scatter_add
+from .scatter_reductions import index_reduce, scatter_reduce
+from .index_writes import (diagonal_scatter, index_copy, index_fill, index_put, masked_scatter,
+                           put, select_scatter, slice_scatter)
 from .numerics import (count_nonzero, finfo, histc, iinfo, is_complex, is_nonzero, kthvalue,
                        median, nan_to_num)
 from .more_functions import (bincount, bmm, cos, cumsum, flip, floor_divide, fmod,
@@ -160,6 +163,9 @@ __all__ = [
     "is_complex", "is_nonzero",
     "cdist", "cosine_similarity", "pairwise_distance", "linalg",  # distances.py, linalg.py
     "index_add", "scatter_add", "scatter",                      # scatter.py
+    "scatter_reduce", "index_reduce",                        # scatter_reductions.py
+    "index_fill", "index_copy",                              # index_writes.py
+    "index_put", "put", "masked_scatter", "select_scatter", "slice_scatter", "diagonal_scatter",
     "det", "slogdet", "logdet", "inverse", "svd", "qr", "trace", "kron", "block_diag",  # torch_linalg.py
     "cartesian_prod", "matrix_power", "pinverse", "cholesky", "cholesky_solve",
     "cholesky_inverse", "matrix_exp",

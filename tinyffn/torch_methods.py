@@ -39,6 +39,7 @@ from .arguments import _axis_list, _is_int, _shape_arg, is_real, type_name
 from .backend import dtype_name
 from . import in_place as IP
 from .in_place import InPlaceMethods
+from .index_writes import IndexWriteMethods
 from .more_functions import MoreMethods
 from .numerics import NumericsMethods
 from .random_sampling import RandomMethods
@@ -61,11 +62,10 @@ class TorchMethods(MoreMethods, ExtraMethods, NameMethods, MathMethods, LinalgMe
                    AccumulateMethods, SelectMethods, StatsMethods, NumericsMethods,
                    ScatterMethods, PointwiseMethods, SpecialMethods, InPlaceMethods,
                    RandomMethods, ShapeMethods, OperatorMethods,
-                   ProductMethods):
+                   ProductMethods, IndexWriteMethods):
     """The methods of :class:`tinyffn.Tensor` that this file holds (see its docstring); its
-    base classes hold those of :mod:`tinyffn.more_functions` (``x.sin()``, ``x.prod()``, ...),
-    :mod:`tinyffn.torch_extras` (``x.lerp()``, ``x.diag()``, ``x.detach_()``) and the
-    in-place forms of :mod:`tinyffn.in_place` (``x.clamp_(0)``, ...)."""
+    base classes hold those of the modules they are imported from (``x.sin()``: more_functions,
+    ``x.clamp_(0)``: in_place, ...)."""
 
     __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
 
