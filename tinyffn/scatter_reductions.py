@@ -92,6 +92,8 @@ def _reduced(op: str, x, axis: int, idx, v, reduce: str, include_self: bool):
                 count = _tensor.Tensor(xp.astype(xp.maximum(hits + int(include_self), 1), x.dtype),
                                        _backend=be)
                 y = y / count if be.is_floating(x.dtype) else y // count
+        elif not math.prod(idx.shape):
+            y = _added(one, v, idx, axis)       # no values: x, and src's gradient 0
         else:
             laid = _laid_out(one, axis, idx, v, reduce)
             if include_self:
