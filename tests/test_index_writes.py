@@ -269,6 +269,20 @@ def test_the_value_of_index_fill_and_of_one_written_value_gets_the_sum_of_gy():
     assert v.grad.item() == w.numpy()[np.array(X) > 1].sum()
 
 
+def test_one_value_written_twice_to_a_place_is_counted_once_in_its_gradient():
+    """x.index_put((i,), v) with i = [1, 1, 2] and one value: y[1] = y[2] = v, so dL/dv =
+    gy[1] + gy[2], what raising v by ε changes. PyTorch 2.13 sums gy over the index,
+    counting place 1 twice (gy[1] · 2 + gy[2])."""
+    x = tinyffn.tensor([0.5, -1.0, 2.0, 4.0], dtype="float64")
+    v = tinyffn.tensor(3.0, dtype="float64", requires_grad=True)
+    w = tinyffn.tensor([1.0, 10.0, 100.0, 1000.0], dtype="float64")
+    i = (tinyffn.tensor([1, 1, 2]),)
+    (x.index_put(i, v) * w).sum().backward()
+    eps = 1e-7
+    up = ((x.index_put(i, v.detach() + eps) - x.index_put(i, v.detach())) * w).sum() / eps
+    assert v.grad.item() == 110.0 and abs(up.item() - 110.0) < 1e-6
+
+
 # ----------------------------------------------------------------------------- in place
 def test_in_place_forms_follow_the_rules_of_x_minus_equals_y(device):
     t = lambda values: tinyffn.tensor(values, device=device)       # noqa: E731
