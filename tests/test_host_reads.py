@@ -83,6 +83,26 @@ READS = [
     ("max_unpool1d", lambda: F.max_unpool1d(
         tinyffn.randn(1, 2, 3, device="strict", requires_grad=True),
         ints([[[0, 3, 5], [1, 2, 4]]]), 2), {"scalar": 2}),   # range, overlaps; was 14
+    # index_writes.py, scatter_reductions.py: the range, and for a write of several values
+    # an index naming a place twice; none where tinyffn made the key (a mask, a slice)
+    ("scatter_reduce", lambda: x53().scatter_reduce(0, ints([[0, 1, 2]]), x53()[:1], "amax"),
+     {"scalar": 1}),
+    ("index_reduce", lambda: x53().index_reduce(0, ints([0, 4]), x53()[:2], "mean"),
+     {"scalar": 1}),
+    ("index_fill", lambda: x53().index_fill(1, ints([0, -1]), -1.0), {"scalar": 1}),
+    ("index_copy", lambda: x53().index_copy(0, ints([0, 4]), x53()[:2]), {"scalar": 2}),
+    ("index_put", lambda: x53().index_put((ints([0, 4]), ints([1, 2])), x53()[0, :2]),
+     {"scalar": 2}),
+    ("index_put one value", lambda: x53().index_put((ints([0, 0]),), x53()[0, 0]),
+     {"scalar": 1}),
+    ("index_put accumulate", lambda: x53().index_put((ints([0, 0]),), x53()[:2],
+                                                     accumulate=True), {"scalar": 1}),
+    ("put", lambda: x53().put(ints([0, 14]), x53()[0, :2]), {"scalar": 2}),
+    ("masked_scatter", lambda: (lambda x: x.masked_scatter(x.detach() > 0, x53()))(x53()),
+     {"nonzero": 1}),
+    ("select/slice/diagonal_scatter", lambda: tinyffn.diagonal_scatter(tinyffn.slice_scatter(
+        tinyffn.select_scatter(x53(), x53()[0], 0, 2), x53()[:2], 0, 1, 5, 2), x53()[0], -1),
+     {}),
 ]
 
 
@@ -182,6 +202,18 @@ REFUSED = [
      r"nll_loss: targets must lie in \[0, 3\)"),
     ("max_unpool1d", lambda x, d: F.max_unpool1d(x.reshape(1, 5, 3), ints([[[0, 1, 6]] * 5], d),
                                                  2), r"max_unpool1d: index 6 is out of range"),
+    ("scatter_reduce", lambda x, d: x.scatter_reduce(1, ints([[3]], d), x[:1], "prod"),
+     r"scatter_reduce: index 3 is out of range for dim 1 of size 3"),
+    ("index_reduce", lambda x, d: x.index_reduce(0, ints([5], d), x[:1], "amin"),
+     r"index_reduce: index 5 is out of range for dim 0 of size 5"),
+    ("index_fill", lambda x, d: x.index_fill(1, ints([-4], d), 0.0),
+     r"index_fill: index -4 is out of range for dim 1 of size 3"),
+    ("index_copy", lambda x, d: x.index_copy(0, ints([-1], d), x[:1]),
+     r"index_copy: index -1 is out of range for dim 0 of size 5"),
+    ("index_put", lambda x, d: x.index_put((ints([0], d), ints([3], d)), x[0, :1]),
+     r"index_put: index 3 is out of range for axis 1 of size 3"),
+    ("put", lambda x, d: x.put(ints([15], d), x[0, :1]),
+     r"put: index 15 is out of range for axis 0 of size 15"),
 ]
 
 

@@ -165,7 +165,8 @@ def masked_scatter(input, mask, source):
     with grad_mode.scope("function", "masked_scatter"):
         if not x.ndim:
             return x.masked_fill(m, v.reshape(-1)[0]) if count else x
-        return _written("masked_scatter", x, key, v.reshape(-1)[:count], (count,))
+        return _written("masked_scatter", x, key, v.reshape(-1)[:count], (count,),
+                        distinct=True)          # a mask names each place once
 
 
 def select_scatter(input, src, dim, index):
@@ -221,16 +222,17 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
 
 
 # ----------------------------------------------------------------------------- the parts
-def _written(op: str, x, key: tuple, v, shape: tuple):
+def _written(op: str, x, key: tuple, v, shape: tuple, distinct: bool = False):
     """x with v (of x's dtype, and of ``shape``, x[key]'s, or of one entry) written at the
     places ``key`` (checked) names: ``where(written, IndexAdd(0, v, key), x)``; one value
-    is a ``masked_fill``, which may fill a place twice. Two values at one place are refused
-    (a read of the device)."""
+    is a ``where`` with it, which may fill a place twice. Two values at one place are
+    refused, unless the key is known to name each once (``distinct``): looking is a read
+    of the device."""
     written = _places(x, key, shape)
     if v.numel() == 1:
-        return x.masked_fill(written > 0, v.reshape(()))
+        return x.where(written == 0, v.reshape(()))
     v = v if v.shape == shape else v.broadcast_to(*shape)
-    if bool(x.backend.xp.any(written.data > 1)):
+    if not distinct and bool(x.backend.xp.any(written.data > 1)):
         raise ValueError(f"{op}: the index names a place more than once, where PyTorch keeps "
                          "one of the values written (which one is unspecified); make the "
                          "indices distinct" + (", or accumulate=True to add them"
@@ -287,10 +289,12 @@ def _broadcast(op: str, v, shape: tuple, what: str):
 
 def _embedded(op: str, x, src: Any, key: tuple):
     """x with src (of exactly x[key]'s shape; cast to x's dtype if of the same kind, as
-    PyTorch casts it) written where the basic key reads."""
+    PyTorch casts it) written where ``key`` reads: slices and an int, or two aranges (a
+    diagonal), inside x and naming each place once, so nothing is read back to check."""
     from .promotion import kind_of      # promotion.py imports tensor.py, which imports this
     v = tensor_arg(op, "src", src)
-    target = x[key].shape
+    key = CheckedKey(_whole(x, normalize_key(key, x)))
+    target = tuple(x.data[key].shape)
     if v.shape != target:
         raise ValueError(f"{op}: src must have the shape of what it replaces, {target} (of "
                          f"input of shape {x.shape}), got {v.shape}")
@@ -300,7 +304,7 @@ def _embedded(op: str, x, src: Any, key: tuple):
                             f"({dtype_name(x.dtype)}); cast it with .to(dtype=input.dtype)")
         v = v.to(dtype=dtype_name(x.dtype))
     with grad_mode.scope("function", op):
-        return _written(op, x, _whole(x, normalize_key(key, x)), v, target)
+        return _written(op, x, key, v, target, distinct=True)
 
 
 class IndexWriteMethods:
