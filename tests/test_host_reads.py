@@ -100,6 +100,12 @@ READS = [
     ("put", lambda: x53().put(ints([0, 14]), x53()[0, :2]), {"scalar": 2}),
     ("masked_scatter", lambda: (lambda x: x.masked_scatter(x.detach() > 0, x53()))(x53()),
      {"nonzero": 1}),
+    ("embedding_bag", lambda: F.embedding_bag(ints([[0, 4], [2, 2]]), x53()), {"scalar": 1}),
+    ("embedding_bag(offsets)", lambda: F.embedding_bag(ints([0, 4, 2, 2]), x53(), ints([0, 1]),
+                                                       mode="sum"), {"scalar": 2}),
+    ("embedding_bag(max, padding_idx)", lambda: F.embedding_bag(    # + the longest bag
+        ints([0, 4, 2, 2]), x53(), ints([0, 1]), mode="max", padding_idx=2),
+     {"scalar": 3, "nonzero": 1}),
     ("select/slice/diagonal_scatter", lambda: tinyffn.diagonal_scatter(tinyffn.slice_scatter(
         tinyffn.select_scatter(x53(), x53()[0], 0, 2), x53()[:2], 0, 1, 5, 2), x53()[0], -1),
      {}),
@@ -212,6 +218,8 @@ REFUSED = [
      r"index_copy: index -1 is out of range for dim 0 of size 5"),
     ("index_put", lambda x, d: x.index_put((ints([0], d), ints([3], d)), x[0, :1]),
      r"index_put: index 3 is out of range for axis 1 of size 3"),
+    ("embedding_bag", lambda x, d: F.embedding_bag(ints([0, 5], d), x, ints([0], d)),
+     r"embedding_bag: index 5 is out of range for num_embeddings=5"),
     ("put", lambda x, d: x.put(ints([15], d), x[0, :1]),
      r"put: index 15 is out of range for axis 0 of size 15"),
 ]

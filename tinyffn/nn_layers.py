@@ -22,6 +22,7 @@ from .batchnorm import BatchNorm1d, BatchNorm2d
 from .more_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, LocalResponseNorm
 from .bilinear import Bilinear
 from .stochastic import AlphaDropout, FeatureAlphaDropout
+from .embedding_bag import EmbeddingBag
 
 __all__ = ["Conv1d", "Conv2d", "Unfold", "Fold", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
            "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d",
@@ -32,4 +33,4 @@ __all__ = ["Conv1d", "Conv2d", "Unfold", "Fold", "MaxPool1d", "AvgPool1d", "Adap
            "InstanceNorm1d", "InstanceNorm2d", "LocalResponseNorm", "Bilinear", "AlphaDropout",
            "FeatureAlphaDropout", "ConvTranspose1d", "ConvTranspose2d", "MaxUnpool1d",
            "MaxUnpool2d", "UpsamplingNearest2d", "UpsamplingBilinear2d", "ChannelShuffle",
-           "LPPool1d", "LPPool2d"]
+           "LPPool1d", "LPPool2d", "EmbeddingBag"]

@@ -1,0 +1,202 @@
+"""F.embedding_bag and nn.EmbeddingBag (tinyffn/embedding_bag.py).
+
+Each case is one call, written once and run with the names of tinyffn and of torch:
+PyTorch 2.13 live where installed, its values and gradients written out in ``EXPECTED``
+and ``EXPECTED_GRADS`` (run on every device without torch). The bags are also reduced by
+hand in Python, gradcheck runs on every device, and the module is compared with torch's
+(repr, state_dict, from_pretrained).
+"""
+
+import numpy as np
+import pytest
+
+import tinyffn
+import tinyffn.functional as F
+import torch_parity
+from tinyffn import nn
+
+W = [[0.5, -1.0, 2.0], [1.5, 0.25, -0.5], [-2.0, 3.0, 1.0], [0.75, -0.25, 4.0],
+     [1.0, 2.0, -3.0]]                                          # (5, 3), no ties in a column
+I1 = "T.tensor([1, 2, 0, 4, 4, 1, 3])"
+P1 = "T.tensor([0.5, -1.0, 2.0, 1.0, 0.25, 3.0, -2.0], dtype=T.float64)"
+
+CASES = [
+    *[f"F.embedding_bag({I1}, w, T.tensor([0, 2, 2, 5]), mode='{m}')" for m in ("sum", "mean", "max")],
+    *[f"F.embedding_bag({I1}, w, T.tensor([0, 3]), mode='{m}', padding_idx=4)"
+      for m in ("sum", "mean", "max")],
+    "F.embedding_bag(T.tensor([[1, 2, 3], [4, 4, 0]]), w)",
+    "F.embedding_bag(T.tensor([[1, 2, 3], [4, 4, 0]]), w, mode='max', padding_idx=-1)",
+    f"F.embedding_bag({I1}, w, T.tensor([0, 2, 2, 7]), mode='sum', include_last_offset=True)",
+    f"F.embedding_bag({I1}, w, T.tensor([0, 4]), mode='sum', per_sample_weights={P1})",
+    f"F.embedding_bag({I1}, w, T.tensor([0, 4, 7]), mode='mean', include_last_offset=True, "
+    "padding_idx=1)",
+    "F.embedding_bag(T.tensor([3]), w, T.tensor([0, 0, 1]), mode='max')",
+]
+
+
+def run(module, case: str, requires_grad: str = "", **tensor_kwargs):
+    inputs = {"w": module.tensor(W, dtype=module.float64, **tensor_kwargs)}
+    if requires_grad:
+        inputs[requires_grad].requires_grad_(True)
+    device = tensor_kwargs.get("device")
+    tensor = (lambda *a, **k: module.tensor(*a, **k, device=device)) if device else module.tensor
+    functional = F if module is tinyffn else module.nn.functional
+
+    class T:
+        def __getattr__(self, name):
+            return tensor if name == "tensor" else getattr(module, name)
+    y = eval(case, {}, {"T": T(), "F": functional, **inputs})
+    return (y, inputs[requires_grad]) if requires_grad else y
+
+
+plain = torch_parity.plain
+assert_same = torch_parity.assert_close
+GRAD_CASES = [(c, "w") for c in CASES]
+
+
+def grad_of(module, case: str, wrt: str, **tensor_kwargs):
+    y, x = run(module, case, requires_grad=wrt, **tensor_kwargs)
+    return torch_parity.weighted_grad(module, y, x, **tensor_kwargs)
+
+
+torch_parity.tests(globals())
+
+
+# ----------------------------------------------------------------------------- by hand
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_each_bag_reduced_by_hand(mode, device):
+    """Bags cut at random offsets (some empty), a padding index left out, weights per
+    index for a sum: each bag's rows listed in Python and reduced with NumPy."""
+    r = np.random.default_rng(0)
+    w = r.standard_normal((7, 4))
+    idx = r.integers(0, 7, 20)
+    offsets = np.sort(r.integers(0, 21, 6))
+    offsets[0] = 0
+    scale = r.standard_normal(20) if mode == "sum" else None
+    t = lambda a: None if a is None else tinyffn.tensor(a, device=device)   # noqa: E731
+    got = F.embedding_bag(t(idx), t(w), t(offsets), mode=mode, padding_idx=2,
+                          per_sample_weights=t(scale)).numpy()
+    ends = list(offsets[1:]) + [20]
+    for b, (start, end) in enumerate(zip(offsets, ends)):
+        rows = [w[i] * (1 if scale is None else scale[p]) for p, i in
+                enumerate(idx[start:end], start) if i != 2]
+        want = np.zeros(4) if not rows else {"sum": np.sum, "mean": np.mean,
+                                              "max": np.max}[mode](rows, axis=0)
+        np.testing.assert_allclose(got[b], want, rtol=1e-13, atol=1e-15)
+
+
+def test_gradcheck(device):
+    w = tinyffn.tensor(W, dtype="float64", device=device, requires_grad=True)
+    s = tinyffn.tensor([0.5, -1.0, 2.0, 1.0, 0.25], dtype="float64", device=device,
+                       requires_grad=True)
+    idx = tinyffn.tensor([1, 2, 0, 4, 1], device=device)
+    off = tinyffn.tensor([0, 2, 2], device=device)
+    for mode in ("sum", "mean", "max"):
+        assert tinyffn.gradcheck(lambda w: F.embedding_bag(idx, w, off, mode=mode), [w])
+    assert tinyffn.gradcheck(lambda w, s: F.embedding_bag(
+        idx, w, off, mode="sum", per_sample_weights=s, padding_idx=0), [w, s])
+
+
+def test_a_bag_of_max_ties_shares_the_gradient():
+    """Two equal rows in one bag: the max is either, and each gets half of gy (amax's
+    rule; PyTorch gives all of it to one). Their sum is what raising both changes."""
+    w = tinyffn.tensor([[1.0, 5.0], [1.0, 2.0]], dtype="float64", requires_grad=True)
+    F.embedding_bag(tinyffn.tensor([[0, 1]]), w, mode="max").sum().backward()
+    assert w.grad.tolist() == [[0.5, 1.0], [0.5, 0.0]]
+
+
+# ----------------------------------------------------------------------------- module
+def test_module_as_torchs():
+    torch = pytest.importorskip("torch")
+    ours = nn.EmbeddingBag(5, 3, mode="max", padding_idx=1)
+    theirs = torch.nn.EmbeddingBag(5, 3, mode="max", padding_idx=1)
+    assert repr(ours) == repr(theirs) == "EmbeddingBag(5, 3, mode='max', padding_idx=1)"
+    assert list(ours.state_dict()) == list(theirs.state_dict()) == ["weight"]
+    assert ours.weight.numpy()[1].tolist() == [0, 0, 0]
+    theirs.weight.data = torch.tensor(ours.weight.numpy())
+    idx, off = [1, 2, 0, 4, 3], [0, 3]
+    y = ours(tinyffn.tensor(idx), tinyffn.tensor(off))
+    yt = theirs(torch.tensor(idx), torch.tensor(off))
+    np.testing.assert_allclose(y.detach().numpy(), yt.detach().numpy(), rtol=1e-6)
+    frozen = nn.EmbeddingBag.from_pretrained(tinyffn.tensor(W), mode="sum")
+    assert not frozen.weight.requires_grad and frozen.mode == "sum"
+    assert frozen(tinyffn.tensor([[0, 1]])).tolist() == [[2.0, -0.75, 1.5]]
+
+
+def test_module_learns_on_every_device(device):
+    bag = nn.EmbeddingBag(6, 2, mode="mean", device=device, dtype="float64")
+    idx = tinyffn.tensor([0, 1, 2, 3, 4, 5], device=device)
+    off = tinyffn.tensor([0, 3], device=device)
+    target = tinyffn.tensor([[1.0, -1.0], [0.5, 2.0]], dtype="float64", device=device)
+    opt = tinyffn.optim.SGD(bag.parameters(), lr=6.0)     # dL/dW: gy/3 per row, /4 by mse
+    for _ in range(30):
+        opt.zero_grad()
+        loss = F.mse_loss(bag(idx, off), target)
+        loss.backward()
+        opt.step()
+    assert loss.item() < 1e-6
+
+
+# ----------------------------------------------------------------------------- refusals
+@pytest.mark.parametrize("call, error, match", [
+    ("F.embedding_bag(T.tensor([0, 1]), w)", ValueError, "a 1-D input needs offsets"),
+    ("F.embedding_bag(T.tensor([[0, 1]]), w, T.tensor([0]))", ValueError,
+     "offsets must be None"),
+    ("F.embedding_bag(T.tensor([0, 1]), w, T.tensor([1]))", ValueError,
+     "offsets must start at 0, never decrease"),
+    ("F.embedding_bag(T.tensor([0, 1]), w, T.tensor([0, 2, 1]))", ValueError, "never decrease"),
+    ("F.embedding_bag(T.tensor([0, 1]), w, T.tensor([0, 3]))", ValueError,
+     "end at most at input's length 2"),
+    ("F.embedding_bag(T.tensor([0, 1]), w, T.tensor([0, 1]), include_last_offset=True)",
+     ValueError, "with include_last_offset the last one is that length"),
+    ("F.embedding_bag(T.tensor([0, 1]), w, T.tensor([0]), mode='prod')", ValueError,
+     "mode must be 'sum', 'mean' or 'max'"),
+    ("F.embedding_bag(T.tensor([0, 5]), w, T.tensor([0]))", IndexError,
+     "index 5 is out of range for num_embeddings=5"),
+    ("F.embedding_bag(T.tensor([0, 1]), w, T.tensor([0]), per_sample_weights=w[0, :2])",
+     ValueError, "per_sample_weights scale rows that are summed: mode must be 'sum'"),
+    ("F.embedding_bag(T.tensor([0, 1]), w, T.tensor([0]), mode='sum', "
+     "per_sample_weights=w[0])", ValueError, r"per_sample_weights must have input's shape"),
+    ("F.embedding_bag(T.tensor([0, 1]), w, T.tensor([0]), max_norm=1.0)",
+     NotImplementedError, "max_norm=1.0 is not supported"),
+    ("F.embedding_bag(T.tensor([0, 1]), w, T.tensor([0.0]))", TypeError,
+     "offsets must be a 1-D int64 tensor"),
+    ("F.embedding_bag(T.tensor([0, 1]), w, T.tensor([0]), padding_idx=5)", ValueError,
+     r"padding_idx must be an integer in \[-5, 5\)"),
+    ("nn.EmbeddingBag(5, 3, mode='min')", ValueError, "EmbeddingBag: mode must be"),
+])
+def test_errors_name_the_function_and_the_fix(call, error, match):
+    names = {"T": tinyffn, "F": F, "nn": nn, "w": tinyffn.tensor(W)}
+    with pytest.raises(error, match=match):
+        eval(call, {}, names)
+
+
+EXPECTED = {
+    "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 2, 2, 5]), mode='sum')": ('float64', [[-0.5, 3.25, 0.5], [0.0, 0.0, 0.0], [2.5, 3.0, -4.0], [2.25, 0.0, 3.5]]),
+    "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 2, 2, 5]), mode='mean')": ('float64', [[-0.25, 1.625, 0.25], [0.0, 0.0, 0.0], [0.8333333333333334, 1.0, -1.3333333333333333], [1.125, 0.0, 1.75]]),
+    "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 2, 2, 5]), mode='max')": ('float64', [[1.5, 3.0, 1.0], [0.0, 0.0, 0.0], [1.0, 2.0, 2.0], [1.5, 0.25, 4.0]]),
+    "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 3]), mode='sum', padding_idx=4)": ('float64', [[0.0, 2.25, 2.5], [2.25, 0.0, 3.5]]),
+    "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 3]), mode='mean', padding_idx=4)": ('float64', [[0.0, 0.75, 0.8333333333333334], [1.125, 0.0, 1.75]]),
+    "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 3]), mode='max', padding_idx=4)": ('float64', [[1.5, 3.0, 2.0], [1.5, 0.25, 4.0]]),
+    'F.embedding_bag(T.tensor([[1, 2, 3], [4, 4, 0]]), w)': ('float64', [[0.08333333333333333, 1.0, 1.5], [0.8333333333333334, 1.0, -1.3333333333333333]]),
+    "F.embedding_bag(T.tensor([[1, 2, 3], [4, 4, 0]]), w, mode='max', padding_idx=-1)": ('float64', [[1.5, 3.0, 4.0], [0.5, -1.0, 2.0]]),
+    "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 2, 2, 7]), mode='sum', include_last_offset=True)": ('float64', [[-0.5, 3.25, 0.5], [0.0, 0.0, 0.0], [4.75, 3.0, -0.5]]),
+    "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 4]), mode='sum', per_sample_weights=T.tensor([0.5, -1.0, 2.0, 1.0, 0.25, 3.0, -2.0], dtype=T.float64))": ('float64', [[4.75, -2.875, -0.25], [3.25, 1.75, -10.25]]),
+    "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 4, 7]), mode='mean', include_last_offset=True, padding_idx=1)": ('float64', [[-0.16666666666666666, 1.3333333333333333, 0.0], [0.875, 0.875, 0.5]]),
+    "F.embedding_bag(T.tensor([3]), w, T.tensor([0, 0, 1]), mode='max')": ('float64', [[0.0, 0.0, 0.0], [0.75, -0.25, 4.0], [0.0, 0.0, 0.0]]),
+}
+
+EXPECTED_GRADS = {
+    "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 2, 2, 5]), mode='sum') dw": ('float64', [[0.7, 0.8, 0.9], [1.1, 1.3, 1.5], [0.1, 0.2, 0.3], [1.0, 1.1, 1.2], [1.4, 1.6, 1.8]]),
+    "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 2, 2, 5]), mode='mean') dw": ('float64', [[0.2333333333333333, 0.26666666666666666, 0.3], [0.55, 0.65, 0.75], [0.05, 0.1, 0.15], [0.5, 0.55, 0.6], [0.4666666666666666, 0.5333333333333333, 0.6]]),
+    "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 2, 2, 5]), mode='max') dw": ('float64', [[0.0, 0.0, 0.9], [1.1, 1.1, 0.0], [0.0, 0.2, 0.3], [0.0, 0.0, 1.2], [0.7, 0.8, 0.0]]),
+    "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 3]), mode='sum', padding_idx=4) dw": ('float64', [[0.1, 0.2, 0.3], [0.5, 0.7, 0.8999999999999999], [0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [0.0, 0.0, 0.0]]),
+    "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 3]), mode='mean', padding_idx=4) dw": ('float64', [[0.03333333333333333, 0.06666666666666667, 0.09999999999999999], [0.23333333333333334, 0.31666666666666665, 0.39999999999999997], [0.03333333333333333, 0.06666666666666667, 0.09999999999999999], [0.2, 0.25, 0.3], [0.0, 0.0, 0.0]]),
+    "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 3]), mode='max', padding_idx=4) dw": ('float64', [[0.0, 0.0, 0.3], [0.5, 0.5, 0.0], [0.0, 0.2, 0.0], [0.0, 0.0, 0.6], [0.0, 0.0, 0.0]]),
+    'F.embedding_bag(T.tensor([[1, 2, 3], [4, 4, 0]]), w) dw': ('float64', [[0.13333333333333333, 0.16666666666666666, 0.19999999999999998], [0.03333333333333333, 0.06666666666666667, 0.09999999999999999], [0.03333333333333333, 0.06666666666666667, 0.09999999999999999], [0.03333333333333333, 0.06666666666666667, 0.09999999999999999], [0.26666666666666666, 0.3333333333333333, 0.39999999999999997]]),
+    "F.embedding_bag(T.tensor([[1, 2, 3], [4, 4, 0]]), w, mode='max', padding_idx=-1) dw": ('float64', [[0.4, 0.5, 0.6], [0.1, 0.0, 0.0], [0.0, 0.2, 0.0], [0.0, 0.0, 0.3], [0.0, 0.0, 0.0]]),
+    "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 2, 2, 7]), mode='sum', include_last_offset=True) dw": ('float64', [[0.7, 0.8, 0.9], [0.7999999999999999, 1.0, 1.2], [0.1, 0.2, 0.3], [0.7, 0.8, 0.9], [1.4, 1.6, 1.8]]),
+    "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 4]), mode='sum', per_sample_weights=T.tensor([0.5, -1.0, 2.0, 1.0, 0.25, 3.0, -2.0], dtype=T.float64)) dw": ('float64', [[0.2, 0.4, 0.6], [1.25, 1.6, 1.95], [-0.1, -0.2, -0.3], [-0.8, -1.0, -1.2], [0.2, 0.325, 0.44999999999999996]]),
+    "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 4, 7]), mode='mean', include_last_offset=True, padding_idx=1) dw": ('float64', [[0.03333333333333333, 0.06666666666666667, 0.09999999999999999], [0.0, 0.0, 0.0], [0.03333333333333333, 0.06666666666666667, 0.09999999999999999], [0.2, 0.25, 0.3], [0.23333333333333334, 0.31666666666666665, 0.39999999999999997]]),
+    "F.embedding_bag(T.tensor([3]), w, T.tensor([0, 0, 1]), mode='max') dw": ('float64', [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.4, 0.5, 0.6], [0.0, 0.0, 0.0]]),
+}
