@@ -305,3 +305,17 @@ def test_pinv_gradient_is_finite_where_singular_values_repeat(device):
     torch.linalg.pinv(t).mul(torch.tensor(W)).sum().backward()
     (linalg.pinv(tall) * _t(W, device)).sum().backward()
     np.testing.assert_allclose(tall.grad.numpy(), t.grad.numpy(), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])   # CuPy's SVD gives NaN, unchecked
+def test_pinv_and_lstsq_of_a_non_finite_matrix_raise_tinyffns_linalg_error(device):
+    """The Pinv primitive's SVD fails on NaN as linalg.svd's does: the error is tinyffn's
+    LinAlgError (a RuntimeError, as torch's), naming the function and the likely cause,
+    not NumPy's LinAlgError (a ValueError, which ``except RuntimeError`` misses)."""
+    A = _t([[math.nan, 1.0], [1.0, 1.0]], device)
+    with pytest.raises(linalg.LinAlgError, match=r"linalg.pinv: the SVD .*NaN or inf"):
+        linalg.pinv(A)
+    with pytest.raises(linalg.LinAlgError, match=r"linalg.pinv: .*did not converge"):
+        linalg.lstsq(A, _t([[1.0], [2.0]], device))
+    with pytest.raises(linalg.LinAlgError, match=r"linalg.svd: the SVD .*did not converge"):
+        linalg.svd(A)

@@ -191,6 +191,10 @@ def _apply(op: str, fn: Any, *xs: Tensor, B: Any = None, equation: str = "A X = 
     except Exception as e:
         if type(e).__name__ != "LinAlgError":
             raise
+        if "converge" in str(e):        # an SVD's iteration: NaN or inf in A, as a rule
+            raise LinAlgError(f"linalg.{op}: the SVD of A (shape {xs[0].shape}) did not "
+                              "converge; does A hold NaN or inf? (PyTorch refuses those "
+                              f"too); the backend says: {e}") from e
         what = ("it has no inverse" if B is None else
                 f"{equation} has no unique solution (B of shape {B.shape})")
         raise LinAlgError(f"linalg.{op}: A (shape {xs[0].shape}) is singular, so {what}; "

@@ -1,8 +1,9 @@
 """More of ``torch.linalg``, composed of :mod:`tinyffn.linalg`'s decompositions and the
 primitives, so every gradient follows from theirs: ``pinv`` (the Pinv primitive, whose
-backward stays finite where singular values repeat) and ``lstsq`` (through it), ``cond`` (a ratio of singular values, or norm(A) · norm(A^{-1})), ``matrix_power``
-(repeated squaring, ``inv`` for n < 0), ``multi_dot``, ``matmul``, ``vecdot`` and
-``diagonal`` (PyTorch's ``linalg`` spellings of the tensor functions).
+backward stays finite where singular values repeat) and ``lstsq`` (through it), ``cond``
+(a ratio of singular values, or norm(A) · norm(A^{-1})), ``matrix_power`` (repeated
+squaring, ``inv`` for n < 0), ``multi_dot``, ``matmul``, ``vecdot`` and ``diagonal``
+(PyTorch's ``linalg`` spellings of the tensor functions).
 
 The spectral notebook a FFN learner writes uses them as in PyTorch: the condition number
 of W1 while it trains (``linalg.cond(W1)``), a least-squares probe from the hidden
@@ -17,7 +18,7 @@ from typing import Any, NamedTuple
 from . import grad_mode
 from .backend import dtype_name
 from .creation import eye, stack
-from .linalg import LinAlgError, _matrix, inv, matrix_norm, svdvals
+from .linalg import LinAlgError, _apply, _matrix, inv, matrix_norm, svdvals
 from .ops.cholesky import Pinv
 from .tensor import Tensor
 from .torch_extras import diagonal as _diagonal
@@ -54,10 +55,12 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
     defaults to eps · max(m, n)). ``hermitian`` is accepted and the SVD used all the same
     (so of a non-symmetric A this is A⁺, where PyTorch's eigh reads only A's lower triangle).
     One primitive, :class:`~tinyffn.ops.Pinv`, with PyTorch's backward formula in A and A⁺,
-    so the gradient is finite where singular values repeat (A = 2 I), as PyTorch's."""
+    so the gradient is finite where singular values repeat (A = 2 I), as PyTorch's. An A
+    holding NaN or inf raises LinAlgError, as ``svd`` does (on a GPU, CuPy's SVD returns
+    NaN instead: it checks cuSOLVER's status only when asked, a wait for the device)."""
     x = _matrix("pinv", A, square=bool(hermitian))
     atol, rtol = _tolerances(x, atol, rtol)
-    return Pinv.apply(x, atol=atol, rtol=rtol)
+    return _apply("pinv", Pinv, x, atol=atol, rtol=rtol)   # NumPy's LinAlgError as tinyffn's
 
 
 def lstsq(A, B, rcond=None, *, driver=None):
