@@ -172,6 +172,23 @@ def test_div_rounding_modes_against_python(device):
     assert tinyffn.div(af, bf, rounding_mode="floor").tolist() == [p * 1.25 // q for p, q in pairs]
 
 
+def test_div_trunc_at_the_integer_minimum(device):
+    """-128 / 3 in int8 truncates to -42, as in PyTorch and C: it came out +43 when the
+    quotient was floor(|x| / |w|) · sign, as |-128| is -128 in int8 (and 127 / -128 came
+    out 1). Each integer dtype's minimum and maximum, divisors of both signs and the
+    minimum itself, against Python's exact integers."""
+    for dtype, bits in (("int8", 8), ("int16", 16), ("int32", 32), ("int64", 64)):
+        lo, hi = -2 ** (bits - 1), 2 ** (bits - 1) - 1
+        a = tinyffn.tensor([lo, lo, lo + 1, hi, hi, lo, -7], dtype=dtype, device=device)
+        b = tinyffn.tensor([3, -7, -3, -2, lo, lo, 2], dtype=dtype, device=device)
+        toward_zero = lambda p, q: -(-p // q) if (p < 0) != (q < 0) else p // q   # exact
+        got = tinyffn.div(a, b, rounding_mode="trunc")
+        assert got.dtype == a.dtype, dtype
+        assert got.tolist() == [toward_zero(p, q) for p, q in zip(a.tolist(), b.tolist())]
+        assert tinyffn.div(a, 3, rounding_mode="trunc").tolist() == \
+            [toward_zero(p, 3) for p in a.tolist()], dtype
+
+
 def test_fmax_and_fmin_ignore_one_nan_and_keep_two(device):
     n = tinyffn.tensor([1.0, NAN, NAN, 2.0], device=device, requires_grad=True)
     m = tinyffn.tensor([NAN, 3.0, NAN, 2.0], device=device, requires_grad=True)

@@ -94,17 +94,16 @@ def _divided(op: str, input, other, rounding_mode):
             return floor_divide(input, other)
         if _floating(input) or _floating(other):
             return (input / other).trunc()
-        q = floor_divide(abs(input), abs(other))    # integers: C's division, toward zero
-        return q * (_sign(input) * _sign(other))
+        # integers, C's division (toward zero): the floor, one up where it rounded a
+        # negative quotient down. Not floor(|x| / |w|) · sign: |x| overflows at the
+        # dtype's minimum (-128 // 3 in int8 gave +43). The product q · w may wrap too,
+        # but it equals x only where the division was exact: x − q · w is less than |w|
+        q = floor_divide(input, other)
+        return q + ((q < 0) & (q * other != input))
 
 
 def _floating(v) -> bool:
     return isinstance(v, float) or hasattr(v, "dtype") and v.backend.is_floating(v.dtype)
-
-
-def _sign(v):
-    """sign(v) of a tensor, or of a number (-1, 0 or 1)."""
-    return v.sign() if hasattr(v, "sign") else (v > 0) - (v < 0)
 
 
 def eq(input, other):
