@@ -1030,3 +1030,22 @@ def test_the_dot_text_needs_no_renderer_whatever_the_suffix_says(tmp_path, monke
 @needs_renderer
 def test_a_path_without_a_suffix_is_drawn_as_svg(tmp_path):
     assert ET.parse(render(ffn_output(), tmp_path / "picture")).getroot().tag.endswith("svg")
+
+
+def test_a_graph_on_a_device_is_drawn_and_stepped_as_on_the_cpu(device):
+    """Labels read arrays (a constant's value and its √2, a small tensor's numbers, a
+    gradient's norm) through the backend's ``to_numpy``, never ``np.asarray``, which CuPy
+    refuses (and the strict backend, in the tests): the drawing with values and gradients
+    and every step's words on the device are those on the CPU. float64, so no last-bit
+    difference between devices reaches the 4 digits shown."""
+    def drawn(dev):
+        tinyffn.manual_seed(0)
+        ffn = nn.FFN(3, 4, activation="gelu").double().to(dev)          # exact GELU: √2
+        x = tinyffn.randn(2, 3, dtype="float64").to(dev)
+        x.name = "x"
+        loss = (ffn(x) ** 2).sum() / 2
+        steps = [s.describe() for s in tinyffn.backward_steps(loss, retain_graph=True)]
+        return to_dot(loss, show_values=True, show_grads=True), steps
+    dot, steps = drawn(device)
+    assert "√2" in dot and any("constant √2" in s for s in steps)
+    assert (dot, steps) == drawn("cpu")
