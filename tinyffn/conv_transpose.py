@@ -130,7 +130,7 @@ def _conv_transpose(op: str, n: int, x: Any, w: Any, b: Any, stride: Any, paddin
 
 def _checked(op: str, n: int, x: Any, w: Any, b: Any, groups: Any) -> None:
     """PyTorch's checks of a transposed convolution's tensors, with what to do."""
-    ks = "kernel_size" if n == 1 else "kH, kW"
+    ks = {1: "kernel_size", 2: "kH, kW", 3: "kD, kH, kW"}[n]
     _check_ranks(op, n, x, w, b, groups, f"(C_in, C_out/groups, {ks}), got shape "
                  f"{tuple(w.shape)}")
     C_in = x.shape[-n - 1]

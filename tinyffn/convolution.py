@@ -103,7 +103,8 @@ def _out_sizes(op: str, shape: tuple, padded: tuple, K: tuple, dilation: tuple,
     for i, (S, k, d, s) in enumerate(zip(padded, K, dilation, stride)):
         span = d * (k - 1) + 1                        # input positions one output reads
         if span > S:
-            unit = "positions" if len(K) == 1 else ("rows", "columns")[i]
+            unit = ("positions",) if len(K) == 1 else ("planes", "rows", "columns")[-len(K):]
+            unit = unit[i]
             raise ValueError(
                 f"{op}: the kernel spans {span} {unit} (kernel_size={k}, dilation={d}) but "
                 f"the padded input has {S} (input {shape}, padding {pads[i]}); pad more, or "
@@ -126,7 +127,12 @@ _LAYOUT = {1: ("(N, C_in, L)", "(C_in, L)", "for one sequence of channels use x.
                "x.unsqueeze(0)", "(C_out, C_in/groups, kH, kW)",
                "a Linear's (out, in) weight is w[:, :, None, None] as a 1×1 kernel",
                "channels come before height and width: (N, C_in, H, W), so a (N, H, W, C) "
-               "image needs x.permute(0, 3, 1, 2)")}
+               "image needs x.permute(0, 3, 1, 2)"),
+           3: ("(N, C_in, D, H, W)", "(C_in, D, H, W)", "for one volume of one channel use "
+               "x.unsqueeze(0)", "(C_out, C_in/groups, kD, kH, kW)",
+               "a Linear's (out, in) weight is w[:, :, None, None, None] as a 1×1×1 kernel",
+               "channels come before depth, height and width: (N, C_in, D, H, W), so a "
+               "(N, D, H, W, C) volume needs x.permute(0, 4, 1, 2, 3)")}
 
 
 def _checked(op: str, n: int, x: Any, w: Any, b: Any, groups: Any) -> tuple:

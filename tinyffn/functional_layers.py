@@ -1,7 +1,7 @@
 """The functions of ``tinyffn.functional`` for the layers other models put around an FFN:
 convolutions (``conv1d``, ``conv2d``, ``unfold``, ``fold``, and a U-Net's transposed ones),
 pools (max, average, adaptive, power-average) and SegNet's unpooling, image layers (pixel
-and channel shuffles, channel dropout), ``interpolate`` and ``embedding_bag``. Each lives in the file named
+and channel shuffles, channel dropout), ``interpolate``, ``embedding_bag``, and the 3-D ones (layers3d.py). Each lives in the file named
 in its import; this module only gathers them, and functional.py re-exports its
 ``__all__``, as nn.py does nn_layers.py's (so that functional.py lists the FFN's own
 functions, and stays under the size limit).
@@ -17,10 +17,13 @@ from .unpooling import max_unpool1d, max_unpool2d
 from .image_layers import channel_shuffle, dropout1d, dropout2d, pixel_shuffle, pixel_unshuffle
 from .resampling import interpolate
 from .embedding_bag import embedding_bag
+from .layers3d import FUNCTIONS as _FUNCTIONS_3D
+from .layers3d import *  # noqa: F401,F403  (conv3d, max_pool3d, ...: FUNCTIONS there)
 
 __all__ = ["conv1d", "conv2d", "unfold", "fold", "conv_transpose1d", "conv_transpose2d",
            "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "max_pool2d", "avg_pool2d",
            "max_pool1d_with_indices", "max_pool2d_with_indices", "adaptive_avg_pool2d",
            "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d",
            "max_unpool1d", "max_unpool2d", "pixel_shuffle", "pixel_unshuffle",
-           "channel_shuffle", "dropout1d", "dropout2d", "interpolate", "embedding_bag"]
+           "channel_shuffle", "dropout1d", "dropout2d", "interpolate", "embedding_bag",
+           *_FUNCTIONS_3D]

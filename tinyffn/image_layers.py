@@ -228,7 +228,7 @@ class _PadNd(Module):
         t = (padding,) * n if _is_int(padding) else tuple(padding) \
             if isinstance(padding, (tuple, list)) else None
         if t is None or len(t) != n or not all(_is_int(q) for q in t):
-            sides = "(left, right)" if n == 2 else "(left, right, top, bottom)"
+            sides = "(" + ", ".join("left right top bottom front back".split()[:n]) + ")"
             raise ValueError(f"{type(self).__name__}: padding must be an int or a {n}-tuple "
                              f"{sides} of ints, got {padding!r}")
         self.padding = tuple(int(q) for q in t)

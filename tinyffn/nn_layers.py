@@ -23,6 +23,8 @@ from .more_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, LocalResponse
 from .bilinear import Bilinear
 from .stochastic import AlphaDropout, FeatureAlphaDropout
 from .embedding_bag import EmbeddingBag
+from .layers3d import MODULES as _MODULES_3D
+from .layers3d import *  # noqa: F401,F403  (Conv3d, MaxPool3d, ...: MODULES there)
 
 __all__ = ["Conv1d", "Conv2d", "Unfold", "Fold", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
            "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d",
@@ -33,4 +35,4 @@ __all__ = ["Conv1d", "Conv2d", "Unfold", "Fold", "MaxPool1d", "AvgPool1d", "Adap
            "InstanceNorm1d", "InstanceNorm2d", "LocalResponseNorm", "Bilinear", "AlphaDropout",
            "FeatureAlphaDropout", "ConvTranspose1d", "ConvTranspose2d", "MaxUnpool1d",
            "MaxUnpool2d", "UpsamplingNearest2d", "UpsamplingBilinear2d", "ChannelShuffle",
-           "LPPool1d", "LPPool2d", "EmbeddingBag"]
+           "LPPool1d", "LPPool2d", "EmbeddingBag", *_MODULES_3D]

@@ -34,8 +34,10 @@ from .module import Module
 from .tensor import Tensor
 
 
-_INPUT = {1: ("3-D (N, C, L)", "2-D (C, L)"), 2: ("4-D (N, C, H, W)", "3-D (C, H, W)")}
-_AXES = {1: (("positions", "length"),), 2: (("rows", "height"), ("columns", "width"))}
+_INPUT = {1: ("3-D (N, C, L)", "2-D (C, L)"), 2: ("4-D (N, C, H, W)", "3-D (C, H, W)"),
+          3: ("5-D (N, C, D, H, W)", "4-D (C, D, H, W)")}
+_AXES = {1: (("positions", "length"),), 2: (("rows", "height"), ("columns", "width")),
+         3: (("planes", "depth"), ("rows", "height"), ("columns", "width"))}
 
 
 def _check_input(op: str, x: Any, n: int = 1) -> None:
