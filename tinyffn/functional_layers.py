@@ -17,8 +17,10 @@ from .unpooling import max_unpool1d, max_unpool2d
 from .image_layers import channel_shuffle, dropout1d, dropout2d, pixel_shuffle, pixel_unshuffle
 from .resampling import interpolate
 from .embedding_bag import embedding_bag
-from .layers3d import FUNCTIONS as _FUNCTIONS_3D
-from .layers3d import *  # noqa: F401,F403  (conv3d, max_pool3d, ...: FUNCTIONS there)
+from .layers3d import (adaptive_avg_pool3d, adaptive_max_pool1d_with_indices,
+                       adaptive_max_pool2d_with_indices, adaptive_max_pool3d,
+                       adaptive_max_pool3d_with_indices, avg_pool3d, conv3d, conv_transpose3d,
+                       dropout3d, lp_pool3d, max_pool3d, max_pool3d_with_indices, max_unpool3d)
 
 __all__ = ["conv1d", "conv2d", "unfold", "fold", "conv_transpose1d", "conv_transpose2d",
            "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "max_pool2d", "avg_pool2d",
@@ -26,4 +28,7 @@ __all__ = ["conv1d", "conv2d", "unfold", "fold", "conv_transpose1d", "conv_trans
            "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d",
            "max_unpool1d", "max_unpool2d", "pixel_shuffle", "pixel_unshuffle",
            "channel_shuffle", "dropout1d", "dropout2d", "interpolate", "embedding_bag",
-           *_FUNCTIONS_3D]
+           "conv3d", "conv_transpose3d", "max_pool3d", "max_pool3d_with_indices", "avg_pool3d",
+           "adaptive_avg_pool3d", "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices",
+           "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices", "lp_pool3d",
+           "max_unpool3d", "dropout3d"]

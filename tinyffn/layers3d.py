@@ -235,12 +235,10 @@ class CircularPad3d(CircularPad2d):
     _n = 3
 
 
-FUNCTIONS = ["conv3d", "conv_transpose3d", "max_pool3d", "max_pool3d_with_indices",
-             "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
-             "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
-             "adaptive_max_pool3d_with_indices", "lp_pool3d", "max_unpool3d", "dropout3d"]
-MODULES = ["Conv3d", "ConvTranspose3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d",
-           "AdaptiveMaxPool3d", "LPPool3d", "MaxUnpool3d", "Dropout3d", "BatchNorm3d",
-           "InstanceNorm3d", "ConstantPad3d", "ZeroPad3d", "ReflectionPad3d",
+__all__ = ["conv3d", "conv_transpose3d", "max_pool3d", "max_pool3d_with_indices", "avg_pool3d",
+           "adaptive_avg_pool3d", "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices",
+           "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices", "lp_pool3d",
+           "max_unpool3d", "dropout3d", "Conv3d", "ConvTranspose3d", "MaxPool3d", "AvgPool3d",
+           "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d", "MaxUnpool3d", "Dropout3d",
+           "BatchNorm3d", "InstanceNorm3d", "ConstantPad3d", "ZeroPad3d", "ReflectionPad3d",
            "ReplicationPad3d", "CircularPad3d"]
-__all__ = FUNCTIONS + MODULES

@@ -23,8 +23,10 @@ from .more_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, LocalResponse
 from .bilinear import Bilinear
 from .stochastic import AlphaDropout, FeatureAlphaDropout
 from .embedding_bag import EmbeddingBag
-from .layers3d import MODULES as _MODULES_3D
-from .layers3d import *  # noqa: F401,F403  (Conv3d, MaxPool3d, ...: MODULES there)
+from .layers3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, BatchNorm3d,
+                       CircularPad3d, ConstantPad3d, Conv3d, ConvTranspose3d, Dropout3d,
+                       InstanceNorm3d, LPPool3d, MaxPool3d, MaxUnpool3d, ReflectionPad3d,
+                       ReplicationPad3d, ZeroPad3d)
 
 __all__ = ["Conv1d", "Conv2d", "Unfold", "Fold", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
            "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d",
@@ -35,4 +37,7 @@ __all__ = ["Conv1d", "Conv2d", "Unfold", "Fold", "MaxPool1d", "AvgPool1d", "Adap
            "InstanceNorm1d", "InstanceNorm2d", "LocalResponseNorm", "Bilinear", "AlphaDropout",
            "FeatureAlphaDropout", "ConvTranspose1d", "ConvTranspose2d", "MaxUnpool1d",
            "MaxUnpool2d", "UpsamplingNearest2d", "UpsamplingBilinear2d", "ChannelShuffle",
-           "LPPool1d", "LPPool2d", "EmbeddingBag", *_MODULES_3D]
+           "LPPool1d", "LPPool2d", "EmbeddingBag", "Conv3d", "ConvTranspose3d", "MaxPool3d",
+           "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d", "MaxUnpool3d",
+           "Dropout3d", "BatchNorm3d", "InstanceNorm3d", "ConstantPad3d", "ZeroPad3d",
+           "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d"]
