@@ -28,7 +28,13 @@ CASES = [((2, 3, 7), dict(scale_factor=2, mode="nearest")),
          ((2, 2, 5, 4), dict(scale_factor=(2, 1.5), mode="nearest")),
          ((2, 2, 5, 4), dict(size=(3, 9), mode="bilinear")),
          ((2, 2, 5, 4), dict(scale_factor=2, mode="bilinear", align_corners=True)),
-         ((1, 2, 3, 4, 2), dict(scale_factor=(2, 1, 3), mode="trilinear"))]
+         ((1, 2, 3, 4, 2), dict(scale_factor=(2, 1, 3), mode="trilinear")),
+         ((2, 2, 5, 4), dict(size=(9, 3), mode="bicubic")),
+         ((2, 2, 5, 4), dict(scale_factor=(2.5, 0.6), mode="bicubic", align_corners=True)),
+         ((2, 2, 5, 4), dict(size=(1, 4), mode="bicubic")),
+         ((2, 3, 10), dict(size=4, mode="area")),
+         ((2, 2, 5, 7), dict(scale_factor=1.5, mode="area")),
+         ((1, 2, 4, 5, 6), dict(size=(2, 3, 4), mode="area"))]
 
 
 @pytest.mark.parametrize("shape,kw", CASES)
@@ -104,13 +110,37 @@ def test_nearest_indices_match_torch_live_over_sizes_and_factors(mode, ndim, dty
             np.testing.assert_array_equal(y, yt, err_msg=f"n_in={n_in} {kw}")
 
 
+def test_bicubic_is_keys_cubic_convolution_written_out():
+    """Output (i, j) of a bicubic resize is Σ_a Σ_b k(s_i - a) k(t_j - b) x[a, b] over the
+    4 × 4 nearest input positions (clamped at the edges), with Keys' kernel (A = -0.75):
+    k(d) = 1.25|d|³ - 2.25|d|² + 1 for |d| <= 1, -0.75|d|³ + 3.75|d|² - 6|d| + 3 for
+    1 < |d| < 2; s_i = (i + ½)·(H / H_out) - ½, half-pixel centres."""
+    def k(d):
+        d = abs(d)
+        return 1.25 * d ** 3 - 2.25 * d ** 2 + 1 if d <= 1 else (
+            -0.75 * d ** 3 + 3.75 * d ** 2 - 6 * d + 3 if d < 2 else 0.0)
+    x = rng.standard_normal((1, 1, 4, 5))
+    y = F.interpolate(tinyffn.tensor(x), size=(7, 3), mode="bicubic").numpy()
+    for i in range(7):
+        for j in range(3):
+            s, t = (i + 0.5) * 4 / 7 - 0.5, (j + 0.5) * 5 / 3 - 0.5
+            want = sum(k(s - a) * k(t - b) * x[0, 0, min(max(a, 0), 3), min(max(b, 0), 4)]
+                       for a in range(int(np.floor(s)) - 1, int(np.floor(s)) + 3)
+                       for b in range(int(np.floor(t)) - 1, int(np.floor(t)) + 3))
+            assert abs(y[0, 0, i, j] - want) < 1e-12
+    area = F.interpolate(tinyffn.tensor(x), size=(2, 1), mode="area").numpy()
+    np.testing.assert_allclose(area[0, 0, :, 0], [x[0, 0, :2].mean(), x[0, 0, 2:].mean()])
+
+
 @pytest.mark.parametrize("kw", [dict(scale_factor=2.5, mode="linear"),
                                 dict(size=4, mode="linear", align_corners=True),
-                                dict(scale_factor=1.5, mode="nearest")])
+                                dict(scale_factor=1.5, mode="nearest"),
+                                dict(size=(3, 6), mode="bicubic")])
 def test_interpolate_is_gradchecked(kw, device):
     x = tinyffn.tensor(rng.standard_normal((2, 2, 5)), dtype="float64", device=device,
                        requires_grad=True)
-    assert tinyffn.gradcheck(lambda v: F.interpolate(v, **kw), [x])
+    four_d = kw["mode"] == "bicubic"            # (1, 2, 2, 5): bicubic takes images
+    assert tinyffn.gradcheck(lambda v: F.interpolate(v[None] if four_d else v, **kw), [x])
 
 
 def test_upsample_module_matches_torch_live():
@@ -140,7 +170,9 @@ def test_interpolate_errors_name_the_op():
         F.interpolate(x, scale_factor=2, align_corners=False)
     with pytest.raises(ValueError, match=r"interpolate: input \(2, 3, 8\) has 1 spatial axes"):
         F.interpolate(x, size=(4, 4))
-    with pytest.raises(NotImplementedError, match=r"interpolate: mode 'bicubic' is not"):
+    with pytest.raises(ValueError, match=r"interpolate: mode 'bicubic' takes 4-D input"):
         F.interpolate(x, scale_factor=2, mode="bicubic")
+    with pytest.raises(NotImplementedError, match=r"interpolate: mode 'lanczos' is not"):
+        F.interpolate(x, scale_factor=2, mode="lanczos")
     with pytest.raises(TypeError, match=r"interpolate: input must be floating point"):
         F.interpolate(tinyffn.arange(8).reshape(1, 1, 8), scale_factor=2)

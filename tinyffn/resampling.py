@@ -16,7 +16,9 @@ reads, as PyTorch's CPU kernels compute it::
 An axis whose size does not change is left as it is (with 3-D and 5-D input in the
 nearest modes only when ``size`` set it: a ``scale_factor`` such as 1.1 keeps n but moves
 entries there, as in torch; see ``_nearest_index`` for 4-D).
-``bilinear`` and ``trilinear`` are ``linear`` along each of the last two or three axes.
+``bilinear`` and ``trilinear`` are ``linear`` along each of the last two or three axes;
+``bicubic`` reads four taps per axis with Keys' cubic convolution weights (see
+``_cubic_weights``), and ``area`` is adaptive average pooling.
 The indices and weights are constants (NumPy, in the input's dtype); the values go
 through one or two ``index_select`` per axis, whose backward adds each output's gradient
 to the entries it read, so no backward is written here.
@@ -36,7 +38,8 @@ from .more_functions import index_select
 from .tensor import Tensor
 
 _LINEAR = {"linear": 3, "bilinear": 4, "trilinear": 5}
-_MODES = ("nearest", "nearest-exact") + tuple(_LINEAR)
+_MODES = ("nearest", "nearest-exact") + tuple(_LINEAR) + ("bicubic", "area")
+A = -0.75                   # the cubic convolution's free parameter, PyTorch's (and Keys')
 
 
 def _output_sizes(x: Tensor, size: Any, scale_factor: Any, recompute: Any) -> tuple:
@@ -117,6 +120,27 @@ def _linear_weights(n_in: int, n_out: int, scale: Any, align_corners: bool, dtyp
     return i0, np.minimum(i0 + 1, n_in - 1), lam
 
 
+def _cubic_weights(n_in: int, n_out: int, scale: Any, align_corners: bool, dtype) -> tuple:
+    """The four taps of each output position and their weights, as PyTorch's bicubic
+    kernel: s as linear's (not clamped at 0), taps floor(s) - 1 ... floor(s) + 2 clamped
+    into the input, weights Keys' cubic convolution at the distances 1 + t, t, 1 - t,
+    2 - t (t = s - floor(s)), which add up to 1."""
+    i = np.arange(n_out).astype(dtype)
+    if align_corners:
+        r = dtype.type(n_in - 1) / dtype.type(n_out - 1) if n_out > 1 else dtype.type(0)
+        s = r * i
+    else:
+        r = dtype.type(1.0 / scale) if scale else dtype.type(n_in) / dtype.type(n_out)
+        s = r * (i + dtype.type(0.5)) - dtype.type(0.5)
+    floor = np.floor(s)
+    t = (s - floor).astype(dtype)
+    near = lambda x: ((A + 2) * x - (A + 3)) * x * x + 1             # |x| <= 1  # noqa: E731
+    far = lambda x: ((A * x - 5 * A) * x + 8 * A) * x - 4 * A         # 1 < |x| < 2  # noqa
+    weights = [far(t + 1), near(t), near(1 - t), far(2 - t)]
+    taps = [np.clip(floor.astype(np.int64) + k, 0, n_in - 1) for k in (-1, 0, 1, 2)]
+    return taps, [w.astype(dtype) for w in weights]
+
+
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
@@ -127,7 +151,10 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     formulas of this module's docstring. ``align_corners`` only for the linear modes
     (None: False); ``recompute_scale_factor=True`` uses n_in / n_out in place of the
     factor given. Gradient: each output's gradient to the entries it read, times their
-    weights. ``"bicubic"``, ``"area"`` and ``antialias=True`` are not implemented."""
+    weights. ``"bicubic"`` (4-D, align_corners as linear's): Keys' cubic convolution
+    (A = -0.75) over 4 taps per axis, as PyTorch's, so it may overshoot the input's range;
+    ``"area"``: ``adaptive_avg_pool`` to the output size. ``antialias=True`` is not
+    implemented."""
     if not isinstance(input, Tensor) or input.ndim not in (3, 4, 5):
         shape = tuple(input.shape) if isinstance(input, Tensor) else type(input).__name__
         raise ValueError(f"interpolate: input must be a tinyffn Tensor (N, C, L), (N, C, H, W) "
@@ -136,13 +163,16 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     if mode not in _MODES:
         raise NotImplementedError(f"interpolate: mode {mode!r} is not in tinyffn; it has "
                                   f"{', '.join(repr(m) for m in _MODES)}")
+    if mode == "bicubic" and input.ndim != 4:
+        raise ValueError(f"interpolate: mode 'bicubic' takes 4-D input (N, C, H, W), got "
+                         f"{tuple(input.shape)}")
     if mode in _LINEAR and input.ndim != _LINEAR[mode]:
         raise ValueError(f"interpolate: mode {mode!r} takes {_LINEAR[mode]}-D input, got "
                          f"{tuple(input.shape)}; use "
                          f"{[m for m, n in _LINEAR.items() if n == input.ndim][0]!r}")
-    if align_corners is not None and mode not in _LINEAR:
+    if align_corners is not None and mode not in _LINEAR and mode != "bicubic":
         raise ValueError("interpolate: align_corners can only be set with the linear modes "
-                         f"(linear, bilinear, trilinear), not {mode!r}")
+                         f"(linear, bilinear, trilinear) and bicubic, not {mode!r}")
     if antialias:
         raise NotImplementedError("interpolate: antialias=True is not in tinyffn")
     if not input.backend.is_floating(input.dtype):
@@ -153,8 +183,18 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     dtype = np.dtype(np.float32) if dtype.itemsize < 4 else dtype         # PyTorch's opmath
     y, exact = input, mode == "nearest-exact"
     with grad_mode.scope("function", "interpolate"):
+        if mode == "area":                  # the mean of each window: adaptive average pooling
+            from .pooling import _adaptive_avg  # pooling.py imports functional, which imports this
+            return _adaptive_avg("interpolate", input.ndim - 2, input, sizes)
         for axis, n_out, scale in zip(range(2, input.ndim), sizes, scales):
             n_in = input.shape[axis]
+            if mode == "bicubic":
+                taps, weights = _cubic_weights(n_in, n_out, scale, bool(align_corners), dtype)
+                shape = (n_out,) + (1,) * (input.ndim - 1 - axis)        # broadcasts on axis
+                y = sum(index_select(y, axis, tensor(i, device=y.device)) *
+                        tensor(w.reshape(shape), dtype=input.dtype, device=y.device)
+                        for i, w in zip(taps, weights))
+                continue
             if mode in _LINEAR:
                 i0, i1, lam = _linear_weights(n_in, n_out, scale, bool(align_corners), dtype)
                 if not lam.any():                     # every output sits on an input entry
