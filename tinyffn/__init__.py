@@ -40,8 +40,8 @@ from .torch_names import (ceil, cumprod, diff, dot, floor, movedim, moveaxis, na
 round = _names.round                    # a builtin's name: kept out of __all__, as sum is
 from .torch_math import (arctan, arctan2, atan, atan2, clamp_max, clamp_min, cosh, exp2, expm1,
                          hypot, log2, log10, logaddexp, logaddexp2, sinh, xlogy)
-from .torch_accumulate import (addcdiv, addcmul, addmm, baddbmm, cummax, cummin, logcumsumexp,
-                               nanmean, nansum, std_mean, var_mean)
+from .torch_accumulate import (addbmm, addcdiv, addcmul, addmm, baddbmm, cummax, cummin,
+                               logcumsumexp, nanmean, nansum, std_mean, var_mean)
 from .torch_select import (bucketize, clone, fliplr, flipud, masked_select, meshgrid, rot90,
                            searchsorted)
 from .torch_shapes import (atleast_1d, atleast_2d, atleast_3d, broadcast_shapes,
@@ -58,6 +58,10 @@ from .torch_stats import (aminmax, corrcoef, cov, isneginf, isposinf, logit, nan
                           quantile, signbit)
 from .torch_pointwise import (copysign, deg2rad, float_power, frac, heaviside, isin, rad2deg,
                               sinc)
+from .torch_integers import (bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or,
+                             bitwise_right_shift, bitwise_xor, can_cast, frexp, gcd, lcm, ldexp,
+                             nextafter, promote_types, result_type)
+from .torch_calculus import cumulative_trapezoid, trapezoid, trapz
 from .torch_special import digamma, erfc, erfinv, i0, lgamma, mvlgamma, polygamma
 from . import special                   # tinyffn.special.log_ndtr, as torch.special's
 from .scatter import index_add, scatter, scatter_add
@@ -65,7 +69,7 @@ from .scatter_reductions import index_reduce, scatter_reduce
 from .index_writes import (diagonal_scatter, index_copy, index_fill, index_put, masked_scatter,
                            put, select_scatter, slice_scatter)
 from .numerics import (count_nonzero, finfo, histc, iinfo, is_complex, is_nonzero, kthvalue,
-                       median, nan_to_num)
+                       median, mode, nan_to_num, nanmedian, unique_consecutive)
 from .more_functions import (bincount, bmm, cos, cumsum, flip, floor_divide, fmod,
                              index_select, is_floating_point, log1p, logsumexp, mm, outer, prod,
                              remainder, sign, sin, unbind, unique)
@@ -92,7 +96,7 @@ from .torch_layers import (batch_norm, group_norm, instance_norm, layer_norm, ma
 from . import linalg                # tinyffn.linalg.vector_norm, as torch.linalg's norms
 from .torch_linalg import (block_diag, cartesian_prod, det, inverse, kron, matrix_power,
                            logdet, pinverse, qr, slogdet, svd, trace,   # torch.det, ..., torch.kron
-                           cholesky, cholesky_inverse, cholesky_solve, matrix_exp)
+                           cholesky, cholesky_inverse, cholesky_solve, matrix_exp, renorm)
 from .distances import cdist, cosine_similarity, pairwise_distance
 from .serialization import load, save   # checkpoints, as torch.save and torch.load
 from .default_dtype import get_default_dtype, set_default_dtype   # float64 from here on
@@ -142,7 +146,7 @@ __all__ = [
     "tensordot", "floor", "ceil", "trunc",
     "expm1", "log2", "log10", "exp2", "sinh", "cosh", "atan", "arctan", "atan2",  # torch_math.py
     "arctan2", "logaddexp", "logaddexp2", "hypot", "xlogy", "clamp_min", "clamp_max",
-    "addmm", "baddbmm", "addcmul", "addcdiv", "var_mean", "std_mean",  # torch_accumulate.py
+    "addmm", "baddbmm", "addbmm", "addcmul", "addcdiv", "var_mean", "std_mean",  # torch_accumulate.py
     "nansum", "nanmean", "logcumsumexp", "cummax", "cummin",
     "clone", "masked_select", "meshgrid", "fliplr", "flipud", "rot90", "searchsorted",  # torch_select.py
     "bucketize",
@@ -160,7 +164,7 @@ __all__ = [
     "quantile", "nanquantile", "aminmax", "isposinf", "isneginf", "signbit", "logit",  # torch_stats.py
     "cov", "corrcoef",
     "finfo", "iinfo", "nan_to_num", "count_nonzero", "histc", "median", "kthvalue",  # numerics.py
-    "is_complex", "is_nonzero",
+    "is_complex", "is_nonzero", "nanmedian", "mode", "unique_consecutive",
     "cdist", "cosine_similarity", "pairwise_distance", "linalg",  # distances.py, linalg.py
     "index_add", "scatter_add", "scatter",                      # scatter.py
     "scatter_reduce", "index_reduce",                        # scatter_reductions.py
@@ -168,9 +172,13 @@ __all__ = [
     "index_put", "put", "masked_scatter", "select_scatter", "slice_scatter", "diagonal_scatter",
     "det", "slogdet", "logdet", "inverse", "svd", "qr", "trace", "kron", "block_diag",  # torch_linalg.py
     "cartesian_prod", "matrix_power", "pinverse", "cholesky", "cholesky_solve",
-    "cholesky_inverse", "matrix_exp",
+    "cholesky_inverse", "matrix_exp", "renorm",
     "frac", "sinc", "deg2rad", "rad2deg", "copysign", "float_power", "heaviside",  # torch_pointwise.py
     "isin",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift",  # torch_integers.py
+    "bitwise_right_shift", "gcd", "lcm", "frexp", "ldexp", "nextafter", "result_type",
+    "promote_types", "can_cast",
+    "trapezoid", "trapz", "cumulative_trapezoid",                # torch_calculus.py
     "lgamma", "digamma", "polygamma", "erfc", "erfinv", "i0", "mvlgamma", "special",  # torch_special.py
     "Function", "Context", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "inference_mode", "detect_anomaly",

@@ -251,8 +251,129 @@ def _selected(op: str, x, axis: int, keepdim: bool, pick):
         values = _gathered(x if x.ndim else x.reshape(1), axis, index)    # made: in range
         if not keepdim or not x.ndim:
             values, index = values.squeeze(axis), index.squeeze(axis)
-    return (KthvalueResult if op == "kthvalue" else MedianResult)(values, index)
+    return _RESULTS[op](values, index)
 
+
+
+class NanmedianResult(ValuesIndices):
+    """What ``nanmedian(dim)`` returns, as ``torch.return_types.nanmedian``."""
+    __slots__ = ()
+    made_by = "x.nanmedian(dim)"
+
+
+class ModeResult(ValuesIndices):
+    """What ``mode`` returns, as ``torch.return_types.mode``: ``.values``, ``.indices``."""
+    __slots__ = ()
+    made_by = "x.mode()"
+
+
+_RESULTS = {"kthvalue": KthvalueResult, "median": MedianResult,
+            "nanmedian": NanmedianResult, "mode": ModeResult}
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    """:func:`median` of the entries that are not NaN, as ``torch.nanmedian``: of the m
+    numbers (in a row), entry (m − 1) // 2 of the stable ascending order; NaN where there
+    are none. Without ``dim`` a 0-d tensor whose gradient the entries equal to it share;
+    over ``dim`` the pair ``(values, indices)``, its gradient on the index returned (among
+    ties the earlier one, which is PyTorch's index too; a row of NaN alone gives index 0,
+    where PyTorch's is any of them). An integer input has no NaN: its median."""
+    x = tensor_arg("nanmedian", "input", input)
+    if not x.backend.is_floating(x.dtype):
+        v = median(x, dim, keepdim)
+        return v if dim is None else NanmedianResult(*v)
+    from .sorting import _dim, _order  # sorting.py imports tensor.py, which imports this
+    if dim is None:
+        if keepdim:
+            raise TypeError("nanmedian: keepdim needs a dim, as in PyTorch")
+        if not math.prod(x.shape):
+            raise ValueError("nanmedian: the tensor is empty; there is no median (PyTorch "
+                             "answers nan)")
+        xp, flat = x.backend.xp, x.reshape(-1)
+        m = int(xp.sum(xp.astype(~xp.isnan(flat.data), xp.int64)))     # numbers: a read
+        if not m:
+            chosen = flat.isnan()                                       # NaN alone
+        else:
+            order = _order(xp, flat.data, 0, False)                     # NaN last
+            chosen = flat == flat[int(order[(m - 1) // 2])]
+        from .composed import where     # composed.py imports tensor.py, which imports this
+        with grad_mode.scope("function", "nanmedian"):
+            return where(chosen, flat, -math.inf).amax()                # ties share
+    axis = _dim("nanmedian", dim, x.ndim)
+    if x.ndim and not x.shape[axis]:
+        raise ValueError(f"nanmedian: dim {dim} of a tensor of shape {x.shape} is empty; "
+                         "there is no median (PyTorch refuses it too)")
+
+    def middle(xp, order):          # entry (m - 1) // 2 of each row's numbers, NaN last
+        data = x.data if x.ndim else xp.reshape(x.data, (1,))
+        m = xp.sum(xp.astype(~xp.isnan(data), xp.int64), axis=axis, keepdims=True)
+        return xp.take_along_axis(order, xp.clip((m - 1) // 2, 0, None), axis=axis)
+    return _selected("nanmedian", x, axis, keepdim, middle)
+
+
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value along ``dim`` and where it is, as ``torch.mode``: ``(values,
+    indices)``. Of values equally frequent the smallest; the index is the value's last
+    place along dim (PyTorch's CPU answer for up to 16 entries; for more, its index is any
+    place of the value). Each NaN counts once, as NaN != NaN (PyTorch's order of a row with
+    a NaN, and so its answer there, depends on its sort). Counted by NumPy, as ``unique``
+    (a read to the host); the values read by a ``gather``, so the gradient reaches the
+    index returned, as PyTorch's."""
+    x = tensor_arg("mode", "input", input)
+    from .sorting import _dim       # sorting.py imports tensor.py, which imports this
+    axis = _dim("mode", dim, x.ndim)
+    if x.ndim and not x.shape[axis]:
+        raise ValueError(f"mode: dim {dim} of a tensor of shape {x.shape} is empty; it has "
+                         "no mode (PyTorch refuses it too)")
+
+    def last_of_most_frequent(xp, order):
+        a = np.moveaxis(x.backend.to_numpy(x.data).reshape(x.shape or (1,)), axis, -1)
+        o = np.moveaxis(x.backend.to_numpy(order), axis, -1)              # (..., n)
+        s = np.take_along_axis(a, o, -1)                                  # sorted, NaN last
+        j = np.arange(s.shape[-1])
+        new = np.ones(s.shape, dtype=bool)
+        new[..., 1:] = s[..., 1:] != s[..., :-1]                          # a run starts
+        count = j - np.maximum.accumulate(np.where(new, j, 0), axis=-1) + 1    # so far
+        end = np.argmax(count, axis=-1)[..., None]     # the first run to reach the most
+        index = np.moveaxis(np.take_along_axis(o, end, -1), -1, axis)    # (..., 1, ...)
+        return x.backend.from_numpy(index)
+    return _selected("mode", x, axis, keepdim, last_of_most_frequent)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Each run of equal consecutive entries (slices along ``dim``) kept once, as
+    ``torch.unique_consecutive``: ``[1, 1, 2, 2, 3, 1]`` gives ``[1, 2, 3, 1]``.
+    ``return_inverse``: also each entry's run (input's shape, or dim's length); and
+    ``return_counts``: the runs' lengths; both int64. NaN != NaN: each NaN its own run.
+    Counted by NumPy (a read to the host), outside any graph, as ``unique``."""
+    x = tensor_arg("unique_consecutive", "input", input)
+    for name, v in (("return_inverse", return_inverse), ("return_counts", return_counts)):
+        if not isinstance(v, bool):
+            raise TypeError(f"unique_consecutive: {name} must be True or False, got {v!r}")
+    a = x.backend.to_numpy(x.data)
+    if dim is None:
+        rows = a.reshape(-1, 1)                                         # (N, 1)
+    else:
+        from .sorting import _dim   # sorting.py imports tensor.py, which imports this
+        axis = _dim("unique_consecutive", dim, a.ndim)
+        rows = np.moveaxis(a.reshape(a.shape or (1,)), axis, 0)
+        rows = rows.reshape(rows.shape[0], -1)                          # (n, rest)
+    new = np.ones(rows.shape[0], dtype=bool)
+    new[1:] = (rows[1:] != rows[:-1]).any(axis=1)                       # a run starts
+    starts = np.flatnonzero(new)
+    if dim is None:
+        values = a.reshape(-1)[starts]
+    else:
+        values = np.moveaxis(np.take(np.moveaxis(a.reshape(a.shape or (1,)), axis, 0),
+                                     starts, axis=0), 0, axis)
+    inverse = (np.cumsum(new) - 1).reshape(a.shape if dim is None else -1)
+    counts = np.diff(np.append(starts, rows.shape[0]))
+
+    def on_x(v):
+        return _tensor.Tensor(x.backend.from_numpy(np.array(v, copy=True)), _backend=x.backend)
+    found = [on_x(values)] + [on_x(v.astype(np.int64)) for v, keep in
+                              ((inverse, return_inverse), (counts, return_counts)) if keep]
+    return found[0] if len(found) == 1 else tuple(found)
 
 
 def is_complex(input) -> bool:
@@ -313,7 +434,13 @@ class NumericsMethods:
     def histc(self, bins=100, min=0, max=0): return histc(self, bins, min, max)
     def kthvalue(self, k, dim=-1, keepdim=False): return kthvalue(self, k, dim, keepdim)
     def median(self, dim=None, keepdim=False): return median(self, dim, keepdim)
+    def nanmedian(self, dim=None, keepdim=False): return nanmedian(self, dim, keepdim)
+    def mode(self, dim=-1, keepdim=False): return mode(self, dim, keepdim)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        return unique_consecutive(self, return_inverse, return_counts, dim)
 
 
 __all__ = ["finfo", "iinfo", "nan_to_num", "count_nonzero", "histc", "kthvalue", "median",
-           "is_complex", "is_nonzero", "KthvalueResult", "MedianResult", "NumericsMethods"]
+           "nanmedian", "mode", "unique_consecutive", "is_complex", "is_nonzero",
+           "KthvalueResult", "MedianResult", "NanmedianResult", "ModeResult", "NumericsMethods"]

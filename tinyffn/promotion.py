@@ -228,11 +228,9 @@ def _number(a: int | float, be: Any, dtype: Any, fn: Any) -> Tensor:
     t = _NUMBERS.get(key)
     if t is not None:
         return t
-    if isinstance(a, float) and not be.is_floating(dtype):
-        dtype = be.default_float()                  # int tensor * 0.5: a constant of the
-        #                                             default float, the int tensor cast to it
-    elif isinstance(a, int) and be.xp.isdtype(dtype, "bool"):
-        dtype = be.dtype("int64")                   # mask + 2 counts: 3, not True
+    own = number_dtype(a, dtype, be)    # int tensor * 0.5: a constant of the default float,
+    if own != dtype:                    # the int tensor cast to it; mask + 2 counts: 3
+        dtype = own
     elif isinstance(a, int) and be.xp.isdtype(dtype, "integral"):
         if fn.op_name() == "div":     # true division gives floats: int8 / 300 is 1/300, as
             return Tensor._wrap(be.xp.asarray(a, dtype=be.default_float()), be)  # PyTorch
@@ -246,6 +244,28 @@ def _number(a: int | float, be: Any, dtype: Any, fn: Any) -> Tensor:
             _NUMBERS.clear()
         _NUMBERS[key] = t
     return t
+
+
+def number_dtype(a: bool | int | float, dtype: Any, be: Any) -> Any:
+    """The dtype of a Python number ``a`` beside a tensor of ``dtype``, as PyTorch's
+    promotion gives: a number of a higher kind than the tensor's takes the default dtype of
+    its kind (a float: the default float; an int beside bools: int64), else the tensor's
+    dtype (``int8_tensor + 1000`` stays int8, ``float16_tensor * 0.1`` float16)."""
+    if isinstance(a, float) and not be.is_floating(dtype):
+        return be.default_float()
+    if isinstance(a, int) and not isinstance(a, bool) and be.xp.isdtype(dtype, "bool"):
+        return be.dtype("int64")
+    return dtype
+
+
+def result_dtype(tensors: list, numbers: list, be: Any, fn: Any) -> Any:
+    """The dtype an op on ``tensors`` and Python ``numbers`` computes in, by the rules of
+    :func:`_promote` and :func:`number_dtype` (``torch.result_type``): the tensors' dtype,
+    then each number in turn beside it (numbers alone start from bool)."""
+    dtype = _target(tensors, be, fn)[2] if tensors else be.dtype("bool")
+    for a in numbers:
+        dtype = number_dtype(a, dtype, be)
+    return dtype
 
 
 def forget_numbers() -> None:

@@ -30,10 +30,11 @@ from .ops import elementwise as E
 from .ops import linalg as L
 from .ops import reduce as R
 from .ops import shape as S
+from .torch_integers import IntegerMethods
 from .torch_methods import TorchMethods
 
 
-class Tensor(TorchMethods):
+class Tensor(TorchMethods, IntegerMethods):
     """An n-dimensional array that can take part in automatic differentiation.
 
     Create tensors with :func:`tinyffn.tensor`, :func:`zeros`, :func:`randn`, ...; the

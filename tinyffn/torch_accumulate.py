@@ -91,6 +91,21 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
         return _scaled_sum(x, a @ b, beta, alpha)                        # (b, n, p)
 
 
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """beta · input + alpha · Σ_i batch1[i] @ batch2[i], as ``torch.addbmm``: batch1 (b, n,
+    m), batch2 (b, m, p), the b products summed into one (n, p) matrix, input broadcastable
+    to (n, p). With beta = 0 ``input`` is not read, as in PyTorch."""
+    x = tensor_arg("addbmm", "input", input)
+    a, b = tensor_arg("addbmm", "batch1", batch1), tensor_arg("addbmm", "batch2", batch2)
+    beta, alpha = _number("addbmm", "beta", beta), _number("addbmm", "alpha", alpha)
+    if a.ndim != 3 or b.ndim != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise ValueError(f"addbmm: batch1 and batch2 must be batches of matrices (b, n, m) and "
+                         f"(b, m, p), got shapes {a.shape} and {b.shape}")
+    _check_input_broadcasts("addbmm", x, (a.shape[1], b.shape[2]))
+    with grad_mode.scope("function", "addbmm"):
+        return _scaled_sum(x, (a @ b).sum(0), beta, alpha)              # (n, p)
+
+
 def addcmul(input, tensor1, tensor2, *, value=1):
     """input + value · tensor1 · tensor2, elementwise with broadcasting, as
     ``torch.addcmul`` (the step of Adam-like optimizers)."""
@@ -250,6 +265,13 @@ class AccumulateMethods:
 
     def addmm(self, mat1, mat2, *, beta=1, alpha=1): return addmm(self, mat1, mat2, beta=beta, alpha=alpha)
     def baddbmm(self, batch1, batch2, *, beta=1, alpha=1): return baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        from .in_place import _replaced
+        return _replaced(self, "addbmm", batch1, batch2, beta=beta, alpha=alpha)
+
     def addcmul(self, tensor1, tensor2, *, value=1): return addcmul(self, tensor1, tensor2, value=value)
     def addcdiv(self, tensor1, tensor2, *, value=1): return addcdiv(self, tensor1, tensor2, value=value)
     def nansum(self, dim=None, keepdim=False, *, dtype=None): return nansum(self, dim, keepdim, dtype=dtype)
@@ -259,6 +281,7 @@ class AccumulateMethods:
     def cummin(self, dim): return cummin(self, dim)
 
 
-__all__ = ["addmm", "baddbmm", "addcmul", "addcdiv", "var_mean", "std_mean", "nansum", "nanmean",
+__all__ = ["addmm", "baddbmm", "addbmm", "addcmul", "addcdiv", "var_mean", "std_mean", "nansum",
+           "nanmean",
            "logcumsumexp", "cummax", "cummin", "CummaxResult", "CumminResult",
            "AccumulateMethods"]

@@ -155,6 +155,35 @@ def cartesian_prod(*tensors):
         return stack([g.reshape(-1) for g in grids], dim=1)       # (n1 · n2 · ..., k)
 
 
+def renorm(input, p, dim, maxnorm):
+    """Each slice of ``input`` along ``dim`` (x.select(dim, i)) whose p-norm exceeds
+    ``maxnorm`` scaled down to norm maxnorm, as ``torch.renorm`` (an embedding's rows kept
+    short): y = x · where(‖x_i‖_p > maxnorm, maxnorm / (‖x_i‖_p + 1e−7), 1), the norm over
+    every other axis. Composed of ``linalg.vector_norm``, ``where`` and mul, so the
+    gradient goes through the norm too, as PyTorch's. p > 0 (inf too), maxnorm >= 0, a
+    floating input of at least 2 axes, as PyTorch asks."""
+    from . import linalg
+    from .arguments import is_real
+    from .composed import where
+    from .sorting import _dim
+    x = tensor_arg("renorm", "input", input)
+    if x.ndim < 2:
+        raise ValueError(f"renorm: input needs at least 2 dimensions (slices along dim), got "
+                         f"shape {x.shape}, as PyTorch refuses too")
+    if not x.backend.is_floating(x.dtype):
+        raise TypeError(f"renorm: input must be a floating tensor, got {x.dtype}; cast "
+                        "first, x.float()")
+    for name, v, low in (("p", p, "> 0"), ("maxnorm", maxnorm, ">= 0")):
+        if not is_real(v) or isinstance(v, bool) or (v <= 0 if name == "p" else v < 0):
+            raise ValueError(f"renorm: {name} must be a number {low}, got {v!r} (PyTorch "
+                             "refuses it too)")
+    axis = _dim("renorm", dim, x.ndim)
+    others = tuple(a for a in range(x.ndim) if a != axis)
+    with grad_mode.scope("function", "renorm"):
+        norm = linalg.vector_norm(x, p, dim=others, keepdim=True)       # (1, .., n, .., 1)
+        return x * where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+
+
 def matrix_power(input, n):
     """A^n, as ``torch.matrix_power`` (``linalg.matrix_power``): n < 0 through inv(A)."""
     from . import linalg
@@ -211,8 +240,13 @@ class LinalgMethods:
     def matrix_exp(self): return matrix_exp(self)
     def matrix_power(self, n): return matrix_power(self, n)
     def pinverse(self, rcond=1e-15): return pinverse(self, rcond)
+    def renorm(self, p, dim, maxnorm): return renorm(self, p, dim, maxnorm)
+
+    def renorm_(self, p, dim, maxnorm):
+        from .in_place import _replaced
+        return _replaced(self, "renorm", p, dim, maxnorm)
 
 
 __all__ = ["det", "slogdet", "logdet", "inverse", "svd", "qr", "trace", "kron", "block_diag",
            "cartesian_prod", "matrix_power", "pinverse", "cholesky", "cholesky_solve",
-           "cholesky_inverse", "matrix_exp", "SVDLegacyResult", "LinalgMethods"]
+           "cholesky_inverse", "matrix_exp", "renorm", "SVDLegacyResult", "LinalgMethods"]
