@@ -17,6 +17,7 @@ from .unpooling import max_unpool1d, max_unpool2d
 from .image_layers import channel_shuffle, dropout1d, dropout2d, pixel_shuffle, pixel_unshuffle
 from .resampling import interpolate
 from .embedding_bag import embedding_bag
+from .ctc import ctc_loss
 from .layers3d import (adaptive_avg_pool3d, adaptive_max_pool1d_with_indices,
                        adaptive_max_pool2d_with_indices, adaptive_max_pool3d,
                        adaptive_max_pool3d_with_indices, avg_pool3d, conv3d, conv_transpose3d,
@@ -31,4 +32,4 @@ __all__ = ["conv1d", "conv2d", "unfold", "fold", "conv_transpose1d", "conv_trans
            "conv3d", "conv_transpose3d", "max_pool3d", "max_pool3d_with_indices", "avg_pool3d",
            "adaptive_avg_pool3d", "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices",
            "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices", "lp_pool3d",
-           "max_unpool3d", "dropout3d"]
+           "max_unpool3d", "dropout3d", "ctc_loss"]

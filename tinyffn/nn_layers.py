@@ -24,6 +24,7 @@ from .bilinear import Bilinear
 from .stochastic import AlphaDropout, FeatureAlphaDropout
 from .embedding_bag import EmbeddingBag
 from .adaptive_softmax import AdaptiveLogSoftmaxWithLoss
+from .ctc import CTCLoss
 from .layers3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, BatchNorm3d,
                        CircularPad3d, ConstantPad3d, Conv3d, ConvTranspose3d, Dropout3d,
                        InstanceNorm3d, LPPool3d, MaxPool3d, MaxUnpool3d, ReflectionPad3d,
@@ -41,4 +42,5 @@ __all__ = ["Conv1d", "Conv2d", "Unfold", "Fold", "MaxPool1d", "AvgPool1d", "Adap
            "LPPool1d", "LPPool2d", "EmbeddingBag", "Conv3d", "ConvTranspose3d", "MaxPool3d",
            "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d", "MaxUnpool3d",
            "Dropout3d", "BatchNorm3d", "InstanceNorm3d", "ConstantPad3d", "ZeroPad3d",
-           "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d", "AdaptiveLogSoftmaxWithLoss"]
+           "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d", "AdaptiveLogSoftmaxWithLoss",
+           "CTCLoss"]
