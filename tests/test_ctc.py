@@ -116,6 +116,17 @@ def test_as_pytorchs():
            for m, f in ((tinyffn, F), (torch, torch.nn.functional))]
     assert abs(one[0] - one[1]) < 1e-12
     assert repr(nn.CTCLoss()) == repr(torch.nn.CTCLoss()) == "CTCLoss()"
+    # with respect to log_probs themselves, PyTorch's gradient is ours plus exp(log_probs)
+    # within each input's frames (a term a log_softmax before it cancels); ours is gradcheck's
+    lp = _log_softmax(LOGITS)
+    grads = []
+    for m, f in ((tinyffn, F), (torch, torch.nn.functional)):
+        y = m.tensor(lp, requires_grad=True)
+        f.ctc_loss(y, m.tensor(TARGETS), m.tensor(INPUT_LENGTHS), m.tensor(TARGET_LENGTHS),
+                   reduction="sum").backward()
+        grads.append(y.grad.numpy())
+    within = np.arange(6)[:, None, None] < np.array(INPUT_LENGTHS)[None, :, None]
+    np.testing.assert_allclose(grads[1] - grads[0], np.where(within, np.exp(lp), 0), atol=1e-12)
 
 
 @pytest.mark.parametrize("call, error, match", [
