@@ -18,6 +18,7 @@ from .image_layers import channel_shuffle, dropout1d, dropout2d, pixel_shuffle, 
 from .resampling import interpolate
 from .embedding_bag import embedding_bag
 from .ctc import ctc_loss
+from .grid_sample import affine_grid, grid_sample
 from .layers3d import (adaptive_avg_pool3d, adaptive_max_pool1d_with_indices,
                        adaptive_max_pool2d_with_indices, adaptive_max_pool3d,
                        adaptive_max_pool3d_with_indices, avg_pool3d, conv3d, conv_transpose3d,
@@ -32,4 +33,4 @@ __all__ = ["conv1d", "conv2d", "unfold", "fold", "conv_transpose1d", "conv_trans
            "conv3d", "conv_transpose3d", "max_pool3d", "max_pool3d_with_indices", "avg_pool3d",
            "adaptive_avg_pool3d", "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices",
            "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices", "lp_pool3d",
-           "max_unpool3d", "dropout3d", "ctc_loss"]
+           "max_unpool3d", "dropout3d", "ctc_loss", "affine_grid", "grid_sample"]

@@ -1,0 +1,124 @@
+"""F.affine_grid and F.grid_sample (tinyffn/grid_sample.py).
+
+References: the identity map reads the image back; points at pixel centres and between
+them read what bilinear blending says, written out by hand; gradcheck through the input,
+the grid and theta on every device; a spatial transformer that learns a shift; PyTorch
+2.13 live where installed (values and both gradients, 2-D and 3-D, every mode, padding
+mode and align_corners); the errors.
+"""
+import itertools
+
+import numpy as np
+import pytest
+
+import tinyffn
+import tinyffn.functional as F
+
+rng = np.random.default_rng(0)
+IMAGE = rng.standard_normal((2, 3, 5, 4))
+
+
+def _points(ix, iy, W, H):
+    """Pixel coordinates -> normalized ones (align_corners=False): x = (2·ix + 1) / W - 1."""
+    return np.stack([(2 * np.asarray(ix) + 1) / W - 1, (2 * np.asarray(iy) + 1) / H - 1], -1)
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_the_identity_map_reads_the_image_back(align_corners, device):
+    x = tinyffn.tensor(IMAGE, device=device)
+    theta = tinyffn.tensor(np.tile([[1.0, 0, 0], [0, 1, 0]], (2, 1, 1)), device=device)
+    grid = F.affine_grid(theta, x.shape, align_corners=align_corners)
+    assert grid.shape == (2, 5, 4, 2)
+    for mode in ("bilinear", "nearest"):
+        y = F.grid_sample(x, grid, mode=mode, align_corners=align_corners)
+        np.testing.assert_allclose(y.numpy(), IMAGE, rtol=1e-12, atol=1e-14)
+
+
+def test_bilinear_blends_the_four_pixels_around_a_point_written_out():
+    """At pixel (ix, iy) = (1.25, 2.5): (1 - fx)(1 - fy) x[2, 1] + fx(1 - fy) x[2, 2]
+    + (1 - fx) fy x[3, 1] + fx fy x[3, 2], fx = 0.25, fy = 0.5; a point half a pixel
+    outside reads half of the edge pixel with zeros padding, all of it with border."""
+    x = IMAGE[:1, :1]
+    g = tinyffn.tensor(_points([[1.25, -0.5]], [[2.5, 0.0]], 4, 5)[None])      # (1, 1, 2, 2)
+    y = F.grid_sample(tinyffn.tensor(x), g).numpy()[0, 0, 0]
+    p = x[0, 0]
+    want = 0.75 * 0.5 * p[2, 1] + 0.25 * 0.5 * p[2, 2] + 0.75 * 0.5 * p[3, 1] + 0.25 * 0.5 * p[3, 2]
+    assert abs(y[0] - want) < 1e-14 and abs(y[1] - 0.5 * p[0, 0]) < 1e-14
+    border = F.grid_sample(tinyffn.tensor(x), g, padding_mode="border").numpy()[0, 0, 0]
+    assert abs(border[1] - p[0, 0]) < 1e-14
+    reflected = F.grid_sample(tinyffn.tensor(x), tinyffn.tensor(_points(
+        [[-1.25]], [[1.0]], 4, 5)[None]), padding_mode="reflection").numpy()[0, 0, 0, 0]
+    assert abs(reflected - (0.75 * p[1, 0] + 0.25 * p[1, 1])) < 1e-14   # mirrored at the
+    # image's edge, -0.5: -1.25 reads as 0.25
+
+
+def test_gradcheck(device):
+    """Points whose fractional parts stay away from 0 and 1, where the blend has kinks."""
+    x = tinyffn.tensor(IMAGE[:1, :1], device=device, requires_grad=True)
+    ix = rng.integers(-1, 5, (1, 2, 2)) + rng.uniform(0.2, 0.8, (1, 2, 2))
+    iy = rng.integers(-1, 6, (1, 2, 2)) + rng.uniform(0.2, 0.8, (1, 2, 2))
+    g = tinyffn.tensor(_points(ix, iy, 4, 5), device=device, requires_grad=True)
+    assert tinyffn.gradcheck(lambda x, g: F.grid_sample(x, g), [x, g])
+    theta = tinyffn.tensor([[[0.9, 0.1, 0.05], [-0.2, 1.1, 0.1]]], dtype="float64",
+                           device=device, requires_grad=True)
+    assert tinyffn.gradcheck(lambda x, t: F.grid_sample(
+        x, F.affine_grid(t, (1, 1, 2, 3)), padding_mode="reflection"), [x, theta])
+
+
+def test_a_spatial_transformer_learns_a_shift():
+    """theta starts at the identity and learns, from the image and its copy moved by a
+    fifth of the width, the translation that maps one to the other."""
+    yy, xx = np.mgrid[0:12, 0:12]
+    image = np.exp(-((xx - 5.5) ** 2 + (yy - 5.5) ** 2) / 8.0)[None, None]    # a smooth blob
+    true = tinyffn.tensor([[[1.0, 0.0, 0.2], [0.0, 1.0, 0.0]]], dtype="float64")
+    x = tinyffn.tensor(image)
+    target = F.grid_sample(x, F.affine_grid(true, x.shape), padding_mode="border")
+    theta = tinyffn.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]], dtype="float64",
+                           requires_grad=True)
+    opt = tinyffn.optim.Adam([theta], lr=0.01)
+    for _ in range(150):
+        opt.zero_grad()
+        y = F.grid_sample(x, F.affine_grid(theta, x.shape), padding_mode="border")
+        loss = ((y - target) ** 2).mean()
+        loss.backward()
+        opt.step()
+    assert abs(theta.numpy()[0, 0, 2] - 0.2) < 0.01 and loss.item() < 1e-5
+
+
+def test_as_pytorchs():
+    torch = pytest.importorskip("torch")
+    for n, mode, padding_mode, align_corners in itertools.product(
+            (2, 3), ("bilinear", "nearest"), ("zeros", "border", "reflection"), (False, True)):
+        size = (2, 3, 5, 4) if n == 2 else (1, 2, 3, 4, 5)
+        x = rng.standard_normal(size)
+        g = rng.uniform(-1.3, 1.3, (size[0],) + ((3, 6) if n == 2 else (2, 3, 4)) + (n,))
+        theta = rng.standard_normal((size[0], n, n + 1))
+        out = []
+        for m, f in ((tinyffn, F), (torch, torch.nn.functional)):
+            xm, gm = m.tensor(x, requires_grad=True), m.tensor(g, requires_grad=True)
+            y = f.grid_sample(xm, gm, mode=mode, padding_mode=padding_mode,
+                              align_corners=align_corners)
+            (y * m.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)))).sum().backward()
+            grid_grad = gm.grad.numpy() if gm.grad is not None else np.zeros(g.shape)
+            out.append((y.detach().numpy(), xm.grad.numpy(), grid_grad,
+                        f.affine_grid(m.tensor(theta), size, align_corners=align_corners)
+                        .detach().numpy()))
+        for ours, theirs in zip(*out):
+            np.testing.assert_allclose(ours, theirs, atol=1e-13,
+                                       err_msg=f"{n}-D {mode} {padding_mode} {align_corners}")
+
+
+@pytest.mark.parametrize("call, error, match", [
+    ("F.grid_sample(x, g[..., :1])", ValueError, r"input \(N, C, H, W\) takes a grid"),
+    ("F.grid_sample(x[0], g)", ValueError, r"takes a grid \(N, H_out, W_out, 2\)"),
+    ("F.grid_sample(x, g, mode='bicubic')", ValueError, "mode"),
+    ("F.grid_sample(x, g, padding_mode='wrap')", ValueError, "padding_mode"),
+    ("F.grid_sample(x, g.float())", TypeError, "share one floating dtype"),
+    ("F.affine_grid(t, (2, 3, 5))", ValueError, r"theta must be \(N, 2, 3\)"),
+    ("F.affine_grid(t[:1], (2, 3, 5, 4))", ValueError, r"theta must be \(N, 2, 3\)"),
+])
+def test_errors(call, error, match):
+    names = {"F": F, "x": tinyffn.tensor(IMAGE), "g": tinyffn.tensor(np.zeros((2, 3, 3, 2))),
+             "t": tinyffn.tensor(np.zeros((2, 2, 3)))}
+    with pytest.raises(error, match=match):
+        eval(call, {}, names)
