@@ -2,8 +2,8 @@
 
 Convolutions (``Conv1d``: the FFN as two convolutions of kernel size 1; ``Conv2d``: a ViT's
 patch embedding; ``ConvTranspose2d``: a U-Net's up-step), pools and unpooling, image
-layers (padding, pixel and channel shuffles, channel dropout), resampling, and the norms
-beside LayerNorm and RMSNorm. Each lives in the file named in its
+layers (padding, pixel and channel shuffles, channel dropout), resampling, the norms
+beside LayerNorm and RMSNorm, and the recurrent layers (RNN, LSTM, GRU and their cells). Each lives in the file named in its
 import; this module only gathers them, so that nn.py lists the FFN's own layers.
 """
 from .convolution import Conv1d
@@ -29,6 +29,8 @@ from .layers3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, BatchNor
                        CircularPad3d, ConstantPad3d, Conv3d, ConvTranspose3d, Dropout3d,
                        InstanceNorm3d, LPPool3d, MaxPool3d, MaxUnpool3d, ReflectionPad3d,
                        ReplicationPad3d, ZeroPad3d)
+from .recurrent import GRUCell, LSTMCell, RNNCell, RNNCellBase
+from .recurrent_layers import GRU, LSTM, RNN, RNNBase
 
 __all__ = ["Conv1d", "Conv2d", "Unfold", "Fold", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
            "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d",
@@ -43,4 +45,5 @@ __all__ = ["Conv1d", "Conv2d", "Unfold", "Fold", "MaxPool1d", "AvgPool1d", "Adap
            "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d", "MaxUnpool3d",
            "Dropout3d", "BatchNorm3d", "InstanceNorm3d", "ConstantPad3d", "ZeroPad3d",
            "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d", "AdaptiveLogSoftmaxWithLoss",
-           "CTCLoss"]
+           "CTCLoss", "RNNBase", "RNN", "LSTM", "GRU",
+           "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
