@@ -93,6 +93,13 @@ from .functional import (avg_pool1d, bilinear, channel_shuffle, conv1d, conv2d,
                          conv_transpose1d, conv_transpose2d, pixel_shuffle, pixel_unshuffle)
 from .torch_layers import (batch_norm, group_norm, instance_norm, layer_norm, max_pool1d,
                            max_pool2d)
+from .torch_toplevel import (adaptive_avg_pool1d, adaptive_max_pool1d, alpha_dropout,
+                             bartlett_window, blackman_window, celu, chain_matmul, conv3d,
+                             conv_transpose3d, detach, dropout, embedding, feature_alpha_dropout,
+                             ger, hamming_window, hann_window, hardshrink, is_same_size,
+                             kaiser_window, max_pool1d_with_indices, max_pool3d, negative, pdist,
+                             prelu, rms_norm, rrelu, rsub, scalar_tensor, selu, t, threshold,
+                             unravel_index)
 from . import linalg                # tinyffn.linalg.vector_norm, as torch.linalg's norms
 from .torch_linalg import (block_diag, cartesian_prod, det, inverse, kron, matrix_power,
                            logdet, pinverse, qr, slogdet, svd, trace,   # torch.det, ..., torch.kron
@@ -187,6 +194,12 @@ __all__ = [
     "DeviceError", "ops",
     "functional", "nn", "optim", "accounting", "utils", "func", "save", "load",
     "amp", "autocast", "is_autocast_enabled", "get_autocast_dtype",          # amp.py
+    "t", "detach", "negative", "embedding", "dropout", "alpha_dropout",  # torch_toplevel.py
+    "feature_alpha_dropout", "selu", "celu", "prelu", "rrelu", "hardshrink", "threshold",
+    "rms_norm", "conv3d", "conv_transpose3d", "max_pool3d", "max_pool1d_with_indices",
+    "adaptive_avg_pool1d", "adaptive_max_pool1d", "pdist", "ger", "chain_matmul", "rsub",
+    "scalar_tensor", "is_same_size", "unravel_index", "hann_window", "hamming_window",
+    "blackman_window", "bartlett_window", "kaiser_window",
     "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d",  # torch_layers.py
     "max_pool2d", "avg_pool1d", "layer_norm", "group_norm", "batch_norm", "instance_norm",
     "bilinear", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
