@@ -412,14 +412,60 @@ def test_forward_errors_name_the_layer_and_the_shapes(make, args, error, match):
         theirs(*(torch_of(a) for a in args))
 
 
-def test_packed_sequences_are_refused_with_what_to_do():
-    with pytest.raises(TypeError, match=r"LSTM: PackedSequence inputs are not supported; pad "
-                                        r"the sequences .* mask the padded steps"):
+def test_a_foreign_packed_sequence_is_refused_with_what_to_do():
+    with pytest.raises(TypeError, match=r"LSTM: got a PackedSequence from test_recurrent; "
+                                        r"the layers .* take tinyffn's, made by"):
         nn.LSTM(3, 4)(PackedSequence((_t(5, 3), _t(2))))
+    with pytest.raises(TypeError, match=r"GRUCell: got a PackedSequence .* a cell takes one "
+                                        r"step"):
+        nn.GRUCell(3, 4)(PackedSequence((_t(5, 3), _t(2))))
     torch = pytest.importorskip("torch")
     packed = torch.nn.utils.rnn.pack_padded_sequence(torch.zeros(5, 2, 3), [5, 3])
-    with pytest.raises(TypeError, match=r"GRU: PackedSequence inputs are not supported"):
+    with pytest.raises(TypeError, match=r"GRU: got a PackedSequence from torch"):
         nn.GRU(3, 4)(packed)
+
+
+def test_packed_sequences_run_each_sequence_to_its_own_end(device):
+    """A packed batch gives, for each sequence, the outputs and final state of that
+    sequence run alone (so padding never enters), in the batch's order; the output is
+    packed alike, and gradients reach every sequence."""
+    from tinyffn.nn.utils import rnn
+    tinyffn.manual_seed(0)
+    lstm = nn.LSTM(3, 4, num_layers=2, bidirectional=True, dtype="float64", device=device)
+    r = np.random.default_rng(0)
+    seqs = [tinyffn.tensor(r.standard_normal((n, 3)), device=device, requires_grad=True)
+            for n in (2, 5, 3)]
+    out, (h, c) = lstm(rnn.pack_sequence(seqs, enforce_sorted=False))
+    assert isinstance(out, rnn.PackedSequence) and out.batch_sizes.tolist() == [3, 3, 2, 1, 1]
+    for i, (s, o) in enumerate(zip(seqs, rnn.unpack_sequence(out))):
+        alone, (h1, c1) = lstm(s)                              # unbatched, (L_i, 2·4)
+        np.testing.assert_allclose(o.numpy(), alone.numpy(), atol=1e-14)
+        np.testing.assert_allclose(h.numpy()[:, i], h1.numpy(), atol=1e-14)
+        np.testing.assert_allclose(c.numpy()[:, i], c1.numpy(), atol=1e-14)
+    (out.data.sum() + h.sum()).backward()
+    assert all(s.grad is not None and np.abs(s.grad.numpy()).min() > 0 for s in seqs)
+
+
+def test_packed_sequences_as_pytorchs():
+    torch = pytest.importorskip("torch")
+    from tinyffn.nn.utils import rnn
+    r = np.random.default_rng(1)
+    for batch_first in (False, True):
+        ours = nn.GRU(3, 4, num_layers=2, batch_first=batch_first, dtype="float64")
+        theirs = torch.nn.GRU(3, 4, num_layers=2, batch_first=batch_first, dtype=torch.float64)
+        for key, value in ours.state_dict().items():
+            theirs.state_dict()[key].copy_(torch.tensor(value.numpy()))
+        x = r.standard_normal((4, 5, 3) if batch_first else (5, 4, 3))
+        got, want = [], []
+        for m, pack, out in ((ours, rnn, got), (theirs, torch.nn.utils.rnn, want)):
+            xm = m.weight_ih_l0.new_tensor(x) if m is theirs else tinyffn.tensor(x)
+            xm.requires_grad_(True)
+            y, h = m(pack.pack_padded_sequence(xm, [2, 5, 1, 4], batch_first=batch_first,
+                                               enforce_sorted=False))
+            (y.data.sum() + 2 * h.sum()).backward()
+            out += [y.data.detach().numpy(), h.detach().numpy(), xm.grad.numpy()]
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(a, b, atol=1e-13)
 
 
 @pytest.mark.parametrize("make, error, match", [

@@ -55,6 +55,7 @@ from .tensor import Tensor
 # and `from tinyffn.nn.init import normal_` work as with torch (os.py does this for os.path)
 sys.modules[__name__ + ".init"] = init
 sys.modules[__name__ + ".utils"] = utils
+sys.modules[__name__ + ".utils.rnn"] = utils.rnn
 sys.modules[__name__ + ".functional"] = functional
 sys.modules[__name__ + ".attention"] = attention
 

@@ -24,9 +24,10 @@ from .backend import check_one_device, dtype_name
 from .creation import cat, tensor
 from .grad_mode import no_grad
 from .tensor import Tensor
+from . import rnn_utils as rnn      # nn.utils.rnn: pad_sequence, pack_padded_sequence, ...
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_",
-           "parameters_to_vector", "vector_to_parameters"]
+           "parameters_to_vector", "vector_to_parameters", "rnn"]
 
 
 def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,

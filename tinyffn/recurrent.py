@@ -97,10 +97,9 @@ def _check_sizes(name: str, **sizes: Any) -> None:
 def _check_tensor(name: str, what: str, t: Any) -> None:
     if type(t).__name__ == "PackedSequence":
         raise TypeError(
-            f"{name}: PackedSequence inputs are not supported; pad the sequences to one "
-            "length L into one tensor (L, N, H_in), run that, and mask the padded steps: "
-            "leave them out of the loss, and read each sequence's last state from "
-            "output[length - 1] rather than from h_n")
+            f"{name}: got a PackedSequence from {type(t).__module__}; the layers (nn.RNN, "
+            "nn.LSTM, nn.GRU) take tinyffn's, made by tinyffn.nn.utils.rnn.pack_sequence or "
+            "pack_padded_sequence, and a cell takes one step, (N, H_in)")
     if not isinstance(t, Tensor):
         raise TypeError(f"{name}: {what} must be a tinyffn Tensor, got {type_name(t)}; "
                         "convert arrays (and torch tensors) with tinyffn.tensor(...)")

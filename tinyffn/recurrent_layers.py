@@ -16,8 +16,9 @@ hidden_size): input (L, N, H_in), (N, L, H_in) with ``batch_first``, or unbatche
 hidden_size), both zeros when not given (unbatched: without the N axis). Output
 (L, N, D·H_out) (batch_first: (N, L, D·H_out)), h_n and c_n like h0 and c0, in the order
 layer 0 forward, layer 0 backward, layer 1 forward, ... ``batch_first`` changes input and
-output, not h0 and h_n, as in PyTorch. PackedSequence inputs are not supported: pad the
-sequences to one length and mask.
+output, not h0 and h_n, as in PyTorch. A PackedSequence (nn.utils.rnn) of sequences of
+different lengths runs as its padded batch with each sequence's state frozen after its
+last step: h_n holds each one's own final state, and the output comes back packed.
 """
 from __future__ import annotations
 
@@ -26,14 +27,18 @@ import numbers
 import warnings
 from typing import Any
 
+import numpy as np
+
 from . import init
 from .arguments import _is_int, type_name
 from .backend import DEFAULTS
-from .creation import cat, empty, stack, zeros
+from .creation import cat, empty, stack, tensor, zeros
 from .functional import dropout
 from .module import Module, Parameter
+from .composed import where
 from .recurrent import (_check_dtype, _check_sizes, _check_state, _check_tensor, gru_cell,
                         lstm_cell, rnn_relu_cell, rnn_tanh_cell)
+from .rnn_utils import PackedSequence, _packed, pad_packed_sequence
 from .tensor import Tensor
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
@@ -134,8 +139,16 @@ class RNNBase(Module):
 
     def forward(self, input: Tensor, hx: Any = None) -> tuple:
         """(output, h_n), or for an LSTM (output, (h_n, c_n)); shapes in the module
-        docstring."""
+        docstring. A PackedSequence runs padded, each sequence's state frozen after its
+        last step (so h_n is the state there), and its output comes back packed alike."""
+        packed, lengths = None, None
+        if isinstance(input, PackedSequence):
+            packed = input
+            input, lengths = pad_packed_sequence(packed, batch_first=self.batch_first)
+            lengths = np.asarray(lengths.tolist())
         x, states, unbatched = self._prepared(input, hx)   # x (L, N, H_in); states (D·layers, N, ·)
+        running = None if lengths is None else \
+            [tensor((t < lengths)[:, None], device=x.device) for t in range(x.shape[0])]
         D = 2 if self.bidirectional else 1
         finals = []                                        # (h,) or (h, c) per layer, direction
         for layer in range(self.num_layers):
@@ -150,13 +163,19 @@ class RNNBase(Module):
                 steps = range(x.shape[0] - 1, -1, -1) if direction else range(x.shape[0])
                 ys = [None] * x.shape[0]
                 for t in steps:                            # backwards for the reverse cell
-                    state = self._step(x[t], state, w)
+                    new = self._step(x[t], state, w)
+                    state = new if running is None else tuple(     # frozen past each end
+                        where(running[t], a, b) for a, b in zip(new, state))
                     ys[t] = state[0]                       # (N, H_out)
                 outputs.append(stack(ys))                  # (L, N, H_out)
                 finals.append(state)
             x = cat(outputs, -1) if D == 2 else outputs[0]  # (L, N, D·H_out)
         h_n = [stack([f[i] for f in finals]) for i in range(len(states))]  # (D·layers, N, ·)
-        if unbatched:
+        if packed is not None:
+            order = None if packed.sorted_indices is None else \
+                np.asarray(packed.sorted_indices.tolist())
+            x = _packed(x, lengths, order)                 # in the input's own order
+        elif unbatched:
             x, h_n = x.squeeze(1), [h.squeeze(1) for h in h_n]
         elif self.batch_first:
             x = x.transpose(0, 1)                          # (N, L, D·H_out)
