@@ -95,6 +95,16 @@ def test_what_pytorch_refuses_is_refused_by_name(call, message, device):
         call(device)
 
 
+@pytest.mark.parametrize("fn", [tinyffn.gcd, tinyffn.lcm, tinyffn.bitwise_left_shift,
+                                tinyffn.bitwise_right_shift, tinyffn.ldexp])
+def test_shapes_that_do_not_broadcast_are_refused_by_name(fn, device):
+    """The backend's own message (NumPy's 'shape mismatch: objects cannot be broadcast',
+    or mul's for ldexp) named neither the function nor, for ldexp, the shapes given;
+    torch says 'The size of tensor a (3) must match the size of tensor b (2)'."""
+    with pytest.raises(ValueError, match=rf"^{fn.__name__}: shapes \(3,\) and \(2,\) cannot"):
+        fn(_t([4, 6, 8], device), _t([2, 3], device))
+
+
 def test_frexp_matches_numpy_and_its_gradient_is_two_to_minus_e(device):
     v = np.array([0.0, -0.0, 1.0, -3.5, 1e-310, 5e-324, math.inf, -math.inf, math.nan,
                   0.75, 1024.0, np.nextafter(1.0, 0.0), 1.7e308])

@@ -124,11 +124,12 @@ def _integer_pair(op: str, input, other, *, numbers: bool = True) -> tuple:
     a number on either side where ``numbers`` (it takes the tensor's dtype if of its
     kind, as in ``x << 1``)."""
     for name, v in (("input", input), ("other", other)):
-        if not isinstance(v, (_tensor.Tensor, int, float)) or not numbers and \
-                not isinstance(v, _tensor.Tensor):
-            raise TypeError(f"{op}: {name} must be a Tensor{' or a number' * numbers}, as in "
-                            f"PyTorch, got {type_name(v)}" + ("" if numbers or not isinstance(
-                                v, int) else f"; wrap a number: tinyffn.tensor({v!r})"))
+        if isinstance(v, _tensor.Tensor) or numbers and isinstance(v, (int, float)):
+            continue
+        wanted = "a Tensor or a number" if numbers else "a Tensor"
+        hint = f"; wrap a number: tinyffn.tensor({v!r})" if isinstance(v, int) else ""
+        raise TypeError(f"{op}: {name} must be {wanted}, as in PyTorch, got {type_name(v)}"
+                        + hint)
     ts = [v for v in (input, other) if isinstance(v, _tensor.Tensor)]
     if not ts:
         raise TypeError(f"{op}: needs a Tensor, got {type_name(input)} and {type_name(other)}")
@@ -136,6 +137,8 @@ def _integer_pair(op: str, input, other, *, numbers: bool = True) -> tuple:
         check_one_device(op, "operands", input, other)
     be = ts[0].backend
     from .promotion import kind_of, result_dtype    # promotion.py imports tensor.py
+    # result_dtype names the op in its errors by asking a Function for op_name(); there is
+    # no Function here, so a stand-in that answers with this function's name
     dtype = result_dtype(ts, [v for v in (input, other) if not isinstance(v, _tensor.Tensor)],
                          be, types.SimpleNamespace(op_name=lambda: op))
     if kind_of(dtype, be) != 1:
@@ -158,6 +161,8 @@ def _integer_pair(op: str, input, other, *, numbers: bool = True) -> tuple:
         return be.xp.asarray(v, dtype=dtype)
     x, w = array(input, False), array(other, "shift" in op)
     if x.shape != w.shape:
+        from .torch_shapes import _broadcast_shape  # names the op and both shapes: NumPy's not
+        _broadcast_shape(op, (x.shape, w.shape))
         x, w = be.xp.broadcast_arrays(x, w)
     return x, w, be
 
@@ -205,6 +210,8 @@ def ldexp(input, other):
             raise TypeError(f"ldexp: {name} must be a Tensor, as in PyTorch, got "
                             f"{type_name(v)}; wrap a number: tinyffn.tensor({v!r})")
     check_one_device("ldexp", "operands", input, other)
+    from .torch_shapes import _broadcast_shape      # else the error names mul, not ldexp
+    _broadcast_shape("ldexp", (input.shape, other.shape))
     dtype = result_type(input, other)
     if not input.backend.is_floating(dtype):
         dtype = input.backend.default_float()       # int · 2^int: the default float
@@ -238,7 +245,7 @@ def nextafter(input, other):
 
 
 # ----------------------------------------------------------------------------- dtypes
-_RULES = types.SimpleNamespace(op_name=lambda: "result_type")
+_RULES = types.SimpleNamespace(op_name=lambda: "result_type")   # a Function's op_name, for errors
 
 
 def result_type(tensor1, tensor2):
