@@ -58,6 +58,10 @@ def test_trapezoid_against_numpy_sums_and_gradcheck():
      ValueError, "one x value per sample"),
     (lambda d: tinyffn.trapezoid(tinyffn.ones(3, device=d), tinyffn.ones(3, device=d), dx=1.0),
      TypeError, "not both"),
+    (lambda d: tinyffn.trapezoid(tinyffn.ones(3, 4, device=d), tinyffn.ones(2, 4, device=d)),
+     ValueError, r"trapezoid: x of shape \(2, 4\) .* y of shape \(3, 4\)"),  # was mul's
+    (lambda d: tinyffn.cumulative_trapezoid(tinyffn.ones(3, device=d), 0.5), TypeError,
+     r"dx=0\.5"),                                      # a spacing given where x goes
     (lambda d: tinyffn.renorm(tinyffn.ones(3, device=d), 2, 0, 1.0), ValueError,
      "at least 2 dimensions"),
     (lambda d: tinyffn.renorm(tinyffn.ones(2, 3, device=d), 0, 0, 1.0), ValueError, "p must"),

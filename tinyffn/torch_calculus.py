@@ -50,15 +50,19 @@ def _trapezoid(op: str, y, x, dx, dim, cumulative: bool):
     axis = _dim(op, dim, y.ndim)
     n = y.shape[axis]
     if x is not None:
+        if is_real(x) and not hasattr(x, "ndim"):   # trapezoid(y, 0.5): a spacing meant
+            raise TypeError(f"{op}: x is the sample points, a Tensor, got the number {x!r}; "
+                            f"for a spacing write dx={x!r} (PyTorch takes it by name too)")
         tensor_arg(op, "x", x)
         if x.ndim == 1:
             if x.shape[0] != n:
                 raise ValueError(f"{op}: x has {x.shape[0]} points, but y {n} samples along "
                                  f"dim {dim} (shape {y.shape}); one x value per sample")
             x = x.reshape(tuple(n if a == axis else 1 for a in range(y.ndim)))
-        elif x.ndim > y.ndim or x.shape[axis - y.ndim] != n:
+        elif x.ndim > y.ndim or x.shape[axis - y.ndim] != n or not _broadcasts(x, y):
             raise ValueError(f"{op}: x of shape {x.shape} does not give one point per sample "
-                             f"of y of shape {y.shape} along dim {dim}")
+                             f"of y of shape {y.shape} along dim {dim}; give a 1-D x, or one "
+                             "that broadcasts with y")
     with grad_mode.scope("function", op):
         if n < 2:                   # no interval: 0 (an empty axis for the cumulative form)
             zero = y.narrow(axis, 0, 0) if cumulative else y.sum(axis) * 0
@@ -72,6 +76,17 @@ def _trapezoid(op: str, y, x, dx, dim, cumulative: bool):
             pairs = pairs * dx
         total = pairs.cumsum(axis) if cumulative else pairs.sum(axis)
         return total / 2
+
+
+def _broadcasts(x, y) -> bool:
+    """Whether x's shape broadcasts with y's (else the error would be mul's, on the
+    shapes of the slices)."""
+    from .torch_shapes import _broadcast_shape      # torch_shapes.py imports more than this
+    try:
+        _broadcast_shape("trapezoid", (x.shape, y.shape))
+    except ValueError:
+        return False
+    return True
 
 
 __all__ = ["trapezoid", "trapz", "cumulative_trapezoid"]
