@@ -221,6 +221,7 @@ def test_gradcheck_and_gradgradcheck_of_the_new_primitives(device):
     ("T.div(x, x, rounding_mode='round')", ValueError, "'trunc' or 'floor'"),
     ("T.fmax(x, 1.0)", TypeError, "other must be a tinyffn Tensor"),
     ("T.fmin(x > 0, x > 1)", TypeError, "bool tensor"),
+    ("T.fmax(x, x[:, :2])", ValueError, "shapes (2, 4) and (2, 2) cannot be broadcast"),
     ("T.asin([0.5])", TypeError, "must be a tinyffn Tensor"),
 ])
 def test_errors_name_the_function(call, error, words):

@@ -181,11 +181,13 @@ def fmin(input, other):
 
 def _nan_ignoring(op: str, input, other, keeps):
     from .composed import where
+    from .torch_shapes import _broadcast_shape  # torch_shapes.py imports more than this
     x, w = tensor_arg(op, "input", input), tensor_arg(op, "other", other)
     for name, t in (("input", x), ("other", w)):
         if dtype_name(t.dtype) == "bool":
             raise TypeError(f"{op}: {name} is a bool tensor, which PyTorch refuses too; "
                             "cast it first, .to(dtype='int64')")
+    _broadcast_shape(op, (x.shape, w.shape))    # else the backend's message, naming no op
     with grad_mode.scope("function", op):
         take_x = keeps(x, w)
         if w.backend.is_floating(w.dtype):
@@ -206,7 +208,8 @@ def asin(input):
 
 
 def acos(input):
-    """The inverse cosine, in [0, pi], as ``torch.acos``. The Acos primitive."""
+    """The inverse cosine, in [0, pi] (NaN outside [-1, 1]), as ``torch.acos``. The Acos
+    primitive: dy/dx = -1 / sqrt(1 - x²)."""
     return Acos.apply(_float(tensor_arg("acos", "input", input)))
 
 
@@ -217,13 +220,14 @@ def atanh(input):
 
 
 def asinh(input):
-    """The inverse hyperbolic sine, as ``torch.asinh``. The Asinh primitive."""
+    """The inverse hyperbolic sine, log(x + sqrt(x² + 1)), as ``torch.asinh``. The Asinh
+    primitive: dy/dx = 1 / sqrt(x² + 1)."""
     return Asinh.apply(_float(tensor_arg("asinh", "input", input)))
 
 
 def acosh(input):
-    """The inverse hyperbolic cosine, for x >= 1 (NaN below), as ``torch.acosh``. The
-    Acosh primitive."""
+    """The inverse hyperbolic cosine, log(x + sqrt(x² - 1)) for x >= 1 (NaN below), as
+    ``torch.acosh``. The Acosh primitive: dy/dx = 1 / sqrt(x² - 1)."""
     return Acosh.apply(_float(tensor_arg("acosh", "input", input)))
 
 
