@@ -311,8 +311,10 @@ def _sum_to_size(x, size):
         raise ValueError(f"sum_to_size: size {tuple(size)} is not expandable to the tensor's "
                          f"shape {x.shape}; each size must match its axis (counted from the "
                          "end) or be 1")
-    axes = tuple(range(lead)) + tuple(lead + i for i, (n, m) in
-                                      enumerate(zip(size, x.shape[lead:])) if n == 1 != m)
+    # summed: the leading axes that size lacks, and each axis size has as 1 where x's is longer
+    kept_at_1 = [lead + i for i, (n, m) in enumerate(zip(size, x.shape[lead:]))
+                 if n == 1 and m != 1]
+    axes = tuple(range(lead)) + tuple(kept_at_1)
     if not axes:
         return x
     with grad_mode.scope("function", "sum_to_size"):
