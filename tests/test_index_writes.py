@@ -337,8 +337,9 @@ def test_float16_and_integers_keep_their_dtype():
 # ----------------------------------------------------------------------------- refusals
 @pytest.mark.parametrize("call, error, match", [
     (f"x.scatter_reduce(0, {J}, s, 'max')", ValueError,
-     "scatter_reduce: reduce must be one of 'sum', 'prod', 'mean', 'amax', 'amin', got 'max' "
-     r"\(PyTorch's amax\)"),
+     "scatter_reduce: reduce must be one of 'sum', 'prod', 'mean', 'amax', 'amin', got 'max'; "
+     "the maximum is 'amax'"),
+    (f"x.scatter_reduce(0, {J}, s, 'min')", ValueError, "got 'min'; the minimum is 'amin'"),
     (f"x.scatter_reduce(0, {J}, s.double(), 'sum')", TypeError,
      r"scatter_reduce: input \(float32\) and src \(float64\) must have the same dtype"),
     (f"x.scatter_reduce(0, {J}, s, 'sum', include_self=1)", TypeError, "include_self must be"),

@@ -71,9 +71,10 @@ def _reduced(op: str, x, axis: int, idx, v, reduce: str, include_self: bool):
     """x with v (of idx's shape, idx checked) reduced into the places idx names."""
     if reduce not in REDUCTIONS or (op == "index_reduce" and reduce == "sum"):
         names = REDUCTIONS if op == "scatter_reduce" else REDUCTIONS[1:]
+        hint = {"max": "; the maximum is 'amax', as PyTorch names it here",
+                "min": "; the minimum is 'amin', as PyTorch names it here"}.get(reduce, "")
         raise ValueError(f"{op}: reduce must be one of {', '.join(map(repr, names))}, got "
-                         f"{reduce!r}" + (" (PyTorch's amax)" if reduce == "max" else "") +
-                         (" (PyTorch's amin)" if reduce == "min" else ""))
+                         f"{reduce!r}{hint}")
     if not isinstance(include_self, bool):
         raise TypeError(f"{op}: include_self must be True or False, got {include_self!r}")
     if dtype_name(x.dtype) == "bool":
