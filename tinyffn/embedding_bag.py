@@ -95,7 +95,7 @@ def _bags(op, idx, weight, offsets, mode, per_sample_weights, include_last_offse
     scale = None if scale is None else scale.reshape(-1)
     if padding_idx is not None:             # left out of their bags: one read, which ones
         kept = xp.nonzero(read.data != int(padding_idx) % n)[0]
-        read, bag, place = _tensor(read.data[kept], w), bag[kept], place[kept]
+        read, bag, place = _as_tensor(read.data[kept], w), bag[kept], place[kept]
         scale = None if scale is None else GetItem.apply(scale, key=CheckedKey((kept,)))
     with grad_mode.scope("function", "embedding_bag"):
         rows = _lookup(op, read, w, None)                   # (entries kept, embedding_dim)
@@ -104,12 +104,12 @@ def _bags(op, idx, weight, offsets, mode, per_sample_weights, include_last_offse
         if mode == "max":
             return _bag_max(rows, bag, place, n_bags, length)
         out = zeros(n_bags, w.shape[1], dtype=w.dtype, device=w.device)
-        total = _index_added(out, 0, _tensor(bag, w), rows)
+        total = _index_added(out, 0, _as_tensor(bag, w), rows)
         if mode == "sum":
             return total
         count = xp.zeros(n_bags, dtype=w.dtype)
         w.backend.index_add(count, (bag,), xp.ones(bag.shape, dtype=w.dtype))
-        return total / _tensor(xp.maximum(count, 1)[:, None], w)   # an empty bag: 0 / 1
+        return total / _as_tensor(xp.maximum(count, 1)[:, None], w)   # an empty bag: 0 / 1
 
 
 def _bag_max(rows, bag, place, n_bags: int, length: int):
@@ -124,8 +124,8 @@ def _bag_max(rows, bag, place, n_bags: int, length: int):
     placed = xp.zeros((n_bags, length), dtype=xp.int64)
     be.index_add(placed, (bag, place), xp.ones(bag.shape, dtype=xp.int64))
     least = -math.inf if be.is_floating(rows.dtype) else int(xp.iinfo(rows.dtype).min)
-    laid = laid.masked_fill(_tensor(placed == 0, rows)[..., None], least)
-    empty = _tensor(xp.all(placed == 0, axis=1)[:, None], rows)
+    laid = laid.masked_fill(_as_tensor(placed == 0, rows)[..., None], least)
+    empty = _as_tensor(xp.all(placed == 0, axis=1)[:, None], rows)
     return laid.amax(1).masked_fill(empty, 0)
 
 
@@ -169,7 +169,7 @@ def _int64(o):
     return o.backend.xp.astype(o.data, o.backend.xp.int64)
 
 
-def _tensor(array, like):
+def _as_tensor(array, like):
     """An index or mask array as a tinyffn Tensor on ``like``'s device."""
     from .tensor import Tensor       # tensor.py is imported by then
     return Tensor(array, _backend=like.backend)

@@ -187,13 +187,13 @@ def frexp(input):
     xp, a = x.backend.xp, x.data
     wide = xp.astype(a, xp.float64)                 # float16's subnormals, exactly
     finite = xp.isfinite(wide) & (wide != 0)
-    m = xp.where(finite, xp.abs(wide), xp.ones_like(wide))
-    e = xp.floor(xp.log2(m)) + 1
+    size = xp.where(finite, xp.abs(wide), xp.ones_like(wide))     # |x|, 1 where 0/inf/NaN
+    e = xp.floor(xp.log2(size)) + 1
 
     def halves(k):                  # 2^k in two factors: 2^1029 (a subnormal's) is inf
         return 2.0 ** xp.floor(k / 2), 2.0 ** (k - xp.floor(k / 2))
-    f = m * halves(-e)[0] * halves(-e)[1]       # in [0.5, 1) but for log2's rounding
-    e = e + xp.astype(f >= 1, e.dtype) - xp.astype(f < 0.5, e.dtype)
+    m = size * halves(-e)[0] * halves(-e)[1]    # |mantissa|: in [0.5, 1) but for log2's
+    e = e + xp.astype(m >= 1, e.dtype) - xp.astype(m < 0.5, e.dtype)       # rounding
     e = xp.where(finite, e, xp.zeros_like(e))
     exponent = _tensor.Tensor(xp.astype(e, xp.int32), _backend=x.backend)
     scales = [_tensor.Tensor(xp.astype(h, a.dtype), _backend=x.backend) for h in halves(-e)]
