@@ -180,6 +180,7 @@ def test_dropout3d_drops_whole_channels(device):
      r"max_pool3d: input must be a tinyffn Tensor of 5-D \(N, C, D, H, W\)"),
     ("F.avg_pool3d(x, 2, padding=2)", ValueError, "padding must be an int between 0 and"),
     ("F.dropout3d(x[0, 0], 0.5)", ValueError, r"dropout3d: input must be .* 5-D"),
+    ("F.dropout3d(x[0, 0, 0], 0.5)", ValueError, r"got \([\d, ]+\); PyTorch deprecates other ranks: F\.dropout"),
     ("nn.ZeroPad3d((1, 2))", ValueError,
      r"padding must be an int or a 6-tuple \(left, right, top, bottom, front, back\)"),
     ("nn.BatchNorm3d(2)(x[0])", ValueError, r"expected 5-D \(N, C, D, H, W\) input"),

@@ -126,7 +126,9 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
     per channel."""
     if not isinstance(input, Tensor) or input.ndim not in (4, 5):
         raise ValueError(f"dropout3d: input must be a tinyffn Tensor of 5-D (N, C, D, H, W) "
-                         f"or unbatched 4-D (C, D, H, W), got {_shape(input)}")
+                         f"or unbatched 4-D (C, D, H, W), got {_shape(input)}; PyTorch "
+                         "deprecates other ranks: F.dropout drops single entries, dropout2d "
+                         "the channels of (N, C, H, W)")
     lead = input.shape[:-3]
     return _channel_dropout("dropout3d", input, p, training, inplace, (*lead, 1, 1, 1))
 
