@@ -95,6 +95,20 @@ def test_what_pytorch_refuses_is_refused_by_name(call, message, device):
         call(device)
 
 
+def test_a_number_outside_the_dtype_is_refused_by_the_operators_too(device):
+    """int8 & 1000 came out int64 (the number widened the result, as for a comparison),
+    where tinyffn.result_type says int8 and PyTorch wraps 1000 to -24; refused as add
+    refuses it. A number inside the range keeps int8."""
+    x = tinyffn.tensor([1, 2], dtype="int8", device=device)
+    for call in (lambda: x & 1000, lambda: 1000 ^ x, lambda: x | -129,
+                 lambda: tinyffn.bitwise_and(x, 1000)):
+        with pytest.raises(OverflowError, match=r"bitwise_\w+: the number -?\d+ does not fit "
+                                                r"in int8 \(-128 to 127\)"):
+            call()
+    y = x & 127
+    assert dtype_name(y.dtype) == "int8" and y.tolist() == [1, 2]
+
+
 @pytest.mark.parametrize("fn", [tinyffn.gcd, tinyffn.lcm, tinyffn.bitwise_left_shift,
                                 tinyffn.bitwise_right_shift, tinyffn.ldexp])
 def test_shapes_that_do_not_broadcast_are_refused_by_name(fn, device):

@@ -49,6 +49,13 @@ def bitwise(x, other, name: str):
     elif np.asarray(other).dtype.kind in "fc":      # 2.5, np.float64(1), [1.0, 0.0]
         raise TypeError(f"{name}: needs bool or integer operands, got {other!r}; for a "
                         "float mask compare first, x > 0")
+    elif isinstance(other, int) and not isinstance(other, bool) and \
+            dtype_name(x.dtype) != "bool":          # int8 & 1000: PyTorch wraps 1000 to -24
+        info = np.iinfo(dtype_name(x.dtype))
+        if not info.min <= other <= info.max:
+            raise OverflowError(f"{name}: the number {other} does not fit in "
+                                f"{dtype_name(x.dtype)} ({info.min} to {info.max}); cast the "
+                                "tensor to a wider dtype first, x.to(dtype='int64')")
     return compare(x, other, name)
 
 
