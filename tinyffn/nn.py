@@ -55,7 +55,8 @@ from .tensor import Tensor
 # and `from tinyffn.nn.init import normal_` work as with torch (os.py does this for os.path)
 sys.modules[__name__ + ".init"] = init
 sys.modules[__name__ + ".utils"] = utils
-sys.modules[__name__ + ".utils.rnn"] = utils.rnn
+for _name in ("rnn", "parametrize", "parametrizations"):      # from nn.utils.rnn import ...
+    sys.modules[f"{__name__}.utils.{_name}"] = getattr(utils, _name)
 sys.modules[__name__ + ".functional"] = functional
 sys.modules[__name__ + ".attention"] = attention
 

@@ -25,9 +25,11 @@ from .creation import cat, tensor
 from .grad_mode import no_grad
 from .tensor import Tensor
 from . import rnn_utils as rnn      # nn.utils.rnn: pad_sequence, pack_padded_sequence, ...
+from . import parametrize, parametrizations     # nn.utils.parametrize, .parametrizations
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_",
-           "parameters_to_vector", "vector_to_parameters", "rnn"]
+           "parameters_to_vector", "vector_to_parameters", "rnn", "parametrize",
+           "parametrizations"]
 
 
 def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,

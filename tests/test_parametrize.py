@@ -1,0 +1,142 @@
+"""nn.utils.parametrize and nn.utils.parametrizations (tinyffn/parametrize.py,
+tinyffn/parametrizations.py).
+
+References: the constraints themselves (a symmetric matrix is its transpose; weight norm's
+rows have norm g; spectral norm's largest singular value is 1, from NumPy's SVD);
+gradcheck through a parametrization on every device; PyTorch 2.13 live where installed
+(repr, state_dict keys, forward and gradients of weight_norm and spectral_norm from the
+same parameters and power-iteration vectors); the errors.
+"""
+import numpy as np
+import pytest
+
+import tinyffn
+from tinyffn import nn
+from tinyffn.nn.utils import parametrize
+from tinyffn.nn.utils.parametrizations import spectral_norm, weight_norm
+
+
+class Symmetric(nn.Module):
+    """X -> its upper triangle mirrored: a symmetric matrix (PyTorch's tutorial example)."""
+
+    def forward(self, x):
+        return x.triu() + x.triu(1).transpose(-1, -2)
+
+    def right_inverse(self, a):
+        return a.triu()
+
+
+def _linear(n_in=3, n_out=4, device="cpu"):
+    tinyffn.manual_seed(0)
+    return nn.Linear(n_in, n_out, dtype="float64", device=device)
+
+
+def test_a_parametrized_weight_is_computed_on_each_read_and_learned_through(device):
+    m = _linear(4, 4, device)
+    parametrize.register_parametrization(m, "weight", Symmetric())
+    assert type(m).__name__ == "ParametrizedLinear" and isinstance(m, nn.Linear)
+    assert parametrize.is_parametrized(m) and parametrize.is_parametrized(m, "weight")
+    assert not parametrize.is_parametrized(m, "bias")
+    w = m.weight.numpy()
+    np.testing.assert_array_equal(w, w.T)
+    assert [n for n, _ in m.named_parameters()] == ["bias", "parametrizations.weight.original"]
+    opt = tinyffn.optim.SGD(m.parameters(), lr=0.1)
+    x = tinyffn.tensor(np.eye(4), device=device)
+    m(x).sum().backward()
+    opt.step()
+    w = m.weight.numpy()                       # still symmetric after a step
+    np.testing.assert_array_equal(w, w.T)
+    m.weight = tinyffn.tensor(np.ones((4, 4)), device=device)   # through right_inverse
+    np.testing.assert_array_equal(m.weight.numpy(), np.ones((4, 4)))
+    parametrize.remove_parametrizations(m, "weight")
+    assert type(m) is nn.Linear and isinstance(m.weight, nn.Parameter)
+    assert [n for n, _ in m.named_parameters()] == ["bias", "weight"]
+
+
+def test_gradcheck(device):
+    """Through a module's parametrized weight (to its original) and through weight norm's
+    formula (to g and v)."""
+    m = _linear(3, 3, device)
+    parametrize.register_parametrization(m, "weight", Symmetric())
+    x = tinyffn.tensor(np.arange(6.0).reshape(2, 3), device=device)
+    theta = m.parametrizations.weight.original
+    assert tinyffn.gradcheck(lambda t: tinyffn.func.functional_call(
+        m, {"parametrizations.weight.original": t}, (x,)), [theta.detach().requires_grad_()])
+    g = tinyffn.tensor(np.ones((2, 1)), device=device, requires_grad=True)
+    v = tinyffn.tensor(np.arange(1.0, 7.0).reshape(2, 3), device=device, requires_grad=True)
+    from tinyffn.parametrizations import _WeightNorm
+    assert tinyffn.gradcheck(lambda g, v: _WeightNorm(0)(g, v), [g, v])
+
+
+def test_weight_norm_splits_length_and_direction():
+    m = _linear()
+    w0 = m.weight.numpy().copy()
+    weight_norm(m)
+    g = m.parametrizations.weight.original0.numpy()
+    np.testing.assert_allclose(g[:, 0], np.linalg.norm(w0, axis=1), rtol=1e-14)
+    np.testing.assert_allclose(m.weight.numpy(), w0, rtol=1e-14)      # starts where W was
+    with tinyffn.no_grad():
+        m.parametrizations.weight.original0.data = m.parametrizations.weight.original0 * 2
+    np.testing.assert_allclose(np.linalg.norm(m.weight.numpy(), axis=1), 2 * g[:, 0])
+    whole = weight_norm(_linear(), dim=None)
+    assert whole.parametrizations.weight.original0.shape == ()
+
+
+def test_spectral_norm_makes_the_largest_singular_value_one():
+    tinyffn.manual_seed(0)
+    for module in (nn.Linear(6, 5, dtype="float64"), nn.Conv2d(2, 3, 3, dtype="float64")):
+        spectral_norm(module)
+        x = tinyffn.randn(1, 2, 5, 5, dtype="float64") if isinstance(module, nn.Conv2d) \
+            else tinyffn.randn(2, 6, dtype="float64")
+        for _ in range(30):                    # power iteration, one step per forward
+            module(x)
+        w = module.weight.detach().numpy().reshape(module.weight.shape[0], -1)
+        assert abs(np.linalg.svd(w, compute_uv=False)[0] - 1) < 1e-10
+        module.eval()
+        before = module.parametrizations.weight[0]._u.numpy().copy()
+        module(x)                              # eval: u and v stay
+        np.testing.assert_array_equal(module.parametrizations.weight[0]._u.numpy(), before)
+
+
+def test_as_pytorchs():
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(0).standard_normal((5, 3))
+    for make, make_t in ((weight_norm, torch.nn.utils.parametrizations.weight_norm),
+                         (spectral_norm, torch.nn.utils.parametrizations.spectral_norm)):
+        ours = make(_linear())
+        theirs = torch.nn.Linear(3, 4, dtype=torch.float64)
+        theirs.weight.data = torch.tensor(_linear().weight.numpy())
+        theirs.bias.data = torch.tensor(ours.bias.numpy())
+        theirs = make_t(theirs)
+        assert repr(ours) == repr(theirs)
+        assert list(ours.state_dict()) == list(theirs.state_dict())
+        theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
+        for train in (False, True):            # eval: no power step; train: one, the same
+            ours.train(train), theirs.train(train)
+            ya, yb = ours(tinyffn.tensor(x)), theirs(torch.tensor(x))
+            np.testing.assert_allclose(ya.detach().numpy(), yb.detach().numpy(), rtol=1e-12)
+            ya.sum().backward(), yb.sum().backward()
+            for (name, p), q in zip(ours.named_parameters(), theirs.parameters()):
+                np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-10,
+                                           atol=1e-13, err_msg=name)
+                p.grad, q.grad = None, None
+
+
+def test_errors():
+    m = _linear()
+    with pytest.raises(ValueError, match="Linear has no parameter or buffer 'weights'"):
+        parametrize.register_parametrization(m, "weights", Symmetric())
+    with pytest.raises(ValueError, match=r"gives \(4, 4\).* where weight is \(4, 3\).* "
+                                         r"unsafe=True"):
+        parametrize.register_parametrization(m, "weight", _ToSquare())
+    with pytest.raises(TypeError, match="must be tinyffn nn.Modules"):
+        parametrize.register_parametrization(m, "weight", lambda w: w)
+    with pytest.raises(ValueError, match="has no parametrization on 'weight'"):
+        parametrize.remove_parametrizations(m, "weight")
+    with pytest.raises(ValueError, match="n_power_iterations must be a positive int"):
+        spectral_norm(_linear(), n_power_iterations=0)
+
+
+class _ToSquare(nn.Module):
+    def forward(self, w):
+        return w[:, :1].expand(4, 4)
