@@ -169,6 +169,13 @@ def _pinv_keeping(U, s, V, keep):
     # atol above rtol · σ_max decides (rtol is 0 when atol > 0): 0.5 drops σ = 0.3
     ({"atol": 0.5}, [2.0, 0.3], [True, False]),
     ({"atol": 0.2}, [2.0, 0.3], [True, True]),
+    # both given: the larger of the two cuts (0.5 keeps 0.8, where their sum 0.9 would not;
+    # rtol · σ_max = 0.4 drops 0.3, where atol = 0.1 alone would keep it)
+    ({"atol": 0.5, "rtol": 0.2}, [2.0, 0.8], [True, True]),
+    ({"atol": 0.1, "rtol": 0.2}, [2.0, 0.3], [True, False]),
+    # a negative atol counts as not given too (PyTorch: rtol = where(atol > 0, 0, eps ·
+    # max(m, n))), so the default rtol still drops σ = 1e-15
+    ({"atol": -1.0}, [2.0, 1e-15], [True, False]),
 ])
 def test_pinv_tolerances_drop_the_singular_values_pytorch_drops(kwargs, s, kept):
     A, U, V = _with_singular_values(s, 2, 6)
@@ -319,3 +326,90 @@ def test_pinv_and_lstsq_of_a_non_finite_matrix_raise_tinyffns_linalg_error(devic
         linalg.lstsq(A, _t([[1.0], [2.0]], device))
     with pytest.raises(linalg.LinAlgError, match=r"linalg.svd: the SVD .*did not converge"):
         linalg.svd(A)
+
+
+# ------------------------------------------------------------------ pinv at the edges
+def test_pinv_gradient_of_a_rank_deficient_square_matrix_along_its_rank():
+    """A = B C of rank 2 (3, 3): both (I - A P) and (I - P A) are nonzero, so every term of
+    the backward counts (at a full-rank square A both vanish). Along a curve that keeps
+    the rank, A(t) = (B + t dB)(C + t dC), the derivative exists: central differences of
+    Σ G ⊙ pinv(A(t)) at t = 0 equal <gA, dB C + B dC>; and torch's gradient, live."""
+    g = np.random.default_rng(5)
+    B, C, dB, dC = g.standard_normal((3, 2)), g.standard_normal((2, 3)), \
+        g.standard_normal((3, 2)), g.standard_normal((2, 3))
+    G = g.standard_normal((3, 3))
+    x = _t(B @ C, grad=True)
+    (linalg.pinv(x) * _t(G)).sum().backward()
+    h = 1e-6
+    f = [(np.linalg.pinv((B + t * dB) @ (C + t * dC)) * G).sum() for t in (h, -h)]
+    np.testing.assert_allclose((x.grad.numpy() * (dB @ C + B @ dC)).sum(),
+                               (f[0] - f[1]) / (2 * h), rtol=1e-7)
+    torch = pytest.importorskip("torch")
+    a = torch.tensor(B @ C, requires_grad=True)
+    (torch.linalg.pinv(a) * torch.tensor(G)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), a.grad, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (2, 0, 3), (0, 2, 2)])
+def test_pinv_of_empty_matrices_is_empty_transposed(shape, device):
+    # PyTorch: the (..., n, m) zeros of no entries
+    p = linalg.pinv(_t(np.zeros(shape), device))
+    assert p.shape == shape[:-2] + (shape[-1], shape[-2])
+
+
+def test_pinv_cutoff_is_compared_in_float64_as_torch():
+    """PyTorch's tolerances are doubles: in float32, σ = 0.1f (0.100000001...) is above
+    atol = 0.1 and above rtol 0.1 · σ_max; rounded to float32 the cut was 0.1f, and σ
+    was dropped."""
+    A = _t(np.diag([1.0, 0.1]), dtype="float32")
+    for kwargs in ({"atol": 0.1}, {"rtol": 0.1}):
+        p = linalg.pinv(A, **kwargs)
+        assert dtype_name(p.dtype) == "float32"
+        np.testing.assert_allclose(p.numpy(), [[1.0, 0.0], [0.0, 10.0]], rtol=1e-6)
+    torch = pytest.importorskip("torch")
+    np.testing.assert_allclose(torch.linalg.pinv(torch.tensor(A.numpy()), atol=0.1),
+                               [[1.0, 0.0], [0.0, 10.0]], rtol=1e-6)
+
+
+def test_pinv_takes_a_tolerance_per_matrix_as_a_tensor(device):
+    """atol and rtol as tensors broadcast against A's batch shape (PyTorch's rule): A
+    (2, 2, 2) with atol [0, 1.5] keeps both σ of the first and drops σ = 1 of the second;
+    a (2,) tolerance on one matrix makes two pseudo-inverses; rtol's default stays where
+    atol <= 0 (entry by entry), and the gradient reaches A alone: inv's −A⁻ᵀ J A⁻ᵀ for the
+    first, and for the second (P = diag(0.5, 0)) −Pᵀ J Pᵀ + (I − A P) J P Pᵀ + Pᵀ P J (I − P A)
+    written out, J the ones."""
+    D = np.stack([np.diag([2.0, 1.0]), np.diag([2.0, 1.0])])
+    x = _t(D, device, grad=True)
+    p = linalg.pinv(x, atol=_t([0.0, 1.5], device))
+    np.testing.assert_array_equal(p.detach().numpy(), [[[0.5, 0], [0, 1]], [[0.5, 0], [0, 0]]])
+    p.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[[-0.25, -0.5], [-0.5, -1]],
+                                                  [[-0.25, 0.25], [0.25, 0]]])
+    x0 = _t(D[0], device, grad=True)
+    q = linalg.pinv(x0, rtol=_t([[0.1], [0.6]], device))                    # (2, 1, 2, 2)
+    np.testing.assert_array_equal(q.detach().numpy(),
+                                  [[np.diag([0.5, 1.0])], [np.diag([0.5, 0.0])]])
+    q.sum().backward()                              # A's gradient: the two above, summed
+    np.testing.assert_array_equal(x0.grad.numpy(), [[-0.5, -0.25], [-0.25, -1]])
+    ints = linalg.pinv(_t(D, device), atol=tinyffn.tensor([0, 1], device=device))  # int64
+    np.testing.assert_array_equal(ints.numpy(), p.detach().numpy())      # σ = 1 > 1: no
+    tiny = _t(np.diag([2.0, 1e-16]), device)      # atol -1 and 0: rtol's default 4 eps drops
+    r = linalg.pinv(tiny, atol=_t([-1.0, 0.0, 1e-17], device))     # σ = 1e-16; 1e-17 keeps it
+    np.testing.assert_allclose(r.numpy()[:, 1, 1], [0.0, 0.0, 1e16], rtol=1e-15)
+    assert linalg.pinv(tiny, atol=1e-17).numpy()[1, 1] == pytest.approx(1e16)   # a number too
+    torch = pytest.importorskip("torch")
+    tp = torch.linalg.pinv(torch.tensor(np.diag([2.0, 1e-16])),
+                           atol=torch.tensor([-1.0, 0.0, 1e-17], dtype=torch.float64))
+    np.testing.assert_allclose(tp[:, 1, 1], [0.0, 0.0, 1e16], rtol=1e-15)
+
+
+def test_pinv_tolerance_errors_name_pinv():
+    A = _t(np.eye(2))
+    with pytest.raises(ValueError, match=r"linalg.pinv: A must be batches of square"):
+        linalg.pinv(_t(np.ones((3, 2))), hermitian=True)      # torch: eigh's refusal
+    with pytest.raises(TypeError, match=r"linalg.pinv: atol must be a number or a tensor"):
+        linalg.pinv(A, atol="0.1")
+    with pytest.raises(ValueError, match=r"linalg.pinv: rtol requires grad.*rtol.detach\(\)"):
+        linalg.pinv(A, rtol=_t([0.1], grad=True))         # torch refuses it too
+    with pytest.raises(ValueError, match=r"linalg.pinv: .*\(3,\).*batch shape \(2,\)"):
+        linalg.pinv(_t(np.ones((2, 2, 2))), atol=_t([0.0, 1.0, 2.0]))

@@ -13,6 +13,7 @@ activations H (T, d_ff) to a target Y (``linalg.lstsq(H, Y).solution``, or
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, NamedTuple
 
 from . import grad_mode
@@ -22,6 +23,7 @@ from .linalg import LinAlgError, _apply, _matrix, inv, matrix_norm, svdvals
 from .ops.cholesky import Pinv
 from .tensor import Tensor
 from .torch_extras import diagonal as _diagonal
+from .torch_shapes import _broadcast_shape
 
 
 class LstsqResult(NamedTuple):
@@ -34,11 +36,52 @@ class LstsqResult(NamedTuple):
 
 def _tolerances(x: Tensor, atol: Any, rtol: Any) -> tuple:
     """(atol, rtol) as numbers, with matrix_rank's defaults: rtol eps · max(m, n) when
-    atol is not given (or 0), else 0; atol 0 when not given."""
+    atol is not given (or <= 0, as PyTorch's ``where(atol > 0, 0, eps · max(m, n))``),
+    else 0; atol 0 when not given."""
     if rtol is None:
         eps = float(x.backend.xp.finfo(x.dtype).eps)
-        rtol = eps * max(x.shape[-2:]) if atol is None or atol == 0 else 0.0
+        rtol = eps * max(x.shape[-2:]) if atol is None or atol <= 0 else 0.0
     return float(atol or 0.0), float(rtol)
+
+
+def _pinv_tolerances(x: Tensor, atol: Any, rtol: Any) -> tuple:
+    """pinv's (x, atol, rtol): numbers as :func:`_tolerances`; a tolerance given as a
+    tensor (one per matrix, broadcast against A's batch shape, as PyTorch's) becomes a
+    float64 array, with rtol's default where(atol > 0, 0, eps · max(m, n)) entry by entry,
+    and x is broadcast to the batch shape they make together."""
+    for name, v in (("atol", atol), ("rtol", rtol)):
+        if isinstance(v, Tensor):
+            if v.requires_grad:
+                raise ValueError(f"linalg.pinv: {name} requires grad, but the cutoff has no "
+                                 f"derivative (as in PyTorch): pass {name}.detach()")
+            if v.device != x.device:
+                raise ValueError(f"linalg.pinv: {name} is on {v.device} but A on {x.device}; "
+                                 f"move it with .to('{x.device}')")
+        elif v is not None and not isinstance(v, numbers.Real):
+            raise TypeError(f"linalg.pinv: {name} must be a number or a tensor, got {v!r}")
+    if not isinstance(atol, Tensor) and not isinstance(rtol, Tensor):
+        return (x, *_tolerances(x, atol, rtol))
+    xp = x.backend.xp
+    a = _float64(xp, 0.0 if atol is None else atol)
+    r = _float64(xp, float(xp.finfo(x.dtype).eps) * max(x.shape[-2:]) if rtol is None else rtol)
+    if rtol is None and atol is not None:                   # PyTorch's rule, entry by entry
+        r = xp.where(a > 0, xp.zeros_like(r), r)
+    try:
+        batch = _broadcast_shape("linalg.pinv", [x.shape[:-2], a.shape, r.shape])
+    except ValueError:
+        raise ValueError(f"linalg.pinv: tolerances of shapes {tuple(a.shape)} (atol) and "
+                         f"{tuple(r.shape)} (rtol) do not broadcast against A's batch "
+                         f"shape {x.shape[:-2]}: give one per matrix") from None
+    if batch != x.shape[:-2]:               # a tolerance per matrix of a larger batch
+        x = x.broadcast_to(*batch, *x.shape[-2:])
+    return x, a, r
+
+
+def _float64(xp: Any, v: Any) -> Any:
+    """A tolerance, a number or a tensor, as a float64 array (a number's is 0-d)."""
+    if isinstance(v, Tensor):
+        return xp.astype(v.data, xp.float64)
+    return xp.asarray(float(v), dtype=xp.float64)
 
 
 def _cutoff(x: Tensor, s: Tensor, atol: Any, rtol: Any) -> Tensor:
@@ -51,15 +94,16 @@ def _cutoff(x: Tensor, s: Tensor, atol: Any, rtol: Any) -> Tensor:
 def pinv(A, *, atol=None, rtol=None, hermitian=False):
     """The Moore-Penrose pseudo-inverse A⁺ (..., n, m) of A (..., m, n), as
     ``torch.linalg.pinv``: with A = U diag(S) Vh, A⁺ = Vh^T diag(1/σ) U^T over the σ above
-    max(atol, rtol · σ_max) (the others give 0); tolerances as ``matrix_rank``'s (rtol
-    defaults to eps · max(m, n)). ``hermitian`` is accepted and the SVD used all the same
-    (so of a non-symmetric A this is A⁺, where PyTorch's eigh reads only A's lower triangle).
+    max(atol, rtol · σ_max) (the others give 0), compared in float64 as PyTorch's; rtol
+    defaults to eps · max(m, n) where atol is not given or <= 0. A tolerance may be a
+    tensor, one per matrix, broadcast against A's batch shape. ``hermitian`` is accepted
+    and the SVD used all the same (so of a non-symmetric A this is A⁺, where PyTorch's eigh
+    reads only A's lower triangle).
     One primitive, :class:`~tinyffn.ops.Pinv`, with PyTorch's backward formula in A and A⁺,
     so the gradient is finite where singular values repeat (A = 2 I), as PyTorch's. An A
     holding NaN or inf raises LinAlgError, as ``svd`` does (on a GPU, CuPy's SVD returns
     NaN instead: it checks cuSOLVER's status only when asked, a wait for the device)."""
-    x = _matrix("pinv", A, square=bool(hermitian))
-    atol, rtol = _tolerances(x, atol, rtol)
+    x, atol, rtol = _pinv_tolerances(_matrix("pinv", A, square=bool(hermitian)), atol, rtol)
     return _apply("pinv", Pinv, x, atol=atol, rtol=rtol)   # NumPy's LinAlgError as tinyffn's
 
 

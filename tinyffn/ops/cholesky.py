@@ -245,7 +245,8 @@ class MatrixExp(Function):
 class Pinv(Function):
     """P = A⁺, the Moore-Penrose pseudo-inverse of A (..., m, n), (..., n, m): with
     A = U diag(σ) Vh, P = Vh^T diag(1/σ) U^T over the σ above max(atol, rtol · σ_max)
-    (the others count as 0), ``atol`` and ``rtol`` numbers.
+    (the others count as 0), compared in float64; ``atol`` and ``rtol`` numbers, or float64
+    arrays of the batch shape (one cutoff per matrix).
 
     PyTorch's backward (Golub and Pereyra), right where the rank does not change nearby:
     dP = −P dA P + P P^T dA^T (I − A P) + (I − P A) dA^T P^T P, whose adjoint is
@@ -261,8 +262,13 @@ class Pinv(Function):
     def forward(ctx: Context, A, atol: float, rtol: float):
         xp = ctx.xp
         U, S, Vh = xp.linalg.svd(A, full_matrices=False)   # (.., m, k), (.., k), (.., k, n)
-        biggest = xp.max(S, axis=-1, keepdims=True) if S.shape[-1] else S[..., :1]
-        keep = S > xp.maximum(biggest * rtol, xp.asarray(atol, dtype=S.dtype))
+        # the cutoff and the comparison in float64, as PyTorch's (its tolerances are
+        # doubles): in float32, atol=0.1 rounds to 0.1f and would drop σ = 0.1f
+        s = xp.astype(S, xp.float64)                                     # (.., k)
+        biggest = xp.max(s, axis=-1, keepdims=True) if S.shape[-1] else s   # (.., 0): empty
+        atol, rtol = (xp.expand_dims(xp.asarray(t, dtype=xp.float64), axis=-1)
+                      for t in (atol, rtol))                             # (.., 1) each
+        keep = s > xp.maximum(biggest * rtol, atol)                      # (.., k)
         inverse = xp.where(keep, 1 / xp.where(keep, S, xp.ones_like(S)), xp.zeros_like(S))
         P = xp.matmul(_mT(xp, Vh) * inverse[..., None, :], _mT(xp, U))
         ctx.save_for_backward(A, P)
