@@ -8,6 +8,7 @@ logits of ±inf and ±50, targets 0, 1 and between, probabilities 0 and 1, diffe
 0, at ±β and at ±inf; every reduction, ``weight`` and ``pos_weight``.
 """
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -197,6 +198,31 @@ def test_smooth_l1_and_huber_second_derivative_at_zero_difference_is_the_squares
         (g,) = tinyffn.autograd.grad(loss(x), [x], create_graph=True)
         (h,) = tinyffn.autograd.grad(g.sum(), [x])        # the Hessian's diagonal
         assert h.tolist() == [curvature, curvature, curvature, 0.0]    # 2.0: on the line
+
+
+def test_smooth_l1_and_huber_at_the_joint_take_the_line_as_pytorch(device):
+    """At |d| = β the square and the line meet with one value and slope (±1 smooth L1,
+    ±δ Huber), but the curvature is the line's, 0, as PyTorch's backward takes the line
+    there (x > β, else x / β: its second derivative at ±β is 0, checked live)."""
+    x = tinyffn.tensor([0.5, -0.5], dtype="float64", device=device, requires_grad=True)
+    zero = tinyffn.zeros(2, dtype="float64", device=device)
+    for loss, slope in [(lambda x: F.smooth_l1_loss(x, zero, "sum", beta=0.5), 1.0),
+                        (lambda x: F.huber_loss(x, zero, "sum", delta=0.5), 0.5)]:
+        (g,) = tinyffn.autograd.grad(loss(x), [x], create_graph=True)
+        (h,) = tinyffn.autograd.grad(g.sum(), [x])
+        assert g.tolist() == [slope, -slope] and h.tolist() == [0.0, 0.0]
+
+
+def test_smooth_l1_with_beta_0_is_l1_loss_with_no_division_by_zero(device):
+    """β = 0 has no square at all: the loss is |d|, computed as l1_loss (PyTorch does the
+    same); the square's branch would divide by β = 0 (a warning, and NaN in a graph)."""
+    x = tinyffn.tensor([0.5, -2.0, 0.0], dtype="float64", device=device, requires_grad=True)
+    target = tinyffn.tensor([1.0, 1.0, 0.0], dtype="float64", device=device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loss = F.smooth_l1_loss(x, target, "sum", beta=0.0)
+        loss.backward()
+    assert loss.item() == 3.5 and x.grad.tolist() == [-1.0, -1.0, 0.0]
 
 
 # ----------------------------------------------------------------------------- modules

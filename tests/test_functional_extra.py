@@ -297,6 +297,25 @@ def test_embedding_of_a_table_holding_only_the_padding_row_stays_in_the_graph(de
     assert table.grad.tolist() == [[0.0, 0.0]]
 
 
+def test_embedding_padding_idx_counts_from_the_end_down_to_minus_n(device):
+    """padding_idx -1 is the last row and -3 the first of a 3-row table, in the values and
+    in the gradient (the padding row gets none); -3 = -num_embeddings is allowed, -4 and 3
+    are refused, as PyTorch's. Gradients written out: rows 0 and 2 read twice, row 1 once."""
+    idx = tinyffn.tensor([2, 0, 1, 2, 0], device=device)
+    table = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    for padding_idx, grad in [(-1, [[2.0] * 2, [1.0] * 2, [0.0] * 2]),
+                              (-3, [[0.0] * 2, [1.0] * 2, [2.0] * 2])]:
+        w = tinyffn.tensor(table, dtype="float64", device=device, requires_grad=True)
+        y = F.embedding(idx, w, padding_idx=padding_idx)
+        np.testing.assert_array_equal(y.detach().numpy(), table[[2, 0, 1, 2, 0]])
+        y.sum().backward()
+        assert w.grad.tolist() == grad, padding_idx
+    for bad in (-4, 3):
+        with pytest.raises(ValueError, match=r"embedding: padding_idx must be an integer in "
+                                             r"\[-3, 3\)"):
+            F.embedding(idx, tinyffn.tensor(table, device=device), padding_idx=bad)
+
+
 def test_each_is_drawn_in_a_frame_of_its_name():
     x = tinyffn.tensor(X, requires_grad=True)
     for y, name in [(F.softplus(x), "softplus"), (nn.Softplus()(x), "softplus"),

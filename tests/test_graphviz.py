@@ -979,6 +979,29 @@ def test_the_whole_text_with_gradients_dtypes_and_a_sideways_layout():
         "\tn2 -> n3\n\tn3 -> n4\n\tn4 -> n5\n}\n")
 
 
+def test_the_whole_text_of_an_ordered_op_with_numbered_edges():
+    """w (2, 3) - b (3,): sub's inputs cannot be swapped, so its edges carry 0 (w, in the
+    blue of the numbers) and 1 (b), and b's, which backward sums over axis 0, says both:
+    '1: Σ over axes (0,)' in magenta; dL/db = -2 (minus, twice)."""
+    w = tinyffn.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    b = tinyffn.tensor([0.5, 0.5, 0.5], requires_grad=True)
+    w.name, b.name = "w", "b"
+    y = (w - b).sum()
+    y.backward()
+    assert to_dot(y, show_grads=True) == HEAD.replace("{rankdir}", "TB") + (
+        '\tn0 [label="w\\n(2, 3)\\ngrad [[1, 1, 1], [1, 1, 1]]" shape=box '
+        'style="rounded,filled" fillcolor="#e9ecef"]\n'
+        '\tn1 [label="b\\n(3,)\\ngrad [-2, -2, -2]" shape=box style="rounded,filled" '
+        'fillcolor="#e9ecef"]\n'
+        '\tn2 [label="sub" shape=ellipse style=filled fillcolor="#fff3b0"]\n'
+        '\tn3 [label="(2, 3)" shape=box style=rounded]\n'
+        '\tn4 [label="sum" shape=ellipse style=filled fillcolor="#fff3b0"]\n'
+        '\tn5 [label="()" shape=box style="rounded,filled" fillcolor="#c7ebd1"]\n'
+        '\tn0 -> n2 [label="0" fontcolor="#0d6efd"]\n'
+        '\tn1 -> n2 [label="1: Σ over axes (0,)" color="#d63384" fontcolor="#d63384"]\n'
+        "\tn2 -> n3\n\tn3 -> n4\n\tn4 -> n5\n}\n")
+
+
 def test_the_whole_text_of_a_folded_module():
     """nn.Linear(2, 1) at depth=0: one pink 3-D box naming its 3 ops (transpose, matmul,
     add) and the parameters folded into it, then * 2 and the sum outside it."""

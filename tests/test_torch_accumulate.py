@@ -292,6 +292,11 @@ def test_gradcheck(name, device):
 @pytest.mark.parametrize("call, error, words", [
     ("T.addmm(x, x, x)", ValueError, "(n, m) and (m, p)"),
     ("T.addmm(x, x[:, :2].T, x[:, :2])", ValueError, "does not broadcast"),
+    # input (1, 2, 3) against the product (1, 2, 2), a 4-D input, beta not a number:
+    # PyTorch refuses each (without the check the add broadcast them, or said nothing)
+    ("T.baddbmm(x[None, :, :3], x[None], x[None].mT)", ValueError, "does not broadcast"),
+    ("T.baddbmm(x[None, None, :, :2], x[None], x[None].mT)", ValueError, "does not broadcast"),
+    ("T.addmm(x, x.T, x, beta='2')", TypeError, "beta must be a number"),
     ("T.addcdiv(x, i, i)", TypeError, "both integers"),
     ("T.nanmean(i)", TypeError, "floating-point"),
     ("T.logcumsumexp(i, 0)", TypeError, "floating-point"),

@@ -197,7 +197,7 @@ ERRORS = [
     ("T.mv(x, v)", ValueError, "vec a vector"),
     ("T.mv(x, c.float())", TypeError, "one dtype"),
     ("T.addmv(v, x, c)", ValueError, "does not broadcast"),
-    ("T.addr(x, v, c)", ValueError, "does not broadcast"),
+    ("T.addr(x, v, c)", ValueError, "does not broadcast to the outer product's shape"),
     ("T.inner(x, v)", ValueError, "last axes"),
     ("T.vdot(x, x)", ValueError, "1-D"),
     ("T.positive(x > 0)", TypeError, "bool"),
