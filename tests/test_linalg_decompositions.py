@@ -71,6 +71,28 @@ def test_matrix_rank_tolerances():
     assert not linalg.matrix_rank(_t(np.eye(2), grad=True)).requires_grad
 
 
+def test_matrix_rank_tolerances_at_the_edges_as_torch(device):
+    """As torch 2.13 (checked live): the cutoff is compared in float64, so float32's
+    σ = 0.1f (0.100000001) is above atol = 0.1 and rtol = 0.1 (rounded to 0.1f it was
+    not); a negative atol keeps rtol's default eps · max(m, n), which drops σ = 1e-16; and
+    that rule holds entry by entry for a tensor atol (0 there, 1e-17 keeps σ = 1e-16)."""
+    f32 = tinyffn.tensor(np.diag([1.0, 0.1]), dtype="float32", device=device)
+    tiny = _t(np.stack([np.diag([2.0, 1e-16])] * 2), device)
+    got = [linalg.matrix_rank(f32, atol=0.1).item(), linalg.matrix_rank(f32, rtol=0.1).item(),
+           linalg.matrix_rank(tiny[0], atol=-1.0).item(),
+           linalg.matrix_rank(tiny, atol=_t([0.0, 1e-17], device)).tolist(),
+           linalg.matrix_rank(_t(np.diag([2.0, 0.5]), device), atol=0.5).item()]   # σ > atol
+    assert got == [2, 2, 1, [1, 2], 1]
+    torch = pytest.importorskip("torch")
+    t32, ttiny = torch.tensor(np.diag([1.0, 0.1]), dtype=torch.float32), torch.tensor(tiny.numpy())
+    assert [torch.linalg.matrix_rank(t32, atol=0.1).item(),
+            torch.linalg.matrix_rank(t32, rtol=0.1).item(),
+            torch.linalg.matrix_rank(ttiny[0], atol=-1.0).item(),
+            torch.linalg.matrix_rank(ttiny, atol=torch.tensor([0.0, 1e-17],
+                                                              dtype=torch.float64)).tolist(),
+            torch.linalg.matrix_rank(torch.tensor(np.diag([2.0, 0.5])), atol=0.5).item()] == got
+
+
 def test_svd_shapes_named_tuples_and_reconstruction(device):
     a = rng.standard_normal((2, 4, 3))
     U, S, Vh = linalg.svd(_t(a, device))

@@ -229,28 +229,29 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
     """The number of singular values above max(atol, rtol · σ_max) in each matrix of A, an
     int64 tensor (...), as ``torch.linalg.matrix_rank``: with neither given rtol is
     eps · max(m, n) (eps of A's dtype); with atol > 0 alone, rtol is 0. ``hermitian``: A
-    is symmetric (its lower triangle is read) and |eigenvalues| are used. No gradient."""
+    is symmetric (its lower triangle is read) and |eigenvalues| are used. No gradient.
+    As PyTorch's, the cutoff is compared in float64 (float32's σ = 0.1 is above atol = 0.1)
+    and rtol's default holds where atol <= 0, entry by entry for a tensor atol."""
     x = _matrix("matrix_rank", A, square=hermitian)
     with grad_mode.no_grad():
         s = eigvalsh(x).abs() if hermitian else svdvals(x)          # (..., k)
-        eps = float(x.backend.xp.finfo(x.dtype).eps)
-        if rtol is None:
-            rtol = eps * max(x.shape[-2:]) if atol is None or _zero(atol) else 0.0
-        atol = 0.0 if atol is None else atol
+        s = s.to(dtype="float64")               # PyTorch's tolerances are doubles
+        a = _as(0.0 if atol is None else atol, s)           # (..., 1), or 0-d
+        if rtol is None:    # eps · max(m, n) where atol is not given or <= 0, else 0
+            default = float(x.backend.xp.finfo(x.dtype).eps) * max(x.shape[-2:])
+            r = s.new_tensor(default) if atol is None else (a <= 0).to(dtype="float64") * default
+        else:
+            r = _as(rtol, s)
         biggest = s.amax(-1, True) if s.shape[-1] else s.sum(-1, True)   # (..., 1)
-        tol = _as(atol, x).maximum(_as(rtol, x) * biggest)
+        tol = a.maximum(r * biggest)
         return (s > tol).to(dtype="int64").sum(-1)
 
 
-def _zero(v: Any) -> bool:
-    return bool((v == 0).all()) if isinstance(v, Tensor) else v == 0
-
-
-def _as(v: Any, x: Tensor) -> Tensor:
+def _as(v: Any, s: Tensor) -> Tensor:
     """atol or rtol, a number or a tensor (broadcast against the batch), as a column."""
     if isinstance(v, Tensor):
-        return v.to(dtype=x.dtype).unsqueeze(-1)
-    return x.new_tensor(float(v))
+        return v.to(dtype=s.dtype).unsqueeze(-1)
+    return s.new_tensor(float(v))
 
 
 def det(A):
