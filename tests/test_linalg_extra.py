@@ -371,6 +371,18 @@ def test_pinv_cutoff_is_compared_in_float64_as_torch():
                                [[1.0, 0.0], [0.0, 10.0]], rtol=1e-6)
 
 
+def test_lstsq_cuts_in_the_matrix_dtype_as_gelsd(device):
+    """lstsq is the SVD cut of 'gelsd', which LAPACK makes in A's dtype: in float32,
+    rcond · σ_max = 0.1f, and σ = 0.1f is not above it (rank 1, solution [1, 0]), where
+    pinv's float64 comparison keeps it; the rank and the solution agree."""
+    A = tinyffn.tensor(np.diag([1.0, 0.1]), dtype="float32", device=device)
+    r = linalg.lstsq(A, tinyffn.ones(2, 1, device=device), rcond=0.1, driver="gelsd")
+    assert r.solution.tolist() == [[1.0], [0.0]] and r.rank.item() == 1
+    torch = pytest.importorskip("torch")
+    t = torch.linalg.lstsq(torch.tensor(A.numpy()), torch.ones(2, 1), rcond=0.1, driver="gelsd")
+    assert t.solution.tolist() == [[1.0], [0.0]] and t.rank.item() == 1
+
+
 def test_pinv_takes_a_tolerance_per_matrix_as_a_tensor(device):
     """atol and rtol as tensors broadcast against A's batch shape (PyTorch's rule): A
     (2, 2, 2) with atol [0, 1.5] keeps both σ of the first and drops σ = 1 of the second;

@@ -139,11 +139,14 @@ def lstsq(A, B, rcond=None, *, driver=None):
                          f"A's batch of vectors (..., {m}), with A's dtype")
     if driver == "gels":
         rcond = 0.0                     # gels (QR) assumes full rank: PyTorch ignores rcond
-    X = pinv(x, rtol=rcond) @ b                                     # (..., n, k)
-    empty = x.new_zeros(0)
     with grad_mode.no_grad():
         s = svdvals(x)                                              # (..., min(m, n))
-        rank = (s > _cutoff(x, s, None, rcond)).to(dtype="int64").sum(-1)
+        cut = _cutoff(x, s, None, rcond)                            # (..., 1)
+        rank = (s > cut).to(dtype="int64").sum(-1)
+    # the cut in A's dtype, as LAPACK's gelsd makes it (float32's rcond=0.1 drops σ = 0.1f,
+    # which pinv's float64 comparison keeps), and so the rank and the solution agree
+    X = pinv(x, atol=cut.squeeze(-1), rtol=0.0) @ b                 # (..., n, k)
+    empty = x.new_zeros(0)
     residuals = empty
     if driver in ("gelsd", "gelss", "gels") and m > n and bool((rank == n).all()):
         residuals = (x @ X - b).pow(2).sum(-2)                      # (..., k)
