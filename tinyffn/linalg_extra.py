@@ -140,7 +140,10 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if driver == "gels":
         rcond = 0.0                     # gels (QR) assumes full rank: PyTorch ignores rcond
     with grad_mode.no_grad():
-        s = svdvals(x)                                              # (..., min(m, n))
+        try:
+            s = svdvals(x)                                          # (..., min(m, n))
+        except LinAlgError as e:                                    # say whose SVD it was
+            raise LinAlgError(str(e).replace("linalg.svdvals", "linalg.lstsq", 1)) from None
         cut = _cutoff(x, s, None, rcond)                            # (..., 1)
         rank = (s > cut).to(dtype="int64").sum(-1)
     # the cut in A's dtype, as LAPACK's gelsd makes it (float32's rcond=0.1 drops σ = 0.1f,
