@@ -356,6 +356,12 @@ __all__ += ["pinv", "lstsq", "cond", "matrix_power", "multi_dot", "matmul", "vec
 from .linalg_cholesky import (CholeskyExResult, cholesky, cholesky_ex,  # noqa: E402
                               matrix_exp, solve_triangular)
 __all__ += ["cholesky", "cholesky_ex", "solve_triangular", "matrix_exp", "CholeskyExResult"]
+from .linalg_lu import (InvExResult, LUFactorExResult, LUFactorResult, LUResult,  # noqa: E402
+                        SolveExResult, inv_ex, lu, lu_factor, lu_factor_ex, lu_solve, solve_ex,
+                        tensorinv, tensorsolve, vander)
+__all__ += ["lu_factor", "lu_factor_ex", "lu", "lu_solve", "solve_ex", "inv_ex", "tensorinv",
+            "tensorsolve", "vander", "LUFactorResult", "LUFactorExResult", "LUResult",
+            "SolveExResult", "InvExResult"]
 __all__ += ["cross"]
 
 
