@@ -61,7 +61,8 @@ from .torch_pointwise import (copysign, deg2rad, float_power, frac, heaviside, i
 from .torch_integers import (bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or,
                              bitwise_right_shift, bitwise_xor, can_cast, frexp, gcd, lcm, ldexp,
                              nextafter, promote_types, result_type)
-from .torch_calculus import cumulative_trapezoid, trapezoid, trapz
+from .torch_calculus import cumulative_trapezoid, gradient, trapezoid, trapz
+from .torch_series import combinations, histogram, logspace, vander
 from .torch_special import digamma, erfc, erfinv, i0, lgamma, mvlgamma, polygamma
 from . import special                   # tinyffn.special.log_ndtr, as torch.special's
 from .scatter import index_add, scatter, scatter_add
@@ -185,7 +186,8 @@ __all__ = [
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift",  # torch_integers.py
     "bitwise_right_shift", "gcd", "lcm", "frexp", "ldexp", "nextafter", "result_type",
     "promote_types", "can_cast",
-    "trapezoid", "trapz", "cumulative_trapezoid",                # torch_calculus.py
+    "trapezoid", "trapz", "cumulative_trapezoid", "gradient",    # torch_calculus.py
+    "logspace", "vander", "combinations", "histogram",           # torch_series.py
     "lgamma", "digamma", "polygamma", "erfc", "erfinv", "i0", "mvlgamma", "special",  # torch_special.py
     "Function", "Context", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "inference_mode", "detect_anomaly",
