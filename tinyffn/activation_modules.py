@@ -20,7 +20,7 @@ from .tensor import Tensor
 __all__ = ["ReLU", "LeakyReLU", "GELU", "Swish", "SiLU", "Tanh", "Sigmoid", "Softmax",
            "Softplus", "ELU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "LogSigmoid",
            "Hardtanh", "ReLU6", "Softsign", "Tanhshrink", "Softmin", "Threshold", "GLU",
-           "LogSoftmax", "PReLU", "Softshrink", "Hardshrink", "RReLU"]
+           "LogSoftmax", "PReLU", "Softshrink", "Hardshrink", "RReLU", "Softmax2d"]
 
 
 class ReLU(Module):
@@ -134,6 +134,19 @@ class Softmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class Softmax2d(Module):
+    """Softmax over the channels at each location, as ``torch.nn.Softmax2d``: input
+    (N, C, H, W) or (C, H, W), ``F.softmax`` along dim -3 (C), so each pixel's C values
+    are positive and sum to 1. Other ranks are refused, as PyTorch's."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        if not isinstance(x, Tensor) or x.ndim not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D (C, H, W) or 4D "
+                             f"(N, C, H, W), got {getattr(x, 'ndim', type(x).__name__)}"
+                             f"{'D' if isinstance(x, Tensor) else ''} instead")
+        return F.softmax(x, dim=-3)
 
 
 class Softplus(Module):

@@ -31,7 +31,7 @@ from .activation_modules import (GELU, LeakyReLU, ReLU, Sigmoid, SiLU, Softmax, 
 from .activation_modules import (CELU, ELU, GLU, SELU, Hardsigmoid, Hardswish, Hardtanh,
                                  LogSigmoid, LogSoftmax, Mish, PReLU, ReLU6, Softmin, Softsign,
                                  Tanhshrink, Threshold)
-from .activation_modules import Hardshrink, RReLU, Softshrink
+from .activation_modules import Hardshrink, RReLU, Softmax2d, Softshrink
 from .more_modules import CosineSimilarity, PairwiseDistance, Unflatten
 from .loss_modules import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss,
                            KLDivLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss)
@@ -69,7 +69,8 @@ __all__ = ["init", "utils", "functional", "attention", "Parameter", "Module", "S
            "Softplus", "ELU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid",
            "LogSigmoid", "Hardtanh", "ReLU6", "Softsign", "Tanhshrink", "Softmin",
            "Threshold", "GLU", "LogSoftmax", "PReLU", "Softshrink", "Hardshrink",
-           "RReLU", "FFN", "GatedFFN", "gated_d_ff", "MoEFFN", "load_balancing_loss",
+           "RReLU", "Softmax2d", "FFN", "GatedFFN", "gated_d_ff", "MoEFFN",
+           "load_balancing_loss",
            "router_z_loss", "FFN_ACTIVATIONS", "GATED_ACTIVATIONS", "FLOAT_DTYPES",
            "LayerNorm", "RMSNorm", "Dropout",
            "Embedding", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss",

@@ -3,8 +3,11 @@
 Convolutions (``Conv1d``: the FFN as two convolutions of kernel size 1; ``Conv2d``: a ViT's
 patch embedding; ``ConvTranspose2d``: a U-Net's up-step), pools and unpooling, image
 layers (padding, pixel and channel shuffles, channel dropout), resampling, the norms
-beside LayerNorm and RMSNorm, and the recurrent layers (RNN, LSTM, GRU and their cells). Each lives in the file named in its
-import; this module only gathers them, so that nn.py lists the FFN's own layers.
+beside LayerNorm and RMSNorm, the recurrent layers (RNN, LSTM, GRU and their cells),
+the lazy layers, which learn their input size at the first call (``LazyLinear``,
+``LazyConv2d``, ...), and PyTorch's deprecated ``NLLLoss2d``. Each lives in the file
+named in its import; this module only gathers them, so that nn.py lists the FFN's own
+layers.
 """
 from .convolution import Conv1d
 from .convolution2d import Conv2d, Fold, Unfold
@@ -25,6 +28,7 @@ from .stochastic import AlphaDropout, FeatureAlphaDropout
 from .embedding_bag import EmbeddingBag
 from .adaptive_softmax import AdaptiveLogSoftmaxWithLoss
 from .ctc import CTCLoss
+from .legacy_aliases import NLLLoss2d
 from .layers3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, BatchNorm3d,
                        CircularPad3d, ConstantPad3d, Conv3d, ConvTranspose3d, Dropout3d,
                        InstanceNorm3d, LPPool3d, MaxPool3d, MaxUnpool3d, ReflectionPad3d,
@@ -46,4 +50,4 @@ __all__ = ["Conv1d", "Conv2d", "Unfold", "Fold", "MaxPool1d", "AvgPool1d", "Adap
            "Dropout3d", "BatchNorm3d", "InstanceNorm3d", "ConstantPad3d", "ZeroPad3d",
            "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d", "AdaptiveLogSoftmaxWithLoss",
            "CTCLoss", "RNNBase", "RNN", "LSTM", "GRU",
-           "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+           "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "NLLLoss2d"]
