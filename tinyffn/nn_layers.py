@@ -29,6 +29,11 @@ from .embedding_bag import EmbeddingBag
 from .adaptive_softmax import AdaptiveLogSoftmaxWithLoss
 from .ctc import CTCLoss
 from .legacy_aliases import NLLLoss2d
+from .lazy_modules import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d,
+                           LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d,
+                           LazyConvTranspose3d, LazyInstanceNorm1d, LazyInstanceNorm2d,
+                           LazyInstanceNorm3d, LazyLinear, LazyModuleMixin,
+                           UninitializedBuffer, UninitializedParameter)
 from .layers3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, BatchNorm3d,
                        CircularPad3d, ConstantPad3d, Conv3d, ConvTranspose3d, Dropout3d,
                        InstanceNorm3d, LPPool3d, MaxPool3d, MaxUnpool3d, ReflectionPad3d,
@@ -50,4 +55,8 @@ __all__ = ["Conv1d", "Conv2d", "Unfold", "Fold", "MaxPool1d", "AvgPool1d", "Adap
            "Dropout3d", "BatchNorm3d", "InstanceNorm3d", "ConstantPad3d", "ZeroPad3d",
            "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d", "AdaptiveLogSoftmaxWithLoss",
            "CTCLoss", "RNNBase", "RNN", "LSTM", "GRU",
-           "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "NLLLoss2d"]
+           "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "NLLLoss2d",
+           "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+           "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+           "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
+           "UninitializedParameter", "UninitializedBuffer", "LazyModuleMixin"]
