@@ -2,7 +2,8 @@
 convolutions (``conv1d``, ``conv2d``, ``unfold``, ``fold``, and a U-Net's transposed ones),
 pools (max, average, adaptive, power-average) and SegNet's unpooling, image layers (pixel
 and channel shuffles, channel dropout), ``interpolate`` (and its deprecated names,
-``upsample``, ...), ``embedding_bag``, and the 3-D ones (layers3d.py). Each lives in the
+``upsample``, ...), ``embedding_bag``, the 3-D ones (layers3d.py), and
+``linear_cross_entropy``, a language model's projection and loss in one. Each lives in the
 file named in its import; this module only gathers them, and functional.py re-exports its
 ``__all__``, as nn.py does nn_layers.py's (so that functional.py lists the FFN's own
 functions, and stays under the size limit).
@@ -21,6 +22,7 @@ from .embedding_bag import embedding_bag
 from .ctc import ctc_loss
 from .grid_sample import affine_grid, grid_sample
 from .legacy_aliases import upsample, upsample_bilinear, upsample_nearest
+from .linear_cross_entropy import linear_cross_entropy
 from .layers3d import (adaptive_avg_pool3d, adaptive_max_pool1d_with_indices,
                        adaptive_max_pool2d_with_indices, adaptive_max_pool3d,
                        adaptive_max_pool3d_with_indices, avg_pool3d, conv3d, conv_transpose3d,
@@ -36,4 +38,5 @@ __all__ = ["conv1d", "conv2d", "unfold", "fold", "conv_transpose1d", "conv_trans
            "adaptive_avg_pool3d", "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices",
            "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices", "lp_pool3d",
            "max_unpool3d", "dropout3d", "ctc_loss", "affine_grid", "grid_sample",
-           "upsample", "upsample_nearest", "upsample_bilinear"]
+           "upsample", "upsample_nearest", "upsample_bilinear",
+           "linear_cross_entropy"]

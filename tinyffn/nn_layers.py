@@ -5,7 +5,8 @@ patch embedding; ``ConvTranspose2d``: a U-Net's up-step), pools and unpooling, i
 layers (padding, pixel and channel shuffles, channel dropout), resampling, the norms
 beside LayerNorm and RMSNorm, the recurrent layers (RNN, LSTM, GRU and their cells),
 the lazy layers, which learn their input size at the first call (``LazyLinear``,
-``LazyConv2d``, ...), and PyTorch's deprecated ``NLLLoss2d``. Each lives in the file
+``LazyConv2d``, ...), ``LinearCrossEntropyLoss``, and PyTorch's deprecated ``NLLLoss2d``.
+Each lives in the file
 named in its import; this module only gathers them, so that nn.py lists the FFN's own
 layers.
 """
@@ -29,6 +30,7 @@ from .embedding_bag import EmbeddingBag
 from .adaptive_softmax import AdaptiveLogSoftmaxWithLoss
 from .ctc import CTCLoss
 from .legacy_aliases import NLLLoss2d
+from .linear_cross_entropy import LinearCrossEntropyLoss
 from .lazy_modules import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d,
                            LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d,
                            LazyConvTranspose3d, LazyInstanceNorm1d, LazyInstanceNorm2d,
@@ -59,4 +61,5 @@ __all__ = ["Conv1d", "Conv2d", "Unfold", "Fold", "MaxPool1d", "AvgPool1d", "Adap
            "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
            "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
            "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
-           "UninitializedParameter", "UninitializedBuffer", "LazyModuleMixin"]
+           "UninitializedParameter", "UninitializedBuffer", "LazyModuleMixin",
+           "LinearCrossEntropyLoss"]
