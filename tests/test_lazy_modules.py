@@ -85,6 +85,20 @@ def test_before_the_first_call_and_after(device):
     assert repr(model[2]) == "Linear(in_features=4, out_features=2, bias=True)"
 
 
+def test_a_state_dict_builds_the_lazy_layers_it_names(device):
+    eager = nn.Sequential(nn.Linear(4, 3), nn.Conv1d(3, 4, 2), nn.BatchNorm1d(4),
+                          nn.ConvTranspose1d(4, 2, 2, groups=2)).to(device)
+    lazy = nn.Sequential(nn.LazyLinear(3), nn.LazyConv1d(4, 2), nn.LazyBatchNorm1d(),
+                         nn.LazyConvTranspose1d(2, 2, groups=2)).to(device)
+    lazy.load_state_dict(eager.state_dict())
+    assert repr(lazy) == repr(eager)
+    x = tinyffn.randn(2, 3, 4, device=device)
+    np.testing.assert_array_equal(lazy.eval()(x).numpy(), eager.eval()(x).numpy())
+    untouched = nn.Sequential(nn.LazyLinear(3))
+    untouched.load_state_dict({}, strict=False)             # nothing named: still lazy
+    assert isinstance(untouched[0], nn.LazyLinear)
+
+
 @pytest.mark.parametrize("make, x, message", [
     (lambda: nn.LazyConv2d(4, 3, groups=2), (1, 3, 5, 5), "3 channels .* groups=2"),
     (lambda: nn.LazyConv2d(4, 3), (3, 5), "LazyConv2d: expected 3-D .* or 4-D"),
@@ -100,6 +114,9 @@ def test_bad_first_input_is_refused_by_name_and_leaves_it_lazy(make, x, message)
 
 def test_reprs_and_shapes_are_pytorchs():
     torch = pytest.importorskip("torch")
+    ours = nn.LazyLinear(3)
+    ours.load_state_dict(torch.nn.Linear(5, 3).state_dict())   # torch's tensors, as values
+    assert repr(ours) == "Linear(in_features=5, out_features=3, bias=True)"
     for ours, theirs, shape in (
             (nn.LazyConv2d(4, 3, padding=1), torch.nn.LazyConv2d(4, 3, padding=1), (1, 2, 5, 5)),
             (nn.LazyConvTranspose1d(4, 3, groups=2), torch.nn.LazyConvTranspose1d(4, 3, groups=2),

@@ -11,6 +11,10 @@ layer's initialisation (``Conv2d.reset_parameters``, Linear's U(±1/√in), the 
 ones and zeros), and turns the module into the real layer, as PyTorch's
 ``cls_to_become``: a ``LazyLinear`` is a ``Linear`` from then on, ``repr`` and all.
 
+``load_state_dict`` into a model with lazy layers builds each one found in the state as its
+first call would, its size read from the saved weight, then loads (PyTorch materializes
+from the checkpoint too, but leaves the layer lazy, its ``in_features`` 0).
+
 Build order matters for the random numbers only: the weights are drawn at the first call,
 as PyTorch's are, so a seed then gives the layer its eager twin would get if built there.
 """
@@ -18,6 +22,8 @@ from __future__ import annotations
 
 import math
 from typing import Any
+
+import numpy as np
 
 from . import grad_mode
 from .arguments import type_name
@@ -35,7 +41,7 @@ from .tensor import Tensor
 
 _NO_SHAPE = ("Can't access the shape of an uninitialized parameter or buffer: a lazy layer's "
              "parameters get their shape at the layer's first call. Call the model once on an "
-             "example input first (before loading a state_dict, counting or reading them)")
+             "example input first (or load a state_dict into it)")
 
 
 class UninitializedParameter(Parameter):
@@ -93,10 +99,29 @@ class LazyModuleMixin:
                    for t in vars(self).values())
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        with grad_mode.no_grad():
-            self.initialize_parameters(*args, **kwargs)
-        self.__class__ = self.cls_to_become
+        self.initialize_parameters(*args, **kwargs)
         return self(*args, **kwargs)                # now the real layer's call
+
+    def initialize_parameters(self, input: Any, *args: Any, **kwargs: Any) -> None:
+        """Read the size from ``input`` (the first call's), then :meth:`_build`."""
+        self._build(self._size_of(input))
+
+    def _build(self, size: int) -> None:
+        """What the first call does with the input size: the real init, the real class."""
+        with grad_mode.no_grad():
+            self._materialize(size)
+        self.__class__ = self.cls_to_become
+
+    def _load_lazily(self, state_dict: Any, prefix: str) -> None:
+        """Before ``load_state_dict`` (module_state.py calls it): take the size from the
+        saved weight (or statistic) and build as a first call would, so the state loads
+        into the real layer (PyTorch materializes from the checkpoint too)."""
+        for name, size_of in self._saved_sizes:
+            value = state_dict.get(prefix + name) if hasattr(state_dict, "get") else None
+            shape = tuple(getattr(value, "shape", None) or np.shape(value)) if \
+                value is not None else ()
+            if shape:
+                return self._build(size_of(self, shape))
 
     def _unbuilt(self, *names: str) -> None:
         """Swap each parameter or buffer named for an uninitialized one of its dtype."""
@@ -136,8 +161,13 @@ class LazyLinear(LazyModuleMixin, Linear):
         self.weight = UninitializedParameter(device=device, dtype=dtype)
         self.bias = UninitializedParameter(device=device, dtype=dtype) if bias else None
 
-    def initialize_parameters(self, input: Any, *args: Any, **kwargs: Any) -> None:
-        n = self.in_features = self._size(input, range(1, 64), {None: -1}, "1-D or more")
+    _saved_sizes = (("weight", lambda self, shape: shape[-1]),)
+
+    def _size_of(self, input: Any) -> int:
+        return self._size(input, range(1, 64), {None: -1}, "1-D or more")
+
+    def _materialize(self, n: int) -> None:
+        self.in_features = n
         bound, w = 1 / math.sqrt(n), self.weight                # Linear's draws, W then b
         for p, shape in ((w, (self.out_features, n)), (self.bias, (self.out_features,))):
             if p is not None:
@@ -161,13 +191,19 @@ class _LazyConv(LazyModuleMixin):
     def reset_parameters(self) -> None:
         """Nothing to draw before the first call (the real layer's runs then)."""
 
-    def initialize_parameters(self, input: Any, *args: Any, **kwargs: Any) -> None:
-        n, owner = self._n, type(self).__name__
+    _saved_sizes = (("weight", lambda self, shape: shape[0] if self._transposed else
+                     shape[1] * self.groups),)
+
+    def _size_of(self, input: Any) -> int:
+        n = self._n
         c = self._size(input, (n + 1, n + 2), {n + 1: 0, n + 2: 1},
                        f"{n + 1}-D (unbatched) or {n + 2}-D (batched)")
         if c % self.groups:
-            raise ValueError(f"{owner}: the input's {c} channels (shape {input.shape}) are not "
-                             f"divisible by groups={self.groups}")
+            raise ValueError(f"{type(self).__name__}: the input's {c} channels (shape "
+                             f"{input.shape}) are not divisible by groups={self.groups}")
+        return c
+
+    def _materialize(self, c: int) -> None:
         self.in_channels = c
         k, out, g = self.kernel_size, self.out_channels, self.groups
         self.weight.materialize(((c, out // g) if self._transposed else (out, c // g)) + k)
@@ -238,10 +274,16 @@ class _LazyNorm(LazyModuleMixin):
         self.num_features = 0
         self._unbuilt("weight", "bias", "running_mean", "running_var")
 
-    def initialize_parameters(self, input: Any, *args: Any, **kwargs: Any) -> None:
+    _saved_sizes = tuple((name, lambda self, shape: shape[0]) for name in
+                         ("weight", "bias", "running_mean", "running_var"))
+
+    def _size_of(self, input: Any) -> int:
         lowest = self._dims[0]                  # an instance norm's unbatched rank: C first
         unbatched = {lowest: 0} if issubclass(self.cls_to_become, _InstanceNorm) else {}
-        C = self.num_features = self._size(input, self._dims, unbatched, self._shapes)
+        return self._size(input, self._dims, unbatched, self._shapes)
+
+    def _materialize(self, C: int) -> None:
+        self.num_features = C
         for name, fill in (("weight", ones), ("bias", zeros), ("running_mean", zeros),
                            ("running_var", ones)):
             t = getattr(self, name)

@@ -82,11 +82,15 @@ def load_state_dict(module: Any, state_dict: Mapping, strict: bool,
                     assign: bool) -> IncompatibleKeys:
     """``module.load_state_dict(state_dict, strict, assign)``: check every value first,
     then copy them all (or, with ``assign``, put them in place), so that an error changes
-    nothing; last, ``set_extra_state`` with each extra state, in the state's order."""
+    nothing (but a lazy layer found in the state is built first, as its first call would);
+    last, ``set_extra_state`` with each extra state, in the state's order."""
     owner = f"{type(module).__name__}.load_state_dict"
     if not isinstance(state_dict, Mapping):
         raise TypeError(f"{owner}: expected a dict of name -> values (as state_dict() "
                         f"returns), got {type(state_dict).__name__}")
+    for path, m in list(module.named_modules()):   # a lazy layer takes its size from
+        if hasattr(m, "_load_lazily"):             # the state first (lazy_modules.py)
+            m._load_lazily(state_dict, f"{path}." if path else "")
     slots = {key: (m, name) for key, m, name in state_slots(module, "set_extra_state")}
     missing = [key for key in slots if key not in state_dict]
     unexpected = [key for key in state_dict if key not in slots]
