@@ -54,10 +54,54 @@ def test_gradcheck_k_dimensional_with_probabilities():
         x, w, p, linear_bias=b, label_smoothing=0.2), (x, w, b))
 
 
+def _saved_shapes(loss):
+    """The shapes of the arrays the graph behind ``loss`` keeps for backward."""
+    seen, stack, shapes = set(), [loss.grad_fn], []
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        shapes += [tuple(a.shape) for a in node._saved if hasattr(a, "shape")]
+        stack += [p for p in node.parents if not isinstance(p, tinyffn.Tensor)]
+    return shapes
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_chunks_give_the_reference_values_without_holding_the_logits(reduction, device):
+    x, w, b = (tinyffn.tensor(rng.normal(size=s), dtype="float64", device=device,
+                              requires_grad=True) for s in ((7, 4), (30, 4), (30,)))
+    target = rng.integers(0, 30, size=7)
+    target[2] = -100
+    cw = tinyffn.tensor(rng.uniform(0.5, 2.0, size=30), dtype="float64", device=device)
+    results = []
+    for options in (None, nn.LinearCrossEntropyOptions(batch_chunk_size=3),
+                    nn.LinearCrossEntropyOptions()):          # 'auto': 7 · 4 // 30 = 1 row
+        loss = F.linear_cross_entropy(x, w, tinyffn.tensor(target, device=device),
+                                      linear_bias=b, weight=cw, reduction=reduction,
+                                      options=options)
+        held = [s[0] for s in _saved_shapes(loss) if len(s) == 2 and s[1] == 30]
+        assert (7 in held) if options is None else not held   # (N, C) logits, or none
+        g = np.arange(1.0, loss.numel() + 1).reshape(loss.shape)
+        (loss * tinyffn.tensor(g, device=device)).sum().backward()
+        results.append([loss.numpy()] + [t.grad.numpy() for t in (x, w, b)])
+        for t in (x, w, b):
+            t.grad = None
+    for other in results[1:]:
+        for got, want in zip(other, results[0]):
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+    with pytest.warns(UserWarning, match="``options`` ignored"):
+        F.linear_cross_entropy(x, w, tinyffn.tensor(target, device=device), label_smoothing=0.1,
+                               options=nn.LinearCrossEntropyOptions())
+
+
 @pytest.mark.parametrize("call, error, message", [
     (lambda d: F.linear_cross_entropy(tinyffn.ones(2, 3, device=d), tinyffn.ones(4, 3, device=d),
                                       tinyffn.tensor([0, 1], device=d), options=object()),
-     NotImplementedError, "options=None"),
+     TypeError, "LinearCrossEntropyOptions"),
+    (lambda d: nn.LinearCrossEntropyOptions(batch_chunk_size=0), ValueError,
+     "batch_chunk_size must be positive"),
+    (lambda d: nn.LinearCrossEntropyOptions(acc_policy="fast"), ValueError, "invalid acc_policy"),
     (lambda d: F.linear_cross_entropy(tinyffn.ones(2, 2, 3, device=d),
                                       tinyffn.ones(4, 3, device=d), tinyffn.tensor([0, 1])),
      ValueError, "expected input of shape"),
@@ -76,8 +120,8 @@ def test_gradcheck_k_dimensional_with_probabilities():
      ValueError, "ignore_index cannot be given"),
     (lambda d: nn.LinearCrossEntropyLoss(3, 4, weight=tinyffn.ones(3, device=d)), ValueError,
      r"weight of shape \(4,\)"),
-    (lambda d: nn.LinearCrossEntropyLoss(3, 4, options=object()), NotImplementedError,
-     "chunked path"),
+    (lambda d: nn.LinearCrossEntropyLoss(3, 4, options={}), TypeError,
+     "LinearCrossEntropyOptions"),
 ])
 def test_what_pytorch_refuses_is_refused_by_name(call, error, message, device):
     with pytest.raises(error, match=message):
@@ -120,5 +164,19 @@ def test_live_against_torch():
     m.load_state_dict({k: v.numpy() for k, v in tm.state_dict().items()})
     np.testing.assert_allclose(m(tinyffn.tensor(x), tinyffn.tensor(target)).item(),
                                tm(torch.tensor(x), torch.tensor(target)).item(), rtol=1e-6)
+    x1 = [tinyffn.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)]
+    w1 = [tinyffn.tensor(w[:, 0], requires_grad=True), torch.tensor(w[:, 0], requires_grad=True)]
+    o = F.linear_cross_entropy(x1[0], w1[0], tinyffn.tensor(target[:, 0]), reduction="sum",
+                               options=nn.LinearCrossEntropyOptions(batch_chunk_size=3))
+    # torch's reference path: its chunked one equals it, but its first call takes seconds
+    t = TF.linear_cross_entropy(x1[1], w1[1], torch.tensor(target[:, 0]), reduction="sum")
+    o.backward()
+    t.backward()
+    np.testing.assert_allclose(o.item(), t.item(), rtol=1e-12)
+    for a, c in zip((x1[0], w1[0]), (x1[1], w1[1])):
+        np.testing.assert_allclose(a.grad.numpy(), c.grad.numpy(), rtol=1e-11)
+    opts = nn.LinearCrossEntropyOptions(batch_chunk_size=4, acc_policy="compact")
+    assert repr(opts) == repr(torch.nn.LinearCrossEntropyOptions(batch_chunk_size=4,
+                                                                 acc_policy="compact"))
     assert list(nn.LinearCrossEntropyLoss(5, 6, weight=tinyffn.ones(6)).state_dict()) == \
         list(torch.nn.LinearCrossEntropyLoss(5, 6, weight=torch.ones(6)).state_dict())

@@ -30,7 +30,7 @@ from .embedding_bag import EmbeddingBag
 from .adaptive_softmax import AdaptiveLogSoftmaxWithLoss
 from .ctc import CTCLoss
 from .legacy_aliases import NLLLoss2d
-from .linear_cross_entropy import LinearCrossEntropyLoss
+from .linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions
 from .lazy_modules import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d,
                            LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d,
                            LazyConvTranspose3d, LazyInstanceNorm1d, LazyInstanceNorm2d,
@@ -62,4 +62,4 @@ __all__ = ["Conv1d", "Conv2d", "Unfold", "Fold", "MaxPool1d", "AvgPool1d", "Adap
            "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
            "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
            "UninitializedParameter", "UninitializedBuffer", "LazyModuleMixin",
-           "LinearCrossEntropyLoss"]
+           "LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
