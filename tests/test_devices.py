@@ -157,13 +157,41 @@ def test_the_fuzzers_programs_give_the_cpus_results(other):
     """tests/torch_fuzz.py's random programs (views, broadcasting, fan-out, second order)
     run on the other device and on the CPU: the same values, dtypes and gradients. No
     torch needed, so on a GPU machine this puts CuPy's kernels through some 60 ops."""
+    compared, _ = _device_parity(other, range(60))
+    assert compared >= 50, f"only {compared} of 60 programs compared"
+
+
+def _device_parity(other, seeds, order=None):
+    """(programs compared, names called) of the fuzzer's programs ``seeds`` (of ``order``
+    where given) run on ``other``: each gives the CPU's results or is skipped."""
     import torch_fuzz
-    failures, compared = [], 0
-    for seed in range(60):
-        got = torch_fuzz.check_on_device(torch_fuzz.generate(seed), other)
+    failures, compared, calls = [], 0, set()
+    for seed in seeds:
+        program = torch_fuzz.generate(seed, order)
+        calls |= torch_fuzz._calls(program)
+        got = torch_fuzz.check_on_device(program, other)
         if got is None:
             compared += 1
         elif got[0] != "skip" and not (other == "strict" and STRICT_LIMIT in got[1]):
             failures.append(f"seed {seed}: {got[1]}")
     assert not failures, f"{other} differs from the CPU:\n" + "\n".join(failures)
-    assert compared >= 50, f"only {compared} of 60 programs compared"
+    return compared, calls
+
+
+@pytest.mark.parametrize("other", OTHER)
+def test_the_fuzzers_later_families_give_the_cpus_results(other):
+    """The same for the families the fuzzer draws from EXTRA_FROM on (linalg, convolutions,
+    pools, losses, attention, einsum, scatter, pad, ...) and from LATEST_FROM on (tan and
+    the inverse functions, the operators as functions, the stackers, mv, addmv, ...), both
+    orders, then second order only; their M.eye and M.arange are made on the device too."""
+    import torch_fuzz
+    compared, calls = _device_parity(other, range(torch_fuzz.EXTRA_FROM + 500_000,
+                                                  torch_fuzz.EXTRA_FROM + 500_020))
+    more, latest = _device_parity(other, range(torch_fuzz.LATEST_FROM + 500_000,
+                                               torch_fuzz.LATEST_FROM + 500_020), order=2)
+    assert compared + more >= 36, f"only {compared + more} of 40 programs compared"
+    drawn = {"eye", "inv", "solve", "matrix_exp", "cholesky_inverse", "conv1d", "conv2d",
+             "interpolate", "scaled_dot_product_attention", "einsum", "pad", "index_add",
+             "scatter_add", "polygamma", "erfcx", "kl_div", "tan", "asin", "atanh", "divide",
+             "multi_dot", "bilinear", "quantile"}
+    assert drawn <= calls | latest, sorted(drawn - calls - latest)

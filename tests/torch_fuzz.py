@@ -358,8 +358,9 @@ def nearer(program: Program, ours: dict, theirs: dict, torch) -> str | None:
 
 
 class OnDevice(types.ModuleType):
-    """``tinyffn`` whose ``M.tensor`` (the programs' only maker of tensors) puts them on
-    ``device``: a program run with it computes there. For :func:`check_on_device`."""
+    """``tinyffn`` whose ``M.tensor``, ``M.eye`` and ``M.arange`` (the programs' makers of
+    tensors) put them on ``device``: a program run with it computes there. For
+    :func:`check_on_device`."""
 
     def __init__(self, device):
         super().__init__("tinyffn")
@@ -367,6 +368,12 @@ class OnDevice(types.ModuleType):
 
     def tensor(self, data, **kwargs):
         return tinyffn.tensor(data, device=self.on, **kwargs)
+
+    def eye(self, *args, **kwargs):
+        return tinyffn.eye(*args, device=self.on, **kwargs)
+
+    def arange(self, *args, **kwargs):
+        return tinyffn.arange(*args, device=self.on, **kwargs)
 
     def __getattr__(self, name):
         return getattr(tinyffn, name)
