@@ -20,10 +20,10 @@ import math
 from typing import Any
 
 from . import grad_mode
-from .arguments import _is_int, tensor_arg
+from .arguments import tensor_arg
 from .backend import DEFAULTS, dtype_name
 from .creation import tensor, zeros
-from .functional_extra import _lookup
+from .functional_extra import _lookup, _table, check_padding_idx
 from .generators import generator
 from .module import Module, Parameter
 from .ops.shape import CheckedKey, GetItem, IndexAdd
@@ -58,13 +58,8 @@ def _bags(op, idx, weight, offsets, mode, per_sample_weights, include_last_offse
                                       f"it at {default!r}")
     if mode not in MODES:
         raise ValueError(f"{op}: mode must be 'sum', 'mean' or 'max', got {mode!r}")
-    if w.ndim != 2:
-        raise ValueError(f"{op}: the table must be 2-D (num_embeddings, embedding_dim), got "
-                         f"shape {w.shape}")
+    w = _table(op, w, padding_idx)
     n = w.shape[0]
-    if padding_idx is not None and not (_is_int(padding_idx) and -n <= padding_idx < n):
-        raise ValueError(f"{op}: padding_idx must be an integer in [-{n}, {n}), a row of the "
-                         f"table (num_embeddings={n}), got {padding_idx!r}")
     tensor_arg(op, "input", idx)            # its indices are checked by the lookup below
     if idx.ndim not in (1, 2):
         raise ValueError(f"{op}: input must be 2-D (bags, indices) or 1-D with offsets, got "
@@ -190,9 +185,7 @@ class EmbeddingBag(Module):
         _check_size("EmbeddingBag", "num_embeddings", num_embeddings)
         _check_size("EmbeddingBag", "embedding_dim", embedding_dim)
         n = num_embeddings
-        if padding_idx is not None and not (_is_int(padding_idx) and -n <= padding_idx < n):
-            raise ValueError(f"EmbeddingBag: padding_idx must be an integer in [-{n}, {n}), "
-                             f"a row of the table (num_embeddings={n}), got {padding_idx!r}")
+        check_padding_idx("EmbeddingBag", padding_idx, n)
         if mode not in MODES:
             raise ValueError(f"EmbeddingBag: mode must be 'sum', 'mean' or 'max', got {mode!r}")
         self.num_embeddings, self.embedding_dim, self.mode = n, embedding_dim, mode

@@ -281,14 +281,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
 
 def _lookup(op: str, idx: Any, weight: Any, padding_idx: Any) -> Tensor:
     """:func:`embedding`, with errors that name ``op`` (``"Embedding"`` for the module)."""
-    w = tensor_arg(op, "weight", weight)
-    if w.ndim != 2:
-        raise ValueError(f"{op}: the table must be 2-D (num_embeddings, embedding_dim), got "
-                         f"shape {w.shape}")
+    w = _table(op, weight, padding_idx)
     n = w.shape[0]
-    if padding_idx is not None and not (_is_int(padding_idx) and -n <= padding_idx < n):
-        raise ValueError(f"{op}: padding_idx must be an integer in [-{n}, {n}), a row of the "
-                         f"table (num_embeddings={n}), got {padding_idx!r}")
     _check_indices(op, idx, w)
     with grad_mode.scope("function", "embedding"):
         p = None if padding_idx is None else int(padding_idx) % n
@@ -305,6 +299,23 @@ def _lookup(op: str, idx: Any, weight: Any, padding_idx: Any) -> Tensor:
         # rows checked above, cols an arange: a CheckedKey, which getitem does not read back
         return GetItem.apply(w, key=CheckedKey((rows.data, cols.data)))   # (..., embedding_dim)
 
+
+
+def _table(op: str, weight: Any, padding_idx: Any) -> Tensor:
+    """An embedding table, checked: a 2-D tensor, and padding_idx None or one of its rows."""
+    w = tensor_arg(op, "weight", weight)
+    if w.ndim != 2:
+        raise ValueError(f"{op}: the table must be 2-D (num_embeddings, embedding_dim), got "
+                         f"shape {w.shape}")
+    check_padding_idx(op, padding_idx, w.shape[0])
+    return w
+
+
+def check_padding_idx(op: str, padding_idx: Any, n: int) -> None:
+    """padding_idx None, or a row of a table of n rows (a negative one from the end)."""
+    if padding_idx is not None and not (_is_int(padding_idx) and -n <= padding_idx < n):
+        raise ValueError(f"{op}: padding_idx must be an integer in [-{n}, {n}), a row of the "
+                         f"table (num_embeddings={n}), got {padding_idx!r}")
 
 
 def _check_indices(op: str, idx: Any, weight: Tensor) -> None:
