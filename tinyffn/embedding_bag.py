@@ -23,7 +23,7 @@ from . import grad_mode
 from .arguments import tensor_arg
 from .backend import DEFAULTS, dtype_name
 from .creation import tensor, zeros
-from .functional_extra import _lookup, _table, check_padding_idx
+from .functional_extra import _check_padding_idx, _lookup, _table
 from .generators import generator
 from .module import Module, Parameter
 from .ops.shape import CheckedKey, GetItem, IndexAdd
@@ -185,7 +185,7 @@ class EmbeddingBag(Module):
         _check_size("EmbeddingBag", "num_embeddings", num_embeddings)
         _check_size("EmbeddingBag", "embedding_dim", embedding_dim)
         n = num_embeddings
-        check_padding_idx("EmbeddingBag", padding_idx, n)
+        _check_padding_idx("EmbeddingBag", padding_idx, n)
         if mode not in MODES:
             raise ValueError(f"EmbeddingBag: mode must be 'sum', 'mean' or 'max', got {mode!r}")
         self.num_embeddings, self.embedding_dim, self.mode = n, embedding_dim, mode

@@ -307,11 +307,11 @@ def _table(op: str, weight: Any, padding_idx: Any) -> Tensor:
     if w.ndim != 2:
         raise ValueError(f"{op}: the table must be 2-D (num_embeddings, embedding_dim), got "
                          f"shape {w.shape}")
-    check_padding_idx(op, padding_idx, w.shape[0])
+    _check_padding_idx(op, padding_idx, w.shape[0])
     return w
 
 
-def check_padding_idx(op: str, padding_idx: Any, n: int) -> None:
+def _check_padding_idx(op: str, padding_idx: Any, n: int) -> None:
     """padding_idx None, or a row of a table of n rows (a negative one from the end)."""
     if padding_idx is not None and not (_is_int(padding_idx) and -n <= padding_idx < n):
         raise ValueError(f"{op}: padding_idx must be an integer in [-{n}, {n}), a row of the "

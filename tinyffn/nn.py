@@ -43,7 +43,7 @@ from .arguments import (_is_int, check_inplace, check_positive, check_probabilit
                         normalized_shape_arg)
 from .backend import DEFAULTS, FLOAT_DTYPES
 from .containers import ModuleDict, ModuleList, Sequential
-from .functional_extra import _lookup, check_padding_idx
+from .functional_extra import _check_padding_idx, _lookup
 from .normalization import _EPS_WHY
 from .creation import ones, tensor, zeros
 from .generators import generator
@@ -398,7 +398,7 @@ class Embedding(Module):
         _check_size("Embedding", "num_embeddings", num_embeddings)
         _check_size("Embedding", "embedding_dim", embedding_dim)
         n = num_embeddings
-        check_padding_idx("Embedding", padding_idx, n)
+        _check_padding_idx("Embedding", padding_idx, n)
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.padding_idx = None if padding_idx is None else int(padding_idx) % n
 
