@@ -391,6 +391,7 @@ API_MODULES = ("tinyffn.functional", "tinyffn.nn", "tinyffn.nn.utils", "tinyffn.
                "tinyffn.autograd", "tinyffn.autograd.functional", "tinyffn.higher_order",
                "tinyffn.graph_xp", "tinyffn.stepper",
                "tinyffn.cuda", "tinyffn.utils.data", "tinyffn.utils.checkpoint", "tinyffn.linalg", "tinyffn.special",
+               "tinyffn.distributions",
                "tinyffn.func", "tinyffn.amp", "tinyffn.amp_casts", "tinyffn.nn.attention")
 # and tinyffn.ops, whose names are its __all__; a module whose classes another one imports,
 # to be reached there, is listed in that one's section
@@ -400,7 +401,8 @@ REEXPORTED = {"tinyffn.optim.lr_scheduler": ("tinyffn.lr_scheduler_extra",
                                 "tinyffn.optim_lbfgs"),
               "tinyffn.nn": ("tinyffn.activation_modules",),
               "tinyffn.functional": ("tinyffn.functional_extra", "tinyffn.attention"),
-              "tinyffn.utils.data": ("tinyffn.utils.dataset", "tinyffn.utils.sampler")}
+              "tinyffn.utils.data": ("tinyffn.utils.dataset", "tinyffn.utils.sampler"),
+              "tinyffn.distributions": ("tinyffn.distributions_more",)}
 # a module that takes every name of a gathering module's __all__ (nn_layers.py,
 # functional_layers.py: their names are imports, which defined_names does not see)
 GATHERED = {"tinyffn.nn": "tinyffn.nn_layers", "tinyffn.functional": "tinyffn.functional_layers"}

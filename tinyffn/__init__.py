@@ -102,6 +102,7 @@ from .torch_toplevel import (adaptive_avg_pool1d, adaptive_max_pool1d, alpha_dro
                              prelu, rms_norm, rrelu, rsub, scalar_tensor, selu, t, threshold,
                              unravel_index)
 from . import linalg                # tinyffn.linalg.vector_norm, as torch.linalg's norms
+from . import distributions         # distributions.Normal, kl_divergence, as torch's
 from .torch_linalg import (block_diag, cartesian_prod, det, inverse, kron, matrix_power,
                            logdet, pinverse, qr, slogdet, svd, trace,   # torch.det, ..., torch.kron
                            cholesky, cholesky_inverse, cholesky_solve, matrix_exp, renorm)
@@ -174,6 +175,7 @@ __all__ = [
     "finfo", "iinfo", "nan_to_num", "count_nonzero", "histc", "median", "kthvalue",  # numerics.py
     "is_complex", "is_nonzero", "nanmedian", "mode", "unique_consecutive",
     "cdist", "cosine_similarity", "pairwise_distance", "linalg",  # distances.py, linalg.py
+    "distributions",
     "index_add", "scatter_add", "scatter",                      # scatter.py
     "scatter_reduce", "index_reduce",                        # scatter_reductions.py
     "index_fill", "index_copy",                              # index_writes.py

@@ -1,0 +1,463 @@
+"""Probability distributions, as ``torch.distributions``: a VAE's reparameterised sample,
+a policy's log-probability, a KL term.
+
+Each distribution holds its parameters as tensors (numbers become tensors of the default
+float dtype; parameters broadcast together into ``batch_shape``) and answers, as PyTorch's::
+
+    d.sample(sample_shape)    draws of shape sample_shape + batch_shape + event_shape, no gradient
+    d.rsample(sample_shape)   the same draws as a function of the parameters (reparameterised):
+                              Normal: loc + scale · eps, eps ~ N(0, 1), so d/d loc = 1, d/d scale = eps
+    d.log_prob(value)         log p(value), differentiable in value and the parameters
+    d.entropy(), d.cdf(v), d.icdf(q), d.mean, d.mode, d.variance, d.stddev, d.expand(shape)
+    kl_divergence(p, q)       KL(p ‖ q) = E_p[log p(x) − log q(x)], closed forms per pair
+
+Everything is composed from tinyffn ops (no new primitive, so no new backward), inside a
+frame named after the distribution and method. Draws come from the generator that
+:func:`tinyffn.manual_seed` seeds (NumPy on the host, moved to the parameters' device), so a
+seed fixes them on every backend (not PyTorch's values: its generator differs).
+
+``validate_args`` is on by default, as in PyTorch: a parameter outside its constraint (a
+scale <= 0, probs outside [0, 1]) and a ``log_prob`` value outside the support raise a
+ValueError naming the distribution. ``Distribution.set_default_validate_args(False)`` turns
+the checks off (each is a host read of a comparison).
+
+This file: the base class, the constraints, Normal, Uniform, Laplace, Exponential and the
+KL registry; :mod:`tinyffn.distributions_more` holds Bernoulli, Categorical and
+MultivariateNormal.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from . import backend as backends
+from . import creation as C
+from . import grad_mode
+from .arguments import is_real, type_name
+from .generators import generator as rng_of
+from .tensor import Tensor
+from .torch_functions import erf, where
+from .torch_shapes import broadcast_tensors
+from .torch_special import erfinv
+
+_LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+
+
+# ----------------------------------------------------------------------------- constraints
+class Constraint:
+    """A set of allowed values: ``check(v)`` is a bool tensor, True where v is inside
+    (reduced over ``event_dim`` trailing axes). Its repr is PyTorch's (``GreaterThan(...)``)."""
+
+    def __init__(self, name: str, check: Callable, event_dim: int = 0, **bounds: Any):
+        self.name, self._check, self.event_dim, self.bounds = name, check, event_dim, bounds
+
+    def check(self, value):
+        return self._check(value, **self.bounds)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={_shown(v)}" for k, v in self.bounds.items())
+        return f"{self.name}({shown})"
+
+
+def _shown(v: Any) -> Any:
+    return (float(v.item()) if v.ndim == 0 else f"tensor of shape {v.shape}") \
+        if isinstance(v, Tensor) else v
+
+
+_real = Constraint("Real", lambda v: v == v)                       # not NaN
+_positive = Constraint("GreaterThan", lambda v, lower_bound: v > lower_bound, lower_bound=0.0)
+_nonnegative = Constraint("GreaterThanEq", lambda v, lower_bound: v >= lower_bound,
+                         lower_bound=0.0)
+
+
+def _interval(low, high) -> Constraint:
+    return Constraint("Interval", lambda v, lower_bound, upper_bound:
+                      (v >= lower_bound) & (v <= upper_bound), lower_bound=low, upper_bound=high)
+
+
+def _less_than(high) -> Constraint:
+    return Constraint("LessThan", lambda v, upper_bound: v < upper_bound, upper_bound=high)
+
+
+def _greater_than(low) -> Constraint:
+    return Constraint("GreaterThan", lambda v, lower_bound: v > lower_bound, lower_bound=low)
+
+
+# ----------------------------------------------------------------------------- base class
+class Distribution:
+    """The base class, as ``torch.distributions.Distribution``: ``batch_shape`` (independent
+    distributions side by side), ``event_shape`` (one draw's shape), argument checks, the
+    shape of a draw, and the methods a subclass fills in."""
+
+    has_rsample = False
+    arg_constraints: dict = {}
+    support: Constraint | None = None
+    _validate_default = True
+    _params: tuple = ()                  # (attribute, event dims) that expand() broadcasts
+
+    @staticmethod
+    def set_default_validate_args(value: bool) -> None:
+        """Turn argument and sample checks on or off for distributions made from now on."""
+        if value not in (True, False):
+            raise ValueError(f"set_default_validate_args: expected True or False, got {value!r}")
+        Distribution._validate_default = value
+
+    def __init__(self, batch_shape=(), event_shape=(), validate_args=None):
+        self._batch_shape, self._event_shape = tuple(batch_shape), tuple(event_shape)
+        self._validate_args = (Distribution._validate_default if validate_args is None
+                               else bool(validate_args))
+        if self._validate_args:
+            for name, constraint in self.arg_constraints.items():
+                if name not in self.__dict__:                 # derived, not given
+                    continue
+                value = self.__dict__[name]
+                if not bool(constraint.check(value).all()):
+                    raise ValueError(
+                        f"Expected parameter {name} (Tensor of shape {value.shape}) of "
+                        f"distribution {self!r} to satisfy the constraint {constraint!r}, but "
+                        f"found invalid values:\n{value}")
+
+    batch_shape = property(lambda self: self._batch_shape)
+    event_shape = property(lambda self: self._event_shape)
+    stddev = property(lambda self: self.variance.sqrt())
+
+    def _extended_shape(self, sample_shape=()) -> tuple:
+        if isinstance(sample_shape, int):
+            sample_shape = (sample_shape,)
+        return tuple(sample_shape) + self._batch_shape + self._event_shape
+
+    def sample(self, sample_shape=()):
+        """Draws of shape sample_shape + batch_shape + event_shape, out of the graph."""
+        with grad_mode.no_grad():
+            return self.rsample(sample_shape)
+
+    def rsample(self, sample_shape=()):
+        raise NotImplementedError(f"{type(self).__name__} has no reparameterised sample "
+                                  "(rsample); use sample(), which carries no gradient")
+
+    def sample_n(self, n: int):
+        return self.sample((n,))
+
+    def perplexity(self):
+        return self.entropy().exp()
+
+    def expand(self, batch_shape, _instance=None):
+        """The same distribution repeated over ``batch_shape`` (parameters expanded, no copy)."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        batch_shape = tuple(batch_shape)
+        for name, event_dims in self._params:
+            if name in self.__dict__:
+                v = self.__dict__[name]
+                setattr(new, name, v.expand(*(batch_shape + v.shape[v.ndim - event_dims:])))
+        new._batch_shape = batch_shape
+        return new
+
+    def _validate_sample(self, value, method: str = "log_prob"):
+        """PyTorch's checks of a value given to log_prob/cdf: a tensor, broadcastable to
+        batch_shape + event_shape, inside the support."""
+        if not isinstance(value, Tensor):
+            raise ValueError(f"The value argument to {method} must be a Tensor, got "
+                             f"{type_name(value)}; wrap it with tinyffn.tensor(...)")
+        expected = self._batch_shape + self._event_shape
+        for i, j in zip(reversed(value.shape), reversed(expected)):
+            if i != 1 and j != 1 and i != j:
+                raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: "
+                                 f"{value.shape} vs {expected} ({type(self).__name__}.{method})")
+        if not bool(self.support.check(value).all()):
+            raise ValueError(f"Expected value argument (Tensor of shape {value.shape}) to be "
+                             f"within the support ({self.support!r}) of the distribution "
+                             f"{self!r}, but found invalid values:\n{value}")
+
+    def _value(self, value, method: str):
+        if self._validate_args:
+            self._validate_sample(value, method)
+        return value
+
+    def _draw(self, kind: str, shape: tuple, like: Tensor, **params) -> Tensor:
+        """A leaf of NumPy draws ``rng.<kind>(size=shape, **params)`` in like's dtype, on
+        like's device."""
+        values = getattr(self._rng(), kind)(size=shape, **params)
+        return C._filled(np.asarray(values), backends.dtype_name(like.dtype), like.device,
+                         False)
+
+    def _rng(self) -> np.random.Generator:
+        return rng_of(None, type(self).__name__)
+
+    def _scope(self, method: str):
+        return grad_mode.scope("function", f"{type(self).__name__}.{method}")
+
+    def __repr__(self) -> str:
+        """PyTorch's: each given parameter, as a number when 0-d, else by its shape."""
+        names = self.__dict__.get("_given") or [n for n in self.arg_constraints
+                                                if n in self.__dict__]
+        shown = ", ".join(f"{n}: {_shown(v) if v.ndim == 0 else v.shape}"
+                          for n in names for v in [self.__dict__[n]])
+        return f"{type(self).__name__}({shown})"
+
+
+def _broadcast_all(op: str, **values: Any) -> list:
+    """The values as tensors broadcast together: numbers take the first tensor's dtype and
+    device (the default float dtype when none is a tensor), as PyTorch's broadcast_all."""
+    like = next((v for v in values.values() if isinstance(v, Tensor)), None)
+    out = []
+    for name, v in values.items():
+        if isinstance(v, Tensor):
+            if not v.backend.is_floating(v.dtype):
+                raise TypeError(f"{op}: {name} must be a float tensor, got dtype "
+                                f"{backends.dtype_name(v.dtype)}; cast it with .float()")
+        elif is_real(v) and not isinstance(v, bool):
+            v = C.tensor(float(v), dtype=None if like is None else like.dtype,
+                         device="cpu" if like is None else like.device)
+        else:
+            raise TypeError(f"{op}: {name} must be a Tensor or a number, got {type_name(v)}")
+        out.append(v)
+    try:
+        return list(broadcast_tensors(*out)) if len(out) > 1 else out
+    except ValueError as e:
+        shapes = ", ".join(f"{n} {v.shape}" for n, v in zip(values, out))
+        raise ValueError(f"{op}: the parameters' shapes do not broadcast together: "
+                         f"{shapes}") from e
+
+
+# ----------------------------------------------------------------------------- continuous
+class Normal(Distribution):
+    """N(loc, scale²): p(x) = exp(−(x − loc)² / (2 scale²)) / (scale √(2π)).
+
+    log_prob = −(x − loc)² / (2 scale²) − log scale − log √(2π);
+    entropy = ½ + log √(2π) + log scale; cdf = ½ (1 + erf((x − loc) / (scale √2)));
+    rsample = loc + scale · eps."""
+
+    arg_constraints = {"loc": _real, "scale": _positive}
+    support = _real
+    has_rsample = True
+    _params = (("loc", 0), ("scale", 0))
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = _broadcast_all("Normal", loc=loc, scale=scale)
+        super().__init__(self.loc.shape, (), validate_args)
+
+    mean = mode = property(lambda self: self.loc)
+    stddev = property(lambda self: self.scale)
+    variance = property(lambda self: self.scale ** 2)
+
+    def rsample(self, sample_shape=()):
+        eps = self._draw("standard_normal", self._extended_shape(sample_shape), self.loc)
+        with self._scope("rsample"):
+            return self.loc + eps * self.scale
+
+    def log_prob(self, value):
+        value = self._value(value, "log_prob")
+        with self._scope("log_prob"):
+            return -((value - self.loc) ** 2) / (2 * self.scale ** 2) - self.scale.log() \
+                - _LOG_SQRT_2PI
+
+    def entropy(self):
+        with self._scope("entropy"):
+            return 0.5 + _LOG_SQRT_2PI + self.scale.log()
+
+    def cdf(self, value):
+        value = self._value(value, "cdf")
+        with self._scope("cdf"):
+            return 0.5 * (1 + erf((value - self.loc) / (self.scale * math.sqrt(2))))
+
+    def icdf(self, value):
+        with self._scope("icdf"):
+            return self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)
+
+
+class Uniform(Distribution):
+    """U[low, high): p(x) = 1 / (high − low) on [low, high). rsample = low + (high − low) u."""
+
+    support = property(lambda self: _interval(self.low, self.high))
+    arg_constraints = property(lambda self: {"low": _less_than(self.high),
+                                             "high": _greater_than(self.low)})
+    has_rsample = True
+    _params = (("low", 0), ("high", 0))
+
+    def __init__(self, low, high, validate_args=None):
+        self.low, self.high = _broadcast_all("Uniform", low=low, high=high)
+        super().__init__(self.low.shape, (), validate_args)
+
+    mean = property(lambda self: (self.high + self.low) / 2)
+    mode = property(lambda self: self.high * math.nan)
+    stddev = property(lambda self: (self.high - self.low) / math.sqrt(12))
+    variance = property(lambda self: (self.high - self.low) ** 2 / 12)
+
+    def rsample(self, sample_shape=()):
+        u = self._draw("random", self._extended_shape(sample_shape), self.low)
+        with self._scope("rsample"):
+            return self.low + u * (self.high - self.low)
+
+    def log_prob(self, value):
+        value = self._value(value, "log_prob")
+        with self._scope("log_prob"):
+            inside = (value >= self.low) & (value < self.high)             # high: −inf
+            return where(inside, -(self.high - self.low).log(), -math.inf)
+
+    def entropy(self):
+        with self._scope("entropy"):
+            return (self.high - self.low).log()
+
+    def cdf(self, value):
+        value = self._value(value, "cdf")
+        with self._scope("cdf"):
+            return ((value - self.low) / (self.high - self.low)).clamp(0, 1)
+
+    def icdf(self, value):
+        with self._scope("icdf"):
+            return value * (self.high - self.low) + self.low
+
+
+class Laplace(Distribution):
+    """Laplace(loc, scale): p(x) = exp(−|x − loc| / scale) / (2 scale).
+    rsample = loc − scale · sign(u) · log(1 − |u|), u ~ U(−1, 1)."""
+
+    arg_constraints = {"loc": _real, "scale": _positive}
+    support = _real
+    has_rsample = True
+    _params = (("loc", 0), ("scale", 0))
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = _broadcast_all("Laplace", loc=loc, scale=scale)
+        super().__init__(self.loc.shape, (), validate_args)
+
+    mean = mode = property(lambda self: self.loc)
+    stddev = property(lambda self: math.sqrt(2) * self.scale)
+    variance = property(lambda self: 2 * self.scale ** 2)
+
+    def rsample(self, sample_shape=()):
+        eps = np.finfo(backends.dtype_name(self.loc.dtype)).eps    # u = −1 would give log 0
+        u = self._draw("uniform", self._extended_shape(sample_shape), self.loc,
+                       low=eps - 1, high=1)
+        with self._scope("rsample"):
+            return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
+
+    def log_prob(self, value):
+        value = self._value(value, "log_prob")
+        with self._scope("log_prob"):
+            return -(2 * self.scale).log() - (value - self.loc).abs() / self.scale
+
+    def entropy(self):
+        with self._scope("entropy"):
+            return 1 + (2 * self.scale).log()
+
+    def cdf(self, value):
+        value = self._value(value, "cdf")
+        with self._scope("cdf"):
+            z = value - self.loc
+            return 0.5 - 0.5 * z.sign() * (-z.abs() / self.scale).expm1()
+
+    def icdf(self, value):
+        with self._scope("icdf"):
+            term = value - 0.5
+            return self.loc - self.scale * term.sign() * (-2 * term.abs()).log1p()
+
+
+class Exponential(Distribution):
+    """Exponential(rate): p(x) = rate · exp(−rate x), x >= 0. rsample = E / rate, E ~ Exp(1)."""
+
+    arg_constraints = {"rate": _positive}
+    support = _nonnegative
+    has_rsample = True
+    _params = (("rate", 0),)
+
+    def __init__(self, rate, validate_args=None):
+        (self.rate,) = _broadcast_all("Exponential", rate=rate)
+        super().__init__(self.rate.shape, (), validate_args)
+
+    mean = stddev = property(lambda self: self.rate.reciprocal())
+    mode = property(lambda self: self.rate * 0)
+    variance = property(lambda self: self.rate ** -2)
+
+    def rsample(self, sample_shape=()):
+        e = self._draw("standard_exponential", self._extended_shape(sample_shape), self.rate)
+        with self._scope("rsample"):
+            return e / self.rate
+
+    def log_prob(self, value):
+        value = self._value(value, "log_prob")
+        with self._scope("log_prob"):
+            return self.rate.log() - self.rate * value
+
+    def entropy(self):
+        with self._scope("entropy"):
+            return 1.0 - self.rate.log()
+
+    def cdf(self, value):
+        value = self._value(value, "cdf")
+        with self._scope("cdf"):
+            return 1 - (-self.rate * value).exp()
+
+    def icdf(self, value):
+        with self._scope("icdf"):
+            return -(-value).log1p() / self.rate
+
+
+# ----------------------------------------------------------------------------- KL
+_KL_REGISTRY: dict = {}
+
+
+def register_kl(type_p, type_q):
+    """A decorator, as ``torch.distributions.register_kl``: ``@register_kl(Normal, Normal)``
+    over ``def kl(p, q)`` makes kl_divergence use it for that pair (and subclasses)."""
+    for t in (type_p, type_q):
+        if not (isinstance(t, type) and issubclass(t, Distribution)):
+            raise TypeError(f"register_kl: expected subclasses of Distribution, got {t!r}")
+
+    def decorator(fn):
+        _KL_REGISTRY[type_p, type_q] = fn
+        return fn
+    return decorator
+
+
+def kl_divergence(p, q):
+    """KL(p ‖ q) = E_p[log p(x) − log q(x)], batch_shape-shaped, from the closed form
+    registered for the pair (the most derived classes first)."""
+    for type_p in type(p).__mro__:
+        for type_q in type(q).__mro__:
+            fn = _KL_REGISTRY.get((type_p, type_q))
+            if fn is not None:
+                with grad_mode.scope("function", "kl_divergence"):
+                    return fn(p, q)
+    raise NotImplementedError(f"kl_divergence: no closed form for {type(p).__name__} and "
+                              f"{type(q).__name__}; register one with @register_kl("
+                              f"{type(p).__name__}, {type(q).__name__}), or estimate it as "
+                              "(p.log_prob(x) - q.log_prob(x)).mean() over x = p.rsample((n,))")
+
+
+@register_kl(Normal, Normal)
+def _kl_normal_normal(p, q):
+    """½ (σp²/σq² + (μp − μq)²/σq² − 1 − log(σp²/σq²))"""
+    var_ratio = (p.scale / q.scale) ** 2
+    t1 = ((p.loc - q.loc) / q.scale) ** 2
+    return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
+
+
+@register_kl(Uniform, Uniform)
+def _kl_uniform_uniform(p, q):
+    """log((hq − lq) / (hp − lp)) where q covers p, else inf"""
+    result = ((q.high - q.low) / (p.high - p.low)).log()
+    return where((q.low > p.low) | (q.high < p.high), math.inf, result)
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p, q):
+    scale_ratio = p.scale / q.scale
+    d = (p.loc - q.loc).abs()
+    return -scale_ratio.log() + d / q.scale + scale_ratio * (-d / p.scale).exp() - 1
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p, q):
+    """r − 1 − log r, r = λq / λp"""
+    rate_ratio = q.rate / p.rate
+    return -rate_ratio.log() + rate_ratio - 1
+
+
+from .distributions_more import Bernoulli, Categorical, MultivariateNormal  # noqa: E402
+
+__all__ = ["Distribution", "Normal", "Uniform", "Laplace", "Exponential", "Bernoulli",
+           "Categorical", "MultivariateNormal", "kl_divergence", "register_kl"]
