@@ -27,6 +27,8 @@ CASES = {
     "Bernoulli-logits": (dict(logits=[-1.0, 0.0, 2.5]), [1.0, 0.0, 0.0], False),
     "Categorical-probs": (dict(probs=[[0.2, 0.3, 0.5], [0.1, 0.0, 0.9]]), [2, 0], False),
     "Categorical-logits": (dict(logits=[[0.2, -1.0, 0.5], [3.0, 0.0, 1.0]]), [1, 0], False),
+    # a policy's masked action: logit -inf, probability 0, adding 0 to the entropy
+    "Categorical-masked": (dict(logits=[[0.0, -np.inf, 1.0], [2.0, 0.0, 0.0]]), [2, 0], False),
     "MVN-covariance": (dict(loc=[0.1, 0.2, -0.3], covariance_matrix=A),
                        [[0.3, -1.0, 0.2], [1.0, 1.0, 0.0]], False),
     "MVN-scale_tril": (dict(loc=[[0.1, 0.2, -0.3]], scale_tril=L), [0.3, -1.0, 0.2], False),

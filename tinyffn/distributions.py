@@ -69,7 +69,7 @@ def _shown(v: Any) -> Any:
 _real = Constraint("Real", lambda v: v == v)                       # not NaN
 _positive = Constraint("GreaterThan", lambda v, lower_bound: v > lower_bound, lower_bound=0.0)
 _nonnegative = Constraint("GreaterThanEq", lambda v, lower_bound: v >= lower_bound,
-                         lower_bound=0.0)
+                          lower_bound=0.0)
 
 
 def _interval(low, high) -> Constraint:

@@ -19,10 +19,10 @@ from .torch_functions import softmax, where
 from .torch_shapes import broadcast_tensors
 
 _simplex = Constraint("Simplex", lambda v: (v >= 0).all(-1) & ((v.sum(-1) - 1).abs() < 1e-6),
-                     event_dim=1)
+                      event_dim=1)
 _boolean = Constraint("Boolean", lambda v: (v == 0) | (v == 1))
 _lower_cholesky = Constraint("LowerCholesky", lambda v: (v.tril() == v).all(-1).all(-1)
-                            & (v.diagonal(dim1=-2, dim2=-1) > 0).all(-1), event_dim=2)
+                             & (v.diagonal(dim1=-2, dim2=-1) > 0).all(-1), event_dim=2)
 _positive_definite = Constraint(
     "PositiveDefinite", lambda v: ((v - v.mT).abs() <= 1e-6).all(-1).all(-1)
     & (linalg.cholesky_ex(v).info == 0), event_dim=2)
