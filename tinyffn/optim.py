@@ -177,9 +177,9 @@ class Optimizer:
             raise RuntimeError(f"{name}: {what} is {_describe(p)} but its grad is "
                                f"{_describe(g)}; a gradient must match its parameter")
         for key, value in state.items():
-            if hasattr(value, "dtype") and (value.dtype != p.dtype or value.ndim and
-                                            tuple(value.shape) != p.shape
-                                            or backend_of_array(value) is not p.backend):
+            if hasattr(value, "dtype") and (
+                    value.dtype != p.dtype or backend_of_array(value) is not p.backend
+                    or value.ndim and tuple(value.shape) != self.state_shape(key, p.shape)):
                 raise RuntimeError(
                     f"{name}: {what} is now {_describe(p)}, but this optimizer's "
                     f"state ({key!r}) was made for {dtype_name(value.dtype)} of shape "
@@ -195,6 +195,16 @@ class Optimizer:
     def state_keys(self, settings: Mapping) -> tuple:
         """What ``update`` keeps per parameter under a group's settings (checked on loading)."""
         return ()
+
+    def param_state_keys(self, settings: Mapping, shape: tuple) -> tuple:
+        """:meth:`state_keys` for a parameter of ``shape``: the same for every shape, but
+        Adafactor's follow it (a matrix's row and column averages, a vector's own)."""
+        return self.state_keys(settings)
+
+    def state_shape(self, key: str, shape: tuple) -> tuple:
+        """The shape of state array ``key`` for a parameter of ``shape`` (checked on each
+        step and on loading): the parameter's own, less for Adafactor's factored ones."""
+        return shape
 
     def _index_lists(self) -> list:
         """Each group's parameters as indices into :attr:`params`: ``[[0, 1], [2]]``."""

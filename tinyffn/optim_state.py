@@ -47,7 +47,8 @@ def load_state(opt: Any, state_dict: Mapping) -> None:
     group_of = [i for i, indices in enumerate(mine) for _ in indices]
     state = [{} for _ in params]
     for i, saved in state_dict["state"].items():
-        p, keeps = params[int(i)], opt.state_keys(checked[group_of[int(i)]])
+        p = params[int(i)]
+        keeps = opt.param_state_keys(checked[group_of[int(i)]], p.shape)
         if saved and set(saved) != set(keeps):
             raise ValueError(f"{name}: parameter {i}'s state has {sorted(saved)}; {cls} "
                              f"as configured keeps {sorted(keeps)}")
@@ -59,9 +60,11 @@ def load_state(opt: Any, state_dict: Mapping) -> None:
                 value = int(value)
             elif hasattr(value, "shape"):
                 value = array_like(p, value)    # a fresh array on p's device, p's dtype
-                if tuple(value.shape) != p.shape:
+                want = opt.state_shape(key, p.shape)     # p's own, but Adafactor's
+                if tuple(value.shape) != want:
                     raise ValueError(f"{name}: state {key!r} of parameter {i} has shape "
-                                     f"{tuple(value.shape)}, the parameter {p.shape}")
+                                     f"{tuple(value.shape)}, the parameter {p.shape}"
+                                     + (f" (so {want} expected)" if want != p.shape else ""))
             state[int(i)][key] = value
     for group, settings, saved_names in zip(opt.param_groups, checked, names):
         group._settings = settings          # checked above; the old state goes too
