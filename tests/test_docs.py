@@ -398,7 +398,7 @@ API_MODULES = ("tinyffn.functional", "tinyffn.nn", "tinyffn.nn.utils", "tinyffn.
 REEXPORTED = {"tinyffn.optim.lr_scheduler": ("tinyffn.lr_scheduler_extra",
                                              "tinyffn.lr_scheduler_more"),
               "tinyffn.optim": ("tinyffn.optim_extra", "tinyffn.optim_more",
-                                "tinyffn.optim_lbfgs"),
+                                "tinyffn.optim_lbfgs", "tinyffn.optim_matrices"),
               "tinyffn.nn": ("tinyffn.activation_modules",),
               "tinyffn.functional": ("tinyffn.functional_extra", "tinyffn.attention"),
               "tinyffn.utils.data": ("tinyffn.utils.dataset", "tinyffn.utils.sampler"),

@@ -401,9 +401,11 @@ class AdamW(Adam):
 
 # the other optimizers and swa_utils, in files of their own
 from . import optim_extra as _extra, optim_more as _more, optim_lbfgs as _lbfgs  # noqa: E402
+from . import optim_matrices as _matrices  # noqa: E402
 from . import swa_utils  # noqa: E402
 
 RMSprop, Adagrad, NAdam, RAdam, Adamax, Adadelta = (_extra.RMSprop, _extra.Adagrad, _extra.NAdam,
                                                     _extra.RAdam, _extra.Adamax, _extra.Adadelta)
 Rprop, ASGD, LBFGS = _more.Rprop, _more.ASGD, _lbfgs.LBFGS
+Adafactor, Muon = _matrices.Adafactor, _matrices.Muon
 sys.modules[__name__ + ".swa_utils"] = swa_utils
