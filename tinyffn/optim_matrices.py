@@ -134,7 +134,7 @@ _NS_COEFFICIENTS = (3.4445, -4.7750, 2.0315)
 
 
 def _newton_schulz(g, xp, ns_coefficients: tuple = _NS_COEFFICIENTS, ns_steps: int = 5,
-                  eps: float = 1e-7):
+                   eps: float = 1e-7):
     """The orthogonalization at Muon's heart: for G = U S Vᵀ (its SVD), about U Vᵀ, every
     singular value moved near 1, by ``ns_steps`` iterations of the odd polynomial
     p(X) = aX + b(XXᵀ)X + c(XXᵀ)²X, which acts on each singular value s as
