@@ -20,7 +20,8 @@ returns a factor cuSOLVER leaves unspecified, here one that looks valid; ``inv``
 ``solve`` of a singular matrix do not raise either (here they return NaN); and
 ``cupyx.scipy.special``'s ``i0e``/``i1e`` are ``exp(-|x|) * i0(x)`` (CuPy 13's
 definition), NaN or 0 where I0 overflows, and its ``digamma`` (so ``polygamma(0, .)``) is
--inf at -0.0, where SciPy's is +inf. Nor can it tell a CPU array from a GPU
+-inf at -0.0, where SciPy's is +inf; its ``k0e``/``k1e`` are ``exp(x) * k0(x)``, and it
+has no ``airy``. Nor can it tell a CPU array from a GPU
 one: while a cuda case runs, every NumPy array counts as a "cuda" one (below), so
 ``Tensor(np_array)`` or ``Parameter(np_array)`` without ``device=`` is "cuda" here and
 CPU on a GPU, and an optimizer state or op result left on the CPU passes here. Only a
@@ -109,6 +110,14 @@ def _scaled_bessel_as_cupy(i):
     return scaled
 
 
+def _scaled_k_as_cupy(k):
+    """``cupyx.scipy.special.k0e`` (``k1e``): ``exp(x) * k0(x)``, inf or NaN past x = 709."""
+    def scaled(x):
+        with np.errstate(invalid="ignore", over="ignore"):
+            return np.exp(x) * k(x)
+    return scaled
+
+
 class _Namespace(types.ModuleType):
     """A module's names, some replaced."""
 
@@ -129,7 +138,9 @@ def _fake_cuda_backend():
         solve=_cupy_like_inverse(compat_numpy.linalg.solve)))
     special = _Namespace(scipy_special, i0e=_scaled_bessel_as_cupy(scipy_special.i0),
                          i1e=_scaled_bessel_as_cupy(scipy_special.i1),
-                         digamma=_digamma_as_cupy, polygamma=_polygamma_as_cupy)
+                         digamma=_digamma_as_cupy, polygamma=_polygamma_as_cupy,
+                         k0e=_scaled_k_as_cupy(scipy_special.k0),
+                         k1e=_scaled_k_as_cupy(scipy_special.k1), airy=None)
     return dataclasses.replace(B._numpy_backend(), device=B.device("cuda"), xp=xp,
                                special=lambda name: B._special(special, name),
                                raising_linalg=_raising_linalg)

@@ -345,6 +345,30 @@ CASES = {
         Case("broadcast", [positive(3, 1) + 1.5, positive(4) + 1],
              lambda x, q: ops.Zeta.apply(x, q), special.zeta, grad_inputs=(1,)),
     ],
+    # bessel.py: K and Y on x > 0, their domain
+    ops.J0: [Case("j0", [normal(3, 4) * 3], lambda x: tinyffn.special.bessel_j0(x), special.j0)],
+    ops.J1: [Case("j1", [normal(3, 4) * 3], lambda x: tinyffn.special.bessel_j1(x), special.j1)],
+    ops.Y0: [Case("y0", [positive(3, 4) * 2], lambda x: tinyffn.special.bessel_y0(x),
+                  special.y0)],
+    ops.Y1: [Case("y1", [positive(3, 4) * 2], lambda x: tinyffn.special.bessel_y1(x),
+                  special.y1)],
+    ops.K0: [Case("k0", [positive(3, 4)], lambda x: tinyffn.special.modified_bessel_k0(x),
+                  special.k0)],
+    ops.K1: [Case("k1", [positive(3, 4)], lambda x: tinyffn.special.modified_bessel_k1(x),
+                  special.k1)],
+    ops.K0e: [Case("k0e", [positive(3, 4) * 2],
+                   lambda x: tinyffn.special.scaled_modified_bessel_k0(x), special.k0e)],
+    ops.K1e: [Case("k1e", [positive(3, 4) * 2],
+                   lambda x: tinyffn.special.scaled_modified_bessel_k1(x), special.k1e)],
+    ops.Gammainc: [     # no derivative in a, as in PyTorch: only x is checked
+        Case("gammainc", [positive(3, 4) * 2, positive(3, 4) * 2],
+             lambda a, x: tinyffn.special.gammainc(a, x), special.gammainc, grad_inputs=(1,)),
+        Case("broadcast", [positive(3, 1) * 2, positive(4) * 2],
+             lambda a, x: ops.Gammainc.apply(a, x), special.gammainc, grad_inputs=(1,)),
+    ],
+    ops.Gammaincc: [Case("gammaincc", [positive(3, 4) * 2, positive(4) * 2],
+                         lambda a, x: tinyffn.special.gammaincc(a, x), special.gammaincc,
+                         grad_inputs=(1,))],
     # decompositions.py: matrices whose singular values (eigenvalues) are well apart
     ops.Svdvals: [
         Case("tall", [normal(4, 3)], lambda a: tinyffn.linalg.svdvals(a),
@@ -466,7 +490,8 @@ def test_every_primitive_has_cases():
 def test_every_function_in_ops_is_registered():
     defined = {obj for module in (ops.elementwise, ops.division, ops.reduce, ops.linalg, ops.shape,
                                    ops.decompositions, ops.logs_and_angles, ops.activations,
-                                   ops.cholesky, ops.special_functions, ops.windows)
+                                   ops.cholesky, ops.special_functions, ops.windows,
+                                   ops.bessel)
                for _, obj in inspect.getmembers(module, inspect.isclass)
                # an op has a forward of its own; a base class (division.py's _Division) not
                if issubclass(obj, tinyffn.Function) and obj is not tinyffn.Function

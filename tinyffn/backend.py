@@ -283,13 +283,18 @@ def _special(module: Any, name: str) -> Callable:
     float64, polygamma of float32 in float64; CuPy's float16 comes back wider). erfinv of
     float32 is computed in float64 and rounded: SciPy's float32 erfinv is up to 2.9 ulps
     off (PyTorch's 0.5)."""
-    fn = getattr(module, name)
+    fn = getattr(module, name, None)
+    if fn is None:      # CuPy 13 has no airy
+        raise NotImplementedError(f"{module.__name__} has no {name}")
 
     def in_dtype_of_x(*args):
         dtype = args[-1].dtype
         if dtype == "float16" or (dtype == "float32" and name == "erfinv"):
             args = [a.astype("float64" if dtype == "float32" else "float32") for a in args]
-        return fn(*args).astype(dtype, copy=False)
+        y = fn(*args)
+        if isinstance(y, tuple):                            # airy: (Ai, Ai', Bi, Bi')
+            return tuple(v.astype(dtype, copy=False) for v in y)
+        return y.astype(dtype, copy=False)
     return in_dtype_of_x
 
 
@@ -419,7 +424,11 @@ def _strict_backend() -> Backend:
 
     def special(name):
         fn = _special(_scipy_special(), name)
-        return lambda *args: xp.asarray(fn(*(np.from_dlpack(a) for a in args)))
+
+        def on_numpy(*args):
+            y = fn(*(np.from_dlpack(a) for a in args))
+            return tuple(map(xp.asarray, y)) if isinstance(y, tuple) else xp.asarray(y)
+        return on_numpy
 
     def fmod(x, w):
         return xp.asarray(np.fmod(np.from_dlpack(x), np.from_dlpack(w)))

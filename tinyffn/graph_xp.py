@@ -27,6 +27,7 @@ from .ops import (BroadcastTo, Cast, Clone, Concat, Cos, Cumsum, Det, Digamma, E
                   Erfc, Erfcx, Erfinv, Exp, GetItem, I0, I0e, I1, I1e, Inv, Lgamma, Log, Log1p,
                   MatMul, Max, Maximum, Mean, Ndtri, Neg, Polygamma, Pow, Prod, Reshape, Sign,
                   Sin, Solve, Sum, Svd, Tanh, Transpose, Where, Zeta)
+from .ops.bessel import J0, J1, K0, K0e, K1, K1e, Y0, Y1
 from .ops.decompositions import _unpack
 
 __all__ = ["GraphNamespace", "GraphLinalg", "GraphBackend", "namespace"]
@@ -332,7 +333,9 @@ _SPECIAL = {"gammaln": Lgamma.apply, "digamma": Digamma.apply, "erfc": Erfc.appl
             "erfcx": Erfcx.apply, "erfinv": Erfinv.apply, "ndtri": Ndtri.apply,
             "i0": I0.apply, "i0e": I0e.apply, "i1": I1.apply, "i1e": I1e.apply,
             "polygamma": lambda n, x: Polygamma.apply(x, n=int(_raw(n))),   # n: no gradient
-            "zeta": Zeta.apply}
+            "zeta": Zeta.apply, "j0": J0.apply, "j1": J1.apply, "y0": Y0.apply,
+            "y1": Y1.apply, "k0": K0.apply, "k1": K1.apply, "k0e": K0e.apply,
+            "k1e": K1e.apply}
 
 
 class GraphBackend:
