@@ -291,11 +291,12 @@ def _special(module: Any, name: str) -> Callable:
         dtype = args[-1].dtype
         if dtype == "float16" or (dtype == "float32" and name == "erfinv"):
             args = [a.astype("float64" if dtype == "float32" else "float32") for a in args]
-        y = fn(*args)
-        if isinstance(y, tuple):                            # airy: (Ai, Ai', Bi, Bi')
-            return tuple(v.astype(dtype, copy=False) for v in y)
-        return y.astype(dtype, copy=False)
+        return _each(fn(*args), lambda v: v.astype(dtype, copy=False))   # airy: 4 arrays
     return in_dtype_of_x
+
+
+def _each(y: Any, f: Callable) -> Any:
+    return tuple(map(f, y)) if isinstance(y, tuple) else f(y)
 
 
 def _assign(a, key, v):
@@ -424,11 +425,7 @@ def _strict_backend() -> Backend:
 
     def special(name):
         fn = _special(_scipy_special(), name)
-
-        def on_numpy(*args):
-            y = fn(*(np.from_dlpack(a) for a in args))
-            return tuple(map(xp.asarray, y)) if isinstance(y, tuple) else xp.asarray(y)
-        return on_numpy
+        return lambda *args: _each(fn(*(np.from_dlpack(a) for a in args)), xp.asarray)
 
     def fmod(x, w):
         return xp.asarray(np.fmod(np.from_dlpack(x), np.from_dlpack(w)))
