@@ -517,3 +517,12 @@ EXPECTED_GRADS = {
     'T.cdist(a, b, p=1) da': ('float64', [[0.7, -0.20000000000000004], [-1.0, -0.6000000000000001], [4.2, 4.2], [-4.2, 4.2]]),
     'T.cdist(a, b, 3) db': ('float64', [[1.006628629488701, -0.9203446979910517], [1.0490328846466381, -1.9872212451188405], [0.005133114132104516, -3.503743916122299], [-1.4767273452669663, 0.9081627160163035]]),
 }
+
+
+def test_finfo_and_iinfo_take_a_tensors_dtype_on_every_device(device):
+    """finfo(x.dtype).eps, as ported code reads it: the strict backend's dtypes are not
+    NumPy's, and finfo refused them (found by the distributions helper)."""
+    x = tinyffn.zeros(2, device=device)
+    assert tinyffn.finfo(x.dtype).eps == np.finfo(np.float32).eps
+    i = tinyffn.zeros(2, dtype="int8", device=device)
+    assert tinyffn.iinfo(i.dtype).max == 127

@@ -26,10 +26,11 @@ from .composed import ValuesIndices
 
 
 def _dtype_of(op: str, type: Any) -> np.dtype:
-    """A dtype argument (a NumPy dtype, a name, a Tensor's ``.dtype``) as a NumPy dtype."""
+    """A dtype argument (a NumPy dtype, a name, a Tensor's ``.dtype`` on any device) as a
+    NumPy dtype."""
     try:
-        return np.dtype(type)
-    except TypeError:
+        return np.dtype(type if isinstance(type, (str, np.dtype)) else dtype_name(type))
+    except (TypeError, ValueError, AttributeError):
         raise TypeError(f"{op}: expected a dtype (tinyffn.float16, 'float32', x.dtype), got "
                         f"{type_name(type)}") from None
 
