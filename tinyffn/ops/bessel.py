@@ -22,11 +22,7 @@ import math
 from ..autograd import Context, Function
 from .elementwise import _broadcast_error, as_float
 from .shape import sum_to_shape
-
-
-def _special(ctx: Context, name: str, *args):
-    """The backend's ``scipy.special.<name>(*args)``, in the dtype of the last argument."""
-    return ctx.backend.special(name)(*args)
+from .special_functions import _nonzero, _special   # the family's shared helpers
 
 
 def _scaled_k(ctx: Context, order: int, x):
@@ -50,11 +46,6 @@ def _scaled_k(ctx: Context, order: int, x):
         s = s + term
     z = s * xp.sqrt(math.pi / (2 * t))
     return xp.where(x > far, xp.astype(z, x.dtype), y)
-
-
-def _nonzero(xp, x):
-    """x with its zeros replaced by 1: a safe divisor where the quotient is not used."""
-    return xp.where(x == 0, xp.ones_like(x), x)
 
 
 class J0(Function):
