@@ -243,7 +243,10 @@ def test_three_training_steps_of_the_port_match_torch():
             # steps of ±lr in either library. Compare the query and value biases only.
             w, want_w = np.delete(w, np.s_[D:2 * D]), np.delete(want_w, np.s_[D:2 * D])
             assert np.abs(got["grads"][n].numpy()[D:2 * D]).max() < 1e-6
-        np.testing.assert_allclose(w, want_w, rtol=1e-5, atol=1e-6,
+        # Adam divides each gradient by its own running RMS, so float32 rounding in a small
+        # gradient moves a weight by a small fraction of a step (1.8e-6 seen with NumPy
+        # 2.4.6): allow 0.1 % of a step, LR·1e-3; a wrong gradient is off by whole steps.
+        np.testing.assert_allclose(w, want_w, rtol=1e-5, atol=LR * 1e-3,
                                    err_msg=f"{n} after {STEPS} steps")
 
 
