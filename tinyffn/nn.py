@@ -55,7 +55,7 @@ from .tensor import Tensor
 # and `from tinyffn.nn.init import normal_` work as with torch (os.py does this for os.path)
 sys.modules[__name__ + ".init"] = init
 sys.modules[__name__ + ".utils"] = utils
-for _name in ("rnn", "parametrize", "parametrizations"):      # from nn.utils.rnn import ...
+for _name in ("rnn", "parametrize", "parametrizations", "fusion"):  # from nn.utils.rnn import ...
     sys.modules[f"{__name__}.utils.{_name}"] = getattr(utils, _name)
 sys.modules[__name__ + ".functional"] = functional
 sys.modules[__name__ + ".attention"] = attention
@@ -214,7 +214,8 @@ class FFN(Module):
     (8d² + 5d at d_ff = 4d) and its forward costs 4·T·d·d_ff FLOPs in matmuls (16·T·d²).
 
     ``activation``: "relu" (AIAYN), "gelu" (BERT, exact), "gelu_tanh" (GPT-2), "swish"
-    (SiLU), or one's own σ: a module (``nn.Mish()``) or a function (``F.elu``). ``fused=True`` runs each Linear and the GELU/Swish as one node each
+    (SiLU), or one's own σ: a module (``nn.Mish()``) or a function (``F.elu``).
+    ``fused=True`` runs each Linear and the GELU/Swish as one node each
     (:mod:`tinyffn.ops.linalg`, :mod:`tinyffn.ops.activations`): faster, less memory,
     the same numbers, less to see in the graph. Shapes: x (..., d_model) -> y
     (..., d_model); the same weights act on every position and no position sees another.

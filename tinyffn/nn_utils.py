@@ -17,6 +17,7 @@ as one vector, and back.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Iterable
 
 from .arguments import is_real, type_name
@@ -26,10 +27,14 @@ from .grad_mode import no_grad
 from .tensor import Tensor
 from . import rnn_utils as rnn      # nn.utils.rnn: pad_sequence, pack_padded_sequence, ...
 from . import parametrize, parametrizations     # nn.utils.parametrize, .parametrizations
+from . import fusion                # nn.utils.fusion: a BatchNorm folded into its layer
+from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval,
+                     fuse_linear_bn_weights)
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_",
-           "parameters_to_vector", "vector_to_parameters", "rnn", "parametrize",
-           "parametrizations"]
+           "clip_grad_norm", "parameters_to_vector", "vector_to_parameters", "rnn",
+           "parametrize", "parametrizations", "fusion", "fuse_conv_bn_eval",
+           "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights"]
 
 
 def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
@@ -53,6 +58,15 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
     total = _norm_of(op, grads, norm_type, error_if_nonfinite)
     _scale(grads, max_norm, total)
     return total
+
+
+def clip_grad_norm(parameters: Tensor | Iterable[Tensor], max_norm: float,
+                   norm_type: float = 2.0, error_if_nonfinite: bool = False) -> Tensor:
+    """:func:`clip_grad_norm_` under its old name, as ``torch.nn.utils.clip_grad_norm``
+    (deprecated: a FutureWarning, PyTorch's words)."""
+    warnings.warn("`nn.utils.clip_grad_norm` is now deprecated in favor of "
+                  "`nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite)
 
 
 def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0,
