@@ -400,7 +400,7 @@ REEXPORTED = {"tinyffn.optim.lr_scheduler": ("tinyffn.lr_scheduler_extra",
               "tinyffn.optim": ("tinyffn.optim_extra", "tinyffn.optim_more",
                                 "tinyffn.optim_lbfgs", "tinyffn.optim_matrices"),
               "tinyffn.nn": ("tinyffn.activation_modules",),
-              "tinyffn.nn.utils": ("tinyffn.fusion",),
+              "tinyffn.nn.utils": ("tinyffn.fusion", "tinyffn.weight_hooks"),
               "tinyffn.functional": ("tinyffn.functional_extra", "tinyffn.attention"),
               "tinyffn.utils.data": ("tinyffn.utils.dataset", "tinyffn.utils.sampler"),
               "tinyffn.distributions": ("tinyffn.distributions_more",)}
