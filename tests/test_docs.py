@@ -392,7 +392,8 @@ API_MODULES = ("tinyffn.functional", "tinyffn.nn", "tinyffn.nn.utils", "tinyffn.
                "tinyffn.graph_xp", "tinyffn.stepper",
                "tinyffn.cuda", "tinyffn.utils.data", "tinyffn.utils.checkpoint", "tinyffn.linalg", "tinyffn.special",
                "tinyffn.distributions",
-               "tinyffn.func", "tinyffn.amp", "tinyffn.amp_casts", "tinyffn.nn.attention")
+               "tinyffn.func", "tinyffn.amp", "tinyffn.amp_casts", "tinyffn.nn.attention",
+               "tinyffn.nn.utils.prune")
 # and tinyffn.ops, whose names are its __all__; a module whose classes another one imports,
 # to be reached there, is listed in that one's section
 REEXPORTED = {"tinyffn.optim.lr_scheduler": ("tinyffn.lr_scheduler_extra",
@@ -403,7 +404,8 @@ REEXPORTED = {"tinyffn.optim.lr_scheduler": ("tinyffn.lr_scheduler_extra",
               "tinyffn.nn.utils": ("tinyffn.fusion", "tinyffn.weight_hooks"),
               "tinyffn.functional": ("tinyffn.functional_extra", "tinyffn.attention"),
               "tinyffn.utils.data": ("tinyffn.utils.dataset", "tinyffn.utils.sampler"),
-              "tinyffn.distributions": ("tinyffn.distributions_more",)}
+              "tinyffn.distributions": ("tinyffn.distributions_more",),
+              "tinyffn.nn.utils.prune": ("tinyffn.prune_base",)}
 # a module that takes every name of a gathering module's __all__ (nn_layers.py,
 # functional_layers.py: their names are imports, which defined_names does not see)
 GATHERED = {"tinyffn.nn": "tinyffn.nn_layers", "tinyffn.functional": "tinyffn.functional_layers"}
