@@ -253,6 +253,17 @@ def test_a_failed_pruning_leaves_the_parameter_in_place():
         prune.l1_unstructured(m, "weight", 13)
     assert [n for n, _ in m.named_parameters()] == ["bias", "weight"]   # moved last, as torch
     assert not prune.is_pruned(m) and not list(m.named_buffers())
+    prune.l1_unstructured(m, "weight", 6)
+    mask = m.weight_mask.numpy()
+    with pytest.raises(ValueError, match="amount=7 should be smaller"):
+        prune.l1_unstructured(m, "weight", 7)                 # 6 survivors only
+    (hook, _), = m._forward_pre_hooks.values()                 # the first pruning stays
+    assert isinstance(hook, prune.L1Unstructured)
+    np.testing.assert_array_equal(m.weight_mask.numpy(), mask)
+    prune.l1_unstructured(m, "weight", 1)
+    (hook, _), = m._forward_pre_hooks.values()
+    assert [type(h).__name__ for h in hook] == ["L1Unstructured", "L1Unstructured"]
+    assert (m.weight_mask.numpy() == 0).sum() == 7
 
 
 @pytest.mark.parametrize("call", [e[0] for e in ERRORS])

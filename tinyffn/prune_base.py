@@ -16,6 +16,8 @@ so an optimizer still holds it) with M ⊙ W as its values, and the mask is gone
 Pruning the same tensor again combines the masks (:class:`PruningContainer`): the new
 method sees only the entries (or, structured, the channels) still unpruned, so
 ``l1_unstructured(m, "weight", 0.5)`` twice prunes 50%, then half of the rest: 75%.
+A pruning that fails (an ``amount`` larger than the survivors) leaves the tensor as it
+was: unpruned, or pruned by the earlier methods, whose hook PyTorch's loses there.
 """
 from __future__ import annotations
 
@@ -68,7 +70,7 @@ class BasePruningMethod(ABC):
         ``<name>_orig``, register the mask as ``<name>_mask``, set ``<name>`` to the
         product and register the method as a forward pre-hook; returns the method (a
         :class:`PruningContainer` when the tensor was pruned before)."""
-        method = _composite_method(cls, module, name, *args, **kwargs)
+        method, before = _composite_method(cls, module, name, *args, **kwargs)
         orig = getattr(module, name)
         if importance_scores is not None:
             _check_scores(f"{cls.__name__}.apply", importance_scores, orig,
@@ -95,6 +97,9 @@ class BasePruningMethod(ABC):
                     delattr(module, name)
                 delattr(module, name + "_orig")
                 module.register_parameter(name, orig)
+            else:             # the earlier pruning stays (PyTorch's loses its hook here)
+                method._pruning_methods = method._pruning_methods[:-1]
+                module.register_forward_pre_hook(before)
             raise
         return method
 
@@ -131,9 +136,10 @@ class BasePruningMethod(ABC):
         setattr(module, name, orig)
 
 
-def _composite_method(cls, module: Module, name: str, *args: Any, **kwargs: Any):
+def _composite_method(cls, module: Module, name: str, *args: Any, **kwargs: Any) -> tuple:
     """``cls(*args, **kwargs)`` for ``module.<name>``; if the tensor is pruned already,
-    its hook comes off and the new method joins it in a :class:`PruningContainer`."""
+    its hook comes off and the new method joins it in a :class:`PruningContainer`. Returns
+    (the method to apply, the hook taken off or None)."""
     old, keys = None, []
     for k, (hook, _) in (module._forward_pre_hooks or {}).items():
         if isinstance(hook, BasePruningMethod) and hook._tensor_name == name:
@@ -148,11 +154,10 @@ def _composite_method(cls, module: Module, name: str, *args: Any, **kwargs: Any)
     method = cls(*args, **kwargs)
     method._tensor_name = name
     if old is None:
-        return method
-    if not isinstance(old, PruningContainer):
-        old = PruningContainer(old)
-    old.add_pruning_method(method)
-    return old
+        return method, None
+    container = old if isinstance(old, PruningContainer) else PruningContainer(old)
+    container.add_pruning_method(method)
+    return container, old
 
 
 class PruningContainer(BasePruningMethod):
