@@ -1,4 +1,5 @@
-"""nn.utils.fusion: a BatchNorm folded into the layer before it. The fused layer must
+"""nn.utils.fusion (a BatchNorm folded into the layer before it) and the deprecated old names
+clip_grad_norm and stateless.functional_call. The fused layer must
 compute what the two modules compute in eval mode; its weights are checked against the
 formula written out in NumPy and against PyTorch's own fusion (where torch is installed)."""
 import numpy as np
@@ -154,3 +155,12 @@ def test_fused_weights_are_pytorchs(transpose):
     for a, b in zip(ours, theirs):
         np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=1e-6)
         assert dtype_name(a.dtype) == str(b.dtype)[6:]
+
+
+def test_stateless_functional_call_is_the_old_name_and_warns():
+    from tinyffn.nn.utils import stateless
+    m = nn.Linear(2, 1)
+    w = {"weight": tinyffn.tensor([[1.0, 2.0]]), "bias": tinyffn.tensor([0.5])}
+    with pytest.warns(FutureWarning, match="func.functional_call"):
+        y = stateless.functional_call(m, w, (tinyffn.tensor([[3.0, 4.0]]),))
+    assert y.item() == 11.5 and m.weight.numpy().tolist() != [[1.0, 2.0]]

@@ -55,7 +55,7 @@ from .tensor import Tensor
 # and `from tinyffn.nn.init import normal_` work as with torch (os.py does this for os.path)
 sys.modules[__name__ + ".init"] = init
 sys.modules[__name__ + ".utils"] = utils
-for _name in ("rnn", "parametrize", "parametrizations", "fusion", "prune"):  # nn.utils.rnn ...
+for _name in ("rnn", "parametrize", "parametrizations", "fusion", "prune", "stateless"):
     sys.modules[f"{__name__}.utils.{_name}"] = getattr(utils, _name)
 sys.modules[__name__ + ".functional"] = functional
 sys.modules[__name__ + ".attention"] = attention

@@ -33,10 +33,11 @@ from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eva
 from .weight_hooks import (SpectralNorm, WeightNorm, remove_spectral_norm,  # the older forms,
                            remove_weight_norm, spectral_norm, weight_norm)   # by pre-hooks
 from . import prune                             # nn.utils.prune: masks on weights
+from . import stateless         # nn.utils.stateless: functional_call's old home (deprecated)
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_",
            "clip_grad_norm", "parameters_to_vector", "vector_to_parameters", "rnn",
-           "parametrize", "parametrizations", "prune", "fusion", "fuse_conv_bn_eval",
+           "parametrize", "parametrizations", "prune", "stateless", "fusion", "fuse_conv_bn_eval",
            "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights",
            "weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm",
            "WeightNorm", "SpectralNorm"]
