@@ -283,6 +283,23 @@ def test_one_value_written_twice_to_a_place_is_counted_once_in_its_gradient():
     assert v.grad.item() == 110.0 and abs(up.item() - 110.0) < 1e-6
 
 
+def test_masked_scatter_of_a_0d_input_writes_source_first_entry_where_the_mask_holds(device):
+    """A 0-d input reads one place: with the mask True it takes source's first entry (its
+    gradient gy, the rest 0), with False it stays (source's gradient 0), as PyTorch 2.13
+    gives; nonzero refuses 0-d arrays, and this call once failed there."""
+    for mask, want, gx, gs in ((True, 5.0, 0.0, [3.0, 0.0]), (False, 2.0, 3.0, [0.0, 0.0])):
+        x = tinyffn.tensor(2.0, device=device, requires_grad=True)
+        s = tinyffn.tensor([5.0, 6.0], device=device, requires_grad=True)
+        y = x.masked_scatter(tinyffn.tensor(mask, device=device), s)
+        (y * 3).backward()
+        assert y.shape == () and y.item() == want
+        assert x.grad.item() == gx and s.grad.tolist() == gs
+    x, none = tinyffn.tensor(2.0, device=device), tinyffn.zeros(0, device=device)
+    assert x.masked_scatter(tinyffn.tensor(False, device=device), none).item() == 2.0
+    with pytest.raises(ValueError, match="the mask holds at 1 places but source has 0"):
+        x.masked_scatter(tinyffn.tensor(True, device=device), none)
+
+
 # ----------------------------------------------------------------------------- in place
 def test_in_place_forms_follow_the_rules_of_x_minus_equals_y(device):
     t = lambda values: tinyffn.tensor(values, device=device)       # noqa: E731

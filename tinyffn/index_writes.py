@@ -157,14 +157,17 @@ def masked_scatter(input, mask, source):
     except ValueError:
         raise ValueError(f"masked_scatter: a mask of shape {m.shape} does not broadcast to "
                          f"input's shape {x.shape}") from None
-    key = CheckedKey(xp.nonzero(where))         # a mask's places lie inside x
-    count = int(key[0].shape[0]) if x.ndim else int(bool(where))
+    if x.ndim:
+        key = CheckedKey(xp.nonzero(where))     # a mask's places lie inside x
+        count = int(key[0].shape[0])
+    else:                                       # nonzero refuses a 0-d array
+        count = int(bool(where))
     if count > v.numel():
         raise ValueError(f"masked_scatter: the mask holds at {count} places but source has "
                          f"{v.numel()} entries (shape {v.shape}); source needs one per place")
     with grad_mode.scope("function", "masked_scatter"):
         if not x.ndim:
-            return x.masked_fill(m, v.reshape(-1)[0]) if count else x
+            return x.masked_fill(m, v.reshape(-1)[0]) if v.numel() else x
         return _written("masked_scatter", x, key, v.reshape(-1)[:count], (count,),
                         distinct=True)          # a mask names each place once
 
