@@ -50,6 +50,25 @@ def test_each_loss_is_the_sum_over_all_paths_by_brute_force(device):
     assert short.tolist() == [math.inf] == [_brute_force(lp[:2, 0], [2, 2])]
 
 
+def test_empty_targets_no_frames_another_blank_and_one_example_by_brute_force(device):
+    """An empty target (the all-blank path); an input of no frames (the empty path: loss
+    0 for an empty target, inf for any other; frame 0 was once read anyway); blank=3; one
+    unbatched example, whose reduction='none' loss is 0-d, as PyTorch's."""
+    lp = _log_softmax(LOGITS[:4])                                      # (4, 3, 4)
+    t = lambda a: tinyffn.tensor(a, device=device)                     # noqa: E731
+    got = F.ctc_loss(t(lp), t([[1, 2], [3, 1], [2, 2]]), [4, 0, 0], [0, 0, 1],
+                     reduction="none")
+    np.testing.assert_allclose(got.numpy(), [_brute_force(lp[:, 0], []), 0.0, math.inf],
+                               rtol=1e-12)
+    targets, lengths = [[1, 2], [0, 0], [2, 0]], [4, 3, 4]
+    got = F.ctc_loss(t(lp), t(targets), lengths, [2, 2, 1], blank=3, reduction="none")
+    want = [_brute_force(lp[:n, i], targets[i][:k], blank=3)
+            for i, (n, k) in enumerate(zip(lengths, [2, 2, 1]))]
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    one = F.ctc_loss(t(lp[:, 0]), t([1, 2]), 4, 2, reduction="none")
+    assert one.shape == () and abs(one.item() - _brute_force(lp[:, 0], [1, 2])) < 1e-12
+
+
 def test_reductions_concatenated_targets_and_zero_infinity():
     lp = tinyffn.tensor(_log_softmax(LOGITS))
     none = F.ctc_loss(lp, tinyffn.tensor(TARGETS), INPUT_LENGTHS, TARGET_LENGTHS,

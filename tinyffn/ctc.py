@@ -67,10 +67,13 @@ def ctc_loss(log_probs: Tensor, targets: Any, input_lengths: Any, target_lengths
     with grad_mode.scope("function", "ctc_loss"):
         index = tensor(ext, device=lp.device)[:, None, :].expand(N, T, 2 * S + 1)
         emit = lp.permute(1, 0, 2).gather(2, index)                   # (N, T, 2S + 1)
-        first = np.arange(2 * S + 1) <= np.minimum(1, ends[:, None])  # states 0 and 1
-        alpha = where(tensor(first, device=lp.device), emit[:, 0], UNREACHED)
-        skip_t = tensor(skip, device=lp.device)
         running = np.array(lengths)[:, None]
+        states = np.arange(2 * S + 1)
+        first = (states <= np.minimum(1, ends[:, None])) & (running > 0)  # states 0 and 1
+        alpha = where(tensor(first, device=lp.device), emit[:, 0], UNREACHED)
+        # no frame at all: the empty path, log 1 on state 0 (an empty target's end)
+        alpha = where(tensor((states == 0) & (running == 0), device=lp.device), 0.0, alpha)
+        skip_t = tensor(skip, device=lp.device)
         for t in range(1, int(max(lengths + [1]))):
             one_back = _shifted(alpha, 1)
             two_back = where(skip_t, _shifted(alpha, 2), UNREACHED)
