@@ -58,6 +58,25 @@ def test_solves_and_inverses(device):
                                   np.vander([1.0, 2.0, 3.0], 4, increasing=True))
 
 
+def test_lu_solve_broadcasts_batches_of_b_and_of_lu(device):
+    """One LU and a batch of B, a batch of LU and one B, in each of the three forms, as
+    np.linalg.solve broadcasts (and PyTorch's lu_solve); adjoint and left=False failed in
+    a gather on either shape, and left alone on the second."""
+    t = lambda a: tinyffn.tensor(a, device=device)       # noqa: E731
+    A, B = rng.standard_normal((3, 3)), rng.standard_normal((2, 3, 2))
+    AA = np.stack([A, rng.standard_normal((3, 3))])
+    for a, b in ((A, B), (AA, B[0])):
+        LU, piv = linalg.lu_factor(t(a))
+        np.testing.assert_allclose(linalg.lu_solve(LU, piv, t(b)).numpy(),
+                                   np.linalg.solve(a, b), rtol=1e-10)
+        at = np.swapaxes(a, -1, -2)
+        np.testing.assert_allclose(linalg.lu_solve(LU, piv, t(b), adjoint=True).numpy(),
+                                   np.linalg.solve(at, b), rtol=1e-10)
+        np.testing.assert_allclose(  # X A = Bᵀ is Aᵀ Xᵀ = B
+            linalg.lu_solve(LU, piv, t(np.swapaxes(b, -1, -2)), left=False).numpy(),
+            np.swapaxes(np.linalg.solve(at, b), -1, -2), rtol=1e-10)
+
+
 def test_gradcheck(device):
     A = tinyffn.tensor(rng.standard_normal((3, 3)), device=device, requires_grad=True)
     B = tinyffn.tensor(rng.standard_normal((3, 2)), device=device, requires_grad=True)

@@ -159,17 +159,18 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
                          f"{getattr(B, 'shape', type(B).__name__)}")
     if not left:                        # X A = B  <=>  Aᵀ Xᵀ = Bᵀ (the other adjointness)
         return lu_solve(LU, pivots, B.mT, adjoint=not adjoint).mT
-    perm = _permutation(x, pivots)                                     # A[perm] = L U
+    from .torch_shapes import _broadcast_shape     # torch_shapes.py imports tensor.py
+    xp, perm = x.backend.xp, _permutation(x, pivots)                  # A[perm] = L U
+    batch = _broadcast_shape("linalg.lu_solve", (x.shape[:-2], B.shape[:-2]))
+    B = B if B.shape[:-2] == batch else B.expand(*batch, *B.shape[-2:])
+    perm = xp.broadcast_to(perm, batch + perm.shape[-1:])   # one row order per matrix of B
     if not adjoint:                     # L U X = B[perm]
-        b = _rows(B, x.backend.xp.broadcast_to(perm, B.shape[:-2] + perm.shape[-1:])
-                  if B.ndim > perm.ndim + 1 else perm)
-        y = solve_triangular(x, b, upper=False, unitriangular=True)
+        y = solve_triangular(x, _rows(B, perm), upper=False, unitriangular=True)
         return solve_triangular(x, y, upper=True)
     # Aᵀ X = B: Uᵀ Lᵀ (P⁻¹ X) = B, so solve Uᵀ z = B, Lᵀ w = z, then X[perm] = w
     z = solve_triangular(x.mT, B, upper=False)
     w = solve_triangular(x.mT, z, upper=True, unitriangular=True)
-    back = x.backend.xp.argsort(perm, axis=-1)
-    return _rows(w, back)
+    return _rows(w, xp.argsort(perm, axis=-1))
 
 
 def _permutation(x: Tensor, pivots: Any) -> Any:
