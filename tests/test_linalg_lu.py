@@ -92,6 +92,12 @@ def test_a_zero_pivot_is_skipped_and_reported():
     with pytest.raises(linalg.LinAlgError, match=r"linalg.lu_factor: A .* is singular.*"
                                                  "lu_factor_ex"):
         linalg.lu_factor(tinyffn.tensor([[1.0, 2.0], [2.0, 4.0]]))
+    wide = tinyffn.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 7.0]])     # rank 2, but U[1, 1] = 0
+    LU, piv, info = linalg.lu_factor_ex(wide)                      # PyTorch 2.13's values
+    assert LU.tolist() == [[2, 4, 7], [0.5, 0, -0.5]] and piv.tolist() == [2, 2]
+    assert info.item() == 2
+    with pytest.raises(linalg.LinAlgError, match=r"linalg.lu_factor: A \(shape \(2, 3\)\)"):
+        linalg.lu_factor(wide)                                     # as PyTorch's, rectangular
     with pytest.raises(linalg.LinAlgError, match="linalg.inv_ex: A .* is singular"):
         linalg.inv_ex(tinyffn.tensor([[1.0, 2.0], [2.0, 4.0]]), check_errors=True)
     with pytest.raises(ValueError, match="LU without pivoting is not supported"):

@@ -114,11 +114,10 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
 
 def lu_factor(A, *, pivot=True):
     """(LU, pivots), as ``torch.linalg.lu_factor``: :func:`lu_factor_ex` that raises
-    LinAlgError for a singular square matrix, as PyTorch's (a rectangular one is
-    factored whatever its rank)."""
+    LinAlgError where U has a zero on its diagonal (a singular matrix), as PyTorch 2.13's,
+    for a rectangular matrix too (lu_factor_ex or lu factor any)."""
     LU, piv, info = lu_factor_ex(A, pivot=pivot)
-    if A.shape[-1] == A.shape[-2]:
-        _check_info("lu_factor", info.data, A)
+    _check_info("lu_factor", info.data, A)
     return LUFactorResult(LU, piv)
 
 
@@ -129,7 +128,7 @@ def _check_info(op: str, info: Any, A: Tensor) -> None:
         from .linalg import LinAlgError
         raise LinAlgError(f"linalg.{op}: A (shape {A.shape}) is singular: its U has a zero "
                           f"on the diagonal (at {first}, 1-based); use lu_factor_ex to get "
-                          "info instead of an error")
+                          "info instead of an error (or lu for P, L, U)")
 
 
 def lu(A, *, pivot=True):
