@@ -47,13 +47,17 @@ def test_solves_and_inverses(device):
     assert info.tolist() == [0, 2] and np.isnan(inverse.numpy()[1]).all()
     np.testing.assert_allclose(inverse.numpy()[0], np.linalg.inv(A[0]), rtol=1e-10)
     x, info = linalg.solve_ex(t(S), t(B[:, :, 0]))
-    assert info.tolist() == [0, 2] and np.isnan(x.numpy()[1]).all()
+    assert info.tolist() == [0, 2] and np.isnan(x.numpy()[1]).all() and x.shape == (2, 4)
+    np.testing.assert_allclose(x.numpy()[0], np.linalg.solve(A[0], B[0, :, 0]), rtol=1e-10)
     a = rng.standard_normal((4, 6, 8, 3))
     np.testing.assert_allclose(np.tensordot(a, linalg.tensorinv(t(a), ind=2).numpy(), 2),
                                np.eye(24).reshape(4, 6, 4, 6), atol=1e-10)
     a, b = rng.standard_normal((2, 3, 6)), rng.standard_normal((2, 3))
     np.testing.assert_allclose(np.tensordot(a, linalg.tensorsolve(t(a), t(b)).numpy(), 1), b,
                                atol=1e-12)
+    a = rng.standard_normal((2, 6, 3))          # dims=(1,): axis 1 of a is X's, moved last
+    np.testing.assert_allclose(linalg.tensorsolve(t(a), t(b), dims=(1,)).numpy(),
+                               np.linalg.tensorsolve(a, b, axes=(1,)), rtol=1e-10)
     np.testing.assert_array_equal(linalg.vander(t([1.0, 2.0, 3.0]), N=4).numpy(),
                                   np.vander([1.0, 2.0, 3.0], 4, increasing=True))
 
@@ -89,6 +93,10 @@ def test_a_zero_pivot_is_skipped_and_reported():
     names the column (1-based); lu_factor raises for a singular square matrix."""
     LU, piv, info = linalg.lu_factor_ex(tinyffn.tensor([[0.0, 1.0], [0.0, 2.0]]))
     assert piv.tolist() == [1, 2] and info.item() == 1 and LU.tolist() == [[0, 1], [0, 2]]
+    with pytest.raises(linalg.LinAlgError, match=r"at 1, 1-based"):
+        linalg.lu_factor(tinyffn.tensor([[0.0, 1.0], [0.0, 2.0]]))
+    LU, piv, info = linalg.lu_factor_ex(tinyffn.tensor([[0.0, 0, 1], [0, 0, 2], [0, 0, 3]]))
+    assert info.item() == 1 and piv.tolist() == [1, 2, 3]   # the first of two zero pivots
     with pytest.raises(linalg.LinAlgError, match=r"linalg.lu_factor: A .* is singular.*"
                                                  "lu_factor_ex"):
         linalg.lu_factor(tinyffn.tensor([[1.0, 2.0], [2.0, 4.0]]))
