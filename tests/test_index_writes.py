@@ -116,7 +116,8 @@ def _by_hand(x, dim, index, src, reduce, include_self):
     for q in np.ndindex(index.shape):
         p = q[:dim] + (index[q],) + q[dim + 1:]
         received[p].append(src[q])
-    reduce_one = {"sum": sum, "prod": np.prod, "mean": np.mean, "amax": max, "amin": min}[reduce]
+    mean = (lambda v: sum(v) // len(v)) if x.dtype.kind == "i" else np.mean    # ints: floor
+    reduce_one = {"sum": sum, "prod": np.prod, "mean": mean, "amax": max, "amin": min}[reduce]
     return np.array([reduce_one(received[p]) if received[p] else x[p]
                      for p in np.ndindex(x.shape)]).reshape(x.shape)
 
@@ -132,6 +133,24 @@ def test_scatter_reduce_is_each_places_values_reduced_by_hand(reduce, device):
             reduce, include_self=include_self)
         np.testing.assert_allclose(got.numpy(), _by_hand(x, dim, index, src, reduce,
                                                          include_self), rtol=1e-13)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+def test_negative_integers_and_an_empty_index_by_hand(reduce, device):
+    """int64 below 0: amax's stand-in where no value is must lie below them all (0 does
+    not), and a mean rounds down (-9 / 2 is -5, -11 / 2 is -6, as PyTorch's); an index of
+    no entries leaves input as it is. Without torch, only these cases check them."""
+    t = lambda a: tinyffn.tensor(a, device=device)       # noqa: E731
+    x, src, index = np.array([-5, -7, 3, -2]), np.array([-4, -8, -3, -9, -1]), [0, 1, 1, 3, 3]
+    for include_self in (True, False):
+        got = t(x).scatter_reduce(0, t(index), t(src), reduce, include_self=include_self)
+        assert dtype_name(got.dtype) == "int64"
+        assert got.tolist() == _by_hand(x, 0, np.array(index), src, reduce,
+                                        include_self).tolist()
+        none = t(np.zeros((0, 4), dtype=np.int64))
+        xf = np.array([[0.5, -2.0, 3.0, 0.0], [1.0, 2.0, -1.0, 0.75]])
+        assert t(xf).scatter_reduce(0, none, t(xf), reduce,
+                                    include_self=include_self).tolist() == xf.tolist()
 
 
 def test_index_reduce_is_scatter_reduce_with_the_index_along_each_slice(device):
