@@ -14,6 +14,7 @@ import tinyffn
 import tinyffn.functional as F
 import torch_parity
 from tinyffn import nn
+from tinyffn.backend import dtype_name
 
 W = [[0.5, -1.0, 2.0], [1.5, 0.25, -0.5], [-2.0, 3.0, 1.0], [0.75, -0.25, 4.0],
      [1.0, 2.0, -3.0]]                                          # (5, 3), no ties in a column
@@ -95,6 +96,20 @@ def test_gradcheck(device):
         assert tinyffn.gradcheck(lambda w: F.embedding_bag(idx, w, off, mode=mode), [w])
     assert tinyffn.gradcheck(lambda w, s: F.embedding_bag(
         idx, w, off, mode="sum", per_sample_weights=s, padding_idx=0), [w, s])
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_a_float32_table_gives_float32_and_bags_of_no_index_give_zeros(mode, device):
+    """float32 in, float32 out, the gradient too (a count or a -inf of another dtype would
+    widen it); a 2-D input of no columns is B empty bags: rows of zeros, in every mode
+    (PyTorch 2.13 refuses that input: "step must be nonzero")."""
+    w = tinyffn.tensor(np.array(W, dtype=np.float32), device=device, requires_grad=True)
+    y = F.embedding_bag(tinyffn.tensor([1, 2, 0, 4], device=device), w,
+                        tinyffn.tensor([0, 1, 1], device=device), mode=mode)
+    y.sum().backward()
+    assert dtype_name(y.dtype) == "float32" == dtype_name(w.grad.dtype)
+    none = tinyffn.tensor(np.zeros((2, 0), dtype=np.int64), device=device)
+    assert F.embedding_bag(none, w, mode=mode).tolist() == [[0.0] * 3] * 2
 
 
 def test_a_bag_of_max_ties_shares_the_gradient():
