@@ -1,12 +1,14 @@
 """F.affine_grid and F.grid_sample (tinyffn/grid_sample.py).
 
 References: the identity map reads the image back; points at pixel centres and between
-them read what bilinear blending says, written out by hand; gradcheck through the input,
+them read what bilinear blending says, written out by hand; every mode, padding mode and
+align_corners against a point-by-point loop (and a volume against it); gradcheck through the input,
 the grid and theta on every device; a spatial transformer that learns a shift; PyTorch
 2.13 live where installed (values and both gradients, 2-D and 3-D, every mode, padding
 mode and align_corners); the errors.
 """
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -50,6 +52,58 @@ def test_bilinear_blends_the_four_pixels_around_a_point_written_out():
         [[-1.25]], [[1.0]], 4, 5)[None]), padding_mode="reflection").numpy()[0, 0, 0, 0]
     assert abs(reflected - (0.75 * p[1, 0] + 0.25 * p[1, 1])) < 1e-14   # mirrored at the
     # image's edge, -0.5: -1.25 reads as 0.25
+
+
+def _by_hand(image, points, mode, padding_mode, align_corners):
+    """grid_sample of one (H, W) image at points (P, 2) of (x, y), point by point: the
+    pixel coordinate, the padding (a clamp, or folding at the edges until inside), then the
+    nearest pixel or the four around it, a pixel outside the image reading 0."""
+    H, W = image.shape
+
+    def source(v, L):
+        i = (v + 1) / 2 * (L - 1) if align_corners else ((v + 1) * L - 1) / 2
+        if padding_mode == "reflection":
+            low, high = (0, L - 1) if align_corners else (-0.5, L - 0.5)
+            while high > low and not low <= i <= high:
+                i = 2 * low - i if i < low else 2 * high - i
+            i = low if high == low else i
+        return min(max(i, 0), L - 1) if padding_mode != "zeros" else i
+
+    def pixel(r, c):
+        return image[r, c] if 0 <= r < H and 0 <= c < W else 0.0
+    out = []
+    for x, y in points:
+        ix, iy = source(x, W), source(y, H)
+        if mode == "nearest":
+            out.append(pixel(int(np.rint(iy)), int(np.rint(ix))))
+            continue
+        c, r = math.floor(ix), math.floor(iy)
+        fx, fy = ix - c, iy - r
+        out.append((1 - fx) * (1 - fy) * pixel(r, c) + fx * (1 - fy) * pixel(r, c + 1)
+                   + (1 - fx) * fy * pixel(r + 1, c) + fx * fy * pixel(r + 1, c + 1))
+    return np.array(out)
+
+
+def test_every_mode_and_padding_at_points_inside_and_outside_by_hand(device):
+    """Random points over the image and past its edges (x = 1 and y = -1 too), each mode,
+    padding mode and align_corners against the point-by-point loop above; and a volume of
+    two slices read at depth 0.25 (align_corners) is 3/4 of the first slice's reading and
+    1/4 of the second's (the x, y, z order and the depth's stride)."""
+    r = np.random.default_rng(1)
+    images, points = r.standard_normal((2, 4, 5)), r.uniform(-1.7, 1.7, (14, 2))
+    points[:2] = [[1.0, -1.0], [-1.0, 0.3]]
+    t = lambda a: tinyffn.tensor(a, device=device)              # noqa: E731
+    for mode, padding_mode, align_corners in itertools.product(
+            ("bilinear", "nearest"), ("zeros", "border", "reflection"), (False, True)):
+        how = dict(mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+        y = F.grid_sample(t(images[:1, None]), t(points[None, None]), **how)
+        want = _by_hand(images[0], points, **how)
+        np.testing.assert_allclose(y.numpy().ravel(), want, atol=1e-14, err_msg=str(how))
+    at = np.concatenate([points, np.full((14, 1), -0.5)], -1)   # z = -0.5: depth 0.25
+    y = F.grid_sample(t(images[None, None]), t(at[None, None, None]), align_corners=True)
+    want = [0.75, 0.25] @ np.stack([_by_hand(i, points, "bilinear", "zeros", True)
+                                    for i in images])
+    np.testing.assert_allclose(y.numpy().ravel(), want, atol=1e-14)
 
 
 def test_gradcheck(device):
