@@ -15,6 +15,7 @@ import pytest
 import tinyffn
 import tinyffn.functional as F
 from tinyffn import nn
+from tinyffn.backend import dtype_name
 
 rng = np.random.default_rng(0)
 LOGITS = rng.standard_normal((6, 3, 4))                 # (T, N, C), blank = 0
@@ -67,6 +68,17 @@ def test_empty_targets_no_frames_another_blank_and_one_example_by_brute_force(de
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
     one = F.ctc_loss(t(lp[:, 0]), t([1, 2]), 4, 2, reduction="none")
     assert one.shape == () and abs(one.item() - _brute_force(lp[:, 0], [1, 2])) < 1e-12
+
+
+def test_float32_log_probs_give_a_float32_loss_and_gradient(device):
+    lp = tinyffn.tensor(_log_softmax(LOGITS).astype(np.float32), device=device,
+                        requires_grad=True)
+    for reduction in ("mean", "sum", "none"):
+        loss = F.ctc_loss(lp, tinyffn.tensor(TARGETS, device=device), INPUT_LENGTHS,
+                          TARGET_LENGTHS, reduction=reduction)
+        loss.sum().backward()
+        assert dtype_name(loss.dtype) == dtype_name(lp.grad.dtype) == "float32"
+        lp.grad = None
 
 
 def test_reductions_concatenated_targets_and_zero_infinity():

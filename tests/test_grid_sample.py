@@ -15,6 +15,7 @@ import pytest
 
 import tinyffn
 import tinyffn.functional as F
+from tinyffn.backend import dtype_name
 
 rng = np.random.default_rng(0)
 IMAGE = rng.standard_normal((2, 3, 5, 4))
@@ -104,6 +105,24 @@ def test_every_mode_and_padding_at_points_inside_and_outside_by_hand(device):
     want = [0.75, 0.25] @ np.stack([_by_hand(i, points, "bilinear", "zeros", True)
                                     for i in images])
     np.testing.assert_allclose(y.numpy().ravel(), want, atol=1e-14)
+
+
+def test_float32_stays_float32(device):
+    """float32 theta, input and grid give a float32 grid, output and gradients in every
+    mode: a Python float or an index made in float64 would widen them."""
+    t = lambda a: tinyffn.tensor(np.asarray(a, dtype=np.float32), device=device)  # noqa: E731
+    theta = t([[[0.9, 0.1, 0.05], [-0.2, 1.1, 0.1]]])
+    for align_corners in (False, True):
+        assert dtype_name(F.affine_grid(theta, (1, 1, 2, 3), align_corners).dtype) == "float32"
+    x, g = t(IMAGE[:1, :1]).requires_grad_(), t(rng.uniform(-1.2, 1.2, (1, 2, 3, 2)))
+    g.requires_grad_()
+    for mode, padding_mode in itertools.product(("bilinear", "nearest"),
+                                                ("zeros", "border", "reflection")):
+        y = F.grid_sample(x, g, mode=mode, padding_mode=padding_mode)
+        y.sum().backward()
+        assert dtype_name(y.dtype) == dtype_name(x.grad.dtype) == "float32"
+        assert g.grad is None or dtype_name(g.grad.dtype) == "float32"
+        x.grad = g.grad = None
 
 
 def test_gradcheck(device):

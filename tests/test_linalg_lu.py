@@ -11,6 +11,7 @@ import pytest
 
 import tinyffn
 from tinyffn import linalg
+from tinyffn.backend import dtype_name
 
 rng = np.random.default_rng(0)
 SHAPES = [(3, 3), (4, 3), (3, 5), (2, 4, 4), (2, 1, 3, 2)]
@@ -79,6 +80,19 @@ def test_lu_solve_broadcasts_batches_of_b_and_of_lu(device):
         np.testing.assert_allclose(  # X A = Bᵀ is Aᵀ Xᵀ = B
             linalg.lu_solve(LU, piv, t(np.swapaxes(b, -1, -2)), left=False).numpy(),
             np.swapaxes(np.linalg.solve(at, b), -1, -2), rtol=1e-10)
+
+
+def test_float32_stays_float32(device):
+    """A float32 A gives float32 P, L, U, LU, solutions and inverses (int32 pivots and
+    info), as PyTorch's: a P or a stand-in made in float64 would widen them."""
+    A = tinyffn.tensor(rng.standard_normal((2, 3, 3)).astype(np.float32), device=device)
+    b = tinyffn.tensor(np.ones((2, 3, 1), dtype=np.float32), device=device)
+    LU, piv, info = linalg.lu_factor_ex(A)
+    out = [*linalg.lu(A), LU, linalg.lu_solve(LU, piv, b), linalg.lu_solve(LU, piv, b,
+                                                                           adjoint=True),
+           linalg.solve_ex(A, b).result, linalg.inv_ex(A).inverse]
+    assert [dtype_name(y.dtype) for y in out] == ["float32"] * 8
+    assert dtype_name(piv.dtype) == dtype_name(info.dtype) == "int32"
 
 
 def test_gradcheck(device):
