@@ -109,6 +109,17 @@ READS = [
     ("select/slice/diagonal_scatter", lambda: tinyffn.diagonal_scatter(tinyffn.slice_scatter(
         tinyffn.select_scatter(x53(), x53()[0], 0, 2), x53()[:2], 0, 1, 5, 2), x53()[0], -1),
      {}),
+    # linalg_lu.py: the elimination's row orders, P, pivots and info stay on the device
+    # (each column once made a copy to the host and back, and checked its gather); only
+    # lu_factor reads info, to raise for a singular matrix
+    ("lu_factor_ex", lambda: tinyffn.linalg.lu_factor_ex(x53()[:3]).LU, {}),    # was 11
+    ("lu_factor", lambda: tinyffn.linalg.lu_factor(x53()[:3]).LU, {"scalar": 1}),
+    ("lu", lambda: (lambda r: r.L.sum() + r.U.sum())(tinyffn.linalg.lu(x53()[1:])),
+     {}),                                                                     # was 10
+    ("lu_solve", lambda: tinyffn.linalg.lu_solve(*tinyffn.linalg.lu_factor_ex(x53()[:3])[:2],
+                                                 x53()[1:4], adjoint=True), {}),  # was 13
+    ("solve_ex, inv_ex", lambda: tinyffn.linalg.solve_ex(x53()[:3], x53()[2:]).result
+     + tinyffn.linalg.inv_ex(x53()[1:4]).inverse, {}),                        # was 24
 ]
 
 

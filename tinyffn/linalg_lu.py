@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from . import grad_mode
-from .creation import cat, eye, tensor
+from .creation import cat, eye
 from .linalg import _matrix, inv, solve
 from .linalg_cholesky import solve_triangular
 from .tensor import Tensor
@@ -74,7 +74,7 @@ def _getrf(A: Tensor) -> tuple:
         pivot = W[..., j, j]
         zero = pivot.data == 0
         info = xp.where((info == 0) & zero, j + 1, info)
-        safe = pivot.where(tensor(~zero, device=A.device), 1.0)
+        safe = pivot.where(_on(~zero, A), 1.0)
         l = W[..., j + 1:, j] / safe[..., None]                        # the multipliers
         below = W[..., j + 1:, j + 1:] - l[..., :, None] * W[..., j, j + 1:][..., None, :]
         W = cat([W[..., :j + 1, :], cat([W[..., j + 1:, :j], l[..., None], below], -1)], -2)
@@ -91,9 +91,17 @@ def _picked(xp, values: Any, index: Any) -> Any:
 
 
 def _rows(W: Tensor, order: Any) -> Tensor:
-    """W's rows in ``order`` (..., m), batch by batch: one gather."""
-    index = tensor(order, device=W.device)[..., None].expand(*order.shape, W.shape[-1])
-    return W.gather(-2, index)
+    """W's rows in ``order`` (..., m), a permutation tinyffn made, batch by batch: one
+    gather, whose index is not checked (a check reads a flag back from the device)."""
+    from .sorting import _gathered      # sorting.py's imports lead back here
+    index = _on(order, W)[..., None].expand(*order.shape, W.shape[-1])
+    return _gathered(W, W.ndim - 2, index)
+
+
+def _on(array: Any, like: Tensor) -> Tensor:
+    """An array of ``like``'s backend as a Tensor, where it is: ``tensor()`` would copy it
+    to the host and back, on a GPU a wait for every kernel queued before it."""
+    return Tensor(array, _backend=like.backend)
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False):
@@ -108,8 +116,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
     LU, _, piv, info = _getrf(x)
     if check_errors:
         _check_info("lu_factor_ex", info, x)
-    return LUFactorExResult(LU, tensor(piv, device=x.device),
-                            tensor(info, device=x.device))
+    return LUFactorExResult(LU, _on(piv, x), _on(info, x))
 
 
 def lu_factor(A, *, pivot=True):
@@ -145,7 +152,7 @@ def lu(A, *, pivot=True):
     P = xp.astype(xp.arange(m)[:, None] == perm[..., None, :], x.dtype)   # P[perm[i], i] = 1
     L = W[..., :, :k].tril(-1) + eye(m, k, dtype=W.dtype, device=x.device)
     U = W[..., :k, :].triu()
-    return LUResult(tensor(P, device=x.device), L, U)
+    return LUResult(_on(P, x), L, U)
 
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
@@ -193,7 +200,7 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     x = _matrix("solve_ex", A, square=True)
     safe, info = _nonsingular("solve_ex", x, check_errors)
     X = solve(safe, B, left=left)
-    return SolveExResult(_nan_where(X, info, X.ndim - (x.ndim - 2)), tensor(info, device=x.device))
+    return SolveExResult(_nan_where(X, info, X.ndim - (x.ndim - 2)), _on(info, x))
 
 
 def inv_ex(A, *, check_errors=False):
@@ -201,7 +208,7 @@ def inv_ex(A, *, check_errors=False):
     and info as :func:`solve_ex`'s; a singular matrix's inverse is NaN here."""
     x = _matrix("inv_ex", A, square=True)
     safe, info = _nonsingular("inv_ex", x, check_errors)
-    return InvExResult(_nan_where(inv(safe), info, 2), tensor(info, device=x.device))
+    return InvExResult(_nan_where(inv(safe), info, 2), _on(info, x))
 
 
 def _nonsingular(op: str, x: Tensor, check_errors: bool) -> tuple:
@@ -210,12 +217,12 @@ def _nonsingular(op: str, x: Tensor, check_errors: bool) -> tuple:
         _, _, _, info = _getrf(x.detach())
     if check_errors:
         _check_info(op, info, x)
-    singular = tensor(info > 0, device=x.device)[..., None, None]
+    singular = _on(info > 0, x)[..., None, None]
     return x.where(~singular, eye(x.shape[-1], dtype=x.dtype, device=x.device)), info
 
 
 def _nan_where(X: Tensor, info: Any, trailing: int) -> Tensor:
-    singular = tensor(info > 0, device=X.device).reshape(*info.shape, *(1,) * trailing)
+    singular = _on(info > 0, X).reshape(*info.shape, *(1,) * trailing)
     return X.where(~singular, float("nan"))
 
 
