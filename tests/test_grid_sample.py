@@ -125,6 +125,21 @@ def test_float32_stays_float32(device):
         x.grad = g.grad = None
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")   # inf - inf
+def test_a_nan_or_inf_point_reads_as_pytorchs_in_nearest_mode(device):
+    """A diverging spatial transformer gives NaN points: they read what PyTorch 2.13 gives
+    in nearest mode (its values written out), and bilinear does not fail (the pixel
+    indices once came out of a NaN as -2**63, refused by the gather)."""
+    x = tinyffn.tensor(np.arange(12.0).reshape(1, 1, 3, 4), device=device)
+    g = tinyffn.tensor(np.array([[[[np.nan, 0.0], [0.2, np.inf], [0.1, 0.1]]]]), device=device)
+    for padding_mode, want in (("zeros", [0, 0, 6]), ("border", [4, 10, 6]),
+                               ("reflection", [4, 2, 6])):
+        y = F.grid_sample(x, g, mode="nearest", padding_mode=padding_mode)
+        assert y.numpy().ravel().tolist() == want
+        y = F.grid_sample(x, g, padding_mode=padding_mode).numpy().ravel()
+        assert abs(y[2] - 6.3) < 1e-12
+
+
 def test_gradcheck(device):
     """Points whose fractional parts stay away from 0 and 1, where the blend has kinks."""
     x = tinyffn.tensor(IMAGE[:1, :1], device=device, requires_grad=True)

@@ -120,6 +120,12 @@ READS = [
                                                  x53()[1:4], adjoint=True), {}),  # was 13
     ("solve_ex, inv_ex", lambda: tinyffn.linalg.solve_ex(x53()[:3], x53()[2:]).result
      + tinyffn.linalg.inv_ex(x53()[1:4]).inverse, {}),                        # was 24
+    # grid_sample.py: its gathers' indices are clamped, not checked again
+    ("grid_sample", lambda: F.grid_sample(x53().reshape(1, 1, 5, 3), F.affine_grid(
+        x53()[:2].reshape(1, 2, 3), (1, 1, 4, 2))), {}),                            # was 4
+    ("grid_sample(nearest, reflection)", lambda: F.grid_sample(
+        x53().reshape(1, 1, 5, 3), x53()[:4, :2].reshape(1, 2, 2, 2), mode="nearest",
+        padding_mode="reflection"), {}),                                            # was 1
 ]
 
 

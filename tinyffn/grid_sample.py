@@ -77,7 +77,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
     (N, C, D_out, H_out, W_out). ``mode`` 'bilinear' (trilinear for volumes) or
     'nearest' (a point halfway rounds to even, as PyTorch's); ``padding_mode`` 'zeros',
     'border' or 'reflection'; ``align_corners`` None is False. Gradients: input's, and
-    the grid's in bilinear mode (0 in nearest mode, and where a border clamps the point)."""
+    the grid's in bilinear mode (0 in nearest mode, and where a border clamps the point).
+    A NaN point reads as PyTorch's in nearest mode, and NaN (or 0 outside) in bilinear."""
     check_choice("grid_sample", "mode", mode, ("bilinear", "nearest"), _BY_NAME)
     check_choice("grid_sample", "padding_mode", padding_mode, ("zeros", "border", "reflection"),
                  _BY_NAME)
@@ -91,6 +92,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
         raise TypeError(f"grid_sample: input and grid must share one floating dtype, got "
                         f"{dtype_name(x.dtype)} and {dtype_name(g.dtype)}")
     N, C, S, out = x.shape[0], x.shape[1], x.shape[2:], g.shape[1:-1]
+    from .sorting import _gathered      # sorting.py's imports lead back here
     with grad_mode.scope("function", "grid_sample"):
         # each axis' pixel coordinate, the last axis (x, along W) first, as the grid holds them
         coords = [_source(g[..., k], S[n - 1 - k], padding_mode, bool(align_corners))
@@ -105,12 +107,15 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
                 L = S[n - 1 - k]
                 ok = (i >= 0) & (i <= L - 1)
                 inside = ok if inside is None else inside & ok
-                index = index + i.clamp(0, L - 1).long() * strides[k]
+                # a NaN point reads pixel 0 (with a weight NaN, or 0 outside the image):
+                # its index must fit, as the gather below does not check it
+                index = index + i.nan_to_num(0.0).clamp(0, L - 1).long() * strides[k]
                 weight = w if weight is None else weight if w is None else weight * w
             if padding_mode == "zeros":                      # a pixel outside reads 0
                 weight = inside.to(dtype=dtype_name(x.dtype)) if weight is None else \
                     where(inside, weight, 0.0)
-            read = flat.gather(2, index.reshape(N, 1, -1).expand(N, C, -1))   # (N, C, Πout)
+            # a clamped index fits: gathered unchecked (a check reads back from the device)
+            read = _gathered(flat, 2, index.reshape(N, 1, -1).expand(N, C, -1))  # (N, C, Πout)
             term = read if weight is None else read * weight.reshape(N, 1, -1)
             y = term if y is None else y + term
         return y.reshape(N, C, *out)
