@@ -120,12 +120,15 @@ READS = [
                                                  x53()[1:4], adjoint=True), {}),  # was 13
     ("solve_ex, inv_ex", lambda: tinyffn.linalg.solve_ex(x53()[:3], x53()[2:]).result
      + tinyffn.linalg.inv_ex(x53()[1:4]).inverse, {}),                        # was 24
-    # grid_sample.py: its gathers' indices are clamped, not checked again
+    # grid_sample.py, ctc.py: their gathers' indices are theirs (clamped, or made from
+    # checked targets), not checked again; ctc reads the targets once
     ("grid_sample", lambda: F.grid_sample(x53().reshape(1, 1, 5, 3), F.affine_grid(
         x53()[:2].reshape(1, 2, 3), (1, 1, 4, 2))), {}),                            # was 4
     ("grid_sample(nearest, reflection)", lambda: F.grid_sample(
         x53().reshape(1, 1, 5, 3), x53()[:4, :2].reshape(1, 2, 2, 2), mode="nearest",
         padding_mode="reflection"), {}),                                            # was 1
+    ("ctc_loss", lambda: F.ctc_loss(F.log_softmax(x53().reshape(5, 1, 3), -1),
+                                    ints([[1, 2]]), [5], [2]), {"array": 1}),       # was 3
 ]
 
 

@@ -64,9 +64,12 @@ def ctc_loss(log_probs: Tensor, targets: Any, input_lengths: Any, target_lengths
     skip = np.zeros(ext.shape, dtype=bool)
     skip[:, 3::2] = ext[:, 3::2] != ext[:, 1:-2:2]
     ends = np.array([2 * len(t) for t in labels])
+    from .sorting import _gathered      # sorting.py's imports lead back here
     with grad_mode.scope("function", "ctc_loss"):
+        # the gathers' indices are made here from checked targets: not checked again (a
+        # check reads a flag back from the device, on a GPU a wait)
         index = tensor(ext, device=lp.device)[:, None, :].expand(N, T, 2 * S + 1)
-        emit = lp.permute(1, 0, 2).gather(2, index)                   # (N, T, 2S + 1)
+        emit = _gathered(lp.permute(1, 0, 2), 2, index)               # (N, T, 2S + 1)
         running = np.array(lengths)[:, None]
         states = np.arange(2 * S + 1)
         first = (states <= np.minimum(1, ends[:, None])) & (running > 0)  # states 0 and 1
@@ -74,13 +77,14 @@ def ctc_loss(log_probs: Tensor, targets: Any, input_lengths: Any, target_lengths
         # no frame at all: the empty path, log 1 on state 0 (an empty target's end)
         alpha = where(tensor((states == 0) & (running == 0), device=lp.device), 0.0, alpha)
         skip_t = tensor(skip, device=lp.device)
+        frames = tensor(np.arange(T)[:, None, None] < running, device=lp.device)   # (T, N, 1)
         for t in range(1, int(max(lengths + [1]))):
             one_back = _shifted(alpha, 1)
             two_back = where(skip_t, _shifted(alpha, 2), UNREACHED)
             step = stack([alpha, one_back, two_back], dim=-1).logsumexp(-1) + emit[:, t]
-            alpha = where(tensor(t < running, device=lp.device), step, alpha)
+            alpha = where(frames[t], step, alpha)       # one copy to the device, not T
         last = tensor(np.stack([ends, np.maximum(ends - 1, 0)], axis=1), device=lp.device)
-        final = alpha.gather(1, last)                                  # (N, 2)
+        final = _gathered(alpha, 1, last)                              # (N, 2)
         final = where(tensor(np.stack([ends >= 0, ends > 0], axis=1), device=lp.device),
                       final, UNREACHED)             # an empty target ends on state 0 only
         loss = -final.logsumexp(-1)                                    # (N,)
