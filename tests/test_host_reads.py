@@ -14,6 +14,7 @@ import tinyffn
 import tinyffn.functional as F
 from host_reads import counting_host_reads
 from tinyffn import nn, optim
+from tinyffn.backend import dtype_name
 
 
 def ints(values, device="strict"):
@@ -155,6 +156,23 @@ def test_a_second_order_backward_reads_nothing():
             g, = tinyffn.autograd.grad(y, x, create_graph=True)
             g.sum().backward()
         assert not reads, dict(reads)
+
+
+def test_tensor_of_an_array_already_on_the_device_is_copied_there():
+    """tensor(x.data, device=x.device), as op code writes it, used to copy through NumPy:
+    two copies over the bus and a wait for the GPU."""
+    x = tinyffn.tensor([[1.5, -2.0], [0.25, 3.0]], device="strict")
+    with counting_host_reads() as reads:
+        made = [tinyffn.tensor(x.data, device="strict"), tinyffn.tensor(x, device="strict"),
+                tinyffn.tensor(x.data, dtype="float64", device="strict", requires_grad=True),
+                tinyffn.tensor(ints([3, 1]).data, device="strict")]
+    assert not reads, dict(reads)
+    for t, dtype in zip(made, ("float32", "float32", "float64", "int64")):
+        assert t.device == "strict" and dtype_name(t.dtype) == dtype
+        assert t.data is not x.data and t.is_leaf
+    assert made[0].tolist() == made[2].tolist() == [[1.5, -2.0], [0.25, 3.0]]
+    assert made[2].requires_grad and not made[0].requires_grad
+    assert made[3].tolist() == [3, 1]
 
 
 @pytest.mark.parametrize("loss, scaler, expected", [

@@ -33,6 +33,13 @@ def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: boo
     integers become int64; a list mixing them promotes as PyTorch's does (``list_dtype``).
     """
     be = backends.get_backend(device)
+    native = data.data if isinstance(data, Tensor) else data
+    if be.device != "cpu" and isinstance(native, be.array_type):
+        # already this device's array: copied there, not through the host (on a GPU a
+        # round trip through NumPy waits for the GPU and copies twice over the bus)
+        target = native.dtype if dtype is None else be.dtype(dtype)
+        return Tensor(be.xp.asarray(native, dtype=target, copy=True),
+                      requires_grad=requires_grad, _backend=be)
     if isinstance(data, Tensor):
         data = data.numpy()
     elif hasattr(data, "detach") and getattr(data, "requires_grad", False):
