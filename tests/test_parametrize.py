@@ -140,3 +140,131 @@ def test_errors():
 class _ToSquare(nn.Module):
     def forward(self, w):
         return w[:, :1].expand(4, 4)
+
+
+# ----------------------------------------------------------------------------- mutation audit
+# Each test below failed on a mutant of parametrize.py / parametrizations.py that every test
+# above let through (with torch absent, as in CI): chained parametrizations, buffers, removal
+# with the original, the checks, and spectral norm's power iteration by hand.
+class _Scale(nn.Module):
+    def forward(self, x):
+        return 2 * x
+
+    def right_inverse(self, w):
+        return w / 2
+
+
+class _Shift(nn.Module):
+    def forward(self, x):
+        return x + 1
+
+    def right_inverse(self, w):
+        return w - 1
+
+
+class _NoInverse(nn.Module):
+    def forward(self, x):
+        return x + 0
+
+
+def test_chained_parametrizations_apply_in_order_and_invert_last_first(device):
+    """Scale then Shift: W = 2θ + 1; assigning W' gives θ = (W' - 1) / 2 (Shift's inverse
+    first), not W'/2 - 1. Removing with leave_parametrized=False keeps θ, else W."""
+    m = _linear(3, 2, device)
+    parametrize.register_parametrization(m, "weight", _Scale())
+    parametrize.register_parametrization(m, "weight", _Shift())
+    theta = m.parametrizations.weight.original
+    np.testing.assert_array_equal(m.weight.numpy(), 2 * theta.numpy() + 1)
+    m.weight = tinyffn.tensor(np.full((2, 3), 5.0), device=device)
+    assert m.parametrizations.weight.original is theta                # the same parameter
+    np.testing.assert_array_equal(theta.numpy(), np.full((2, 3), 2.0))
+    np.testing.assert_array_equal(m.weight.numpy(), np.full((2, 3), 5.0))
+    kept = parametrize.remove_parametrizations(_parametrized_copy(device), "weight",
+                                               leave_parametrized=False)
+    np.testing.assert_array_equal(kept.weight.numpy(), np.full((2, 3), 2.0))
+    left = parametrize.remove_parametrizations(_parametrized_copy(device), "weight")
+    np.testing.assert_array_equal(left.weight.numpy(), np.full((2, 3), 5.0))
+
+
+def _parametrized_copy(device):
+    m = _linear(3, 2, device)
+    parametrize.register_parametrization(m, "weight", _Scale())
+    parametrize.register_parametrization(m, "weight", _Shift())
+    m.weight = tinyffn.tensor(np.full((2, 3), 5.0), device=device)      # θ = 2
+    return m
+
+
+def test_a_parametrized_buffer_stays_a_buffer():
+    m = nn.BatchNorm1d(3, dtype="float64")
+    parametrize.register_parametrization(m, "running_var", _Shift())
+    assert "parametrizations.running_var.original" in dict(m.named_buffers())
+    assert "parametrizations.running_var.original" not in dict(m.named_parameters())
+    np.testing.assert_array_equal(m.parametrizations.running_var.original.numpy(), np.zeros(3))
+    np.testing.assert_array_equal(m.running_var.numpy(), np.ones(3))    # θ = 1 - 1, W = θ + 1
+
+
+def test_the_shape_and_dtype_checks_and_assigning_without_an_inverse():
+    m = _linear(3, 4)
+    parametrize.register_parametrization(m, "weight", _Scale())
+    with pytest.raises(ValueError, match=r"gives \(4, 4\).* where weight is \(4, 3\)"):
+        parametrize.register_parametrization(m, "weight", _ToSquare())   # on top of one
+    with pytest.raises(ValueError, match=r"float32, where weight is \(4, 3\), float64"):
+        parametrize.register_parametrization(_linear(), "weight", _ToFloat32())
+    parametrize.register_parametrization(m, "weight", _NoInverse())
+    with pytest.raises(RuntimeError, match="_NoInverse has no right_inverse"):
+        m.weight = tinyffn.zeros(4, 3, dtype="float64")
+
+
+class _ToFloat32(nn.Module):
+    def forward(self, w):
+        return w.float()
+
+
+def test_spectral_norm_power_iteration_by_hand():
+    """PyTorch's recipe in NumPy: u, v drawn (randn, normalized) when made, then 15 power
+    steps (and one in the forward that registering runs); each training forward one more
+    (n_power_iterations=1 by default), none in eval; σ = uᵀ W v with u, v constants, and
+    the gradient flows through W in σ too (gradcheck in eval, where u, v stay)."""
+    def normalize(a):
+        return a / max(np.linalg.norm(a), 1e-12)
+
+    tinyffn.manual_seed(3)
+    m = nn.Linear(4, 3, dtype="float64")
+    spectral_norm(m)
+    tinyffn.manual_seed(3)
+    w = nn.Linear(4, 3, dtype="float64").weight.numpy()             # the same draws, then
+    u, v = tinyffn.randn(3, dtype="float64").numpy(), tinyffn.randn(4, dtype="float64").numpy()
+    u, v = normalize(u), normalize(v)
+    for _ in range(15 + 1):             # and one more: registering evaluates W once, as torch
+        u = normalize(w @ v)
+        v = normalize(w.T @ u)
+    sn = m.parametrizations.weight[0]
+    np.testing.assert_allclose(sn._u.numpy(), u, rtol=1e-12)
+    np.testing.assert_allclose(sn._v.numpy(), v, rtol=1e-12)
+    y = m.weight.numpy()                                              # training: one step
+    u = normalize(w @ v)
+    v = normalize(w.T @ u)
+    np.testing.assert_allclose(sn._v.numpy(), v, rtol=1e-12)
+    np.testing.assert_allclose(y, w / (u @ w @ v), rtol=1e-12)
+    m.eval()
+    x = tinyffn.tensor(np.arange(8.0).reshape(2, 4) / 8)
+    theta = m.parametrizations.weight.original.detach().requires_grad_()
+    assert tinyffn.gradcheck(lambda t: tinyffn.func.functional_call(
+        m, {"parametrizations.weight.original": t}, (x,)), [theta])
+
+
+def test_spectral_norm_of_a_transposed_conv_and_of_a_vector():
+    """ConvTranspose's weight (in, out, k) is read as the matrix (out, in·k) (dim=1 by
+    default, as torch): that one's largest singular value becomes 1, not (in, out·k)'s; a
+    1-D weight is divided by its norm."""
+    tinyffn.manual_seed(0)
+    conv = spectral_norm(nn.ConvTranspose1d(2, 3, 2, dtype="float64"))
+    for _ in range(30):
+        w = conv.weight.detach().numpy()                              # (2, 3, 2)
+    out_first = np.moveaxis(w, 1, 0).reshape(3, -1)
+    assert abs(np.linalg.svd(out_first, compute_uv=False)[0] - 1) < 1e-10
+    assert abs(np.linalg.svd(w.reshape(2, -1), compute_uv=False)[0] - 1) > 1e-3
+    bn = nn.BatchNorm1d(4, dtype="float64")
+    with tinyffn.no_grad():
+        bn.weight.data = tinyffn.tensor([3.0, 0.0, 4.0, 0.0]).data
+    np.testing.assert_allclose(spectral_norm(bn).weight.numpy(), [0.6, 0.0, 0.8, 0.0])
