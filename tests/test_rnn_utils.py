@@ -104,3 +104,23 @@ def test_errors(call, match):
     names = {"rnn": rnn, "s": s, "x": rnn.pad_sequence(s)}
     with pytest.raises((ValueError, TypeError), match=match):
         eval(call, {}, names)
+
+
+def test_ties_batch_first_and_total_length(device):
+    """Equal lengths are sorted enough for enforce_sorted; a batch_first input packs by its
+    axis 1 (time); total_length pads past the longest (equal to it is allowed). The
+    layout written out as in the first test. (A mutation audit found each unchecked.)"""
+    x = r.standard_normal((3, 4, 2))                                  # (N, L, *)
+    packed = rnn.pack_padded_sequence(tinyffn.tensor(x, device=device), [4, 2, 2],
+                                      batch_first=True)
+    assert packed.batch_sizes.tolist() == [3, 3, 1, 1] and packed.sorted_indices is None
+    want = [x[i, t] for t in range(4) for i in range(3) if t < (4, 2, 2)[i]]
+    np.testing.assert_array_equal(packed.data.numpy(), np.array(want))
+    padded, lengths = rnn.pad_packed_sequence(packed, batch_first=True, padding_value=-1.0,
+                                              total_length=6)
+    assert padded.shape == (3, 6, 2) and lengths.tolist() == [4, 2, 2]
+    expected = np.full((3, 6, 2), -1.0)
+    for i, k in enumerate((4, 2, 2)):
+        expected[i, :k] = x[i, :k]
+    np.testing.assert_array_equal(padded.numpy(), expected)
+    assert rnn.pad_packed_sequence(packed, total_length=4)[0].shape == (4, 3, 2)
