@@ -487,6 +487,45 @@ def test_constructor_errors(make, error, match):
         make()
 
 
+# ----------------------------------------------------------------------------- mutation audit
+# Each failed on a mutant of recurrent.py / recurrent_layers.py that the torch-free tests
+# above let through.
+def test_cells_draw_within_one_over_sqrt_hidden_size_not_input_size():
+    for kind in ("RNNCell", "LSTMCell", "GRUCell"):
+        cell = getattr(nn, kind)(50, 100, dtype="float64")      # 1/√50 would be 0.14
+        for name, p in cell.named_parameters():
+            a = np.abs(p.numpy())
+            assert a.max() <= 0.1 and a.max() > 0.095, (kind, name)
+
+
+def test_dropout_one_zeroes_the_second_layers_input_only():
+    """dropout=1 while training: layer 0 reads x untouched (its h_n is the plain layer's),
+    layer 1 reads zeros (its output is the same whatever x)."""
+    x = tinyffn.tensor(rng.standard_normal((4, 2, 3)))
+    tinyffn.manual_seed(0)
+    gru = nn.GRU(3, 4, 2, dropout=1.0, dtype="float64")
+    tinyffn.manual_seed(0)
+    plain = nn.GRU(3, 4, 2, dtype="float64")
+    y, h = gru(x)
+    np.testing.assert_array_equal(h.numpy()[0], plain(x)[1].numpy()[0])
+    np.testing.assert_array_equal(y.numpy(), gru(-x)[0].numpy())
+
+
+def test_a_packed_batch_first_layer_runs_as_the_time_first_one(device):
+    from tinyffn.nn.utils import rnn
+    x = rng.standard_normal((3, 4, 2))                                 # (N, L, H_in)
+    runs = []
+    for batch_first in (True, False):
+        tinyffn.manual_seed(0)
+        gru = nn.GRU(2, 3, batch_first=batch_first, dtype="float64", device=device)
+        xs = tinyffn.tensor(x if batch_first else x.transpose(1, 0, 2), device=device)
+        out, h = gru(rnn.pack_padded_sequence(xs, [2, 4, 3], batch_first=batch_first,
+                                              enforce_sorted=False))
+        runs.append((out.data.numpy(), h.numpy()))
+    for a, b in zip(*runs):
+        np.testing.assert_array_equal(a, b)
+
+
 # PyTorch 2.13's values (float64), written out so that a CI without torch checks them too
 EXPECTED = {
     'joined(lstm(3, 3, 2, bidirectional=True, proj_size=2)(x, (h0, c0)))':
