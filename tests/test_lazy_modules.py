@@ -132,3 +132,19 @@ def test_reprs_and_shapes_are_pytorchs():
         assert repr(ours) == repr(theirs)
         assert {k: tuple(v.shape) for k, v in ours.state_dict().items()} == \
             {k: tuple(v.shape) for k, v in theirs.state_dict().items()}
+
+
+def test_sizes_read_from_the_last_axis_a_grouped_weight_and_buffers():
+    """(A mutation audit found each unchecked.) LazyLinear reads the last axis of a 3-D
+    input; a grouped convolution's saved weight (out, in/groups, k) gives in_channels =
+    its axis 1 times groups; a norm with only buffers (affine=False) is lazy until built."""
+    layer = nn.LazyLinear(4, dtype="float64")
+    assert layer(tinyffn.zeros(2, 3, 5, dtype="float64")).shape == (2, 3, 4)
+    assert layer.in_features == 5 and layer.weight.shape == (4, 5)
+    conv = nn.LazyConv1d(6, 2, groups=2)
+    conv.load_state_dict(nn.Conv1d(4, 6, 2, groups=2).state_dict())
+    assert conv.in_channels == 4 and conv.weight.shape == (6, 2, 2)
+    norm = nn.LazyBatchNorm1d(affine=False)
+    assert not list(norm.parameters()) and norm.has_uninitialized_params()
+    norm(tinyffn.zeros(2, 3))
+    assert type(norm) is nn.BatchNorm1d and norm.running_mean.shape == (3,)
