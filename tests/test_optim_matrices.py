@@ -399,6 +399,47 @@ def test_an_ffn_learns_with_it(name):
     assert losses[-1] < losses[0] / 5, (losses[0], losses[-1])
 
 
+# ----------------------------------------------------------------------------- mutation audit
+# Each failed on a mutant of optim_matrices.py that the torch-free tests above let through.
+def test_adafactor_caps_the_relative_step_at_one_over_sqrt_t(device):
+    """lr = 0.5: ρ_t = min(lr, 1/√t) is 1/√t from t = 5 on (the cases above never get
+    there, their lr under 1/√10): PyTorch's algorithm in NumPy, a matrix and a vector."""
+    rng = np.random.default_rng(6)
+    for shape in ((3, 4), (4,)):
+        w0, grads = rng.normal(size=shape), [rng.normal(size=shape) for _ in range(6)]
+        w = nn.Parameter(tinyffn.tensor(w0, device=device))
+        opt = optim.Adafactor([w], lr=0.5)
+        for g in grads:
+            w.grad = tinyffn.tensor(g, device=device)
+            opt.step()
+        np.testing.assert_allclose(w.numpy(), adafactor_reference(w0, grads, lr=0.5),
+                                   rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("adjust", [None, "original", "match_rms_adamw"])
+def test_muon_two_steps_by_hand_with_the_svd(device, adjust):
+    """With the cubic (1.5, -0.5, 0) run 40 times NS is U Vᵀ of its input (NumPy's SVD):
+    two Nesterov steps on a tall and a wide weight, each scaled by its adjusted lr
+    (√max(1, A/B), or 0.2 √max(A, B)) after the decoupled decay."""
+    rng = np.random.default_rng(7)
+    lr, wd, mu = 0.1, 0.05, 0.9
+    for shape in ((5, 2), (2, 5)):
+        w0, grads = rng.normal(size=shape), [rng.normal(size=shape) for _ in range(2)]
+        w = nn.Parameter(tinyffn.tensor(w0, device=device))
+        opt = optim.Muon([w], lr=lr, weight_decay=wd, momentum=mu, adjust_lr_fn=adjust,
+                         ns_coefficients=(1.5, -0.5, 0.0), ns_steps=40)
+        want, buf = w0, np.zeros(shape)
+        A, B = shape
+        scale = 0.2 * max(A, B) ** 0.5 if adjust == "match_rms_adamw" else max(1, A / B) ** 0.5
+        for g in grads:
+            w.grad = tinyffn.tensor(g, device=device)
+            opt.step()
+            buf = mu * buf + (1 - mu) * g
+            u, _, vt = np.linalg.svd(mu * buf + (1 - mu) * g, full_matrices=False)
+            want = want * (1 - lr * wd) - lr * scale * (u @ vt)
+        np.testing.assert_allclose(w.numpy(), want, rtol=0, atol=1e-10)
+
+
 # torch.optim's weights after train(torch, name, CASES[name][1]), by index into SHAPES
 # (PyTorch 2.13.0, CPU, float64; Muon's without its bfloat16 cast)
 TORCH_WEIGHTS = {
@@ -440,3 +481,4 @@ TORCH_WEIGHTS = {
                  [-0.7159525531732426, -0.8939314003420811],
                  [-0.41688501133714667, 0.23071870374777936]]},
 }
+
