@@ -208,6 +208,7 @@ def test_the_shape_and_dtype_checks_and_assigning_without_an_inverse():
     parametrize.register_parametrization(m, "weight", _Scale())
     with pytest.raises(ValueError, match=r"gives \(4, 4\).* where weight is \(4, 3\)"):
         parametrize.register_parametrization(m, "weight", _ToSquare())   # on top of one
+    assert len(m.parametrizations.weight) == 1 and m.weight.shape == (4, 3)   # not kept
     with pytest.raises(ValueError, match=r"float32, where weight is \(4, 3\), float64"):
         parametrize.register_parametrization(_linear(), "weight", _ToFloat32())
     parametrize.register_parametrization(m, "weight", _NoInverse())

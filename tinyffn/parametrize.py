@@ -85,10 +85,10 @@ def register_parametrization(module: Module, tensor_name: str, parametrization: 
                         "maps the original to the constrained tensor)")
     if is_parametrized(module, tensor_name):
         plist = module.parametrizations[tensor_name]
-        before = plist()
+        if not unsafe:                  # checked before appending: a refused one is not kept
+            before = plist()
+            _check_same(tensor_name, before, parametrization(before), unsafe)
         plist.append(parametrization)
-        after = plist()
-        _check_same(tensor_name, before, after, unsafe)
         return module
     original = vars(module).get(tensor_name)
     if not isinstance(original, Tensor):
