@@ -437,3 +437,21 @@ def test_kl_divergences_are_integrals_and_sums_written_out():
                   + np.log(np.linalg.det(S_q) / np.linalg.det(A)))
     got = kl_divergence(MultivariateNormal(T(mu_p), T(A)), MultivariateNormal(T(mu_q), T(S_q)))
     np.testing.assert_allclose(got.item(), want, rtol=1e-12)
+
+
+def test_sampling_reads_nothing_back_and_every_device_draws_alike():
+    """A policy samples every step: Bernoulli's and Categorical's draws compare u on the
+    device (it read the probabilities back to the host before), as Normal's rsample does;
+    the same seed gives the same draws on the CPU and the strict backend."""
+    from host_reads import counting_host_reads
+    made = {}
+    for device in ("cpu", "strict"):
+        probs = tinyffn.tensor([[0.2, 0.0, 0.8], [0.5, 0.25, 0.25]], device=device)
+        dists = [Bernoulli(probs, validate_args=False), Categorical(probs, validate_args=False),
+                 Normal(probs, 1.0, validate_args=False)]
+        tinyffn.manual_seed(1)
+        with counting_host_reads() as reads:
+            made[device] = [d.sample((4,)) for d in dists]
+        assert device == "cpu" or dict(reads) == {}
+    for a, b in zip(made["cpu"], made["strict"]):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import backend as backends
 from . import creation as C
-from . import linalg
+from . import grad_mode, linalg
 from .distributions import (Constraint, Distribution, _broadcast_all, _interval, _real,
                             register_kl)
 from .functional_extra import softplus
@@ -48,6 +48,11 @@ def _one_of(op: str, probs, logits):
     return ("probs", probs) if logits is None else ("logits", logits)
 
 
+def _uniform_draws(d: Distribution, shape: tuple) -> Tensor:
+    """u ~ U[0, 1) of ``shape`` from d's seeded generator, float64, on d.probs's device."""
+    return C._filled(d._rng().random(shape), "float64", d.probs.device, False)
+
+
 def _clamp_probs(probs: Tensor) -> Tensor:
     """probs in [eps, 1 − eps], so that their logs stay finite (PyTorch's clamp_probs)."""
     eps = float(np.finfo(backends.dtype_name(probs.dtype)).eps)
@@ -84,10 +89,11 @@ class Bernoulli(Distribution):
         return where(self.probs == 0.5, math.nan, one)          # a tie has no mode
 
     def sample(self, sample_shape=()):
-        shape = self._extended_shape(sample_shape)
-        p = self.probs.detach().numpy().astype(np.float64)                  # (*batch)
-        return C._filled(np.asarray(self._rng().random(shape) < p),
-                         backends.dtype_name(self.probs.dtype), self.probs.device, False)
+        """1 where u < p, u ~ U[0, 1): u drawn on the host, compared on the device in
+        float64 (nothing read back: a policy samples every step)."""
+        u = _uniform_draws(self, self._extended_shape(sample_shape))
+        with grad_mode.no_grad():
+            return (u < self.probs.detach().to(dtype="float64")).to(dtype=self.probs.dtype)
 
     def log_prob(self, value):
         value = self._value(value, "log_prob")
@@ -147,12 +153,13 @@ class Categorical(Distribution):
     variance = mean
 
     def sample(self, sample_shape=()):
-        """Inverse-CDF draws: the first k with u · total < cumsum(probs)[k]."""
-        shape = self._extended_shape(sample_shape)
-        cdf = np.cumsum(self.probs.detach().numpy().astype(np.float64), -1)   # (*batch, K)
-        u = self._rng().random(shape)[..., None] * cdf[..., -1:]          # (*sample, *batch, 1)
-        k = np.minimum((cdf <= u).sum(-1), cdf.shape[-1] - 1)              # (*sample, *batch)
-        return C._filled(np.asarray(k), "int64", self.probs.device, False)
+        """Inverse-CDF draws: the first k with u · total < cumsum(probs)[k], u ~ U[0, 1)
+        drawn on the host, the rest on the device in float64 (nothing read back)."""
+        u = _uniform_draws(self, self._extended_shape(sample_shape))   # (*sample, *batch)
+        with grad_mode.no_grad():
+            cdf = self.probs.detach().to(dtype="float64").cumsum(-1)      # (*batch, K)
+            k = (cdf <= u.unsqueeze(-1) * cdf[..., -1:]).sum(-1)          # (*sample, *batch)
+            return k.clamp(max=cdf.shape[-1] - 1).long()
 
     def log_prob(self, value):
         value = self._value(value, "log_prob")
