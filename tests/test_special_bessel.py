@@ -204,6 +204,17 @@ def test_airy_ai_has_no_gradient_and_refuses_on_a_gpu(device):
     np.testing.assert_allclose(y.numpy(), sp.airy([-3.0, 0.0, 1.5])[0], rtol=1e-15)
 
 
+
+def test_gammainc_x_gradient_sums_over_broadcast_a(device):
+    """x (a scalar) broadcast against a (3,): dL/dx sums the three densities (a mutation
+    audit found the sum unchecked)."""
+    av = np.array([0.5, 2.0, 3.5])
+    x = _t(1.5, device, requires_grad=True)
+    TS.gammainc(_t(av, device), x).sum().backward()
+    assert x.grad.shape == ()
+    want = np.exp(sp.xlogy(av - 1, 1.5) - 1.5 - sp.gammaln(av)).sum()
+    np.testing.assert_allclose(x.grad.item(), want, rtol=1e-13)
+
 # ----------------------------------------------------------------------------- polynomials
 def _chebyshev_vw(kind):
     """V_n and W_n on (-1, 1) from x = cos θ: cos((n+1/2)θ) / cos(θ/2) and
