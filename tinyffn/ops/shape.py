@@ -16,6 +16,7 @@ from typing import Any
 
 from ..autograd import Context, Function
 from ..backend import DeviceError, dtype_name
+from . import takes
 
 
 def sum_to_shape(xp: Any, g: Any, shape: tuple) -> Any:
@@ -344,7 +345,9 @@ def _layout(kinds: list, spanned: int, pytorch: bool) -> list:
 
 class GetItem(Function):
     """y = x[key]: basic slicing and integer-array indexing (for cross-entropy's pick; a
-    bool mask comes here as integer arrays, see :func:`normalize_key`).
+    bool mask comes here as integer arrays, see :func:`normalize_key`). The strict
+    backend's namespace has the array API's indexing alone: there, index arrays mixed with
+    slices go through ``take`` (:mod:`tinyffn.ops.takes`), to NumPy's result.
 
     dL/dx = zeros(x.shape) with gy added at key; a repeated index receives the sum of its
     gradients (``index_add``, numpy.add.at semantics).
@@ -357,6 +360,8 @@ class GetItem(Function):
         if not isinstance(key, CheckedKey):
             _check_index_arrays(ctx.xp, x, key)
         try:
+            if ctx.backend.device == "strict":  # the array API's indexing alone: see takes.py
+                return takes.getitem(ctx.xp, x, key)
             return x[key]
         except (IndexError, ValueError) as e:               # ValueError: a slice step of 0
             raise IndexError(f"getitem: cannot index a tensor of shape {tuple(x.shape)} with "
@@ -407,7 +412,7 @@ class IndexAdd(Function):
         if not ctx.needs_input_grad[1]:
             gv = None
         elif isinstance(gy, ctx.backend.array_type):
-            gv = gy[key]
+            gv = takes.getitem(ctx.xp, gy, key) if ctx.backend.device == "strict" else gy[key]
         else:                   # create_graph: getitem recorded, the key checked in forward
             gv = GetItem.apply(gy, key=CheckedKey(key))
         return gx, gv
