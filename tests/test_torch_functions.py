@@ -286,13 +286,10 @@ def test_norm_refuses_what_it_cannot_differentiate_or_compute():
     with pytest.raises(TypeError, match="norm: the tensor has dtype int64; a norm needs a "
                                         "floating-point tensor, as in PyTorch"):
         tinyffn.tensor([3, 4]).norm()
-    with pytest.raises(ValueError, match=r"p must be 'fro', a number > 0, inf or -inf, got 0; "
-                                         r"the count of nonzero entries has no gradient"):
-        x.norm(0)
     with pytest.raises(ValueError, match="'nuc' needs singular values"):
         x.reshape(1, 2).norm("nuc")
     for p in (-1, "max", True):
-        with pytest.raises(ValueError, match="p must be 'fro', a number > 0"):
+        with pytest.raises(ValueError, match="p must be 'fro', a number >= 0"):
             x.norm(p)
     with pytest.raises(TypeError, match="keepdim must be True or False"):
         x.norm(2, 0, 1)

@@ -43,7 +43,8 @@ CASES = [
     "T.cross(m3, n3, dim=1)", "T.cross(m3, n3, dim=0)", "m3.cross(n3, 1)",
     "T.linalg.cross(m3, n3)", "T.linalg.cross(m3[:1], n3)", "T.linalg.cross(b3, m3[None], dim=-1)",
     "T.dist(x, r)", "T.dist(x, r, 1)", "T.dist(x, r, 0)", "x.dist(r, float('inf'))",
-    "T.dist(x, r, 3.5)", "T.dist(x, r, -float('inf'))",
+    "T.dist(x, r, 3.5)", "T.dist(x, r, -float('inf'))", "T.dist(x, r, 0.5)",
+    "T.dist(x, x.detach(), 0.5)",
     "T.true_divide(i, 2)", "i.true_divide(i + 1)", "T.positive(x)", "T.sgn(x)", "x.sgn()",
     "T.fix(x * 1.5)", "(x * -1.5).fix()", "T.msort(x)", "x3.msort()", "T.numel(x3)",
     "T.ravel(x3.mT)", "x3.select(1, -1)", "T.select(x, 0, 1)", "T.take(x, idx)", "x3.take(idx)",
@@ -111,6 +112,9 @@ GRAD_CASES = [
     ("T.vdot(c, c)", "c"), ("T.cross(m3, n3, dim=1)", "m3"), ("T.cross(m3, n3, dim=0)", "n3"),
     ("T.linalg.cross(m3[:1], n3)", "m3"), ("T.dist(x, r)", "r"), ("T.dist(x, r, 3.5)", "x"),
     ("T.dist(x, r, float('inf'))", "x"), ("T.msort(x3)", "x3"),
+    # fractional p, and x = other where its slope is infinite (PyTorch's gradient: 0)
+    ("T.dist(x, r, 0.5)", "x"), ("T.dist(x, x.detach(), 0.5)", "x"),
+    ("T.dist(x, r, -float('inf'))", "x"), ("T.dist(x, r, 1)", "r"),
     ("T.take(x, idx)", "x"), ("x3.select(1, -1)", "x3"), ("T.diagflat(x, 1)", "x"),
     ("x3.sum_to_size(3, 1)", "x3"), ("x3.mH", "x3"), ("x.H", "x"),
 ]
@@ -160,11 +164,42 @@ def test_gradcheck_of_the_composed_functions(device):
         (lambda a, b: tinyffn.inner(a, b), (t(2, 3), t(4, 3))),
         (lambda a, b: tinyffn.dist(a, b, 3), (t(2, 3), t(3))),
         (lambda a, b: tinyffn.dist(a, b), (t(2, 3), t(2, 3))),
+        (lambda a, b: tinyffn.dist(a, b, 0.5), (t(2, 3), t(3))),
+        (lambda a, b: tinyffn.dist(a, b, 0), (t(2, 3), t(3))),     # a count: flat, 0
         (lambda a, b: tinyffn.column_stack([a, b]), (t(3), t(3, 2))),
         (lambda a: tinyffn.tensor_split(a, 3, dim=1)[0], (t(2, 5),)),
     ]
     for fn, inputs in cases:
         assert tinyffn.gradcheck(fn, inputs)
+
+
+def test_the_count_p_0_has_gradient_zero(device):
+    """dist(x, w, 0), norm and vector_norm at 0 count the entries that are not 0 (a NaN
+    counts); the count is flat wherever it has a derivative, so its gradient is 0. PyTorch
+    2.13 agrees for vector_norm (an undefined gradient, zeros when materialized, below)
+    while its dist(x, w, 0).backward() raises (DistBackward0 hands an undefined tensor on)."""
+    x = tinyffn.tensor(X, device=device, requires_grad=True)
+    w = tinyffn.tensor([[0.5, 1.0, 3.0, float("nan")]], device=device, requires_grad=True)
+    calls = {"dist": (lambda: tinyffn.dist(x, w, 0), 6.0),
+             "norm dim=1": (lambda: tinyffn.norm(x - w, 0, dim=1), [2.0, 4.0]),
+             "vector_norm": (lambda: tinyffn.linalg.vector_norm(x, 0), 7.0),
+             "pairwise_distance": (lambda: tinyffn.nn.functional.pairwise_distance(
+                 x, w, 0, eps=0.0), [2.0, 4.0])}
+    for name, (f, count) in calls.items():
+        x.grad = w.grad = None
+        y = f()
+        assert y.tolist() == count and y.requires_grad, name
+        y.sum().backward()
+        assert x.grad.tolist() == np.zeros((2, 4)).tolist(), name
+        assert w.grad is None or not w.grad.numpy().any(), name
+
+
+def test_pytorchs_gradient_of_the_count_is_zero():
+    torch = pytest.importorskip("torch")
+    x = torch.tensor(X, dtype=torch.float64, requires_grad=True)
+    for y in (torch.linalg.vector_norm(x, 0), torch.norm(x, 0), torch.cdist(x, x + 1, 0)):
+        g, = torch.autograd.grad(y.sum(), x, materialize_grads=True)
+        assert not g.any()
 
 
 def test_cross_without_dim_warns_and_takes_the_first_axis_of_length_3(device):
@@ -322,6 +357,8 @@ EXPECTED = {
     "x.dist(r, float('inf'))": ('float64', 4.25),
     'T.dist(x, r, 3.5)': ('float64', 5.422680551266111),
     "T.dist(x, r, -float('inf'))": ('float64', 0.25),
+    'T.dist(x, r, 0.5)': ('float64', 123.52314729681032),
+    'T.dist(x, x.detach(), 0.5)': ('float64', 0.0),
     'T.true_divide(i, 2)': ('float32', [[0.0, 2.0, 1.0, 0.5], [2.0, 0.5, 1.5, -3.5]]),
     'i.true_divide(i + 1)': ('float32', [[0.0, 0.800000011920929, 0.6666666865348816, 0.5], [0.800000011920929, 0.5, 0.75, 1.1666666269302368]]),
     'T.positive(x)': ('float64', [[0.5, -2.0, 3.0, 0.0], [-4.0, 1.5, 0.25, -0.5]]),
@@ -399,6 +436,10 @@ EXPECTED_GRADS = {
     'T.dist(x, r) dr': ('float64', [[0.05384428705088517, 0.03365267940680323, -0.07067062675428679, 0.06057482293224581]]),
     'T.dist(x, r, 3.5) dx': ('float64', [[4.563677736186051e-05, -0.02276502252032205, 0.046732060018545164, -0.008261139134482506], [-0.054379758254491095, 0.0002581605979525783, 0.0025511734113785904, -0.014431616153348951]]),
     "T.dist(x, r, float('inf')) dx": ('float64', [[0.0, -0.0, 0.0, -0.0], [-0.1, 0.0, 0.0, -0.0]]),
+    'T.dist(x, r, 0.5) dx': ('float64', [[2.222819356554287, -0.6416726769332642, 0.5557048391385717, -0.7858853201861272], [-0.5391128819847534, 1.5717706403722544, 0.9940750365915455, -0.7029171993821474]]),
+    'T.dist(x, x.detach(), 0.5) dx': ('float64', [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]),
+    "T.dist(x, r, -float('inf')) dx": ('float64', [[0.1, -0.0, 0.0, -0.0], [-0.0, 0.0, 0.0, -0.0]]),
+    'T.dist(x, r, 1) dr': ('float64', [[0.0, 0.0, -0.2, 0.2]]),
     'T.msort(x3) dx3': ('float64', [[[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8], [0.9, 1.0, 1.1, 1.2]], [[1.3, 1.4, 1.5, 1.6], [1.7, 1.8, 1.9, 2.0], [2.1, 2.2, 2.3, 2.4]]]),
     'T.take(x, idx) dx': ('float64', [[0.2, 0.0, 0.6, 0.5], [0.0, 0.0, 0.0, 0.8]]),
     'x3.select(1, -1) dx3': ('float64', [[[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.1, 0.2, 0.3, 0.4]], [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.5, 0.6, 0.7, 0.8]]]),

@@ -63,8 +63,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """The vector ``ord``-norm of ``x``'s entries over ``dim`` (an int, a tuple, or None for
     every entry, whatever x's shape), as ``torch.linalg.vector_norm``:
     (Σ |x|^ord)^(1/ord) for a number ord > 0, max |x| for inf, min |x| for -inf, and
-    for 0 the count of nonzero entries (recorded by no graph; PyTorch's gradient is 0
-    there). ``dtype``: x is
+    for 0 the count of nonzero entries (its gradient is 0: a count's derivative is 0
+    wherever it exists). ``dtype``: x is
     cast to it first. :func:`tinyffn.norm` computes it (gradient 0 where x = 0); a float16
     x is computed in float32 and rounded. A negative ord other than -inf is refused."""
     x = _input("vector_norm", x, dtype)
@@ -72,9 +72,6 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         raise ValueError(f"linalg.vector_norm: ord must be a number >= 0, inf or -inf, got "
                          f"{ord!r}" + ("; for a matrix norm use linalg.matrix_norm"
                                        if isinstance(ord, str) else ""))
-    if ord == 0:                    # a count (a NaN counts), recorded by no graph
-        with grad_mode.no_grad():
-            return (x != 0).to(dtype=x.dtype).sum(axis=_dims(dim), keepdims=keepdim)
     return _norm(x, ord, dim, keepdim)
 
 

@@ -350,8 +350,9 @@ def _triangle(op: str, x, diagonal: int):
 def norm(input, p="fro", dim=None, keepdim=False):
     """The p-norm (Σ |x|^p)^(1/p) over ``dim`` (an int, a tuple, or None or (): every entry),
     as ``torch.norm``. ``p``: ``"fro"`` or 2 (the default, sqrt(Σ x²): for a matrix its
-    Frobenius norm), 1 (Σ |x|), ``inf`` (max |x|), ``-inf`` (min |x|), or another number
-    > 0. Composed of mul, abs, pow, sum, amax and where, in a frame ``norm``: gradient x /
+    Frobenius norm), 1 (Σ |x|), ``inf`` (max |x|), ``-inf`` (min |x|), 0 (the count of
+    x != 0, gradient 0), or another number > 0. Composed of mul, abs, pow, sum, amax and
+    where, in a frame ``norm``: gradient x /
     norm for p = 2, sign(x) for 1, ties sharing it for ±inf. Where x = 0 (a kink of |x|,
     and the root's slope is infinite at a zero sum) the gradient is 0, as PyTorch's. A
     float16 input is computed in float32 and rounded, and an integer one refused, as there.
@@ -360,10 +361,9 @@ def norm(input, p="fro", dim=None, keepdim=False):
     if not x.backend.is_floating(x.dtype):
         raise TypeError(f"norm: the tensor has dtype {dtype_name(x.dtype)}; a norm needs a "
                         "floating-point tensor, as in PyTorch: call x.float() first")
-    if not (p == "fro" or is_real(p) and (p > 0 or p == -math.inf)):
-        raise ValueError(f"norm: p must be 'fro', a number > 0, inf or -inf, got {p!r}" + (
-            "; the count of nonzero entries has no gradient: (x != 0).sum(dim)" if p == 0
-            else "; 'nuc' needs singular values, which tinyffn does not compute"
+    if not (p == "fro" or is_real(p) and (p >= 0 or p == -math.inf)):
+        raise ValueError(f"norm: p must be 'fro', a number >= 0, inf or -inf, got {p!r}" + (
+            "; 'nuc' needs singular values, which tinyffn does not compute"
             if p == "nuc" else ""))
     if not isinstance(keepdim, bool):
         raise TypeError(f"norm: keepdim must be True or False, got {keepdim!r}")
@@ -372,7 +372,10 @@ def norm(input, p="fro", dim=None, keepdim=False):
     axes, p = _axes(dim, x.ndim, "norm"), 2 if p == "fro" else p
     with grad_mode.scope("function", "norm"):
         w = _widened(x)
-        if p == 2:
+        if p == 0:                      # the count of w != 0 (a NaN counts): its derivative
+            # is 0 wherever it exists; sign(w), 0 at w = 0, keeps w in the graph with that 0
+            y = w.sign().where(w == 0, 1.0).sum(axis=axes, keepdims=keepdim)
+        elif p == 2:
             y = _root((w * w).sum(axis=axes, keepdims=keepdim), 2)
         elif p == 1:
             y = w.abs().sum(axis=axes, keepdims=keepdim)

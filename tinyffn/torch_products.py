@@ -134,8 +134,9 @@ def _cross(op: str, x, w, dim):
 
 def dist(input, other, p=2):
     """The p-norm of input − other over every entry, as ``torch.dist``: p = 2 the Euclidean
-    distance, 0 the count of entries that differ, inf the largest |difference|.
-    ``linalg.vector_norm`` of the broadcast difference."""
+    distance, 0 the count of entries that differ (gradient 0: PyTorch 2.13's backward
+    raises there), inf the largest |difference|. ``linalg.vector_norm`` of the broadcast
+    difference."""
     x, w = tensor_arg("dist", "input", input), tensor_arg("dist", "other", other)
     if isinstance(p, bool) or not isinstance(p, (int, float)):
         raise TypeError(f"dist: p must be a number, got {p!r}")
