@@ -153,6 +153,27 @@ def test_gradcheck(device):
         x, F.affine_grid(t, (1, 1, 2, 3)), padding_mode="reflection"), [x, theta])
 
 
+def test_nearest_gives_the_grid_and_theta_gradient_zeros(device):
+    """The nearest pixel stays the same under a small move of a point: the output is flat
+    in the grid, whose gradient is zeros (an array, as PyTorch's, not None); gradcheck's
+    finite differences agree away from the halfway points."""
+    x = tinyffn.tensor(IMAGE[:1, :1], device=device)
+    ix = rng.integers(-1, 5, (1, 1, 2)) + rng.uniform(-0.3, 0.3, (1, 1, 2))
+    iy = rng.integers(-1, 6, (1, 1, 2)) + rng.uniform(-0.3, 0.3, (1, 1, 2))
+    g = tinyffn.tensor(_points(ix, iy, 4, 5), device=device, requires_grad=True)
+    theta = tinyffn.tensor([[[0.9, 0.1, 0.05], [-0.2, 1.1, 0.1]]], dtype="float64",
+                           device=device, requires_grad=True)
+    for padding_mode, align_corners in itertools.product(("zeros", "border", "reflection"),
+                                                         (False, True)):
+        g.grad = theta.grad = None
+        F.grid_sample(x, g, "nearest", padding_mode, align_corners).sum().backward()
+        F.grid_sample(x, F.affine_grid(theta, (1, 1, 2, 3), align_corners), "nearest",
+                      padding_mode, align_corners).sum().backward()
+        for t in (g, theta):
+            assert t.grad is not None and not t.grad.numpy().any(), padding_mode
+    assert tinyffn.gradcheck(lambda g: F.grid_sample(x, g, "nearest", "reflection"), [g])
+
+
 def test_a_spatial_transformer_learns_a_shift():
     """theta starts at the identity and learns, from the image and its copy moved by a
     fifth of the width, the translation that maps one to the other."""
@@ -187,8 +208,7 @@ def test_as_pytorchs():
             y = f.grid_sample(xm, gm, mode=mode, padding_mode=padding_mode,
                               align_corners=align_corners)
             (y * m.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)))).sum().backward()
-            grid_grad = gm.grad.numpy() if gm.grad is not None else np.zeros(g.shape)
-            out.append((y.detach().numpy(), xm.grad.numpy(), grid_grad,
+            out.append((y.detach().numpy(), xm.grad.numpy(), gm.grad.numpy(),  # zeros, nearest
                         f.affine_grid(m.tensor(theta), size, align_corners=align_corners)
                         .detach().numpy()))
         for ours, theirs in zip(*out):

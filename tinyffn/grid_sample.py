@@ -102,7 +102,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
         strides = [math.prod(S[n - k:]) for k in range(n)]     # x: 1, y: W, z: H·W
         y = None
         for corner in itertools.product(*taps):            # 4 (or 8) neighbours; 1 if nearest
-            index, weight, inside = 0, None, None            # weight None: 1 (nearest)
+            index, weight, inside = 0, None, None
             for k, (i, w) in enumerate(corner):
                 L = S[n - 1 - k]
                 ok = (i >= 0) & (i <= L - 1)
@@ -110,13 +110,12 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
                 # a NaN point reads pixel 0 (with a weight NaN, or 0 outside the image):
                 # its index must fit, as the gather below does not check it
                 index = index + i.nan_to_num(0.0).clamp(0, L - 1).long() * strides[k]
-                weight = w if weight is None else weight if w is None else weight * w
+                weight = w if weight is None else weight * w
             if padding_mode == "zeros":                      # a pixel outside reads 0
-                weight = inside.to(dtype=dtype_name(x.dtype)) if weight is None else \
-                    where(inside, weight, 0.0)
+                weight = where(inside, weight, 0.0)
             # a clamped index fits: gathered unchecked (a check reads back from the device)
             read = _gathered(flat, 2, index.reshape(N, 1, -1).expand(N, C, -1))  # (N, C, Πout)
-            term = read if weight is None else read * weight.reshape(N, 1, -1)
+            term = read * weight.reshape(N, 1, -1)
             y = term if y is None else y + term
         return y.reshape(N, C, *out)
 
@@ -141,10 +140,13 @@ def _source(g: Tensor, L: int, padding_mode: str, align_corners: bool) -> Tensor
 
 
 def _taps(ix: Tensor, mode: str) -> list:
-    """The pixels a coordinate reads and their weights: the nearest (weight None: 1), or
-    floor(ix) and floor(ix) + 1 weighted 1 - f and f, f = ix - floor(ix)."""
+    """The pixels a coordinate reads and their weights: the nearest, weighted 1, or
+    floor(ix) and floor(ix) + 1 weighted 1 - f and f, f = ix - floor(ix). The nearest
+    pixel's weight is 1 written as sign(ix) · 0 + 1: a function of ix whose derivative is
+    0, so the grid is in the graph and its gradient is zeros, as PyTorch's (the output is
+    piecewise constant in the grid), not None."""
     if mode == "nearest":
-        return [(ix.detach().round(), None)]
+        return [(ix.detach().round(), ix.sign() * 0 + 1)]
     i0 = ix.detach().floor()
     f = ix - i0
     return [(i0, 1 - f), (i0 + 1, f)]
