@@ -168,8 +168,22 @@ def test_nextafter_matches_numpy(device):
     np.testing.assert_array_equal(y.detach().numpy(), np.nextafter(v, w))
     y[:2].sum().backward()
     assert x.grad.tolist() == [1.0, 1.0, 0, 0, 0, 0]        # torch 2.13: 1 for input
+    # where input equals other the result is other: PyTorch 2.13 gives 0 to both there,
+    # and other gets zeros everywhere (its value only says which way to step)
+    e, o = (tinyffn.tensor(v, dtype="float64", device=device, requires_grad=True)
+            for v in ([1.0, 2.0, -0.5], [1.0, 3.0, -1.0]))
+    tinyffn.nextafter(e, o).sum().backward()
+    assert e.grad.tolist() == [0.0, 1.0, 1.0] and o.grad.tolist() == [0.0, 0.0, 0.0]
     with pytest.raises(TypeError, match="nextafter: takes floating"):
         tinyffn.nextafter(tinyffn.tensor([1], device=device), tinyffn.tensor([2], device=device))
+
+
+def test_nextafter_gradient_as_pytorchs():
+    torch = pytest.importorskip("torch")
+    e, o = (torch.tensor(v, dtype=torch.float64, requires_grad=True)
+            for v in ([1.0, 2.0, -0.5], [1.0, 3.0, -1.0]))
+    torch.nextafter(e, o).sum().backward()
+    assert e.grad.tolist() == [0.0, 1.0, 1.0] and o.grad.tolist() == [0.0, 0.0, 0.0]
 
 
 # torch 2.13's answers: (first, second) -> result_type

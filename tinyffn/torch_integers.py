@@ -223,8 +223,9 @@ def nextafter(input, other):
     """The next float after ``input`` towards ``other``, as ``torch.nextafter`` (both
     floating tensors, in their promoted dtype): ``nextafter(x, inf) − x`` is the spacing
     of the floats at x. Its gradient is PyTorch's: 1 for input (x plus a constant step,
-    exact, as the step between neighbours is one unit in the last place), none for other
-    (PyTorch's is 0)."""
+    exact, as the step between neighbours is one unit in the last place; 0 where input
+    equals other, whose value y then is), 0 for other (y times sign(other) · 0 + 1,
+    exactly 1, whose derivative is sign's, 0)."""
     from .composed import where     # composed.py imports tensor.py, which imports this
     for name, v in (("input", input), ("other", other)):
         if not isinstance(v, _tensor.Tensor):
@@ -241,7 +242,9 @@ def nextafter(input, other):
     step = xp.where(finite, after - x, xp.zeros_like(x))     # inf − inf would be NaN
     with grad_mode.scope("function", "nextafter"):
         y = input.to(dtype=dtype) + _tensor.Tensor(step, _backend=be)
-        return where(_tensor.Tensor(finite, _backend=be), y, _tensor.Tensor(after, _backend=be))
+        y = where(_tensor.Tensor(finite, _backend=be), y, _tensor.Tensor(after, _backend=be))
+        y = where(_tensor.Tensor(x == w, _backend=be), y.detach(), y)
+        return y * (other.sign() * 0 + 1) if other.requires_grad else y
 
 
 # ----------------------------------------------------------------------------- dtypes

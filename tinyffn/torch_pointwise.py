@@ -58,7 +58,8 @@ def copysign(input, other):
     ``torch.copysign`` (−0.0 and a NaN's sign bit count: copysign(1, −0.0) is −1). The
     result has the dtype input and other promote to (float32 input, float64 other:
     float64). The gradient to input is ±1 (0 where input is 0, as PyTorch's; PyTorch's is
-    NaN at ±inf); ``other`` gets none (PyTorch gives it zeros)."""
+    NaN at ±inf); to ``other`` 0, as PyTorch's: only its sign bit is read, so y is
+    multiplied by sign(other) · 0 + 1, exactly 1, whose derivative (sign's) is 0."""
     from .composed import where
     from .promotion import _target
     from .torch_math import _Named
@@ -68,7 +69,8 @@ def copysign(input, other):
         dtype = _target((a, b), a.backend, _Named("copysign"))[2]          # PyTorch's
         a = a if a.dtype == dtype else a.to(dtype=dtype)
         y = where(signbit(a) != signbit(b), -a, a)
-        return where(a == 0, y.detach(), y)
+        y = where(a == 0, y.detach(), y)
+        return y * (b.sign() * 0 + 1) if b.requires_grad else y
     return _binary("copysign", input, other, fn, widen=False)
 
 
