@@ -21,6 +21,8 @@ from .resampling import interpolate
 from .embedding_bag import embedding_bag
 from .ctc import ctc_loss
 from .grid_sample import affine_grid, grid_sample
+from .fractional_pool import (fractional_max_pool2d, fractional_max_pool2d_with_indices,
+                              fractional_max_pool3d, fractional_max_pool3d_with_indices)
 from .legacy_aliases import upsample, upsample_bilinear, upsample_nearest
 from .linear_cross_entropy import linear_cross_entropy
 from .layers3d import (adaptive_avg_pool3d, adaptive_max_pool1d_with_indices,
@@ -39,4 +41,5 @@ __all__ = ["conv1d", "conv2d", "unfold", "fold", "conv_transpose1d", "conv_trans
            "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices", "lp_pool3d",
            "max_unpool3d", "dropout3d", "ctc_loss", "affine_grid", "grid_sample",
            "upsample", "upsample_nearest", "upsample_bilinear",
-           "linear_cross_entropy"]
+           "linear_cross_entropy", "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+           "fractional_max_pool3d", "fractional_max_pool3d_with_indices"]

@@ -40,6 +40,7 @@ from .layers3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, BatchNor
                        CircularPad3d, ConstantPad3d, Conv3d, ConvTranspose3d, Dropout3d,
                        InstanceNorm3d, LPPool3d, MaxPool3d, MaxUnpool3d, ReflectionPad3d,
                        ReplicationPad3d, ZeroPad3d)
+from .fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d
 from .recurrent import GRUCell, LSTMCell, RNNCell, RNNCellBase
 from .recurrent_layers import GRU, LSTM, RNN, RNNBase
 
@@ -62,4 +63,5 @@ __all__ = ["Conv1d", "Conv2d", "Unfold", "Fold", "MaxPool1d", "AvgPool1d", "Adap
            "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
            "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
            "UninitializedParameter", "UninitializedBuffer", "LazyModuleMixin",
-           "LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
+           "LinearCrossEntropyLoss", "LinearCrossEntropyOptions", "FractionalMaxPool2d",
+           "FractionalMaxPool3d"]
