@@ -404,7 +404,8 @@ REEXPORTED = {"tinyffn.optim.lr_scheduler": ("tinyffn.lr_scheduler_extra",
               "tinyffn.nn.utils": ("tinyffn.fusion", "tinyffn.weight_hooks"),
               "tinyffn.functional": ("tinyffn.functional_extra", "tinyffn.attention"),
               "tinyffn.utils.data": ("tinyffn.utils.dataset", "tinyffn.utils.sampler"),
-              "tinyffn.distributions": ("tinyffn.distributions_more",),
+              "tinyffn.distributions": ("tinyffn.distributions_more", "tinyffn.distributions_extra",
+                                                "tinyffn.distributions_gamma"),
               "tinyffn.nn.utils.prune": ("tinyffn.prune_base",)}
 # a module that takes every name of a gathering module's __all__ (nn_layers.py,
 # functional_layers.py: their names are imports, which defined_names does not see)

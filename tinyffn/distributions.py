@@ -23,7 +23,9 @@ the checks off (each is a host read of a comparison).
 
 This file: the base class, the constraints, Normal, Uniform, Laplace, Exponential and the
 KL registry; :mod:`tinyffn.distributions_more` holds Bernoulli, Categorical and
-MultivariateNormal.
+MultivariateNormal; :mod:`tinyffn.distributions_extra` Independent, OneHotCategorical,
+LogNormal, Gumbel, Cauchy, Poisson, Geometric and Binomial; :mod:`tinyffn.distributions_gamma`
+Gamma, Beta, Dirichlet and StudentT (drawn by ``sample()`` only: no reparameterised sample).
 """
 from __future__ import annotations
 
@@ -458,6 +460,13 @@ def _kl_exponential_exponential(p, q):
 
 
 from .distributions_more import Bernoulli, Categorical, MultivariateNormal  # noqa: E402
+from .distributions_extra import (Binomial, Cauchy, Geometric, Gumbel,  # noqa: E402
+                                  Independent, LogNormal, OneHotCategorical,
+                                  OneHotCategoricalStraightThrough, Poisson)
+from .distributions_gamma import Beta, Dirichlet, Gamma, StudentT  # noqa: E402
 
 __all__ = ["Distribution", "Normal", "Uniform", "Laplace", "Exponential", "Bernoulli",
-           "Categorical", "MultivariateNormal", "kl_divergence", "register_kl"]
+           "Categorical", "MultivariateNormal", "Independent", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "LogNormal", "Gumbel", "Cauchy", "Poisson",
+           "Geometric", "Binomial", "Gamma", "Beta", "Dirichlet", "StudentT",
+           "kl_divergence", "register_kl"]

@@ -1,0 +1,274 @@
+"""Gamma, Beta, Dirichlet and StudentT, as ``torch.distributions``'s, with the KL closed
+forms of Gamma-Gamma, Beta-Beta and Dirichlet-Dirichlet (the base class and the KL registry
+are in :mod:`tinyffn.distributions`, which imports this file; import from there).
+
+log_prob, entropy, cdf (Gamma), mean, mode and variance are PyTorch's formulas, composed of
+``lgamma``, ``digamma``, ``xlogy`` and ``gammainc``, so their gradients are exact.
+
+**No reparameterised sample here** (``has_rsample`` is False, where PyTorch's is True):
+a Gamma draw x is not a smooth function of its concentration α and a fixed noise, so
+PyTorch differentiates it implicitly, dx/dα = −(∂F/∂α)(x; α) / p(x; α) (F the CDF), with a
+hand-fitted approximation (``_standard_gamma_grad``); Beta, Dirichlet and StudentT draw
+through Gamma. tinyffn has no such primitive yet, and a sample with a wrong gradient would
+be worse than none: ``sample()`` draws (NumPy's gamma, beta and t from tinyffn's generator,
+no gradient) and ``rsample()`` raises. Score-function (REINFORCE) estimates,
+``log_prob(x.detach())`` times a reward, work as they do in PyTorch.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import backend as backends
+from . import creation as C
+from .arguments import type_name
+from .distributions import (Distribution, _broadcast_all, _nonnegative, _positive, _real,
+                            register_kl)
+from .distributions_extra import _Independent
+from .distributions_more import _interval, _simplex
+from .special import gammainc
+from .tensor import Tensor
+from .torch_functions import where
+from .torch_shapes import broadcast_tensors
+
+_LGAMMA_HALF = math.lgamma(0.5)
+
+
+def _host(x: Tensor) -> np.ndarray:
+    return x.detach().numpy().astype(np.float64)
+
+
+class Gamma(Distribution):
+    """Gamma(α = concentration, β = rate): p(x) = β^α x^(α−1) e^(−βx) / Γ(α), x >= 0;
+    log_prob = α log β + (α − 1) log x − βx − lgamma(α); entropy = α − log β + lgamma(α)
+    + (1 − α) ψ(α); cdf = P(α, βx) (regularized incomplete gamma); mean α/β,
+    variance α/β², mode max((α − 1)/β, 0). sample() only (see the module docstring)."""
+
+    arg_constraints = {"concentration": _positive, "rate": _positive}
+    support = _nonnegative
+    _params = (("concentration", 0), ("rate", 0))
+
+    def __init__(self, concentration, rate, validate_args=None):
+        self.concentration, self.rate = _broadcast_all("Gamma", concentration=concentration,
+                                                       rate=rate)
+        super().__init__(self.rate.shape, (), validate_args)
+
+    mean = property(lambda self: self.concentration / self.rate)
+    mode = property(lambda self: ((self.concentration - 1) / self.rate).clamp(min=0))
+    variance = property(lambda self: self.concentration / self.rate ** 2)
+
+    def sample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        g = self._rng().standard_gamma(np.broadcast_to(_host(self.concentration), shape))
+        tiny = np.finfo(backends.dtype_name(self.rate.dtype)).tiny
+        x = np.maximum(g / _host(self.rate), tiny)            # as PyTorch's clamp_(min=tiny)
+        return C._filled(x, backends.dtype_name(self.rate.dtype), self.rate.device, False)
+
+    def log_prob(self, value):
+        if not isinstance(value, Tensor) and isinstance(value, (int, float)):
+            value = C.tensor(float(value), dtype=self.rate.dtype, device=self.rate.device)
+        value = self._value(value, "log_prob")
+        with self._scope("log_prob"):
+            a, b = self.concentration, self.rate
+            return a.xlogy(b) + (a - 1).xlogy(value) - b * value - a.lgamma()
+
+    def entropy(self):
+        with self._scope("entropy"):
+            a = self.concentration
+            return a - self.rate.log() + a.lgamma() + (1.0 - a) * a.digamma()
+
+    def cdf(self, value):
+        value = self._value(value, "cdf")
+        with self._scope("cdf"):
+            return gammainc(self.concentration, self.rate * value)
+
+
+class Beta(Distribution):
+    """Beta(a = concentration1, b = concentration0) on [0, 1]: p(x) = x^(a−1) (1 − x)^(b−1)
+    / B(a, b); log_prob = (a − 1) log x + (b − 1) log(1 − x) + lgamma(a + b) − lgamma(a)
+    − lgamma(b); mean a/(a + b), variance ab / ((a + b)² (a + b + 1)); entropy and mode those
+    of Dirichlet([a, b]), as PyTorch's. sample() only (see the module docstring)."""
+
+    arg_constraints = {"concentration1": _positive, "concentration0": _positive}
+    support = _interval(0.0, 1.0)
+    _params = (("concentration1", 0), ("concentration0", 0))
+
+    def __init__(self, concentration1, concentration0, validate_args=None):
+        self.concentration1, self.concentration0 = _broadcast_all(
+            "Beta", concentration1=concentration1, concentration0=concentration0)
+        super().__init__(self.concentration1.shape, (), validate_args)
+
+    @property
+    def mean(self):
+        return self.concentration1 / (self.concentration1 + self.concentration0)
+
+    @property
+    def mode(self):
+        """(a − 1)/(a + b − 2) of the clamped (a − 1, b − 1); 1 where a, b < 1 (Dirichlet's
+        one-hot of the first index, as PyTorch's); NaN where a = b = 1."""
+        a1, b1 = (self.concentration1 - 1).clamp(min=0), (self.concentration0 - 1).clamp(min=0)
+        both_below = (self.concentration1 < 1) & (self.concentration0 < 1)
+        return where(both_below, 1.0, a1 / where(both_below, 1.0, a1 + b1))
+
+    @property
+    def variance(self):
+        a, b = self.concentration1, self.concentration0
+        total = a + b
+        return a * b / (total ** 2 * (total + 1))
+
+    def sample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        x = self._rng().beta(_host(self.concentration1), _host(self.concentration0), shape)
+        return C._filled(x, backends.dtype_name(self.concentration1.dtype),
+                         self.concentration1.device, False)
+
+    def log_prob(self, value):
+        value = self._value(value, "log_prob")
+        with self._scope("log_prob"):
+            a, b = self.concentration1, self.concentration0
+            return ((a - 1).xlogy(value) + (b - 1).xlogy(1.0 - value)) \
+                + (a + b).lgamma() - (a.lgamma() + b.lgamma())
+
+    def entropy(self):
+        with self._scope("entropy"):
+            a, b = self.concentration1, self.concentration0
+            a0 = a + b
+            return (a.lgamma() + b.lgamma()) - a0.lgamma() - (2 - a0) * a0.digamma() \
+                - ((a - 1.0) * a.digamma() + (b - 1.0) * b.digamma())
+
+
+class Dirichlet(Distribution):
+    """Dirichlet(α) on the simplex in K = α.shape[-1] dimensions:
+    log p(x) = Σ (α_k − 1) log x_k + lgamma(α0) − Σ lgamma(α_k), α0 = Σ α_k;
+    mean α/α0, variance α (α0 − α) / (α0² (α0 + 1)); entropy Σ lgamma(α_k) − lgamma(α0)
+    − (K − α0) ψ(α0) − Σ (α_k − 1) ψ(α_k). sample() only (see the module docstring)."""
+
+    arg_constraints = {"concentration": _Independent(_positive, 1)}
+    support = _simplex
+    _params = (("concentration", 1),)
+
+    def __init__(self, concentration, validate_args=None):
+        if not isinstance(concentration, Tensor):
+            raise TypeError(f"Dirichlet: concentration must be a Tensor (..., K), got "
+                            f"{type_name(concentration)}")
+        if concentration.ndim < 1:
+            raise ValueError("`concentration` parameter must be at least one-dimensional.")
+        self.concentration = concentration
+        super().__init__(concentration.shape[:-1], concentration.shape[-1:], validate_args)
+
+    mean = property(lambda self: self.concentration / self.concentration.sum(-1, keepdim=True))
+
+    @property
+    def mode(self):
+        """(α − 1)⁺ / Σ (α − 1)⁺; where every α_k < 1, (1, 0, ..., 0), as PyTorch's (the
+        one-hot row of the argmax of its all-NaN row 0/0)."""
+        c1 = (self.concentration - 1).clamp(min=0)
+        below = (self.concentration < 1).all(-1, keepdim=True)              # (..., 1)
+        mode = c1 / where(below, 1.0, c1.sum(-1, keepdim=True))             # (..., K)
+        k = C.arange(c1.shape[-1], device=c1.device)     # PyTorch's one-hot of the argmax
+        first = (k == 0).to(dtype=mode.dtype)           # of its row 0/0 (all NaN): index 0
+        return where(below, first, mode)
+
+    @property
+    def variance(self):
+        a0 = self.concentration.sum(-1, keepdim=True)
+        return self.concentration * (a0 - self.concentration) / (a0 ** 2 * (a0 + 1))
+
+    def sample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        g = self._rng().standard_gamma(np.broadcast_to(_host(self.concentration), shape))
+        return C._filled(g / g.sum(-1, keepdims=True), backends.dtype_name(
+            self.concentration.dtype), self.concentration.device, False)
+
+    def log_prob(self, value):
+        value = self._value(value, "log_prob")
+        with self._scope("log_prob"):
+            a = self.concentration
+            return (a - 1.0).xlogy(value).sum(-1) + a.sum(-1).lgamma() - a.lgamma().sum(-1)
+
+    def entropy(self):
+        with self._scope("entropy"):
+            a = self.concentration
+            k, a0 = a.shape[-1], a.sum(-1)
+            return a.lgamma().sum(-1) - a0.lgamma() - (k - a0) * a0.digamma() \
+                - ((a - 1.0) * a.digamma()).sum(-1)
+
+
+class StudentT(Distribution):
+    """Student's t with df degrees of freedom, loc and scale, y = (x − loc) / scale:
+    log p(x) = −½ (df + 1) log(1 + y²/df) − log scale − ½ log df − ½ log π − lgamma(df/2)
+    + lgamma((df + 1)/2); mean loc (NaN for df <= 1), variance scale² df/(df − 2) (inf for
+    1 < df <= 2, NaN for df <= 1). sample() only (see the module docstring)."""
+
+    arg_constraints = {"df": _positive, "loc": _real, "scale": _positive}
+    support = _real
+    _params = (("df", 0), ("loc", 0), ("scale", 0))
+
+    def __init__(self, df, loc=0.0, scale=1.0, validate_args=None):
+        self.df, self.loc, self.scale = _broadcast_all("StudentT", df=df, loc=loc, scale=scale)
+        super().__init__(self.df.shape, (), validate_args)
+
+    mode = property(lambda self: self.loc)
+    mean = property(lambda self: where(self.df <= 1, math.nan, self.loc))
+
+    @property
+    def variance(self):
+        df = where(self.df > 2, self.df, 3.0)        # the untaken branch stays finite
+        v = where(self.df > 2, self.scale ** 2 * df / (df - 2), math.inf)
+        return where(self.df <= 1, math.nan, v)
+
+    def sample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        t = self._rng().standard_t(np.broadcast_to(_host(self.df), shape))
+        x = _host(self.loc) + _host(self.scale) * t
+        return C._filled(x, backends.dtype_name(self.df.dtype), self.df.device, False)
+
+    def log_prob(self, value):
+        value = self._value(value, "log_prob")
+        with self._scope("log_prob"):
+            df = self.df
+            y = (value - self.loc) / self.scale
+            Z = self.scale.log() + 0.5 * df.log() + 0.5 * math.log(math.pi) \
+                + (0.5 * df).lgamma() - (0.5 * (df + 1.0)).lgamma()
+            return -0.5 * (df + 1.0) * (y ** 2.0 / df).log1p() - Z
+
+    def entropy(self):
+        with self._scope("entropy"):
+            df = self.df
+            lbeta = (0.5 * df).lgamma() + _LGAMMA_HALF - (0.5 * (df + 1)).lgamma()
+            return self.scale.log() + 0.5 * (df + 1) * ((0.5 * (df + 1)).digamma()
+                                                        - (0.5 * df).digamma()) \
+                + 0.5 * df.log() + lbeta
+
+
+# ----------------------------------------------------------------------------- KL
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    """αq log(βp/βq) + lgamma(αq) − lgamma(αp) + (αp − αq) ψ(αp) + (βq − βp) αp/βp"""
+    return q.concentration * (p.rate / q.rate).log() \
+        + (q.concentration.lgamma() - p.concentration.lgamma()) \
+        + (p.concentration - q.concentration) * p.concentration.digamma() \
+        + (q.rate - p.rate) * (p.concentration / p.rate)
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    sp = p.concentration1 + p.concentration0
+    sq = q.concentration1 + q.concentration0
+    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + sp.lgamma()
+    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + sq.lgamma()
+    t3 = (p.concentration1 - q.concentration1) * p.concentration1.digamma()
+    t4 = (p.concentration0 - q.concentration0) * p.concentration0.digamma()
+    t5 = (sq - sp) * sp.digamma()
+    return t1 - t2 + t3 + t4 + t5
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    """lgamma(α0p) − lgamma(α0q) − Σ (lgamma(αp) − lgamma(αq)) + Σ (αp − αq)(ψ(αp) − ψ(α0p))"""
+    a, b = broadcast_tensors(p.concentration, q.concentration)
+    sp, sq = a.sum(-1), b.sum(-1)
+    t4 = a.digamma() - sp.digamma().unsqueeze(-1)
+    return sp.lgamma() - sq.lgamma() - (a.lgamma() - b.lgamma()).sum(-1) \
+        + ((a - b) * t4).sum(-1)
