@@ -369,6 +369,12 @@ CASES = {
     ops.Gammaincc: [Case("gammaincc", [positive(3, 4) * 2, positive(4) * 2],
                          lambda a, x: tinyffn.special.gammaincc(a, x), special.gammaincc,
                          grad_inputs=(1,))],
+    ops.StandardGamma: [    # u in (0.1, 0.9): a step of the difference stays inside (0, 1)
+        Case("standard_gamma", [positive(3, 4) * 2, rng.uniform(0.1, 0.9, (3, 4))],
+             lambda a, u: ops.StandardGamma.apply(a, u), special.gammaincinv),
+        Case("broadcast", [positive(3, 1) * 2, rng.uniform(0.1, 0.9, (4,))],
+             lambda a, u: ops.StandardGamma.apply(a, u), special.gammaincinv),
+    ],
     # decompositions.py: matrices whose singular values (eigenvalues) are well apart
     ops.Svdvals: [
         Case("tall", [normal(4, 3)], lambda a: tinyffn.linalg.svdvals(a),

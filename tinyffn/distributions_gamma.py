@@ -5,28 +5,26 @@ are in :mod:`tinyffn.distributions`, which imports this file; import from there)
 log_prob, entropy, cdf (Gamma), mean, mode and variance are PyTorch's formulas, composed of
 ``lgamma``, ``digamma``, ``xlogy`` and ``gammainc``, so their gradients are exact.
 
-**No reparameterised sample here** (``has_rsample`` is False, where PyTorch's is True):
-a Gamma draw x is not a smooth function of its concentration α and a fixed noise, so
-PyTorch differentiates it implicitly, dx/dα = −(∂F/∂α)(x; α) / p(x; α) (F the CDF), with a
-hand-fitted approximation (``_standard_gamma_grad``); Beta, Dirichlet and StudentT draw
-through Gamma. tinyffn has no such primitive yet, and a sample with a wrong gradient would
-be worse than none: ``sample()`` draws (NumPy's gamma, beta and t from tinyffn's generator,
-no gradient) and ``rsample()`` raises. Score-function (REINFORCE) estimates,
-``log_prob(x.detach())`` times a reward, work as they do in PyTorch.
+Their draws are reparameterised (``rsample``, as PyTorch's): a Gamma(α, 1) draw is
+``ops.StandardGamma``, the inverse CDF P⁻¹(α, u) of a uniform u, so it is a function of α at
+a fixed u, differentiated implicitly, dx/dα = −(∂P/∂α)(x; α) / p(x; α) (the primitive's
+docstring; PyTorch's ``_standard_gamma_grad`` approximates the same derivative). Beta and
+Dirichlet normalise Gamma draws, x = g / Σ g, StudentT is loc + scale · N / sqrt(χ²/df),
+χ² = 2 · Gamma(df/2, 1): their gradients are the exact derivatives of these compositions
+(PyTorch's Dirichlet differentiates each coordinate's Beta marginal instead; both are
+unbiased, E[dx/dα] = dE[x]/dα, and they differ draw by draw).
 """
 from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from . import backend as backends
 from . import creation as C
 from .arguments import type_name
 from .distributions import (Distribution, _broadcast_all, _nonnegative, _positive, _real,
                             register_kl)
 from .distributions_extra import _Independent
 from .distributions_more import _interval, _simplex
+from .ops import StandardGamma
 from .special import gammainc
 from .tensor import Tensor
 from .torch_functions import where
@@ -35,18 +33,20 @@ from .torch_shapes import broadcast_tensors
 _LGAMMA_HALF = math.lgamma(0.5)
 
 
-def _host(x: Tensor) -> np.ndarray:
-    return x.detach().numpy().astype(np.float64)
+def _standard_gamma(a: Tensor, u: Tensor) -> Tensor:
+    """Gamma(a, 1) draws at the uniforms u (shape (*sample, *a.shape)), differentiable in a."""
+    return StandardGamma.apply(a.expand(*u.shape), u)
 
 
 class Gamma(Distribution):
     """Gamma(α = concentration, β = rate): p(x) = β^α x^(α−1) e^(−βx) / Γ(α), x >= 0;
     log_prob = α log β + (α − 1) log x − βx − lgamma(α); entropy = α − log β + lgamma(α)
     + (1 − α) ψ(α); cdf = P(α, βx) (regularized incomplete gamma); mean α/β,
-    variance α/β², mode max((α − 1)/β, 0). sample() only (see the module docstring)."""
+    variance α/β², mode max((α − 1)/β, 0); rsample StandardGamma(α, u) / β."""
 
     arg_constraints = {"concentration": _positive, "rate": _positive}
     support = _nonnegative
+    has_rsample = True
     _params = (("concentration", 0), ("rate", 0))
 
     def __init__(self, concentration, rate, validate_args=None):
@@ -58,12 +58,11 @@ class Gamma(Distribution):
     mode = property(lambda self: ((self.concentration - 1) / self.rate).clamp(min=0))
     variance = property(lambda self: self.concentration / self.rate ** 2)
 
-    def sample(self, sample_shape=()):
+    def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        g = self._rng().standard_gamma(np.broadcast_to(_host(self.concentration), shape))
-        tiny = np.finfo(backends.dtype_name(self.rate.dtype)).tiny
-        x = np.maximum(g / _host(self.rate), tiny)            # as PyTorch's clamp_(min=tiny)
-        return C._filled(x, backends.dtype_name(self.rate.dtype), self.rate.device, False)
+        u = self._draw("random", shape, self.rate)
+        with self._scope("rsample"):
+            return _standard_gamma(self.concentration, u) / self.rate
 
     def log_prob(self, value):
         if not isinstance(value, Tensor) and isinstance(value, (int, float)):
@@ -88,10 +87,11 @@ class Beta(Distribution):
     """Beta(a = concentration1, b = concentration0) on [0, 1]: p(x) = x^(a−1) (1 − x)^(b−1)
     / B(a, b); log_prob = (a − 1) log x + (b − 1) log(1 − x) + lgamma(a + b) − lgamma(a)
     − lgamma(b); mean a/(a + b), variance ab / ((a + b)² (a + b + 1)); entropy and mode those
-    of Dirichlet([a, b]), as PyTorch's. sample() only (see the module docstring)."""
+    of Dirichlet([a, b]), as PyTorch's; rsample g₁/(g₁ + g₀), g ~ Gamma(a, 1), Gamma(b, 1)."""
 
     arg_constraints = {"concentration1": _positive, "concentration0": _positive}
     support = _interval(0.0, 1.0)
+    has_rsample = True
     _params = (("concentration1", 0), ("concentration0", 0))
 
     def __init__(self, concentration1, concentration0, validate_args=None):
@@ -117,11 +117,12 @@ class Beta(Distribution):
         total = a + b
         return a * b / (total ** 2 * (total + 1))
 
-    def sample(self, sample_shape=()):
+    def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        x = self._rng().beta(_host(self.concentration1), _host(self.concentration0), shape)
-        return C._filled(x, backends.dtype_name(self.concentration1.dtype),
-                         self.concentration1.device, False)
+        u = self._draw("random", shape + (2,), self.concentration1)
+        with self._scope("rsample"):
+            g = _standard_gamma(C.stack([self.concentration1, self.concentration0], -1), u)
+            return g[..., 0] / g.sum(-1)
 
     def log_prob(self, value):
         value = self._value(value, "log_prob")
@@ -142,10 +143,11 @@ class Dirichlet(Distribution):
     """Dirichlet(α) on the simplex in K = α.shape[-1] dimensions:
     log p(x) = Σ (α_k − 1) log x_k + lgamma(α0) − Σ lgamma(α_k), α0 = Σ α_k;
     mean α/α0, variance α (α0 − α) / (α0² (α0 + 1)); entropy Σ lgamma(α_k) − lgamma(α0)
-    − (K − α0) ψ(α0) − Σ (α_k − 1) ψ(α_k). sample() only (see the module docstring)."""
+    − (K − α0) ψ(α0) − Σ (α_k − 1) ψ(α_k); rsample g / Σ g, g_k ~ Gamma(α_k, 1)."""
 
     arg_constraints = {"concentration": _Independent(_positive, 1)}
     support = _simplex
+    has_rsample = True
     _params = (("concentration", 1),)
 
     def __init__(self, concentration, validate_args=None):
@@ -175,11 +177,11 @@ class Dirichlet(Distribution):
         a0 = self.concentration.sum(-1, keepdim=True)
         return self.concentration * (a0 - self.concentration) / (a0 ** 2 * (a0 + 1))
 
-    def sample(self, sample_shape=()):
-        shape = self._extended_shape(sample_shape)
-        g = self._rng().standard_gamma(np.broadcast_to(_host(self.concentration), shape))
-        return C._filled(g / g.sum(-1, keepdims=True), backends.dtype_name(
-            self.concentration.dtype), self.concentration.device, False)
+    def rsample(self, sample_shape=()):
+        u = self._draw("random", self._extended_shape(sample_shape), self.concentration)
+        with self._scope("rsample"):
+            g = _standard_gamma(self.concentration, u)                  # (*sample, *batch, K)
+            return g / g.sum(-1, keepdim=True)
 
     def log_prob(self, value):
         value = self._value(value, "log_prob")
@@ -199,10 +201,11 @@ class StudentT(Distribution):
     """Student's t with df degrees of freedom, loc and scale, y = (x − loc) / scale:
     log p(x) = −½ (df + 1) log(1 + y²/df) − log scale − ½ log df − ½ log π − lgamma(df/2)
     + lgamma((df + 1)/2); mean loc (NaN for df <= 1), variance scale² df/(df − 2) (inf for
-    1 < df <= 2, NaN for df <= 1). sample() only (see the module docstring)."""
+    1 < df <= 2, NaN for df <= 1); rsample loc + scale · N / sqrt(χ²/df)."""
 
     arg_constraints = {"df": _positive, "loc": _real, "scale": _positive}
     support = _real
+    has_rsample = True
     _params = (("df", 0), ("loc", 0), ("scale", 0))
 
     def __init__(self, df, loc=0.0, scale=1.0, validate_args=None):
@@ -218,11 +221,13 @@ class StudentT(Distribution):
         v = where(self.df > 2, self.scale ** 2 * df / (df - 2), math.inf)
         return where(self.df <= 1, math.nan, v)
 
-    def sample(self, sample_shape=()):
+    def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        t = self._rng().standard_t(np.broadcast_to(_host(self.df), shape))
-        x = _host(self.loc) + _host(self.scale) * t
-        return C._filled(x, backends.dtype_name(self.df.dtype), self.df.device, False)
+        n = self._draw("standard_normal", shape, self.df)
+        u = self._draw("random", shape, self.df)
+        with self._scope("rsample"):
+            chi2 = 2 * _standard_gamma(0.5 * self.df, u)                 # χ² with df degrees
+            return self.loc + self.scale * n * (chi2 / self.df).rsqrt()
 
     def log_prob(self, value):
         value = self._value(value, "log_prob")

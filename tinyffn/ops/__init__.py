@@ -9,7 +9,7 @@ reads, fused ops included: every op listed here is gradchecked, and a Function s
 defined in this package but missing from the list fails the suite.
 """
 from .activations import GELU, Swish
-from .bessel import Gammainc, Gammaincc, J0, J1, K0, K0e, K1, K1e, Y0, Y1
+from .bessel import Gammainc, Gammaincc, J0, J1, K0, K0e, K1, K1e, StandardGamma, Y0, Y1
 from .cholesky import Cholesky, MatrixExp, Pinv, SolveTriangular
 from .decompositions import Det, Eigh, Eigvalsh, Inv, Qr, Slogdet, Solve, Svd, Svdvals
 from .division import FloorDivide, Fmod, Remainder
@@ -33,6 +33,7 @@ PRIMITIVES = (
     Lgamma, Digamma, Polygamma, Erfc, Erfcx, Erfinv, Ndtri,         # special_functions.py
     I0, I0e, I1, I1e, Zeta,
     J0, J1, Y0, Y1, K0, K1, K0e, K1e, Gammainc, Gammaincc,         # bessel.py
+    StandardGamma,
     # reductions, and the running sum
     Sum, Mean, Max, Prod, Cumsum,
     # linear algebra
