@@ -119,7 +119,7 @@ class Independent(Distribution):
             if self.reinterpreted_batch_ndims else s
 
     def expand(self, batch_shape, _instance=None):
-        new = object.__new__(Independent)
+        new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
         batch_shape = tuple(batch_shape)
         new.base_dist = self.base_dist.expand(
@@ -229,7 +229,7 @@ class LogNormal(Distribution):
         return s2.expm1() * (2 * self.loc + s2).exp()
 
     def expand(self, batch_shape, _instance=None):
-        new = object.__new__(LogNormal)
+        new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
         new.base_dist = self.base_dist.expand(batch_shape)
         new._batch_shape = tuple(batch_shape)
