@@ -25,6 +25,11 @@ def x53():
     return tinyffn.randn(5, 3, device="strict", requires_grad=True)
 
 
+def packed():
+    x = tinyffn.randn(4, 3, 2, device="strict", requires_grad=True)        # (L, N, *)
+    return nn.utils.rnn.pack_padded_sequence(x, [2, 4, 1], enforce_sorted=False)
+
+
 def assigned(mask_or_key, value=0.0):
     x = tinyffn.randn(5, 3, device="strict")
     key = (x > 0) if mask_or_key == "mask" else mask_or_key
@@ -130,6 +135,14 @@ READS = [
         padding_mode="reflection"), {}),                                            # was 1
     ("ctc_loss", lambda: F.ctc_loss(F.log_softmax(x53().reshape(5, 1, 3), -1),
                                     ints([[1, 2]]), [5], [2]), {"array": 1}),       # was 3
+    # rnn_utils.py: a packed batch's indices are made on the host from the lengths (on the
+    # CPU, as PyTorch wants them) and batch_sizes, and the examples' order is kept there:
+    # not range-checked, nor read back (a hand-built PackedSequence's order is read once)
+    ("pack_padded_sequence", lambda: packed().data, {}),                             # was 1
+    ("pad_packed_sequence", lambda: nn.utils.rnn.pad_packed_sequence(packed())[0],
+     {}),                                                                 # was 4, 1 array
+    ("LSTM(PackedSequence)", lambda: nn.utils.rnn.pad_packed_sequence(nn.LSTM(
+        2, 3, device="strict")(packed())[0])[0], {}),                      # was 8, 3 arrays
 ]
 
 

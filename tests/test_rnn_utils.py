@@ -124,3 +124,33 @@ def test_ties_batch_first_and_total_length(device):
         expected[i, :k] = x[i, :k]
     np.testing.assert_array_equal(padded.numpy(), expected)
     assert rnn.pad_packed_sequence(packed, total_length=4)[0].shape == (4, 3, 2)
+
+
+def test_a_packed_sequence_built_by_hand(device):
+    """Its order is read from the device once and checked there, on the host (a gather on
+    the GPU would wrap an index around): pack_padded_sequence's own is kept on the host,
+    and batch_sizes (on the CPU) is checked before the unchecked write it leads to."""
+    from host_reads import counting_host_reads
+    x = _tensors(device)
+    made = rnn.pack_sequence(x, enforce_sorted=False)
+    back = tinyffn.tensor([1, 0, 2], device=device)                 # as made.unsorted_indices
+    hand = rnn.PackedSequence(made.data, made.batch_sizes, made.sorted_indices, back)
+    padded, lengths = rnn.pad_packed_sequence(hand)
+    np.testing.assert_array_equal(padded.numpy(), rnn.pad_packed_sequence(made)[0].numpy())
+    assert lengths.tolist() == [3, 5, 2]
+    if device == "strict":
+        with counting_host_reads() as reads:
+            rnn.pad_packed_sequence(rnn.PackedSequence(made.data, made.batch_sizes, None,
+                                                       tinyffn.tensor([2, 1, 0], device=device)))
+        assert dict(reads) == {"array": 1}
+    bad = [(tinyffn.tensor([1, 0, 3], device=device), IndexError, r"unsorted_indices must "
+            r"hold indices in \[0, 3\) for a batch of 3 sequences, got \[1, 0, 3\]"),
+           (tinyffn.tensor([1, -1, 0], device=device), IndexError, r"got \[1, -1, 0\]"),
+           (tinyffn.tensor([1.0, 0.0, 2.0], device=device), TypeError, "1-D int64 tensor")]
+    for order, error, match in bad:
+        with pytest.raises(error, match=match):
+            rnn.pad_packed_sequence(rnn.PackedSequence(made.data, made.batch_sizes, None, order))
+    for sizes in ([3, 3, 2, 1], [3, 3, 2, 1, 2], [1, 3, 3, 2, 1], [3, 3, 2, 1, 0, 1]):
+        with pytest.raises(ValueError, match="batch_sizes must be positive, non-increasing "
+                                             r"and sum to data's 10 entries"):
+            rnn.pad_packed_sequence(rnn.PackedSequence(made.data, tinyffn.tensor(sizes)))

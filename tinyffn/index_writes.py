@@ -292,8 +292,9 @@ def _broadcast(op: str, v, shape: tuple, what: str):
 
 def _embedded(op: str, x, src: Any, key: tuple):
     """x with src (of exactly x[key]'s shape; cast to x's dtype if of the same kind, as
-    PyTorch casts it) written where ``key`` reads: slices and an int, or two aranges (a
-    diagonal), inside x and naming each place once, so nothing is read back to check."""
+    PyTorch casts it) written where ``key`` reads: slices and an int, two aranges (a
+    diagonal), or a packed batch's (time, example) places (pad_packed_sequence), inside x
+    and naming each place once, so nothing is read back to check."""
     from .promotion import kind_of      # promotion.py imports tensor.py, which imports this
     v = tensor_arg(op, "src", src)
     key = CheckedKey(_whole(x, normalize_key(key, x)))

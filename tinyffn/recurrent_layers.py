@@ -38,7 +38,7 @@ from .module import Module, Parameter
 from .composed import where
 from .recurrent import (_check_dtype, _check_sizes, _check_state, _check_tensor, gru_cell,
                         lstm_cell, rnn_relu_cell, rnn_tanh_cell)
-from .rnn_utils import PackedSequence, _packed, pad_packed_sequence
+from .rnn_utils import PackedSequence, _host_order, _packed, pad_packed_sequence
 from .tensor import Tensor
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
@@ -172,9 +172,11 @@ class RNNBase(Module):
             x = cat(outputs, -1) if D == 2 else outputs[0]  # (L, N, D·H_out)
         h_n = [stack([f[i] for f in finals]) for i in range(len(states))]  # (D·layers, N, ·)
         if packed is not None:
-            order = None if packed.sorted_indices is None else \
-                np.asarray(packed.sorted_indices.tolist())
-            x = _packed(x, lengths, order)                 # in the input's own order
+            order, kept = None, (packed.sorted_indices, packed.unsorted_indices)
+            if kept[0] is not None:                        # the copy kept on the host
+                order = _host_order(type(self).__name__, "sorted_indices", kept[0],
+                                    len(lengths))
+            x = _packed(x, lengths, order, kept if None not in kept else None)
         elif unbatched:
             x, h_n = x.squeeze(1), [h.squeeze(1) for h in h_n]
         elif self.batch_first:

@@ -13,15 +13,20 @@ so a recurrent layer (``nn.RNN``, ``nn.LSTM``, ``nn.GRU``, which take one) never
 on padding, and each example's final state is the one at its own last step.
 ``pack_padded_sequence`` and ``pad_packed_sequence`` go between the two forms, and keep
 the examples' order (``sorted_indices`` and ``unsorted_indices``). Every conversion is one
-gather (``getitem``) or one ``index_put``, so gradients pass through.
+gather (``getitem``) or one ``index_put``, so gradients pass through. Their indices are
+made on the host, from the lengths and ``batch_sizes`` (both on the CPU, as PyTorch wants
+them), so they are not range-checked on the device, and the examples' order is kept on the
+host too: none reads from the device (on a GPU, a wait for every queued kernel).
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from .arguments import tensor_arg
+from .backend import dtype_name
 from .creation import stack, tensor
 from .tensor import Tensor
 
@@ -92,21 +97,27 @@ def pack_padded_sequence(input: Tensor, lengths: Any, batch_first: bool = False,
     return _packed(x, n, np.argsort(-n, kind="stable"))
 
 
-def _packed(x: Tensor, n: Any, order: Any) -> PackedSequence:
+def _packed(x: Tensor, n: Any, order: Any, indices: tuple | None = None) -> PackedSequence:
     """x (L, N, *) with lengths n packed, the examples taken in ``order`` (None: as they
-    are, sorted already)."""
+    are, sorted already); ``indices``, the (sorted_indices, unsorted_indices) tensors of
+    ``order`` where they exist already (a recurrent layer's output keeps its input's)."""
+    from .more_functions import _index_selected      # it imports tensor.py, as this does
     n = n if order is None else n[order]
     # the (time, example) of each packed entry: time-major, the running examples in order
     time = np.concatenate([np.full((n > t).sum(), t) for t in range(int(n.max()))])
     example = np.concatenate([np.arange((n > t).sum()) for t in range(int(n.max()))])
     column = example if order is None else order[example]
     rows = x.reshape(x.shape[0] * x.shape[1], *x.shape[2:])          # (L·N, *)
-    data = rows.index_select(0, tensor(time * x.shape[1] + column, device=x.device))
+    # made here, inside L·N rows: not range-checked again (a read of the device)
+    data = _index_selected(rows, 0, tensor(time * x.shape[1] + column, device=x.device))
     batch_sizes = tensor([(n > t).sum() for t in range(int(n.max()))], dtype="int64")
     if order is None:
         return PackedSequence(data, batch_sizes)
-    return PackedSequence(data, batch_sizes, tensor(order, device=x.device),
-                          tensor(np.argsort(order), device=x.device))
+    if indices is None:
+        back = np.argsort(order)
+        indices = (_kept(tensor(order, device=x.device), order),
+                   _kept(tensor(back, device=x.device), back))
+    return PackedSequence(data, batch_sizes, *indices)
 
 
 def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
@@ -114,11 +125,18 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
     """A PackedSequence back as a padded batch and its lengths: ((L, N, *) or (N, L, *),
     int64 lengths), the examples in their original order; L the longest length, or
     ``total_length`` (at least that)."""
+    from .index_writes import _embedded              # they import tensor.py, as this does
+    from .more_functions import _index_selected
     if not isinstance(sequence, PackedSequence):
         raise TypeError(f"pad_packed_sequence: expected a PackedSequence, got "
                         f"{type(sequence).__name__}")
     data, sizes = sequence.data, np.asarray(sequence.batch_sizes.tolist(), dtype=np.int64)
     L, N = len(sizes), int(sizes[0]) if len(sizes) else 0
+    if sizes.ndim != 1 or (sizes < 1).any() or (np.diff(sizes) > 0).any() or \
+            sizes.sum() != data.shape[0]:
+        raise ValueError(f"pad_packed_sequence: batch_sizes must be positive, non-increasing "
+                         f"and sum to data's {data.shape[0]} entries (of shape "
+                         f"{tuple(data.shape)}), got {sizes.tolist()}")
     if total_length is not None and total_length < L:
         raise ValueError(f"pad_packed_sequence: total_length={total_length} is shorter than "
                          f"the longest sequence, {L}")
@@ -127,11 +145,14 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
     example = np.concatenate([np.arange(k) for k in sizes])
     lengths = np.array([(sizes > i).sum() for i in range(N)])          # sorted order
     out = data.new_full((T, N) + tuple(data.shape[1:]), padding_value)
-    out = out.index_put((tensor(time, device=data.device), tensor(example, device=data.device)),
-                        data)
+    # each (time, example) once, inside (T, N) by the checks of batch_sizes above: written
+    # unchecked, as a range check and a look for a place named twice read the device
+    out = _embedded("pad_packed_sequence", out, data, (tensor(time, device=data.device).data,
+                                                       tensor(example, device=data.device).data))
     if sequence.unsorted_indices is not None:
         back = sequence.unsorted_indices
-        out, lengths = out.index_select(1, back), lengths[np.asarray(back.tolist())]
+        order = _host_order("pad_packed_sequence", "unsorted_indices", back, N)
+        out, lengths = _index_selected(out, 1, back), lengths[order]        # checked on the host
     out = out.transpose(0, 1) if batch_first else out
     return out, tensor(lengths, dtype="int64")
 
@@ -156,6 +177,41 @@ def _lengths(op: str, lengths: Any, N: int, L: int) -> list:
         raise ValueError(f"{op}: lengths must be {N} ints (one per example) in [0, {L}], got "
                          f"{values}")
     return values
+
+
+# The host copies of the permutations tinyffn made (or read once): id of the device tensor ->
+# (a weak reference to it, its array then, the copy). Reading one back from the device
+# would be, on a GPU, a wait for every kernel queued before it.
+_ON_HOST: dict = {}
+
+
+def _kept(t: Tensor, order: Any) -> Tensor:
+    """t, an int64 tensor of ``order``'s values, its host copy kept for :func:`_host_order`;
+    the entry goes when t does."""
+    key = id(t)
+    _ON_HOST[key] = (weakref.ref(t, lambda _: _ON_HOST.pop(key, None)), t.data, order)
+    return t
+
+
+def _host_order(op: str, name: str, t: Tensor, N: int) -> Any:
+    """The values of a PackedSequence's ``sorted_indices`` or ``unsorted_indices`` as a
+    NumPy array: the copy kept when tinyffn made them (or one read before), else read from
+    the device once and checked to lie in [0, N) (a device gather would wrap one around)."""
+    entry = _ON_HOST.get(id(t))
+    if entry is not None and entry[0]() is t and entry[1] is t.data:   # a new array: new values
+        return entry[2]
+    if not isinstance(t, Tensor) or t.ndim != 1 or dtype_name(t.dtype) not in ("int64",
+                                                                              "int32"):
+        got = (f"{dtype_name(t.dtype)} of shape {t.shape}" if isinstance(t, Tensor)
+               else type(t).__name__)
+        raise TypeError(f"{op}: {name} must be a 1-D int64 tensor (a permutation of the "
+                        f"batch), got {got}")
+    order = np.asarray(t.tolist(), dtype=np.int64)
+    if ((order < 0) | (order >= N)).any():
+        raise IndexError(f"{op}: {name} must hold indices in [0, {N}) for a batch of {N} "
+                         f"sequences, got {order.tolist()}")
+    _kept(t, order)
+    return order
 
 
 __all__ = ["PackedSequence", "pad_sequence", "unpad_sequence", "pack_padded_sequence",
