@@ -378,6 +378,8 @@ def test_embedding_refuses_indices_on_another_device():
     ("F.pad(x, (0, 5), mode='circular')", ValueError, "needs counts of at most 4"),
     ("F.pad(x, (-2, 3), mode='circular')", ValueError,
      r"would wrap around the 2 entries left after the cut more than once"),
+    ("F.pad(x[:, :0], (1, 0), mode='replicate')", ValueError,      # as PyTorch; not index -1
+     r"pad: mode='replicate' has no entry to copy along an empty axis \(shape \(2, 0\)\)"),
     ("F.pad(x, (1, 1), mode='replicate', value=1)", ValueError,
      r"pad: mode='replicate' copies entries of the input and takes no value \(got 1\)"),
     ("F.pad(x, (1, 1), mode='wrap')", ValueError, r"pad: mode must be one of \('constant'"),

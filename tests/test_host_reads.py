@@ -143,6 +143,27 @@ READS = [
      {}),                                                                 # was 4, 1 array
     ("LSTM(PackedSequence)", lambda: nn.utils.rnn.pad_packed_sequence(nn.LSTM(
         2, 3, device="strict")(packed())[0])[0], {}),                      # was 8, 3 arrays
+    # gathers at indices the op made on the host, inside the axis: a pad's mirror, the
+    # taps of interpolate, pdist's pairs, a diagonal, repeat_interleave's repeats; not
+    # range-checked again (AdaptiveLogSoftmax: the targets' check, a nonzero per cluster)
+    ("pad(reflect), pad(replicate)", lambda: F.pad(F.pad(x53()[None], (1, 2, 0, 1), "reflect"),
+                                                   (2, 1), "replicate"), {}),   # was 3
+    ("Conv2d(padding_mode='circular')", lambda: nn.Conv2d(
+        1, 2, 3, padding=1, padding_mode="circular", device="strict")(x53()[None, None]),
+     {}),                                                                       # was 2
+    ("interpolate(bilinear)", lambda: F.interpolate(x53()[None, None], size=(7, 4),
+                                                    mode="bilinear"), {}),      # was 4
+    ("interpolate(bicubic)", lambda: F.interpolate(x53()[None, None], scale_factor=2,
+                                                   mode="bicubic"), {}),        # was 8
+    ("interpolate(nearest)", lambda: F.interpolate(x53()[None], size=5), {}),   # was 1
+    ("pdist", lambda: F.pdist(x53()), {}),                                      # was 2
+    ("diag, diagonal, trace", lambda: tinyffn.diag(x53()).sum() + x53().diagonal(-1).sum()
+     + x53()[:3].trace(), {}),                                                  # was 3
+    ("repeat_interleave", lambda: x53().repeat_interleave(2, dim=1), {}),       # was 1
+    ("combinations", lambda: tinyffn.combinations(x53()[0], 2), {}),            # was 1
+    ("AdaptiveLogSoftmaxWithLoss", lambda: nn.AdaptiveLogSoftmaxWithLoss(
+        3, 10, [3, 6], div_value=1.0, device="strict")(x53(), ints([0, 4, 7, 9, 2])).loss,
+     {"scalar": 1, "nonzero": 2}),                               # was 8 and 2 nonzero
 ]
 
 

@@ -174,5 +174,9 @@ def test_interpolate_errors_name_the_op():
         F.interpolate(x, scale_factor=2, mode="bicubic")
     with pytest.raises(NotImplementedError, match=r"interpolate: mode 'lanczos' is not"):
         F.interpolate(x, scale_factor=2, mode="lanczos")
+    for mode in ("nearest", "linear"):      # as PyTorch; its taps would be index -1
+        with pytest.raises(ValueError, match=r"interpolate: input \(2, 3, 0\) has an empty "
+                                             "spatial axis"):
+            F.interpolate(x[..., :0], size=4, mode=mode)
     with pytest.raises(TypeError, match=r"interpolate: input must be floating point"):
         F.interpolate(tinyffn.arange(8).reshape(1, 1, 8), scale_factor=2)

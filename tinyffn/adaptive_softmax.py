@@ -25,7 +25,9 @@ from .containers import ModuleList, Sequential
 from .creation import cat
 from .module import Module
 from .nn import Linear, _check_size
+from .more_functions import _index_selected
 from .scatter import _index_added
+from .sorting import _gathered
 from .tensor import Tensor
 
 ASMoutput = namedtuple("ASMoutput", ["output", "loss"])     # PyTorch's _ASMoutput
@@ -80,14 +82,18 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         # each target's cluster: how many cutoffs it reaches (0: the shortlist)
         cluster = sum(xp.astype(t.data >= c, xp.int64) for c in self.cutoffs[:-1])
         column = xp.where(cluster == 0, t.data, self.shortlist_size + cluster - 1)
-        output = head.gather(1, Tensor(column[:, None], _backend=t.backend)).squeeze(1)
+        # the targets were checked once (_checked): the gathers and index_selects below,
+        # of columns, classes and rows made from them (or by nonzero), are not checked
+        # again (each check a read of the device, on a GPU a wait for the kernels queued)
+        output = _gathered(head, 1, Tensor(column[:, None], _backend=t.backend)).squeeze(1)
         for i, tail in enumerate(self.tail):
             rows = Tensor(xp.nonzero(cluster == i + 1)[0], _backend=t.backend)   # one read
             if not rows.shape[0]:
                 continue
-            within = t.index_select(0, rows) - self.cutoffs[i]     # the class in the cluster
-            logp = F.log_softmax(tail(x.index_select(0, rows)), dim=1)
-            output = _index_added(output, 0, rows, logp.gather(1, within.unsqueeze(1)).squeeze(1))
+            within = _index_selected(t, 0, rows) - self.cutoffs[i]  # the class in the cluster
+            logp = F.log_softmax(tail(_index_selected(x, 0, rows)), dim=1)
+            output = _index_added(output, 0, rows,
+                                  _gathered(logp, 1, within.unsqueeze(1)).squeeze(1))
         loss = (-output).mean()
         return ASMoutput(output if input.ndim == 2 else output.squeeze(0), loss)
 

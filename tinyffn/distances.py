@@ -124,8 +124,9 @@ def pdist(input, p=2):
     if not is_real(p) or isinstance(p, bool) or p < 0:
         raise ValueError(f"pdist: p must be a number >= 0 (inf included), got {p!r}")
     i, j = triu_indices(x.shape[0], x.shape[0], 1, device=x.device)     # (2, K) as two (K,)
-    with grad_mode.scope("function", "pdist"):
-        diff = x.index_select(0, i) - x.index_select(0, j)                # (K, M)
+    from .more_functions import _index_selected   # it imports linalg.py, as this does
+    with grad_mode.scope("function", "pdist"):    # i, j made in [0, N): not checked again
+        diff = _index_selected(x, 0, i) - _index_selected(x, 0, j)        # (K, M)
         return vector_norm(diff, p, -1)                                   # (K,)
 
 

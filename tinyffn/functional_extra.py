@@ -21,7 +21,7 @@ from .composed import where
 from .creation import _check_fits, arange, cat, full, tensor
 from .in_place import as_view
 from .ops.shape import CheckedKey, GetItem
-from .more_functions import index_select
+from .more_functions import _index_selected
 from .tensor import Tensor
 
 
@@ -237,8 +237,8 @@ def _pad_copying(x: Tensor, pad: list, mode: str, value: Any) -> Tensor:
         for i in range(k):
             axis = x.ndim - 1 - i
             index = _copied_from(x.shape[axis], pad[2 * i], pad[2 * i + 1], mode, x.shape)
-            if index != list(range(x.shape[axis])):
-                y = index_select(y, axis, tensor(index, dtype="int64", device=x.device))
+            if index != list(range(x.shape[axis])):     # made inside the axis: not checked
+                y = _index_selected(y, axis, tensor(index, dtype="int64", device=x.device))
     return y.clone() if y is x else as_view(y, None)     # a tensor of its own, as PyTorch's
 
 
@@ -253,6 +253,9 @@ def _copied_from(n: int, before: int, after: int, mode: str, shape: tuple) -> li
         raise ValueError(f"pad: mode={mode!r} needs counts of at most {limit} (the entries "
                          f"it can {'mirror' if mode == 'reflect' else 'wrap around once'}) "
                          f"along an axis of {n}; got ({before}, {after}) for shape {shape}")
+    if n == 0 and before + after > 0:
+        raise ValueError(f"pad: mode={mode!r} has no entry to copy along an empty axis (shape "
+                         f"{shape}), as in PyTorch; pad it with mode='constant'")
     lo, hi = max(-before, 0), n - max(-after, 0)                  # the entries kept
     if n + before + after < 0 or (mode == "circular" and hi < lo):
         raise ValueError(f"pad: the counts ({before}, {after}) cut more than the {n} entries "

@@ -34,7 +34,7 @@ from . import grad_mode
 from .backend import dtype_name
 from .creation import tensor
 from .module import Module
-from .more_functions import index_select
+from .more_functions import _index_selected
 from .tensor import Tensor
 
 _LINEAR = {"linear": 3, "bilinear": 4, "trilinear": 5}
@@ -179,6 +179,9 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         raise TypeError(f"interpolate: input must be floating point, got {input.dtype}; cast "
                         "it with .float()")
     sizes, scales = _output_sizes(input, size, scale_factor, recompute_scale_factor)
+    if 0 in input.shape[2:]:
+        raise ValueError(f"interpolate: input {tuple(input.shape)} has an empty spatial axis: "
+                         "there is nothing to interpolate from (PyTorch refuses it too)")
     dtype = np.dtype(dtype_name(input.dtype))
     dtype = np.dtype(np.float32) if dtype.itemsize < 4 else dtype         # PyTorch's opmath
     y, exact = input, mode == "nearest-exact"
@@ -186,28 +189,30 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         if mode == "area":                  # the mean of each window: adaptive average pooling
             from .pooling import _adaptive_avg  # pooling.py imports functional, which imports this
             return _adaptive_avg("interpolate", input.ndim - 2, input, sizes)
+        # the indices below are made here, inside [0, n_in): the gathers do not check them
+        # again (a read of the device, on a GPU a wait for every kernel queued before it)
         for axis, n_out, scale in zip(range(2, input.ndim), sizes, scales):
             n_in = input.shape[axis]
             if mode == "bicubic":
                 taps, weights = _cubic_weights(n_in, n_out, scale, bool(align_corners), dtype)
                 shape = (n_out,) + (1,) * (input.ndim - 1 - axis)        # broadcasts on axis
-                y = sum(index_select(y, axis, tensor(i, device=y.device)) *
+                y = sum(_index_selected(y, axis, tensor(i, device=y.device)) *
                         tensor(w.reshape(shape), dtype=input.dtype, device=y.device)
                         for i, w in zip(taps, weights))
                 continue
             if mode in _LINEAR:
                 i0, i1, lam = _linear_weights(n_in, n_out, scale, bool(align_corners), dtype)
                 if not lam.any():                     # every output sits on an input entry
-                    y = index_select(y, axis, tensor(i0, device=y.device))
+                    y = _index_selected(y, axis, tensor(i0, device=y.device))
                     continue
                 shape = (n_out,) + (1,) * (input.ndim - 1 - axis)        # broadcasts on axis
                 w1 = tensor(lam.reshape(shape), dtype=input.dtype, device=y.device)
                 w0 = tensor((1 - lam).reshape(shape), dtype=input.dtype, device=y.device)
-                y = (index_select(y, axis, tensor(i0, device=y.device)) * w0
-                     + index_select(y, axis, tensor(i1, device=y.device)) * w1)
+                y = (_index_selected(y, axis, tensor(i0, device=y.device)) * w0
+                     + _index_selected(y, axis, tensor(i1, device=y.device)) * w1)
             elif n_out != n_in or (scale is not None and input.ndim != 4) or exact:
                 i = _nearest_index(n_in, n_out, scale, exact, dtype, input.ndim == 4)
-                y = index_select(y, axis, tensor(i, device=y.device))     # (..., n_out, ...)
+                y = _index_selected(y, axis, tensor(i, device=y.device))     # (..., n_out, ...)
     return y
 
 

@@ -24,6 +24,7 @@ from . import grad_mode
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
 from .arguments import _is_int, is_real, tensor_arg, type_name
 from .backend import dtype_name
+from .ops.shape import CheckedKey, GetItem
 
 
 def is_tensor(obj: Any) -> bool:
@@ -93,7 +94,8 @@ def diag(input, diagonal=0):
             rows, cols = x.shape
             length = max(0, min(rows, cols - k) if k >= 0 else min(rows + k, cols))
             i = arange(length, device=x.device)                         # (length,)
-            return x[i + max(-k, 0), i + max(k, 0)]                     # (length,)
+            key = CheckedKey(((i + max(-k, 0)).data, (i + max(k, 0)).data))   # inside x
+            return GetItem.apply(x, key=key)                            # (length,)
         from .composed import where
         from .functional_extra import pad
         n, a = x.shape[0], abs(k)
@@ -176,7 +178,8 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         y = x.permute(*rest, a, b).reshape(math.prod(batch), rows, cols)  # (B, rows, cols)
         i = arange(length, device=x.device)                             # (length,)
         n = arange(y.shape[0], device=x.device).reshape(-1, 1)          # (B, 1)
-        y = y[n, i + max(-k, 0), i + max(k, 0)]                         # (B, length)
+        key = CheckedKey((n.data, (i + max(-k, 0)).data, (i + max(k, 0)).data))  # inside y
+        y = GetItem.apply(y, key=key)                                   # (B, length)
         return y.reshape(*batch, length)                                # (..., length)
 
 
@@ -240,8 +243,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
                          f"add up to {sum(counts)}")
     index = _tensor.Tensor(x.backend.from_numpy(np.repeat(np.arange(n), counts)),
                            _backend=x.backend)                           # (sum(counts),)
+    from .more_functions import _index_selected   # it imports tensor.py, which imports this
     with grad_mode.scope("function", "repeat_interleave"):
-        return x.index_select(dim, index)
+        return _index_selected(x, dim, index)       # made in [0, n): not checked again
 
 
 def chunk(input, chunks, dim=0):
