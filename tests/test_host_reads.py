@@ -164,6 +164,14 @@ READS = [
     ("AdaptiveLogSoftmaxWithLoss", lambda: nn.AdaptiveLogSoftmaxWithLoss(
         3, 10, [3, 6], div_value=1.0, device="strict")(x53(), ints([0, 4, 7, 9, 2])).loss,
      {"scalar": 1, "nonzero": 2}),                               # was 8 and 2 nonzero
+    # a user's targets (or probabilities) checked once, as PyTorch does: the flags (or the
+    # least and the most) read together, in one copy
+    ("multi_margin_loss", lambda: F.multi_margin_loss(x53(), ints([0, 2, 1, 0, 2])),
+     {"array": 1}),                                                             # was 2
+    ("multilabel_margin_loss", lambda: F.multilabel_margin_loss(x53(), ints(
+        [[2, -1, 0]] * 5)), {"array": 1}),                                      # was 2
+    ("binary_cross_entropy", lambda: F.binary_cross_entropy(
+        x53().sigmoid(), tinyffn.rand(5, 3, device="strict")), {"array": 1}),  # was 2 scalar
 ]
 
 

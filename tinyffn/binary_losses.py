@@ -93,9 +93,12 @@ def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None,
     weight = _factor(op, "weight", weight, input)
     refuse_unsafe(op, input)            # in a "cuda" autocast region, as PyTorch refuses it
     xp = input.backend.xp
-    for name, t in (("input", input), ("target", target)):
-        outside = ~((t.data >= 0) & (t.data <= 1))    # NaN too, or it would cost 100, slope 0
-        if t.numel() and bool(xp.any(outside)):
+    named = (("input", input), ("target", target))
+    # outside [0, 1], NaN too (or it would cost 100, slope 0): both flags in one read
+    outside = input.backend.to_numpy(xp.stack([xp.any(~((t.data >= 0) & (t.data <= 1)))
+                                               for _, t in named]))
+    for (name, t), out in zip(named, outside):
+        if out:
             got = ("NaN" if bool(xp.any(xp.isnan(t.data)))
                    else f"values from {float(t.min())} to {float(t.max())}")
             raise ValueError(f"{op}: every entry of {name} must lie in [0, 1] (probabilities"

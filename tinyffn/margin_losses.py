@@ -260,10 +260,13 @@ def _class_indices(op: str, target: Any, input: Tensor, low: int) -> Tensor:
     if not input.backend.xp.isdtype(target.dtype, "integral"):
         raise TypeError(f"{op}: target must hold integer class indices, got dtype "
                         f"{dtype_name(target.dtype)}; cast it with target.long()")
-    C = input.shape[-1]
-    if target.numel() and (int(target.min()) < low or int(target.max()) >= C):
-        raise IndexError(f"{op}: target holds {int(target.min())} to {int(target.max())}, but "
-                         f"input has C = {C} classes: entries must be in [{low}, {C - 1}]"
+    C, xp = input.shape[-1], input.backend.xp
+    if not target.numel():
+        return target
+    least, most = input.backend.to_numpy(xp.stack([xp.min(target.data), xp.max(target.data)]))
+    if least < low or most >= C:                        # read together: one wait for a GPU
+        raise IndexError(f"{op}: target holds {least} to {most}, but input has C = {C} "
+                         f"classes: entries must be in [{low}, {C - 1}]"
                          + (" (-1 ends the list of targets)" if low < 0 else ""))
     return target
 
