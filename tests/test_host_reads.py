@@ -172,6 +172,9 @@ READS = [
         [[2, -1, 0]] * 5)), {"array": 1}),                                      # was 2
     ("binary_cross_entropy", lambda: F.binary_cross_entropy(
         x53().sigmoid(), tinyffn.rand(5, 3, device="strict")), {"array": 1}),  # was 2 scalar
+    # the logits' check, and the value's against the support, which covers the gather
+    ("Categorical.log_prob", lambda: tinyffn.distributions.Categorical(logits=x53()).log_prob(
+        ints([0, 2, 1, 0, 2])), {"array": 2}),                                # was 2, 1 scalar
 ]
 
 
@@ -302,6 +305,9 @@ REFUSED = [
      r"embedding_bag: index 5 is out of range for num_embeddings=5"),
     ("put", lambda x, d: x.put(ints([15], d), x[0, :1]),
      r"put: index 15 is out of range for axis 0 of size 15"),
+    ("Categorical.log_prob", lambda x, d: tinyffn.distributions.Categorical(
+        logits=x, validate_args=False).log_prob(ints([0, 1, 3, 0, 1], d)),
+     r"gather: index 3 is out of range for dim 1 of size 3"),
 ]
 
 

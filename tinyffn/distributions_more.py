@@ -16,6 +16,7 @@ from .functional_extra import softplus
 from .binary_losses import binary_cross_entropy_with_logits
 from .tensor import Tensor
 from .torch_functions import softmax, where
+from .sorting import _gathered
 from .torch_shapes import broadcast_tensors
 
 _simplex = Constraint("Simplex", lambda v: (v >= 0).all(-1) & ((v.sum(-1) - 1).abs() < 1e-6),
@@ -165,6 +166,8 @@ class Categorical(Distribution):
         value = self._value(value, "log_prob")
         with self._scope("log_prob"):
             k, log_pmf = broadcast_tensors(value.long().unsqueeze(-1), self.logits)
+            if self._validate_args:     # the support's check read value: in [0, K), whole
+                return _gathered(log_pmf, log_pmf.ndim - 1, k[..., :1]).squeeze(-1)
             return log_pmf.gather(-1, k[..., :1]).squeeze(-1)
 
     def entropy(self):
