@@ -23,7 +23,8 @@ from . import grad_mode
 from .arguments import tensor_arg
 from .backend import DEFAULTS, dtype_name
 from .creation import tensor, zeros
-from .functional_extra import _check_padding_idx, _lookup, _table
+from .functional_extra import _check_indices, _check_padding_idx, _lookup, _refuse_indices, \
+    _table
 from .generators import generator
 from .module import Module, Parameter
 from .ops.shape import CheckedKey, GetItem, IndexAdd
@@ -85,7 +86,9 @@ def _bags(op, idx, weight, offsets, mode, per_sample_weights, include_last_offse
         bag = xp.reshape(xp.broadcast_to(xp.arange(n_bags)[:, None], idx.shape), (-1,))
         place = xp.reshape(xp.broadcast_to(xp.arange(length), idx.shape), (-1,))
     else:
-        n_bags, bag, place, length = _cut(op, idx, offsets, include_last_offset, mode == "max")
+        _check_indices(op, idx, w, read=False)          # the range: read in _cut's one read
+        n_bags, bag, place, length = _cut(op, idx, offsets, include_last_offset, mode == "max",
+                                          n)
         read = idx
     scale = None if scale is None else scale.reshape(-1)
     if padding_idx is not None:             # left out of their bags: one read, which ones
@@ -93,7 +96,7 @@ def _bags(op, idx, weight, offsets, mode, per_sample_weights, include_last_offse
         read, bag, place = _as_tensor(read.data[kept], w), bag[kept], place[kept]
         scale = None if scale is None else GetItem.apply(scale, key=CheckedKey((kept,)))
     with grad_mode.scope("function", "embedding_bag"):
-        rows = _lookup(op, read, w, None)                   # (entries kept, embedding_dim)
+        rows = _lookup(op, read, w, None, idx.ndim == 2)    # (entries kept, embedding_dim)
         if scale is not None:
             rows = rows * scale.unsqueeze(-1)
         if mode == "max":
@@ -124,10 +127,11 @@ def _bag_max(rows, bag, place, n_bags: int, length: int):
     return laid.amax(1).masked_fill(empty, 0)
 
 
-def _cut(op: str, idx, offsets: Any, include_last_offset: bool, longest: bool):
+def _cut(op: str, idx, offsets: Any, include_last_offset: bool, longest: bool, rows: int):
     """(number of bags, the bag of each index, its place in the bag, the longest bag's
     length when ``longest`` is asked): a 1-D input cut at offsets. One read from the device
-    checks the offsets (and one more finds the longest bag)."""
+    checks the offsets and the indices (in [0, rows), for the lookup) and finds the longest
+    bag: on a GPU one wait for the kernels queued before, not three."""
     if offsets is None:
         raise ValueError(f"{op}: a 1-D input needs offsets, the start of each bag (1-D int64, "
                          "e.g. tinyffn.tensor([0, 3])); or give a 2-D input, one bag per row")
@@ -142,21 +146,29 @@ def _cut(op: str, idx, offsets: Any, include_last_offset: bool, longest: bool):
     if include_last_offset and not d.shape[0]:
         raise ValueError(f"{op}: with include_last_offset, offsets needs at least one entry "
                          "(the end of the input)")
-    last = (d[-1] == n) if include_last_offset else (d[-1] <= n)
-    if d.shape[0] and not bool((d[0] == 0) & xp.all(d[1:] >= d[:-1]) & last):
+    n_bags, end = (d.shape[0] - 1 if include_last_offset else d.shape[0]), n
+    starts = d[:n_bags]
+    ends = xp.concat([starts[1:], xp.asarray([end], dtype=xp.int64)]) if n_bags else starts
+    zero = xp.asarray(0, dtype=xp.int64)
+    bad = zero
+    if d.shape[0]:
+        last = (d[-1] == n) if include_last_offset else (d[-1] <= n)
+        bad = xp.astype(~((d[0] == 0) & xp.all(d[1:] >= d[:-1]) & last), xp.int64)
+    outside = xp.astype(xp.any((idx.data < 0) | (idx.data >= rows)), xp.int64)
+    most = xp.max(ends - starts) if longest and n_bags else zero
+    bad, outside, length = (int(v) for v in idx.backend.to_numpy(xp.stack([bad, outside, most])))
+    if bad:
         raise ValueError(f"{op}: offsets must start at 0, never decrease and end at most at "
                          f"input's length {n} (bag b is input[offsets[b]:offsets[b + 1]]); "
                          f"with include_last_offset the last one is that length (PyTorch 2.13 "
                          f"reads entries past a smaller one into the last bag, or not, by dtype "
                          f"and mode); got {o.tolist()}")
-    n_bags, end = (d.shape[0] - 1 if include_last_offset else d.shape[0]), n
-    starts = d[:n_bags]
-    ends = xp.concat([starts[1:], xp.asarray([end], dtype=xp.int64)]) if n_bags else starts
+    if outside:
+        _refuse_indices(op, idx, rows)
     marks = xp.zeros(end + 1, dtype=xp.int64)       # +1 where a bag (bar the first) starts
     idx.backend.index_add(marks, (starts[1:],), xp.ones(max(n_bags - 1, 0), dtype=xp.int64))
     bag = xp.cumulative_sum(marks, axis=0)[:end]
     place = xp.arange(end) - starts[bag] if end else bag
-    length = int(xp.max(ends - starts)) if longest and n_bags else 0
     return n_bags, bag, place, max(length, 1)
 
 

@@ -282,11 +282,12 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
     return _lookup("embedding", input, weight, padding_idx)
 
 
-def _lookup(op: str, idx: Any, weight: Any, padding_idx: Any) -> Tensor:
-    """:func:`embedding`, with errors that name ``op`` (``"Embedding"`` for the module)."""
+def _lookup(op: str, idx: Any, weight: Any, padding_idx: Any, read: bool = True) -> Tensor:
+    """:func:`embedding`, with errors that name ``op`` (``"Embedding"`` for the module);
+    ``read=False``: idx's range was checked by the caller (see :func:`_check_indices`)."""
     w = _table(op, weight, padding_idx)
     n = w.shape[0]
-    _check_indices(op, idx, w)
+    _check_indices(op, idx, w, read)
     with grad_mode.scope("function", "embedding"):
         p = None if padding_idx is None else int(padding_idx) % n
         if p is not None and w.requires_grad:   # the padding row as a constant: no gradient
@@ -321,8 +322,10 @@ def _check_padding_idx(op: str, padding_idx: Any, n: int) -> None:
                          f"table (num_embeddings={n}), got {padding_idx!r}")
 
 
-def _check_indices(op: str, idx: Any, weight: Tensor) -> None:
-    """The indices of a lookup: an integer Tensor on the table's device, in [0, n)."""
+def _check_indices(op: str, idx: Any, weight: Tensor, read: bool = True) -> None:
+    """The indices of a lookup: an integer Tensor on the table's device, in [0, n). That
+    last check reads from the device; ``read=False`` leaves it to the caller, which reads
+    it together with its own (embedding_bag's offsets): one wait for a GPU, not two."""
     tensor_arg(op, "the indices", idx)
     if idx.device != weight.device:
         raise DeviceError(f"{op}: the indices are on {idx.device} but the table on "
@@ -332,11 +335,17 @@ def _check_indices(op: str, idx: Any, weight: Tensor) -> None:
         raise TypeError(f"{op}: indices must be integers, got dtype "
                         f"{dtype_name(idx.dtype)}; make them int64: idx.long(), or "
                         "tinyffn.tensor(ids, dtype='int64')")
-    if idx.numel() and bool(xp.any((idx.data < 0) | (idx.data >= n))):    # one read
-        low, high = int(xp.min(idx.data)), int(xp.max(idx.data))      # to name one
-        raise IndexError(f"{op}: index {low if low < 0 else high} is out of range "
-                         f"for num_embeddings={n}: indices must lie in [0, {n}) "
-                         "(negative ones are refused, as in PyTorch)")
+    if read and idx.numel() and bool(xp.any((idx.data < 0) | (idx.data >= n))):  # one read
+        _refuse_indices(op, idx, n)
+
+
+def _refuse_indices(op: str, idx: Tensor, n: int) -> None:
+    """Raise for lookup indices found outside [0, n), naming one."""
+    xp = idx.backend.xp
+    low, high = int(xp.min(idx.data)), int(xp.max(idx.data))
+    raise IndexError(f"{op}: index {low if low < 0 else high} is out of range "
+                     f"for num_embeddings={n}: indices must lie in [0, {n}) "
+                     "(negative ones are refused, as in PyTorch)")
 
 
 __all__ = ["leaky_relu", "glu", "normalize", "one_hot", "softplus", "pad", "embedding"]
