@@ -147,8 +147,10 @@ class RNNBase(Module):
             input, lengths = pad_packed_sequence(packed, batch_first=self.batch_first)
             lengths = np.asarray(lengths.tolist())
         x, states, unbatched = self._prepared(input, hx)   # x (L, N, H_in); states (D·layers, N, ·)
-        running = None if lengths is None else \
-            [tensor((t < lengths)[:, None], device=x.device) for t in range(x.shape[0])]
+        # the sequences still running at each step, (L, N, 1): one copy to the device (on a
+        # GPU each waits for the kernels queued before it), not one per step
+        running = None if lengths is None else tensor(
+            (np.arange(x.shape[0])[:, None] < lengths)[..., None], device=x.device)
         D = 2 if self.bidirectional else 1
         finals = []                                        # (h,) or (h, c) per layer, direction
         for layer in range(self.num_layers):

@@ -147,8 +147,8 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
     out = data.new_full((T, N) + tuple(data.shape[1:]), padding_value)
     # each (time, example) once, inside (T, N) by the checks of batch_sizes above: written
     # unchecked, as a range check and a look for a place named twice read the device
-    out = _embedded("pad_packed_sequence", out, data, (tensor(time, device=data.device).data,
-                                                       tensor(example, device=data.device).data))
+    places = tensor(np.stack([time, example]), device=data.device).data    # one copy: (2, K)
+    out = _embedded("pad_packed_sequence", out, data, (places[0, :], places[1, :]))
     if sequence.unsorted_indices is not None:
         back = sequence.unsorted_indices
         order = _host_order("pad_packed_sequence", "unsorted_indices", back, N)
