@@ -112,6 +112,23 @@ def test_a_float32_table_gives_float32_and_bags_of_no_index_give_zeros(mode, dev
     assert F.embedding_bag(none, w, mode=mode).tolist() == [[0.0] * 3] * 2
 
 
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_no_offsets_is_no_bag(mode, device):
+    """A 1-D input with empty offsets: no bag, so (0, dim), as PyTorch 2.13's sum and mean
+    (its max crashes); the table gets a zero gradient."""
+    w = tinyffn.tensor(np.array(W), device=device, requires_grad=True)
+    y = F.embedding_bag(tinyffn.tensor([1, 2, 4], device=device), w,
+                        tinyffn.tensor(np.zeros(0, dtype=np.int64), device=device), mode=mode)
+    assert y.shape == (0, 3)
+    (y * 2).sum().backward()
+    assert w.grad.tolist() == [[0.0] * 3] * len(W)
+    if mode == "sum":                                   # weights of the entries: none read
+        scale = tinyffn.ones(3, dtype=w.dtype, device=device)
+        assert F.embedding_bag(tinyffn.tensor([1, 2, 4], device=device), w,
+                               tinyffn.tensor(np.zeros(0, dtype=np.int64), device=device),
+                               mode=mode, per_sample_weights=scale).shape == (0, 3)
+
+
 def test_a_bag_of_max_ties_shares_the_gradient():
     """Two equal rows in one bag: the max is either, and each gets half of gy (amax's
     rule; PyTorch gives all of it to one). Their sum is what raising both changes."""

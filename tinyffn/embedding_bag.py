@@ -89,8 +89,8 @@ def _bags(op, idx, weight, offsets, mode, per_sample_weights, include_last_offse
         _check_indices(op, idx, w, read=False)          # the range: read in _cut's one read
         n_bags, bag, place, length = _cut(op, idx, offsets, include_last_offset, mode == "max",
                                           n)
-        read = idx
-    scale = None if scale is None else scale.reshape(-1)
+        read = idx if bag.shape[0] == idx.shape[0] else idx[:0]     # (no bag: none read)
+    scale = None if scale is None else scale.reshape(-1)[:read.shape[0]]
     if padding_idx is not None:             # left out of their bags: one read, which ones
         kept = xp.nonzero(read.data != int(padding_idx) % n)[0]
         read, bag, place = _as_tensor(read.data[kept], w), bag[kept], place[kept]
@@ -165,6 +165,8 @@ def _cut(op: str, idx, offsets: Any, include_last_offset: bool, longest: bool, r
                          f"and mode); got {o.tolist()}")
     if outside:
         _refuse_indices(op, idx, rows)
+    if not n_bags:                                  # no bag: no entry is in one
+        return 0, xp.zeros(0, dtype=xp.int64), xp.zeros(0, dtype=xp.int64), 1
     marks = xp.zeros(end + 1, dtype=xp.int64)       # +1 where a bag (bar the first) starts
     idx.backend.index_add(marks, (starts[1:],), xp.ones(max(n_bags - 1, 0), dtype=xp.int64))
     bag = xp.cumulative_sum(marks, axis=0)[:end]
