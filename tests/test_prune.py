@@ -39,6 +39,12 @@ CASES = [
     "identity(m, 'weight')",
     "global_unstructured([(m, 'weight'), (m, 'bias')], L1Unstructured, amount=0.5)",
     "l1_unstructured(m, 'weight', 0.5); remove(m, 'weight')",
+    # a second pruning keeps the first's zeros: along dim 1 (only the unpruned columns are
+    # candidates, written back as columns), by a mask, and globally (only survivors count)
+    "ln_structured(m, 'weight', 1, n=1, dim=1); ln_structured(m, 'weight', 1, n=2, dim=-1)",
+    "l1_unstructured(m, 'weight', 0.25); custom_from_mask(m, 'weight', M)",
+    "l1_unstructured(m, 'weight', 2); "
+    "global_unstructured([(m, 'weight'), (m, 'bias')], L1Unstructured, amount=2)",
 ]
 GRAD_CASES = [(CASES[0], "weight_orig"), (CASES[2], "weight_orig"), (CASES[6], "weight_orig"),
               (CASES[11], "bias_orig"), (CASES[12], "weight")]
@@ -264,6 +270,10 @@ def test_a_failed_pruning_leaves_the_parameter_in_place():
     (hook, _), = m._forward_pre_hooks.values()
     assert [type(h).__name__ for h in hook] == ["L1Unstructured", "L1Unstructured"]
     assert (m.weight_mask.numpy() == 0).sum() == 7
+    with pytest.raises(ValueError, match="amount=6 should be smaller"):
+        prune.l1_unstructured(m, "weight", 6)                 # 5 left: the container keeps 2
+    (again, _), = m._forward_pre_hooks.values()
+    assert again is hook and len(hook) == 2 and (m.weight_mask.numpy() == 0).sum() == 7
 
 
 @pytest.mark.parametrize("call", [e[0] for e in ERRORS])
@@ -344,6 +354,22 @@ EXPECTED = {
          ('float64',
           [[0.0, -1.25, 0.0, 2.0], [-0.0, 0.0, -1.5, 0.0], [1.125, -0.0, 1.75, -0.875]]),
          ('float64', [[5.125, -0.625, 0.8125], [-0.9375, -1.75, 1.28125]])),
+    "ln_structured(m, 'weight', 1, n=1, dim=1); ln_structured(m, 'weight', 1, n=2, dim=-1)":
+        (('float64', [[0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 1.0]]),
+         ('float64',
+          [[0.0, -0.0, 0.125, 2.0], [-0.0, 0.0, -1.5, 0.25], [0.0, -0.0, 1.75, -0.875]]),
+         ('float64', [[4.53125, -0.125, -0.3125], [0.125, -1.8125, 2.96875]])),
+    "l1_unstructured(m, 'weight', 0.25); custom_from_mask(m, 'weight', M)":
+        (('float64', [[1.0, 1.0, 0.0, 1.0], [0.0, 1.0, 1.0, 0.0], [1.0, 1.0, 1.0, 0.0]]),
+         ('float64',
+          [[0.5, -1.25, 0.0, 2.0], [-0.0, 0.75, -1.5, 0.0], [1.125, -0.625, 1.75, -0.0]]),
+         ('float64', [[5.625, -1.0, 2.875], [-1.6875, -1.1875, 0.59375]])),
+    "l1_unstructured(m, 'weight', 2); "
+    "global_unstructured([(m, 'weight'), (m, 'bias')], L1Unstructured, amount=2)":
+        (('float64', [[1.0, 1.0, 0.0, 1.0], [0.0, 1.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0]]),
+         ('float64',
+          [[0.5, -1.25, 0.0, 2.0], [-0.0, 0.75, -1.5, 0.0], [1.125, -0.625, 1.75, -0.875]]),
+         ('float64', [[5.625, -0.75, 1.125], [-1.6875, -0.9375, 0.8125]])),
 }
 EXPECTED_GRADS = {
     "l1_unstructured(m, 'weight', 0.25) dweight_orig":
