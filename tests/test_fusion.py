@@ -101,6 +101,13 @@ def test_results_are_new_parameters_in_the_layers_dtype_and_requires_grad():
     fw, fb = fuse_conv_bn_weights(w, None, *stats, 1e-5, None, None)
     assert fw.requires_grad and not fb.requires_grad
     assert dtype_name(fb.dtype) == "float32"
+    # a Linear's alike (its BatchNorm's float64 affine part too)
+    lw, affine = nn.Parameter(tinyffn.randn(4, 3)), stats[::-1]
+    fw, fb = fuse_linear_bn_weights(lw, frozen, *stats, 1e-5, *affine)
+    assert dtype_name(fw.dtype) == dtype_name(fb.dtype) == "float32"
+    assert isinstance(fb, nn.Parameter) and fw.requires_grad and not fb.requires_grad
+    fw, fb = fuse_linear_bn_weights(lw, None, *stats, 1e-5, *affine)
+    assert dtype_name(fb.dtype) == "float32" and not fb.requires_grad
 
 
 def test_fusion_refuses_training_mode_missing_statistics_and_other_channels():
