@@ -155,6 +155,40 @@ def test_spectral_norm_gradient_holds_u_and_v_fixed():
     np.testing.assert_allclose(m.weight_orig.grad.numpy(), numeric, rtol=1e-6, atol=1e-8)
 
 
+def test_spectral_norm_takes_n_power_iterations_and_remove_keeps_the_last_weight(device):
+    """Three steps per forward; remove_spectral_norm takes none (W / σ of the last forward,
+    not of one more step: far from convergence the two differ)."""
+    m = made(device)
+    w = m.weight.numpy().copy()
+    nn.utils.spectral_norm(m, n_power_iterations=3)
+    u, v = m.weight_u.numpy().copy(), m.weight_v.numpy().copy()
+    m(tinyffn.randn(1, 3, dtype="float64", device=device))
+    for _ in range(3):
+        u, v = _power_step(w, u, v)
+    np.testing.assert_allclose(m.weight_u.numpy(), u, rtol=1e-12)
+    np.testing.assert_allclose(m.weight.numpy(), w / (u @ w @ v), rtol=1e-12)
+    last = m.weight.numpy().copy()
+    nn.utils.remove_spectral_norm(m)
+    np.testing.assert_allclose(m.weight.numpy(), last, rtol=1e-14)
+
+
+def test_spectral_norm_backward_of_an_earlier_forward_uses_its_own_u_and_v(device):
+    """σ is taken from copies of u and v: the next forward's step, written into the
+    buffers in place, must not change the gradient of an output computed before it."""
+    m = made(device)
+    nn.utils.spectral_norm(m)
+    w = m.weight_orig.numpy().copy()
+    x = tinyffn.randn(2, 3, dtype="float64", device=device)
+    y = m(x)
+    u, v = m.weight_u.numpy().copy(), m.weight_v.numpy().copy()
+    m(x)                                                # one more step in the buffers
+    y.sum().backward()
+    sigma, G = u @ w @ v, np.ones((4, 2)) @ x.numpy()   # G = dL/d(W/σ), (4, 3)
+    # d/dW of L(W / σ), σ = uᵀ W v with u, v fixed: G / σ − (Σ G ⊙ W) / σ² · u vᵀ
+    expected = G / sigma - (G * w).sum() / sigma**2 * np.outer(u, v)
+    np.testing.assert_allclose(m.weight_orig.grad.numpy(), expected, rtol=1e-12)
+
+
 def test_spectral_norm_of_a_transposed_convolution_reads_axis_1_and_remove_keeps_w():
     m = made("cpu", nn.ConvTranspose1d(3, 5, 2))        # weight (3, 5, 2): 5 outputs on axis 1
     nn.utils.spectral_norm(m)
