@@ -21,8 +21,9 @@ def weight_normed(module, **kw):
         return nn.utils.weight_norm(module, **kw)
 
 
-@pytest.mark.parametrize("dim, g_shape", [(0, (4, 1)), (1, (1, 3)), (None, ())])
+@pytest.mark.parametrize("dim, g_shape", [(0, (4, 1)), (1, (1, 3)), (None, ()), (-1, ())])
 def test_weight_norm_is_g_times_v_over_its_norm(device, dim, g_shape):
+    """dim=-1 is PyTorch's None (one norm of the whole tensor), not the last axis."""
     m = made(device)
     w0 = m.weight.numpy().copy()
     weight_normed(m, dim=dim)
@@ -35,8 +36,9 @@ def test_weight_norm_is_g_times_v_over_its_norm(device, dim, g_shape):
     x = tinyffn.randn(5, 3, dtype="float64", device=device)
     y = m(x)
     g, v = m.weight_g.numpy(), m.weight_v.numpy()
-    axes = tuple(a for a in range(2) if a != dim) if dim is not None else (0, 1)
-    w = g * v / np.sqrt((v * v).sum(axis=axes, keepdims=dim is not None))
+    whole = dim in (None, -1)
+    axes = (0, 1) if whole else tuple(a for a in range(2) if a != dim)
+    w = g * v / np.sqrt((v * v).sum(axis=axes, keepdims=not whole))
     np.testing.assert_allclose(m.weight.numpy(), w, rtol=1e-13)
     np.testing.assert_allclose(y.numpy(), x.numpy() @ w.T + m.bias.numpy(), rtol=1e-13)
     y.sum().backward()                                  # gradients reach g and v, not W

@@ -8,7 +8,8 @@ nor a buffer, not in the state_dict), from them:
 
 * **weight norm** (deprecated in PyTorch, with a FutureWarning): parameters ``weight_g``
   (the length, ‖v‖ over every axis but ``dim``) and ``weight_v`` (the direction), and
-  W = g · v / ‖v‖. ``dim=None`` takes one norm over the whole tensor.
+  W = g · v / ‖v‖. ``dim=None`` takes one norm over the whole tensor, and so does
+  ``dim=-1``, as in PyTorch (it stores None as -1).
 * **spectral norm**: the parameter ``weight_orig`` (the same Parameter object: an
   optimizer holding it keeps working) and buffers ``weight_u``, ``weight_v``; in training
   each forward first takes ``n_power_iterations`` steps of power iteration,
@@ -45,10 +46,15 @@ class WeightNorm:
         self.name = name
         self.dim = -1 if dim is None else dim       # -1: one norm of the whole tensor
 
+    def _norm(self, v: Tensor) -> Tensor:
+        """‖v‖ over every axis but ``dim``; over all of them for -1, as PyTorch reads it
+        (``dim=None`` is stored as -1, so -1 cannot mean the last axis)."""
+        return _norm_except_dim(v, None if self.dim == -1 else self.dim)
+
     def compute_weight(self, module: Module) -> Tensor:
         """W = g · v / ‖v‖ from ``<name>_g`` and ``<name>_v``, recorded in the graph."""
         g, v = getattr(module, self.name + "_g"), getattr(module, self.name + "_v")
-        return v * (g / _norm_except_dim(v, None if self.dim == -1 else self.dim))
+        return v * (g / self._norm(v))
 
     @staticmethod
     def apply(module: Module, name: str, dim: int | None) -> "WeightNorm":
@@ -60,7 +66,7 @@ class WeightNorm:
         fn = WeightNorm(name, dim)
         weight = _parameter(module, name, "weight_norm")
         delattr(module, name)
-        setattr(module, name + "_g", Parameter(_norm_except_dim(weight.detach(), dim)))
+        setattr(module, name + "_g", Parameter(fn._norm(weight.detach())))
         setattr(module, name + "_v", Parameter(weight.detach()))
         setattr(module, name, fn.compute_weight(module))
         module.register_forward_pre_hook(fn)
