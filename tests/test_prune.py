@@ -276,6 +276,24 @@ def test_a_failed_pruning_leaves_the_parameter_in_place():
     assert again is hook and len(hook) == 2 and (m.weight_mask.numpy() == 0).sum() == 7
 
 
+def test_a_pruning_refused_for_its_arguments_keeps_the_earlier_one():
+    """The new method is made before the earlier hook comes off: an amount of 1.5 on a
+    pruned weight leaves it pruned, its hook still recomputing M ⊙ W (PyTorch's loses
+    the hook here, so the forward stops seeing the weight's updates)."""
+    m, _ = _pruned(tinyffn, "l1_unstructured(m, 'weight', 0.5)")
+    mask = m.weight_mask.numpy()
+    for bad, error in ((lambda: prune.l1_unstructured(m, "weight", 1.5), ValueError),
+                       (lambda: prune.custom_from_mask(m, "weight", [1.0]), TypeError)):
+        with pytest.raises(error, match="amount=1.5|mask must be a tinyffn Tensor"):
+            bad()
+        (hook, _), = m._forward_pre_hooks.values()
+        assert isinstance(hook, prune.L1Unstructured)
+    with tinyffn.no_grad():
+        m.weight_orig.mul_(2.0)
+    m(tinyffn.tensor(X, dtype="float64"))                                # the hook runs
+    np.testing.assert_array_equal(m.weight.numpy(), m.weight_orig.numpy() * mask)
+
+
 @pytest.mark.parametrize("call", [e[0] for e in ERRORS])
 def test_the_errors_are_torchs(call):
     torch = pytest.importorskip("torch")

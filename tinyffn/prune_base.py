@@ -16,8 +16,9 @@ so an optimizer still holds it) with M ⊙ W as its values, and the mask is gone
 Pruning the same tensor again combines the masks (:class:`PruningContainer`): the new
 method sees only the entries (or, structured, the channels) still unpruned, so
 ``l1_unstructured(m, "weight", 0.5)`` twice prunes 50%, then half of the rest: 75%.
-A pruning that fails (an ``amount`` larger than the survivors) leaves the tensor as it
-was: unpruned, or pruned by the earlier methods, whose hook PyTorch's loses there.
+A pruning that fails (an ``amount`` larger than the survivors, or not an amount: 1.5)
+leaves the tensor as it was: unpruned, or pruned by the earlier methods, whose hook
+PyTorch's loses there.
 """
 from __future__ import annotations
 
@@ -139,7 +140,10 @@ class BasePruningMethod(ABC):
 def _composite_method(cls, module: Module, name: str, *args: Any, **kwargs: Any) -> tuple:
     """``cls(*args, **kwargs)`` for ``module.<name>``; if the tensor is pruned already,
     its hook comes off and the new method joins it in a :class:`PruningContainer`. Returns
-    (the method to apply, the hook taken off or None)."""
+    (the method to apply, the hook taken off or None). The method is made first, so
+    arguments it refuses leave the earlier hook in place (PyTorch's drops it)."""
+    method = cls(*args, **kwargs)
+    method._tensor_name = name
     old, keys = None, []
     for k, (hook, _) in (module._forward_pre_hooks or {}).items():
         if isinstance(hook, BasePruningMethod) and hook._tensor_name == name:
@@ -151,8 +155,6 @@ def _composite_method(cls, module: Module, name: str, *args: Any, **kwargs: Any)
                              "use a PruningContainer")
     for k in keys:
         del module._forward_pre_hooks[k]
-    method = cls(*args, **kwargs)
-    method._tensor_name = name
     if old is None:
         return method, None
     container = old if isinstance(old, PruningContainer) else PruningContainer(old)
