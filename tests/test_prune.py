@@ -45,6 +45,10 @@ CASES = [
     "l1_unstructured(m, 'weight', 0.25); custom_from_mask(m, 'weight', M)",
     "l1_unstructured(m, 'weight', 2); "
     "global_unstructured([(m, 'weight'), (m, 'bias')], L1Unstructured, amount=2)",
+    # scores other than the weights: rows by S's norms, and S for the weight beside |b|
+    "ln_structured(m, 'weight', 1, n=1, dim=0, importance_scores=S)",
+    "global_unstructured([(m, 'weight'), (m, 'bias')], L1Unstructured, "
+    "importance_scores={(m, 'weight'): S}, amount=5)",
 ]
 GRAD_CASES = [(CASES[0], "weight_orig"), (CASES[2], "weight_orig"), (CASES[6], "weight_orig"),
               (CASES[11], "bias_orig"), (CASES[12], "weight")]
@@ -388,6 +392,17 @@ EXPECTED = {
          ('float64',
           [[0.5, -1.25, 0.0, 2.0], [-0.0, 0.75, -1.5, 0.0], [1.125, -0.625, 1.75, -0.875]]),
          ('float64', [[5.625, -0.75, 1.125], [-1.6875, -0.9375, 0.8125]])),
+    "ln_structured(m, 'weight', 1, n=1, dim=0, importance_scores=S)":
+        (('float64', [[0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]]),
+         ('float64',
+          [[0.0, -0.0, 0.0, 0.0], [-0.375, 0.75, -1.5, 0.25], [1.125, -0.625, 1.75, -0.875]]),
+         ('float64', [[0.5, -0.875, 1.125], [0.5, -0.6875, 0.8125]])),
+    "global_unstructured([(m, 'weight'), (m, 'bias')], L1Unstructured, "
+    "importance_scores={(m, 'weight'): S}, amount=5)":
+        (('float64', [[1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]]),
+         ('float64',
+          [[0.5, -1.25, 0.0, 0.0], [-0.375, 0.75, -1.5, 0.25], [1.125, -0.625, 1.75, -0.875]]),
+         ('float64', [[1.125, -0.625, 0.125], [-1.6875, -0.4375, -0.1875]])),
 }
 EXPECTED_GRADS = {
     "l1_unstructured(m, 'weight', 0.25) dweight_orig":
