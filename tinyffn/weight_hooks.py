@@ -128,7 +128,10 @@ class SpectralNorm:
                 for _ in range(self.n_power_iterations):
                     v.copy_(normalize(m.t() @ u, dim=0, eps=self.eps))   # (w,)
                     u.copy_(normalize(m @ v, dim=0, eps=self.eps))       # (h,)
-            u, v = u.clone(), v.clone()      # what σ uses, not the buffers the next step changes
+            # σ's own copies, as PyTorch's (whose steps write into the buffers in place);
+            # tinyffn's copy_ gives a buffer a new array, so an earlier graph's u, v
+            # would stay as they were even without them
+            u, v = u.clone(), v.clone()
         sigma = (u * (w @ v)).sum()                                     # uᵀ W v
         return weight / sigma
 
