@@ -26,6 +26,7 @@ with tensors on the weight's device.
 from __future__ import annotations
 
 import numbers
+from abc import abstractmethod
 from collections.abc import Iterable
 from typing import Any
 
@@ -58,9 +59,9 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes ``amount`` entries chosen uniformly at random (those of the ``amount``
-    largest of a ``rand_like(t)``, drawn from ``manual_seed``'s generator)."""
+class _Unstructured(BasePruningMethod):
+    """Prunes ``amount`` entries (an int, or a fraction of the entries), the ``k`` that
+    :meth:`_chosen` names, on top of the mask so far."""
 
     PRUNING_TYPE = "unstructured"
 
@@ -73,32 +74,33 @@ class RandomUnstructured(BasePruningMethod):
         mask = default_mask.clone()
         if k == 0:
             return mask
-        chosen = topk(rand_like(t).reshape(-1), k).indices         # (k,)
+        chosen = self._chosen(t.reshape(-1), k)                        # (k,) flat positions
         return mask.reshape(-1).index_fill(0, chosen, 0).reshape(t.shape)
+
+    @abstractmethod
+    def _chosen(self, t: Tensor, k: int) -> Tensor:
+        """The k flat positions of t (1-D) to prune."""
+
+
+class RandomUnstructured(_Unstructured):
+    """Prunes ``amount`` entries chosen uniformly at random (those of the ``amount``
+    largest of a ``rand_like(t)``, drawn from ``manual_seed``'s generator)."""
+
+    def _chosen(self, t: Tensor, k: int) -> Tensor:
+        return topk(rand_like(t), k).indices
 
     @classmethod
     def apply(cls, module: Module, name: str, amount: int | float) -> "RandomUnstructured":
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_Unstructured):
     """Prunes the ``amount`` entries of smallest |s| (s the importance scores, the
     weight by default); among equal |s| the lower flat index first (see the module
     docstring)."""
 
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount: int | float) -> None:
-        _check_amount(type(self).__name__, amount)
-        self.amount = amount
-
-    def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        k = _count(type(self).__name__, self.amount, t.numel())
-        mask = default_mask.clone()
-        if k == 0:
-            return mask
-        smallest = topk(t.abs().reshape(-1), k, largest=False).indices     # (k,)
-        return mask.reshape(-1).index_fill(0, smallest, 0).reshape(t.shape)
+    def _chosen(self, t: Tensor, k: int) -> Tensor:
+        return topk(t.abs(), k, largest=False).indices
 
     @classmethod
     def apply(cls, module: Module, name: str, amount: int | float,
