@@ -391,7 +391,8 @@ API_MODULES = ("tinyffn.functional", "tinyffn.nn", "tinyffn.nn.utils", "tinyffn.
                "tinyffn.autograd", "tinyffn.autograd.functional", "tinyffn.higher_order",
                "tinyffn.graph_xp", "tinyffn.stepper",
                "tinyffn.cuda", "tinyffn.utils.data", "tinyffn.utils.checkpoint", "tinyffn.linalg", "tinyffn.special",
-               "tinyffn.distributions",
+               "tinyffn.distributions", "tinyffn.distributions.transforms",
+               "tinyffn.distributions.constraints",
                "tinyffn.func", "tinyffn.amp", "tinyffn.amp_casts", "tinyffn.nn.attention",
                "tinyffn.nn.utils.prune")
 # and tinyffn.ops, whose names are its __all__; a module whose classes another one imports,
@@ -405,7 +406,8 @@ REEXPORTED = {"tinyffn.optim.lr_scheduler": ("tinyffn.lr_scheduler_extra",
               "tinyffn.functional": ("tinyffn.functional_extra", "tinyffn.attention"),
               "tinyffn.utils.data": ("tinyffn.utils.dataset", "tinyffn.utils.sampler"),
               "tinyffn.distributions": ("tinyffn.distributions_more", "tinyffn.distributions_extra",
-                                                "tinyffn.distributions_gamma"),
+                                                "tinyffn.distributions_gamma",
+                                                "tinyffn.distributions_transformed"),
               "tinyffn.nn.utils.prune": ("tinyffn.prune_base",)}
 # a module that takes every name of a gathering module's __all__ (nn_layers.py,
 # functional_layers.py: their names are imports, which defined_names does not see)

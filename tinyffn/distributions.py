@@ -25,11 +25,16 @@ This file: the base class, the constraints, Normal, Uniform, Laplace, Exponentia
 KL registry; :mod:`tinyffn.distributions_more` holds Bernoulli, Categorical and
 MultivariateNormal; :mod:`tinyffn.distributions_extra` Independent, OneHotCategorical,
 LogNormal, Gumbel, Cauchy, Poisson, Geometric and Binomial; :mod:`tinyffn.distributions_gamma`
-Gamma, Beta, Dirichlet and StudentT (drawn by ``sample()`` only: no reparameterised sample).
+Gamma, Beta, Dirichlet and StudentT; :mod:`tinyffn.distributions_transformed`
+TransformedDistribution, biject_to and transform_to, over the transforms of
+:mod:`tinyffn.distributions_transforms` and the constraints named in
+:mod:`tinyffn.distributions_constraints` (here also ``distributions.transforms`` and
+``distributions.constraints``, as PyTorch's).
 """
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any, Callable
 
 import numpy as np
@@ -57,6 +62,17 @@ class Constraint:
 
     def check(self, value):
         return self._check(value, **self.bounds)
+
+    @property
+    def is_discrete(self) -> bool:
+        return self.name in ("Boolean", "OneHot", "IntegerInterval", "IntegerGreaterThan")
+
+    def __getattr__(self, name: str):
+        """A bound by its name, as PyTorch's attributes: ``interval(0, 1).upper_bound``."""
+        bounds = self.__dict__.get("bounds", {})
+        if name in bounds:
+            return bounds[name]
+        raise AttributeError(f"{self!r} has no attribute {name!r}")
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{k}={_shown(v)}" for k, v in self.bounds.items())
@@ -464,9 +480,29 @@ from .distributions_extra import (Binomial, Cauchy, Geometric, Gumbel,  # noqa: 
                                   Independent, LogNormal, OneHotCategorical,
                                   OneHotCategoricalStraightThrough, Poisson)
 from .distributions_gamma import Beta, Dirichlet, Gamma, StudentT  # noqa: E402
+from . import distributions_constraints as constraints  # noqa: E402
+from . import distributions_transforms as transforms  # noqa: E402
+from .distributions_transforms import (AbsTransform, AffineTransform,  # noqa: E402
+                                       ComposeTransform, ExpTransform, IndependentTransform,
+                                       PowerTransform, ReshapeTransform, SigmoidTransform,
+                                       SoftmaxTransform, SoftplusTransform,
+                                       StickBreakingTransform, TanhTransform, Transform,
+                                       identity_transform)
+from .distributions_transformed import (TransformedDistribution, biject_to,  # noqa: E402
+                                        transform_to)
+
+# distributions is a module, not a package: name constraints and transforms under it too, so
+# that `from tinyffn.distributions.transforms import TanhTransform` works as with torch
+sys.modules[__name__ + ".constraints"] = constraints
+sys.modules[__name__ + ".transforms"] = transforms
 
 __all__ = ["Distribution", "Normal", "Uniform", "Laplace", "Exponential", "Bernoulli",
            "Categorical", "MultivariateNormal", "Independent", "OneHotCategorical",
            "OneHotCategoricalStraightThrough", "LogNormal", "Gumbel", "Cauchy", "Poisson",
            "Geometric", "Binomial", "Gamma", "Beta", "Dirichlet", "StudentT",
-           "kl_divergence", "register_kl"]
+           "kl_divergence", "register_kl", "TransformedDistribution", "biject_to",
+           "transform_to", "constraints", "transforms", "Transform", "ComposeTransform",
+           "IndependentTransform", "ReshapeTransform", "ExpTransform", "PowerTransform",
+           "SigmoidTransform", "SoftplusTransform", "TanhTransform", "AbsTransform",
+           "AffineTransform", "SoftmaxTransform", "StickBreakingTransform",
+           "identity_transform"]
