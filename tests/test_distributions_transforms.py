@@ -8,6 +8,7 @@ tanh-squashed Normal against the change of variables written out; inverses round
 gradcheck of log_prob through TanhTransform on every device; caching (the cached x object
 comes back); shapes, supports, biject_to, reprs and errors.
 """
+import copy
 import math
 
 import numpy as np
@@ -313,6 +314,9 @@ def test_constraints_are_the_distributions_own_with_pytorchs_reprs():
     assert (c.event_dim, c.reinterpreted_batch_ndims) == (2, 2)
     assert c.check(T([[[1.0, 2.0], [3.0, 0.0]]])).tolist() == [False]
     assert constraints.interval(-1.0, 2.0).upper_bound == 2.0
+    assert copy.deepcopy(constraints.interval(-1.0, 2.0)).upper_bound == 2.0   # no recursion
+    with pytest.raises(AttributeError, match="GreaterThan has no attribute 'upper_bound'"):
+        constraints.positive.upper_bound
     assert constraints.boolean.is_discrete and not constraints.real.is_discrete
     assert constraints.less_than(1.0).check(T([0.5, 1.0])).tolist() == [True, False]
     assert constraints.greater_than_eq(1.0).check(T([0.5, 1.0])).tolist() == [False, True]

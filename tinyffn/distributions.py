@@ -69,10 +69,11 @@ class Constraint:
 
     def __getattr__(self, name: str):
         """A bound by its name, as PyTorch's attributes: ``interval(0, 1).upper_bound``."""
-        bounds = self.__dict__.get("bounds", {})
+        bounds = self.__dict__.get("bounds", {})     # absent while copy/pickle rebuild it
         if name in bounds:
             return bounds[name]
-        raise AttributeError(f"{self!r} has no attribute {name!r}")
+        raise AttributeError(f"constraint {self.__dict__.get('name')} has no attribute "
+                             f"{name!r}")
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{k}={_shown(v)}" for k, v in self.bounds.items())
