@@ -281,6 +281,29 @@ def test_norm_over_dim_empty_is_over_every_entry_as_pytorch(p, device):
         assert x.norm(p, dim, keepdim=True).shape == (1, 1)      # PyTorch 2.13's shapes
 
 
+@pytest.mark.parametrize("p, values, norm, grad", [
+    # torch.linalg.vector_norm(x, p) and its gradient, PyTorch 2.13, float64
+    (-1, [1.0, -2.0, 4.0], 0.5714285714285714,
+     [0.32653061224489793, -0.08163265306122448, 0.02040816326530612]),
+    (-0.5, [1.0, -2.0, 4.0], 0.20528315312338202,
+     [0.09301006859895612, -0.03288402511247392, 0.011626258574869515]),
+    (-3, [1.0, -2.0, 4.0], 0.9570891023785492,
+     [0.8390918157839337, -0.052443238486495854, 0.003277702405405991]),
+    (-1, [1.0, 0.0, 4.0], 0.0, [0.0, 0.0, 0.0]),        # |0|^p infinite: the norm is 0
+])
+def test_a_negative_p_is_pytorchs_norm(p, values, norm, grad, device):
+    for f in (lambda x: tinyffn.linalg.vector_norm(x, p), lambda x: x.norm(p),
+              lambda x: tinyffn.dist(x, tinyffn.zeros_like(x), p)):
+        x = tinyffn.tensor(values, dtype="float64", device=device, requires_grad=True)
+        y = f(x)
+        y.backward()
+        assert y.item() == pytest.approx(norm, rel=1e-14)
+        np.testing.assert_allclose(x.grad.numpy(), grad, rtol=1e-13)
+    x = tinyffn.tensor([[1.0, -2.0, 0.5], [3.0, 0.25, -1.0]], dtype="float64", device=device,
+                       requires_grad=True)
+    assert tinyffn.gradcheck(lambda x: x.norm(p, dim=1), (x,))
+
+
 def test_norm_refuses_what_it_cannot_differentiate_or_compute():
     x = tinyffn.tensor([1.0, 2.0])
     with pytest.raises(TypeError, match="norm: the tensor has dtype int64; a norm needs a "
@@ -288,8 +311,8 @@ def test_norm_refuses_what_it_cannot_differentiate_or_compute():
         tinyffn.tensor([3, 4]).norm()
     with pytest.raises(ValueError, match="'nuc' needs singular values"):
         x.reshape(1, 2).norm("nuc")
-    for p in (-1, "max", True):
-        with pytest.raises(ValueError, match="p must be 'fro', a number >= 0"):
+    for p in (float("nan"), "max", True):
+        with pytest.raises(ValueError, match="p must be 'fro' or a number"):
             x.norm(p)
     with pytest.raises(TypeError, match="keepdim must be True or False"):
         x.norm(2, 0, 1)

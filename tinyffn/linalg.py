@@ -66,10 +66,11 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     for 0 the count of nonzero entries (its gradient is 0: a count's derivative is 0
     wherever it exists). ``dtype``: x is
     cast to it first. :func:`tinyffn.norm` computes it (gradient 0 where x = 0); a float16
-    x is computed in float32 and rounded. A negative ord other than -inf is refused."""
+    x is computed in float32 and rounded. A negative ord gives (Σ |x|^ord)^(1/ord) too, 0
+    where an entry is 0, as PyTorch's."""
     x = _input("vector_norm", x, dtype)
-    if not is_real(ord) or isinstance(ord, bool) or (ord < 0 and ord != -math.inf):
-        raise ValueError(f"linalg.vector_norm: ord must be a number >= 0, inf or -inf, got "
+    if not is_real(ord) or isinstance(ord, bool) or ord != ord:
+        raise ValueError(f"linalg.vector_norm: ord must be a number (inf and -inf too), got "
                          f"{ord!r}" + ("; for a matrix norm use linalg.matrix_norm"
                                        if isinstance(ord, str) else ""))
     return _norm(x, ord, dim, keepdim)

@@ -351,7 +351,8 @@ def norm(input, p="fro", dim=None, keepdim=False):
     """The p-norm (Σ |x|^p)^(1/p) over ``dim`` (an int, a tuple, or None or (): every entry),
     as ``torch.norm``. ``p``: ``"fro"`` or 2 (the default, sqrt(Σ x²): for a matrix its
     Frobenius norm), 1 (Σ |x|), ``inf`` (max |x|), ``-inf`` (min |x|), 0 (the count of
-    x != 0, gradient 0), or another number > 0. Composed of mul, abs, pow, sum, amax and
+    x != 0, gradient 0), or another number (a negative p gives 0 for a slice holding a
+    0, where |0|^p is infinite, with gradient 0 there). Composed of mul, abs, pow, sum, amax and
     where, in a frame ``norm``: gradient x /
     norm for p = 2, sign(x) for 1, ties sharing it for ±inf. Where x = 0 (a kink of |x|,
     and the root's slope is infinite at a zero sum) the gradient is 0, as PyTorch's. A
@@ -361,8 +362,8 @@ def norm(input, p="fro", dim=None, keepdim=False):
     if not x.backend.is_floating(x.dtype):
         raise TypeError(f"norm: the tensor has dtype {dtype_name(x.dtype)}; a norm needs a "
                         "floating-point tensor, as in PyTorch: call x.float() first")
-    if not (p == "fro" or is_real(p) and (p >= 0 or p == -math.inf)):
-        raise ValueError(f"norm: p must be 'fro', a number >= 0, inf or -inf, got {p!r}" + (
+    if not (p == "fro" or is_real(p) and not isinstance(p, bool) and p == p):
+        raise ValueError(f"norm: p must be 'fro' or a number (inf and -inf too), got {p!r}" + (
             "; 'nuc' needs singular values, which tinyffn does not compute"
             if p == "nuc" else ""))
     if not isinstance(keepdim, bool):
@@ -381,6 +382,10 @@ def norm(input, p="fro", dim=None, keepdim=False):
             y = w.abs().sum(axis=axes, keepdims=keepdim)
         elif math.isinf(p):
             y = w.abs().amax(axes, keepdim) if p > 0 else w.abs().amin(axes, keepdim)
+        elif p < 0:                     # Σ |x|^p is infinite if an |x| is 0: its root is 0
+            zero = w == 0
+            s = C.where(zero, 1.0, w.abs()) ** p                    # 1: finite, and unused
+            y = where(zero.any(axes, keepdim), 0.0, s.sum(axis=axes, keepdims=keepdim) ** (1 / p))
         else:                           # |x|^p: d/dx is infinite at 0 for p < 1; 0 there
             a = w.abs()
             zero = a == 0
