@@ -1,6 +1,6 @@
 """Fractional max pooling (Graham, 2014), as ``F.fractional_max_pool2d``/``3d`` and
 ``nn.FractionalMaxPool2d``/``3d``: max pooling that shrinks each spatial axis by a factor
-that need not be an integer (7 -> 5, a ratio of 0.7), by windows placed at pseudo-random
+that need not be an integer (10 -> 7: ``output_ratio=0.7``), by windows placed at pseudo-random
 starts, so that stacking many such layers shrinks an image gently.
 
 Along an axis of length L pooled to L_out with windows of k, a sample u in [0, 1) (one
