@@ -9,8 +9,8 @@ maps y = f(x) with log |det ∂y/∂x|, the pieces of a
     t.bijective, t.sign           one to one; +1 increasing, −1 decreasing (univariate)
 
 With ``cache_size=1`` a transform keeps its last pair (x, y): ``t.inv(y)`` of the very y it
-returned gives back that x object, no inverse computed (SAC: atanh(tanh(x)) loses x for
-|x| > ~9 in float32; the cache keeps it exact and in the graph).
+returned gives back that x object, no inverse computed (SAC: in float32, atanh(tanh(x)) is
+7.97 at x = 8 and inf at x = 10; the cache keeps x exact and in the graph).
 
 Every map is composed of tinyffn ops, so gradients flow through y and log |det J|.
 """
