@@ -4,7 +4,7 @@ the mask chosen by magnitude (``l1_unstructured``, ``ln_structured``), at random
 ``l1_unstructured(module, "weight", 0.3)`` moves the Parameter to ``weight_orig``, keeps
 the mask in the buffer ``weight_mask`` and makes ``weight`` their product, recomputed by
 a forward pre-hook, so the gradient reaches ``weight_orig`` masked; pruning again combines
-the masks, and ``remove`` makes it permanent. How is in :mod:`tinyffn.prune_base`
+the masks, and ``remove`` makes it permanent. How it works is in :mod:`tinyffn.prune_base`
 (``BasePruningMethod``, ``PruningContainer``); this file holds the methods and functions.
 
 ``amount`` is how many entries (channels) to prune: an int is a count, a float in [0, 1]
