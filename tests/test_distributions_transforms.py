@@ -275,6 +275,35 @@ def test_shapes_supports_expand_and_draws():
         pytest.approx(-0.5 * math.log(2 * math.pi))
 
 
+
+def test_a_part_that_narrows_the_event_sums_its_log_det_over_the_wider_event():
+    """ReshapeTransform((2, 2), (4,)) then exp: the event is 2 axes wide at the reshape, so
+    its log|det J| (zeros of the batch shape) is summed over 2 − 2 = 0 axes, as PyTorch's
+    (its domain's event_dim, not its codomain's): log|det J| = Σ x over the event, shape
+    (5, 3), and log_prob = Σ log N(x) − Σ x, x = log y (NumPy written out)."""
+    x = np.random.default_rng(0).normal(size=(5, 3, 2, 2))         # batch (5, 3), event (2, 2)
+    parts = [ReshapeTransform((2, 2), (4,)), ExpTransform()]
+    t = ComposeTransform(parts)
+    y = t(T(x))                                                        # (5, 3, 4)
+    ld = t.log_abs_det_jacobian(T(x), y)
+    assert ld.shape == (5, 3)
+    np.testing.assert_allclose(ld.numpy(), x.sum((-2, -1)), rtol=1e-12)
+    td = TransformedDistribution(Normal(T(np.zeros((5, 3, 2, 2))), 1.0), parts)
+    assert (td.batch_shape, td.event_shape) == ((5, 3), (4,))
+    lp = td.log_prob(y)
+    expected = (-0.5 * x ** 2 - 0.5 * math.log(2 * math.pi) - x).sum((-2, -1))
+    assert lp.shape == (5, 3)
+    np.testing.assert_allclose(lp.numpy(), expected, rtol=1e-12)
+
+
+def test_biject_to_an_interval_fills_it():
+    """low + (high − low) sigmoid(x): the image reaches both ends (an image inside a
+    narrower interval would pass the constraint check)."""
+    x = np.array([-40.0, -1.0, 0.0, 2.0, 40.0])
+    y = biject_to(constraints.interval(-1.0, 3.0))(T(x)).numpy()
+    np.testing.assert_allclose(y, -1.0 + 4.0 / (1.0 + np.exp(-x)), rtol=1e-12)
+    assert y[0] == pytest.approx(-1.0) and y[-1] == pytest.approx(3.0)
+
 def test_errors_are_pytorchs():
     with pytest.raises(ValueError, match="transforms must be a Transform or list"):
         TransformedDistribution(Normal(0.0, 1.0), (ExpTransform(),))
