@@ -421,6 +421,24 @@ def test_standard_gamma_gradient_is_pytorchs_to_its_approximation():
         torch.tensor(a), torch.tensor(x)).numpy(), STANDARD_GAMMA_GRAD)
 
 
+
+def test_standard_gamma_in_the_far_tails():
+    """A draw that underflows is floored at the dtype's smallest normal (PyTorch clamps its
+    draws to tiny: log_prob stays finite); dx/dα at u = 1e-10 and 1 − 1e-10 is d/dα of
+    scipy's gammaincinv within 1e-5 (∂P/∂α from P where P < ½, from Q above: the other
+    difference of two numbers near 1 is off by ~1e-4 there)."""
+    special = pytest.importorskip("scipy.special")
+    for dtype in (tinyffn.float64, tinyffn.float32):      # 0.1^1000, 0.1^100 underflow
+        a = tinyffn.tensor([1e-3 if dtype is tinyffn.float64 else 1e-2], dtype=dtype)
+        y = tinyffn.ops.StandardGamma.apply(a, tinyffn.tensor([0.1], dtype=dtype))
+        assert y.item() == np.finfo(str(dtype)).smallest_normal
+    a, u = np.array([2.0, 2.0]), np.array([1e-10, 1 - 1e-10])
+    A = T(a, requires_grad=True)
+    tinyffn.ops.StandardGamma.apply(A, T(u)).sum().backward()
+    h = 1e-5 * a
+    exact = (special.gammaincinv(a + h, u) - special.gammaincinv(a - h, u)) / (2 * h)
+    np.testing.assert_allclose(A.grad.numpy(), exact, rtol=1e-5)
+
 def test_straight_through_one_hot_passes_the_gradient_of_probs():
     logits = T([0.2, -1.0, 0.5], requires_grad=True)
     d = OneHotCategoricalStraightThrough(logits=logits)
@@ -443,9 +461,9 @@ def test_modes_and_moments_at_the_edges():
                                   [1.0, 1.0, 0.0])
     np.testing.assert_array_equal(Dirichlet(T([[0.5, 0.2], [3.0, 2.0]])).mode.numpy(),
                                   [[1.0, 0.0], [2 / 3, 1 / 3]])
-    t = StudentT(T([0.5, 2.0, 4.0]), 1.0, 2.0)
-    np.testing.assert_array_equal(t.mean.numpy(), [nan, 1.0, 1.0])
-    np.testing.assert_array_equal(t.variance.numpy(), [nan, inf, 8.0])
+    t = StudentT(T([0.5, 1.0, 2.0, 4.0]), 1.0, 2.0)           # df = 1 (Cauchy): no mean
+    np.testing.assert_array_equal(t.mean.numpy(), [nan, nan, 1.0, 1.0])
+    np.testing.assert_array_equal(t.variance.numpy(), [nan, nan, inf, 8.0])
     assert Binomial(5, T([1.0])).mode.item() == 5.0
     assert Gamma(T(0.5), 1.0).mode.item() == 0.0
 
