@@ -217,6 +217,10 @@ def test_independent_normal_is_a_diagonal_multivariate_normal():
     np.testing.assert_allclose(kl_divergence(d, q).numpy(), kl_divergence(mvn, mq).numpy(),
                                rtol=1e-12)
     assert repr(d) == "Independent(Normal(loc: (1, 3), scale: (1, 3)), 1)"
+    s = Independent(Gamma(T(np.ones((2, 3))), 1.0), 1).support   # the row, not each entry
+    assert repr(s) == "IndependentConstraint(GreaterThanEq(lower_bound=0.0), 1)"
+    assert s.event_dim == 1 and s.check(T([[1.0, 2.0, -1.0], [1.0, 2.0, 3.0]])).tolist() == \
+        [False, True]
 
 
 @pytest.mark.parametrize("case", [c for c in CASES_D if c not in ("Poisson", "Binomial-probs",

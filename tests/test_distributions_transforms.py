@@ -386,6 +386,8 @@ def test_transforms_compare_as_pytorchs_and_name_their_domains():
         "IndependentTransform(SoftplusTransform(), 1)"
     c = ComposeTransform([StickBreakingTransform(), AffineTransform(0.0, 2.0)])
     assert repr(c.codomain) == "IndependentConstraint(Real(), 1)" and c.domain.event_dim == 1
+    assert ComposeTransform([AffineTransform(0.0, -1.0), ExpTransform()]).sign == -1
+    assert ComposeTransform([AffineTransform(0.0, -1.0), AffineTransform(1.0, -2.0)]).sign == 1
     with pytest.raises(ValueError, match="Please use either"):
         ReshapeTransform((3,), (3, 1)).event_dim
 
