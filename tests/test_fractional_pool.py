@@ -120,6 +120,8 @@ def test_bad_sizes_are_refused_with_what_to_do():
         F.fractional_max_pool2d(x, 2, output_size=(3, 6))
     with pytest.raises(ValueError, match="between 0 and 1"):
         F.fractional_max_pool2d(x, 2, output_ratio=1.5)
+    with pytest.raises(ValueError, match=r"pools axis 1 of 6 to int\(6 · ratio\) = 0 entries"):
+        F.fractional_max_pool2d(x, 2, output_ratio=(0.5, 0.1))      # PyTorch: (1, 1, 3, 0)
     with pytest.raises(ValueError, match=r"shape \(1, 1, 2\)"):
         F.fractional_max_pool2d(x, 2, output_size=3, _random_samples=tinyffn.rand(1, 2, 2))
     with pytest.raises(ValueError, match="3-D or 4-D"):

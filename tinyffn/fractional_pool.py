@@ -91,7 +91,11 @@ def _fractional(op: str, n: int, x: Any, kernel_size: Any, output_size: Any,
     k = _tuple("kernel_size", kernel_size, n, op)
     out = _output_size(op, n, S, output_size, output_ratio)
     for axis, (L, L_out, ki) in enumerate(zip(S, out, k)):
-        if ki < 1 or L_out < 1 or L_out + ki - 1 > L:
+        if L_out < 1:                   # only a ratio gets here: output_size must be >= 1
+            raise ValueError(f"{op}: output_ratio {output_ratio!r} pools axis {axis} of {L} "
+                             f"to int({L} · ratio) = {L_out} entries (PyTorch returns an "
+                             f"empty tensor); use a larger output_ratio")
+        if ki < 1 or L_out + ki - 1 > L:
             raise ValueError(f"{op}: a window of {ki} too large for an axis of {L} pooled to "
                              f"{L_out} (axis {axis}: output + kernel - 1 must be at most the "
                              f"input, {L_out} + {ki} - 1 > {L}); use a smaller kernel_size "
