@@ -73,6 +73,19 @@ def test_the_samples_go_to_w_then_h_as_pytorchs():
         assert y.tolist() == [[[[float(i) for i in row] for row in want]]]
 
 
+@pytest.mark.parametrize("dtype, fourth", [("float32", 8), ("float64", 7)])
+def test_the_starts_are_computed_in_the_inputs_dtype(dtype, fourth):
+    """u = 0.19999996 (float32), 11 -> 5 with k = 1: α = 2.5 and (3 + u) · α is 7.9999999
+    in float64 but rounds to 8 in float32; PyTorch 2.13's indices, written out, follow the
+    input's dtype (float64 arithmetic on a float32 input gave 7)."""
+    u = float(np.float32(0.19999995827674866))
+    x = tinyffn.arange(121, dtype=dtype).reshape(1, 1, 11, 11)
+    _, index = F.fractional_max_pool2d(x, 1, output_size=5, return_indices=True,
+                                       _random_samples=tinyffn.tensor([[[u, 0.5]]], dtype=dtype))
+    assert index.tolist()[0][0][0] == [0, 2, 5, fourth, 10]           # W from u, H from 0.5
+    assert [row[0] for row in index.tolist()[0][0]] == [0, 22, 55, 77, 110]
+
+
 def test_the_gradient_goes_to_each_windows_largest_entry():
     tinyffn.manual_seed(0)
     x = tinyffn.randn(2, 2, 7, 6, dtype="float64", requires_grad=True)
