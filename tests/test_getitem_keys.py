@@ -126,6 +126,23 @@ def test_takes_give_numpys_indexing_in_the_strict_namespace(case):
     np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("shape, key, want", [
+    ((2, 3, 4), (0, slice(None), I2), (2, 3)),                      # apart: the block first
+    ((5, 3, 4, 6), (slice(None), I3, 0, I2[:, None]), (5, 2, 3)),   # together: in place
+])
+def test_an_integer_among_the_index_arrays_counts_as_one_of_them(shape, key, want):
+    """NumPy reads an integer beside index arrays as a 0-d one, so it keeps them apart or
+    joins them, which moves the block (keys that tinyffn's Tensor refuses, as PyTorch lays
+    them out otherwise)."""
+    xp = pytest.importorskip("array_api_strict")
+    x = np.arange(float(np.prod(shape))).reshape(shape)
+    got = takes.getitem(xp, xp.asarray(x), tuple(xp.asarray(k) if isinstance(k, np.ndarray)
+                                                 else k for k in key))
+    got = np.from_dlpack(got)
+    assert got.shape == x[key].shape == want
+    np.testing.assert_array_equal(got, x[key])
+
+
 def test_pytorch_lays_out_the_keys_as_numpy():
     torch = pytest.importorskip("torch")
     x = np.arange(24.0).reshape(SHAPE)
