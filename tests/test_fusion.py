@@ -135,6 +135,13 @@ def test_clip_grad_norm_is_the_old_name_and_warns():
         n = nn.utils.clip_grad_norm(p, 1.0)
     assert n.item() == 5.0
     np.testing.assert_allclose(p.grad.numpy(), [0.6, 0.8], rtol=1e-5)
+    p.grad = tinyffn.tensor([3.0, -4.0])
+    with pytest.warns(FutureWarning):                   # norm_type reaches clip_grad_norm_
+        assert nn.utils.clip_grad_norm(p, 1.0, norm_type=1).item() == 7.0
+    np.testing.assert_allclose(p.grad.numpy(), [3 / 7, -4 / 7], rtol=1e-5)
+    p.grad = tinyffn.tensor([float("inf"), 1.0])
+    with pytest.warns(FutureWarning), pytest.raises(RuntimeError, match="error_if_nonfinite"):
+        nn.utils.clip_grad_norm(p, 1.0, error_if_nonfinite=True)
 
 
 @pytest.mark.parametrize("transpose", [False, True])
@@ -171,3 +178,25 @@ def test_stateless_functional_call_is_the_old_name_and_warns():
     with pytest.warns(FutureWarning, match="func.functional_call"):
         y = stateless.functional_call(m, w, (tinyffn.tensor([[3.0, 4.0]]),))
     assert y.item() == 11.5 and m.weight.numpy().tolist() != [[1.0, 2.0]]
+
+
+@pytest.mark.filterwarnings("ignore:nn.utils.stateless:FutureWarning")
+def test_stateless_functional_call_passes_kwargs_tie_weights_and_strict_on():
+    """Two Linears sharing one weight: the weight given for one follows to the
+    other unless tie_weights=False; strict=True wants both; kwargs reach forward."""
+    from tinyffn.nn.utils import stateless
+
+    class Tied(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = nn.Linear(1, 1, bias=False), nn.Linear(1, 1, bias=False)
+            self.a.weight = self.b.weight = nn.Parameter(tinyffn.tensor([[1.0]]))
+
+        def forward(self, x, scale=1.0):
+            return (self.a(x) + 10 * self.b(x)) * scale
+
+    m, x, w = Tied(), tinyffn.tensor([[1.0]]), {"a.weight": tinyffn.tensor([[2.0]])}
+    assert stateless.functional_call(m, w, (x,), {"scale": 3.0}).item() == 66.0
+    assert stateless.functional_call(m, w, (x,), tie_weights=False).item() == 12.0
+    with pytest.raises(KeyError, match="strict=True, but no tensor was given for 'b.weight'"):
+        stateless.functional_call(m, w, (x,), tie_weights=False, strict=True)
