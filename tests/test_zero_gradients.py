@@ -69,3 +69,18 @@ def test_pytorch_gives_the_same_zeros_and_no_graphs():
         assert not g.any(), case
     for case in NO_GRAPH:
         assert not _run(torch, torch.nn.functional, case)[0].requires_grad, case
+
+
+@pytest.mark.parametrize("name", ["copysign", "nextafter"])
+def test_an_inf_or_nan_other_still_gets_zeros(name, device):
+    """Only other's sign bit (or direction) is read: its gradient is 0 and the value is
+    NumPy's also at ±inf and NaN (y · (other · 0 + 1) would be NaN there; PyTorch 2.13
+    gives these values and gradients)."""
+    x = tinyffn.tensor([1.0, -2.0, 3.0], dtype="float64", device=device, requires_grad=True)
+    w = tinyffn.tensor([np.inf, -np.inf, np.nan], dtype="float64", device=device,
+                       requires_grad=True)
+    y = getattr(tinyffn, name)(x, w)
+    want = getattr(np, name)(np.array([1.0, -2.0, 3.0]), np.array([np.inf, -np.inf, np.nan]))
+    np.testing.assert_array_equal(y.numpy(), want)
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0, 1.0] and w.grad.tolist() == [0.0, 0.0, 0.0]
