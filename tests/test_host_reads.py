@@ -219,6 +219,8 @@ def test_tensor_of_an_array_already_on_the_device_is_copied_there():
     assert made[0].tolist() == made[2].tolist() == [[1.5, -2.0], [0.25, 3.0]]
     assert made[2].requires_grad and not made[0].requires_grad
     assert made[3].tolist() == [3, 1]
+    x.data[0, 0] = 7.0                  # a copy: the new tensors keep their own values
+    assert made[0].tolist()[0][0] == made[1].tolist()[0][0] == 1.5
 
 
 @pytest.mark.parametrize("loss, scaler, expected", [
