@@ -131,9 +131,9 @@ def test_fusion_refuses_training_mode_missing_statistics_and_other_channels():
 def test_clip_grad_norm_is_the_old_name_and_warns():
     p = tinyffn.zeros(2, requires_grad=True)
     p.grad = tinyffn.tensor([3.0, 4.0])
-    with pytest.warns(FutureWarning, match="clip_grad_norm_"):
+    with pytest.warns(FutureWarning, match="clip_grad_norm_") as said:
         n = nn.utils.clip_grad_norm(p, 1.0)
-    assert n.item() == 5.0
+    assert n.item() == 5.0 and said[0].filename == __file__     # it points at the caller
     np.testing.assert_allclose(p.grad.numpy(), [0.6, 0.8], rtol=1e-5)
     p.grad = tinyffn.tensor([3.0, -4.0])
     with pytest.warns(FutureWarning):                   # norm_type reaches clip_grad_norm_
@@ -175,9 +175,10 @@ def test_stateless_functional_call_is_the_old_name_and_warns():
     from tinyffn.nn.utils import stateless
     m = nn.Linear(2, 1)
     w = {"weight": tinyffn.tensor([[1.0, 2.0]]), "bias": tinyffn.tensor([0.5])}
-    with pytest.warns(FutureWarning, match="func.functional_call"):
+    with pytest.warns(FutureWarning, match="func.functional_call") as said:
         y = stateless.functional_call(m, w, (tinyffn.tensor([[3.0, 4.0]]),))
     assert y.item() == 11.5 and m.weight.numpy().tolist() != [[1.0, 2.0]]
+    assert said[0].filename == __file__                 # the warning points at the caller
 
 
 @pytest.mark.filterwarnings("ignore:nn.utils.stateless:FutureWarning")
