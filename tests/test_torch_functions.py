@@ -304,6 +304,22 @@ def test_a_negative_p_is_pytorchs_norm(p, values, norm, grad, device):
     assert tinyffn.gradcheck(lambda x: x.norm(p, dim=1), (x,))
 
 
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_a_negative_p_over_one_axis_keeps_its_shape(keepdim, device):
+    """A slice holding a 0 has norm 0, the others (Σ |x|^p)^(1/p): NumPy by hand, in the
+    shape of sum(dim, keepdim) (the mask of zero slices once kept its axis, broadcasting
+    (2,) against (2, 1) to (2, 2))."""
+    x = np.array([[1.0, -2.0, 4.0], [3.0, 0.0, -1.0]])
+    t = tinyffn.tensor(x, device=device)
+    for dim in (0, 1):
+        with np.errstate(divide="ignore"):
+            want = np.where((x == 0).any(dim, keepdims=keepdim), 0.0,
+                            (np.abs(x) ** -1.0).sum(dim, keepdims=keepdim) ** -1.0)
+        for y in (t.norm(-1, dim, keepdim), tinyffn.linalg.vector_norm(t, -1, dim, keepdim)):
+            assert y.shape == want.shape
+            np.testing.assert_allclose(y.numpy(), want, rtol=1e-14)
+
+
 def test_norm_refuses_what_it_cannot_differentiate_or_compute():
     x = tinyffn.tensor([1.0, 2.0])
     with pytest.raises(TypeError, match="norm: the tensor has dtype int64; a norm needs a "
