@@ -181,6 +181,8 @@ def test_module_learns_on_every_device(device):
      "end at most at input's length 2"),
     ("F.embedding_bag(T.tensor([0, 1]), w, T.tensor([0, 1]), include_last_offset=True)",
      ValueError, "with include_last_offset the last one is that length"),
+    ("F.embedding_bag(T.tensor([0, 1]), w, T.tensor([0])[:0], include_last_offset=True)",
+     ValueError, "with include_last_offset, offsets needs at least one entry"),
     ("F.embedding_bag(T.tensor([0, 1]), w, T.tensor([0]), mode='prod')", ValueError,
      "mode must be 'sum', 'mean' or 'max'"),
     ("F.embedding_bag(T.tensor([0, 5]), w, T.tensor([0]))", IndexError,
