@@ -84,6 +84,10 @@ def test_the_starts_are_computed_in_the_inputs_dtype(dtype, fourth):
                                        _random_samples=tinyffn.tensor([[[u, 0.5]]], dtype=dtype))
     assert index.tolist()[0][0][0] == [0, 2, 5, fourth, 10]           # W from u, H from 0.5
     assert [row[0] for row in index.tolist()[0][0]] == [0, 22, 55, 77, 110]
+    other = "float64" if dtype == "float32" else "float32"      # cast to x's dtype first
+    _, again = F.fractional_max_pool2d(x, 1, output_size=5, return_indices=True,
+                                       _random_samples=tinyffn.tensor([[[u, 0.5]]], dtype=other))
+    assert again.tolist() == index.tolist()
 
 
 def test_the_gradient_goes_to_each_windows_largest_entry():
