@@ -39,7 +39,8 @@ def functional_call(module: Module, parameter_and_buffer_dicts: Any, args: Any =
     ``parameter_and_buffer_dicts`` (a dict name -> Tensor, or a tuple of such dicts with no
     name twice) in place of the module's own, as ``torch.func.functional_call``. ``args``
     is a tuple of positional arguments, or one argument that is not a tuple. With
-    ``strict=True`` every parameter and buffer must be given. Returns what the module
+    ``strict=True`` every parameter and buffer must be given (a RuntimeError names the
+    missing ones, as PyTorch's). Returns what the module
     returns; the module is left as it was, even if the call raises."""
     op = "functional_call"
     if not isinstance(module, Module):
@@ -54,7 +55,7 @@ def functional_call(module: Module, parameter_and_buffer_dicts: Any, args: Any =
     if strict:
         missing = [name for name in owners if name not in given]
         if missing:
-            raise KeyError(f"{op}: strict=True, but no tensor was given for "
+            raise RuntimeError(f"{op}: strict=True, but no tensor was given for "
                            f"{', '.join(map(repr, missing))}")
     if tie_weights:                 # a Parameter under two names follows whichever is given
         by_id = {id(owners[name][2]): value for name, value in given.items()}

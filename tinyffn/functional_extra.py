@@ -93,7 +93,8 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
     to p-norm 1 (a zero slice stays 0; ``eps`` keeps the division finite). The norm is
     :func:`tinyffn.norm` (``keepdim=True``) with ``clamp(min=eps)``, PyTorch's own form, so
     the gradient is theirs: through the norm where it exceeds eps, x / eps alone below.
-    ``p`` is a number > 0 or ±inf; ``dim`` one axis (PyTorch's default, 1, wants 2 axes)."""
+    ``p`` is any number or ±inf (0 and p < 0 mean what they mean for :func:`tinyffn.norm`);
+    ``dim`` one axis (PyTorch's default, 1, wants 2 axes)."""
     from .torch_functions import norm                # torch_functions.py imports functional.py
     x = _floating("normalize", input)
     if not (is_real(eps) and eps >= 0):
