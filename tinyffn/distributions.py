@@ -22,14 +22,10 @@ ValueError naming the distribution. ``Distribution.set_default_validate_args(Fal
 the checks off (each is a host read of a comparison).
 
 This file: the base class, the constraints, Normal, Uniform, Laplace, Exponential and the
-KL registry; :mod:`tinyffn.distributions_more` holds Bernoulli, Categorical and
-MultivariateNormal; :mod:`tinyffn.distributions_extra` Independent, OneHotCategorical,
-LogNormal, Gumbel, Cauchy, Poisson, Geometric and Binomial; :mod:`tinyffn.distributions_gamma`
-Gamma, Beta, Dirichlet and StudentT; :mod:`tinyffn.distributions_transformed`
-TransformedDistribution, biject_to and transform_to, over the transforms of
-:mod:`tinyffn.distributions_transforms` and the constraints named in
-:mod:`tinyffn.distributions_constraints` (here also ``distributions.transforms`` and
-``distributions.constraints``, as PyTorch's).
+KL registry; the other families are in the ``distributions_*.py`` files it imports below,
+the transforms and constraints in
+:mod:`tinyffn.distributions_transforms` and :mod:`tinyffn.distributions_constraints` (here
+also ``distributions.transforms`` and ``distributions.constraints``, as PyTorch's).
 """
 from __future__ import annotations
 
@@ -491,6 +487,14 @@ from .distributions_transforms import (AbsTransform, AffineTransform,  # noqa: E
                                        identity_transform)
 from .distributions_transformed import (TransformedDistribution, biject_to,  # noqa: E402
                                         transform_to)
+from .distributions_family import (Chi2, FisherSnedecor, GeneralizedPareto,  # noqa: E402
+                                   HalfCauchy, HalfNormal, InverseGamma, Kumaraswamy,
+                                   LogisticNormal, Pareto, Weibull)
+from .distributions_relaxed import (ExpRelaxedCategorical, LogitRelaxedBernoulli,  # noqa
+                                    RelaxedBernoulli, RelaxedOneHotCategorical)
+from .distributions_transforms_more import (CatTransform, CorrCholeskyTransform,  # noqa
+                                            CumulativeDistributionTransform, StackTransform,
+                                            LowerCholeskyTransform, PositiveDefiniteTransform)
 
 # distributions is a module, not a package: name constraints and transforms under it too, so
 # that `from tinyffn.distributions.transforms import TanhTransform` works as with torch
@@ -506,4 +510,9 @@ __all__ = ["Distribution", "Normal", "Uniform", "Laplace", "Exponential", "Berno
            "IndependentTransform", "ReshapeTransform", "ExpTransform", "PowerTransform",
            "SigmoidTransform", "SoftplusTransform", "TanhTransform", "AbsTransform",
            "AffineTransform", "SoftmaxTransform", "StickBreakingTransform",
-           "identity_transform"]
+           "identity_transform", "HalfNormal", "HalfCauchy", "Pareto", "Weibull",
+           "Kumaraswamy", "LogisticNormal", "InverseGamma", "Chi2", "FisherSnedecor",
+           "GeneralizedPareto", "LogitRelaxedBernoulli", "RelaxedBernoulli",
+           "ExpRelaxedCategorical", "RelaxedOneHotCategorical", "CatTransform",
+           "StackTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+           "CorrCholeskyTransform", "CumulativeDistributionTransform"]

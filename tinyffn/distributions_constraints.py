@@ -13,11 +13,14 @@ transform from the reals onto it (``distributions_transformed.py``).
 """
 from __future__ import annotations
 
+from . import creation as C
 from .distributions import (Constraint, _greater_than, _interval, _less_than, _nonnegative,
                             _positive, _real)
 from .distributions_extra import _Independent, _nonnegative_integer, _one_hot
 from .distributions_more import (_boolean, _integer_interval, _lower_cholesky,
                                  _positive_definite, _simplex)
+from .linalg import eigvalsh
+from .numerics import finfo
 
 
 class independent(_Independent):
@@ -77,3 +80,99 @@ positive_integer = Constraint("IntegerGreaterThan", lambda v, lower_bound:
                               (v == v.floor()) & (v >= lower_bound), lower_bound=1)
 lower_cholesky = _lower_cholesky
 positive_definite = _positive_definite
+
+
+# ----------------------------------------------------------------------------- matrices, pieces
+def half_open_interval(lower_bound, upper_bound) -> Constraint:
+    """lower_bound <= x < upper_bound: ``HalfOpenInterval(lower_bound=..., upper_bound=...)``."""
+    return Constraint("HalfOpenInterval", lambda v, lower_bound, upper_bound:
+                      (v >= lower_bound) & (v < upper_bound), lower_bound=lower_bound,
+                      upper_bound=upper_bound)
+
+
+def _corr_cholesky_check(v):
+    """lower_cholesky, each row of unit length to eps · D · 10 (PyTorch's tolerance)."""
+    tol = finfo(v.dtype).eps * v.shape[-1] * 10
+    row_norm = (v.detach() ** 2).sum(-1).sqrt()                          # (..., D)
+    return _lower_cholesky.check(v) & ((row_norm - 1.0).abs() <= tol).all(-1)
+
+
+def _square_check(v):
+    return C.full(v.shape[:-2], v.shape[-2] == v.shape[-1], dtype="bool", device=v.device)
+
+
+def _symmetric_check(v):
+    square = _square_check(v)
+    if not bool(square.all()):
+        return square
+    return v.isclose(v.mT, atol=1e-6).all(-2).all(-1)
+
+
+def _positive_semidefinite_check(v):
+    symmetric = _symmetric_check(v)
+    if not bool(symmetric.all()):
+        return symmetric
+    return (eigvalsh(v) >= 0).all(-1)
+
+
+lower_triangular = Constraint("LowerTriangular", lambda v: (v.tril() == v).all(-1).all(-1),
+                              event_dim=2)
+corr_cholesky = Constraint("CorrCholesky", _corr_cholesky_check, event_dim=2)
+square = Constraint("Square", _square_check, event_dim=2)
+symmetric = Constraint("Symmetric", _symmetric_check, event_dim=2)
+positive_semidefinite = Constraint("PositiveSemidefinite", _positive_semidefinite_check,
+                                   event_dim=2)
+
+
+def _pieces(op: str, cseq) -> list:
+    cseq = list(cseq)
+    if not all(isinstance(c, Constraint) for c in cseq):
+        raise AssertionError("All elements of cseq must be Constraint instances")
+    return cseq
+
+
+def _in_range(dim: int, value, what: str = "value") -> None:
+    if not -value.ndim <= dim < value.ndim:
+        raise AssertionError(f"dim {dim} out of range for {what} with {value.ndim} dimensions")
+
+
+class cat(Constraint):
+    """``cseq[i]`` on the i-th slice of ``lengths[i]`` entries along ``dim`` (as torch.cat
+    joins them): ``Cat()``; event_dim the largest of cseq's (PyTorch's
+    ``constraints.cat``)."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        self.cseq = _pieces("cat", cseq)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq "
+                                 f"({len(self.cseq)})")
+        self.dim = dim
+        super().__init__("Cat", None, max(c.event_dim for c in self.cseq))
+
+    is_discrete = property(lambda self: any(c.is_discrete for c in self.cseq))
+
+    def check(self, value):
+        _in_range(self.dim, value)
+        checks, start = [], 0
+        for c, length in zip(self.cseq, self.lengths):
+            checks.append(c.check(value.narrow(self.dim, start, length)))
+            start = start + length
+        return C.cat(checks, self.dim)
+
+
+class stack(Constraint):
+    """``cseq[i]`` on the i-th entry along ``dim`` (as torch.stack joins them): ``Stack()``
+    (PyTorch's ``constraints.stack``)."""
+
+    def __init__(self, cseq, dim=0):
+        self.cseq, self.dim = _pieces("stack", cseq), dim
+        event_dim = max(c.event_dim for c in self.cseq)
+        super().__init__("Stack", None, event_dim + 1 if dim + event_dim < 0 else event_dim)
+
+    is_discrete = property(lambda self: any(c.is_discrete for c in self.cseq))
+
+    def check(self, value):
+        _in_range(self.dim, value)
+        return C.stack([c.check(value.select(self.dim, i))
+                        for i, c in zip(range(value.shape[self.dim]), self.cseq)], self.dim)

@@ -28,6 +28,9 @@ from .distributions_transforms import (AffineTransform, ComposeTransform, ExpTra
                                        IndependentTransform, SigmoidTransform,
                                        SoftmaxTransform, StickBreakingTransform, Transform,
                                        identity_transform)
+from .distributions_transforms_more import (CatTransform, CorrCholeskyTransform,
+                                            LowerCholeskyTransform, PositiveDefiniteTransform,
+                                            StackTransform)
 
 
 class TransformedDistribution(Distribution):
@@ -69,6 +72,19 @@ class TransformedDistribution(Distribution):
         super().__init__(forward_shape[:cut], forward_shape[cut:], validate_args)
 
     has_rsample = property(lambda self: self.base_dist.has_rsample)
+
+    def _no_closed_form(self, what: str):
+        raise NotImplementedError(f"{type(self).__name__} does not implement {what} (a "
+                                  "TransformedDistribution has no general closed form, as in "
+                                  "PyTorch); estimate it from rsample((n,)) draws")
+
+    mean = property(lambda self: self._no_closed_form("mean"))
+    mode = property(lambda self: self._no_closed_form("mode"))
+    variance = property(lambda self: self._no_closed_form("variance"))
+
+    def entropy(self):
+        """NotImplementedError, as PyTorch's (a subclass with a closed form overrides it)."""
+        self._no_closed_form("entropy")
 
     @property
     def support(self):
@@ -162,7 +178,7 @@ def _bounds_transform(constraint, bijective: bool) -> Transform:
         return ComposeTransform([ExpTransform(), AffineTransform(constraint.lower_bound, 1)])
     if name == "LessThan":
         return ComposeTransform([ExpTransform(), AffineTransform(constraint.upper_bound, -1)])
-    if name == "Interval":
+    if name in ("Interval", "HalfOpenInterval"):
         low, high = constraint.lower_bound, constraint.upper_bound
         if isinstance(low, numbers.Number) and low == 0 and \
                 isinstance(high, numbers.Number) and high == 1:
@@ -170,14 +186,25 @@ def _bounds_transform(constraint, bijective: bool) -> Transform:
         return ComposeTransform([SigmoidTransform(), AffineTransform(low, high - low)])
     if name == "Simplex":
         return StickBreakingTransform() if bijective else SoftmaxTransform()
+    if name == "CorrCholesky":
+        return CorrCholeskyTransform()
+    if name in ("Cat", "Stack"):
+        parts = [_bounds_transform(c, bijective) for c in constraint.cseq]
+        return CatTransform(parts, constraint.dim, constraint.lengths) if name == "Cat" \
+            else StackTransform(parts, constraint.dim)
+    if not bijective and name == "LowerCholesky":
+        return LowerCholeskyTransform()
+    if not bijective and name in ("PositiveDefinite", "PositiveSemidefinite"):
+        return PositiveDefiniteTransform()
     raise NotImplementedError(f"Cannot transform {name} constraints")
 
 
 def biject_to(constraint) -> Transform:
     """A bijective transform from the reals onto ``constraint``'s set, as PyTorch's
     ``biject_to``: Real the identity, GreaterThan(Eq) exp then + lower_bound, LessThan
-    upper_bound − exp, Interval sigmoid (then affine), Simplex stick breaking,
-    IndependentConstraint its base's over the extra axes."""
+    upper_bound − exp, Interval and HalfOpenInterval sigmoid (then affine), Simplex stick
+    breaking, CorrCholesky CorrCholeskyTransform, IndependentConstraint its base's over the
+    extra axes, cat and stack a Cat/StackTransform of their pieces'."""
     if not isinstance(constraint, Constraint):
         raise TypeError(f"biject_to: expected a Constraint, got {type_name(constraint)}")
     return _bounds_transform(constraint, True)
@@ -185,7 +212,9 @@ def biject_to(constraint) -> Transform:
 
 def transform_to(constraint) -> Transform:
     """A transform from the reals onto ``constraint``'s set, not necessarily one to one
-    (PyTorch's ``transform_to``): biject_to's, except softmax onto the Simplex."""
+    (PyTorch's ``transform_to``): biject_to's, except softmax onto the Simplex, and (where
+    biject_to has none) LowerCholeskyTransform onto LowerCholesky, PositiveDefiniteTransform
+    onto PositiveDefinite and PositiveSemidefinite."""
     if not isinstance(constraint, Constraint):
         raise TypeError(f"transform_to: expected a Constraint, got {type_name(constraint)}")
     return _bounds_transform(constraint, False)

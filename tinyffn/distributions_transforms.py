@@ -617,3 +617,18 @@ class StickBreakingTransform(Transform):
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         return tuple(shape[:-1]) + (shape[-1] - 1,)
+
+
+# the rest of torch.distributions.transforms, named here too (they import this file's base)
+from .distributions_transforms_more import (CatTransform,  # noqa: E402
+                                            CorrCholeskyTransform,
+                                            CumulativeDistributionTransform,
+                                            LowerCholeskyTransform, PositiveDefiniteTransform,
+                                            StackTransform)
+
+__all__ = ["Transform", "ComposeTransform", "identity_transform", "IndependentTransform",
+           "ReshapeTransform", "ExpTransform", "PowerTransform", "SigmoidTransform",
+           "SoftplusTransform", "TanhTransform", "AbsTransform", "AffineTransform",
+           "SoftmaxTransform", "StickBreakingTransform", "CatTransform", "StackTransform",
+           "LowerCholeskyTransform", "PositiveDefiniteTransform", "CorrCholeskyTransform",
+           "CumulativeDistributionTransform"]
