@@ -407,7 +407,11 @@ REEXPORTED = {"tinyffn.optim.lr_scheduler": ("tinyffn.lr_scheduler_extra",
               "tinyffn.utils.data": ("tinyffn.utils.dataset", "tinyffn.utils.sampler"),
               "tinyffn.distributions": ("tinyffn.distributions_more", "tinyffn.distributions_extra",
                                                 "tinyffn.distributions_gamma",
-                                                "tinyffn.distributions_transformed"),
+                                                "tinyffn.distributions_transformed",
+                                                "tinyffn.distributions_family",
+                                                "tinyffn.distributions_fisher_pareto",
+                                                "tinyffn.distributions_relaxed"),
+              "tinyffn.distributions.transforms": ("tinyffn.distributions_transforms_more",),
               "tinyffn.nn.utils.prune": ("tinyffn.prune_base",)}
 # a module that takes every name of a gathering module's __all__ (nn_layers.py,
 # functional_layers.py: their names are imports, which defined_names does not see)
