@@ -8,8 +8,10 @@ values that distributions' ``arg_constraints`` and ``support`` name and that tra
     constraints.independent(positive, 1)     IndependentConstraint(GreaterThan(...), 1)
 
 These are the objects tinyffn's distributions already hold (``Normal.arg_constraints["scale"]
-is constraints.positive``), named. :func:`~tinyffn.distributions.biject_to` maps one to a
-transform from the reals onto it (``distributions_transformed.py``).
+is constraints.positive``), named; below them the matrix sets (``corr_cholesky``,
+``positive_semidefinite``, ...) and the piecewise ``cat``/``stack``.
+:func:`~tinyffn.distributions.biject_to` maps one to a transform from the reals onto it
+(``distributions_transformed.py``).
 """
 from __future__ import annotations
 
@@ -124,7 +126,7 @@ positive_semidefinite = Constraint("PositiveSemidefinite", _positive_semidefinit
                                    event_dim=2)
 
 
-def _pieces(op: str, cseq) -> list:
+def _pieces(cseq) -> list:
     cseq = list(cseq)
     if not all(isinstance(c, Constraint) for c in cseq):
         raise AssertionError("All elements of cseq must be Constraint instances")
@@ -142,7 +144,7 @@ class cat(Constraint):
     ``constraints.cat``)."""
 
     def __init__(self, cseq, dim=0, lengths=None):
-        self.cseq = _pieces("cat", cseq)
+        self.cseq = _pieces(cseq)
         self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
         if len(self.lengths) != len(self.cseq):
             raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq "
@@ -166,7 +168,7 @@ class stack(Constraint):
     (PyTorch's ``constraints.stack``)."""
 
     def __init__(self, cseq, dim=0):
-        self.cseq, self.dim = _pieces("stack", cseq), dim
+        self.cseq, self.dim = _pieces(cseq), dim
         event_dim = max(c.event_dim for c in self.cseq)
         super().__init__("Stack", None, event_dim + 1 if dim + event_dim < 0 else event_dim)
 
