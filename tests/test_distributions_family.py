@@ -178,7 +178,7 @@ def test_densities_cdfs_entropies_and_moments_are_scipy_stats():
     grid = np.linspace(1e-6, 1 - 1e-6, 200001)      # mode: the density's argmax on a grid
     dens = a * b * grid ** (a - 1) * (1 - grid ** a) ** (b - 1)
     assert k.mode.item() == pytest.approx(grid[dens.argmax()], abs=1e-5)
-    assert np.isnan(Kumaraswamy(T([0.5, 2.0]), T([2.0, 0.5])).mode.numpy()).all()
+    assert np.isnan(Kumaraswamy(T([0.5, 2.0]), T([2.0, 0.7])).mode.numpy()).all()  # a·b > 1
     mean = np.trapezoid(grid * dens, grid)
     assert k.mean.item() == pytest.approx(mean, rel=1e-6)
 
@@ -332,6 +332,16 @@ def test_transformed_distribution_has_no_closed_form_moments_as_pytorchs():
         FisherSnedecor(1.0, 2.0).entropy()
     assert HalfNormal(T(1.0)).entropy().item() == pytest.approx(
         0.5 * math.log(math.pi / 2) + 0.5)
+    for d in (HalfNormal(T(1.0), validate_args=False), HalfCauchy(T(1.0), validate_args=False)):
+        assert d.log_prob(T([-1.0])).tolist() == [-math.inf]             # off the support
+
+
+def test_fisher_snedecor_draws_stay_at_or_above_tiny():
+    """df1 = df2 = 0.01 in float32: about 6 draws in 10,000 of X1/X2 fall below the
+    smallest normal float; PyTorch clamps them to it, and so does tinyffn."""
+    tinyffn.manual_seed(0)
+    x = FisherSnedecor(tinyffn.tensor(0.01), tinyffn.tensor(0.01)).sample((20000,)).numpy()
+    assert x.min() == np.finfo(np.float32).tiny and np.isfinite(x).all()
 
 
 def test_reprs_supports_and_parameters_are_pytorchs():
@@ -386,6 +396,8 @@ def test_corr_cholesky_log_det_is_a_finite_difference_slogdet():
         ladj = t.log_abs_det_jacobian(T(row), t(T(row))).item()
         assert ladj == pytest.approx(np.linalg.slogdet(np.stack(cols, 1))[1], rel=1e-7)
     assert constraints.corr_cholesky.check(t(T(rows))).tolist() == [True, True]
+    near = T([[1.0, 0.0], [0.6, 0.8 + 1e-9]])           # row norm 1 + 8e-10 > eps · D · 10
+    assert not constraints.corr_cholesky.check(near).item()
     assert t.forward_shape((5, 6)) == (5, 4, 4) and t.inverse_shape((4, 4)) == (6,)
 
 
@@ -417,6 +429,7 @@ def test_piecewise_domains_and_biject_to():
     assert isinstance(t, CatTransform) and bool(c.check(t(T([-3.0, -3.0, 3.0]))).all())
     s = constraints.stack([constraints.unit_interval, constraints.real], dim=-1)
     assert repr(s) == "Stack()" and isinstance(transform_to(s), StackTransform)
+    assert (s.event_dim, constraints.stack([constraints.real] * 2, dim=0).event_dim) == (1, 0)
     assert s.check(T([[0.5, -4.0], [2.0, 1.0]])).tolist() == [[True, True], [False, True]]
     h = constraints.half_open_interval(0.0, 2.0)
     assert repr(h) == "HalfOpenInterval(lower_bound=0.0, upper_bound=2.0)"
