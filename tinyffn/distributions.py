@@ -106,7 +106,7 @@ class Distribution:
     distributions side by side), ``event_shape`` (one draw's shape), argument checks, the
     shape of a draw, and the methods a subclass fills in."""
 
-    has_rsample = False
+    has_rsample = has_enumerate_support = False
     arg_constraints: dict = {}
     support: Constraint | None = None
     _validate_default = True
@@ -151,6 +151,9 @@ class Distribution:
     def rsample(self, sample_shape=()):
         raise NotImplementedError(f"{type(self).__name__} has no reparameterised sample "
                                   "(rsample); use sample(), which carries no gradient")
+
+    def enumerate_support(self, expand=True):
+        raise NotImplementedError(f"{type(self).__name__} has no enumerate_support")
 
     def sample_n(self, n: int):
         return self.sample((n,))
@@ -213,6 +216,27 @@ class Distribution:
         return f"{type(self).__name__}({shown})"
 
 
+class ExponentialFamily(Distribution):
+    """p(x) = exp(<t(x), θ> − F(θ) + k(x)), as torch's ExponentialFamily: a subclass gives θ
+    (``_natural_params``, a tuple), F (``_log_normalizer(*θ)``) and E[k(x)]
+    (``_mean_carrier_measure``); the entropy F − <θ, ∇F> − E[k] and the KL of two of one
+    family follow, ∇F by autograd (distributions_kl.py)."""
+
+    _natural_params = property(lambda self: _unset(self, "_natural_params"))
+    _mean_carrier_measure = property(lambda self: _unset(self, "_mean_carrier_measure"))
+
+    def _log_normalizer(self, *natural_params):
+        _unset(self, "_log_normalizer")
+
+    def entropy(self):
+        with self._scope("entropy"):
+            return _expfamily_entropy(self)
+
+
+def _unset(d, name: str):
+    raise NotImplementedError(f"{type(d).__name__} (an ExponentialFamily) must define {name}")
+
+
 def _broadcast_all(op: str, **values: Any) -> list:
     """The values as tensors broadcast together: numbers take the first tensor's dtype and
     device (the default float dtype when none is a tensor), as PyTorch's broadcast_all."""
@@ -238,7 +262,7 @@ def _broadcast_all(op: str, **values: Any) -> list:
 
 
 # ----------------------------------------------------------------------------- continuous
-class Normal(Distribution):
+class Normal(ExponentialFamily):
     """N(loc, scale²): p(x) = exp(−(x − loc)² / (2 scale²)) / (scale √(2π)).
 
     log_prob = −(x − loc)² / (2 scale²) − log scale − log √(2π);
@@ -371,7 +395,7 @@ class Laplace(Distribution):
             return self.loc - self.scale * term.sign() * (-2 * term.abs()).log1p()
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """Exponential(rate): p(x) = rate · exp(−rate x), x >= 0. rsample = E / rate, E ~ Exp(1)."""
 
     arg_constraints = {"rate": _positive}
@@ -430,46 +454,16 @@ def register_kl(type_p, type_q):
 
 def kl_divergence(p, q):
     """KL(p ‖ q) = E_p[log p(x) − log q(x)], batch_shape-shaped, from the closed form
-    registered for the pair (the most derived classes first)."""
-    for type_p in type(p).__mro__:
-        for type_q in type(q).__mro__:
-            fn = _KL_REGISTRY.get((type_p, type_q))
-            if fn is not None:
-                with grad_mode.scope("function", "kl_divergence"):
-                    return fn(p, q)
+    registered for the most specific pair of p's and q's classes (PyTorch's rule, in
+    distributions_kl.py with the closed forms)."""
+    fn = _dispatch_kl(type(p), type(q))
+    if fn is not None:
+        with grad_mode.scope("function", "kl_divergence"):
+            return fn(p, q)
     raise NotImplementedError(f"kl_divergence: no closed form for {type(p).__name__} and "
                               f"{type(q).__name__}; register one with @register_kl("
                               f"{type(p).__name__}, {type(q).__name__}), or estimate it as "
                               "(p.log_prob(x) - q.log_prob(x)).mean() over x = p.rsample((n,))")
-
-
-@register_kl(Normal, Normal)
-def _kl_normal_normal(p, q):
-    """½ (σp²/σq² + (μp − μq)²/σq² − 1 − log(σp²/σq²))"""
-    var_ratio = (p.scale / q.scale) ** 2
-    t1 = ((p.loc - q.loc) / q.scale) ** 2
-    return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
-
-
-@register_kl(Uniform, Uniform)
-def _kl_uniform_uniform(p, q):
-    """log((hq − lq) / (hp − lp)) where q covers p, else inf"""
-    result = ((q.high - q.low) / (p.high - p.low)).log()
-    return where((q.low > p.low) | (q.high < p.high), math.inf, result)
-
-
-@register_kl(Laplace, Laplace)
-def _kl_laplace_laplace(p, q):
-    scale_ratio = p.scale / q.scale
-    d = (p.loc - q.loc).abs()
-    return -scale_ratio.log() + d / q.scale + scale_ratio * (-d / p.scale).exp() - 1
-
-
-@register_kl(Exponential, Exponential)
-def _kl_exponential_exponential(p, q):
-    """r − 1 − log r, r = λq / λp"""
-    rate_ratio = q.rate / p.rate
-    return -rate_ratio.log() + rate_ratio - 1
 
 
 from .distributions_more import Bernoulli, Categorical, MultivariateNormal  # noqa: E402
@@ -495,6 +489,12 @@ from .distributions_relaxed import (ExpRelaxedCategorical, LogitRelaxedBernoulli
 from .distributions_transforms_more import (CatTransform, CorrCholeskyTransform,  # noqa
                                             CumulativeDistributionTransform, StackTransform,
                                             LowerCholeskyTransform, PositiveDefiniteTransform)
+from .distributions_mixture import MixtureSameFamily  # noqa: E402
+from .distributions_counts import Multinomial, NegativeBinomial  # noqa: E402
+from .distributions_unit import ContinuousBernoulli, VonMises  # noqa: E402
+from .distributions_matrix import (LKJCholesky, LowRankMultivariateNormal,  # noqa: E402
+                                   Wishart)
+from .distributions_kl import _dispatch_kl, _expfamily_entropy  # noqa: E402
 
 # distributions is a module, not a package: name constraints and transforms under it too, so
 # that `from tinyffn.distributions.transforms import TanhTransform` works as with torch
@@ -515,4 +515,6 @@ __all__ = ["Distribution", "Normal", "Uniform", "Laplace", "Exponential", "Berno
            "GeneralizedPareto", "LogitRelaxedBernoulli", "RelaxedBernoulli",
            "ExpRelaxedCategorical", "RelaxedOneHotCategorical", "CatTransform",
            "StackTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
-           "CorrCholeskyTransform", "CumulativeDistributionTransform"]
+           "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExponentialFamily", "MixtureSameFamily", "Multinomial",
+           "NegativeBinomial", "ContinuousBernoulli", "VonMises", "LowRankMultivariateNormal",
+           "Wishart", "LKJCholesky"]

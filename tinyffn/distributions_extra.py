@@ -1,7 +1,7 @@
 """Independent, OneHotCategorical, LogNormal, Gumbel, Cauchy, Poisson, Geometric and
-Binomial, as ``torch.distributions``'s, with the KL closed forms PyTorch registers among
-them (the base class and the KL registry are in :mod:`tinyffn.distributions`, which
-imports this file; import from there).
+Binomial, as ``torch.distributions``'s (the base class is in :mod:`tinyffn.distributions`,
+which imports this file; import from there; their KL closed forms are in
+:mod:`tinyffn.distributions_kl`).
 
 Independent moves batch axes into the event (a diagonal Gaussian posterior's log_prob
 summed over its features); LogNormal (exp of a Normal) and Gumbel (loc − scale · log(−log u))
@@ -19,11 +19,10 @@ from . import creation as C
 from .arguments import type_name
 from .default_dtype import get_default_dtype
 from .binary_losses import binary_cross_entropy_with_logits
-from .distributions import (Constraint, Distribution, Normal, _broadcast_all,
-                            _nonnegative, _positive, _real, register_kl)
+from .distributions import (Constraint, Distribution, ExponentialFamily, Normal, _broadcast_all,
+                            _nonnegative, _positive, _real)
 from .distributions_more import (Categorical, _clamp_probs, _integer_interval, _one_of,
-                                 _real_vector, _simplex, _interval,
-                                 _kl_categorical_categorical)
+                                 _real_vector, _simplex, _interval)
 from .functional_extra import one_hot
 from .tensor import Tensor
 from .torch_functions import where
@@ -151,6 +150,7 @@ class OneHotCategorical(Distribution):
 
     arg_constraints = {"probs": _simplex, "logits": _real_vector}
     support = _one_hot
+    has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         self._categorical = Categorical(probs, logits)
@@ -174,6 +174,13 @@ class OneHotCategorical(Distribution):
         new._categorical = self._categorical.expand(batch_shape)
         new._batch_shape = tuple(batch_shape)
         return new
+
+    def enumerate_support(self, expand=True):
+        """The K one-hot rows (K, 1, ..., 1, K), expanded to (K, *batch, K) by default."""
+        k, batch = self._event_shape[0], self._batch_shape
+        values = C.eye(k, dtype=self.probs.dtype, device=self.probs.device)
+        values = values.reshape(k, *(1,) * len(batch), k)
+        return values.expand(k, *batch, k) if expand else values
 
     def sample(self, sample_shape=()):
         k = self._categorical.sample(sample_shape)                # (*sample, *batch)
@@ -352,7 +359,7 @@ class Cauchy(Distribution):
 
 
 # ----------------------------------------------------------------------------- counts
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     """Poisson(rate): P(k) = rate^k e^(−rate) / k!, k = 0, 1, ...;
     log_prob = k log rate − rate − lgamma(k + 1) (0 · log 0 = 0). No closed-form entropy
     (PyTorch raises NotImplementedError too)."""
@@ -377,6 +384,11 @@ class Poisson(Distribution):
         with self._scope("log_prob"):
             rate, value = broadcast_tensors(self.rate, value.to(dtype=self.rate.dtype))
             return value.xlogy(rate) - rate - (value + 1).lgamma()
+
+    _natural_params = property(lambda self: (self.rate.log(),))      # F(θ) = e^θ
+
+    def _log_normalizer(self, x):
+        return x.exp()
 
     def entropy(self):
         raise NotImplementedError("Poisson has no closed-form entropy (PyTorch's raises too); "
@@ -435,6 +447,7 @@ class Binomial(Distribution):
     arg_constraints = {"total_count": _nonnegative_integer, "probs": _interval(0.0, 1.0),
                        "logits": _real}
     _params = (("total_count", 0), ("probs", 0), ("logits", 0))
+    has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
         name, param = _one_of("Binomial", probs, logits)
@@ -479,6 +492,14 @@ class Binomial(Distribution):
                                       "supported (as in PyTorch): one total_count for the batch")
         return int(n.max()) if n.size else 0
 
+    def enumerate_support(self, expand=True):
+        """0, 1, ..., n as (n + 1, 1, ..., 1), expanded to (n + 1, *batch) by default; one n
+        for the batch, as PyTorch's."""
+        n = self._count("enumerate_support")
+        values = C.arange(n + 1, dtype=self.probs.dtype, device=self.probs.device)
+        values = values.reshape(-1, *(1,) * len(self._batch_shape))
+        return values.expand(n + 1, *self._batch_shape) if expand else values
+
     def entropy(self):
         n = self._count("entropy")
         with self._scope("entropy"):
@@ -486,63 +507,3 @@ class Binomial(Distribution):
             k = k.reshape(-1, *(1,) * len(self._batch_shape))               # (n + 1, 1...)
             lp = self.log_prob(k)                                           # (n + 1, *batch)
             return -(lp.exp() * lp).sum(0)
-
-
-# ----------------------------------------------------------------------------- KL
-@register_kl(Independent, Independent)
-def _kl_independent_independent(p, q):
-    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
-        raise NotImplementedError("kl_divergence: Independent distributions with different "
-                                  f"reinterpreted_batch_ndims ({p.reinterpreted_batch_ndims} "
-                                  f"vs {q.reinterpreted_batch_ndims})")
-    from .distributions import kl_divergence
-    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist),
-                          p.reinterpreted_batch_ndims)
-
-
-@register_kl(OneHotCategorical, OneHotCategorical)
-def _kl_onehot_onehot(p, q):
-    return _kl_categorical_categorical(p._categorical, q._categorical)
-
-
-@register_kl(LogNormal, LogNormal)
-def _kl_lognormal_lognormal(p, q):
-    """KL is unchanged by the same invertible map (exp) of both: KL of the Normals"""
-    from .distributions import kl_divergence
-    return kl_divergence(p.base_dist, q.base_dist)
-
-
-@register_kl(Gumbel, Gumbel)
-def _kl_gumbel_gumbel(p, q):
-    """−log r − μq/βq + μp/βq + γ r + exp(μq/βq + lgamma(1 + r) − μp/βq) − (1 + γ), r = βp/βq"""
-    r, a, b = p.scale / q.scale, q.loc / q.scale, p.loc / q.scale
-    return -r.log() - a + b + r * _EULER + (a + (1 + r).lgamma() - b).exp() - (1 + _EULER)
-
-
-@register_kl(Cauchy, Cauchy)
-def _kl_cauchy_cauchy(p, q):
-    """log(((γp + γq)² + (μp − μq)²) / (4 γp γq))"""
-    return ((p.scale + q.scale) ** 2 + (p.loc - q.loc) ** 2).log() \
-        - (4 * p.scale * q.scale).log()
-
-
-@register_kl(Poisson, Poisson)
-def _kl_poisson_poisson(p, q):
-    """λp (log λp − log λq) − (λp − λq)"""
-    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
-
-
-@register_kl(Geometric, Geometric)
-def _kl_geometric_geometric(p, q):
-    return -p.entropy() - (-q.probs).log1p() / p.probs - q.logits
-
-
-@register_kl(Binomial, Binomial)
-def _kl_binomial_binomial(p, q):
-    """n (p log(p/q) + (1 − p) log((1 − p)/(1 − q))) for equal n; inf where np > nq"""
-    if bool((p.total_count < q.total_count).any()):
-        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count "
-                                  "is not implemented (as in PyTorch)")
-    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p()
-                          - (-q.probs).log1p())
-    return where(p.total_count > q.total_count, math.inf, kl)

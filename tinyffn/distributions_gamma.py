@@ -20,8 +20,8 @@ import math
 
 from . import creation as C
 from .arguments import type_name
-from .distributions import (Distribution, _broadcast_all, _nonnegative, _positive, _real,
-                            register_kl)
+from .distributions import (Distribution, ExponentialFamily, _broadcast_all, _nonnegative,
+                            _positive, _real, register_kl)
 from .distributions_extra import _Independent
 from .distributions_more import _interval, _simplex
 from .ops import StandardGamma
@@ -38,7 +38,7 @@ def _standard_gamma(a: Tensor, u: Tensor) -> Tensor:
     return StandardGamma.apply(a.expand(*u.shape), u)
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """Gamma(α = concentration, β = rate): p(x) = β^α x^(α−1) e^(−βx) / Γ(α), x >= 0;
     log_prob = α log β + (α − 1) log x − βx − lgamma(α); entropy = α − log β + lgamma(α)
     + (1 − α) ψ(α); cdf = P(α, βx) (regularized incomplete gamma); mean α/β,
@@ -82,8 +82,15 @@ class Gamma(Distribution):
         with self._scope("cdf"):
             return gammainc(self.concentration, self.rate * value)
 
+    _mean_carrier_measure = 0
+    _natural_params = property(lambda self: (self.concentration - 1, -self.rate))
 
-class Beta(Distribution):
+    def _log_normalizer(self, x, y):
+        """F(α − 1, −β) = lgamma(α) − α log β"""
+        return (x + 1).lgamma() + (x + 1) * (-y.reciprocal()).log()
+
+
+class Beta(ExponentialFamily):
     """Beta(a = concentration1, b = concentration0) on [0, 1]: p(x) = x^(a−1) (1 − x)^(b−1)
     / B(a, b); log_prob = (a − 1) log x + (b − 1) log(1 − x) + lgamma(a + b) − lgamma(a)
     − lgamma(b); mean a/(a + b), variance ab / ((a + b)² (a + b + 1)); entropy and mode those
@@ -131,6 +138,12 @@ class Beta(Distribution):
             return ((a - 1).xlogy(value) + (b - 1).xlogy(1.0 - value)) \
                 + (a + b).lgamma() - (a.lgamma() + b.lgamma())
 
+    _natural_params = property(lambda self: (self.concentration1, self.concentration0))
+
+    def _log_normalizer(self, x, y):
+        """F(a, b) = log B(a, b)"""
+        return x.lgamma() + y.lgamma() - (x + y).lgamma()
+
     def entropy(self):
         with self._scope("entropy"):
             a, b = self.concentration1, self.concentration0
@@ -139,7 +152,7 @@ class Beta(Distribution):
                 - ((a - 1.0) * a.digamma() + (b - 1.0) * b.digamma())
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """Dirichlet(α) on the simplex in K = α.shape[-1] dimensions:
     log p(x) = Σ (α_k − 1) log x_k + lgamma(α0) − Σ lgamma(α_k), α0 = Σ α_k;
     mean α/α0, variance α (α0 − α) / (α0² (α0 + 1)); entropy Σ lgamma(α_k) − lgamma(α0)
@@ -188,6 +201,11 @@ class Dirichlet(Distribution):
         with self._scope("log_prob"):
             a = self.concentration
             return (a - 1.0).xlogy(value).sum(-1) + a.sum(-1).lgamma() - a.lgamma().sum(-1)
+
+    _natural_params = property(lambda self: (self.concentration,))
+
+    def _log_normalizer(self, x):
+        return x.lgamma().sum(-1) - x.sum(-1).lgamma()
 
     def entropy(self):
         with self._scope("entropy"):

@@ -10,8 +10,8 @@ import numpy as np
 from . import backend as backends
 from . import creation as C
 from . import grad_mode, linalg
-from .distributions import (Constraint, Distribution, _broadcast_all, _interval, _real,
-                            register_kl)
+from .distributions import (Constraint, Distribution, ExponentialFamily, _broadcast_all,
+                            _interval, _real, register_kl)
 from .functional_extra import softplus
 from .binary_losses import binary_cross_entropy_with_logits
 from .tensor import Tensor
@@ -60,12 +60,13 @@ def _clamp_probs(probs: Tensor) -> Tensor:
     return probs.clamp(min=eps, max=1 - eps)
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     """Bernoulli(p): P(x = 1) = p, P(x = 0) = 1 − p, with p = sigmoid(logits).
     log_prob(x) = x log p + (1 − x) log(1 − p) = −BCEWithLogits(logits, x)."""
 
     arg_constraints = {"probs": _interval(0.0, 1.0), "logits": _real}
     support = _boolean
+    has_enumerate_support = True
     _params = (("probs", 0), ("logits", 0))
 
     def __init__(self, probs=None, logits=None, validate_args=None):
@@ -89,6 +90,12 @@ class Bernoulli(Distribution):
         one = (self.probs >= 0.5).to(dtype=self.probs.dtype)
         return where(self.probs == 0.5, math.nan, one)          # a tie has no mode
 
+    def enumerate_support(self, expand=True):
+        """0 and 1 as (2, 1, ..., 1), expanded to (2, *batch) by default."""
+        values = C.arange(2, dtype=self.probs.dtype, device=self.probs.device)
+        values = values.reshape(-1, *(1,) * len(self._batch_shape))
+        return values.expand(2, *self._batch_shape) if expand else values
+
     def sample(self, sample_shape=()):
         """1 where u < p, u ~ U[0, 1): u drawn on the host, compared on the device in
         float64 (nothing read back: a policy samples every step)."""
@@ -106,12 +113,19 @@ class Bernoulli(Distribution):
         with self._scope("entropy"):
             return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
 
+    _mean_carrier_measure = 0
+    _natural_params = property(lambda self: (self.logits,))      # F(θ) = log(1 + e^θ)
+
+    def _log_normalizer(self, x):
+        return softplus(x)
+
 
 class Categorical(Distribution):
     """Categorical(probs) over {0, ..., K − 1} (K = probs.shape[-1]): P(x = k) = probs[k],
     probs = softmax(logits). probs are normalised to sum to 1, logits to logsumexp 0."""
 
     arg_constraints = {"probs": _simplex, "logits": _real_vector}
+    has_enumerate_support = True
     _params = (("probs", 1), ("logits", 1))
 
     def __init__(self, probs=None, logits=None, validate_args=None):
@@ -152,6 +166,13 @@ class Categorical(Distribution):
                       device=self.probs.device)
 
     variance = mean
+
+    def enumerate_support(self, expand=True):
+        """0, ..., K − 1 (int64) as (K, 1, ..., 1), expanded to (K, *batch) by default."""
+        k = self.probs.shape[-1]
+        values = C.arange(k, device=self.probs.device).long()
+        values = values.reshape(-1, *(1,) * len(self._batch_shape))
+        return values.expand(k, *self._batch_shape) if expand else values
 
     def sample(self, sample_shape=()):
         """Inverse-CDF draws: the first k with u · total < cumsum(probs)[k], u ~ U[0, 1)

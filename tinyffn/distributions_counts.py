@@ -1,0 +1,162 @@
+"""Multinomial and NegativeBinomial, as ``torch.distributions``'s (the base class and the KL
+registry are in :mod:`tinyffn.distributions`, which imports this file; import from there).
+
+Multinomial counts n draws of a Categorical into K bins; NegativeBinomial counts the
+successes before ``total_count`` failures, a Poisson whose rate is Gamma distributed. Both
+draw with NumPy from tinyffn's generator, on the host, and have no rsample (as PyTorch's).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import backend as backends
+from . import creation as C
+from .activations_extra import logsigmoid
+from .arguments import type_name
+from .default_dtype import get_default_dtype
+from .distributions import Constraint, Distribution, _broadcast_all, _real
+from .distributions_extra import Binomial, _nonnegative_integer
+from .distributions_gamma import Gamma
+from .distributions_more import Categorical, _clamp_probs, _one_of, _real_vector, _simplex
+from .distributions_constraints import greater_than_eq
+from .tensor import Tensor
+from .torch_functions import where
+from .torch_shapes import broadcast_tensors
+
+
+def _half_open_interval(low, high) -> Constraint:
+    """low <= x < high (PyTorch's constraints.half_open_interval)."""
+    return Constraint("HalfOpenInterval", lambda v, lower_bound, upper_bound:
+                      (v >= lower_bound) & (v < upper_bound), lower_bound=low, upper_bound=high)
+
+
+def _multinomial(n: int) -> Constraint:
+    """Counts (..., K): each >= 0, summing to at most n (PyTorch's constraints.multinomial)."""
+    return Constraint("Multinomial", lambda v, upper_bound: (v >= 0).all(-1)
+                      & (v.sum(-1) <= upper_bound), event_dim=1, upper_bound=n)
+
+
+class Multinomial(Distribution):
+    """Multinomial(n, p): the counts x (K,) of n = total_count draws of Categorical(p);
+    log_prob(x) = lgamma(Σx + 1) − Σ lgamma(x + 1) + Σ x log p (0 · log 0 = 0: a count of 0
+    where a logit is −inf adds 0); mean n p, variance n p (1 − p);
+    entropy = n H(Categorical) − lgamma(n + 1) + Σ_i Σ_{k=1..n} Binomial(n, p_i)(k) lgamma(k + 1),
+    as PyTorch's. One n (an int) for the whole batch, as PyTorch."""
+
+    arg_constraints = {"probs": _simplex, "logits": _real_vector}
+
+    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
+        if not isinstance(total_count, int) or isinstance(total_count, bool):
+            raise NotImplementedError(f"Multinomial: inhomogeneous total_count is not "
+                                      f"supported (as in PyTorch): give one int, got "
+                                      f"{type_name(total_count)}")
+        self.total_count = total_count
+        self._categorical = Categorical(probs=probs, logits=logits)
+        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
+                         validate_args)
+
+    probs = property(lambda self: self._categorical.probs)
+    logits = property(lambda self: self._categorical.logits)
+    param_shape = property(lambda self: self._categorical.param_shape)
+    support = property(lambda self: _multinomial(self.total_count))
+    mean = property(lambda self: self.probs * self.total_count)
+    variance = property(lambda self: self.total_count * self.probs * (1 - self.probs))
+
+    def expand(self, batch_shape, _instance=None):
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._categorical = self._categorical.expand(batch_shape)
+        new._batch_shape = tuple(batch_shape)
+        return new
+
+    def sample(self, sample_shape=()):
+        """NumPy's multinomial draws of the float64 probs, in the probs' dtype."""
+        p = self.probs.detach().numpy().astype(np.float64)                 # (*batch, K)
+        p = p / p.sum(-1, keepdims=True)
+        counts = self._rng().multinomial(self.total_count, p,
+                                         size=self._extended_shape(sample_shape)[:-1])
+        return C._filled(counts.astype(np.float64), backends.dtype_name(self.probs.dtype),
+                         self.probs.device, False)                        # (*s, *batch, K)
+
+    def log_prob(self, value):
+        value = self._value(value, "log_prob")
+        with self._scope("log_prob"):
+            logits, value = broadcast_tensors(self.logits, value.to(dtype=self.logits.dtype))
+            logits = where((value == 0) & (logits == -math.inf), 0.0, logits)
+            return (value.sum(-1) + 1).lgamma() - (value + 1).lgamma().sum(-1) \
+                + (logits * value).sum(-1)
+
+    def entropy(self):
+        n = self.total_count
+        with self._scope("entropy"):
+            term1 = n * self._categorical.entropy() - math.lgamma(n + 1)
+            binomial = Binomial(n, probs=self.probs, validate_args=False)   # (*batch, K)
+            k = C.arange(1, n + 1, dtype=self.probs.dtype, device=self.probs.device)
+            k = k.reshape(-1, *(1,) * (len(self._batch_shape) + 1))      # (n, 1, ..., 1)
+            weights = binomial.log_prob(k).exp() * (k + 1).lgamma()       # (n, *batch, K)
+            return term1 + weights.sum(0).sum(-1)
+
+
+class NegativeBinomial(Distribution):
+    """NegativeBinomial(r = total_count, p): the number k of successes (each with probability
+    p) before r failures; P(k) = Γ(k + r) / (k! Γ(r)) p^k (1 − p)^r, as PyTorch's
+    log_prob = r logsigmoid(−logits) + k logsigmoid(logits) + lgamma(r + k) − lgamma(k + 1)
+    − lgamma(r) (0 where r + k = 0); mean r e^logits = r p/(1 − p), variance mean/(1 − p),
+    mode floor((r − 1) e^logits)⁺. Draws Poisson(Gamma(r, e^(−logits))), as PyTorch's."""
+
+    arg_constraints = {"total_count": greater_than_eq(0), "probs": _half_open_interval(0.0, 1.0),
+                       "logits": _real}
+    support = _nonnegative_integer
+    _params = (("total_count", 0), ("probs", 0), ("logits", 0))
+
+    def __init__(self, total_count, probs=None, logits=None, validate_args=None):
+        name, param = _one_of("NegativeBinomial", probs, logits)
+        if isinstance(total_count, Tensor) and not total_count.backend.is_floating(
+                total_count.dtype):                         # counts as int64, as Binomial
+            total_count = total_count.to(dtype=param.dtype if isinstance(param, Tensor)
+                                         else get_default_dtype())
+        n, param = _broadcast_all("NegativeBinomial", total_count=total_count,
+                                  **{name: param})
+        self.total_count = n.to(dtype=param.dtype)
+        setattr(self, name, param)
+        self._given = ("total_count", name)
+        super().__init__(param.shape, (), validate_args)
+        with self._scope("__init__"):
+            if name == "probs":
+                p = _clamp_probs(param)
+                self.logits = p.log() - (-p).log1p()
+            else:
+                self.probs = param.sigmoid()
+
+    param_shape = property(lambda self: getattr(self, self._given[1]).shape)
+    mean = property(lambda self: self.total_count * self.logits.exp())
+    variance = property(lambda self: self.mean / (-self.logits).sigmoid())
+
+    @property
+    def mode(self):
+        return ((self.total_count - 1) * self.logits.exp()).floor().clamp(min=0.0)
+
+    def sample(self, sample_shape=()):
+        """Poisson draws at rates drawn from Gamma(total_count, e^(−logits)) (host NumPy)."""
+        with self._scope("sample"):
+            gamma = Gamma(self.total_count.detach(), (-self.logits.detach()).exp(),
+                          validate_args=False)
+            rate = gamma.sample(sample_shape).numpy().astype(np.float64)
+        return self._draw("poisson", rate.shape, self.probs, lam=rate)
+
+    def entropy(self):
+        raise NotImplementedError("NegativeBinomial has no closed-form entropy (PyTorch's has "
+                                  "none either); estimate it as -log_prob(x).mean() over "
+                                  "x = sample((n,))")
+
+    def log_prob(self, value):
+        value = self._value(value, "log_prob")
+        with self._scope("log_prob"):
+            r, logits = self.total_count, self.logits
+            value = value.to(dtype=logits.dtype)
+            unnormalized = r * logsigmoid(-logits) + value * logsigmoid(logits)
+            norm = -(r + value).lgamma() + (1.0 + value).lgamma() + r.lgamma()
+            norm = where(r + value == 0.0, 0.0, norm)
+            return unnormalized - norm
