@@ -349,26 +349,6 @@ def test_mixture_draws_pick_components_by_their_weights():
     assert rows.shape == (200, 2) and (np.sign(rows[:, 0]) == np.sign(rows[:, 1])).all()
 
 
-def test_fitting_a_two_component_mixture_by_gradient_descent():
-    """The api.md example: Adam on −log_prob recovers the weights and means."""
-    tinyffn.manual_seed(0)
-    data = MixtureSameFamily(Categorical(T([0.3, 0.7])), Normal(T([-2.0, 3.0]), T([0.5, 1.0])))
-    x = data.sample((1000,))
-    logits = tinyffn.zeros(2, dtype=tinyffn.float64, requires_grad=True)
-    loc = T([-1.0, 1.0], requires_grad=True)
-    log_scale = tinyffn.zeros(2, dtype=tinyffn.float64, requires_grad=True)
-    opt = tinyffn.optim.Adam([logits, loc, log_scale], lr=0.1)
-    for _ in range(100):
-        gmm = MixtureSameFamily(Categorical(logits=logits), Normal(loc, log_scale.exp()))
-        loss = -gmm.log_prob(x).mean()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    np.testing.assert_allclose(loc.numpy(), [-2.0, 3.0], atol=0.1)
-    np.testing.assert_allclose(np.exp(log_scale.numpy()), [0.5, 1.0], atol=0.1)
-    np.testing.assert_allclose(gmm.mixture_distribution.probs.numpy(), [0.3, 0.7], atol=0.05)
-
-
 def test_seeded_draws_have_the_moments():
     """Mean and variance of seeded draws within 5 standard errors (4000 draws): Multinomial,
     NegativeBinomial, ContinuousBernoulli, VonMises (E[cos(x − loc)] = 1 − variance),
