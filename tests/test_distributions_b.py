@@ -562,6 +562,49 @@ def test_kl_lookup_is_pytorchs_most_specific_match():
         assert kl_divergence(p, q).item() == 3.0
 
 
+def test_shapes_parameterisations_and_constraints():
+    """A mixture whose weights are shared over its batch draws and scores (*s, *B); Wishart
+    from Σ, Σ⁻¹ or L is one distribution; expand keeps the values; the new constraints
+    check and print as PyTorch's; ContinuousBernoulli clamps a probs outside [0, 1] unless
+    validate_args=True is given (PyTorch's quirk, kept)."""
+    from tinyffn.distributions import constraints
+    shared = MixtureSameFamily(Categorical(T([0.4, 0.6])),
+                               Normal(T([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]), T(1.0)))
+    assert shared.batch_shape == (3,) and shared.sample((5,)).shape == (5, 3)
+    x = T([[0.5], [1.0]])                                                      # (2, 1)
+    lp = shared.log_prob(x)
+    assert lp.shape == (2, 3)
+    wide = shared.expand((4, 3)).log_prob(x.unsqueeze(-1))                    # (2, 4, 3)
+    np.testing.assert_allclose(wide.numpy(), np.broadcast_to(lp.numpy()[:, None], (2, 4, 3)))
+    S = np.array(S3)
+    ws = [Wishart(T([4.0, 6.0]), covariance_matrix=T(S)),
+          Wishart(T([4.0, 6.0]), precision_matrix=T(np.linalg.inv(S))),
+          Wishart(T([4.0, 6.0]), scale_tril=T(np.linalg.cholesky(S)))]
+    for w in ws:
+        assert w.batch_shape == (2,) and w.event_shape == (3, 3)
+        np.testing.assert_allclose(w.log_prob(T(X3)).numpy(), ws[0].log_prob(T(X3)).numpy(),
+                                   rtol=1e-12)
+        np.testing.assert_allclose(w.precision_matrix.numpy()[0], np.linalg.inv(S), rtol=1e-10)
+    assert ws[0].expand((4, 2)).sample().shape == (4, 2, 3, 3)
+    lr = LowRankMultivariateNormal(T([0.0, 1.0]), T([[1.0], [0.5]]), T([0.5, 1.5]))
+    big = lr.expand((3,))
+    assert big.batch_shape == (3,) and big.rsample((2,)).shape == (2, 3, 2)
+    np.testing.assert_allclose(big.log_prob(T([0.1, 0.2])).numpy(),
+                               np.full(3, lr.log_prob(T([0.1, 0.2])).item()), rtol=1e-12)
+    half = constraints.half_open_interval(0.0, 1.0)
+    assert repr(half) == "HalfOpenInterval(lower_bound=0.0, upper_bound=1.0)"
+    assert half.check(T([0.0, 0.5, 1.0])).tolist() == [True, True, False]
+    counts = constraints.multinomial(3)
+    assert counts.event_dim == 1 and repr(counts) == "Multinomial(upper_bound=3)"
+    assert counts.check(T([[1.0, 2.0], [2.0, 2.0], [-1.0, 1.0]])).tolist() == [True, False, False]
+    L = T(L3)
+    assert constraints.corr_cholesky.check(T(np.stack([L3, np.eye(3) * 2]))).tolist() == \
+        [True, False]
+    assert repr(constraints.corr_cholesky) == "CorrCholesky()" and LKJCholesky(3).support \
+        is constraints.corr_cholesky and bool(constraints.lower_cholesky.check(L))
+    np.testing.assert_allclose(ContinuousBernoulli(T(1.5)).probs.item(), 1 - 2.0 ** -52)
+
+
 ERRORS = [
     (lambda m: m.distributions.MixtureSameFamily(m.tensor([0.5, 0.5]),
                                                  m.distributions.Normal(0.0, 1.0)),

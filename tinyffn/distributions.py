@@ -21,11 +21,11 @@ scale <= 0, probs outside [0, 1]) and a ``log_prob`` value outside the support r
 ValueError naming the distribution. ``Distribution.set_default_validate_args(False)`` turns
 the checks off (each is a host read of a comparison).
 
-This file: the base class, the constraints, Normal, Uniform, Laplace, Exponential and the
-KL registry; the other families are in the ``distributions_*.py`` files it imports below,
-the transforms and constraints in
-:mod:`tinyffn.distributions_transforms` and :mod:`tinyffn.distributions_constraints` (here
-also ``distributions.transforms`` and ``distributions.constraints``, as PyTorch's).
+This file: the base classes (Distribution, ExponentialFamily), the constraints, Normal,
+Uniform, Laplace, Exponential and the KL registry; the other classes are in the
+``distributions_*.py`` files (docs/source_map.md says which), the KL closed forms in
+:mod:`tinyffn.distributions_kl`; transforms and constraints are named here as
+``distributions.transforms`` and ``distributions.constraints``, as PyTorch's.
 """
 from __future__ import annotations
 

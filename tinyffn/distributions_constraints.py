@@ -64,6 +64,28 @@ def less_than(upper_bound) -> Constraint:
     return _less_than(upper_bound)
 
 
+def half_open_interval(lower_bound, upper_bound) -> Constraint:
+    """lower_bound <= x < upper_bound: ``HalfOpenInterval(...)`` (NegativeBinomial's probs)."""
+    return Constraint("HalfOpenInterval", lambda v, lower_bound, upper_bound:
+                      (v >= lower_bound) & (v < upper_bound), lower_bound=lower_bound,
+                      upper_bound=upper_bound)
+
+
+def multinomial(upper_bound) -> Constraint:
+    """Counts along the last axis, each >= 0, summing to at most upper_bound:
+    ``Multinomial(upper_bound=...)`` (PyTorch's repr is ``Multinomial()``); event_dim 1."""
+    return Constraint("Multinomial", lambda v, upper_bound: (v >= 0).all(-1)
+                      & (v.sum(-1) <= upper_bound), event_dim=1, upper_bound=upper_bound)
+
+
+def _corr_cholesky_check(v):
+    """Lower triangular, positive diagonal, each row of unit length to 10 n eps (PyTorch's
+    tolerance, n the row length)."""
+    tol = finfo(v.dtype).eps * v.shape[-1] * 10
+    unit_rows = (((v.detach() ** 2).sum(-1).sqrt() - 1.0).abs() <= tol).all(-1)
+    return _lower_cholesky.check(v) & unit_rows
+
+
 def integer_interval(lower_bound, upper_bound) -> Constraint:
     """An integer in [lower_bound, upper_bound]: ``IntegerInterval(...)``."""
     return _integer_interval(lower_bound, upper_bound)
@@ -85,20 +107,6 @@ positive_definite = _positive_definite
 
 
 # ----------------------------------------------------------------------------- matrices, pieces
-def half_open_interval(lower_bound, upper_bound) -> Constraint:
-    """lower_bound <= x < upper_bound: ``HalfOpenInterval(lower_bound=..., upper_bound=...)``."""
-    return Constraint("HalfOpenInterval", lambda v, lower_bound, upper_bound:
-                      (v >= lower_bound) & (v < upper_bound), lower_bound=lower_bound,
-                      upper_bound=upper_bound)
-
-
-def _corr_cholesky_check(v):
-    """lower_cholesky, each row of unit length to eps · D · 10 (PyTorch's tolerance)."""
-    tol = finfo(v.dtype).eps * v.shape[-1] * 10
-    row_norm = (v.detach() ** 2).sum(-1).sqrt()                          # (..., D)
-    return _lower_cholesky.check(v) & ((row_norm - 1.0).abs() <= tol).all(-1)
-
-
 def _square_check(v):
     return C.full(v.shape[:-2], v.shape[-2] == v.shape[-1], dtype="bool", device=v.device)
 

@@ -16,26 +16,14 @@ from . import creation as C
 from .activations_extra import logsigmoid
 from .arguments import type_name
 from .default_dtype import get_default_dtype
-from .distributions import Constraint, Distribution, _broadcast_all, _real
+from .distributions import Distribution, _broadcast_all, _real
 from .distributions_extra import Binomial, _nonnegative_integer
 from .distributions_gamma import Gamma
 from .distributions_more import Categorical, _clamp_probs, _one_of, _real_vector, _simplex
-from .distributions_constraints import greater_than_eq
+from .distributions_constraints import greater_than_eq, half_open_interval, multinomial
 from .tensor import Tensor
 from .torch_functions import where
 from .torch_shapes import broadcast_tensors
-
-
-def _half_open_interval(low, high) -> Constraint:
-    """low <= x < high (PyTorch's constraints.half_open_interval)."""
-    return Constraint("HalfOpenInterval", lambda v, lower_bound, upper_bound:
-                      (v >= lower_bound) & (v < upper_bound), lower_bound=low, upper_bound=high)
-
-
-def _multinomial(n: int) -> Constraint:
-    """Counts (..., K): each >= 0, summing to at most n (PyTorch's constraints.multinomial)."""
-    return Constraint("Multinomial", lambda v, upper_bound: (v >= 0).all(-1)
-                      & (v.sum(-1) <= upper_bound), event_dim=1, upper_bound=n)
 
 
 class Multinomial(Distribution):
@@ -60,7 +48,7 @@ class Multinomial(Distribution):
     probs = property(lambda self: self._categorical.probs)
     logits = property(lambda self: self._categorical.logits)
     param_shape = property(lambda self: self._categorical.param_shape)
-    support = property(lambda self: _multinomial(self.total_count))
+    support = property(lambda self: multinomial(self.total_count))
     mean = property(lambda self: self.probs * self.total_count)
     variance = property(lambda self: self.total_count * self.probs * (1 - self.probs))
 
@@ -106,7 +94,7 @@ class NegativeBinomial(Distribution):
     − lgamma(r) (0 where r + k = 0); mean r e^logits = r p/(1 − p), variance mean/(1 − p),
     mode floor((r − 1) e^logits)⁺. Draws Poisson(Gamma(r, e^(−logits))), as PyTorch's."""
 
-    arg_constraints = {"total_count": greater_than_eq(0), "probs": _half_open_interval(0.0, 1.0),
+    arg_constraints = {"total_count": greater_than_eq(0), "probs": half_open_interval(0.0, 1.0),
                        "logits": _real}
     support = _nonnegative_integer
     _params = (("total_count", 0), ("probs", 0), ("logits", 0))

@@ -21,8 +21,9 @@ from . import backend as backends
 from . import creation as C
 from . import linalg
 from .arguments import type_name
-from .distributions import (Constraint, Distribution, ExponentialFamily, _broadcast_all,
+from .distributions import (Distribution, ExponentialFamily, _broadcast_all,
                             _greater_than, _positive, _real)
+from .distributions_constraints import corr_cholesky
 from .distributions_extra import _Independent
 from .distributions_gamma import Beta, Gamma
 from .distributions_more import (_Derived, _lower_cholesky, _mahalanobis, _positive_definite,
@@ -328,17 +329,6 @@ def _where_matrix(mask: Tensor, a: Tensor, b: Tensor) -> Tensor:
 
 
 # ----------------------------------------------------------------------------- LKJ
-def _corr_cholesky_check(v: Tensor) -> Tensor:
-    """Lower triangular, positive diagonal, each row of unit length (to 10 n eps)."""
-    eps = float(np.finfo(backends.dtype_name(v.dtype)).eps)
-    tol = eps * v.shape[-1] * 10
-    unit_rows = ((((v.detach() ** 2).sum(-1)).sqrt() - 1.0).abs() <= tol).all(-1)
-    return _lower_cholesky.check(v) & unit_rows
-
-
-_corr_cholesky = Constraint("CorrCholesky", _corr_cholesky_check, event_dim=2)
-
-
 class LKJCholesky(Distribution):
     """LKJCholesky(d = dim, η = concentration): the lower Cholesky factor L (d × d) of a
     correlation matrix R = L Lᵀ with density ∝ det(R)^(η − 1) (Lewandowski, Kurowicka &
@@ -348,7 +338,7 @@ class LKJCholesky(Distribution):
     no rsample, as PyTorch's."""
 
     arg_constraints = {"concentration": _positive}
-    support = _corr_cholesky
+    support = corr_cholesky
 
     def __init__(self, dim, concentration=1.0, validate_args=None):
         if not isinstance(dim, int) or isinstance(dim, bool) or dim < 2:
