@@ -352,7 +352,8 @@ def test_mixture_draws_pick_components_by_their_weights():
 def test_seeded_draws_have_the_moments():
     """Mean and variance of seeded draws within 5 standard errors (4000 draws): Multinomial,
     NegativeBinomial, ContinuousBernoulli, VonMises (E[cos(x − loc)] = 1 − variance),
-    Wishart (mean df Σ), LKJCholesky (E[R] = I, unit rows) and LowRankMultivariateNormal."""
+    Wishart (mean df Σ), LKJCholesky (E[R] = I, unit rows, E[r²] of its Beta marginal) and
+    LowRankMultivariateNormal."""
     tinyffn.manual_seed(3)
     n = 4000
 
@@ -379,6 +380,10 @@ def test_seeded_draws_have_the_moments():
     R = L @ np.swapaxes(L, -1, -2)
     np.testing.assert_allclose(np.diagonal(R, axis1=-2, axis2=-1), 1.0, rtol=1e-12)
     close(R, np.eye(3), np.full((3, 3), 0.25), "LKJCholesky")
+    # each correlation r: (r + 1)/2 ~ Beta(β, β), β = η − 1 + d/2 = 2, so E[r²] = 1/(2β + 1)
+    # and E[r⁴] = 3/((2β + 1)(2β + 3)) (the symmetric Beta's even moments)
+    r2 = R[:, [0, 0, 1], [1, 2, 2]] ** 2
+    close(r2, np.full(3, 1 / 5), np.full(3, 3 / 35 - 1 / 25), "LKJCholesky's E[r²]")
     d = LowRankMultivariateNormal(T([0.1, -0.5]), T([[1.0], [0.5]]), T([0.5, 1.5]))
     close(d.rsample((n,)).numpy(), d.mean.numpy(), d.variance.numpy(), "LowRankMVN")
 

@@ -333,9 +333,12 @@ class LKJCholesky(Distribution):
     """LKJCholesky(d = dim, η = concentration): the lower Cholesky factor L (d × d) of a
     correlation matrix R = L Lᵀ with density ∝ det(R)^(η − 1) (Lewandowski, Kurowicka &
     Joe, 2009); log p(L) = Σ_{i=2..d} (2(η − 1) + d − i) log Lᵢᵢ − log normaliser, as
-    PyTorch's. Draws by PyTorch's onion method: row i is √yᵢ uᵢ (uᵢ uniform on the sphere
-    of the first i − 1 axes, yᵢ ~ Beta(i/2, η + (d − 2)/2 − i/2)) with Lᵢᵢ = √(1 − yᵢ);
-    no rsample, as PyTorch's."""
+    PyTorch's. Draws by the onion method (LKJ 2009, §3.2), vectorised as PyTorch's: row i
+    (0-based) is √yᵢ uᵢ, uᵢ uniform on the sphere of its first i axes, with Lᵢᵢ = √(1 − yᵢ),
+    yᵢ ~ Beta(i/2, η + (d − 2)/2 − (i − 1)/2). PyTorch 2.13 draws row i >= 2 from
+    Beta(i − ½, ·) instead (its offset lacks the ½ that NumPyro's has), so its correlations
+    are not exchangeable (E[r₀₂²] = 1/4, not 1/5, at d = 3, η = 1.5) and do not follow its
+    own log_prob; these do (the test of the seeded draws). No rsample, as PyTorch's."""
 
     arg_constraints = {"concentration": _positive}
     support = corr_cholesky
@@ -349,11 +352,11 @@ class LKJCholesky(Distribution):
         super().__init__(self.concentration.shape, (dim, dim), validate_args)
         with self._scope("__init__"):
             marginal_conc = self.concentration + 0.5 * (dim - 2)
-            offset = C.arange(dim - 1, dtype=self.concentration.dtype,
-                              device=self.concentration.device)
-            offset = C.cat([offset[:1] * 0, offset])                          # (d,)
-            self._beta = Beta(offset + 0.5, marginal_conc.unsqueeze(-1) - 0.5 * offset,
-                              validate_args=False)                            # (*B, d)
+            offset = 0.5 * C.arange(dim - 1, dtype=self.concentration.dtype,
+                                    device=self.concentration.device)
+            offset = C.cat([offset[:1] * 0, offset])              # (d,): 0, 0, ½, 1, ...
+            self._beta = Beta(offset + 0.5, marginal_conc.unsqueeze(-1) - offset,
+                              validate_args=False)                 # row i: Beta(i/2, β_i)
 
     def expand(self, batch_shape, _instance=None):
         new = object.__new__(type(self))
