@@ -285,6 +285,13 @@ def test_densities_and_moments_are_scipys_and_quadratures():
                                rtol=1e-12)
     np.testing.assert_allclose(m.entropy().numpy(), [stats.multinomial(4, r).entropy()
                                                      for r in p], rtol=1e-12)
+    masked = Multinomial(3, logits=T([0.0, -np.inf, 1.0]))     # a count of 0 where p = 0
+    np.testing.assert_allclose(masked.log_prob(T([1.0, 0.0, 2.0])).item(),
+                               stats.multinomial.logpmf([1, 0, 2], 3, [1 / (1 + math.e), 0,
+                                                                       math.e / (1 + math.e)]),
+                               rtol=1e-12)
+    assert NegativeBinomial(T([0.0, 0.0]), probs=T([0.5, 0.5])).log_prob(
+        T([0.0, 1.0])).numpy().tolist()[0] == 0.0              # P(0) = 1 when r = 0
     r, pr, k = np.array([3.0, 0.5, 2.0]), np.array([0.2, 0.7, 0.4]), np.array([2.0, 0.0, 5.0])
     nb = NegativeBinomial(T(r), probs=T(pr))
     np.testing.assert_allclose(nb.log_prob(T(k)).numpy(), stats.nbinom.logpmf(k, r, 1 - pr),
@@ -371,8 +378,11 @@ def test_seeded_draws_have_the_moments():
     d = VonMises(T([0.5, -3.0]), T([2.0, 1e-6]))
     x = d.sample((n,)).numpy()
     assert (np.abs(x) <= math.pi).all()
-    c = np.cos(x - d.loc.numpy())
+    c, s = np.cos(x - d.loc.numpy()), np.sin(x - d.loc.numpy())
     close(c, 1 - d.variance.numpy(), c.var(0), "VonMises")
+    close(s, 0.0, s.var(0), "VonMises (symmetric about loc)")
+    stats = pytest.importorskip("scipy.stats")                  # the whole law, κ = 2
+    assert stats.kstest(x[:, 0], stats.vonmises(2.0, loc=0.5).cdf).pvalue > 1e-3
     d = Wishart(T(5.0), covariance_matrix=T(S3))
     X = d.rsample((n,)).numpy()
     close(X, d.mean.numpy(), d.variance.numpy(), "Wishart")
@@ -385,7 +395,12 @@ def test_seeded_draws_have_the_moments():
     r2 = R[:, [0, 0, 1], [1, 2, 2]] ** 2
     close(r2, np.full(3, 1 / 5), np.full(3, 3 / 35 - 1 / 25), "LKJCholesky's E[r²]")
     d = LowRankMultivariateNormal(T([0.1, -0.5]), T([[1.0], [0.5]]), T([0.5, 1.5]))
-    close(d.rsample((n,)).numpy(), d.mean.numpy(), d.variance.numpy(), "LowRankMVN")
+    x = d.rsample((n,)).numpy()
+    close(x, d.mean.numpy(), d.variance.numpy(), "LowRankMVN")
+    cov = np.cov(x.T)                      # a Gaussian's: Var(s_ij) = (σ_ij² + σ_ii σ_jj)/n
+    S = d.covariance_matrix.numpy()
+    se = np.sqrt((S ** 2 + np.outer(np.diag(S), np.diag(S))) / n)
+    assert (np.abs(cov - S) < 5 * se).all()
 
 
 GRADCHECKED = {
@@ -446,9 +461,25 @@ def test_enumerate_support_is_every_value_once():
             d.enumerate_support()
 
 
-class _Rayleighish(ExponentialFamily):
-    """A user's exponential family: Exponential(λ) written by its natural parameter
-    θ = −λ, F(θ) = −log(−θ), no carrier measure."""
+class _Rayleigh(ExponentialFamily):
+    """A user's exponential family with a carrier measure: p(x) = x/σ² e^(−x²/2σ²), x > 0,
+    θ = −1/(2σ²), t(x) = x², F(θ) = −log(−2θ), k(x) = log x, E[k] = log σ + (log 2 − γ)/2."""
+    arg_constraints = {}
+
+    def __init__(self, sigma):
+        self.sigma = sigma
+        super().__init__(sigma.shape)
+
+    _natural_params = property(lambda self: (-0.5 / self.sigma ** 2,))
+    _mean_carrier_measure = property(lambda self: self.sigma.log() + (math.log(2)
+                                                                      - 0.5772156649015329) / 2)
+
+    def _log_normalizer(self, x):
+        return -(-2 * x).log()
+
+
+class _ExponentialByTheta(ExponentialFamily):
+    """Exponential(λ) written by its natural parameter θ = −λ, F(θ) = −log(−θ)."""
     arg_constraints = {}
 
     def __init__(self, rate):
@@ -463,13 +494,18 @@ class _Rayleighish(ExponentialFamily):
 
 
 def test_exponential_family_entropy_and_kl_are_the_log_normalizers():
-    """ExponentialFamily's entropy F − <θ, ∇F> − E[k] and its Bregman KL, for a subclass a
-    user writes (Exponential's closed forms 1 − log λ and r − 1 − log r) and for the
-    classes that are exponential families in PyTorch (their own closed forms)."""
+    """ExponentialFamily's entropy F − <θ, ∇F> − E[k] and its Bregman KL, for subclasses a
+    user writes (Rayleigh's entropy 1 + log(σ/√2) + γ/2; Exponential's closed forms
+    1 − log λ and r − 1 − log r) and for the classes that are exponential families in
+    PyTorch (their own closed forms)."""
+    sigma = np.array([0.5, 2.0])
+    np.testing.assert_allclose(_Rayleigh(T(sigma)).entropy().numpy(),
+                               1 + np.log(sigma / math.sqrt(2)) + 0.5772156649015329 / 2,
+                               rtol=1e-12)
     rate = T([0.5, 2.0], requires_grad=True)
-    mine = _Rayleighish(rate)
+    mine = _ExponentialByTheta(rate)
     np.testing.assert_allclose(mine.entropy().numpy(), 1 - np.log([0.5, 2.0]), rtol=1e-12)
-    kl = kl_divergence(mine, _Rayleighish(T([1.0, 1.0])))
+    kl = kl_divergence(mine, _ExponentialByTheta(T([1.0, 1.0])))
     np.testing.assert_allclose(kl.numpy(), kl_divergence(Exponential(T([0.5, 2.0])),
                                                          Exponential(T([1.0, 1.0]))).numpy(),
                                rtol=1e-12)

@@ -145,6 +145,8 @@ class NegativeBinomial(Distribution):
             r, logits = self.total_count, self.logits
             value = value.to(dtype=logits.dtype)
             unnormalized = r * logsigmoid(-logits) + value * logsigmoid(logits)
-            norm = -(r + value).lgamma() + (1.0 + value).lgamma() + r.lgamma()
-            norm = where(r + value == 0.0, 0.0, norm)
+            # r = k = 0: P(0) = 1, where PyTorch masks its inf − inf to 0; r read as 1 there
+            # gives that 0 with no inf computed
+            r_safe = where(r + value == 0.0, 1.0, r)
+            norm = -(r_safe + value).lgamma() + (1.0 + value).lgamma() + r_safe.lgamma()
             return unnormalized - norm
