@@ -557,7 +557,8 @@ def test_cross_family_kls_are_integrals():
 
 def test_infinite_and_cross_kls_written_out():
     """+inf where q gives 0 to a set p does not; Bernoulli-Poisson the sum over {0, 1};
-    the low-rank Gaussians' KLs are MultivariateNormal's at the same covariances."""
+    the low-rank Gaussians' KLs are MultivariateNormal's at the same covariances; two
+    TransformedDistributions of one transform have their bases' KL."""
     for p, q in [(Normal(T([0.0]), 1.0), Uniform(T([0.0]), 1.0)),
                  (Exponential(T([1.0])), Uniform(T([0.0]), 5.0)),
                  (Gamma(T([1.0]), 1.0), Beta(T([1.0]), 1.0)),
@@ -578,6 +579,14 @@ def test_infinite_and_cross_kls_written_out():
     for a, b in [(lp, lq), (lp, mq), (mp, lq)]:
         np.testing.assert_allclose(kl_divergence(a, b).item(), kl_divergence(mp, mq).item(),
                                    rtol=1e-11)
+    from tinyffn.distributions import ExpTransform, TanhTransform, TransformedDistribution
+    p, q = Normal(T([0.1, 0.5]), 1.0), Normal(T(0.0), 2.0)      # one map of both: the bases'
+    tp, tq = (TransformedDistribution(d, [ExpTransform()]) for d in (p, q))
+    np.testing.assert_allclose(kl_divergence(tp, tq).numpy(), kl_divergence(p, q).numpy())
+    with pytest.raises(NotImplementedError, match="different transforms"):
+        kl_divergence(tp, TransformedDistribution(q, [TanhTransform()]))
+    with pytest.raises(ValueError, match="parameter cov_diag"):   # checked before Cholesky
+        LowRankMultivariateNormal(T([0.0, 0.0]), T([[1.0], [1.0]]), T([1.0, -1.0]))
 
 
 def test_kl_lookup_is_pytorchs_most_specific_match():
