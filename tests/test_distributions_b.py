@@ -673,6 +673,10 @@ ERRORS = [
         m.distributions.Categorical(m.tensor([0.5, 0.5])),
         m.distributions.Exponential(m.ones(2))).log_prob(m.tensor([-1.0])),
      ValueError, r"support \(MixtureSameFamilyConstraint\(GreaterThanEq"),
+    (lambda m: m.distributions.MixtureSameFamily(
+        m.distributions.Categorical(m.tensor([0.5, 0.5])),
+        m.distributions.Normal(m.zeros(2), 1.0)).entropy(), NotImplementedError, None),
+    (lambda m: m.distributions.LKJCholesky(2).entropy(), NotImplementedError, None),
     (lambda m: m.distributions.Multinomial(m.tensor(3), m.tensor([0.5, 0.5])),
      NotImplementedError, "inhomogeneous total_count is not supported"),
     (lambda m: m.distributions.Multinomial(2, m.tensor([0.5, 0.5])).log_prob(
@@ -741,6 +745,24 @@ def test_bad_arguments_are_refused_as_torch_refuses_them(make, error, match):
         make(torch)
 
 
+def test_errors_pytorch_raises_differently():
+    """Where PyTorch fails on another line (an IndexError unsqueezing a 0-d value, an
+    AttributeError reading .dim() of a list), tinyffn's message says what to pass."""
+    comp = Independent(Normal(tinyffn.zeros(2, 3), 1.0), 1)
+    gmm = MixtureSameFamily(Categorical(tinyffn.tensor([0.5, 0.5])), comp)
+    with pytest.raises(ValueError, match=r"Expected value.dim\(\) >= 1 but got 0"):
+        gmm.support.check(tinyffn.tensor(0.0))
+    with pytest.raises(TypeError, match="LowRankMultivariateNormal: cov_factor must be a "
+                                        "Tensor, got list"):
+        LowRankMultivariateNormal(tinyffn.zeros(2), [[1.0], [1.0]], tinyffn.ones(2))
+    with pytest.raises(NotImplementedError, match="must define _log_normalizer"):
+        ExponentialFamily(())._log_normalizer()
+    with pytest.raises(ValueError, match="two .*Multivariate Normals with different event"):
+        kl_divergence(MultivariateNormal(tinyffn.zeros(3), tinyffn.eye(3)),
+                      LowRankMultivariateNormal(tinyffn.zeros(2), tinyffn.ones(2, 1),
+                                                tinyffn.ones(2)))
+
+
 def test_wishart_warns_for_a_low_df_and_redraws_singular_draws():
     """ndim − 1 < df < ndim warns, as PyTorch's; a draw that is not positive definite is
     drawn again (PyTorch's check reads the test the wrong way round and warns "Singular
@@ -753,6 +775,17 @@ def test_wishart_warns_for_a_low_df_and_redraws_singular_draws():
         x = Wishart(T(5.0), covariance_matrix=T(np.eye(2))).rsample((50,))
     assert not [c for c in caught if "Singular" in str(c.message)]
     assert bool(w.support.check(x).all())
+    d, real, calls = Wishart(T(5.0), covariance_matrix=T(np.eye(2))), Wishart._bartlett, []
+
+    def first_singular(self, shape):                # the first draw: row 1 all zeros
+        calls.append(shape)
+        x = real(self, shape)
+        return x * T([[1.0, 0.0], [0.0, 0.0]]) if len(calls) == 1 else x
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Wishart, "_bartlett", first_singular)
+        with pytest.warns(UserWarning, match="Singular sample detected"):
+            x = d.rsample((3,))
+    assert len(calls) == 2 and bool(d.support.check(x).all())
 
 
 # PyTorch 2.13's values (torch.distributions, float64), written out by running run(torch, case)
