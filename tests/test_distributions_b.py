@@ -344,6 +344,26 @@ def test_mixture_is_the_weighted_sum_written_out(device):
     assert d.sample((5,)).shape == (5, 2) and d.expand((4, 2)).sample((3,)).shape == (3, 4, 2)
 
 
+def test_draws_stay_on_the_device_and_score_finite(device):
+    """Every new class draws on the parameters' device (host NumPy draws moved there) and
+    scores its own draws finitely; enumerate_support and KLs stay there too."""
+    ds = [MixtureSameFamily(Categorical(T([0.3, 0.7], device)),
+                            Normal(T([0.0, 1.0], device), T([1.0, 2.0], device))),
+          Multinomial(3, T([0.2, 0.8], device)), NegativeBinomial(T(2.0, device), T(0.3, device)),
+          ContinuousBernoulli(T([0.2, 0.5], device)), VonMises(T(0.1, device), T(2.0, device)),
+          LowRankMultivariateNormal(T([0.0, 1.0], device), T([[1.0], [0.5]], device),
+                                    T([1.0, 2.0], device)),
+          Wishart(T(4.0, device), covariance_matrix=T(np.eye(2), device)),
+          LKJCholesky(3, T(1.5, device))]
+    for d in ds:
+        x = d.sample((3,))
+        assert x.device.type == device and x.shape == (3,) + d.batch_shape + d.event_shape
+        assert np.isfinite(d.log_prob(x).numpy()).all(), type(d).__name__
+    assert OneHotCategorical(T([0.2, 0.8], device)).enumerate_support().device.type == device
+    kl = kl_divergence(Normal(T([0.0], device), 1.0), Uniform(T([0.0], device), 1.0))
+    assert kl.device.type == device and kl.numpy().tolist() == [inf]
+
+
 def test_mixture_draws_pick_components_by_their_weights():
     """4000 draws of 0.3 N(−5, 0.1) + 0.7 N(5, 0.1): the share above 0 is 0.7 within 5 SE,
     and an event-shaped mixture's draws keep each row of one component."""
