@@ -336,6 +336,28 @@ def test_transformed_distribution_has_no_closed_form_moments_as_pytorchs():
         assert d.log_prob(T([-1.0])).tolist() == [-math.inf]             # off the support
 
 
+def test_a_distribution_without_a_method_raises_not_implemented_as_pytorchs():
+    """The base class's mean, mode, variance (so stddev), log_prob, entropy, cdf and icdf
+    raise NotImplementedError naming the class, as torch.distributions.Distribution's; a
+    family fills in what it has (InverseGamma's icdf needs its base Gamma's, which has none)."""
+    from tinyffn.distributions import Distribution, InverseGamma
+
+    class Bare(Distribution):
+        pass
+
+    d = Bare()
+    for name in ("mean", "mode", "variance", "stddev"):
+        with pytest.raises(NotImplementedError, match="Bare does not implement "):
+            getattr(d, name)
+    for method in ("log_prob", "cdf", "icdf"):
+        with pytest.raises(NotImplementedError, match=f"Bare does not implement {method}"):
+            getattr(d, method)(T(0.5))
+    with pytest.raises(NotImplementedError, match=r"Bare does not implement entropy\(\)"):
+        d.entropy()
+    with pytest.raises(NotImplementedError, match="Gamma does not implement icdf"):
+        InverseGamma(T(2.0), T(1.0)).icdf(T(0.5))
+
+
 def test_fisher_snedecor_draws_stay_at_or_above_tiny():
     """df1 = df2 = 0.01 in float32: about 6 draws in 10,000 of X1/X2 fall below the
     smallest normal float; PyTorch clamps them to it, and so does tinyffn."""

@@ -15,24 +15,20 @@ Each TransformedDistribution's log_prob is the change of variables of
 entropy, cdf) are PyTorch 2.13's, written out. Every rsample is differentiable in the
 parameters (through the base's rsample and the transforms). FisherSnedecor and
 GeneralizedPareto (plain Distributions in PyTorch) are in
-:mod:`tinyffn.distributions_fisher_pareto`, named here too. Below: the KL closed forms
-PyTorch registers for these families (``torch/distributions/kl.py``): HalfNormal-HalfNormal,
-Pareto-Pareto, TransformedDistribution-TransformedDistribution (equal transforms: the
-bases' KL), Pareto against Exponential, Gamma and Normal, Uniform against Pareto, and the
-pairs whose KL is infinite because q's support misses part of p's.
+:mod:`tinyffn.distributions_fisher_pareto`, named here too. Their KL closed forms are in
+:mod:`tinyffn.distributions_kl_pareto`.
 """
 from __future__ import annotations
 
 import math
 
 from . import creation as C
-from .distributions import (Distribution, Exponential, Laplace, Normal, Uniform,
-                            _broadcast_all, _kl_normal_normal, _nonnegative, _positive, _real,
-                            kl_divergence, register_kl)
+from .distributions import (Distribution, Exponential, Normal, Uniform, _broadcast_all,
+                            _nonnegative, _positive, _real)
 from .distributions_constraints import greater_than_eq, simplex, unit_interval
-from .distributions_extra import _EULER, Cauchy, Gumbel
+from .distributions_extra import _EULER, Cauchy
 from .distributions_fisher_pareto import FisherSnedecor, GeneralizedPareto
-from .distributions_gamma import Beta, Gamma
+from .distributions_gamma import Gamma
 from .distributions_transformed import TransformedDistribution
 from .distributions_transforms import (AbsTransform, AffineTransform, ExpTransform,
                                        PowerTransform, StickBreakingTransform)
@@ -320,107 +316,3 @@ class Chi2(Gamma):
         _check_params(self, ("df",))
 
     df = property(lambda self: self.concentration * 2)
-
-
-# ----------------------------------------------------------------------------- KL
-@register_kl(HalfNormal, HalfNormal)
-def _kl_halfnormal_halfnormal(p, q):
-    """The Normals' KL (both folded at 0, the same map)"""
-    return _kl_normal_normal(p.base_dist, q.base_dist)
-
-
-@register_kl(Pareto, Pareto)
-def _kl_pareto_pareto(p, q):
-    """αq log(sp/sq) − log(αq/αp) + αq/αp − 1; inf where p's support starts below q's"""
-    scale_ratio, alpha_ratio = p.scale / q.scale, q.alpha / p.alpha
-    result = q.alpha * scale_ratio.log() - alpha_ratio.log() + alpha_ratio - 1
-    return where(p.scale < q.scale, math.inf, result)
-
-
-@register_kl(TransformedDistribution, TransformedDistribution)
-def _kl_transformed_transformed(p, q):
-    """KL of the bases, where both push them through equal transforms"""
-    if p.transforms != q.transforms:
-        raise NotImplementedError("kl_divergence: TransformedDistributions with different "
-                                  "transforms (as in PyTorch, only equal ones reduce to "
-                                  "the bases' KL)")
-    if p.event_shape != q.event_shape:
-        raise NotImplementedError(f"kl_divergence: TransformedDistributions with different "
-                                  f"event shapes {p.event_shape} and {q.event_shape}")
-    return kl_divergence(p.base_dist, q.base_dist)
-
-
-def _infinite_like(t):
-    return C.full_like(t, math.inf)
-
-
-@register_kl(Beta, Pareto)
-def _kl_beta_infinity(p, q):
-    return _infinite_like(p.concentration1)
-
-
-@register_kl(Exponential, Pareto)
-def _kl_exponential_infinity(p, q):
-    return _infinite_like(p.rate)
-
-
-@register_kl(Gamma, Pareto)
-def _kl_gamma_infinity(p, q):
-    return _infinite_like(p.concentration)
-
-
-@register_kl(Gumbel, Pareto)
-@register_kl(Laplace, Pareto)
-@register_kl(Normal, Pareto)
-def _kl_loc_infinity(p, q):
-    """p has mass below any Pareto's scale"""
-    return _infinite_like(p.loc)
-
-
-@register_kl(Pareto, Beta)
-@register_kl(Pareto, Uniform)
-def _kl_pareto_infinity(p, q):
-    return _infinite_like(p.scale)
-
-
-@register_kl(Pareto, Exponential)
-def _kl_pareto_exponential(p, q):
-    """log(α/(s λ)) − 1/α + α s λ/(α − 1) − 1; inf for α <= 1 (no mean)"""
-    scale_rate = p.scale * q.rate
-    alpha1 = where(p.alpha > 1, p.alpha - 1, 1.0)
-    result = (p.alpha / scale_rate).log() - p.alpha.reciprocal() \
-        + p.alpha * scale_rate / alpha1 - 1
-    return where(p.alpha <= 1, math.inf, result)
-
-
-@register_kl(Pareto, Gamma)
-def _kl_pareto_gamma(p, q):
-    common = p.scale.log() + p.alpha.reciprocal()
-    alpha1 = where(p.alpha > 1, p.alpha - 1, 1.0)
-    t1 = p.alpha.log() - common
-    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
-    t3 = (1 - q.concentration) * common
-    t4 = q.rate * p.alpha * p.scale / alpha1
-    return where(p.alpha <= 1, math.inf, t1 + t2 + t3 + t4 - 1)
-
-
-@register_kl(Pareto, Normal)
-def _kl_pareto_normal(p, q):
-    """inf for α <= 2 (no variance)"""
-    var_normal = 2 * q.scale ** 2
-    alpha1, alpha2 = (where(p.alpha > 2, p.alpha - k, 1.0) for k in (1, 2))
-    common = p.scale / alpha1
-    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
-    t2 = p.alpha.reciprocal()
-    t3 = p.alpha * common ** 2 / alpha2
-    t4 = (p.alpha * common - q.loc) ** 2
-    return where(p.alpha <= 2, math.inf, t1 - t2 + (t3 + t4) / var_normal - 1)
-
-
-@register_kl(Uniform, Pareto)
-def _kl_uniform_pareto(p, q):
-    """−log(α s^α (h − l)) + (α + 1)(h log h − l log l − (h − l))/(h − l); inf where l < s"""
-    width = p.high - p.low
-    t1 = q.alpha.log() + q.alpha * q.scale.log() + width.log()
-    t2 = (p.high.xlogy(p.high) - p.low.xlogy(p.low) - width) / width
-    return where(p.low < q.scale, math.inf, t2 * (q.alpha + 1) - t1)

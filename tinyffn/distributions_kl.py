@@ -193,9 +193,13 @@ def _kl_binomial_binomial(p, q):
 def _kl_transformed_transformed(p, q):
     """KL is unchanged by one invertible map of both: the bases' KL, where the transforms
     and event shapes are equal (else NotImplementedError, as PyTorch's)."""
-    if p.transforms != q.transforms or p.event_shape != q.event_shape:
+    if p.transforms != q.transforms:
         raise NotImplementedError("kl_divergence: TransformedDistributions with different "
-                                  "transforms or event shapes")
+                                  "transforms (as in PyTorch, only equal ones reduce to "
+                                  "the bases' KL)")
+    if p.event_shape != q.event_shape:
+        raise NotImplementedError(f"kl_divergence: TransformedDistributions with different "
+                                  f"event shapes {p.event_shape} and {q.event_shape}")
     return kl_divergence(p.base_dist, q.base_dist)
 
 

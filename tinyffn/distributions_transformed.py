@@ -73,18 +73,12 @@ class TransformedDistribution(Distribution):
 
     has_rsample = property(lambda self: self.base_dist.has_rsample)
 
-    def _no_closed_form(self, what: str):
+    def _missing(self, what: str):
+        """mean, mode, variance and entropy(): NotImplementedError, as PyTorch's (a subclass
+        with a closed form overrides them)."""
         raise NotImplementedError(f"{type(self).__name__} does not implement {what} (a "
                                   "TransformedDistribution has no general closed form, as in "
                                   "PyTorch); estimate it from rsample((n,)) draws")
-
-    mean = property(lambda self: self._no_closed_form("mean"))
-    mode = property(lambda self: self._no_closed_form("mode"))
-    variance = property(lambda self: self._no_closed_form("variance"))
-
-    def entropy(self):
-        """NotImplementedError, as PyTorch's (a subclass with a closed form overrides it)."""
-        self._no_closed_form("entropy")
 
     @property
     def support(self):
