@@ -391,6 +391,9 @@ def test_seeded_draws_have_the_moments():
     d = Multinomial(5, probs=T([0.2, 0.3, 0.5]))
     close(d.sample((n,)).numpy(), d.mean.numpy(), d.variance.numpy(), "Multinomial")
     assert (d.sample((10,)).numpy().sum(-1) == 5).all()
+    wide = d.expand((2,))                            # its Categorical is expanded with it
+    assert wide.batch_shape == (2,) and wide.probs.shape == (2, 3)
+    assert wide.sample((4,)).shape == (4, 2, 3) and wide.mean.shape == (2, 3)
     d = NegativeBinomial(T([3.0, 0.5]), probs=T([0.4, 0.7]))
     close(d.sample((n,)).numpy(), d.mean.numpy(), d.variance.numpy(), "NegativeBinomial")
     d = ContinuousBernoulli(T([0.1, 0.4995, 0.8]))

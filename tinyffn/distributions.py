@@ -111,6 +111,7 @@ class Distribution:
     support: Constraint | None = None
     _validate_default = True
     _params: tuple = ()                  # (attribute, event dims) that expand() broadcasts
+    _inner: tuple = ()                   # distributions held inside, expanded alike
 
     @staticmethod
     def set_default_validate_args(value: bool) -> None:
@@ -191,6 +192,8 @@ class Distribution:
             if name in self.__dict__:
                 v = self.__dict__[name]
                 setattr(new, name, v.expand(*(batch_shape + v.shape[v.ndim - event_dims:])))
+        for name in self._inner:
+            setattr(new, name, getattr(self, name).expand(batch_shape))
         new._batch_shape = batch_shape
         return new
 

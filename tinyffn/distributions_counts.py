@@ -52,12 +52,7 @@ class Multinomial(Distribution):
     mean = property(lambda self: self.probs * self.total_count)
     variance = property(lambda self: self.total_count * self.probs * (1 - self.probs))
 
-    def expand(self, batch_shape, _instance=None):
-        new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        new._categorical = self._categorical.expand(batch_shape)
-        new._batch_shape = tuple(batch_shape)
-        return new
+    _inner = ("_categorical",)          # expand() expands it too (Distribution.expand)
 
     def sample(self, sample_shape=()):
         """NumPy's multinomial draws of the float64 probs, in the probs' dtype."""

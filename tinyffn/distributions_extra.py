@@ -168,12 +168,7 @@ class OneHotCategorical(Distribution):
         k = self.probs.shape[-1]
         return one_hot(self.probs.argmax(-1), k).to(dtype=self.probs.dtype)
 
-    def expand(self, batch_shape, _instance=None):
-        new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        new._categorical = self._categorical.expand(batch_shape)
-        new._batch_shape = tuple(batch_shape)
-        return new
+    _inner = ("_categorical",)          # expand() expands it too (Distribution.expand)
 
     def enumerate_support(self, expand=True):
         """The K one-hot rows (K, 1, ..., 1, K), expanded to (K, *batch, K) by default."""
@@ -235,12 +230,7 @@ class LogNormal(Distribution):
         s2 = self.scale ** 2
         return s2.expm1() * (2 * self.loc + s2).exp()
 
-    def expand(self, batch_shape, _instance=None):
-        new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        new.base_dist = self.base_dist.expand(batch_shape)
-        new._batch_shape = tuple(batch_shape)
-        return new
+    _inner = ("base_dist",)             # expand() expands it too (Distribution.expand)
 
     def rsample(self, sample_shape=()):
         x = self.base_dist.rsample(sample_shape)

@@ -108,12 +108,7 @@ class ExpRelaxedCategorical(Distribution):
     logits = property(lambda self: self._categorical.logits)
     probs = property(lambda self: self._categorical.probs)
 
-    def expand(self, batch_shape, _instance=None):
-        new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        new._categorical = self._categorical.expand(batch_shape)
-        new._batch_shape = tuple(batch_shape)
-        return new
+    _inner = ("_categorical",)          # expand() expands it too (Distribution.expand)
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)                   # (*sample, *batch, K)
