@@ -1,6 +1,6 @@
 """Gradients of gradients (create_graph=True): every primitive that declares
-``twice_differentiable`` passes gradgradcheck on every backend (all of them do, the fused
-ops too), a Function that does not refuses by name; second derivatives against closed forms, finite differences and torch."""
+``twice_differentiable`` passes gradgradcheck on every backend (all but standard_gamma do,
+the fused ops too), a primitive or Function that does not refuses by name; second derivatives against closed forms, finite differences and torch."""
 import numpy as np
 import pytest
 
@@ -14,6 +14,8 @@ from test_ops import CASES, _tensors
 
 TWICE = [pytest.param(op, case, id=f"{op.op_name()}-{case.label}")
          for op, cases in CASES.items() if op.twice_differentiable for case in cases]
+ONCE = [pytest.param(op, cases[0], id=op.op_name())      # the primitives without the flag
+        for op, cases in CASES.items() if not op.twice_differentiable]
 
 
 def f64(values, **kwargs):
@@ -183,9 +185,18 @@ def test_hooks_under_create_graph_are_recorded():
     np.testing.assert_allclose(gg.numpy(), [6.0, 72.0])
 
 
+@pytest.mark.parametrize("op, case", ONCE)
+def test_primitives_without_the_flag_refuse_create_graph(op, case, device):
+    """As docs/custom_ops.md promises: no silently wrong second derivative, a refusal."""
+    inputs = _tensors(case, device)
+    with pytest.raises(RuntimeError, match=f"backward of {op.op_name()} .*cannot be recorded"):
+        tinyffn.grad(case.fn(*inputs).sum(), [t for t in inputs if t.requires_grad],
+                     create_graph=True)
+
+
 def test_user_functions_refuse_until_declared():
-    """Every primitive declares twice_differentiable (the fused ops too); a Function of
-    one's own refuses create_graph by name until it does."""
+    """A Function of one's own refuses create_graph by name until it declares
+    twice_differentiable."""
     x = f64([0.3, -0.7], requires_grad=True)
 
     class Square(CorrectSquare):            # its own class: the flag set below stays here
