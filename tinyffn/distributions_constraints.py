@@ -23,6 +23,7 @@ from .distributions_more import (_boolean, _integer_interval, _lower_cholesky,
                                  _positive_definite, _simplex)
 from .linalg import eigvalsh
 from .numerics import finfo
+from .torch_functions import where
 
 
 class independent(_Independent):
@@ -112,17 +113,26 @@ def _square_check(v):
 
 
 def _symmetric_check(v):
+    """Square and equal to its transpose to 1e-6; a non-square v is False everywhere (its
+    squareness is its shape's: known on the host, no read of the device, as PyTorch's
+    ``square_check.all()`` is)."""
     square = _square_check(v)
-    if not bool(square.all()):
+    if v.shape[-2] != v.shape[-1]:
         return square
     return v.isclose(v.mT, atol=1e-6).all(-2).all(-1)
 
 
 def _positive_semidefinite_check(v):
+    """Symmetric with eigenvalues >= 0. Where some matrix is not symmetric, PyTorch returns
+    the symmetric check alone (a symmetric but indefinite matrix then passes): that choice
+    is made here on the device, with ``where``, not by reading ``symmetric.all()`` back
+    (a wait for a GPU); the matrices not symmetric (NaN too) give eigvalsh the identity."""
     symmetric = _symmetric_check(v)
-    if not bool(symmetric.all()):
+    if v.shape[-2] != v.shape[-1]:
         return symmetric
-    return (eigvalsh(v) >= 0).all(-1)
+    eye = C.eye(v.shape[-1], dtype=v.dtype, device=v.device)
+    safe = where(symmetric.unsqueeze(-1).unsqueeze(-1), v, eye)       # (..., n, n)
+    return symmetric & ((eigvalsh(safe) >= 0).all(-1) | ~symmetric.all())
 
 
 lower_triangular = Constraint("LowerTriangular", lambda v: (v.tril() == v).all(-1).all(-1),
