@@ -24,12 +24,15 @@ from .distributions_constraints import (cat, corr_cholesky, independent, lower_c
 from .distributions_extra import _sum_rightmost
 from .distributions_transforms import Transform
 from .functional_extra import pad, softplus
+from .more_functions import _index_selected
 from .numerics import finfo
 
 
 def _tril_positions(n: int, diag: int) -> list:
     """Flat indices i·n + j of the entries j <= i + diag of an n × n matrix, row by row
-    (PyTorch's tril mask ``arange < arange.view(-1, 1) + diag + 1``)."""
+    (PyTorch's tril mask ``arange < arange.view(-1, 1) + diag + 1``). Made here on the host,
+    inside [0, n·n): the gathers below do not range-check them on the device (a read back,
+    on a GPU a wait for every kernel queued before it)."""
     return [i * n + j for i in range(n) for j in range(n) if j <= i + diag]
 
 
@@ -44,7 +47,8 @@ def _vec_to_tril_matrix(vec, diag: int = 0):
     n = round(n)
     where = dict(zip(_tril_positions(n, diag), range(N)))
     index = [where.get(k, N) for k in range(n * n)]        # N: the appended zero
-    flat = pad(vec, [0, 1])[..., index]                                  # (..., n·n)
+    flat = _index_selected(pad(vec, [0, 1]), vec.ndim - 1,                # (..., n·n)
+                           C.tensor(index, dtype="int64", device=vec.device))
     return flat.reshape(*vec.shape[:-1], n, n)                           # (..., n, n)
 
 
@@ -53,7 +57,9 @@ def _tril_matrix_to_vec(mat, diag: int = 0):
     n = mat.shape[-1]
     if diag < -n or diag >= n:
         raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
-    return mat.reshape(*mat.shape[:-2], n * n)[..., _tril_positions(n, diag)]
+    flat = mat.reshape(*mat.shape[:-2], n * n)                           # (..., n·n)
+    return _index_selected(flat, flat.ndim - 1, C.tensor(_tril_positions(n, diag),
+                                                         dtype="int64", device=mat.device))
 
 
 class LowerCholeskyTransform(Transform):
