@@ -15,6 +15,7 @@ from . import grad_mode
 from .arguments import type_name
 from .distributions import Constraint, Distribution
 from .distributions_more import Categorical
+from .sorting import _gathered
 from .torch_functions import log_softmax
 
 
@@ -143,7 +144,9 @@ class MixtureSameFamily(Distribution):
             comp_samples = self._component_distribution.sample(sample_shape)    # (*s, *B, k, *e)
             index = mix_sample.reshape(*mix_sample.shape, 1, *(1,) * len(es))
             index = index.expand(*mix_sample.shape, 1, *es)
-            return comp_samples.gather(gather_dim, index).squeeze(gather_dim)
+            # the index is the Categorical's draw, in [0, k) by making: the gather does not
+            # range-check it (a read back, on a GPU a wait for every kernel queued)
+            return _gathered(comp_samples, gather_dim, index).squeeze(gather_dim)
 
     def entropy(self):
         raise NotImplementedError("MixtureSameFamily has no closed-form entropy (PyTorch's "
