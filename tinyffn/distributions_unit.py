@@ -16,8 +16,8 @@ import math
 
 import numpy as np
 
-from . import backend as backends
 from . import creation as C
+from . import grad_mode
 from .distributions import (Distribution, ExponentialFamily, _broadcast_all, _interval,
                             _positive, _real)
 from .binary_losses import binary_cross_entropy_with_logits
@@ -205,7 +205,6 @@ class VonMises(Distribution):
         f = (1 + r z)/(r + z), z = cos(π u₁), accept where c(2 − c) > u₂ or
         log(c/u₂) + 1 ≥ c, c = κ (r − f); x = sign(u₃ − ½) acos f, shifted by loc."""
         shape = self._extended_shape(sample_shape)
-        loc = np.broadcast_to(self.loc.detach().numpy().astype(np.float64), shape)
         kappa = np.broadcast_to(self.concentration.detach().numpy().astype(np.float64), shape)
         tau = 1 + np.sqrt(1 + 4 * kappa ** 2)
         rho = (tau - np.sqrt(2 * tau)) / (2 * kappa)
@@ -221,8 +220,12 @@ class VonMises(Distribution):
                 accept = ((c * (2 - c) - u2) > 0) | (np.log(c / u2) + 1 - c >= 0)
             x = np.where(accept & ~done, np.sign(u3 - 0.5) * np.arccos(f), x)
             done |= accept
-        x = np.mod(x + math.pi + loc, 2 * math.pi) - math.pi
-        return C._filled(x, backends.dtype_name(self.loc.dtype), self.loc.device, False)
+        # shifted by loc on the device, in float64 as before: only κ is read back (the
+        # loop's), not loc too (each read a wait for a GPU)
+        x = C._filled(x, "float64", self.loc.device, False)                # (*s, *batch)
+        with grad_mode.no_grad():
+            x = (x + math.pi + self.loc.detach().to(dtype="float64")) % (2 * math.pi) - math.pi
+        return x.to(dtype=self.loc.dtype)
 
     def entropy(self):
         raise NotImplementedError("VonMises has no entropy (PyTorch's has none either); "
