@@ -211,11 +211,14 @@ class Wishart(ExponentialFamily):
             (df_t,) = _broadcast_all("Wishart", df=df)
             batch, self.df = M.shape[:-2], df_t.to(dtype=M.dtype, device=M.device)
         p = M.shape[-1]
-        if bool((self.df <= p - 1).any()):
+        # PyTorch's two looks at df (the error, then the warning), read back together: one
+        # wait for a GPU, not two
+        too_low, low = C.stack([(self.df <= p - 1).any(), (self.df < p).any()]).tolist()
+        if too_low:
             raise ValueError(f"Value of df={df} expected to be greater than ndim - 1 = {p - 1}.")
         setattr(self, name, M.expand(*batch, p, p))
         self._given = (name, "df")
-        if bool((self.df < p).any()):
+        if low:
             warnings.warn("Low df values detected. Singular samples are highly likely to "
                           "occur for ndim - 1 < df < ndim.", UserWarning, stacklevel=2)
         self._event_shape = (p, p)                 # arg_constraints reads it
