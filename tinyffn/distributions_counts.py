@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from . import backend as backends
 from . import creation as C
+from . import grad_mode
 from .activations_extra import logsigmoid
 from .arguments import type_name
 from .default_dtype import get_default_dtype
@@ -21,6 +21,7 @@ from .distributions_extra import Binomial, _nonnegative_integer
 from .distributions_gamma import Gamma
 from .distributions_more import Categorical, _clamp_probs, _one_of, _real_vector, _simplex
 from .distributions_constraints import greater_than_eq, half_open_interval, multinomial
+from .scatter import _scatter_added
 from .tensor import Tensor
 from .torch_functions import where
 from .torch_shapes import broadcast_tensors
@@ -55,13 +56,18 @@ class Multinomial(Distribution):
     _inner = ("_categorical",)          # expand() expands it too (Distribution.expand)
 
     def sample(self, sample_shape=()):
-        """NumPy's multinomial draws of the float64 probs, in the probs' dtype."""
-        p = self.probs.detach().numpy().astype(np.float64)                 # (*batch, K)
-        p = p / p.sum(-1, keepdims=True)
-        counts = self._rng().multinomial(self.total_count, p,
-                                         size=self._extended_shape(sample_shape)[:-1])
-        return C._filled(counts.astype(np.float64), backends.dtype_name(self.probs.dtype),
-                         self.probs.device, False)                        # (*s, *batch, K)
+        """PyTorch's: total_count Categorical draws, counted into K bins by a scatter_add of
+        ones, all on the device (the draws lie in [0, K) by making, so the scatter does not
+        range-check them: nothing is read back, where a host draw read probs, a GPU wait)."""
+        if isinstance(sample_shape, int):
+            sample_shape = (sample_shape,)
+        with grad_mode.no_grad():
+            k = self._categorical.sample((self.total_count,) + tuple(sample_shape))
+            k = k.permute(*range(1, k.ndim), 0)                       # (*s, *batch, n)
+            counts = C.zeros(*self._extended_shape(sample_shape), dtype=self.probs.dtype,
+                             device=self.probs.device)                # (*s, *batch, K)
+            ones = C.ones(*k.shape, dtype=self.probs.dtype, device=self.probs.device)
+            return _scatter_added(counts, counts.ndim - 1, k, ones)
 
     def log_prob(self, value):
         value = self._value(value, "log_prob")
