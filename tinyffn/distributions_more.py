@@ -16,6 +16,7 @@ from .functional_extra import softplus
 from .binary_losses import binary_cross_entropy_with_logits
 from .tensor import Tensor
 from .torch_functions import softmax, where
+from .linalg_cholesky import _factorable
 from .sorting import _gathered
 from .torch_shapes import broadcast_tensors
 
@@ -26,7 +27,7 @@ _lower_cholesky = Constraint("LowerCholesky", lambda v: (v.tril() == v).all(-1).
                              & (v.diagonal(dim1=-2, dim2=-1) > 0).all(-1), event_dim=2)
 _positive_definite = Constraint(
     "PositiveDefinite", lambda v: ((v - v.mT).abs() <= 1e-6).all(-1).all(-1)
-    & (linalg.cholesky_ex(v).info == 0), event_dim=2)
+    & _factorable(v), event_dim=2)                  # cholesky_ex(v).info == 0, no read
 
 
 class _IndependentReal(Constraint):

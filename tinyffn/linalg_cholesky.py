@@ -41,6 +41,18 @@ def cholesky(A, *, upper=False):
     return _cholesky("cholesky", A, upper, True).L
 
 
+def _factorable(A) -> Tensor:
+    """True for each matrix of A (..., n, n) whose Cholesky factor holds no NaN, i.e.
+    ``cholesky_ex(A).info == 0`` (a factor is all NaN where info is not 0), without
+    cholesky_ex's read of the device: that read only decides whether to look for the
+    failing minor, and the positive_definite constraint asks whether, not where (each read
+    a wait for a GPU: a Wishart draw, an argument check)."""
+    x = _matrix("cholesky_ex", A, square=True)
+    with grad_mode.no_grad():
+        L = _apply("cholesky_ex", Cholesky, x)                          # (..., n, n)
+        return ~L.isnan().any(-1).any(-1)                                # (...)
+
+
 def _cholesky(op: str, A, upper: bool, check: bool) -> CholeskyExResult:
     x = _matrix(op, A, square=True)
     L = _apply(op, Cholesky, x.mT if upper else x)                  # (..., n, n)
