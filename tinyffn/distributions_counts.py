@@ -2,8 +2,10 @@
 registry are in :mod:`tinyffn.distributions`, which imports this file; import from there).
 
 Multinomial counts n draws of a Categorical into K bins; NegativeBinomial counts the
-successes before ``total_count`` failures, a Poisson whose rate is Gamma distributed. Both
-draw with NumPy from tinyffn's generator, on the host, and have no rsample (as PyTorch's).
+successes before ``total_count`` failures, a Poisson whose rate is Gamma distributed.
+Multinomial draws on the device (its Categorical's inverse-CDF draws, counted);
+NegativeBinomial's Poisson draws are NumPy's, on the host; neither has an rsample (as
+PyTorch's).
 """
 from __future__ import annotations
 
