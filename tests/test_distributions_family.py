@@ -9,6 +9,7 @@ are the probs); CorrCholesky's log|det J| against a finite-difference Jacobian; 
 expand, supports, biject_to/transform_to and every error.
 """
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -179,6 +180,10 @@ def test_densities_cdfs_entropies_and_moments_are_scipy_stats():
     dens = a * b * grid ** (a - 1) * (1 - grid ** a) ** (b - 1)
     assert k.mode.item() == pytest.approx(grid[dens.argmax()], abs=1e-5)
     assert np.isnan(Kumaraswamy(T([0.5, 2.0]), T([2.0, 0.7])).mode.numpy()).all()  # a·b > 1
+    with warnings.catch_warnings():      # a = 1: p(x) = b (1 − x)^(b−1) peaks at 0, and
+        warnings.simplefilter("error")  # Weibull k = 1 (Exponential) at 0: no log(0)
+        assert Kumaraswamy(T(1.0), T(2.0)).mode.item() == 0.0
+        assert Weibull(T([2.0, 1.0]), T([1.0, 0.5])).mode.numpy()[0] == 0.0
     mean = np.trapezoid(grid * dens, grid)
     assert k.mean.item() == pytest.approx(mean, rel=1e-6)
 

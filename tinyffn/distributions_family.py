@@ -185,7 +185,8 @@ class Weibull(TransformedDistribution):
     def mode(self):
         k = self.concentration
         ratio = (k - 1) / k
-        return self.scale * where(ratio >= 0, (ratio.log() / k).exp(), math.nan)
+        root = (where(ratio > 0, ratio, 1.0).log() / k).exp()     # no log(0) at k = 1
+        return self.scale * where(ratio > 0, root, where(ratio == 0, C.zeros_like(k), math.nan))
 
     @property
     def variance(self):
@@ -237,8 +238,10 @@ class Kumaraswamy(TransformedDistribution):
     def mode(self):
         a, b = self.concentration1, self.concentration0
         ok = (a >= 1) & (b >= 1) & (a * b > 1)
-        a1, ab1 = where(ok, a - 1, 1.0), where(ok, a * b - 1, 1.0)
-        return where(ok, ((a1.log() - ab1.log()) / a).exp(), math.nan)
+        inner = ok & (a > 1)                           # a = 1: the mode is 0, no log(0)
+        a1, ab1 = where(inner, a - 1, 1.0), where(inner, a * b - 1, 1.0)
+        root = ((a1.log() - ab1.log()) / a).exp()
+        return where(inner, root, where(ok, C.zeros_like(a), math.nan))
 
     @property
     def variance(self):
