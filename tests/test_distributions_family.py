@@ -157,6 +157,7 @@ def test_densities_cdfs_entropies_and_moments_are_scipy_stats():
         (GeneralizedPareto(T(0.2), T(s), T(0.3)), stats.genpareto(0.3, 0.2, s), gp_x),
         (GeneralizedPareto(T(0.2), T(s), T(-0.3)), stats.genpareto(-0.3, 0.2, s), gp_x),
         (GeneralizedPareto(T(0.2), T(s), T(0.0)), stats.genpareto(0.0, 0.2, s), gp_x),
+        (GeneralizedPareto(T(0.2), T(s), T(1e-4)), stats.genpareto(1e-4, 0.2, s), gp_x),
     ]
     for i, (d, ref, v) in enumerate(checks):
         name = f"{type(d).__name__} {i}"
@@ -401,6 +402,8 @@ def test_kl_pairs_against_monte_carlo_and_the_edges():
         se = ratio.std() / math.sqrt(len(ratio))
         assert abs(ratio.mean() - kl_divergence(p, q).item()) < 5 * se, type(q).__name__
     assert kl_divergence(Pareto(T([0.5, 2.0]), 2.0), Pareto(T(1.0), 2.0)).tolist()[0] == math.inf
+    same_scale = kl_divergence(Pareto(T(1.0), 3.0), Pareto(T(1.0), 2.0)).item()  # finite
+    assert same_scale == pytest.approx(math.log(1.5) + 2 / 3 - 1, rel=1e-12)
     assert kl_divergence(Pareto(T(1.0), T([0.5, 3.0])), Normal(0.0, 1.0)).tolist()[0] == math.inf
     assert kl_divergence(Normal(T([0.0]), 1.0), Pareto(1.0, 2.0)).tolist() == [math.inf]
     with pytest.raises(NotImplementedError, match="different transforms"):
@@ -448,7 +451,6 @@ def test_matrix_and_piecewise_transforms_invert_and_are_gradchecked(device):
     assert tinyffn.gradcheck(lambda m: PositiveDefiniteTransform()(m), [m])
 
 
-
 def test_symmetric_and_semidefinite_checks_of_a_mixed_batch_are_pytorchs(device):
     """Where some matrix of the batch is not symmetric, PyTorch's positive_semidefinite is the
     symmetric check alone: the indefinite symmetric matrix passes then, and fails in a batch
@@ -464,6 +466,20 @@ def test_symmetric_and_semidefinite_checks_of_a_mixed_batch_are_pytorchs(device)
     wide = T(np.zeros((3, 2, 3)), device)
     assert constraints.symmetric.check(wide).tolist() == [False] * 3
     assert constraints.positive_semidefinite.check(wide).tolist() == [False] * 3
+
+
+def test_cat_along_an_event_axis_adds_the_parts_log_det():
+    """Parts of event_dim 1 joined along that event axis (dim −1 or 1 of (2, 3)): one
+    log|det J| per row, the parts' sum (exp: x; softplus: log sigmoid x), in NumPy."""
+    D = tinyffn.distributions
+    xv = np.array(XV)
+    want = xv[:, 0] - np.log1p(np.exp(-xv[:, 1:])).sum(-1)
+    for dim in (-1, 1):
+        t = CatTransform([D.IndependentTransform(ExpTransform(), 1),
+                          D.IndependentTransform(D.SoftplusTransform(), 1)], dim, [1, 2])
+        x = T(XV)
+        np.testing.assert_allclose(t.log_abs_det_jacobian(x, t(x)).numpy(), want, rtol=1e-12)
+
 
 def test_piecewise_domains_and_biject_to():
     c = constraints.cat([constraints.positive, constraints.real], dim=0, lengths=[1, 2])
