@@ -551,6 +551,20 @@ def test_exponential_family_entropy_and_kl_are_the_log_normalizers():
         ExponentialFamily(()).entropy()
 
 
+def test_continuous_bernoulli_taylor_branch_is_the_exact_normaliser():
+    """Inside lims (λ = 0.5009) log C is PyTorch's Taylor polynomial: it meets
+    log(2 atanh(t)/t), t = 1 − 2λ, to 1e-14 (its x² term is 1.5e-12 there); the
+    log-normaliser F(θ) = log((e^θ − 1)/θ) likewise near θ = 0 (θ = 5e-4, its x² term 1e-8)."""
+    lam, v = 0.5009, np.array([0.0, 0.3, 1.0])
+    log_c = math.log(2 * math.atanh(1 - 2 * lam) / (1 - 2 * lam))
+    np.testing.assert_allclose(ContinuousBernoulli(T(lam)).log_prob(T(v)).numpy(),
+                               v * math.log(lam) + (1 - v) * math.log1p(-lam) + log_c,
+                               rtol=0, atol=1e-14)
+    theta = 5e-4
+    F = ContinuousBernoulli(logits=T(theta))._log_normalizer(T(theta)).item()
+    assert F == pytest.approx(math.log(math.expm1(theta) / theta), rel=1e-12)
+
+
 def test_cross_family_kls_are_integrals():
     """KL(p ‖ q) = ∫ p (log p − log q) by Gauss-Legendre over p's support, truncated where
     p's mass beyond is < 1e-16; x = low + u^k (k = 3) where a Gamma of α = 0.7 (p or q)
@@ -590,6 +604,10 @@ def test_infinite_and_cross_kls_written_out():
                  (Beta(T([2.0]), 2.0), Uniform(T([0.2]), 2.0)),
                  (Uniform(T([-0.5]), 0.5), Exponential(T([1.0])))]:
         assert kl_divergence(p, q).numpy().tolist() == [inf], (type(p), type(q))
+    assert kl_divergence(ContinuousBernoulli(T([0.3])), Uniform(T([0.0]), 2.0)).numpy() \
+        .tolist() == [inf]                           # PyTorch's: low >= 0 is inf, 0 included
+    np.testing.assert_allclose(kl_divergence(Uniform(T(0.0), 2.0), Exponential(T(1.0))).item(),
+                               1 - math.log(2.0), rtol=1e-12)   # low = 0: finite, λ E[x] − H
     pb, rate = np.array([0.3, 0.8]), np.array([0.3, 4.0])
     want = (1 - pb) * (np.log(1 - pb) + rate) + pb * (np.log(pb) - np.log(rate) + rate)
     got = kl_divergence(Bernoulli(T(pb)), tinyffn.distributions.Poisson(T(rate)))
@@ -673,9 +691,16 @@ def test_shapes_parameterisations_and_constraints():
     L = T(L3)
     assert constraints.corr_cholesky.check(T(np.stack([L3, np.eye(3) * 2]))).tolist() == \
         [True, False]
+    eps = np.finfo(np.float64).eps      # tolerance 10 n eps = 20 eps: 1 + 16 eps in, 24 out
+    rows = np.array([np.diag([1 + k * eps, 1.0]) for k in (16, 24)])
+    assert constraints.corr_cholesky.check(T(rows)).tolist() == [True, False]
+    skew = [[[1.0, 1e-3], [0.0, 1.0]], [[1.0, 0.5], [0.5, 1.0]]]      # isclose atol 1e-6
+    assert constraints.symmetric.check(T(skew)).tolist() == [False, True]
     assert repr(constraints.corr_cholesky) == "CorrCholesky()" and LKJCholesky(3).support \
         is constraints.corr_cholesky and bool(constraints.lower_cholesky.check(L))
     np.testing.assert_allclose(ContinuousBernoulli(T(1.5)).probs.item(), 1 - 2.0 ** -52)
+    two = MixtureSameFamily(Categorical(T([0.5, 0.5])), Uniform(T([0.0, 0.0]), T([1.0, 2.0])))
+    assert two.support.check(T([0.5, 1.5])).tolist() == [True, False]  # in every component's
 
 
 ERRORS = [
