@@ -16,12 +16,12 @@ import pytest
 
 import tinyffn
 import torch_parity
-from tinyffn.distributions import (Chi2, ExpRelaxedCategorical, FisherSnedecor, Gamma,
-                                   GeneralizedPareto, HalfCauchy, HalfNormal, InverseGamma,
-                                   Kumaraswamy, LogisticNormal, LogitRelaxedBernoulli, Normal,
-                                   Pareto, RelaxedBernoulli, RelaxedOneHotCategorical,
-                                   TransformedDistribution, Weibull, biject_to, constraints,
-                                   kl_divergence, transform_to)
+from tinyffn.distributions import (Chi2, ExpRelaxedCategorical, Exponential, FisherSnedecor,
+                                   Gamma, GeneralizedPareto, HalfCauchy, HalfNormal,
+                                   InverseGamma, Kumaraswamy, LogisticNormal,
+                                   LogitRelaxedBernoulli, Normal, Pareto, RelaxedBernoulli,
+                                   RelaxedOneHotCategorical, TransformedDistribution, Weibull,
+                                   biject_to, constraints, kl_divergence, transform_to)
 from tinyffn.distributions.transforms import (CatTransform, CorrCholeskyTransform,
                                               CumulativeDistributionTransform, ExpTransform,
                                               LowerCholeskyTransform,
@@ -406,6 +406,7 @@ def test_kl_pairs_against_monte_carlo_and_the_edges():
     assert same_scale == pytest.approx(math.log(1.5) + 2 / 3 - 1, rel=1e-12)
     assert kl_divergence(Pareto(T(1.0), T([0.5, 3.0])), Normal(0.0, 1.0)).tolist()[0] == math.inf
     assert kl_divergence(Normal(T([0.0]), 1.0), Pareto(1.0, 2.0)).tolist() == [math.inf]
+    assert kl_divergence(Pareto(T(1.0), 1.0), Exponential(T(1.0))).item() == math.inf  # E[x]
     with pytest.raises(NotImplementedError, match="different transforms"):
         kl_divergence(Weibull(T(1.0), 2.0), Weibull(T(1.0), 3.0))
 

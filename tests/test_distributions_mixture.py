@@ -290,6 +290,7 @@ def test_densities_and_moments_are_scipys_and_quadratures():
                                stats.multinomial.logpmf([1, 0, 2], 3, [1 / (1 + math.e), 0,
                                                                        math.e / (1 + math.e)]),
                                rtol=1e-12)
+    assert masked.log_prob(T([1.0, 1.0, 1.0])).item() == -inf   # a count where p = 0: −inf
     assert NegativeBinomial(T([0.0, 0.0]), probs=T([0.5, 0.5])).log_prob(
         T([0.0, 1.0])).numpy().tolist()[0] == 0.0              # P(0) = 1 when r = 0
     r, pr, k = np.array([3.0, 0.5, 2.0]), np.array([0.2, 0.7, 0.4]), np.array([2.0, 0.0, 5.0])
@@ -608,6 +609,8 @@ def test_infinite_and_cross_kls_written_out():
         .tolist() == [inf]                           # PyTorch's: low >= 0 is inf, 0 included
     np.testing.assert_allclose(kl_divergence(Uniform(T(0.0), 2.0), Exponential(T(1.0))).item(),
                                1 - math.log(2.0), rtol=1e-12)   # low = 0: finite, λ E[x] − H
+    np.testing.assert_allclose(kl_divergence(Uniform(T(0.5), 1.0), Beta(T(2.0), 1.0)).item(),
+                               1 - math.log(2.0), rtol=1e-12)   # high = 1: −E[log x], finite
     pb, rate = np.array([0.3, 0.8]), np.array([0.3, 4.0])
     want = (1 - pb) * (np.log(1 - pb) + rate) + pb * (np.log(pb) - np.log(rate) + rate)
     got = kl_divergence(Bernoulli(T(pb)), tinyffn.distributions.Poisson(T(rate)))
