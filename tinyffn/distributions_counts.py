@@ -19,9 +19,9 @@ from .activations_extra import logsigmoid
 from .arguments import type_name
 from .default_dtype import get_default_dtype
 from .distributions import Distribution, _broadcast_all, _real
-from .distributions_extra import Binomial, _nonnegative_integer
+from .distributions_extra import Binomial, _derive, _nonnegative_integer
 from .distributions_gamma import Gamma
-from .distributions_more import Categorical, _clamp_probs, _one_of, _real_vector, _simplex
+from .distributions_more import Categorical, _one_of, _real_vector, _simplex
 from .distributions_constraints import greater_than_eq, half_open_interval, multinomial
 from .scatter import _scatter_added
 from .tensor import Tensor
@@ -114,12 +114,7 @@ class NegativeBinomial(Distribution):
         setattr(self, name, param)
         self._given = ("total_count", name)
         super().__init__(param.shape, (), validate_args)
-        with self._scope("__init__"):
-            if name == "probs":
-                p = _clamp_probs(param)
-                self.logits = p.log() - (-p).log1p()
-            else:
-                self.probs = param.sigmoid()
+        _derive(self)
 
     param_shape = property(lambda self: getattr(self, self._given[1]).shape)
     mean = property(lambda self: self.total_count * self.logits.exp())
