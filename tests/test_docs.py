@@ -352,6 +352,19 @@ def test_relative_links_resolve(page):
         assert path.exists(), f"{page_id(page)} links to {target}, which does not exist"
 
 
+@pytest.mark.parametrize("page", ALL_PAGES, ids=page_id)
+def test_every_link_is_well_formed(page):
+    """A link whose target lost its ")" or holds a space is no link for LINK, so the two
+    tests above never see it: every "](" outside code must start one LINK matches."""
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+    text = re.sub(r"`[^`\n]*`", "``", text)                     # inline code spans
+    starts = {m.start(1) - 2 for m in LINK.finditer(text)}         # where each "](" is
+    for m in re.finditer(r"\]\(", text):
+        line = text.count("\n", 0, m.start()) + 1
+        assert m.start() in starts, (f"{page_id(page)}: a malformed link near line {line} of "
+                                     f"the page without code: {text[m.start():m.start() + 60]!r}")
+
+
 def heading_anchor(heading: str) -> str:
     """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
