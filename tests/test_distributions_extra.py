@@ -221,6 +221,13 @@ def test_independent_normal_is_a_diagonal_multivariate_normal():
     assert repr(s) == "IndependentConstraint(GreaterThanEq(lower_bound=0.0), 1)"
     assert s.event_dim == 1 and s.check(T([[1.0, 2.0, -1.0], [1.0, 2.0, 3.0]])).tolist() == \
         [False, True]
+    from tinyffn.distributions import constraints
+    for bad in (-1, 1.0, True):                 # one check for the distribution and constraint
+        with pytest.raises(ValueError, match=f"Independent: reinterpreted_batch_ndims must "
+                                             f"be an int >= 0, got {bad!r}"):
+            Independent(Normal(T(loc), T(scale)), bad)
+        with pytest.raises(ValueError, match="constraints.independent: reinterpreted_batch"):
+            constraints.independent(constraints.real, bad)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES_D if c not in ("Poisson", "Binomial-probs",

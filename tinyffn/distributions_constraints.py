@@ -18,7 +18,8 @@ from __future__ import annotations
 from . import creation as C
 from .distributions import (Constraint, _greater_than, _interval, _less_than, _nonnegative,
                             _positive, _real)
-from .distributions_extra import _Independent, _nonnegative_integer, _one_hot
+from .distributions_extra import (_Independent, _nonnegative_integer, _one_hot,
+                                  _reinterpreted_ndims)
 from .distributions_more import (_boolean, _integer_interval, _lower_cholesky,
                                  _positive_definite, _simplex)
 from .linalg import eigvalsh
@@ -34,11 +35,8 @@ class independent(_Independent):
         if not isinstance(base_constraint, Constraint):
             raise TypeError(f"constraints.independent: base_constraint must be a Constraint, "
                             f"got {type(base_constraint).__name__}")
-        n = reinterpreted_batch_ndims
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise ValueError(f"constraints.independent: reinterpreted_batch_ndims must be an "
-                             f"int >= 0, got {n!r}")
-        super().__init__(base_constraint, n)
+        super().__init__(base_constraint, _reinterpreted_ndims("constraints.independent",
+                                                               reinterpreted_batch_ndims))
 
     base_constraint = property(lambda self: self.base)
     reinterpreted_batch_ndims = property(lambda self: self.n)

@@ -81,6 +81,13 @@ def _derive(self) -> None:
             self.probs = self.logits.sigmoid()
 
 
+def _reinterpreted_ndims(op: str, n: object) -> int:
+    """reinterpreted_batch_ndims, checked: an int >= 0 (Independent, constraints.independent)."""
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise ValueError(f"{op}: reinterpreted_batch_ndims must be an int >= 0, got {n!r}")
+    return n
+
+
 # ----------------------------------------------------------------------------- wrappers
 class Independent(Distribution):
     """The base distribution with its last ``reinterpreted_batch_ndims`` batch axes read as
@@ -93,10 +100,7 @@ class Independent(Distribution):
         if not isinstance(base_distribution, Distribution):
             raise TypeError(f"Independent: base_distribution must be a Distribution, got "
                             f"{type_name(base_distribution)}")
-        n = reinterpreted_batch_ndims
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise ValueError(f"Independent: reinterpreted_batch_ndims must be an int >= 0, "
-                             f"got {n!r}")
+        n = _reinterpreted_ndims("Independent", reinterpreted_batch_ndims)
         if n > len(base_distribution.batch_shape):
             raise ValueError("Expected reinterpreted_batch_ndims <= "
                              "len(base_distribution.batch_shape), actual "
