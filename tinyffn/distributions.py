@@ -330,6 +330,15 @@ class Normal(ExponentialFamily):
         with self._scope("icdf"):
             return self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)
 
+    # as an exponential family: θ = (loc / scale², −1 / (2 scale²)), T(x) = (x, x²),
+    # F(θ) = −θ1² / (4 θ2) + ½ log(−π / θ2), E[k] = 0 (the ½ log 2π of F)
+    _mean_carrier_measure = 0
+    _natural_params = property(lambda self: (self.loc / self.scale ** 2,
+                                             -0.5 * (self.scale ** 2).reciprocal()))
+
+    def _log_normalizer(self, x, y):
+        return -0.25 * x ** 2 / y + 0.5 * (-math.pi / y).log()
+
 
 # ----------------------------------------------------------------------------- KL
 _KL_REGISTRY: dict = {}

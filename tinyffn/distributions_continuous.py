@@ -147,3 +147,10 @@ class Exponential(ExponentialFamily):
     def icdf(self, value):
         with self._scope("icdf"):
             return -(-value).log1p() / self.rate
+
+    # as an exponential family: θ = −rate, T(x) = x, F(θ) = −log(−θ), E[k] = 0
+    _mean_carrier_measure = 0
+    _natural_params = property(lambda self: (-self.rate,))
+
+    def _log_normalizer(self, x):
+        return -(-x).log()
