@@ -92,7 +92,8 @@ stage() {
 }
 
 if [ "$rehearse" -eq 0 ] && compgen -G ".whl/*.whl" >/dev/null; then
-    "$py" -m pip install -q --no-index --no-deps --no-compile --target /tmp/tinyffn-site .whl/*.whl \
+    "$py" -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/tinyffn-site \
+        .whl/*.whl \
         || { echo "installing the wheels in .whl/ failed: stopping" | tee "$out/summary.txt" >&2; exit 1; }
     export PYTHONPATH="/tmp/tinyffn-site:${PYTHONPATH:-}"
 fi
@@ -108,9 +109,13 @@ else
     device=cuda bench_device=cuda quick=() select=()
     unset TINYFFN_FAKE_CUDA                 # left from a rehearsal by hand, the tests would not touch the GPU
     "$py" - <<'PY' 2>&1 | tee "$out/device.txt"
+import sys
 import tinyffn
 if not tinyffn.cuda_available():
-    tinyffn.zeros(1, device="cuda")          # raises the DeviceError that says why
+    try:
+        tinyffn.zeros(1, device="cuda")      # raises the DeviceError that says why
+    except tinyffn.backend.DeviceError as e:  # that reason in one line, not a traceback
+        sys.exit(f"DeviceError: {e}")
 import cupy
 from benchmarks import machine
 try:
