@@ -20,7 +20,7 @@ from tinyffn.distributions import (Bernoulli, Beta, Binomial, Categorical,
                                    ExponentialFamily, Gamma, Gumbel, Independent, LKJCholesky,
                                    LowRankMultivariateNormal, MixtureSameFamily, Multinomial,
                                    MultivariateNormal, NegativeBinomial, Normal,
-                                   OneHotCategorical, Uniform, VonMises, Wishart,
+                                   OneHotCategorical, Pareto, Uniform, VonMises, Wishart,
                                    kl_divergence, register_kl)
 from tinyffn.distributions_kl import _kl_expfamily_expfamily
 
@@ -609,7 +609,9 @@ def test_infinite_and_cross_kls_written_out():
                  (Gumbel(T([0.0]), 1.0), Exponential(T([1.0]))),
                  (tinyffn.distributions.Poisson(T([1.0])), Binomial(3, T([0.5]))),
                  (Beta(T([2.0]), 2.0), Uniform(T([0.2]), 2.0)),
-                 (Uniform(T([-0.5]), 0.5), Exponential(T([1.0])))]:
+                 (Uniform(T([-0.5]), 0.5), Exponential(T([1.0]))),
+                 (ContinuousBernoulli(T([0.3])), Pareto(T([0.5]), 2.0)),
+                 (Pareto(T([2.0]), 2.0), ContinuousBernoulli(T([0.3])))]:
         assert kl_divergence(p, q).numpy().tolist() == [inf], (type(p), type(q))
     assert kl_divergence(ContinuousBernoulli(T([0.3])), Uniform(T([0.0]), 2.0)).numpy() \
         .tolist() == [inf]                           # PyTorch's: low >= 0 is inf, 0 included

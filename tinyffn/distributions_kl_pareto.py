@@ -14,6 +14,7 @@ from .distributions_extra import Gumbel
 from .distributions_family import HalfNormal, Pareto
 from .distributions_gamma import Beta, Gamma
 from .distributions_kl import _infinite_like, _kl_normal_normal
+from .distributions_unit import ContinuousBernoulli
 from .torch_functions import where
 
 
@@ -46,6 +47,12 @@ def _kl_gamma_infinity(p, q):
     return _infinite_like(p.concentration)
 
 
+@register_kl(ContinuousBernoulli, Pareto)
+def _kl_continuous_bernoulli_infinity(p, q):
+    """p's mass on [0, 1] below any Pareto's scale, or above a scale under 1: inf"""
+    return _infinite_like(p.probs)
+
+
 @register_kl(Gumbel, Pareto)
 @register_kl(Laplace, Pareto)
 @register_kl(Normal, Pareto)
@@ -55,6 +62,7 @@ def _kl_loc_infinity(p, q):
 
 
 @register_kl(Pareto, Beta)
+@register_kl(Pareto, ContinuousBernoulli)
 @register_kl(Pareto, Uniform)
 def _kl_pareto_infinity(p, q):
     return _infinite_like(p.scale)
