@@ -480,6 +480,16 @@ def test_enumerate_support_is_every_value_once():
         np.testing.assert_allclose(d.log_prob(values).exp().numpy().sum(0), 1.0, rtol=1e-12)
     with pytest.raises(NotImplementedError, match="Inhomogeneous total count"):
         Binomial(T([2.0, 3.0]), T([0.2, 0.7])).enumerate_support()
+    # Independent enumerates its base's support while no axis is reinterpreted (PyTorch's)
+    plain_view = Independent(Bernoulli(T([[0.2, 0.7]])), 0)
+    assert plain_view.has_enumerate_support
+    np.testing.assert_array_equal(plain_view.enumerate_support().numpy(),
+                                  [[[0.0, 0.0]], [[1.0, 1.0]]])
+    assert plain_view.enumerate_support(expand=False).shape == (2, 1, 1)
+    over_event = Independent(Bernoulli(T([[0.2, 0.7]])), 1)
+    assert not over_event.has_enumerate_support
+    with pytest.raises(NotImplementedError, match="cartesian product"):
+        over_event.enumerate_support()
     for d in (Normal(0.0, 1.0), Multinomial(2, T([0.5, 0.5])), NegativeBinomial(2.0, T(0.5))):
         assert not d.has_enumerate_support
         with pytest.raises(NotImplementedError, match="has no enumerate_support"):

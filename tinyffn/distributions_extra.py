@@ -111,6 +111,10 @@ class Independent(Distribution):
         super().__init__(shape[:cut], shape[cut:], validate_args)
 
     has_rsample = property(lambda self: self.base_dist.has_rsample)
+    # the base's values, while no axis is reinterpreted (PyTorch's): over event axes they
+    # would be a cartesian product, which neither library enumerates
+    has_enumerate_support = property(lambda self: not self.reinterpreted_batch_ndims
+                                     and self.base_dist.has_enumerate_support)
     mean = property(lambda self: self.base_dist.mean)
     mode = property(lambda self: self.base_dist.mode)
     variance = property(lambda self: self.base_dist.variance)
@@ -135,6 +139,14 @@ class Independent(Distribution):
 
     def rsample(self, sample_shape=()):
         return self.base_dist.rsample(sample_shape)
+
+    def enumerate_support(self, expand=True):
+        if self.reinterpreted_batch_ndims:
+            raise NotImplementedError(
+                f"Independent: enumerating the support over {self.reinterpreted_batch_ndims} "
+                "reinterpreted axes would be a cartesian product, which is not implemented "
+                "(nor in PyTorch); enumerate base_dist's support instead")
+        return self.base_dist.enumerate_support(expand=expand)
 
     def log_prob(self, value):
         with self._scope("log_prob"):
