@@ -21,7 +21,11 @@ returns a factor cuSOLVER leaves unspecified, here one that looks valid; ``inv``
 ``cupyx.scipy.special``'s ``i0e``/``i1e`` are ``exp(-|x|) * i0(x)`` (CuPy 13's
 definition), NaN or 0 where I0 overflows, and its ``digamma`` (so ``polygamma(0, .)``) is
 -inf at -0.0, where SciPy's is +inf; its ``k0e``/``k1e`` are ``exp(x) * k0(x)``, and it
-has no ``airy``. Nor can it tell a CPU array from a GPU
+has no ``airy``. And where array_api_compat wraps CuPy differently from NumPy, the
+stand-in has CuPy's wrapper: its ``clip`` writes each bound through a boolean mask and its
+``sign`` sets NaN through one (CuPy's sign gives 0 there), and on a GPU every boolean mask
+reads its count back from the device, a wait that NumPy and array_api_strict do not make;
+the stand-in counts them in :data:`HOST_READS`. Nor can it tell a CPU array from a GPU
 one: while a cuda case runs, every NumPy array counts as a "cuda" one (below), so
 ``Tensor(np_array)`` or ``Parameter(np_array)`` without ``device=`` is "cuda" here and
 CPU on a GPU, and an optimizer state or op result left on the CPU passes here. Only a
@@ -31,6 +35,7 @@ How: the ``cuda`` backend factory returns the NumPy backend under the name ``cud
 while a test's parameters include ``"cuda"``, a NumPy array's owner is that backend
 (``backend_of_array``, also where optim.py and naming.py imported it by name).
 """
+import collections
 import contextlib
 import dataclasses
 import types
@@ -118,6 +123,36 @@ def _scaled_k_as_cupy(k):
     return scaled
 
 
+# The reads from the device that CuPy would make and NumPy does not, by kind: "bool mask"
+# (an index or an assignment through a boolean mask: CuPy counts the mask's True entries
+# on the device and reads the count back, _prepare_mask_indexing_single)
+HOST_READS: collections.Counter = collections.Counter()
+
+
+def _clip_as_cupy(x, /, min=None, max=None):
+    """array_api_compat's ``clip`` for CuPy (its generic one; NumPy gets np.clip): x
+    copied, then per bound ``out[mask] = bound[mask]``, two boolean-mask reads on a GPU."""
+    shape = np.broadcast_shapes(*(np.shape(v) for v in (x, min, max) if v is not None))
+    out = np.array(np.broadcast_to(x, shape), copy=True)
+    for bound, beyond in ((min, np.less), (max, np.greater)):
+        if bound is not None:
+            b = np.broadcast_to(np.asarray(bound, dtype=x.dtype), shape)
+            mask = beyond(out, b) | np.isnan(b)
+            HOST_READS["bool mask"] += 2                  # b[mask], then out[mask] = ...
+            out[mask] = b[mask]
+    return out[()]
+
+
+def _sign_as_cupy(x):
+    """array_api_compat's ``sign`` for CuPy: CuPy's sign (0 at NaN), then, for a float x,
+    ``out[isnan(x)] = nan``: one boolean-mask read on a GPU."""
+    out = np.array(np.sign(x))
+    if np.issubdtype(out.dtype, np.floating):
+        HOST_READS["bool mask"] += 1
+        out[np.isnan(x)] = np.nan
+    return out[()]
+
+
 class _Namespace(types.ModuleType):
     """A module's names, some replaced."""
 
@@ -132,7 +167,7 @@ class _Namespace(types.ModuleType):
 
 def _fake_cuda_backend():
     from array_api_compat import numpy as compat_numpy
-    xp = _Namespace(compat_numpy, linalg=_Namespace(
+    xp = _Namespace(compat_numpy, clip=_clip_as_cupy, sign=_sign_as_cupy, linalg=_Namespace(
         compat_numpy.linalg, cholesky=_cupy_like_cholesky,
         inv=_cupy_like_inverse(compat_numpy.linalg.inv),
         solve=_cupy_like_inverse(compat_numpy.linalg.solve)))

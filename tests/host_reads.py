@@ -5,7 +5,9 @@ On a GPU each read (``bool(x)``, ``int(x)``, ``x.item()``, ``tolist``, ``nonzero
 bool-mask index, a copy to NumPy) waits for the queued kernels to finish: the Python
 thread stalls until the GPU catches up. array_api_strict, unlike NumPy, lets these be
 wrapped; the op code is the same on every backend, so the strict backend's count is the
-count on CuPy.
+count on CuPy, except where array_api_compat wraps CuPy differently: its CuPy ``clip``
+and ``sign`` go through boolean masks, a read each on a GPU, so op code uses neither (the
+GPU stand-in, fake_cuda.py, has those wrappers and counts their reads: test_backend.py).
 """
 import collections
 import contextlib

@@ -1,5 +1,6 @@
 """The backend module: device names, dtype names, the malloc setting, the float32 erf."""
 import dataclasses
+import os
 import platform
 import sys
 import types
@@ -9,7 +10,7 @@ import pytest
 from scipy import special
 
 import tinyffn
-from tinyffn import backend
+from tinyffn import backend, nn, optim
 
 
 def test_device_names_normalise():
@@ -221,3 +222,60 @@ def test_strict_arrays_refuse_implicit_numpy_conversion_as_cupy_does():
     reference = tinyffn.tensor(x.numpy(), requires_grad=True)
     (tinyffn.functional.gelu(reference) * reference[[0, 1, 1]]).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), reference.grad.numpy(), rtol=1e-6)
+
+
+def test_sign_of_is_numpys_sign_on_every_backend(device):
+    """sign_of, op code's sign: NumPy's values bit for bit (NaN stays NaN, -0.0 gives
+    0.0, ±inf ±1) in x's dtype, without array_api_compat's CuPy sign and its mask."""
+    from tinyffn.ops.elementwise import sign_of
+    be = backend.get_backend(device)
+    for dtype in ("float32", "float64"):
+        x = np.array([-2.5, -0.0, 0.0, 3.0, np.inf, -np.inf, np.nan], dtype=dtype)
+        got = be.to_numpy(sign_of(be.xp, be.from_numpy(x)))
+        assert got.dtype == x.dtype
+        np.testing.assert_array_equal(got, np.sign(x))
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(np.sign(x)))
+
+
+def _stepped(make, shapes, device):
+    """Two steps of the optimizer ``make`` builds, on parameters of these shapes."""
+    ps = [nn.Parameter(tinyffn.randn(*s, device=device)) for s in shapes]
+    opt = make(ps)
+    for _ in range(2):
+        for p in ps:
+            p.grad = tinyffn.randn(*p.shape, device=device)
+        opt.step()
+
+
+def _backward(f, values, device):
+    x = tinyffn.tensor(values, device=device, requires_grad=True)
+    f(x).sum().backward()
+
+
+# Calls whose op code used array_api_compat's clip or sign: for CuPy both go through
+# boolean masks (for NumPy and array_api_strict they do not), each a read of the device
+CUPY_COMPAT_READS = [
+    ("Adafactor.step", lambda d: _stepped(optim.Adafactor, [(3, 5), (5,)], d)),
+    ("Muon.step", lambda d: _stepped(optim.Muon, [(3, 5)], d)),
+    ("nanmedian", lambda d: tinyffn.tensor([[1.0, np.nan], [3.0, 2.0]], device=d).nanmedian(0)),
+    ("i0e backward", lambda d: _backward(tinyffn.special.i0e, [-2.0, 0.0, 3.0], d)),
+    ("i1e far out, backward", lambda d: _backward(tinyffn.special.i1e, [-90.0, 0.5], d)),
+    ("det backward", lambda d: _backward(tinyffn.linalg.det, [[2.0, 1.0], [1.0, 3.0]], d)),
+]
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("device", ["cuda"])
+@pytest.mark.parametrize("name, call", CUPY_COMPAT_READS, ids=[c[0] for c in CUPY_COMPAT_READS])
+def test_no_read_that_only_cupys_namespace_makes(device, name, call):
+    """The strict backend's count of reads (tests/host_reads.py) is CuPy's only where
+    array_api_compat wraps both alike: its CuPy clip writes each bound through a boolean
+    mask, its CuPy sign sets NaN through one, and CuPy reads each mask's count back (an
+    Adafactor step made 8 per matrix, 6 per vector). The GPU stand-in (tests/fake_cuda.py) has those
+    wrappers and counts their reads; op code uses maximum and sign_of instead."""
+    if os.environ.get("TINYFFN_FAKE_CUDA") != "1":
+        pytest.skip("counts the reads of the GPU stand-in: run with TINYFFN_FAKE_CUDA=1")
+    import fake_cuda
+    fake_cuda.HOST_READS.clear()
+    call(device)
+    assert not fake_cuda.HOST_READS, f"{name}: {dict(fake_cuda.HOST_READS)}"

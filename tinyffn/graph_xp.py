@@ -29,6 +29,7 @@ from .ops import (BroadcastTo, Cast, Clone, Concat, Cos, Cumsum, Det, Digamma, E
                   Sin, Solve, Sum, Svd, Tanh, Transpose, Where, Zeta)
 from .ops.bessel import J0, J1, K0, K0e, K1, K1e, Y0, Y1
 from .ops.decompositions import _unpack
+from .ops.elementwise import sign_of
 
 __all__ = ["GraphNamespace", "GraphLinalg", "GraphBackend", "namespace"]
 
@@ -228,7 +229,7 @@ class GraphNamespace:
     def tanh(self, x): return self._unary("tanh", Tanh, x)
     def sin(self, x): return self._unary("sin", Sin, x)
     def cos(self, x): return self._unary("cos", Cos, x)
-    def sign(self, x): return self._unary("sign", Sign, x)
+    def sign(self, x): return Sign.apply(x) if _recorded(x) else sign_of(self._xp, _raw(x))
     def negative(self, x): return self._unary("negative", Neg, x)
 
     def sqrt(self, x: Any) -> Any:

@@ -308,7 +308,7 @@ def nanmedian(input, dim=None, keepdim=False):
     def middle(xp, order):          # entry (m - 1) // 2 of each row's numbers, NaN last
         data = x.data if x.ndim else xp.reshape(x.data, (1,))
         m = xp.sum(xp.astype(~xp.isnan(data), xp.int64), axis=axis, keepdims=True)
-        return xp.take_along_axis(order, xp.clip((m - 1) // 2, 0, None), axis=axis)
+        return xp.take_along_axis(order, xp.maximum((m - 1) // 2, 0), axis=axis)
     return _selected("nanmedian", x, axis, keepdim, middle)
 
 

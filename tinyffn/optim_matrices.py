@@ -112,7 +112,7 @@ class Adafactor(Optimizer):
         t = state["step"]
         keep = t ** beta2_decay                     # 1 - β̂_t, the new term's weight
         rho = min(lr, 1 / math.sqrt(t))
-        alpha = xp.clip(_rms(xp, w), eps2, None) * rho          # 0-d, before the decay
+        alpha = xp.maximum(_rms(xp, w), eps2) * rho             # 0-d, before the decay
         if weight_decay:
             w = w - lr * weight_decay * w
         if w.ndim > 1:
@@ -120,11 +120,11 @@ class Adafactor(Optimizer):
                 xp.mean(g * g, axis=-1, keepdims=True) - state["row_var"])  # (..., m, 1)
             c = state["col_var"] = state["col_var"] + keep * (
                 xp.mean(g * g, axis=-2, keepdims=True) - state["col_var"])  # (..., 1, n)
-            v = r * c / xp.clip(xp.mean(r, axis=-2, keepdims=True), eps1, None)  # (..., m, n)
+            v = r * c / xp.maximum(xp.mean(r, axis=-2, keepdims=True), eps1)  # (..., m, n)
         else:
             v = state["variance"] = state["variance"] + keep * (g * g - state["variance"])
-        u = g / xp.sqrt(xp.clip(v, eps1 * eps1, None))
-        clip = xp.clip(_rms(xp, u) / d, 1.0, None)
+        u = g / xp.sqrt(xp.maximum(v, eps1 * eps1))
+        clip = xp.maximum(_rms(xp, u) / d, 1.0)
         return w - (alpha / clip) * u
 
 
@@ -152,7 +152,7 @@ def _newton_schulz(g, xp, ns_coefficients: tuple = _NS_COEFFICIENTS, ns_steps: i
     a, b, c = ns_coefficients
     tall = g.shape[0] > g.shape[1]
     x = xp.matrix_transpose(g) if tall else g                   # (m, n), m <= n
-    x = x / xp.clip(xp.sqrt(xp.sum(x * x)), eps, None)
+    x = x / xp.maximum(xp.sqrt(xp.sum(x * x)), eps)
     for _ in range(ns_steps):
         gram = x @ xp.matrix_transpose(x)                       # (m, m)
         x = a * x + (b * gram + c * (gram @ gram)) @ x          # (m, n)

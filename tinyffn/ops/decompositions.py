@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 
 from ..autograd import Context, Function
+from .elementwise import sign_of
 from .shape import sum_to_shape
 
 
@@ -256,7 +257,7 @@ def _cofactors(xp, A):
     s_row = xp.expand_dims(s, axis=-2)                              # (..., 1, n)
     others = xp.where(xp.eye(n, dtype=xp.bool), xp.ones_like(s_row), s_row)  # row i: s_j≠i
     p = xp.prod(others, axis=-1)                                    # (..., n): Π_{j≠i} s_j
-    signs = xp.sign(xp.linalg.det(U) * xp.linalg.det(Vh))           # (...,): ±1, a constant
+    signs = sign_of(xp, xp.linalg.det(U) * xp.linalg.det(Vh))       # (...,): ±1, a constant
     cof = xp.matmul(U * xp.expand_dims(p, axis=-2), Vh)              # (..., n, n)
     return xp.expand_dims(xp.expand_dims(signs, axis=-1), axis=-1) * cof
 

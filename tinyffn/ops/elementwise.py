@@ -34,6 +34,19 @@ def _broadcast_error(op: str, x, w) -> ValueError:
                       "broadcast together; each trailing axis must match or be 1")
 
 
+def sign_of(xp, x):
+    """``xp.sign(x)`` of a float array, NumPy's (NaN stays NaN, -0.0 gives 0.0), from two
+    comparisons and a ``where``: array_api_compat's ``sign`` for CuPy sets NaN through a
+    boolean mask (CuPy's own gives 0 there), and on a GPU a boolean mask reads its count
+    back, a wait for every kernel queued. Under create_graph (x a tensor), ``xp.sign``:
+    the Sign op, recorded."""
+    from ..tensor import Tensor        # tensor.py imports the ops
+    if isinstance(x, Tensor):
+        return xp.sign(x)
+    s = xp.astype(x > 0, x.dtype) - xp.astype(x < 0, x.dtype)
+    return xp.where(xp.isnan(x), x, s)
+
+
 class Add(Function):
     """y = x + w (broadcasting).    dy/dx = 1,  dy/dw = 1."""
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 
 from ..autograd import Context, Function
-from .elementwise import _broadcast_error, as_float
+from .elementwise import _broadcast_error, as_float, sign_of
 from .shape import sum_to_shape
 
 TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
@@ -237,7 +237,7 @@ def _scaled_bessel(ctx: Context, order: int, x):
         s = s + term
     z = s / xp.sqrt(2 * math.pi * t)
     if order:
-        z = xp.sign(x64) * z                                       # i1e is odd
+        z = sign_of(xp, x64) * z                                   # i1e is odd
     return xp.where(xp.abs(x) > far, xp.astype(z, x.dtype), y)
 
 
@@ -258,7 +258,7 @@ class I0e(Function):
     @staticmethod
     def backward(ctx: Context, gy):
         x, y = ctx.saved_tensors
-        return gy * (_scaled_bessel(ctx, 1, x) - ctx.xp.sign(x) * y)
+        return gy * (_scaled_bessel(ctx, 1, x) - sign_of(ctx.xp, x) * y)
 
 
 class I1(Function):
@@ -301,7 +301,7 @@ class I1e(Function):
     def backward(ctx: Context, gy):
         x, y = ctx.saved_tensors
         xp = ctx.xp
-        dy = _scaled_bessel(ctx, 0, x) - y * (xp.sign(x) + 1 / _nonzero(xp, x))
+        dy = _scaled_bessel(ctx, 0, x) - y * (sign_of(xp, x) + 1 / _nonzero(xp, x))
         return gy * xp.where(x == 0, xp.full_like(dy, 0.5), dy)
 
 
