@@ -279,3 +279,30 @@ def test_no_read_that_only_cupys_namespace_makes(device, name, call):
     fake_cuda.HOST_READS.clear()
     call(device)
     assert not fake_cuda.HOST_READS, f"{name}: {dict(fake_cuda.HOST_READS)}"
+
+
+def test_zeros_ones_and_full_are_made_on_the_device_not_copied_from_the_host(monkeypatch):
+    """On a GPU a NumPy array made on the host and copied over crosses the bus (512 MB for
+    one (8192, 16384) float32 buffer); a constant fill is made where it lives. The strict
+    backend's host-to-device copies are counted; a random draw, made on the host so that a
+    seed gives the same numbers everywhere, is the one that copies."""
+    pytest.importorskip("array_api_strict")
+    strict = backend.get_backend("strict")
+    copied = []
+    to_device = strict.from_numpy
+    monkeypatch.setitem(vars(strict), "from_numpy",
+                        lambda a: copied.append(a.shape) or to_device(a))
+    made = {"zeros": tinyffn.zeros(2, 3, dtype="int64", device="strict"),
+            "ones": tinyffn.ones(size=(2,), dtype="bool", device="strict"),
+            "full": tinyffn.full((2, 2), -np.inf, device="strict"),
+            "full uint8": tinyffn.full((3,), 255, dtype="uint8", device="strict"),
+            "zeros_like": tinyffn.zeros_like(tinyffn.empty(2, device="strict"))}
+    assert copied == []
+    want = {"zeros": np.zeros((2, 3), np.int64), "ones": np.ones(2, bool),
+            "full": np.full((2, 2), -np.inf, np.float32),
+            "full uint8": np.full(3, 255, np.uint8), "zeros_like": np.zeros(2, np.float32)}
+    for name, t in made.items():
+        assert t.numpy().dtype == want[name].dtype, name
+        np.testing.assert_array_equal(t.numpy(), want[name], err_msg=name)
+    tinyffn.randn(4, device="strict")
+    assert copied == [(4,)]

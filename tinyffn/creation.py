@@ -96,9 +96,24 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
 
 
 def _filled(values: np.ndarray, dtype, device, requires_grad) -> Tensor:
+    """A leaf holding a NumPy array's ``values`` in ``dtype``, copied to the device: random
+    draws are made on the host, so that a seed gives the same numbers on every device, and
+    ``arange``'s and ``linspace``'s points are NumPy's to the last bit."""
     be = backends.get_backend(device)
     array = values.astype(backends.dtype_name(dtype or DEFAULTS.float), copy=False)
     return Tensor(be.from_numpy(array), requires_grad=requires_grad, _backend=be)
+
+
+def _full_on_device(shape: tuple, fill: Any, dtype, device, requires_grad) -> Tensor:
+    """A leaf of ``shape`` holding ``fill`` everywhere, made where it lives: on a GPU by
+    the GPU (a NumPy array made on the host and copied would cross the bus, 512 MB for
+    one (8192, 16384) float32 buffer)."""
+    be = backends.get_backend(device)
+    name = backends.dtype_name(dtype or DEFAULTS.float)
+    kind = np.dtype(name).kind          # the standard's full takes a Python number of its kind
+    value = bool(fill) if kind == "b" else int(fill) if kind in "iu" else float(fill)
+    array = be.xp.full(tuple(shape), value, dtype=be.dtype(name))
+    return Tensor(array, requires_grad=requires_grad, _backend=be)
 
 
 def zeros(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> Tensor:
@@ -108,7 +123,7 @@ def zeros(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> T
     ``zeros(2, 3)``, ``zeros((2, 3))`` and PyTorch's ``zeros(size=(2, 3))`` all give
     shape (2, 3); so for ``ones``, ``randn`` and ``rand``.
     """
-    return _filled(np.zeros(_shape_or_size("zeros", shape, size)), dtype, device, requires_grad)
+    return _full_on_device(_shape_or_size("zeros", shape, size), 0, dtype, device, requires_grad)
 
 
 def empty(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> Tensor:
@@ -121,7 +136,7 @@ def empty(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> T
 def ones(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> Tensor:
     """A leaf tensor of the given shape filled with 1 (the default float dtype
     unless ``dtype`` says otherwise)."""
-    return _filled(np.ones(_shape_or_size("ones", shape, size)), dtype, device, requires_grad)
+    return _full_on_device(_shape_or_size("ones", shape, size), 1, dtype, device, requires_grad)
 
 
 def zeros_like(t: Tensor, *, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -164,7 +179,7 @@ def _full(op: str, shape: tuple, fill_value: Any, dtype: Any, device: Any,
           requires_grad: bool) -> Tensor:
     _check_number(op, "fill_value", fill_value)
     _check_fits(op, "fill_value", fill_value, dtype)
-    return _filled(np.full(shape, fill_value), dtype, device, requires_grad)
+    return _full_on_device(shape, fill_value, dtype, device, requires_grad)
 
 
 def _check_number(op: str, name: str, value: Any) -> None:
