@@ -235,6 +235,22 @@ def test_training_flops_pass_over_a_parameter_the_forward_does_not_use():
     assert c.by_op["matmul"] == 3 * 16 * T * d * d and ffn.spare.grad is None
 
 
+def test_training_flops_skip_frozen_parameters_as_training_does():
+    """A frozen w1 (fine-tuning) once made measure_training_flops raise 'input 0 does not
+    require grad'; and a module with nothing to learn, on data, raised 'inputs is empty'."""
+    T, d = 3, 2
+    ffn = nn.FFN(d)
+    ffn.w1.requires_grad_(False)
+    x = tinyffn.randn(T, d)                                   # data: no dL/dx either
+    c = A.measure_training_flops(ffn, x)
+    with tinyffn.FlopCounter() as real:                       # what a training step runs
+        ffn(x).sum().backward()
+    assert c.backward["matmul"] == real.backward["matmul"] == 2 * T * 4 * d * d   # dW2 only
+    assert ffn.w2.weight.grad is not None and ffn.w1.weight.grad is None
+    c = A.measure_training_flops(nn.ReLU(), x)
+    assert c.forward["relu"] == T * d and not any(c.backward.values())
+
+
 @pytest.mark.parametrize("name, call, per_pass", [
     ("sum", lambda x: x.sum(axis=1), 12),           # one add per element of x, not of y
     ("mean", lambda x: x.mean(axis=0), 12),

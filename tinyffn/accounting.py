@@ -193,11 +193,14 @@ def measure_training_flops(module: Module, x: Tensor) -> FlopCounter:
     The backward starts from dL/dy = 1 and computes the gradients of the parameters (and
     of x if it requires grad) without touching any ``.grad``. Each matmul's backward costs
     its forward once per input that needs a gradient: 2× forward when x requires grad;
-    1.5× for an FFN when it does not (the first layer then skips dL/dx).
+    1.5× for an FFN when it does not (the first layer then skips dL/dx). A frozen
+    parameter (``requires_grad=False``) gets no gradient, as in training; where nothing
+    needs one, the backward is empty and costs 0.
     """
-    wrt = list(module.parameters()) + ([x] if x.requires_grad else [])
+    wrt = [p for p in module.parameters() if p.requires_grad] + ([x] if x.requires_grad else [])
     with FlopCounter() as counter:
         y = module(x)
-        dy = Tensor(y.backend.xp.ones(y.shape, dtype=y.dtype), _backend=y.backend)
-        autograd.grad(y, wrt, dy, allow_unused=True)
+        if wrt:                     # else nothing to differentiate: grad() would refuse
+            dy = Tensor(y.backend.xp.ones(y.shape, dtype=y.dtype), _backend=y.backend)
+            autograd.grad(y, wrt, dy, allow_unused=True)
     return counter
