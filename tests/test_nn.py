@@ -689,12 +689,16 @@ def test_containers_refuse_cycles_and_slices_keep_parameter_labels():
 
 def test_module_arguments_sit_where_pytorch_puts_them():
     """named_parameters('', False) meant remove_duplicate=False, where PyTorch's second
-    argument is recurse; nn.SiLU(True) meant fused, where PyTorch's is inplace."""
+    argument is recurse; nn.SiLU(True) meant fused, where PyTorch's is inplace (now refused
+    as ReLU(True) is)."""
     ffn = nn.FFN(2)
     assert list(ffn.named_parameters("", False)) == []          # the FFN owns none itself
     assert [n for n, _ in ffn.w1.named_parameters("w1", False)] == ["w1.weight", "w1.bias"]
     assert list(ffn.parameters(recurse=False)) == [] and len(list(ffn.parameters())) == 4
-    for make in (lambda: nn.SiLU(True), lambda: nn.GELU("none", True),
+    with pytest.raises(ValueError, match="SiLU: inplace=True is not supported"):
+        nn.SiLU(True)                               # PyTorch's inplace, never fused
+    assert not nn.SiLU(False).fused and not nn.SiLU(False).inplace and nn.SiLU(fused=True).fused
+    for make in (lambda: nn.GELU("none", True),
                  lambda: nn.Swish(1.0, True), lambda: nn.Linear(2, 3, True, "cpu"),
                  lambda: nn.FFN(4, 16, "gelu", True, "cpu"),      # was dtype='cpu'
                  lambda: nn.GatedFFN(4, None, "swish", False, 1, "float64")):

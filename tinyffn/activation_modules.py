@@ -93,10 +93,15 @@ class Swish(Module):
 
 
 class SiLU(Module):
-    """y = x sigmoid(x), elementwise (:func:`tinyffn.functional.silu`).    Shape preserved."""
+    """y = x sigmoid(x), elementwise (:func:`tinyffn.functional.silu`).    Shape preserved.
 
-    def __init__(self, *, fused: bool = False):
+    ``inplace``: PyTorch's argument, only a false value, as ReLU's; ``fused`` (tinyffn's,
+    by keyword): one node with its backward written out."""
+
+    def __init__(self, inplace: bool = False, *, fused: bool = False):
         super().__init__()
+        check_inplace("SiLU", inplace)
+        self.inplace = False                        # PyTorch's attribute, always False here
         self.fused = fused
 
     def forward(self, x: Tensor) -> Tensor:
