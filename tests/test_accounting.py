@@ -29,6 +29,17 @@ def test_gated_ffn_parameter_count(d, multiple_of):
     assert A.count_parameters(with_bias) == A.gated_ffn_params(d, d_ff=5, bias=True)
 
 
+def test_a_width_and_a_rounding_together_are_refused_by_the_counts_as_by_gated_ffn():
+    """multiple_of only rounds the default width: with d_ff given it would be ignored in
+    silence, so GatedFFN refuses the pair, and the counts that stand for it refuse it too."""
+    for make in (lambda: nn.GatedFFN(8, 20, multiple_of=4),
+                 lambda: A.gated_ffn_params(8, 20, multiple_of=4),
+                 lambda: A.gated_ffn_flops(3, 8, 20, multiple_of=4)):
+        with pytest.raises(ValueError, match="got both d_ff=20 and multiple_of=4"):
+            make()
+    assert A.gated_ffn_flops(3, 8, 20) == 6 * 3 * 8 * 20 == 6 * 3 * 8 * nn.GatedFFN(8, 20).d_ff
+
+
 def test_self_test_e_gated_widths():
     d = 96
     # at the plain FFN's width the gated FFN costs 1.5 times as much (three matrices, not two)

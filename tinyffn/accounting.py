@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from . import autograd, grad_mode
 from .flops import FlopCounter
-from .nn import Module, _check_size, gated_d_ff
+from .nn import Module, _check_size, _gated_width
 from .tensor import Tensor
 
 LLAMA_7B = {"d": 4096, "L": 32, "V": 32000, "T": 2048, "multiple_of": 256}
@@ -57,7 +57,7 @@ def gated_ffn_params(d: int, d_ff: int | None = None, bias: bool = False,
     brings it back to about 8d².
     """
     _check_sizes("gated_ffn_params", d=d, d_ff=d_ff)
-    d_ff = gated_d_ff(d, multiple_of) if d_ff is None else d_ff
+    d_ff = _gated_width("gated_ffn_params", d, d_ff, multiple_of)
     return 3 * d * d_ff + ((2 * d_ff + d) if bias else 0)
 
 
@@ -133,7 +133,7 @@ def gated_ffn_flops(T: int, d: int, d_ff: int | None = None, multiple_of: int = 
     """Forward matmul FLOPs of the gated FFN: three products, 6·T·d·d_ff (≈ 16·T·d² at the
     default d_ff ≈ 8d/3). The gate's elementwise product is not a matmul and not counted."""
     _check_sizes("gated_ffn_flops", T=T, d=d, d_ff=d_ff)
-    d_ff = gated_d_ff(d, multiple_of) if d_ff is None else d_ff
+    d_ff = _gated_width("gated_ffn_flops", d, d_ff, multiple_of)
     return 6 * T * d * d_ff
 
 

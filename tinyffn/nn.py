@@ -256,6 +256,18 @@ def gated_d_ff(d_model: int, multiple_of: int = 1) -> int:
     return multiple_of * ((hidden + multiple_of - 1) // multiple_of)
 
 
+def _gated_width(op: str, d_model: int, d_ff: int | None, multiple_of: int) -> int:
+    """The gated FFN's d_ff: the one given, else :func:`gated_d_ff`'s; both given is
+    refused, as multiple_of only rounds the default (GatedFFN and accounting.py's counts)."""
+    _check_size(op, "multiple_of", multiple_of)
+    if d_ff is not None and multiple_of != 1:
+        raise ValueError(f"{op}: got both d_ff={d_ff} and multiple_of={multiple_of}; "
+                         "multiple_of only rounds the default width, so pass one of them")
+    d_ff = gated_d_ff(d_model, multiple_of) if d_ff is None else d_ff
+    _check_size(op, "d_ff", d_ff)
+    return d_ff
+
+
 class GatedFFN(Module):
     """The gated FFN of LLaMA and PaLM (Shazeer 2020): y = W2 (σ(W1 x) ⊙ W3 x).
 
@@ -275,12 +287,7 @@ class GatedFFN(Module):
                  dtype: Any = None, fused: bool = False):
         super().__init__()
         _check_size("GatedFFN", "d_model", d_model)
-        _check_size("GatedFFN", "multiple_of", multiple_of)
-        if d_ff is not None and multiple_of != 1:
-            raise ValueError(f"GatedFFN: got both d_ff={d_ff} and multiple_of={multiple_of}; "
-                             "multiple_of only rounds the default width, so pass one of them")
-        d_ff = gated_d_ff(d_model, multiple_of) if d_ff is None else d_ff
-        _check_size("GatedFFN", "d_ff", d_ff)
+        d_ff = _gated_width("GatedFFN", d_model, d_ff, multiple_of)
         act = _activation("GatedFFN", activation, GATED_ACTIVATIONS, fused)
         self.d_model, self.d_ff, self.activation = d_model, d_ff, _name_of(activation)
         self.w1 = Linear(d_model, d_ff, bias=bias, dtype=dtype, device=device, fused=fused)
