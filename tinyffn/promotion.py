@@ -211,9 +211,10 @@ def _number(a: int | float, be: Any, dtype: Any, fn: Any) -> Tensor:
 
     Made once per (type, value, dtype, device) and then shared, since the 2 in ``x * 2``
     inside a loop is the same constant every time: that saves making (and keeping in the
-    graph) a new 0-d array per op. Constants are never modified by any op. A float zero
-    is not shared, because ``-0.0 == 0.0`` would make the two one key. The graph drawer
-    draws a constant once per use, so sharing never shows.
+    graph) a new 0-d array per op, on a GPU a copy from the host each (``abs`` adds 0.0,
+    once per parameter in ``clip_grad_norm_``). Constants are never modified by any op. A
+    float zero is keyed by its sign's name (:func:`_key`), as ``-0.0 == 0.0`` would make
+    the two one key. The graph drawer draws a constant once per use, so sharing never shows.
 
     A number that float16 holds only as inf, 0 or a subnormal is not shared either, and
     multiplying or dividing by it is refused (see :func:`_check_float16_scale`); nor is an
@@ -224,7 +225,7 @@ def _number(a: int | float, be: Any, dtype: Any, fn: Any) -> Tensor:
     product once, so there the two differ in the last bit on about a third of the
     entries (``x * 0.1``: 658 of 2,001 measured), tinyffn rounding twice.
     """
-    key = (type(a), a, dtype, be.device)
+    key = _key(a, dtype, be)
     t = _NUMBERS.get(key)
     if t is not None:
         return t
@@ -239,11 +240,21 @@ def _number(a: int | float, be: Any, dtype: Any, fn: Any) -> Tensor:
         _check_float16_scale(a, fn)
         return Tensor._wrap(be.xp.asarray(a, dtype=dtype), be)
     t = Tensor._wrap(be.xp.asarray(a, dtype=dtype), be)
-    if a != 0 or isinstance(a, int):
-        if len(_NUMBERS) >= MAX_NUMBERS:
-            _NUMBERS.clear()
-        _NUMBERS[key] = t
+    if len(_NUMBERS) >= MAX_NUMBERS:
+        _NUMBERS.clear()
+    _NUMBERS[key] = t
     return t
+
+
+def _key(a: int | float, dtype: Any, be: Any) -> tuple:
+    """The key of number ``a``'s constant in ``_NUMBERS``: (type, value, dtype, device),
+    where a float zero's value is the name of its sign, "0.0" or "-0.0", since the two
+    zeros are equal (one key) but differ (1 / -0.0 is -inf). The two-argument shortcut of
+    :func:`as_tensors` looks up the number itself, so it never finds a zero: a zero
+    comes here, which finds it."""
+    if a == 0 and isinstance(a, float):
+        return (float, "-0.0" if math.copysign(1.0, a) < 0 else "0.0", dtype, be.device)
+    return (type(a), a, dtype, be.device)
 
 
 def number_dtype(a: bool | int | float, dtype: Any, be: Any) -> Any:
