@@ -98,7 +98,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
 def _filled(values: np.ndarray, dtype, device, requires_grad) -> Tensor:
     """A leaf holding a NumPy array's ``values`` in ``dtype``, copied to the device: random
     draws are made on the host, so that a seed gives the same numbers on every device, and
-    ``arange``'s and ``linspace``'s points are NumPy's to the last bit."""
+    a float ``arange``'s and ``linspace``'s points are NumPy's to the last bit."""
     be = backends.get_backend(device)
     array = values.astype(backends.dtype_name(dtype or DEFAULTS.float), copy=False)
     return Tensor(be.from_numpy(array), requires_grad=requires_grad, _backend=be)
@@ -350,6 +350,12 @@ def arange(start: float, end: float | None = None, step: float = 1, *, dtype: An
                         f"numbers, and the dtype is {backends.dtype_name(dtype)} (PyTorch "
                         "truncates them, or refuses a step that truncates to 0); pass whole "
                         "numbers, or make a float arange and cast it")
+    name = backends.dtype_name(dtype)
+    if integers and np.dtype(name).kind in "iu" and \
+            np.iinfo(name).min <= min(start, end) and max(start, end) <= np.iinfo(name).max:
+        be = backends.get_backend(device)   # integers: exact on the device, no host copy
+        return Tensor(be.xp.arange(start, end, step, dtype=be.dtype(name)),
+                      requires_grad=requires_grad, _backend=be)
     return _filled(np.arange(start, end, step), dtype, device, requires_grad)
 
 
