@@ -29,7 +29,7 @@ from .ops.activations import Swish as FusedSwish
 from .ops.linalg import Linear as FusedLinear
 from .amp_casts import outside_autocast
 from .backend import dtype_name
-from .creation import rand
+from .random_sampling import _kept_mask
 from .arguments import (_axes, _numpy_names, check_axis, check_inplace, check_probability,
                         either_name, is_real, type_name)
 from .composed import where
@@ -350,7 +350,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
 
     The mask m enters the graph as a constant (one mul node). It is drawn from the
     generator :func:`tinyffn.manual_seed` seeds, on the CPU, then moved to the input's
-    device, so a seed gives the same mask on every backend. ``training=False``
+    device as bools, so a seed gives the same mask on every backend. ``training=False``
     (evaluation) or ``p = 0`` returns ``input`` itself; ``p = 1`` gives zeros.
     ``inplace``: only a false value (:func:`tinyffn.arguments.check_inplace`).
     GPT-2 drops the FFN's output before the residual add: x + dropout(FFN(ln(x))).
@@ -360,8 +360,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     with grad_mode.scope("function", "dropout"):
         if p == 1:
             return input * 0.0                  # every element dropped (no 1/0 scale)
-        u = rand(input.shape, dtype="float64", device=input.device)   # U[0, 1), constant
-        mask = (u >= p).to(input.dtype) * (1 / (1 - p))              # 0 or 1/(1 - p)
+        kept = _kept_mask(input.shape, p, input.device)    # bool: u >= p, u ~ U[0, 1)
+        mask = kept.to(input.dtype) * (1 / (1 - p))       # 0 or 1/(1 - p), a constant
         mask.name = "dropout mask"                                    # (in graph drawings)
         return input * mask
 

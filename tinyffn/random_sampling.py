@@ -130,6 +130,16 @@ def bernoulli(input, p=None, *, generator=None):
     return C._filled(np.asarray(rng.random(x.shape) < p), x.dtype, x.device, False)
 
 
+def _kept_mask(shape: tuple, p: float, device: Any) -> Any:
+    """Dropout's mask of kept entries: a bool tensor of ``shape`` on ``device``, True where
+    a draw u ~ U[0, 1) from :func:`tinyffn.manual_seed`'s generator is >= p (probability
+    1 - p). Drawn and compared on the host, so a seed gives one mask on every device, and
+    one byte an entry crosses to it, not the eight of float64 draws: the mask of
+    ``rand(shape, dtype="float64", device=device) >= p``, draw for draw."""
+    u = rng_of(None, "dropout").random(shape)                               # U[0, 1)
+    return C._filled(u >= p, "bool", device, False)
+
+
 def poisson(input, generator=None):
     """Counts drawn from Poisson(rate) for each entry of ``input`` (the rates, a float
     tensor, each >= 0), as ``torch.poisson``: input's shape, dtype and device. Rates above

@@ -17,6 +17,7 @@ from . import grad_mode
 from .arguments import check_axis, check_inplace, check_probability, is_real
 from .backend import dtype_name
 from .creation import arange, rand
+from .random_sampling import _kept_mask
 from .functional import _check_tensor, _dropout_is_identity
 from .module import Module
 from .tensor import Tensor
@@ -107,7 +108,7 @@ def _alpha_dropout(op: str, input: Any, p: Any, training: Any, inplace: Any,
             raise ValueError(f"{op}: input of shape {input.shape}: feature dropout requires "
                              "at least 2 dimensions, (N, C, *) (PyTorch refuses it too)")
         shape = input.shape[:2] + (1,) * (input.ndim - 2) if feature else input.shape
-        keep = rand(shape, dtype="float64", device=input.device) >= p     # P(keep) = 1 - p
+        keep = _kept_mask(shape, p, input.device)                          # P(keep) = 1 - p
         noise = keep.to(input.dtype)                                      # 1 or 0, constant
         a = ((SELU_ALPHA_SCALED ** 2 * p + 1) * (1 - p)) ** -0.5
         scale = noise * a                                                 # a or 0
