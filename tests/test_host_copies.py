@@ -1,0 +1,236 @@
+"""How many copies from the host to the device a training step makes, and how many bytes.
+
+On a GPU every array made on the host and handed to CuPy (``backend.from_numpy``, or
+``xp.asarray`` of a NumPy array, a list or a Python number) crosses the PCIe bus: a copy
+from pageable memory the Python thread waits for, a latency each even for one number, and
+for a mask of the activations' size more time than the step's GEMMs. The counts are pinned
+per case so that one cannot grow back in silence. What still crosses is what must: the
+random draws, made on the host so that a seed gives the same numbers on every device
+(dropout's masks, as bools: one byte an entry). A constant made once and shared (the 2 of
+``x * 2``, :func:`tinyffn.promotion._number`) is counted in the first step only, so each
+case is counted in its second step.
+
+Counted on the strict backend, whose op code is CuPy's: its ``from_numpy``, and
+``array_api_strict.asarray`` of anything not already one of its arrays. The backend's own
+NumPy round trips (erf, scatter-add, fmod), which CuPy computes on the device, are not
+counted. Autocast is not on the strict backend (no float16); its casts are ``astype`` on
+the device, so the GradScaler step here runs in float32.
+"""
+import contextlib
+import math
+import sys
+
+import numpy as np
+import pytest
+
+import tinyffn
+import tinyffn.functional as F
+from tinyffn import backend, nn, optim
+from tinyffn.backend import dtype_name, get_backend
+
+
+@contextlib.contextmanager
+def counting_host_copies():
+    """A list of the strict backend's copies to the device while the block runs, each the
+    number of bytes copied (the array made on the device)::
+
+        with counting_host_copies() as copies:
+            tinyffn.randn(4, device="strict")
+        assert copies == [16]
+    """
+    xp = pytest.importorskip("array_api_strict")
+    from array_api_strict._array_object import Array
+    strict = get_backend("strict")
+    copies = []
+    to_device, asarray = strict.from_numpy, xp.asarray    # from_numpy: the unpatched asarray
+
+    def size(y):
+        return math.prod(y.shape) * np.dtype(dtype_name(y.dtype)).itemsize
+
+    def from_numpy(a):
+        y = to_device(a)
+        copies.append(size(y))
+        return y
+
+    def xp_asarray(a, *args, **kwargs):
+        y = asarray(a, *args, **kwargs)
+        if not isinstance(a, Array) and sys._getframe(1).f_code.co_filename != backend.__file__:
+            copies.append(size(y))
+        return y
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(vars(strict), "from_numpy", from_numpy)   # a frozen dataclass
+        patch.setattr(xp, "asarray", xp_asarray)
+        yield copies
+
+
+def ints(values):
+    return tinyffn.tensor(values, dtype="int64", device="strict")
+
+
+def training(make, loss="mse", opt=optim.AdamW, **opt_kwargs):
+    """One step of ``make()``'s model: forward, loss, backward, clip_grad_norm_, the
+    optimizer's step, zero_grad."""
+    def setup():
+        model = make()
+        step_of = opt(model.parameters(), **(opt_kwargs or {"lr": 1e-3}))
+        x = tinyffn.randn(3, 4, device="strict")
+        target = tinyffn.randn(3, 4, device="strict") if loss == "mse" else ints([0, 3, 1])
+        lossf = F.mse_loss if loss == "mse" else F.cross_entropy
+
+        def step():
+            lossf(model(x), target).backward()
+            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            step_of.step()
+            step_of.zero_grad()
+        return step
+    return setup
+
+
+def ffn(activation="relu", fused=False):
+    return training(lambda: nn.FFN(4, 8, activation=activation, fused=fused, device="strict"))
+
+
+def encoder_layer():
+    layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1, device="strict")
+    opt = optim.AdamW(layer.parameters(), lr=1e-3)
+    x = tinyffn.randn(2, 5, 8, device="strict")                          # (N, T, d)
+
+    def step():
+        (layer(x) ** 2).mean().backward()
+        nn.utils.clip_grad_norm_(layer.parameters(), 1.0)
+        opt.step()
+        opt.zero_grad()
+    return step
+
+
+def scaled():
+    model = nn.FFN(4, 8, device="strict")
+    opt = optim.AdamW(model.parameters(), lr=1e-3)
+    scaler = tinyffn.amp.GradScaler(device="strict")
+    x, target = tinyffn.randn(3, 4, device="strict"), tinyffn.randn(3, 4, device="strict")
+
+    def step():
+        scaler.scale(F.mse_loss(model(x), target)).backward()
+        scaler.unscale_(opt)
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        scaler.step(opt)
+        scaler.update()
+        opt.zero_grad()
+    return step
+
+
+def matrices(opt, **kwargs):
+    """An optimizer's step on a (4, 6) weight (and a bias, but for Muon: matrices only)."""
+    def setup():
+        params = [nn.Parameter(tinyffn.randn(4, 6, device="strict"))]
+        if opt is not optim.Muon:
+            params.append(nn.Parameter(tinyffn.randn(6, device="strict")))
+        step_of = opt(params, **kwargs)
+
+        def step():
+            sum((p * p).sum() for p in params).backward()
+            step_of.step()
+            step_of.zero_grad()
+        return step
+    return setup
+
+
+def normalized(make):
+    def setup():
+        layer = make()
+        x = tinyffn.randn(3, 8, device="strict", requires_grad=True)
+        return lambda: layer(x).sum().backward()
+    return setup
+
+
+def dropped():
+    x = tinyffn.randn(4, 8, device="strict", requires_grad=True)
+    return lambda: F.dropout(x, 0.25).sum().backward()
+
+
+# (name, setup returning one step, the step's copies to the device: their bytes). Before
+# these changes (the comment): abs's + 0.0 made a constant per call, once a parameter in
+# clip_grad_norm_, and attention's where(dead, 0.0, .) two; cross_entropy's arange of row
+# indices was made in NumPy; dropout copied float64 uniforms, 8 bytes an entry.
+COPIES = [
+    ("FFN(relu)", ffn(), []),                                               # was 4: 16 bytes
+    ("FFN(gelu)", ffn("gelu"), []),                                         # was 4: 16 bytes
+    ("FFN(gelu_tanh)", ffn("gelu_tanh"), []),                               # was 4: 16 bytes
+    ("FFN(swish)", ffn("swish"), []),                                       # was 4: 16 bytes
+    ("FFN(gelu, fused)", ffn("gelu", fused=True), []),                      # was 4: 16 bytes
+    ("FFN(swish, fused)", ffn("swish", fused=True), []),                    # was 4: 16 bytes
+    ("GatedFFN", training(lambda: nn.GatedFFN(4, 8, device="strict")), []),  # was 3: 12 bytes
+    ("FFN, cross_entropy", training(lambda: nn.FFN(4, 8, device="strict"), "ce"),
+     []),                                                                   # was 5: 40 bytes
+    ("GatedFFN, cross_entropy", training(lambda: nn.GatedFFN(4, 8, device="strict"), "ce"),
+     []),                                                                   # was 4: 36 bytes
+    ("TransformerEncoderLayer(dropout=0.1)", encoder_layer,
+     [40, 80, 160, 80]),                            # the four masks; was 18: 2936 bytes
+    ("dropout", dropped, [32]),                                             # was 1: 256 bytes
+    ("GradScaler, AdamW", scaled, []),                                      # was 4: 16 bytes
+    ("Adam(amsgrad, weight_decay)", matrices(optim.Adam, amsgrad=True, weight_decay=0.1), []),
+    ("SGD(nesterov, weight_decay)", matrices(optim.SGD, lr=0.1, momentum=0.9, nesterov=True,
+                                             weight_decay=0.1), []),
+    ("Adafactor", matrices(optim.Adafactor, lr=1e-2), []),
+    ("Muon", matrices(optim.Muon, lr=1e-2), []),
+    ("LayerNorm", normalized(lambda: nn.LayerNorm(8, device="strict")), []),
+    ("RMSNorm", normalized(lambda: nn.RMSNorm(8, device="strict")), []),
+]
+
+
+@pytest.mark.parametrize("name, setup, expected", COPIES, ids=[c[0] for c in COPIES])
+def test_a_step_copies_to_the_device_a_pinned_number_of_bytes(name, setup, expected):
+    tinyffn.manual_seed(0)
+    step = setup()
+    step()                          # the first step makes the state and the shared constants
+    with counting_host_copies() as copies:
+        step()
+    assert copies == expected, f"{name}: {copies}"
+
+
+def test_the_dropout_mask_is_the_one_of_float64_uniforms_compared_on_the_device(device):
+    """The bool mask is compared on the host: the same draws, the same mask as before,
+    rand(shape, float64) >= p, on every backend; the graph still names it."""
+    shape, p = (3, 50), 0.3
+    tinyffn.manual_seed(5)
+    kept = (tinyffn.rand(shape, dtype="float64", device=device) >= p).numpy()
+    x = tinyffn.ones(shape, device=device, requires_grad=True)
+    tinyffn.manual_seed(5)
+    y = F.dropout(x, p)
+    np.testing.assert_array_equal(y.numpy(), np.where(kept, np.float32(1 / (1 - p)), 0))
+    assert y.grad_fn.parents[1].name == "dropout mask"
+    tinyffn.manual_seed(5)
+    alpha = F.alpha_dropout(x, p, training=True).detach().numpy()   # a x + b where kept
+    np.testing.assert_array_equal(alpha == alpha[kept][0], kept)      # c where dropped
+
+
+def test_a_float_zero_constant_is_shared_and_keeps_its_sign():
+    """0.0 and -0.0 are one dict key (equal), two constants (1/-0.0 is -inf): x + 0.0
+    turns -0.0 into 0.0, x + -0.0 keeps it, whichever was made first."""
+    x = tinyffn.tensor([-0.0, 2.0], device="strict")
+    for _ in range(2):
+        with counting_host_copies() as copies:
+            plus, minus = (x + 0.0).numpy(), (x + -0.0).numpy()
+        assert list(np.signbit(plus)) == [False, False]
+        assert list(np.signbit(minus)) == [True, False]
+    assert copies == []                                     # the second time: both shared
+
+
+@pytest.mark.parametrize("args, dtype", [((5,), None), ((7, -6, -3), "int32"),
+                                         ((2, 9, 3), "uint8"), ((0, 300, 100), "uint8")])
+def test_an_integer_arange_is_made_on_the_device_with_numpys_values(args, dtype):
+    with counting_host_copies() as copies:
+        y = tinyffn.arange(*args, dtype=dtype, device="strict")
+    want = np.arange(*args).astype(dtype or "int64")
+    assert y.numpy().dtype == want.dtype
+    np.testing.assert_array_equal(y.numpy(), want)
+    wraps = max(args[:2]) > 255
+    assert copies == ([want.nbytes] if wraps else [])       # 300 wraps in uint8: NumPy's cast
+
+
+def test_a_float_arange_is_still_numpys_to_the_last_bit():
+    with counting_host_copies() as copies:
+        y = tinyffn.arange(0.1, 1.0, 0.3, dtype="float64", device="strict")
+    np.testing.assert_array_equal(y.numpy(), np.arange(0.1, 1.0, 0.3))
+    assert copies == [y.numpy().nbytes]
