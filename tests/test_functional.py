@@ -79,6 +79,19 @@ def test_known_values():
     np.testing.assert_array_equal(F.relu(x).numpy(), [0.0, 0.0, 1.0])
 
 
+def test_silu_takes_pytorchs_inplace_second():
+    """PyTorch's F.silu(input, inplace=False): F.silu(x, inplace=False) raised TypeError
+    here and F.silu(x, True), PyTorch's inplace, silently meant fused=True."""
+    x = tinyffn.tensor([-1.0, 0.0, 1.0], dtype="float64")
+    want = [-0.2689414213699951, 0.0, 0.7310585786300049]       # x sigmoid(x)
+    for y in (F.silu(x, False), F.silu(x, inplace=False), F.silu(x, fused=True)):
+        np.testing.assert_allclose(y.numpy(), want, rtol=1e-14)
+    with pytest.raises(ValueError, match="silu: inplace=True is not supported"):
+        F.silu(x, True)
+    with pytest.raises(TypeError):
+        F.silu(x, False, True)                  # fused only by keyword
+
+
 def test_gelu_tanh_approximation_is_close_to_exact():
     x = tinyffn.tensor(np.linspace(-6, 6, 1201))
     gap = np.abs(F.gelu(x, approximate="tanh").numpy() - F.gelu(x).numpy())

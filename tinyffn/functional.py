@@ -183,12 +183,16 @@ def swish(x: Tensor, beta: float | Tensor = 1.0, fused: bool = False) -> Tensor:
         return _narrowed(x * (beta * x).sigmoid(), x16)
 
 
-def silu(x: Tensor, fused: bool = False) -> Tensor:
+def silu(x: Tensor, inplace: bool = False, *, fused: bool = False) -> Tensor:
     """SiLU(x) = x sigmoid(x), Swish with beta = 1 (the "Swi" of SwiGLU).
 
         SiLU'(x) = s (1 + x (1 - s)),    s = sigmoid(x).    Shape preserved.
+
+    ``inplace`` is PyTorch's second argument, only a false value, as :func:`relu`'s;
+    ``fused`` (tinyffn's, by keyword, as ``nn.SiLU``'s): one node (``ops.Swish``, β = 1).
     """
     _check_tensor("silu", "x", x)
+    check_inplace("silu", inplace)
     if fused:
         return FusedSwish.apply(x, beta=1.0)
     with grad_mode.scope("function", "silu"):
