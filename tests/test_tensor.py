@@ -573,6 +573,14 @@ def test_numpy_numbers_keep_the_tensor_dtype():
         x + "a"
     with pytest.raises(OverflowError, match="too large for int64"):
         tinyffn.tensor(2 ** 70)
+    # past int64 but below 2^64, NumPy reads Python ints as uint64, or beside a small one as
+    # float64: both came out as tensors (uint64, or float32 9.223372e+18) where torch 2.13
+    # refuses all four ("Overflow when unpacking long long")
+    for data in (2 ** 63, [2 ** 64 - 1], [1, 2 ** 63], [True, 2 ** 63]):
+        with pytest.raises(OverflowError, match="too large for int64"):
+            tinyffn.tensor(data)
+    assert dtype_name(tinyffn.tensor(np.uint64(5)).dtype) == "uint64"  # NumPy's keep theirs
+    assert dtype_name(tinyffn.tensor([2 ** 63 - 1, -2 ** 63]).dtype) == "int64"
 
 
 def test_a_0d_tensor_reduces_over_axis_0_or_minus_1_as_pytorch():

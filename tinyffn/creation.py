@@ -53,8 +53,11 @@ def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: boo
     except ValueError as e:
         raise ValueError(f"tensor(): cannot make an array from this data ({e}); nested lists "
                          "must be rectangular, every row of the same length") from e
-    if array.dtype.kind not in "biufc":             # bool, int, uint, float, complex
-        if any(isinstance(v, int) for v in np.ravel(array).tolist()):
+    # Python ints past int64: NumPy reads them as uint64, or as float64 beside small ones
+    past_int64 = dtype is None and not hasattr(data, "dtype") and (
+        array.dtype.kind == "u" or array.dtype.kind == "f" and not _holds_float(data))
+    if past_int64 or array.dtype.kind not in "biufc":   # bool, int, uint, float, complex
+        if past_int64 or any(isinstance(v, int) for v in np.ravel(array).tolist()):
             raise OverflowError("tensor(): an integer is too large for int64; pass it as a "
                                 "float (e.g. 2.0 ** 70) if that is what you mean")
         example = next((v for v in np.ravel(array).tolist()
@@ -64,6 +67,18 @@ def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: boo
     if dtype is None and array.dtype == np.float64 and not hasattr(data, "dtype"):
         array = array.astype(DEFAULTS.float)        # Python floats; arrays keep their dtype
     return Tensor(be.from_numpy(array), requires_grad=requires_grad, _backend=be)
+
+
+def _holds_float(data: Any) -> bool:
+    """Whether nested lists hold a float (at the first one found: [1, 2 ** 63] holds none)."""
+    stack = [data]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend(reversed(v))
+        elif isinstance(v, (float, np.floating)) or getattr(v, "dtype", None) is not None:
+            return True
+    return False
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
