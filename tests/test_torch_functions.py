@@ -537,6 +537,10 @@ ERRORS = [
      r"randint: low and high must be integers, got 0\.5 and 10"),
     (lambda: tinyffn.randint(10, 3), TypeError, r"randint: size must be a tuple or list of "
                                                 r"ints, such as \(2, 3\), got 3"),
+    # low and high without a size: the missing size is named, as torch 2.13 names it ("argument
+    # 'size' ... must be tuple of ints"), not a range low=0, high=0 that was never written
+    (lambda: tinyffn.randint(0, 3), TypeError, r"randint: size must be a tuple or list of "
+                                               r"ints, such as \(2, 3\), got 3"),
     (lambda: tinyffn.randint(0, 300, (2,), dtype="uint8"), ValueError,
      r"randint: high - 1 = 299 does not fit in uint8 \(0 to 255\)"),
     (lambda: tinyffn.randint(-1, 3, (2,), dtype="uint8"), ValueError,

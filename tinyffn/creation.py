@@ -320,10 +320,10 @@ def randint(low: int = 0, high: int | None = None, size: Sequence[int] | None = 
         low, high = 0, low
     if not (_is_int(low) and _is_int(high)):
         raise TypeError(f"randint: low and high must be integers, got {low!r} and {high!r}")
+    shape = _size_arg("randint", size)  # first: randint(0, 3) lacks a size, not a range
     if low >= high:
         raise ValueError(f"randint: low must be below high (values are drawn from [low, "
                          f"high)), got low={low}, high={high}")
-    shape = _size_arg("randint", size)
     dtype = dtype or "int64"
     for name, v in (("low", low), ("high - 1 =", high - 1)):
         _check_fits("randint", name, v, dtype)
