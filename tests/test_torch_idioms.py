@@ -75,6 +75,24 @@ def test_a_float_or_longer_tensor_is_no_index_as_in_pytorch(device):
         [10, 20][tinyffn.tensor([0, 1], device=device)]
 
 
+def test_a_one_element_tensor_is_a_size_and_a_0d_one_an_arange_bound(device):
+    """torch 2.13: zeros(tensor(2)), ones(2, tensor(3)), x.view(tensor(2), -1) take the
+    tensor as an int, and arange(tensor(3)) is [0, 1, 2], arange(tensor(2.5)) [0., 1., 2.]
+    (a padding mask: arange(lengths.max()) < lengths[:, None]); both raised TypeError here.
+    A float size and a 1-D arange bound are refused, as there."""
+    t = lambda v: tinyffn.tensor(v, device=device)      # noqa: E731
+    assert tinyffn.zeros(t(2)).shape == (2,) and tinyffn.ones(2, t([3])).shape == (2, 3)
+    assert tinyffn.arange(6.0).view(t(2), -1).shape == (2, 3)
+    lengths = t([1, 3])
+    mask = tinyffn.arange(lengths.max(), device=device)[None] < lengths[:, None]
+    assert mask.tolist() == [[True, False, False], [True, True, True]]
+    assert tinyffn.arange(t(2.5)).tolist() == [0.0, 1.0, 2.0]
+    with pytest.raises(TypeError, match="only integer tensors of a single element"):
+        tinyffn.zeros(t(2.0))
+    with pytest.raises(TypeError, match=r"arange: end must be a finite number, got tensor"):
+        tinyffn.arange(t([3]))
+
+
 def test_slicing_with_tensor_bounds_is_nanogpts_batch(device):
     """nanoGPT: ix = randint(len(data) - block, (batch,)); stack([data[i:i + block] for i
     in ix]). The rows are data's slices at the drawn offsets, into the graph."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 from typing import Any, Callable
 
 import numpy as np
@@ -115,12 +116,26 @@ def _is_int(a: Any) -> bool:
 
 
 def _shape_arg(shape: tuple, what: str) -> tuple:
-    """Accept f(2, 3) and f((2, 3)) alike."""
+    """Accept f(2, 3) and f((2, 3)) alike; a one-element integer tensor is a size, as in
+    PyTorch (``zeros(n)``, ``x.view(n, -1)`` with ``n = lengths.max()``)."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     if not all(_is_int(n) for n in shape):
+        shape = tuple(operator.index(n) if _is_tensor(n) else n for n in shape)
+    if not all(_is_int(n) for n in shape):
         raise TypeError(f"{what}: expected integers, got {shape}")
     return tuple(int(n) for n in shape)
+
+
+def _is_tensor(v: Any) -> bool:
+    from .tensor import Tensor                  # (tensor.py imports this module)
+    return isinstance(v, Tensor)
+
+
+def _one_number(v: Any) -> Any:
+    """A 0-d tensor as its Python number, as PyTorch's number arguments take one
+    (``arange(lengths.max())``); anything else as it is."""
+    return v.item() if _is_tensor(v) and v.ndim == 0 else v
 
 
 def _transposition(axes: tuple, shape: tuple) -> tuple:

@@ -16,7 +16,8 @@ import numpy as np
 
 from . import backend as backends
 from . import grad_mode
-from .arguments import _axis_list, _is_int, _shape_arg, either_name, is_real, type_name
+from .arguments import (_axis_list, _is_int, _one_number, _shape_arg, either_name, is_real,
+                        type_name)
 from .backend import DEFAULTS
 from .default_dtype import list_dtype
 from .generators import generator as _generator
@@ -53,7 +54,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: boo
     except ValueError as e:
         raise ValueError(f"tensor(): cannot make an array from this data ({e}); nested lists "
                          "must be rectangular, every row of the same length") from e
-    # Python ints past int64: NumPy reads them as uint64, or as float64 beside small ones
+    # ints past int64: NumPy makes uint64, or float64 beside small ones
     past_int64 = dtype is None and not hasattr(data, "dtype") and (
         array.dtype.kind == "u" or array.dtype.kind == "f" and not _holds_float(data))
     if past_int64 or array.dtype.kind not in "biufc":   # bool, int, uint, float, complex
@@ -70,7 +71,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: boo
 
 
 def _holds_float(data: Any) -> bool:
-    """Whether nested lists hold a float (at the first one found: [1, 2 ** 63] holds none)."""
+    """Whether nested lists hold a float ([1, 2 ** 63] holds none)."""
     stack = [data]
     while stack:
         v = stack.pop()
@@ -320,7 +321,7 @@ def randint(low: int = 0, high: int | None = None, size: Sequence[int] | None = 
         low, high = 0, low
     if not (_is_int(low) and _is_int(high)):
         raise TypeError(f"randint: low and high must be integers, got {low!r} and {high!r}")
-    shape = _size_arg("randint", size)  # first: randint(0, 3) lacks a size, not a range
+    shape = _size_arg("randint", size)  # first: randint(0, 3) lacks a size
     if low >= high:
         raise ValueError(f"randint: low must be below high (values are drawn from [low, "
                          f"high)), got low={low}, high={high}")
@@ -349,6 +350,7 @@ def arange(start: float, end: float | None = None, step: float = 1, *, dtype: An
     int64 when every argument is an integer, else the default float dtype, unless ``dtype``
     says otherwise.
     """
+    start, end, step = (_one_number(v) for v in (start, end, step))
     if end is None:
         start, end = 0, start
     for name, v in (("start", start), ("end", end), ("step", step)):
