@@ -608,10 +608,10 @@ ERRORS = {      # name -> (the call, the error, a distinctive part of its messag
         r"MultiStepLR: milestones must be a list .* got 5"),
     "constant-factor-0": (
         lambda: S.ConstantLR(two_groups(), factor=0.0), ValueError,
-        r"ConstantLR: factor must be a number in \(0, 1\], as in PyTorch .* got 0.0"),
+        r"ConstantLR: factor must be a number in \(0, 1\] \(the lr before .* got 0.0"),
     "constant-factor-above-1": (
         lambda: S.ConstantLR(two_groups(), factor=1.5), ValueError,
-        r"ConstantLR: factor must be a number in \(0, 1\], .* got 1.5"),
+        r"ConstantLR: factor must be a number in \(0, 1\] .* got 1.5"),
     "constant-total_iters-0": (
         lambda: S.ConstantLR(two_groups(), total_iters=0), ValueError,
         r"ConstantLR: total_iters must be >= 1 \(the steps at base_lr · factor\), got 0"),

@@ -310,12 +310,13 @@ class MultiStepLR(LRScheduler):
 class ConstantLR(LRScheduler):
     """lr_t = base_lr · f for t < T, then base_lr, with f = ``factor`` and T =
     ``total_iters``: a constant warmup (PyTorch's ``ConstantLR``, which multiplies the
-    group's lr by f at step 0 and divides it by f at T). As in PyTorch, f is in (0, 1]."""
+    group's lr by f at step 0 and divides it by f at T). f is in (0, 1]; PyTorch fails at
+    T on 0."""
 
     def __init__(self, optimizer: optim.Optimizer, factor: float = 1.0 / 3,
                  total_iters: int = 5, last_epoch: int = -1):
         self.factor = _number("ConstantLR", "factor", factor, lambda f: 0 < f <= 1,
-                              "in (0, 1], as in PyTorch",
+                              "in (0, 1]",
                               "the lr before step total_iters is base_lr · factor")
         self.total_iters = _whole("ConstantLR", "total_iters", total_iters,
                                   "the steps at base_lr · factor")
