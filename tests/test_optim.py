@@ -89,9 +89,29 @@ def test_adamw_matches_the_update_equations(settings, device):
     np.testing.assert_allclose(w, expected, rtol=1e-12)
 
 
+@pytest.mark.parametrize("settings", [{"weight_decay": 0.5}, {"maximize": True,
+                                                              "weight_decay": 0.1}])
+def test_adam_with_decoupled_weight_decay_is_adamw(settings, device):
+    """PyTorch 2.13's ``Adam(decoupled_weight_decay=True)``, the setting AdamW's groups hold
+    (a script passing it failed with a TypeError); switched off in a group, AdamW is Adam."""
+    w = run(lambda ps: optim.Adam(ps, lr=0.01, decoupled_weight_decay=True, **settings), device)
+    expected = adam_reference(W0, GRADS, lr=0.01, decoupled=True, **settings)
+    np.testing.assert_allclose(w, expected, rtol=1e-12)
+    assert not np.allclose(w, adam_reference(W0, GRADS, lr=0.01, **settings), rtol=1e-6)
+
+    def coupled_adamw(ps):
+        opt = optim.AdamW(ps, lr=0.01, **settings)
+        assert opt.param_groups[0]["decoupled_weight_decay"] is True
+        opt.param_groups[0]["decoupled_weight_decay"] = False
+        return opt
+    np.testing.assert_allclose(run(coupled_adamw, device),
+                               adam_reference(W0, GRADS, lr=0.01, **settings), rtol=1e-12)
+
+
 @pytest.mark.parametrize("name, settings", [
     *[("SGD", {"lr": 0.1, **s}) for s in SGD_SETTINGS],
     *[("Adam", {"lr": 0.01, **s}) for s in ADAM_SETTINGS],
+    ("Adam", {"lr": 0.01, "weight_decay": 0.5, "decoupled_weight_decay": True}),
     ("AdamW", {"lr": 0.01}), ("AdamW", {"lr": 0.01, "amsgrad": True, "maximize": True}),
 ])
 def test_optimizers_match_pytorch(name, settings):
@@ -315,8 +335,7 @@ def test_param_groups_schedule_as_in_pytorch(name, settings, schedule):
     np.testing.assert_allclose(p.numpy(), t.detach().numpy(), rtol=1e-10, atol=1e-14)
     group = opts[0].param_groups[0]
     assert group["params"][0] is p and set(group) == set(opts[1].param_groups[0]) - {
-        "foreach", "differentiable", "fused", "capturable", "decoupled_weight_decay",
-        "initial_lr"}
+        "foreach", "differentiable", "fused", "capturable", "initial_lr"}
 
 
 def test_param_groups_changes_are_checked_and_kept_consistent():
@@ -642,9 +661,10 @@ def test_default_hyperparameters_are_torchs_even_without_torch():
         "lr": 1e-3, "momentum": 0.0, "dampening": 0.0, "weight_decay": 0.0,
         "nesterov": False, "maximize": False}
     adam = {"lr": 1e-3, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.0,
-            "amsgrad": False, "maximize": False}
+            "amsgrad": False, "maximize": False, "decoupled_weight_decay": False}
     assert optim.Adam([p]).hyperparameters() == adam
-    assert optim.AdamW([p]).hyperparameters() == {**adam, "weight_decay": 0.01}
+    assert optim.AdamW([p]).hyperparameters() == {**adam, "weight_decay": 0.01,
+                                                   "decoupled_weight_decay": True}
     # and they are the ones used: one SGD step moves w by 1e-3 g
     w = run(optim.SGD, "cpu", grads=[np.array([2.0, -4.0])], w0=np.zeros(2))
     np.testing.assert_allclose(w, [-2e-3, 4e-3], rtol=1e-12)
@@ -681,6 +701,8 @@ def test_every_setting_survives_saving_and_loading(make):
     p, q = nn.Parameter(tinyffn.tensor(W0)), nn.Parameter(tinyffn.tensor(W0))
     saved = make([p])
     keywords = set(inspect.signature(type(saved).__init__).parameters) - {"self"}
+    if isinstance(saved, optim.AdamW):      # fixed, not a keyword, but in its groups (PyTorch's)
+        keywords.add("decoupled_weight_decay")
     assert set(saved.state_dict()["param_groups"][0]) == keywords    # params and every setting
     default = type(saved)([q])
     default.load_state_dict(saved.state_dict())
@@ -889,7 +911,8 @@ def test_a_group_takes_the_constructors_settings_it_leaves_out():
     opt = optim.Adam([{"params": [a], "lr": 0.5}, {"params": b, "amsgrad": True}],
                      lr=0.1, betas=(0.8, 0.9))
     assert opt.defaults == {"lr": 0.1, "betas": (0.8, 0.9), "eps": 1e-8, "weight_decay": 0.0,
-                            "amsgrad": False, "maximize": False}
+                            "amsgrad": False, "maximize": False,
+                            "decoupled_weight_decay": False}
     assert (opt.param_groups[0]["lr"], opt.param_groups[0]["betas"]) == (0.5, (0.8, 0.9))
     assert opt.param_groups[1]["params"] == [b]          # one tensor: a group of one
     assert (opt.param_groups[1]["lr"], opt.param_groups[1]["amsgrad"]) == (0.1, True)
@@ -1029,14 +1052,14 @@ def test_named_parameters_are_taken_and_their_names_kept_as_pytorch_does():
     opt = optim.AdamW(m.named_parameters(), lr=0.1)
     group = opt.param_groups[0]
     assert group["param_names"] == ["weight", "bias"] and group["params"] == [m.weight, m.bias]
-    assert list(group)[:2] == ["params", "param_names"] and len(group) == 2 + 6
+    assert list(group)[:2] == ["params", "param_names"] and len(group) == 2 + 7
     two_steps(opt, m)
     np.testing.assert_allclose(m.weight.numpy(), [[0.6961421966552734, -0.8008593320846558]],
                                rtol=1e-6)
     np.testing.assert_allclose(m.bias.numpy(), [0.4466419219970703], rtol=1e-6)
     saved = opt.state_dict()["param_groups"][0]
     assert list(saved) == ["param_names", "lr", "betas", "eps", "weight_decay", "amsgrad",
-                           "maximize", "params"]
+                           "maximize", "decoupled_weight_decay", "params"]
     assert saved["param_names"] == ["weight", "bias"] and saved["params"] == [0, 1]
     assert saved["param_names"] is not group["param_names"]          # a snapshot
     assert "param_names" not in opt.hyperparameters()

@@ -314,12 +314,13 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
-    """Adam (Kingma & Ba 2015), with weight decay as an L2 term added to the gradient.
+    """Adam (Kingma & Ba 2015), with weight decay as an L2 term added to the gradient, or
+    decoupled from it with ``decoupled_weight_decay=True`` (then it is :class:`AdamW`).
 
     With learning rate γ, betas (β1, β2), eps ε, weight decay λ (PyTorch's ``Adam``)::
 
         g   ← -g                                (if maximize: ascend instead)
-        g   ← g + λ θ_{t-1}                     (if λ ≠ 0)
+        g   ← g + λ θ_{t-1}                     (if λ ≠ 0; decoupled: θ ← θ - γλθ instead)
         m_t = β1 m_{t-1} + (1 - β1) g           first moment, m_0 = 0
         v_t = β2 v_{t-1} + (1 - β2) g²          second moment, v_0 = 0
         v_t ← max(v_max, v_t), kept as v_max    (if amsgrad: the denominator never shrinks)
@@ -333,9 +334,11 @@ class Adam(Optimizer):
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, amsgrad: bool = False, maximize: bool = False):
+                 weight_decay: float = 0.0, amsgrad: bool = False, maximize: bool = False,
+                 *, decoupled_weight_decay: bool = False):
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                                      amsgrad=amsgrad, maximize=maximize))
+                                      amsgrad=amsgrad, maximize=maximize,
+                                      decoupled_weight_decay=decoupled_weight_decay))
 
     def check_settings(self, owner: str, settings: dict) -> dict:
         s = super().check_settings(owner, settings)
@@ -346,7 +349,7 @@ class Adam(Optimizer):
         s["betas"] = tuple(float(beta) for beta in betas)
         s["eps"] = _non_negative(owner, "eps", s["eps"])
         s["weight_decay"] = _non_negative(owner, "weight_decay", s["weight_decay"])
-        for key in ("amsgrad", "maximize"):
+        for key in ("amsgrad", "maximize", "decoupled_weight_decay"):
             s[key] = _flag(owner, key, s[key])
         return s
 
@@ -354,10 +357,13 @@ class Adam(Optimizer):
         return ("step", "exp_avg", "exp_avg_sq") + (
             ("max_exp_avg_sq",) if settings["amsgrad"] else ())
 
-    def update(self, w, g, state, xp, *, lr, betas, eps, weight_decay, amsgrad, maximize):
+    def update(self, w, g, state, xp, *, lr, betas, eps, weight_decay, amsgrad, maximize,
+               decoupled_weight_decay):
         if maximize:
             g = -g
-        if weight_decay:
+        if weight_decay and decoupled_weight_decay:
+            w = w - lr * weight_decay * w       # AdamW's: θ ← θ - γλθ, g left alone
+        elif weight_decay:
             g = g + weight_decay * w
         return self.adam_step(w, g, state, xp, lr=lr, betas=betas, eps=eps, amsgrad=amsgrad)
 
@@ -384,19 +390,15 @@ class AdamW(Adam):
         then Adam's step on θ with the unchanged gradient g (no λ θ added to g).
 
     Unlike Adam's L2 term, the decay is not rescaled by 1/sqrt(v̂), so every weight
-    shrinks by the same fraction γλ per step. Default λ = 0.01 as in PyTorch.
+    shrinks by the same fraction γλ per step. Default λ = 0.01 as in PyTorch. As in
+    PyTorch 2.13, it is ``Adam(decoupled_weight_decay=True)``, the setting in its groups.
     """
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.01, amsgrad: bool = False, maximize: bool = False):
         super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                         amsgrad=amsgrad, maximize=maximize)
-
-    def update(self, w, g, state, xp, *, lr, betas, eps, weight_decay, amsgrad, maximize):
-        w = w - lr * weight_decay * w
-        return self.adam_step(w, -g if maximize else g, state, xp, lr=lr, betas=betas,
-                              eps=eps, amsgrad=amsgrad)
+                         amsgrad=amsgrad, maximize=maximize, decoupled_weight_decay=True)
 
 
 # the other optimizers and swa_utils, in files of their own
