@@ -362,7 +362,7 @@ class Adam(Optimizer):
         if maximize:
             g = -g
         if weight_decay and decoupled_weight_decay:
-            w = w - lr * weight_decay * w       # AdamW's: θ ← θ - γλθ, g left alone
+            w = w * (1 - lr * weight_decay)     # AdamW's θ - γλθ, one rounding (torch's mul_)
         elif weight_decay:
             g = g + weight_decay * w
         return self.adam_step(w, g, state, xp, lr=lr, betas=betas, eps=eps, amsgrad=amsgrad)

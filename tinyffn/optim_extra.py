@@ -37,7 +37,7 @@ def _decoupled_or_decayed(w, g, lr: float, weight_decay: float, decoupled: bool,
     """(θ, g) for NAdam's and RAdam's step: with ``decoupled_weight_decay`` θ ← θ - γλθ
     (AdamW's) and g ← -g if maximize; else θ as it is and :func:`_decayed`'s g."""
     if decoupled:
-        return w - lr * weight_decay * w, -g if maximize else g
+        return w * (1 - lr * weight_decay), -g if maximize else g   # PyTorch's mul_
     return w, _decayed(w, g, weight_decay, maximize)
 
 

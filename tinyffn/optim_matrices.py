@@ -114,7 +114,7 @@ class Adafactor(Optimizer):
         rho = min(lr, 1 / math.sqrt(t))
         alpha = xp.maximum(_rms(xp, w), eps2) * rho             # 0-d, before the decay
         if weight_decay:
-            w = w - lr * weight_decay * w
+            w = w * (1 - lr * weight_decay)     # one rounding, as PyTorch's mul_
         if w.ndim > 1:
             r = state["row_var"] = state["row_var"] + keep * (
                 xp.mean(g * g, axis=-1, keepdims=True) - state["row_var"])  # (..., m, 1)
@@ -244,5 +244,5 @@ class Muon(Optimizer):
             adjusted = lr * 0.2 * math.sqrt(max(rows, cols))
         else:
             adjusted = lr * math.sqrt(max(1, rows / cols))
-        w = w - lr * weight_decay * w
+        w = w * (1 - lr * weight_decay)         # one rounding, as PyTorch's mul_
         return w - adjusted * o
