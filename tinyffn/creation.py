@@ -1,11 +1,12 @@
 """Making tensors: from data (``tensor``), filled (``zeros``, ``ones``, ``full``, ``eye``),
 random (``randn``, ``rand``, ``randint``, from a ``generator=`` or the one ``manual_seed``
-seeds: see generators.py), ``arange`` and ``linspace``, as PyTorch's factory functions; the ``*_like`` ones take another tensor's
-shape, dtype and device; ``from_numpy`` copies an array, keeping its dtype.
+seeds: see generators.py), ``arange`` and ``linspace``, as PyTorch's factory functions; the
+``*_like`` ones take another tensor's shape, dtype and device; ``from_numpy`` copies an
+array, keeping its dtype. Joining them (``cat``, ``stack``) is in joining.py.
 
-Every function here returns a new leaf :class:`~tinyffn.tensor.Tensor`. Values are made
-with NumPy on the CPU and then moved to the requested device, so a seed gives the same
-numbers on every backend.
+Every function here returns a new leaf :class:`~tinyffn.tensor.Tensor`. Constant fills
+(``zeros``, ``ones``, ``full``) and integer ``arange`` are made on the device itself; the
+rest with NumPy on the CPU, then moved, so a seed gives the same numbers on every backend.
 """
 from __future__ import annotations
 
@@ -15,14 +16,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import backend as backends
-from . import grad_mode
-from .arguments import (_axis_list, _is_int, _one_number, _shape_arg, either_name, is_real,
-                        type_name)
+from .arguments import _is_int, _one_number, _shape_arg, is_real, type_name
 from .backend import DEFAULTS
 from .default_dtype import list_dtype
 from .generators import generator as _generator
 from .tensor import Tensor
-from .ops.shape import Concat     # after tensor, which the ops import at call time
 
 
 def tensor(data: Any, dtype: Any = None, device: Any = "cpu", requires_grad: bool = False) -> Tensor:
@@ -392,49 +390,7 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
 
 
 # ----------------------------------------------------------------------------- joining
-def cat(tensors: Sequence[Tensor], axis: int = 0, *, dim: int | None = None) -> Tensor:
-    """The tensors joined end to end along an existing ``axis`` (PyTorch's ``dim``), as
-    ``torch.cat`` and ``numpy.concatenate``: (2, 3) and (4, 3) along axis 0 give (6, 3).
-
-    One primitive, :class:`~tinyffn.ops.Concat`; dtypes are promoted as for any op.
-    """
-    tensors = _tensor_list("cat", tensors)
-    ndim = tensors[0].ndim
-    if ndim == 0 or any(t.ndim != ndim for t in tensors):
-        shapes = ", ".join(str(t.shape) for t in tensors)
-        raise ValueError(f"cat: the tensors must have the same number of axes, at least one, "
-                         f"got shapes {shapes}; stack() joins 0-d tensors along a new axis")
-    (axis,) = _axis_list((either_name("cat", "axis", axis, 0, "dim", dim),), ndim, "cat")
-    return Concat.apply(*tensors, axis=axis)
 
 
-def stack(tensors: Sequence[Tensor], axis: int = 0, *, dim: int | None = None) -> Tensor:
-    """The tensors, all of one shape, joined along a new ``axis`` (PyTorch's ``dim``), as
-    ``torch.stack``: three of shape (2, 3) along axis 0 give (3, 2, 3).
-
-    Composed: each tensor gets a new axis of length 1 (``unsqueeze``), then :func:`cat`.
-    """
-    tensors = _tensor_list("stack", tensors)
-    if any(t.shape != tensors[0].shape for t in tensors):
-        raise ValueError("stack: the tensors must all have one shape, got "
-                         + ", ".join(str(t.shape) for t in tensors))
-    axis = either_name("stack", "axis", axis, 0, "dim", dim)
-    if not _is_int(axis) or not -tensors[0].ndim - 1 <= axis <= tensors[0].ndim:
-        raise ValueError(f"stack: axis must be an integer in [{-tensors[0].ndim - 1}, "
-                         f"{tensors[0].ndim}] for tensors of shape {tensors[0].shape}, "
-                         f"got {axis!r}")
-    axis %= tensors[0].ndim + 1
-    with grad_mode.scope("function", "stack"):
-        return cat([t.unsqueeze(axis) for t in tensors], axis)
-
-
-def _tensor_list(op: str, tensors: Any) -> list:
-    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{op}: pass a list or tuple of tensors, got {type(tensors).__name__}")
-    if not tensors:
-        raise ValueError(f"{op}: got no tensors to join")
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{op}: item {i} is not a Tensor (got {type(t).__name__}); make "
-                            "it one with tinyffn.tensor(...)")
-    return list(tensors)
+from .joining import cat, stack  # noqa: E402
+_JOINING = (cat, stack)     # joining.py's, importable from here too, as before the split

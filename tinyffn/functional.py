@@ -17,7 +17,6 @@ Shapes follow the seed chapter: ``T`` positions, model width ``d``, hidden width
 """
 from __future__ import annotations
 
-import math
 import numbers
 import warnings
 from typing import Any
@@ -30,9 +29,7 @@ from .ops.linalg import Linear as FusedLinear
 from .amp_casts import outside_autocast
 from .backend import dtype_name
 from .random_sampling import _kept_mask
-from .arguments import (_axes, _numpy_names, check_axis, check_inplace, check_probability,
-                        either_name, is_real, type_name)
-from .composed import where
+from .arguments import check_axis, check_inplace, check_probability, either_name, type_name
 from .tensor import Tensor
 
 GELU_APPROXIMATIONS = ("none", "tanh")
@@ -283,50 +280,6 @@ def _shifted(x: Tensor, axis: int) -> Tensor:
     return x.clone() if empty else x - x.amax(axis=axis, keepdims=True).detach()
 
 
-# ----------------------------------------------------------------------------- statistics
-def variance(x: Tensor, op: str, dim: Any, correction: Any, keepdim: Any, axis: Any,
-             keepdims: bool, unbiased: Any) -> Tensor:
-    """``x.var`` and ``x.std`` (``op``): Σ (x - mean)² / (n - correction) over the axes,
-    and its square root; composed of mean, sub, mul, sum and div (and pow and where), in a
-    frame of the op's name. A float16 x is computed in float32 and the result rounded to
-    float16, as in PyTorch and the norms below: (x - mean)² overflows float16 past 256, and
-    so does a sum of squares past 65,504 (4096 entries of spread 4).
-
-    ``correction`` defaults to 1 (the unbiased estimate), as in PyTorch; NumPy's default is
-    0 (``np.var(x, ddof=0)``): pass ``correction=0`` for that. ``unbiased`` is PyTorch's older
-    flag (True: 1, False: 0). At least one degree of freedom must be left (n > correction),
-    where PyTorch would answer NaN or inf.
-    """
-    axis, keepdims = _numpy_names(op, axis, keepdims, dim, keepdim)
-    if unbiased is not None:
-        if correction is not None:
-            raise TypeError(f"{op}: pass correction or unbiased (the older name), not both")
-        if not isinstance(unbiased, bool):
-            raise TypeError(f"{op}: unbiased must be True or False, got {unbiased!r}")
-        correction = int(unbiased)
-    correction = 1 if correction is None else correction
-    if not is_real(correction) or correction < 0:
-        raise ValueError(f"{op}: correction must be a number >= 0 (1: unbiased, 0: the "
-                         f"population's), got {correction!r}")
-    axes = _axes(axis, x.ndim, op)
-    n = math.prod(x.shape[a] for a in axes) if axes is not None else math.prod(x.shape)
-    if n - correction <= 0:
-        raise ValueError(f"{op}: {n} element(s) per result leave no degrees of freedom with "
-                         f"correction={correction}; reduce over more elements, or pass "
-                         "correction=0 for the population's")
-    with grad_mode.scope("function", op):
-        w = _widened(x)
-        d = w - w.mean(axis=axis, keepdims=True)
-        v = (d * d).sum(axis=axis, keepdims=keepdims) / (n - correction)
-        if op == "var":
-            return _narrowed(v, x)
-        # d std/dv = 1 / (2 std) is inf where std = 0 (a constant row), and inf * 0 = NaN
-        # would reach every x of the row. PyTorch passes 0 there; so does where, which
-        # selects gradients rather than multiplying them: sqrt sees 1 in place of those 0s.
-        flat = v == 0
-        return _narrowed(where(flat, 0.0, where(flat, 1.0, v) ** 0.5), x)
-
-
 def _widened(x: Tensor) -> Tensor:
     """float16 statistics lose digits, and x² overflows past 256: the norms compute in
     float32 (cast nodes in the graph) and return float16, as PyTorch does."""
@@ -415,7 +368,7 @@ l1_loss = _losses.l1_loss
 REDUCTIONS = _losses.REDUCTIONS
 from . import normalization as _norms  # noqa: E402
 
-layer_norm, rms_norm = _norms.layer_norm, _norms.rms_norm
+layer_norm, rms_norm, variance = _norms.layer_norm, _norms.rms_norm, _norms.variance
 from . import binary_losses as _binary  # noqa: E402
 
 binary_cross_entropy = _binary.binary_cross_entropy

@@ -2,16 +2,18 @@
 ``nn.LayerNorm``, ``nn.RMSNorm``): the norms around the FFN in a transformer sublayer,
 ``x + FFN(norm(x))``. Each is composed from primitives in a frame of its name, so the
 graph shows the mean, the variance and the scaling; float16 computes in float32 (cast
-nodes either side), as PyTorch does. Kept out of functional.py so that file reads in a
-sitting.
+nodes either side), as PyTorch does. ``F.variance`` (``x.var``, ``x.std``) is here too, the
+statistic the norms are made of. Kept out of functional.py so that file reads in a sitting.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 from . import grad_mode
-from .arguments import check_positive, normalized_shape_arg
+from .arguments import _axes, _numpy_names, check_positive, is_real, normalized_shape_arg
 from .backend import dtype_name
+from .composed import where
 from .functional import _check_tensor, _narrowed, _widened
 from .tensor import Tensor
 
@@ -105,3 +107,47 @@ def _check_norm(op: str, x: Any, normalized_shape: Any, weight: Any, bias: Any) 
                 raise ValueError(f"{op}: {name} must have the shape normalized_shape = "
                                  f"{shape}, got {p.shape}")
     return tuple(range(-k, 0))
+
+
+# ----------------------------------------------------------------------------- statistics
+def variance(x: Tensor, op: str, dim: Any, correction: Any, keepdim: Any, axis: Any,
+             keepdims: bool, unbiased: Any) -> Tensor:
+    """``x.var`` and ``x.std`` (``op``): Σ (x - mean)² / (n - correction) over the axes,
+    and its square root; composed of mean, sub, mul, sum and div (and pow and where), in a
+    frame of the op's name. A float16 x is computed in float32 and the result rounded to
+    float16, as in PyTorch and the norms below: (x - mean)² overflows float16 past 256, and
+    so does a sum of squares past 65,504 (4096 entries of spread 4).
+
+    ``correction`` defaults to 1 (the unbiased estimate), as in PyTorch; NumPy's default is
+    0 (``np.var(x, ddof=0)``): pass ``correction=0`` for that. ``unbiased`` is PyTorch's older
+    flag (True: 1, False: 0). At least one degree of freedom must be left (n > correction),
+    where PyTorch would answer NaN or inf.
+    """
+    axis, keepdims = _numpy_names(op, axis, keepdims, dim, keepdim)
+    if unbiased is not None:
+        if correction is not None:
+            raise TypeError(f"{op}: pass correction or unbiased (the older name), not both")
+        if not isinstance(unbiased, bool):
+            raise TypeError(f"{op}: unbiased must be True or False, got {unbiased!r}")
+        correction = int(unbiased)
+    correction = 1 if correction is None else correction
+    if not is_real(correction) or correction < 0:
+        raise ValueError(f"{op}: correction must be a number >= 0 (1: unbiased, 0: the "
+                         f"population's), got {correction!r}")
+    axes = _axes(axis, x.ndim, op)
+    n = math.prod(x.shape[a] for a in axes) if axes is not None else math.prod(x.shape)
+    if n - correction <= 0:
+        raise ValueError(f"{op}: {n} element(s) per result leave no degrees of freedom with "
+                         f"correction={correction}; reduce over more elements, or pass "
+                         "correction=0 for the population's")
+    with grad_mode.scope("function", op):
+        w = _widened(x)
+        d = w - w.mean(axis=axis, keepdims=True)
+        v = (d * d).sum(axis=axis, keepdims=keepdims) / (n - correction)
+        if op == "var":
+            return _narrowed(v, x)
+        # d std/dv = 1 / (2 std) is inf where std = 0 (a constant row), and inf * 0 = NaN
+        # would reach every x of the row. PyTorch passes 0 there; so does where, which
+        # selects gradients rather than multiplying them: sqrt sees 1 in place of those 0s.
+        flat = v == 0
+        return _narrowed(where(flat, 0.0, where(flat, 1.0, v) ** 0.5), x)
