@@ -201,6 +201,19 @@ def test_a_parametrized_buffer_stays_a_buffer():
     assert "parametrizations.running_var.original" not in dict(m.named_parameters())
     np.testing.assert_array_equal(m.parametrizations.running_var.original.numpy(), np.zeros(3))
     np.testing.assert_array_equal(m.running_var.numpy(), np.ones(3))    # θ = 1 - 1, W = θ + 1
+    parametrize.remove_parametrizations(m, "running_var")      # a buffer again, as PyTorch's
+    np.testing.assert_array_equal(m.state_dict()["running_var"].numpy(), np.ones(3))
+
+
+def test_removing_gives_back_the_original_parameter_object(device):
+    """As PyTorch's (set_ on θ): an optimizer made before the removal still steps the weight."""
+    for leave in (True, False):
+        m = _linear(4, 4, device)
+        parametrize.register_parametrization(m, "weight", Symmetric())
+        theta, w = m.parametrizations.weight.original, m.weight.numpy()
+        parametrize.remove_parametrizations(m, "weight", leave_parametrized=leave)
+        assert m.weight is theta and dict(m.named_parameters())["weight"] is theta
+        np.testing.assert_array_equal(m.weight.numpy(), w if leave else np.triu(w))
 
 
 def test_the_shape_and_dtype_checks_and_assigning_without_an_inverse():

@@ -133,7 +133,9 @@ def remove_parametrizations(module: Module, tensor_name: str,
     """Undo ``register_parametrization`` for ``tensor_name``: the tensor becomes a plain
     parameter (or buffer) again, holding its current constrained value
     (``leave_parametrized=True``) or the original θ (False, possible only when θ has the
-    tensor's shape). The last one removed gives the module its own class back."""
+    tensor's shape). As in PyTorch, a single θ is that tensor, the same object, so an
+    optimizer holding it keeps it. The last one removed gives the module its own class
+    back."""
     if not is_parametrized(module, tensor_name):
         raise ValueError(f"remove_parametrizations: {type(module).__name__} has no "
                          f"parametrization on {tensor_name!r}")
@@ -146,14 +148,21 @@ def remove_parametrizations(module: Module, tensor_name: str,
         else:
             raise ValueError(f"remove_parametrizations: {tensor_name!r}'s original is "
                              f"{plist.ntensors} tensors; leave_parametrized=False needs one")
-    was_parameter = isinstance(plist.original if plist.is_tensor else plist.original0,
-                               Parameter)
+    if plist.is_tensor:     # θ itself comes back, so an optimizer holding it keeps it
+        restored = plist.original
+        restored.data = value.data
+    else:
+        restored = Parameter(value.detach()) if isinstance(plist.original0, Parameter) \
+            else value.detach()
     delattr(type(module), tensor_name)
     del module.parametrizations[tensor_name]
     if not len(module.parametrizations):
         del module.parametrizations
         module.__class__ = module._unparametrized
-    setattr(module, tensor_name, Parameter(value.detach()) if was_parameter else value.detach())
+    if isinstance(restored, Parameter):
+        setattr(module, tensor_name, restored)
+    else:                   # a buffer again, in state_dict as before
+        module.register_buffer(tensor_name, restored)
     return module
 
 
