@@ -47,6 +47,8 @@ def test_pad_and_unpad(device):
     np.testing.assert_array_equal(left.numpy()[0, 2:], SEQS[0])
     for s, back in zip(SEQS, rnn.unpad_sequence(padded, [3, 5, 2])):
         np.testing.assert_array_equal(back.numpy(), s)
+    by_numpy = rnn.unpad_sequence(padded, np.array([3, 5, 2]))     # NumPy lengths, as PyTorch
+    assert [b.shape[0] for b in by_numpy] == [3, 5, 2]
     by_length = padded.index_select(1, tinyffn.tensor([1, 0, 2], device=device))
     sorted_pack = rnn.pack_padded_sequence(by_length, [5, 3, 2])
     assert sorted_pack.sorted_indices is None and sorted_pack.batch_sizes.tolist() == [3, 3, 2,
@@ -93,6 +95,7 @@ def test_as_pytorchs():
     ("rnn.pack_padded_sequence(x, [5, 3])", r"lengths must be 3 ints"),
     ("rnn.pack_padded_sequence(x, [6, 3, 2])", r"in \[0, 5\]"),
     ("rnn.pack_padded_sequence(x, [5, 3, 0])", "every length must be at least 1"),
+    ("rnn.pack_padded_sequence(x, [5, 3, True])", r"lengths must be 3 ints"),
     ("rnn.pad_packed_sequence(rnn.pack_sequence(s, False), total_length=2)",
      "total_length=2 is shorter than the longest sequence, 5"),
     ("rnn.pad_sequence([])", "a non-empty list"),

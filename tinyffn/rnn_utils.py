@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .arguments import tensor_arg
+from .arguments import _is_int, tensor_arg
 from .backend import dtype_name
 from .creation import stack, tensor
 from .tensor import Tensor
@@ -172,11 +172,13 @@ def unpack_sequence(packed_sequences: PackedSequence) -> list:
 
 
 def _lengths(op: str, lengths: Any, N: int, L: int) -> list:
+    """The lengths as N Python ints in [0, L]: a list, a tuple, a NumPy array (NumPy's
+    integers too, as PyTorch takes them) or an integer tensor."""
     values = lengths.tolist() if isinstance(lengths, Tensor) else list(lengths)
-    if len(values) != N or not all(isinstance(k, int) and 0 <= k <= L for k in values):
+    if len(values) != N or not all(_is_int(k) and 0 <= k <= L for k in values):
         raise ValueError(f"{op}: lengths must be {N} ints (one per example) in [0, {L}], got "
                          f"{values}")
-    return values
+    return [int(k) for k in values]
 
 
 # The host copies of the permutations tinyffn made (or read once): id of the device tensor ->
