@@ -112,7 +112,7 @@ def test_gelu_rejects_an_unknown_approximation():
 
 
 def test_functional_ops_refuse_arrays():
-    with pytest.raises(TypeError, match=r"gelu: x must be a tinyffn Tensor, got "
+    with pytest.raises(TypeError, match=r"gelu: input must be a tinyffn Tensor, got "
                                         r"numpy\.ndarray; convert arrays \(and torch tensors\)"):
         F.gelu(np.ones(3))
 
@@ -609,7 +609,7 @@ def test_foreign_types_are_named_with_their_module():
         tinyffn.optim.SGD([tinyffn.nn.Parameter(tinyffn.ones(2))], lr=torch.tensor(0.1))
     with pytest.raises(TypeError, match=r"exponent must be a number .*, got torch\.Tensor"):
         tinyffn.ones(2) ** torch.tensor(2.0)
-    with pytest.raises(TypeError, match=r"relu: x must be a tinyffn Tensor, got list;"):
+    with pytest.raises(TypeError, match=r"relu: input must be a tinyffn Tensor, got list;"):
         F.relu([1.0])
 
 

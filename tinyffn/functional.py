@@ -36,8 +36,9 @@ GELU_APPROXIMATIONS = ("none", "tanh")
 
 
 # ----------------------------------------------------------------------------- linear
-def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None, fused: bool = False) -> Tensor:
-    """y = x W^T + b: the affine map of ``nn.Linear``, applied to every row of x.
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None, *,
+           fused: bool = False) -> Tensor:
+    """y = x W^T + b: the affine map of ``nn.Linear``, applied to every row of x = ``input``.
 
     The weight is stored (out, in), as in the seed (W1 is d_ff x d) and in PyTorch, so one
     position computes y_t = W x_t + b.
@@ -47,10 +48,11 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None, fused: bool = 
     primitives produce exactly these.
 
     Shapes: x (..., in), weight (out, in), bias (out,) -> y (..., out).
-    ``fused=True``: the same map as one node with its backward written out
-    (:class:`tinyffn.ops.linalg.Linear`), for speed and memory.
+    ``fused=True`` (tinyffn's, by keyword): the same map as one node with its backward
+    written out (:class:`tinyffn.ops.linalg.Linear`), for speed and memory.
     """
-    _check_tensor("linear", "x", x)
+    x = input                   # PyTorch's name for the argument, x in the math
+    _check_tensor("linear", "input", x)
     _check_tensor("linear", "weight", weight)
     if weight.ndim != 2:
         raise ValueError(f"linear: weight must be a matrix (out_features, in_features), got "
@@ -78,30 +80,30 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None, fused: bool = 
 
 
 # ----------------------------------------------------------------------------- activations
-def relu(x: Tensor, inplace: bool = False) -> Tensor:
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """ReLU(x) = max(x, 0).    d/dx = 1 for x > 0, else 0.    Shape preserved (a primitive).
 
     ``inplace`` is PyTorch's argument; only a false value is accepted
     (:func:`tinyffn.arguments.check_inplace`).
     """
-    _check_tensor("relu", "x", x)
+    _check_tensor("relu", "input", input)
     check_inplace("relu", inplace)
-    return x.relu()
+    return input.relu()
 
 
-def sigmoid(x: Tensor) -> Tensor:
+def sigmoid(input: Tensor) -> Tensor:
     """sigmoid(x) = 1 / (1 + exp(-x)).    d/dx = sigmoid(x) (1 - sigmoid(x)).
 
     Shape preserved (a primitive).
     """
-    _check_tensor("sigmoid", "x", x)
-    return x.sigmoid()
+    _check_tensor("sigmoid", "input", input)
+    return input.sigmoid()
 
 
-def tanh(x: Tensor) -> Tensor:
+def tanh(input: Tensor) -> Tensor:
     """tanh(x).    d/dx = 1 - tanh(x)^2.    Shape preserved (a primitive)."""
-    _check_tensor("tanh", "x", x)
-    return x.tanh()
+    _check_tensor("tanh", "input", input)
+    return input.tanh()
 
 
 def erf(x: Tensor) -> Tensor:
@@ -113,8 +115,8 @@ def erf(x: Tensor) -> Tensor:
     return x.erf()
 
 
-def gelu(x: Tensor, approximate: str = "none", fused: bool = False) -> Tensor:
-    """GELU(x) = x Φ(x), Φ the standard normal CDF (Hendrycks & Gimpel 2016).
+def gelu(input: Tensor, approximate: str = "none", *, fused: bool = False) -> Tensor:
+    """GELU(x) = x Φ(x), x = ``input``, Φ the standard normal CDF (Hendrycks & Gimpel 2016).
 
     ``approximate="none"`` (exact, BERT): Φ(x) = (1 + erf(x / sqrt(2))) / 2, so
 
@@ -131,11 +133,12 @@ def gelu(x: Tensor, approximate: str = "none", fused: bool = False) -> Tensor:
     computed in float32 and rounded once, as PyTorch: in float16, 1 + erf cancels (GELU(-3)
     was 8% off, GELU(-5.5) 0). So are swish and silu.
 
-    ``fused=True`` computes the same function as one node with this closed-form
-    derivative (:class:`tinyffn.ops.activations.GELU`): faster, but the graph no longer
-    shows how GELU decomposes.
+    ``fused=True`` (tinyffn's, by keyword) computes the same function as one node with this
+    closed-form derivative (:class:`tinyffn.ops.activations.GELU`): faster, but the graph
+    no longer shows how GELU decomposes.
     """
-    _check_tensor("gelu", "x", x)
+    x = input                   # PyTorch's name for the argument, x in the math
+    _check_tensor("gelu", "input", x)
     _check_approximate("gelu", approximate)
     if fused:
         return FusedGELU.apply(x, approximate=approximate)
@@ -180,15 +183,16 @@ def swish(x: Tensor, beta: float | Tensor = 1.0, fused: bool = False) -> Tensor:
         return _narrowed(x * (beta * x).sigmoid(), x16)
 
 
-def silu(x: Tensor, inplace: bool = False, *, fused: bool = False) -> Tensor:
-    """SiLU(x) = x sigmoid(x), Swish with beta = 1 (the "Swi" of SwiGLU).
+def silu(input: Tensor, inplace: bool = False, *, fused: bool = False) -> Tensor:
+    """SiLU(x) = x sigmoid(x), x = ``input``, Swish with beta = 1 (the "Swi" of SwiGLU).
 
         SiLU'(x) = s (1 + x (1 - s)),    s = sigmoid(x).    Shape preserved.
 
     ``inplace`` is PyTorch's second argument, only a false value, as :func:`relu`'s;
     ``fused`` (tinyffn's, by keyword, as ``nn.SiLU``'s): one node (``ops.Swish``, β = 1).
     """
-    _check_tensor("silu", "x", x)
+    x = input                   # PyTorch's name for the argument, x in the math
+    _check_tensor("silu", "input", x)
     check_inplace("silu", inplace)
     if fused:
         return FusedSwish.apply(x, beta=1.0)
@@ -198,9 +202,9 @@ def silu(x: Tensor, inplace: bool = False, *, fused: bool = False) -> Tensor:
 
 
 # ----------------------------------------------------------------------------- softmax
-def softmax(x: Tensor, axis: int | None = None, *, dim: int | None = None,
+def softmax(input: Tensor, axis: int | None = None, *, dim: int | None = None,
             dtype: Any = None) -> Tensor:
-    """softmax(x)_i = exp(x_i) / sum_j exp(x_j) along ``axis``.
+    """softmax(x)_i = exp(x_i) / sum_j exp(x_j) along ``axis``, x = ``input``.
 
     Stable for large logits: softmax(x - c) = softmax(x) for any constant c, so we
     subtract c = max_j x_j and every exp is at most 1. Because the result does not depend
@@ -215,8 +219,8 @@ def softmax(x: Tensor, axis: int | None = None, *, dim: int | None = None,
     x is computed in float32 and the result rounded once, as PyTorch computes it (in
     float16 the exps and their sum lose digits: up to 5 ulp off).
     """
-    _check_tensor("softmax", "x", x)
-    x = _cast_to_float("softmax", x, dtype)
+    _check_tensor("softmax", "input", input)
+    x = _cast_to_float("softmax", input, dtype)     # x: ``input`` (PyTorch's name) in the math
     axis = check_axis("softmax", x, _implicit_axis("softmax", x, either_name(
         "softmax", "axis", axis, None, "dim", dim)))
     with grad_mode.scope("function", "softmax"), outside_autocast(dtype is not None):
@@ -237,9 +241,9 @@ def _cast_to_float(op: str, x: Tensor, dtype: Any) -> Tensor:
     return x.to(dtype=dtype)
 
 
-def log_softmax(x: Tensor, axis: int | None = None, *, dim: int | None = None,
+def log_softmax(input: Tensor, axis: int | None = None, *, dim: int | None = None,
                 dtype: Any = None) -> Tensor:
-    """log softmax(x)_i = x_i - log sum_j exp(x_j) along ``axis``, computed stably.
+    """log softmax(x)_i = x_i - log sum_j exp(x_j) along ``axis`` (x = ``input``), stably.
 
     With c = max_j x_j (detached, as in :func:`softmax`): x_i - c - log sum_j exp(x_j - c).
     Unlike log(softmax(x)), this never takes the log of an underflowed 0.
@@ -248,8 +252,8 @@ def log_softmax(x: Tensor, axis: int | None = None, *, dim: int | None = None,
     Shape preserved. ``dim`` is PyTorch's name for ``axis``; ``dtype`` and float16 as
     :func:`softmax`'s.
     """
-    _check_tensor("log_softmax", "x", x)
-    x = _cast_to_float("log_softmax", x, dtype)
+    _check_tensor("log_softmax", "input", input)
+    x = _cast_to_float("log_softmax", input, dtype)     # x: ``input`` (PyTorch's name) in the math
     axis = check_axis("log_softmax", x, _implicit_axis("log_softmax", x, either_name(
         "log_softmax", "axis", axis, None, "dim", dim)))
     with grad_mode.scope("function", "log_softmax"), outside_autocast(dtype is not None):

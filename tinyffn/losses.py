@@ -69,12 +69,13 @@ def _elementwise_target(op: str, input: Tensor, target: Any, reduction: str) -> 
     return target
 
 
-def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean", *, weight: Any = None,
+def cross_entropy(input: Tensor, target: Any, reduction: str = "mean", *, weight: Any = None,
                   ignore_index: int = IGNORE_INDEX, label_smoothing: float = 0.0) -> Tensor:
     """Cross-entropy of integer class targets: L = mean_n -log softmax(logits_n)[targets_n].
 
-    Computed as :func:`nll_loss` of ``log_softmax(logits)`` (stable for large logits).
-    The class axis is the last one.
+    ``input`` are the logits and ``target`` the targets (PyTorch's names for the arguments;
+    the math names below). Computed as :func:`nll_loss` of ``log_softmax(logits)`` (stable
+    for large logits). The class axis is the last one.
 
     dL/dlogits_n = (softmax(logits_n) - onehot(targets_n)) / N for ``"mean"`` over N rows.
 
@@ -102,6 +103,7 @@ def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean", *, weig
     (N, C): for more axes the two libraries' layouts (classes last here, on axis 1 in
     PyTorch) cannot be told apart, so that is refused with how to say which.
     """
+    logits, targets = input, target
     _check_tensor("cross_entropy", "logits", logits)
     _check_reduction("cross_entropy", reduction)
     _check_class_axis("cross_entropy", "logits", logits)
@@ -161,14 +163,16 @@ def _soft_cross_entropy(logits: Tensor, probs: Any, reduction: str, weight: Tens
         return _reduce(-terms.sum(axis=-1), reduction)
 
 
-def nll_loss(log_probs: Tensor, targets: Any, reduction: str = "mean", *, weight: Any = None,
+def nll_loss(input: Tensor, target: Any, reduction: str = "mean", *, weight: Any = None,
              ignore_index: int = IGNORE_INDEX) -> Tensor:
     """Negative log-likelihood of integer class targets: L = mean_n -log_probs_n[targets_n],
     for log-probabilities such as ``log_softmax``'s (``cross_entropy`` is the two in one).
 
+    ``input`` are the log-probabilities and ``target`` the targets (PyTorch's names).
     Shapes, ``weight`` and ``ignore_index`` as :func:`cross_entropy`'s: log_probs (..., C),
     targets (...) in [0, C).
     """
+    log_probs, targets = input, target
     _check_tensor("nll_loss", "log_probs", log_probs)
     _check_reduction("nll_loss", reduction)
     _check_class_axis("nll_loss", "log_probs", log_probs)
@@ -277,6 +281,11 @@ def check_label_smoothing(op: str, label_smoothing: Any) -> None:
 
 
 def _check_reduction(op: str, reduction: Any) -> None:
+    if reduction is None or isinstance(reduction, bool):    # torch's size_average or reduce
+        check_choice(op, "reduction", reduction, REDUCTIONS, "PyTorch's optional arguments "
+                     "before reduction (weight, the deprecated size_average and reduce) are "
+                     "not taken by position here: pass reduction=... (and any weight=...) by "
+                     "name")
     check_choice(op, "reduction", reduction, REDUCTIONS, "class weights (PyTorch's weight "
                  "argument, its first optional one) go by name here, weight=... (cross_entropy, "
                  "nll_loss and their modules take them)")
