@@ -734,6 +734,9 @@ def test_sdpa_kernel_is_importable_by_torchs_path_and_checks_its_argument():
     assert {m.name: int(m) for m in SDPBackend} == {
         "ERROR": -1, "MATH": 0, "FLASH_ATTENTION": 1, "EFFICIENT_ATTENTION": 2,
         "CUDNN_ATTENTION": 3, "OVERRIDEABLE": 4}
+    # printed by name, as PyTorch's (an IntEnum prints its number since Python 3.11)
+    assert str(SDPBackend.MATH) == f"{SDPBackend.MATH}" == "SDPBackend.MATH"
+    assert repr(SDPBackend.MATH) == "<SDPBackend.MATH: 0>" and SDPBackend.MATH == 0
     with sdpa_kernel((SDPBackend.MATH, SDPBackend.CUDNN_ATTENTION)):       # a tuple, too
         pass
     for bad in ("math", (SDPBackend.MATH, "flash")):

@@ -33,6 +33,13 @@ class SDPBackend(enum.IntEnum):
     CUDNN_ATTENTION = 3
     OVERRIDEABLE = 4
 
+    # an IntEnum prints and formats as its number (Python 3.11); PyTorch's shows its name
+    def __str__(self) -> str:
+        return f"SDPBackend.{self.name}"
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
 
 @contextlib.contextmanager
 def sdpa_kernel(backends: Any, set_priority: bool = False) -> Iterator[None]:
