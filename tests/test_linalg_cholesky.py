@@ -318,6 +318,16 @@ def test_matrix_power_of_integer_matrices(dtype):
         linalg.matrix_power(M, -1)
 
 
+def test_matrix_power_zero_is_the_identity_even_where_A_is_not_finite(device):
+    """A^0 = I, as PyTorch's, whatever A holds: it was A · 0 + I, NaN beside a NaN or inf
+    of A; and it stays in A's graph, as PyTorch's, so A's gradient is zeros, not an error."""
+    A = _t([[[np.nan, 1.0], [np.inf, 2.0]], [[3.0, 4.0], [5.0, 6.0]]], device, grad=True)
+    I = linalg.matrix_power(A, 0)                                 # (2, 2, 2)
+    np.testing.assert_array_equal(I.numpy(), np.broadcast_to(np.eye(2), (2, 2, 2)))
+    I.sum().backward()
+    np.testing.assert_array_equal(A.grad.numpy(), np.zeros((2, 2, 2)))
+
+
 def test_matrix_power_of_integers_matches_torch():
     torch = pytest.importorskip("torch")
     M = rng.integers(-3, 4, (2, 3, 3))

@@ -18,7 +18,8 @@ from typing import Any, NamedTuple
 
 from . import grad_mode
 from .backend import dtype_name
-from .creation import eye, stack
+from .composed import where
+from .creation import eye, stack, zeros
 from .linalg import LinAlgError, _apply, _matrix, inv, matrix_norm, svdvals
 from .ops.cholesky import Pinv
 from .tensor import Tensor
@@ -207,8 +208,10 @@ def matrix_power(A, n):
         x = _matrix_of_any_dtype(A)
     if n < 0:
         x, n = inv(x), -n
-    if n == 0:
-        return x.detach() * 0 + eye(x.shape[-1], dtype=x.dtype, device=x.device)  # (..., k, k)
+    if n == 0:      # I in A's graph, as PyTorch's (A's gradient zeros): a where that never
+        k = x.shape[-1]     # picks A, since A · 0 + I would be NaN wherever A holds NaN or inf
+        never = zeros(k, k, dtype="bool", device=x.device)
+        return where(never, x, eye(k, dtype=x.dtype, device=x.device))        # (..., k, k)
     result = None
     while n:
         if n & 1:
