@@ -504,3 +504,28 @@ def test_svdvals_and_eigvalsh_read_a_from_the_forward_after_an_in_place_change(n
     W = _t(a, device, grad=True)
     (g_plain,) = tinyffn.grad((f(W) * w).sum(), [W])
     np.testing.assert_allclose(g0, g_plain.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_eigvalsh_second_derivative_keeps_the_first_ones_symmetric_convention(uplo, device):
+    """eigvalsh's gradient is symmetric, given to both triangles (PyTorch's); its derivative
+    must be too. It went to the read triangle alone, off-diagonals doubled (0.05 away from
+    PyTorch 2.13's on a 3 x 3). Reference: central differences of the plain first derivative
+    along symmetric perturbations E = e_ij + e_ji, d/dt <g(A + tE), W> = h_ij + h_ji."""
+    A = np.array([[2.0, 0.3, -0.5], [0.7, 1.0, 0.2], [-0.1, 0.4, -1.5]])
+    c, W = _t([1.0, -2.0, 0.5], device), np.array([[1.0, 2, 0], [-1, 0.5, 3], [0.2, -2, 1]])
+
+    def g(a, create_graph=False):
+        (grad,) = tinyffn.grad((linalg.eigvalsh(a, UPLO=uplo) * c).sum(), [a],
+                               create_graph=create_graph)
+        return grad
+
+    X = _t(A, device, grad=True)
+    (h,) = tinyffn.grad((g(X, True) * _t(W, device)).sum(), [X])
+    want = np.zeros((3, 3))
+    for i, j in [(i, j) for i in range(3) for j in range(i + 1)]:
+        E = np.zeros((3, 3))
+        E[i, j] = E[j, i] = 1e-6
+        step = [(g(_t(A + s * E, device, grad=True)).numpy() * W).sum() for s in (1, -1)]
+        want[i, j] = want[j, i] = (step[0] - step[1]) / 2e-6 / (1 if i == j else 2)
+    np.testing.assert_allclose(h.numpy(), want, atol=1e-8)

@@ -381,8 +381,11 @@ class Eigvalsh(Function):
         xp = ctx.xp
         _, V = ctx.saved_tensors
         if not isinstance(gL, ctx.backend.array_type):  # create_graph: V a function of A
-            A = ctx.input_tensor(0, _eigh_rebuilt)
-            _, V = xp.linalg.eigh(_symmetric(xp, A, ctx.attrs.get("UPLO", "L")))
+            A = ctx.input_tensor(0, _eigh_rebuilt)      # symmetric, the read triangle in both
+            # eigh of A itself, not of its triangle: Eigh's backward gives both triangles the
+            # symmetric gradient, so the second derivative keeps the first's convention (and
+            # PyTorch's); through tril it went to the read triangle alone, off-diagonals x2
+            _, V = xp.linalg.eigh(A)
         return xp.matmul(V * xp.expand_dims(gL, axis=-2), _mT(xp, V))     # (..., n, n)
 
 
