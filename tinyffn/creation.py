@@ -153,14 +153,14 @@ def ones(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> Te
     return _full_on_device(_shape_or_size("ones", shape, size), 1, dtype, device, requires_grad)
 
 
-def zeros_like(t: Tensor, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """``zeros`` of ``t``'s shape, and of its dtype and device unless given (a leaf)."""
-    return _like("zeros_like", zeros, t, dtype, device, requires_grad)
+def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """``zeros`` of ``input``'s shape, and of its dtype and device unless given (a leaf)."""
+    return _like("zeros_like", zeros, input, dtype, device, requires_grad)
 
 
-def ones_like(t: Tensor, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """``ones`` of ``t``'s shape, and of its dtype and device unless given (a leaf)."""
-    return _like("ones_like", ones, t, dtype, device, requires_grad)
+def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """``ones`` of ``input``'s shape, and of its dtype and device unless given (a leaf)."""
+    return _like("ones_like", ones, input, dtype, device, requires_grad)
 
 
 def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any = "cpu",
@@ -340,8 +340,8 @@ def _check_sample_dtype(name: str, dtype: Any, device: Any) -> None:
                         f"got {backends.dtype_name(dtype)}; cast afterwards if you need another")
 
 
-def arange(start: float, end: float | None = None, step: float = 1, *, dtype: Any = None,
-           device: Any = "cpu", requires_grad: bool = False) -> Tensor:
+def arange(start: float | None = None, end: float | None = None, step: float = 1, *,
+           dtype: Any = None, device: Any = "cpu", requires_grad: bool = False) -> Tensor:
     """start, start + step, ... up to but not including ``end``, shape (n,), as
     ``torch.arange``; ``arange(n)`` is 0, 1, ..., n - 1 (row indices, class targets).
 
@@ -349,8 +349,12 @@ def arange(start: float, end: float | None = None, step: float = 1, *, dtype: An
     says otherwise.
     """
     start, end, step = (_one_number(v) for v in (start, end, step))
+    if start is None and end is None:
+        raise TypeError("arange: give the end, arange(n) or arange(end=n), as in PyTorch")
     if end is None:
         start, end = 0, start
+    elif start is None:                         # arange(end=n), PyTorch's keyword
+        start = 0
     for name, v in (("start", start), ("end", end), ("step", step)):
         if not (is_real(v) and math.isfinite(v)):
             raise TypeError(f"arange: {name} must be a finite number, got {v!r}")

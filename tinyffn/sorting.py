@@ -138,14 +138,18 @@ def _order(xp, data, axis: int, descending: bool):
 
 
 # ----------------------------------------------------------------------------- gathering
-def gather(input, dim, index):
+def gather(input, dim, index, *, sparse_grad=False):
     """The entries of ``input`` that ``index`` names along ``dim``, as ``torch.gather``;
     for a matrix, y[i][j] = x[index[i][j]][j] for dim 0 and x[i][index[i][j]] for dim 1.
     ``index`` is an int64 (or int32) tensor with as many axes as x, no longer than x along
     the other axes (it may be shorter: it reads their first entries), with values in
     [0, size of dim) (negative ones are refused, as in PyTorch); y has index's shape. One
-    ``getitem``: an entry picked twice receives the sum of both gradients."""
+    ``getitem``: an entry picked twice receives the sum of both gradients. PyTorch's
+    ``sparse_grad=False`` is taken; True (a sparse gradient) is refused: tinyffn's are dense."""
     x = _tensor_input("gather", input)
+    if sparse_grad is not False:
+        raise ValueError(f"gather: sparse_grad={sparse_grad!r}: tinyffn's gradients are dense "
+                         "arrays (no sparse tensors); leave sparse_grad False")
     axis = _dim("gather", dim, x.ndim)
     index = _index_array("gather", x, index, "index", ("int64", "int32"))
     xp = x.backend.xp

@@ -322,7 +322,7 @@ class Tensor(TorchMethods, IntegerMethods):
         # NumPy's float64(1.5) would make the result float64: use the plain Python number
         return E.Pow.apply(self, p=int(p) if isinstance(p, numbers.Integral) else float(p))
 
-    def pow(self, p): return self ** p      # PyTorch's method name
+    def pow(self, exponent): return self ** exponent
 
     # -- in place: x -= lr * g inside no_grad(), as in a hand-written PyTorch update loop ----
     def __iadd__(self, other): return IP.in_place(self, E.Add, other, "+=")

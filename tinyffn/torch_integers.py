@@ -251,14 +251,14 @@ def nextafter(input, other):
 _RULES = types.SimpleNamespace(op_name=lambda: "result_type")   # a Function's op_name, for errors
 
 
-def result_type(tensor1, tensor2):
-    """The dtype an op on ``tensor1`` and ``tensor2`` (tensors or Python numbers) computes
+def result_type(tensor, other):
+    """The dtype an op on ``tensor`` and ``other`` (tensors or Python numbers) computes
     in, as ``torch.result_type``, by tinyffn's promotion (:mod:`tinyffn.promotion`): the
     highest kind (bool < integer < float) wins; among tensors of that kind, the widest one
     with axes (a 0-d one only where none with axes has it); a number only where its kind
     is higher, as the default dtype of its kind (``result_type(int_tensor, 1.0)`` is
     float32, ``result_type(int8_tensor, 1000)`` int8). In the tensors' backend's dtypes."""
-    args = (tensor1, tensor2)
+    args = (tensor, other)
     for v in args:
         if not isinstance(v, (_tensor.Tensor, int, float)):
             raise TypeError(f"result_type: takes tensors and Python numbers, got "

@@ -167,7 +167,7 @@ class TorchMethods(MoreMethods, ExtraMethods, NameMethods, MathMethods, LinalgMe
         y = self.reshape(pairs).expand(*tiled).reshape([s * n for s, n in zip(sizes, shape)])
         return IP.as_view(y, None)       # a copy in PyTorch, its own to change
 
-    def split(self, split_size_or_sections, dim=0): return C.split(self, split_size_or_sections, dim)
+    def split(self, split_size, dim=0): return C.split(self, split_size, dim)
     def chunk(self, chunks, dim=0): return C.chunk(self, chunks, dim)
 
     def tril(self, diagonal=0):
@@ -194,10 +194,6 @@ class TorchMethods(MoreMethods, ExtraMethods, NameMethods, MathMethods, LinalgMe
         """``values, indices = h.topk(5)``: ``tinyffn.topk(self, k, dim, largest, sorted)``."""
         from . import sorting
         return sorting.topk(self, k, dim, largest, sorted)
-
-    def gather(self, dim, index):
-        from . import sorting
-        return sorting.gather(self, dim, index)
 
     def take_along_dim(self, indices, dim=None):
         from . import sorting

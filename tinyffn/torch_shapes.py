@@ -151,21 +151,32 @@ def concat(tensors, dim=0):
     return cat(tensors, dim=dim)
 
 
-def concatenate(tensors, axis=0):
-    """``cat``, as ``torch.concatenate`` (NumPy's name and ``axis``)."""
+def concatenate(tensors, axis=0, *, dim=None):
+    """``cat``, as ``torch.concatenate`` (NumPy's name; ``axis`` or PyTorch's ``dim``)."""
     from .creation import cat
-    return cat(tensors, dim=axis)
+    return cat(tensors, axis, dim=dim)
 
 
 # ----------------------------------------------------------------------------- splitting
-def tensor_split(input, indices_or_sections, dim=0):
+def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indices=None):
     """Views of ``input`` along ``dim``, as ``torch.tensor_split`` (NumPy's
     ``array_split``): an int n gives n pieces, the first ``size % n`` one longer than the
     rest (n may exceed the length: the last pieces are empty); a list of indices cuts
     before each, read as Python slice bounds (``[1, 5]`` on length 7: [0:1], [1:5], [5:]).
-    A 0-d int tensor counts as n, a 1-D one as the indices (read on the host)."""
+    A 0-d int tensor counts as n, a 1-D one as the indices (read on the host). PyTorch's
+    keywords ``sections=n`` and ``indices=[...]`` are taken too."""
     x = tensor_arg("tensor_split", "input", input)
-    return _split_at("tensor_split", x, indices_or_sections, dim)
+    spec = _spec("tensor_split", indices_or_sections, sections, indices)
+    return _split_at("tensor_split", x, spec, dim)
+
+
+def _spec(op: str, indices_or_sections, sections, indices):
+    """The one of indices_or_sections (by position) and PyTorch's keywords given."""
+    given = [v for v in (indices_or_sections, sections, indices) if v is not None]
+    if len(given) != 1:
+        raise TypeError(f"{op}: give one of indices_or_sections (by position), sections=n or "
+                        f"indices=[...], got {len(given)}")
+    return given[0]
 
 
 def _split_at(op: str, x, spec, dim, *, exact: bool = False):
@@ -209,28 +220,30 @@ def _split_by_dim(op: str, input, spec, dim: int, need: int):
     return _split_at(op, x, spec, dim, exact=True)
 
 
-def hsplit(input, indices_or_sections):
+def hsplit(input, indices_or_sections=None, *, sections=None, indices=None):
     """``tensor_split`` along dim 1 (dim 0 for a 1-D tensor), as ``torch.hsplit``: an int
     must divide the length."""
+    indices_or_sections = _spec("hsplit", indices_or_sections, sections, indices)
     x = tensor_arg("hsplit", "input", input)
     return _split_by_dim("hsplit", x, indices_or_sections, 0 if x.ndim == 1 else 1, 1)
 
 
-def vsplit(input, indices_or_sections):
+def vsplit(input, indices_or_sections=None, *, sections=None, indices=None):
     """``tensor_split`` along dim 0 of a tensor of 2 or more axes, as ``torch.vsplit``."""
+    indices_or_sections = _spec("vsplit", indices_or_sections, sections, indices)
     return _split_by_dim("vsplit", input, indices_or_sections, 0, 2)
 
 
-def dsplit(input, indices_or_sections):
+def dsplit(input, indices_or_sections=None, *, sections=None, indices=None):
     """``tensor_split`` along dim 2 of a tensor of 3 or more axes, as ``torch.dsplit``."""
+    indices_or_sections = _spec("dsplit", indices_or_sections, sections, indices)
     return _split_by_dim("dsplit", input, indices_or_sections, 2, 3)
 
 
 # ----------------------------------------------------------------------------- other aliases
-def true_divide(dividend, divisor):
-    """``dividend / divisor``, true division (integers give floats), as
-    ``torch.true_divide``."""
-    return tensor_arg("true_divide", "dividend", dividend) / divisor
+def true_divide(input, other):
+    """``input / other``, true division (integers give floats), as ``torch.true_divide``."""
+    return tensor_arg("true_divide", "input", input) / other
 
 
 def positive(input):
@@ -331,17 +344,25 @@ def _matrix_transposed(x, name: str, batches: bool):
 class ShapeMethods:
     """The Tensor methods of the functions above that PyTorch has as methods
     (``broadcast_to`` is Tensor's own; the stackers and ``broadcast_tensors`` are functions
-    only, as there)."""
+    only, as there), and ``gather``, over :func:`tinyffn.sorting.gather` (here, not in
+    torch_methods.py, which is full)."""
 
     __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
 
+    def gather(self, dim, index, *, sparse_grad=False):
+        from . import sorting                   # sorting.py imports tensor.py
+        return sorting.gather(self, dim, index, sparse_grad=sparse_grad)
+
     def swapaxes(self, axis0, axis1): return swapaxes(self, axis0, axis1)
     def swapdims(self, dim0, dim1): return swapdims(self, dim0, dim1)
-    def tensor_split(self, indices_or_sections, dim=0):
-        return tensor_split(self, indices_or_sections, dim)
-    def hsplit(self, indices_or_sections): return hsplit(self, indices_or_sections)
-    def vsplit(self, indices_or_sections): return vsplit(self, indices_or_sections)
-    def dsplit(self, indices_or_sections): return dsplit(self, indices_or_sections)
+    def tensor_split(self, indices_or_sections=None, dim=0, *, sections=None, indices=None):
+        return tensor_split(self, indices_or_sections, dim, sections=sections, indices=indices)
+    def hsplit(self, indices_or_sections=None, *, sections=None, indices=None):
+        return hsplit(self, indices_or_sections, sections=sections, indices=indices)
+    def vsplit(self, indices_or_sections=None, *, sections=None, indices=None):
+        return vsplit(self, indices_or_sections, sections=sections, indices=indices)
+    def dsplit(self, indices_or_sections=None, *, sections=None, indices=None):
+        return dsplit(self, indices_or_sections, sections=sections, indices=indices)
     def true_divide(self, other): return true_divide(self, other)
     def positive(self): return positive(self)
     def sgn(self): return sgn(self)
