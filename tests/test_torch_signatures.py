@@ -5,7 +5,9 @@ Torch-free: the signatures written out (a rename back to the math names, or a
 tinyffn-only argument such as ``fused`` moved into a slot PyTorch uses, fails here), and
 keyword calls under PyTorch's names giving the positional calls' numbers, on every device.
 With torch: the same names compared mechanically with torch 2.13's signatures, and the
-keyword calls with torch's values.
+keyword calls with torch's values. Then the same for tinyffn.* and Tensor methods where an
+audit against torch's stubs (all overloads) found a torch keyword refused:
+``zeros_like(input=x)``, ``arange(end=n)``, ``x.pow(exponent=2)``, ``x.split(split_size=1)``.
 """
 import inspect
 import re
@@ -139,3 +141,84 @@ def test_keyword_calls_compute_pytorchs_numbers(name):
     expected = getattr(torch.nn.functional, name)(**theirs).numpy()
     np.testing.assert_allclose(getattr(F, name)(**kwargs(tinyffn.tensor(X))).numpy(), expected,
                                rtol=1e-12, atol=1e-15)
+
+
+# ----------------------------------------------------------------------------- tinyffn.* and
+# Tensor methods: the names a second audit found refused where torch takes them. Signatures
+# written out, then each keyword call as torch writes it beside the
+# positional call it must equal (strings, so torch evaluates the same text).
+TOPLEVEL = {
+    "zeros_like": "(input, *, dtype=None, device=None, requires_grad=False)",
+    "ones_like": "(input, *, dtype=None, device=None, requires_grad=False)",
+    "arange": "(start=None, end=None, step=1, *, dtype=None, device='cpu', requires_grad=False)",
+    "concatenate": "(tensors, axis=0, *, dim=None)",
+    "tensor_split": "(input, indices_or_sections=None, dim=0, *, sections=None, indices=None)",
+    "hsplit": "(input, indices_or_sections=None, *, sections=None, indices=None)",
+    "gather": "(input, dim, index, *, sparse_grad=False)",
+    "true_divide": "(input, other)",
+    "result_type": "(tensor, other)",
+}
+METHODS = {
+    "pow": "(self, exponent)",
+    "split": "(self, split_size, dim=0)",
+    "gather": "(self, dim, index, *, sparse_grad=False)",
+    "tensor_split": "(self, indices_or_sections=None, dim=0, *, sections=None, indices=None)",
+    "hsplit": "(self, indices_or_sections=None, *, sections=None, indices=None)",
+}
+# keyword call (torch's names) -> the positional call; t is tinyffn or torch
+KEYWORD_CALLS = {
+    "t.zeros_like(input=x)": "t.zeros_like(x)",
+    "t.ones_like(input=x, dtype=t.float64)": "t.ones_like(x, dtype=t.float64)",
+    "t.arange(end=4, dtype=t.float64, device=x.device)": "t.arange(4.0, device=x.device)",
+    "t.concatenate([x, x], dim=1)": "t.concatenate([x, x], 1)",
+    "t.tensor_split(x, sections=2, dim=1)": "t.tensor_split(x, 2, 1)",
+    "t.tensor_split(x, indices=[1], dim=1)": "t.tensor_split(x, [1], 1)",
+    "t.hsplit(x, sections=3)": "t.hsplit(x, 3)",
+    "t.vsplit(x, indices=[1])": "t.vsplit(x, [1])",
+    "t.dsplit(x[None], sections=3)": "t.dsplit(x[None], 3)",
+    "t.gather(x, 1, i, sparse_grad=False)": "t.gather(x, 1, i)",
+    "t.true_divide(input=x, other=2.0)": "t.true_divide(x, 2.0)",
+    "x.pow(exponent=2)": "x.pow(2)",
+    "x.split(split_size=1)": "x.split(1)",
+    "x.gather(1, i, sparse_grad=False)": "x.gather(1, i)",
+    "x.tensor_split(sections=3, dim=1)": "x.tensor_split(3, 1)",
+    "x.hsplit(indices=[2])": "x.hsplit([2])",
+}
+
+
+def _evaluate(t, x, expr):
+    i = t.tensor([[0, 2, 1], [1, 1, 0]], device=x.device)
+    y = eval(expr, {"t": t, "x": x, "i": i})
+    return [v.tolist() for v in y] if isinstance(y, tuple) else y.tolist()
+
+
+def test_top_level_functions_and_methods_take_pytorchs_names():
+    assert {name: text(getattr(tinyffn, name)) for name in TOPLEVEL} == TOPLEVEL
+    assert {name: text(getattr(tinyffn.Tensor, name)) for name in METHODS} == METHODS
+    assert text(tinyffn.vsplit) == text(tinyffn.dsplit) == text(tinyffn.hsplit)
+    T = tinyffn.Tensor
+    assert text(T.vsplit) == text(T.dsplit) == text(T.hsplit)
+
+
+@pytest.mark.parametrize("expr", sorted(KEYWORD_CALLS))
+def test_torch_keyword_calls_compute_the_positional_calls(expr, device):
+    x = tinyffn.tensor(X, dtype="float64", device=device)
+    assert _evaluate(tinyffn, x, expr) == _evaluate(tinyffn, x, KEYWORD_CALLS[expr])
+
+
+def test_torch_keyword_result_type_and_what_is_refused():
+    x = tinyffn.tensor(X)
+    assert tinyffn.result_type(tensor=x, other=2) == tinyffn.result_type(x, 2) == x.dtype
+    with pytest.raises(ValueError, match=r"gather: sparse_grad=True: .*dense"):
+        tinyffn.gather(x, 1, tinyffn.tensor([[0], [1]]), sparse_grad=True)
+    with pytest.raises(TypeError, match=r"tensor_split: give one of .*got 2"):
+        x.tensor_split(2, sections=2)
+    with pytest.raises(TypeError, match=r"arange: give the end"):
+        tinyffn.arange()
+
+
+@pytest.mark.parametrize("expr", sorted(KEYWORD_CALLS))
+def test_torch_keyword_calls_work_in_torch_with_the_same_numbers(expr):
+    torch = pytest.importorskip("torch")
+    ours = _evaluate(tinyffn, tinyffn.tensor(X, dtype="float64"), expr)
+    assert _evaluate(torch, torch.tensor(X), expr) == ours    # exact: copies, x * x, x / 2
