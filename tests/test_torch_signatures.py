@@ -222,3 +222,20 @@ def test_torch_keyword_calls_work_in_torch_with_the_same_numbers(expr):
     torch = pytest.importorskip("torch")
     ours = _evaluate(tinyffn, tinyffn.tensor(X, dtype="float64"), expr)
     assert _evaluate(torch, torch.tensor(X), expr) == ours    # exact: copies, x * x, x / 2
+
+
+def test_pytorchs_unbiased_by_position_is_refused_naming_it():
+    """torch.var(x, False) means unbiased=False (torch's overload var(input, unbiased));
+    here dim is the second slot, so a bool there is refused, saying what to write."""
+    x = tinyffn.tensor(X)
+    for f, op in ((tinyffn.var, "var"), (tinyffn.std, "std"), (tinyffn.Tensor.var, "var"),
+                  (tinyffn.var_mean, "var"), (tinyffn.std_mean, "std")):
+        with pytest.raises(TypeError, match=rf"{op}: got False where dim goes; .*"
+                                            r"pass unbiased=False \(or correction=0\) by name"):
+            f(x, False)
+
+
+def test_pytorchs_unbiased_by_position_means_what_the_message_says():
+    torch = pytest.importorskip("torch")
+    ours = tinyffn.var(tinyffn.tensor(X, dtype="float64"), unbiased=False).item()
+    assert torch.var(torch.tensor(X), False).item() == pytest.approx(ours, rel=1e-14)

@@ -121,8 +121,12 @@ def variance(x: Tensor, op: str, dim: Any, correction: Any, keepdim: Any, axis: 
     ``correction`` defaults to 1 (the unbiased estimate), as in PyTorch; NumPy's default is
     0 (``np.var(x, ddof=0)``): pass ``correction=0`` for that. ``unbiased`` is PyTorch's older
     flag (True: 1, False: 0). At least one degree of freedom must be left (n > correction),
-    where PyTorch would answer NaN or inf.
+    where PyTorch would answer NaN or inf. ``unbiased`` and ``keepdim`` are keyword-only:
+    PyTorch's ``x.var(False)`` or ``x.var(0, True, True)`` by position is refused, naming them.
     """
+    if isinstance(dim, bool):
+        raise TypeError(f"{op}: got {dim} where dim goes; PyTorch's {op}(x, unbiased) by "
+                        f"position: pass unbiased={dim} (or correction={int(dim)}) by name")
     axis, keepdims = _numpy_names(op, axis, keepdims, dim, keepdim)
     if unbiased is not None:
         if correction is not None:
