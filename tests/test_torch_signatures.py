@@ -157,6 +157,7 @@ TOPLEVEL = {
     "gather": "(input, dim, index, *, sparse_grad=False)",
     "true_divide": "(input, other)",
     "result_type": "(tensor, other)",
+    "load": "(f, map_location=None, *, weights_only=True)",   # torch's 3rd: pickle_module
 }
 METHODS = {
     "pow": "(self, exponent)",
@@ -239,3 +240,10 @@ def test_pytorchs_unbiased_by_position_means_what_the_message_says():
     torch = pytest.importorskip("torch")
     ours = tinyffn.var(tinyffn.tensor(X, dtype="float64"), unbiased=False).item()
     assert torch.var(torch.tensor(X), False).item() == pytest.approx(ours, rel=1e-14)
+
+
+def test_load_takes_weights_only_by_name_only():
+    """torch.load(f, None, pickle) passes pickle_module third; here that slot is refused,
+    not read as weights_only."""
+    with pytest.raises(TypeError, match=r"takes from 1 to 2 positional arguments"):
+        tinyffn.load("unused.pt", None, True)

@@ -147,7 +147,7 @@ def save(obj: Any, f: Any) -> None:
         _TensorPickler(file, protocol=PROTOCOL).dump(obj)
 
 
-def load(f: Any, map_location: Any = None, weights_only: bool = True) -> Any:
+def load(f: Any, map_location: Any = None, *, weights_only: bool = True) -> Any:
     """Read back what :func:`save` wrote to ``f`` (a path or a binary file object), as
     ``torch.load``.
 
@@ -157,7 +157,8 @@ def load(f: Any, map_location: Any = None, weights_only: bool = True) -> Any:
     for every tensor, or a dict from saved device to device (``{"cuda": "cpu"}``). A
     device this machine cannot use (``"cuda"`` without a GPU) raises a DeviceError.
     ``weights_only=True`` loads tensors, containers, numbers, strings and NumPy arrays
-    only, and refuses anything else unread; pass False only for a file you trust.
+    only, and refuses anything else unread; pass False only for a file you trust. By name
+    only: PyTorch's third slot is ``pickle_module``, which tinyffn does not take.
     """
     devices = _device_map(map_location)
     with _opened(f, "rb", "load") as file:
