@@ -26,7 +26,8 @@ recorded gradient (``tinyffn.grad(..., create_graph=True)``, docs/autograd.md §
 3. λ_max at initialisation for ReLU, GELU and SwiGLU FFNs of matched parameter counts.
 
 The task: d = 8, 256 positions x ~ N(0, 1), targets 8 · teacher(x) for a fixed GELU FFN four
-times wider (d_ff = 128) than the student (d_ff = 4d = 32); mean squared error. Everything is in float64, so that λ_max is measured, not float32's rounding.
+times wider (d_ff = 128) than the student (d_ff = 4d = 32); mean squared error. Everything
+is in float64, so that λ_max is measured, not float32's rounding.
 Figure: λ_max against the step for each η, 2/η dashed; and the loss, per step.
 """
 from __future__ import annotations
@@ -114,6 +115,9 @@ def main(argv: list | None = None) -> dict:
                 [[eta, r["sharpness"][-1], r["exact_end"],
                   f"{abs(r['sharpness'][-1] - r['exact_end']) / r['exact_end']:.1e}"]
                  for eta, r in runs.items()]))
+    print(f"(Power iteration stops when one more product changes λ by < {TOL:g} relative; "
+          "that is not\nits error, which is larger where the next eigenvalue is close to "
+          "λ_max and v turns slowly.)")
 
     header("3. λ_max at initialisation, the same data, matched parameter counts")
     at_init = activations_at_init(data)
