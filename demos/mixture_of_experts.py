@@ -130,15 +130,17 @@ def main(argv: list | None = None) -> dict:
               f"{r['params'] / results['FFN 4d']['params']:.1f}x its parameters and "
               f"{r['flops'] / results['FFN 4d']['flops']:.2f}x its FLOPs per position")
     print("Largest load: the busiest expert's share of the held-out choices, one per "
-          f"position with top 1 and two with top 2 (even: {1 / EXPERTS:.1%}); aux loss: 1 "
-          f"when even, {EXPERTS} when one expert takes all (top 1), {EXPERTS // 2} when two "
-          "do (top 2).")
+          f"position with top 1 and two with top 2 (even: {1 / EXPERTS:.1%}).\nAux loss, "
+          "E · Σ_e (share of the choices) · (mean router probability): 1 when they are "
+          f"even, at most {EXPERTS} when one expert takes them all (top 1), {EXPERTS // 2} "
+          "when two do (top 2).")
 
     routings = {name: routing_table(models[name][0], data)
                  for name in ("MoE 8×4d top-1", "  same, no aux loss")}
     for name, routing in routings.items():
         label = name.strip().replace("same", "MoE 8×4d top-1")
-        header(f"Which expert each cluster's held-out points go to ({label}), in %")
+        header(f"Which expert each cluster's held-out points go to ({label}), in % "
+               "(rounded)")
         print(table(["cluster"] + [f"e{e}" for e in range(EXPERTS)],
                     [[c] + [f"{100 * n / max(1, row.sum()):.0f}" for n in row]
                      for c, row in enumerate(routing)]))
