@@ -80,7 +80,9 @@ def main(argv: list | None = None) -> dict:
     T_llama, d_llama = 2048, 4096
     print(f"\nLLaMA-7B (d = {d_llama}), formulas: at T = {T_llama} the FFN costs "
           f"{A.ffn_flops(T_llama, d_llama) / A.attention_flops(T_llama, d_llama):g}× attention's "
-          f"T² products;\nthey cross at T = {A.crossover_T(d_llama):,}.")
+          f"T² products;\nthey cross at T = {A.crossover_T(d_llama):,}.\n(LLaMA's FFN is SwiGLU, "
+          f"three d × 11,008 matrices: 6·T·d·11,008 = {6 * 11008 / d_llama:g}·T·d², so 16·T·d² "
+          "holds for it too.)")
     figure = plot_costs(rows, d, args.out)
     print(f"\nFigure: {shown(figure)}")
     return {"d": d, "rows": rows, "matches": matches, "crossover": crossover,
@@ -129,6 +131,7 @@ def plot_costs(rows: list, d: int, out: Path) -> Path:
     left.plot(T, [r["attention_with_projections"] for r in rows], "^--", color="C2", ms=5,
               label="attention + Q, K, V, O projections")
     _crossover_line(left, 4 * d, "T = 4d")
+    _crossover_line(left, 2 * d, "2d", color="C2")     # where attn + proj meets the FFN
     left.set_title(f"measured with FlopCounter, d = {d}")
     _style(left)
 
@@ -146,9 +149,9 @@ def plot_costs(rows: list, d: int, out: Path) -> Path:
     return save_figure(fig, out, "flops_vs_T")
 
 
-def _crossover_line(ax, T: int, label: str) -> None:
-    ax.axvline(T, color="black", ls="--", lw=1)
-    ax.text(T * 1.08, 0.03, label, fontsize=9, transform=ax.get_xaxis_transform())
+def _crossover_line(ax, T: int, label: str, color: str = "black") -> None:
+    ax.axvline(T, color=color, ls="--", lw=1)
+    ax.text(T * 1.08, 0.03, label, fontsize=9, color=color, transform=ax.get_xaxis_transform())
 
 
 def _style(ax) -> None:
