@@ -18,7 +18,9 @@ Then it looks at the blocks off the diagonal (t != s):
 * single-head self-attention, softmax(Q K^T / sqrt(d)) V W_O^T, built from the same
   primitives: every block is non-zero: each output position depends on every input.
 
-Figure: |J| for both, side by side; white squares are entries that are exactly 0.
+Figure: |J| for both, side by side, on a log scale over four decades; white squares are
+entries that are exactly 0, the darkest (the colour bar's arrow) entries below 1e-4 of the
+largest.
 """
 from __future__ import annotations
 
@@ -140,7 +142,8 @@ def plot_jacobians(jacobians: dict, T: int, d: int, out: Path) -> Path:
         ax.set_xlabel("input position s  (d entries each)")
         ax.set_ylabel("output position t")
         ax.set_title(titles[name])
-    fig.colorbar(image, ax=axes, shrink=0.8, label="|dY[t, j] / dX[s, k]|  (white: exactly 0)")
+    fig.colorbar(image, ax=axes, shrink=0.8, extend="min",     # the arrow: below 1e-4 · top
+                 label="|dY[t, j] / dX[s, k]|  (white: exactly 0)")
     fig.suptitle(f"Jacobian of Y = f(X), X of {T} positions × d = {d}")
     return save_figure(fig, out, "jacobians")
 
