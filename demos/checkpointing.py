@@ -60,7 +60,8 @@ most bytes alive during backward (arrays and the graph's Python objects, which t
 cannot tell apart at the peak). On the GPU, a ``cupy.cuda.MemoryHook`` counts the bytes
 arrays ask CuPy's memory pool for and give back (each request's own size: the pool rounds
 it up to 512 bytes, which would add 448 bytes to every (T, 1) array at the --quick size),
-which is the same two quantities for device arrays. Figure: memory, time and FLOPs against k, √L and k* marked.
+which is the same two quantities for device arrays. Figure: memory, time and FLOPs
+against k, √L and k* marked.
 """
 from __future__ import annotations
 
@@ -71,6 +72,7 @@ import time
 import tracemalloc
 
 import numpy as np
+from matplotlib.ticker import FuncFormatter
 
 import tinyffn
 from tinyffn import nn
@@ -395,6 +397,8 @@ def draw(rows: list, layers: int, T: int, d: int, optimum: float, title: str):
     left.text(layers, mib(plain["peak"]), "plain step's peak ", va="bottom", ha="right",
               fontsize=8, color="grey")
     left.set_yscale("log")
+    for axis in (left.yaxis.set_major_formatter, left.yaxis.set_minor_formatter):
+        axis(FuncFormatter(lambda v, _: f"{v:g}"))      # 30, not 3×10¹: MiB read as numbers
     right.plot(ks, [r["ms"] for r in rows], "o-", ms=4, color="C2", label="step time (ms)")
     right.axhline(plain["ms"], color="C2", lw=0.8, ls=":", label="plain step's time")
     flops = right.twinx()
