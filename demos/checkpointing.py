@@ -157,6 +157,13 @@ def main(argv: list | None = None) -> dict:
         print(f"Held counts NumPy's arrays only; the plain step's graph also held "
               f"{mib(plain['held_total'] - plain['held']):.2f} MiB of Python objects, which "
               "the peak includes.")
+        objects = plain["held_total"] - plain["held"]
+        checkpointed = [r["peak"] for r in rows if r["m"]]       # k > 1: segments rerun
+        if objects > plain["held"] and checkpointed and min(checkpointed) >= plain["peak"]:
+            print(f"At this size those objects outweigh the arrays ({mib(plain['held']):.2f} "
+                  "MiB): checkpointing saves arrays,\nand its reruns make Python objects of "
+                  "their own, so here it did not lower the peak (it does at\nthe default "
+                  "size, where the arrays dominate).")
     figure = save_figure(draw(rows, layers, tokens, d, optimum, f"{layers} blocks, "
                               f"T = {tokens}, d = {d}, on {args.device}"), args.out,
                          "memory_vs_k")
