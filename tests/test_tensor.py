@@ -835,6 +835,7 @@ def test_numpy_scalars_keep_their_dtype_in_tensor_as_in_pytorch():
 def test_float_valued_ops_on_integers_compute_in_float32(device):
     """NumPy computed exp of an int tensor in float64 (of a bool one in float16)."""
     F = tinyffn.functional
+    from tinyffn.ops.activations import GELU as FusedGELU, Swish as FusedSwish
     i = tinyffn.tensor([1, 2, 3], device=device)
     v = np.array([1.0, 2.0, 3.0])
     erf = np.vectorize(__import__("math").erf)
@@ -844,13 +845,24 @@ def test_float_valued_ops_on_integers_compute_in_float32(device):
         "sigmoid": (lambda t: t.sigmoid(), 1 / (1 + np.exp(-v))),
         "erf": (lambda t: t.erf(), erf(v)), "sqrt": (lambda t: t ** 0.5, np.sqrt(v)),
         "pow 2.0": (lambda t: t ** 2.0, v ** 2), "mean": (lambda t: t.mean(), v.mean()),
-        "fused gelu": (lambda t: F.gelu(t, fused=True), v * (1 + erf(v / np.sqrt(2))) / 2),
-        "fused swish": (lambda t: F.swish(t, fused=True), v / (1 + np.exp(-v))),
+        # the fused primitives themselves (F.gelu and F.swish refuse integers, as PyTorch)
+        "fused gelu": (lambda t: FusedGELU.apply(t, approximate="none"),
+                       v * (1 + erf(v / np.sqrt(2))) / 2),
+        "fused swish": (lambda t: FusedSwish.apply(t, beta=1.0), v / (1 + np.exp(-v))),
     }
     for name, (op, want) in expected.items():
         y = op(i)
         assert dtype_name(y.dtype) == "float32", name
         np.testing.assert_allclose(y.numpy(), want, rtol=1e-6, err_msg=name)
+    # the activations and softmax refuse integers, as PyTorch 2.13 does (NotImplementedError
+    # there), unless softmax is told a float dtype to cast to first
+    for name, op in {"gelu": lambda t: F.gelu(t, fused=True), "silu": F.silu, "swish": F.swish,
+                     "softmax": lambda t: F.softmax(t, 0),
+                     "log_softmax": lambda t: F.log_softmax(t, 0)}.items():
+        with pytest.raises(TypeError, match=f"{name}: .* has dtype int64; .*cast with x.float"):
+            op(i)
+    np.testing.assert_allclose(F.softmax(i, 0, dtype="float32").numpy(),
+                               np.exp(v) / np.exp(v).sum(), rtol=1e-6)
     assert dtype_name((i ** 2).dtype) == "int64"                # an integer power stays integer
     mask = tinyffn.tensor([True, False], device=device)
     assert dtype_name(mask.exp().dtype) == "float32"

@@ -138,7 +138,7 @@ def gelu(input: Tensor, approximate: str = "none", *, fused: bool = False) -> Te
     no longer shows how GELU decomposes.
     """
     x = input                   # PyTorch's name for the argument, x in the math
-    _check_tensor("gelu", "input", x)
+    _check_floating("gelu", "input", x)
     _check_approximate("gelu", approximate)
     if fused:
         return FusedGELU.apply(x, approximate=approximate)
@@ -168,7 +168,7 @@ def swish(x: Tensor, beta: float | Tensor = 1.0, fused: bool = False) -> Tensor:
     dSwish/dbeta = x^2 s (1 - s)). Shape preserved. ``fused=True``: one node with this
     closed-form derivative (:class:`tinyffn.ops.activations.Swish`), for speed.
     """
-    _check_tensor("swish", "x", x)
+    _check_floating("swish", "x", x)
     if fused:
         if isinstance(beta, Tensor):
             raise TypeError("swish: fused=True takes a constant beta; a learned (Tensor) beta "
@@ -192,7 +192,7 @@ def silu(input: Tensor, inplace: bool = False, *, fused: bool = False) -> Tensor
     ``fused`` (tinyffn's, by keyword, as ``nn.SiLU``'s): one node (``ops.Swish``, β = 1).
     """
     x = input                   # PyTorch's name for the argument, x in the math
-    _check_tensor("silu", "input", x)
+    _check_floating("silu", "input", x)
     check_inplace("silu", inplace)
     if fused:
         return FusedSwish.apply(x, beta=1.0)
@@ -219,7 +219,6 @@ def softmax(input: Tensor, axis: int | None = None, *, dim: int | None = None,
     x is computed in float32 and the result rounded once, as PyTorch computes it (in
     float16 the exps and their sum lose digits: up to 5 ulp off).
     """
-    _check_tensor("softmax", "input", input)
     x = _cast_to_float("softmax", input, dtype)     # x: ``input`` (PyTorch's name) in the math
     axis = check_axis("softmax", x, _implicit_axis("softmax", x, either_name(
         "softmax", "axis", axis, None, "dim", dim)))
@@ -231,9 +230,12 @@ def softmax(input: Tensor, axis: int | None = None, *, dim: int | None = None,
 
 def _cast_to_float(op: str, x: Tensor, dtype: Any) -> Tensor:
     """x cast to ``dtype``, a float dtype (an integer one would truncate the logits first;
-    PyTorch refuses it), or x when None."""
+    PyTorch refuses it), or x when None, if it is a float Tensor (integers refused, as in
+    PyTorch: pass a float dtype to cast them)."""
     if dtype is None:
+        _check_floating(op, "input", x)
         return x
+    _check_tensor(op, "input", x)
     if not x.backend.is_floating(dtype):
         raise TypeError(f"{op}: dtype must be a float dtype, got {dtype_name(dtype)}: the "
                         "input is cast to it first, and an integer dtype would truncate it "
@@ -252,7 +254,6 @@ def log_softmax(input: Tensor, axis: int | None = None, *, dim: int | None = Non
     Shape preserved. ``dim`` is PyTorch's name for ``axis``; ``dtype`` and float16 as
     :func:`softmax`'s.
     """
-    _check_tensor("log_softmax", "input", input)
     x = _cast_to_float("log_softmax", input, dtype)     # x: ``input`` (PyTorch's name) in the math
     axis = check_axis("log_softmax", x, _implicit_axis("log_softmax", x, either_name(
         "log_softmax", "axis", axis, None, "dim", dim)))
@@ -349,6 +350,15 @@ def _check_tensor(op: str, name: str, value: Any) -> None:
     if not isinstance(value, Tensor):
         raise TypeError(f"{op}: {name} must be a tinyffn Tensor, got {type_name(value)}; "
                         "convert arrays (and torch tensors) with tinyffn.tensor(...)")
+
+
+def _check_floating(op: str, name: str, x: Any) -> None:
+    """``x`` must be a float Tensor: the activations and softmax compute in floating point,
+    and PyTorch refuses integers there (it takes ``sigmoid``/``tanh`` of them, as here)."""
+    _check_tensor(op, name, x)
+    if not x.backend.is_floating(x.dtype):
+        raise TypeError(f"{op}: {name} has dtype {dtype_name(x.dtype)}; {op} computes in "
+                        "floating point (PyTorch refuses integers too): cast with x.float()")
 
 
 def _check_floating_input(x: Tensor, weight: Tensor) -> None:

@@ -28,9 +28,8 @@ from .tensor import Tensor
 def _floating(op: str, x: Any) -> Tensor:
     """``x``, a floating-point Tensor (PyTorch refuses integers here too)."""
     tensor_arg(op, "input", x)
-    if not x.backend.is_floating(x.dtype):
-        raise TypeError(f"{op}: input has dtype {dtype_name(x.dtype)}; {op} computes in "
-                        "floating point (PyTorch refuses integers too): cast with x.float()")
+    from .functional import _check_floating         # functional.py imports this file
+    _check_floating(op, "input", x)
     return x
 
 
