@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import tinyffn
+import torch_parity
 from tinyffn.distributions import (Bernoulli, Categorical, Distribution, Exponential, Laplace,
                                    MultivariateNormal, Normal, Uniform, kl_divergence,
                                    register_kl)
@@ -314,11 +315,7 @@ ERRORS = [
 
 @pytest.mark.parametrize("make,match", ERRORS)
 def test_bad_arguments_are_refused_as_torch_refuses_them(make, match):
-    with pytest.raises(ValueError, match=match):
-        make(tinyffn)
-    torch = pytest.importorskip("torch")
-    with pytest.raises(ValueError):
-        make(torch)
+    torch_parity.refused_as_torch(make, ValueError, match)
 
 
 def test_validate_args_can_be_turned_off_and_rsample_is_refused_where_torch_has_none():

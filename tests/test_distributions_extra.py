@@ -141,23 +141,10 @@ GRAD_CASES = [(case, k) for case in CASES
 
 
 def grad_of(module, case, wrt, device=None):
-    kw = {} if module is not tinyffn else {"device": device or "cpu"}
-    if case.startswith("KL "):
-        y, x = _kl(module, case[3:], device, wrt)
-    else:
-        out, x = _outputs(module, case, device, wrt)
-        y = out["log_prob"] + out["entropy"] if "entropy" in out else out["log_prob"]
-    return torch_parity.weighted_grad(module, y, x, **kw)
+    return torch_parity.distribution_grad(module, case, wrt, device, _kl, _outputs)
 
 
-def assert_grad(actual, expected, case, device="cpu"):
-    """torch's CPU trigamma (polygamma(1, .), the gradient of digamma) is good to ~5e-10
-    relative (torch.polygamma(1, 2.0) − π²/6 − 1 = 2.4e-10; scipy's and tinyffn's: 1e-16), so
-    gradients through an entropy or KL's digamma agree with torch's to 1e-8."""
-    torch_parity.assert_close(actual, expected, case, rtol=1e-8, atol=1e-10)
-
-
-torch_parity.tests(globals(), assert_grad=assert_grad)
+torch_parity.tests(globals(), assert_grad=torch_parity.assert_grad_through_digamma)
 
 
 
@@ -519,11 +506,7 @@ ERRORS = [
 
 @pytest.mark.parametrize("make,error,match", ERRORS)
 def test_bad_arguments_are_refused_as_torch_refuses_them(make, error, match):
-    with pytest.raises(error, match=match):
-        make(tinyffn)
-    torch = pytest.importorskip("torch")
-    with pytest.raises(error):
-        make(torch)
+    torch_parity.refused_as_torch(make, error, match)
 
 
 # PyTorch 2.13's values (torch.distributions, float64), written out by running run(torch, case)

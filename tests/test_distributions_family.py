@@ -603,11 +603,7 @@ ERRORS = [
 
 @pytest.mark.parametrize("make,error,match", ERRORS)
 def test_bad_arguments_are_refused_as_torch_refuses_them(make, error, match):
-    with pytest.raises(error, match=match):
-        make(tinyffn)
-    torch = pytest.importorskip("torch")
-    with pytest.raises(error):
-        make(torch)
+    torch_parity.refused_as_torch(make, error, match)
 
 
 def test_internal_tril_helpers_refuse_bad_sizes():

@@ -111,6 +111,38 @@ def assert_close(actual, expected, case, rtol=1e-12, atol=1e-15):
     np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, err_msg=case)
 
 
+def refused_as_torch(make, error, match) -> None:
+    """``make(tinyffn)`` raises ``error`` with a message matching ``match``, and, where torch
+    is installed, ``make(torch)`` raises ``error`` too: a bad argument is refused as PyTorch
+    refuses it (the distribution files' ERRORS tables)."""
+    with pytest.raises(error, match=match):
+        make(tinyffn)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(error):
+        make(torch)
+
+
+def distribution_grad(module, case, wrt, device, kl, outputs):
+    """The distribution files' ``grad_of``: the gradient in ``wrt`` of Σ w·KL for a case
+    named "KL <pair>" (``kl(module, pair, device, wrt)``), else of Σ w·(log_prob (+ entropy))
+    (``outputs(module, case, device, wrt)``)."""
+    kw = {} if module is not tinyffn else {"device": device or "cpu"}
+    if case.startswith("KL "):
+        y, x = kl(module, case[3:], device, wrt)
+    else:
+        out, x = outputs(module, case, device, wrt)
+        y = out["log_prob"] + out["entropy"] if "entropy" in out else out["log_prob"]
+    return weighted_grad(module, y, x, **kw)
+
+
+def assert_grad_through_digamma(actual, expected, case, device="cpu"):
+    """Gradients through an entropy's or a KL's digamma: torch's CPU trigamma
+    (polygamma(1, .), digamma's derivative) is good to ~5e-10 relative
+    (torch.polygamma(1, 2.0) − π²/6 − 1 = 2.4e-10; SciPy's and tinyffn's: 1e-16), so they
+    agree with torch's to 1e-8."""
+    assert_close(actual, expected, case, rtol=1e-8, atol=1e-10)
+
+
 def grad_id(case) -> str:
     """The test id, and the key in ``EXPECTED_GRADS``, of a (case, wrt) pair."""
     return f"{case[0]} d{case[1]}"
