@@ -13,7 +13,9 @@ from .distributions import Exponential, Laplace, Normal, Uniform, register_kl
 from .distributions_extra import Gumbel
 from .distributions_family import HalfNormal, Pareto
 from .distributions_gamma import Beta, Gamma
-from .distributions_kl import _infinite_like, _kl_normal_normal
+from .distributions_kl import (_infinite_like, _kl_exponential_infinity, _kl_gamma_infinity,
+                               _kl_gumbel_infinity, _kl_laplace_infinity,
+                               _kl_normal_infinity, _kl_normal_normal)
 from .distributions_unit import ContinuousBernoulli
 from .torch_functions import where
 
@@ -37,28 +39,18 @@ def _kl_beta_infinity(p, q):
     return _infinite_like(p.concentration1)
 
 
-@register_kl(Exponential, Pareto)
-def _kl_exponential_infinity(p, q):
-    return _infinite_like(p.rate)
-
-
-@register_kl(Gamma, Pareto)
-def _kl_gamma_infinity(p, q):
-    return _infinite_like(p.concentration)
-
-
 @register_kl(ContinuousBernoulli, Pareto)
 def _kl_continuous_bernoulli_infinity(p, q):
     """p's mass on [0, 1] below any Pareto's scale, or above a scale under 1: inf"""
     return _infinite_like(p.probs)
 
 
-@register_kl(Gumbel, Pareto)
-@register_kl(Laplace, Pareto)
-@register_kl(Normal, Pareto)
-def _kl_loc_infinity(p, q):
-    """p has mass below any Pareto's scale"""
-    return _infinite_like(p.loc)
+# p has mass below any Pareto's scale: the +inf functions distributions_kl.py already has
+# for these families, registered for Pareto too
+for _family, _infinity in ((Exponential, _kl_exponential_infinity),
+                           (Gamma, _kl_gamma_infinity), (Gumbel, _kl_gumbel_infinity),
+                           (Laplace, _kl_laplace_infinity), (Normal, _kl_normal_infinity)):
+    register_kl(_family, Pareto)(_infinity)
 
 
 @register_kl(Pareto, Beta)
