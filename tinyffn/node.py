@@ -96,13 +96,16 @@ class Context:
 
     @property
     def input_shapes(self) -> tuple:
-        """The inputs' shapes, read off the parents (see :func:`shape_and_dtype`)."""
-        return tuple([shape_and_dtype(p)[0] for p in self.parents])
+        """The inputs' shapes, read off the parents (:func:`shape_and_dtype`, written out:
+        most backwards ask for them)."""
+        return tuple([p.out_shape if isinstance(p, Context) else p.data.shape
+                      for p in self.parents])
 
     @property
     def input_dtypes(self) -> tuple:
-        """The inputs' dtypes, read off the parents (see :func:`shape_and_dtype`)."""
-        return tuple([shape_and_dtype(p)[1] for p in self.parents])
+        """The inputs' dtypes, read off the parents (as :attr:`input_shapes`)."""
+        return tuple([p.out_dtype if isinstance(p, Context) else p.data.dtype
+                      for p in self.parents])
 
     @property
     def next_functions(self) -> tuple:

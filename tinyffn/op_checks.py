@@ -17,6 +17,7 @@ from typing import Any
 
 from .backend import check_one_device
 from .grad_mode import STATE, check_finite
+from .node import Context
 from . import autograd, tensor as _tensor  # used at call time only (both import this)
 
 __all__ = ["forward_array", "checked_grads"]
@@ -47,26 +48,28 @@ def checked_grads(ctx: "autograd.Context", grads: Any) -> tuple:
     parameter never receives a float64 ``.grad``."""
     if not isinstance(grads, tuple):    # one_per_input, written out: this runs per node
         grads = (grads,)
-    if len(grads) != len(ctx.parents):
+    parents = ctx.parents
+    if len(grads) != len(parents):
         one_per_input(ctx, grads)       # raises, saying so
     checked = []
-    for i, (g, needed, parent) in enumerate(zip(grads, ctx.needs_input_grad, ctx.parents)):
-        if g is not None and not needed:
-            g = None                 # computed anyway by a lazy backward: drop it
-        if g is not None:
-            if not isinstance(g, ctx.backend.array_type):
-                g = _backward_array(ctx, i, g)
-            # autograd.shape_and_dtype(parent), written out: this runs for every gradient
-            if isinstance(parent, autograd.Context):
-                shape, dtype = parent.out_shape, parent.out_dtype
-            else:
-                shape, dtype = parent.data.shape, parent.data.dtype
-            if g.shape != shape:
-                check_grad_shape(ctx, i, g.shape, shape)
-            if g.dtype != dtype:
-                g = ctx.xp.astype(g, dtype)
-            if STATE.anomaly:
-                check_finite(ctx, g, f"backward produced (gradient of input {i})")
+    for i, g in enumerate(grads):
+        if g is None or not ctx.needs_input_grad[i]:    # a lazy backward's extra: dropped
+            checked.append(None)
+            continue
+        if not isinstance(g, ctx.backend.array_type):
+            g = _backward_array(ctx, i, g)
+        # autograd.shape_and_dtype(parent), written out: this runs for every gradient
+        parent = parents[i]
+        if isinstance(parent, Context):
+            shape, dtype = parent.out_shape, parent.out_dtype
+        else:
+            shape, dtype = parent.data.shape, parent.data.dtype
+        if g.shape != shape:
+            check_grad_shape(ctx, i, g.shape, shape)
+        if g.dtype is not dtype and g.dtype != dtype:   # `is`: NumPy's dtypes are shared
+            g = ctx.xp.astype(g, dtype)
+        if STATE.anomaly:
+            check_finite(ctx, g, f"backward produced (gradient of input {i})")
         checked.append(g)
     return tuple(checked)
 
