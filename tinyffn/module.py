@@ -1,4 +1,4 @@
-"""``Module`` and ``Parameter``: the bookkeeping under every layer, as ``torch.nn.Module``.
+"""``Module``: the bookkeeping under every layer, as ``torch.nn.Module``.
 
 A :class:`Module` is an object whose attributes are its :class:`Parameter` s and its
 submodules; ``named_parameters()`` walks them and names each by its attribute path
@@ -8,11 +8,12 @@ mean or a mask: saved, loaded and moved with the parameters, never trained. Call
 module runs ``forward`` inside ``grad_mode.scope("module", ...)``: every op it records
 remembers which module instance ran it, which is how the graph drawer groups an FFN's
 graph into ``w1``, ``act`` and ``w2`` boxes. What ``state_dict``, ``load_state_dict`` and
-``to`` do to each tensor is in :mod:`tinyffn.module_state`; the methods that reach parts by
-a name in a string (``add_module``, ``get_submodule``, ...) in :mod:`tinyffn.module_api`,
-a base class. The containers (``Sequential``,
-``ModuleList``, ``ModuleDict``) are in :mod:`tinyffn.containers`, the layers in
-:mod:`tinyffn.nn`, which is where to import all of these from (``nn.Module``).
+``to`` do to each tensor is in :mod:`tinyffn.module_state`; :class:`Parameter` in
+:mod:`tinyffn.parameter`; the methods that reach parts by a name in a string
+(``add_module``, ``get_submodule``, ...) in :mod:`tinyffn.module_api`, a base class. The
+containers (``Sequential``, ``ModuleList``, ``ModuleDict``) are in
+:mod:`tinyffn.containers`, the layers in :mod:`tinyffn.nn`, which is where to import all
+of these from (``nn.Module``).
 """
 from __future__ import annotations
 
@@ -23,57 +24,8 @@ from . import grad_mode, hooks, module_state
 from .arguments import _is_int, type_name
 from .module_api import ModuleAPI, path_of, relabel
 from .module_state import zero_grads
+from .parameter import Parameter
 from .tensor import Tensor
-
-
-class Parameter(Tensor):
-    """A tensor a module learns: always a leaf, with ``requires_grad=True`` unless made
-    with ``requires_grad=False`` (a frozen weight, as PyTorch's).
-
-    Assigning one to a module attribute registers it (``self.weight = Parameter(...)``);
-    ``named_parameters()`` then finds it, and its ``name`` is set to its attribute path
-    within the outermost module it was assigned into (``w1.weight``), for graph labels.
-    """
-
-    __slots__ = ()
-
-    def __init__(self, data: Tensor | Any, requires_grad: bool = True):
-        """``data``: a Tensor (its array is shared, not copied) or an array; floating point
-        when ``requires_grad``."""
-        if isinstance(data, Tensor):
-            super().__init__(data.data, requires_grad=requires_grad, _backend=data.backend)
-        else:
-            super().__init__(data, requires_grad=requires_grad)
-
-    # A Parameter's data is a property, so that ``p.data = t`` takes a Tensor, as in
-    # PyTorch. A plain Tensor's stays a slot: every op reads it, and a property would make
-    # each read several times slower.
-    @property
-    def data(self) -> Any:
-        """The array, as a Tensor's. ``p.data = t`` (a Tensor) gives p t's array, shared, and
-        with it t's dtype, shape and device, as PyTorch's does; p stays the same object (an
-        optimizer still holds it) and keeps its ``requires_grad``. ``p.data = array`` stores
-        the array."""
-        return _DATA.__get__(self)
-
-    @data.setter
-    def data(self, value: Any) -> None:
-        if isinstance(value, Tensor):
-            module_state.check_new_data(self, value)
-            self.backend, value = value.backend, value.data
-        _DATA.__set__(self, value)
-
-    def __repr__(self) -> str:
-        return "Parameter containing:\n" + super().__repr__()
-
-    def __getstate__(self):
-        """Pickles and deep copies leave ``.grad`` behind, as PyTorch's: a
-        ``copy.deepcopy(model)`` has no stale gradients for a new optimizer to step on."""
-        d, slots = super().__getstate__()
-        return d, {**slots, "_grad": None}
-
-
-_DATA = Tensor.data                 # the slot that holds a Tensor's array
 
 
 class Module(ModuleAPI):

@@ -2,11 +2,12 @@
 
 ``Linear``, the activation modules, ``FFN`` and ``GatedFFN`` are :class:`Module` s: their
 parameters are attributes, found and named by ``named_parameters()`` (``w1.weight``) as
-PyTorch names them. ``Module`` and ``Parameter`` live in :mod:`tinyffn.module`,
-``Sequential``, ``ModuleList`` and ``ModuleDict`` in :mod:`tinyffn.containers`,
-``ParameterList`` and ``ParameterDict`` in :mod:`tinyffn.param_containers`, the
-activation modules (``ReLU``, ``GELU``, ``Tanh``, ``Softmax``, ...) in
-:mod:`tinyffn.activation_modules`; they are imported here, so ``nn.Module`` is the one to use.
+PyTorch names them. ``Module`` lives in :mod:`tinyffn.module`, ``Parameter`` in
+:mod:`tinyffn.parameter`, ``Sequential``, ``ModuleList`` and ``ModuleDict`` in
+:mod:`tinyffn.containers`, ``ParameterList`` and ``ParameterDict`` in
+:mod:`tinyffn.param_containers`, the activation modules (``ReLU``, ``GELU``, ``Tanh``,
+``Softmax``, ...) in :mod:`tinyffn.activation_modules`; they are imported here, so
+``nn.Module`` is the one to use.
 
 The seed's block, for one position x in R^d (and position-wise for any leading axes)::
 
