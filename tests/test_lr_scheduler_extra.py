@@ -683,11 +683,16 @@ def test_reachable_as_torch_names_them():
                                             PolynomialLR, ReduceLROnPlateau)
     import tinyffn.lr_scheduler_extra as extra
     import tinyffn.lr_scheduler_more as more
+    import tinyffn.lr_scheduler_plateau as plateau
+    import tinyffn.lr_scheduler_sequential as sequential
 
-    for cls in (CosineAnnealingWarmRestarts, OneCycleLR, PolynomialLR, ReduceLROnPlateau):
+    for cls in (CosineAnnealingWarmRestarts, OneCycleLR, PolynomialLR):
         assert cls is getattr(extra, cls.__name__)
+    assert ReduceLROnPlateau is plateau.ReduceLROnPlateau
+    assert lr_scheduler.SequentialLR is sequential.SequentialLR
+    for cls in (CosineAnnealingWarmRestarts, OneCycleLR, PolynomialLR, ReduceLROnPlateau):
         assert issubclass(cls, lr_scheduler.LRScheduler)    # as torch's, plateau included
-    classes = {name for module in (lr_scheduler, extra, more)
+    classes = {name for module in (lr_scheduler, extra, more, plateau, sequential)
                for name, obj in vars(module).items()
                if isinstance(obj, type) and obj.__module__ == module.__name__
                and not name.startswith("_")}

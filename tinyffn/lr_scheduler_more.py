@@ -21,10 +21,10 @@ from typing import Any, Callable, Mapping, Sequence
 from . import optim
 from .arguments import _number, is_real, type_name
 from .lr_scheduler import (ConstantLR, CosineAnnealingLR, ExponentialLR, LinearLR,
-                           LRScheduler, MultiStepLR, SequentialLR, StepLR, _check_optimizer,
-                           _lr_lambdas)
-from .lr_scheduler_extra import (PolynomialLR, ReduceLROnPlateau, _finite, _per_group,
-                                 _momentum_rule)
+                           LRScheduler, MultiStepLR, StepLR, _check_optimizer, _lr_lambdas)
+from .lr_scheduler_extra import PolynomialLR, _finite, _per_group, _momentum_rule
+from .lr_scheduler_plateau import ReduceLROnPlateau
+from .lr_scheduler_sequential import SequentialLR
 
 
 def _saved(fn: Any) -> dict | None:
