@@ -32,6 +32,8 @@ def as_tensors(args: tuple, fn: Any) -> tuple:
     (see :func:`_promote`). Raises
     :class:`~tinyffn.backend.DeviceError` when the tensors are on two devices.
     """
+    if len(args) == 1 and isinstance(args[0], Tensor):     # x.tanh(): nothing to do
+        return args
     if len(args) == 2:      # x * y, x * 2, 2 * x: most op calls, answered here when the
         x, w = args         # number's constant exists and the two dtypes are one already
         if type(w) in (float, int) and isinstance(x, Tensor):
