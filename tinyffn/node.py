@@ -1,7 +1,8 @@
 """The graph's node: what one op call remembers for its backward.
 
-:meth:`tinyffn.autograd.Function.apply` makes one :class:`Context` per op call that
-needs a gradient, and the output tensor keeps it as its ``grad_fn``. The node links to
+:meth:`tinyffn.autograd.Function.apply` makes one :class:`Context` per op call (the
+op's forward and backward get it as ``ctx``); when an input requires a gradient, the
+output tensor keeps it as its ``grad_fn``. The node links to
 its parents, one per input: the node that made that input, or the input tensor itself
 when it is a leaf. That chain of references is the graph; :mod:`tinyffn.autograd` walks
 it backward. :class:`AccumulateGrad` is how PyTorch's ``next_functions`` shows a leaf.
@@ -12,7 +13,7 @@ import types
 from typing import Any
 
 from .grad_mode import STATE
-from . import tensor as _tensor  # used in annotations only (tensor imports this)
+from . import tensor as _tensor  # in annotations only (tensor imports autograd, this)
 
 __all__ = ["Context", "AccumulateGrad", "NO_ATTRS", "node_of", "shape_and_dtype"]
 
