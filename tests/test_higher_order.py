@@ -210,6 +210,31 @@ def test_user_functions_refuse_until_declared():
     np.testing.assert_allclose(tinyffn.grad(g.sum(), [x])[0].numpy(), [2.0, 2.0])
 
 
+def test_numpy_in_a_recorded_backward_is_named_with_the_fix():
+    """A twice_differentiable backward that calls a NumPy ufunc gets tensors under
+    create_graph, which NumPy refuses: the error names the op and says to use ctx.xp, not
+    NumPy's bare 'operand does not support ufuncs' (docs/custom_ops.md)."""
+    class NumpyTanh(tinyffn.Function):
+        twice_differentiable = True             # a false promise: backward calls np.tanh
+
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return ctx.xp.tanh(x)
+
+        @staticmethod
+        def backward(ctx, gy):
+            (x,) = ctx.saved_tensors
+            return gy * (1 - np.tanh(x) ** 2)
+
+    x = f64([0.5, -1.0], requires_grad=True)
+    (g,) = tinyffn.grad(NumpyTanh.apply(x).sum(), [x])        # first order: arrays, fine
+    np.testing.assert_allclose(g.numpy(), 1 - np.tanh([0.5, -1.0]) ** 2)
+    with pytest.raises(TypeError, match=r"backward of numpytanh \(NumpyTanh\) called a "
+                                        r"NumPy function on a tensor.*ctx\.xp"):
+        tinyffn.grad(NumpyTanh.apply(x).sum(), [x], create_graph=True)
+
+
 def test_an_array_two_inputs_share_is_refused():
     x = f64([1.0, 2.0], requires_grad=True)
     y = (x * x.detach()).sum()                  # x and a detached x: one array, two tensors

@@ -276,6 +276,13 @@ def recorded_backward(ctx: "autograd.Context", gy: "_tensor.Tensor") -> tuple:
             grads = fn.backward(RecordedContext(ctx), gy)
     except KeyError as e:               # ctx.attrs["alpha"], alpha given by position
         raise op_checks.attrs_key_error(ctx, e) from e
+    except TypeError as e:              # np.tanh(x): NumPy's ufuncs refuse a Tensor
+        if "__array_ufunc__" not in str(e):
+            raise
+        raise TypeError(
+            f"create_graph: the backward of {fn.op_name()} ({fn.__name__}) called a NumPy "
+            "function on a tensor: under create_graph, gy and the saved arrays are tensors, "
+            "so compute with ctx.xp (ctx.xp.tanh(x), not np.tanh(x))") from e
     grads = op_checks.one_per_input(ctx, grads)
     checked = []
     for i, (g, needed, parent) in enumerate(zip(grads, ctx.needs_input_grad, ctx.parents)):
