@@ -234,3 +234,60 @@ def test_a_float_arange_is_still_numpys_to_the_last_bit():
         y = tinyffn.arange(0.1, 1.0, 0.3, dtype="float64", device="strict")
     np.testing.assert_array_equal(y.numpy(), np.arange(0.1, 1.0, 0.3))
     assert copies == [y.numpy().nbytes]
+
+
+# bernoulli's mask is drawn and compared on the host (a seed gives one mask on every
+# device) and crosses as bools, one byte an entry, cast to the tensor's dtype on the
+# device; before, it crossed in that dtype (8 bytes an entry for float64 and int64)
+BERNOULLI = [
+    ("bernoulli(x, p)", lambda d: tinyffn.bernoulli(tinyffn.zeros(4, 8, dtype="float64",
+                                                                  device=d), 0.3)),  # was 256
+    ("bernoulli(probs)", lambda d: tinyffn.bernoulli(tinyffn.full((4, 8), 0.3, device=d))),
+    ("x.bernoulli_(p)", lambda d: tinyffn.zeros(4, 8, dtype="int64", device=d).bernoulli_(0.3)),
+    ("x.bernoulli_(probs)", lambda d: tinyffn.zeros(4, 8, device=d).bernoulli_(
+        tinyffn.full((8,), 0.3, device=d))),                                   # was 128
+]
+
+
+@pytest.mark.parametrize("name, draw", BERNOULLI, ids=[c[0] for c in BERNOULLI])
+def test_a_bernoulli_mask_crosses_as_bools_and_is_the_same_draws(device, name, draw):
+    tinyffn.manual_seed(3)
+    kept = tinyffn.rand(4, 8, dtype="float64").numpy() < 0.3        # the host's draws
+    tinyffn.manual_seed(3)
+    if device == "strict":
+        with counting_host_copies() as copies:
+            y = draw(device)
+        assert copies == [32], f"{name}: {copies}"                   # 4 · 8 bools
+    else:
+        y = draw(device)
+    want = "int64" if "_(p)" in name else "float64" if "x, p" in name else "float32"
+    assert dtype_name(y.dtype) == want
+    np.testing.assert_array_equal(y.numpy(), kept.astype(want))
+
+
+@pytest.mark.parametrize("make, want", [
+    (lambda d: tinyffn.eye(3, 5, dtype="float64", device=d), np.eye(3, 5)),
+    (lambda d: tinyffn.eye(4, dtype="int32", device=d), np.eye(4, dtype="int32")),
+    (lambda d: tinyffn.linspace(0.1, 0.9, 9, device=d),
+     np.linspace(0.1, 0.9, 9).astype("float32")),
+    (lambda d: tinyffn.linspace(-7, 5, 6, dtype="int64", device=d),
+     np.linspace(-7, 5, 6).astype("int64")),                  # truncated toward 0, as before
+    (lambda d: tinyffn.logspace(-3, 1, 5, base=2.5, dtype="float64", device=d),
+     2.5 ** np.linspace(-3, 1, 5)),
+], ids=["eye(3, 5)", "eye int32", "linspace", "linspace int64", "logspace"])
+def test_eye_linspace_logspace_are_made_on_the_device_with_numpys_values(make, want):
+    with counting_host_copies() as copies:                      # each was one copy before
+        y = make("strict")
+    assert copies == []
+    assert y.numpy().dtype == want.dtype
+    np.testing.assert_array_equal(y.numpy(), want)
+
+
+def test_a_float32_linspace_is_the_exact_value_rounded(device):
+    """In float64, rounded once: 0.1 + 0.1 k rounds to 0.2, 0.3, 0.4; PyTorch 2.13's float32
+    kernel (a float32 step) gives 0.19999999, 0.29999998, 0.39999998 there."""
+    from fractions import Fraction
+    y = tinyffn.linspace(0.1, 0.9, 9, device=device).numpy()
+    a, b = Fraction(0.1), Fraction(0.9)
+    exact = np.array([float(a + (b - a) * k / 8) for k in range(9)], dtype="float32")
+    np.testing.assert_array_equal(y, exact)

@@ -110,7 +110,8 @@ def bernoulli(input, p=None, *, generator=None):
     probability ``probs[i]`` (a float tensor, each entry in [0, 1]; NaN refused), in probs'
     shape, dtype and device; ``bernoulli(x, p)`` fills x's shape and dtype (any, bool
     too) with draws of the one probability p, x's values unused. y_i = [u_i < p_i] for
-    u_i ~ U[0, 1). Gradient with respect to probs: 0, as PyTorch's."""
+    u_i ~ U[0, 1), compared on the host: the mask crosses to the device as bools (one byte
+    an entry) and is cast there. Gradient with respect to probs: 0, as PyTorch's."""
     x = _tensor_input("bernoulli", input)
     rng = rng_of(generator, "bernoulli")
     if p is None:

@@ -27,15 +27,18 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device="cpu", requires
     default float dtype unless ``dtype`` says otherwise; computed in float64 and rounded
     once (an integer dtype truncates, as PyTorch's), so a float32 value may differ from
     PyTorch's in the last digit."""
-    from .creation import _filled
+    from . import backend as backends
+    from .creation import _leaf_in
     for name, v in (("start", start), ("end", end), ("base", base)):
         if not (is_real(v) and math.isfinite(v)) or isinstance(v, bool):
             raise TypeError(f"logspace: {name} must be a finite number, got {v!r}")
     if not _is_int(steps) or isinstance(steps, bool) or steps < 0:
         raise ValueError(f"logspace: steps must be an integer >= 0 (the number of values), "
                          f"got {steps!r}")
-    values = np.power(float(base), np.linspace(start, end, steps))
-    return _filled(values, dtype, device, requires_grad)
+    be = backends.get_backend(device)                   # made on the device, in float64
+    e = be.xp.linspace(float(start), float(end), steps, dtype=be.dtype("float64"))  # (steps,)
+    return _leaf_in(be, float(base) ** e, dtype_name(dtype or backends.DEFAULTS.float),
+                    requires_grad)
 
 
 def vander(x, N=None, increasing=False):
