@@ -68,19 +68,33 @@ def _any(xp, a) -> bool:
     return bool(xp.any(a != 0))
 
 
-def _used(xp, g, reached) -> bool:
+def _used(xp, g, reached):
     """Whether the backward takes the cotangent g of the singular or eigen vectors into
     account: g nonzero; or, under create_graph, g a tensor that requires grad, unless
     ``reached`` (see :func:`_reached`) shows it is zero whatever it depends on: jvp's and
     hvp's double-backward trick sends zero cotangents that require grad, whose recorded
     gradient must be the formula in g (infinite where values repeat, as PyTorch's), while
     a part of the output nobody used gets structural zeros (PyTorch's undefined gradient),
-    for which the formula without it holds."""
+    for which the formula without it holds.
+
+    In a plain backward (g an array) the answer is a 0-d bool array, left on the device
+    (see :func:`_divisor`): reading it back would make a GPU wait for the whole backward
+    queued so far. Under create_graph, a Python bool."""
+    if not hasattr(g, "requires_grad"):                 # an array: decided on the device
+        return xp.any(g != 0)                                           # 0-d bool
     if _any(xp, g):
         return True
     if not getattr(g, "requires_grad", False):
         return False
     return reached is None or bool(xp.any(reached))
+
+
+def _divisor(xp, use, d):
+    """``d``, or 1 where ``use`` (from :func:`_used`) is a 0-d bool array that is False: a
+    cotangent nobody used is all zeros, so its terms of the backward vanish but for their
+    divisions by zero where values repeat (0 / 0: NaN, and NumPy's warning); over 1 they
+    stay 0. Selected on the device, in place of a wait for the GPU; True keeps ``d``."""
+    return d if use is True else xp.where(use, d, xp.ones_like(d))
 
 
 def _reached(xp, gy, shapes) -> list:
@@ -188,25 +202,26 @@ class Svd(Function):
         use_U = _used(xp, gU, reached_U)
         use_V = _used(xp, gVh, reached_V)
         U, gU, Vh, gVh = U[..., :k], gU[..., :k], Vh[..., :k, :], gVh[..., :k, :]  # reduced
-        if not (use_U or use_V):                                    # svdvals' gradient
+        if use_U is False and use_V is False:           # svdvals' gradient (create_graph)
             return xp.matmul(U * xp.expand_dims(gS, axis=-2), Vh)  # (..., m, n)
         S_row, S_col = xp.expand_dims(S, axis=-2), xp.expand_dims(S, axis=-1)
         E = S_row * S_row - S_col * S_col + xp.eye(k, dtype=S.dtype)   # (..., k, k)
         M = xp.zeros_like(E)
-        if use_U:
+        if use_U is not False:
             UtgU = xp.matmul(_mT(xp, U), gU)                       # (..., k, k)
             M = M + (UtgU - _mT(xp, UtgU)) * S_row
-        if use_V:
+        if use_V is not False:
             VtgV = xp.matmul(Vh, _mT(xp, gVh))                     # (..., k, k)
             M = M + S_col * (VtgV - _mT(xp, VtgV))
-        M = M / E + _diag_embed(xp, gS)
+        either = True if use_U is True or use_V is True else use_U | use_V
+        M = M / _divisor(xp, either, E) + _diag_embed(xp, gS)     # neither: diag(gS) alone
         gA = xp.matmul(xp.matmul(U, M), Vh)                         # (..., m, n)
-        if m > n and use_U:
-            gUSinv = gU / S_row                                    # (..., m, k)
+        if m > n and use_U is not False:
+            gUSinv = gU / _divisor(xp, use_U, S_row)               # (..., m, k)
             gUSinv = gUSinv - xp.matmul(U, xp.matmul(_mT(xp, U), gUSinv))
             gA = gA + xp.matmul(gUSinv, Vh)
-        if m < n and use_V:
-            SinvgVh = gVh / S_col                                  # (..., k, n)
+        if m < n and use_V is not False:
+            SinvgVh = gVh / _divisor(xp, use_V, S_col)             # (..., k, n)
             SinvgVh = SinvgVh - xp.matmul(xp.matmul(SinvgVh, _mT(xp, Vh)), Vh)
             gA = gA + xp.matmul(U, SinvgVh)
         return gA
@@ -424,10 +439,11 @@ class Eigh(Function):
         L, V = _unpack(xp, y, [(n,), (n, n)])
         gL, gV = _unpack(xp, gy, [(n,), (n, n)])
         M = _diag_embed(xp, gL)                                     # (..., n, n)
-        if _used(xp, gV, _reached(xp, gy, [(n,), (n, n)])[1]):
+        use_V = _used(xp, gV, _reached(xp, gy, [(n,), (n, n)])[1])
+        if use_V is not False:
             E = xp.expand_dims(L, axis=-2) - xp.expand_dims(L, axis=-1) + xp.eye(n, dtype=L.dtype)
             VtgV = xp.matmul(_mT(xp, V), gV)                         # (..., n, n)
-            M = M + (VtgV - _mT(xp, VtgV)) / 2 / E
+            M = M + (VtgV - _mT(xp, VtgV)) / 2 / _divisor(xp, use_V, E)
         return xp.matmul(xp.matmul(V, M), _mT(xp, V))
 
 
