@@ -106,10 +106,11 @@ def _shifted(alpha: Tensor, k: int) -> Tensor:
     return cat([come_in, alpha[:, :states - k]], dim=-1) if states > k else come_in
 
 
-def _ints(op: str, name: str, v: Any, n: int) -> list:
-    """A tensor or sequence of n non-negative ints, as a list (read to the host)."""
-    values = v.tolist() if isinstance(v, Tensor) else list(v) if isinstance(
-        v, (list, tuple)) else [v] if n == 1 else None
+def _ints(op: str, name: str, v: Any, n: int, read: Any = None) -> list:
+    """A tensor or sequence of n non-negative ints, as a list (a tensor read to the host,
+    unless ``read`` holds its values, read already with the targets)."""
+    values = (v.tolist() if read is None else read) if isinstance(v, Tensor) else list(v) \
+        if isinstance(v, (list, tuple)) else [v] if n == 1 else None
     values = values if isinstance(values, list) else [values]
     if len(values) != n or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0
                                    for i in values):
@@ -132,16 +133,16 @@ def _checked(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: A
     T, N, C = lp.shape
     if not isinstance(blank, int) or not 0 <= blank < C:
         raise ValueError(f"{op}: blank must be a class in [0, {C}), got {blank!r}")
-    lengths = _ints(op, "input_lengths", input_lengths, N)
-    if max(lengths + [0]) > T:
-        raise ValueError(f"{op}: input_lengths {lengths} exceed the T = {T} frames of "
-                         f"log_probs {tuple(log_probs.shape)}")
-    sizes = _ints(op, "target_lengths", target_lengths, N)
     if not isinstance(targets, Tensor) or not targets.backend.xp.isdtype(targets.dtype,
                                                                          "integral"):
         raise TypeError(f"{op}: targets must be an integer tinyffn Tensor, got "
                         f"{getattr(targets, 'dtype', type(targets).__name__)}")
-    flat = np.asarray(targets.tolist(), dtype=np.int64)                 # one read
+    flat, read = _read_together(targets, input_lengths, target_lengths)    # one read
+    lengths = _ints(op, "input_lengths", input_lengths, N, read[0])
+    if max(lengths + [0]) > T:
+        raise ValueError(f"{op}: input_lengths {lengths} exceed the T = {T} frames of "
+                         f"log_probs {tuple(log_probs.shape)}")
+    sizes = _ints(op, "target_lengths", target_lengths, N, read[1])
     if flat.ndim == 2 and not unbatched or unbatched and flat.ndim == 1 and \
             flat.shape[0] >= sizes[0]:                       # padded: (N, S), or (S,) for one
         rows = flat if flat.ndim == 2 else flat[None]
@@ -161,6 +162,24 @@ def _checked(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: A
             raise ValueError(f"{op}: target labels must be classes in [0, {C}) other than "
                              f"blank={blank}, got {t.tolist()}")
     return lp, lengths, labels, unbatched
+
+
+def _read_together(targets: Tensor, *lengths: Any) -> tuple:
+    """The targets as a NumPy int64 array, and the values of each length given as an
+    integer tensor on their device (None for the others), in one read to the host: on a GPU
+    each read waits for it (PyTorch too reads the lengths to the host)."""
+    along = [isinstance(v, Tensor) and v.device == targets.device and
+             v.backend.xp.isdtype(v.dtype, "integral") for v in lengths]
+    parts = [targets] + [v for v, a in zip(lengths, along) if a]
+    with grad_mode.no_grad():
+        values = cat([t.reshape(-1).to(dtype="int64") for t in parts]).tolist()
+    flat = np.asarray(values[:targets.numel()], dtype=np.int64).reshape(targets.shape)
+    rest, read = values[targets.numel():], []
+    for v, a in zip(lengths, along):
+        k = v.numel() if a else 0
+        read.append((rest[:k] if v.ndim else rest[0]) if a else None)
+        rest = rest[k:]
+    return flat, read
 
 
 class CTCLoss(Module):
