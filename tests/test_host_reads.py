@@ -136,6 +136,9 @@ READS = [
         padding_mode="reflection"), {}),                                            # was 1
     ("ctc_loss", lambda: F.ctc_loss(F.log_softmax(x53().reshape(5, 1, 3), -1),
                                     ints([[1, 2]]), [5], [2]), {"array": 1}),       # was 3
+    ("ctc_loss(tensor lengths)", lambda: F.ctc_loss(F.log_softmax(x53().reshape(5, 1, 3), -1),
+                                                    ints([1, 2]), ints([5]), ints([2])),
+     {"array": 1}),                                  # read with the targets; was 3 arrays
     # rnn_utils.py: a packed batch's indices are made on the host from the lengths (on the
     # CPU, as PyTorch wants them) and batch_sizes, and the examples' order is kept there:
     # not range-checked, nor read back (a hand-built PackedSequence's order is read once)
@@ -193,6 +196,15 @@ READS = [
         tinyffn.distributions.Categorical(logits=x53()[0], validate_args=False),
         tinyffn.distributions.Normal(x53()[1], 1.0, validate_args=False)).sample((2,)),
      {}),                                                                       # was 1 scalar
+    # ops/decompositions.py: whether the backward uses the vectors' cotangent (all zeros
+    # where the loss never read U, Vh or V) is decided on the device (its backward read it
+    # once per factor: 2 for svd, 1 for eigh)
+    ("svd", lambda: (lambda r: r.U.sum() + r.S.sum() + r.Vh.sum())(tinyffn.linalg.svd(
+        x53(), full_matrices=False)), {}),
+    ("svd(A).S", lambda: tinyffn.linalg.svd(x53()).S, {}),
+    ("eigh", lambda: (lambda r: r.eigenvalues.sum() + r.eigenvectors.sum())(
+        tinyffn.linalg.eigh(x53()[:3])), {}),
+    ("eigh(A).eigenvalues", lambda: tinyffn.linalg.eigh(x53()[:3]).eigenvalues, {}),
 ]
 
 

@@ -57,13 +57,15 @@ def _cholesky(op: str, A, upper: bool, check: bool) -> CholeskyExResult:
     x = _matrix(op, A, square=True)
     L = _apply(op, Cholesky, x.mT if upper else x)                  # (..., n, n)
     with grad_mode.no_grad():
+        # one read to the host, which PyTorch's cholesky_ex does not make (LAPACK's info
+        # stays on the device): ours comes from n slogdets, computed only where needed
         failed = bool(L.isnan().any()) if L.numel() else False
         xp = x.backend.xp
         info = xp.zeros(x.shape[:-2], dtype=xp.int32)
         if failed:      # the minors' determinants; one rounded the other way counts as the last
             info = first_bad_minor(xp, (x.mT if upper else x).data)
             lost = xp.any(xp.isnan(L.data), axis=(-2, -1)) & (info == 0)
-            info = xp.where(lost, xp.asarray(x.shape[-1], dtype=xp.int32), info)
+            info = xp.where(lost, xp.full((), x.shape[-1], dtype=xp.int32), info)
         info = Tensor(info, _backend=x.backend)
     if check and failed:
         bad = [i for i, k in enumerate(info.reshape(-1).tolist()) if k]

@@ -195,6 +195,8 @@ def _positions(op: str, s, v, right: bool, out_int32: bool, name: str):
                          f"input must have shape {s.shape[:-1]} + (k,), got {v.shape}")
     with grad_mode.no_grad():
         s, v = s.detach(), v.detach()
+        # one read to the host (on a GPU a wait), which PyTorch does not make: its answer
+        # for an unsorted sequence is undefined, ours would be a count, silently wrong
         if s.shape[-1] > 1 and (s[..., 1:] < s[..., :-1]).any().item():
             raise ValueError(f"{op}: {name} of shape {s.shape} is not sorted along its last "
                              "axis (an entry is smaller than the one before it); sort it "

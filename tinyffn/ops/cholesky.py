@@ -61,7 +61,7 @@ class Cholesky(Function):
         n = A.shape[-1]
         ok = xp.all(_diagonal(xp, L) > 0, axis=-1) if n else xp.ones(A.shape[:-2], dtype=xp.bool)
         ok = xp.expand_dims(xp.expand_dims(ok, axis=-1), axis=-1)       # (..., 1, 1)
-        L = xp.where(ok, xp.tril(L), xp.asarray(math.nan, dtype=L.dtype))
+        L = xp.where(ok, xp.tril(L), xp.full((), math.nan, dtype=L.dtype))   # not copied
         ctx.save_for_backward(L)
         return L
 
@@ -103,7 +103,7 @@ def first_bad_minor(xp, A):
     for k in range(1, n + 1):
         sign, logabsdet = xp.linalg.slogdet(A[..., :k, :k])
         bad = (info == 0) & (~(sign > 0) | xp.isnan(logabsdet))    # a NaN minor is bad too
-        info = xp.where(bad, xp.asarray(k, dtype=xp.int32), info)
+        info = xp.where(bad, xp.full((), k, dtype=xp.int32), info)
     return info
 
 
