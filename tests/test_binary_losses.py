@@ -1,5 +1,6 @@
 """binary_cross_entropy(_with_logits), smooth_l1_loss and huber_loss
-(tinyffn/binary_losses.py) and their modules (tinyffn/loss_modules.py), as PyTorch's.
+(tinyffn/binary_losses.py) and their modules (tinyffn/loss_modules.py), as PyTorch's; and
+PyTorch 2.13's ``weight`` of huber_loss, mse_loss and l1_loss (tinyffn/losses.py).
 
 Each case is one call, written once and run with the names of tinyffn and of torch
 (tests/torch_parity.py): PyTorch 2.13 live where it is installed, and its values written
@@ -31,7 +32,8 @@ D = [-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0, 0.7, -0.7, inf, -inf]   # input - 0
 DF = [-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0, 0.7, -0.7, 0.3]
 
 FUNCTIONS = ["binary_cross_entropy_with_logits", "binary_cross_entropy", "smooth_l1_loss",
-             "huber_loss"]
+             "huber_loss", "mse_loss", "l1_loss"]
+WD = [1.0, 2.0, 0.5, 0.0, 1.5, 1.0, 3.0, 0.25, 2.0, 1.0]        # a weight per entry of DF
 CASES = [
     "binary_cross_entropy_with_logits(z, y, reduction='none')",
     "binary_cross_entropy_with_logits(zf, yf)",
@@ -54,6 +56,12 @@ CASES = [
     "huber_loss(d, zero, reduction='none', delta=0.5)",
     "huber_loss(df, zero_f)", "huber_loss(df, zero_f, reduction='sum', delta=2.5)",
     "huber_loss(df.float(), zero_f.float(), delta=0.7)",
+    # weight: mse_loss's and l1_loss's 'mean' divide by Σ w, huber_loss's by the count
+    "mse_loss(df, zero_f, weight=wd)", "mse_loss(df, zero_f, reduction='sum', weight=wd)",
+    "mse_loss(df, zero_f, reduction='none', weight=wd)", "mse_loss(df.float(), zero_f.float(), weight=wd)",
+    "l1_loss(df, zero_f, weight=wd)", "l1_loss(df, zero_f, reduction='none', weight=wd)",
+    "huber_loss(df, zero_f, weight=wd)", "huber_loss(df, zero_f, 'sum', 0.5, wd)",
+    "huber_loss(df, zero_f, reduction='none', weight=wd)",
 ]
 
 
@@ -65,7 +73,7 @@ def inputs_of(module, **tensor_kwargs):
                 df=t(DF), zero=t([0.0] * len(D)), zero_f=t([0.0] * len(DF)), pw=t([3.0]),
                 z2=t(z2.tolist()), y2=t([[1.0, 0.0, 0.5, 1.0]] * 3),
                 pwc=t([0.5, 2.0, 1.0, 4.0]), w2=t([[1.0], [0.5], [2.0]]), wr=t([0.0, 1.0, 2.0, 3.0]),
-                wf=t([1.0, 2.0, 0.5, 0.0, 1.5, 1.0]))
+                wf=t([1.0, 2.0, 0.5, 0.0, 1.5, 1.0]), wd=t(WD))
 
 
 def run(module, case: str, **tensor_kwargs):
@@ -104,6 +112,8 @@ GRAD_CASES = [
     ("smooth_l1_loss(df, zero_f)", "zero_f"),
     ("huber_loss(d, zero, reduction='none', delta=0.5)", "d"),
     ("huber_loss(df, zero_f, reduction='sum', delta=2.5)", "df"),
+    ("mse_loss(df, zero_f, weight=wd)", "df"), ("mse_loss(df, zero_f, weight=wd)", "wd"),
+    ("l1_loss(df, zero_f, weight=wd)", "wd"), ("huber_loss(df, zero_f, weight=wd)", "wd"),
 ]
 
 
@@ -129,6 +139,9 @@ GRADCHECKED = {
     "smooth_l1": lambda x, y, w: F.smooth_l1_loss(x, y * 2, beta=0.8),
     "smooth_l1 beta 0": lambda x, y, w: F.smooth_l1_loss(x, y, "sum", beta=0.0),
     "huber": lambda x, y, w: F.huber_loss(x * w, y, "none", delta=0.6),
+    "huber weight": lambda x, y, w: F.huber_loss(x, y, delta=0.6, weight=w.expand(2, 3)),
+    "mse weight": lambda x, y, w: F.mse_loss(x, y, weight=w.expand(2, 3)),
+    "l1 weight": lambda x, y, w: F.l1_loss(x, y, weight=w.expand(2, 3)),
 }
 
 
@@ -225,6 +238,18 @@ def test_smooth_l1_with_beta_0_is_l1_loss_with_no_division_by_zero(device):
     assert loss.item() == 3.5 and x.grad.tolist() == [-1.0, -1.0, 0.0]
 
 
+def test_weighted_mean_divides_by_the_weight_sum_except_in_huber(device):
+    """PyTorch 2.13's weight: mse_loss's and l1_loss's 'mean' is Σ w L / Σ w, huber_loss's
+    Σ w L / n (its source calls .mean()). By hand: d = (0.5, -1, 2), w = (1, 2, 0.5), Σ w
+    = 3.5; Σ w d² = 4.25, Σ w |d| = 3.5, Σ w huber(d) = 0.125 + 1 + 0.75 over n = 3."""
+    x = tinyffn.tensor([0.5, -1.0, 2.0], dtype="float64", device=device)
+    zero, w = x.new_zeros(3), x.new_tensor([1.0, 2.0, 0.5])
+    assert F.mse_loss(x, zero, weight=w).item() == 4.25 / 3.5
+    assert F.l1_loss(x, zero, weight=w).item() == 1.0
+    assert F.huber_loss(x, zero, weight=w).item() == 0.625
+    assert F.mse_loss(x, zero, reduction="none", weight=w).tolist() == [0.25, 2.0, 2.0]
+
+
 # ----------------------------------------------------------------------------- modules
 def test_modules_call_their_functions_with_their_options():
     torch = pytest.importorskip("torch")
@@ -288,6 +313,10 @@ ERRORS = [
     (lambda x, t: tnn.HuberLoss(delta=-1), ValueError, r"HuberLoss: delta must be a number > 0"),
     (lambda x, t: tnn.HuberLoss(delta=0), ValueError, r"HuberLoss: delta must be a number > 0"),
     (lambda x, t: tnn.SmoothL1Loss(beta=-1), ValueError, r"SmoothL1Loss: beta must be"),
+    (lambda x, t: F.mse_loss(x, t, weight=x[0]), ValueError,     # PyTorch: no broadcasting
+     r"mse_loss: weight has shape \(3,\) but input has shape \(2, 3\); .* same size"),
+    (lambda x, t: F.huber_loss(x, t, weight=x[:, :1]), ValueError,
+     r"huber_loss: weight has shape \(2, 1\) but input"),
 ]
 
 
@@ -342,6 +371,15 @@ EXPECTED = {
     'huber_loss(df, zero_f)': ('float64', 0.5785),
     "huber_loss(df, zero_f, reduction='sum', delta=2.5)": ('float64', 8.16),
     'huber_loss(df.float(), zero_f.float(), delta=0.7)': ('float32', 0.47049999237060547),
+    'mse_loss(df, zero_f, weight=wd)': ('float64', 2.9136734693877555),
+    "mse_loss(df, zero_f, reduction='sum', weight=wd)": ('float64', 35.6925),
+    "mse_loss(df, zero_f, reduction='none', weight=wd)": ('float64', [4.0, 2.0, 0.125, 0.0, 0.375, 1.0, 27.0, 0.12249999999999998, 0.9799999999999999, 0.09]),
+    'mse_loss(df.float(), zero_f.float(), weight=wd)': ('float64', 2.913673465957447),
+    'l1_loss(df, zero_f, weight=wd)': ('float64', 1.3775510204081634),
+    "l1_loss(df, zero_f, reduction='none', weight=wd)": ('float64', [2.0, 2.0, 0.25, 0.0, 0.75, 1.0, 9.0, 0.175, 1.4, 0.3]),
+    'huber_loss(df, zero_f, weight=wd)': ('float64', 1.134625),
+    "huber_loss(df, zero_f, 'sum', 0.5, wd)": ('float64', 6.9262500000000005),
+    "huber_loss(df, zero_f, reduction='none', weight=wd)": ('float64', [1.5, 1.0, 0.0625, 0.0, 0.1875, 0.5, 7.5, 0.06124999999999999, 0.48999999999999994, 0.045]),
 }
 EXPECTED_GRADS = {
     "binary_cross_entropy_with_logits(z, y, reduction='none') dz": ('float64', [0.0, -0.19051482536448666, 0.0, -0.047681168808847076, 0.0, 0.6, -0.7, 0.0, 3.8235188297624304e-18, -0.5, 1.1, -1.2, 0.42177527185515673]),
@@ -358,4 +396,8 @@ EXPECTED_GRADS = {
     'smooth_l1_loss(df, zero_f) dzero_f': ('float64', [0.010000000000000002, 0.010000000000000002, 0.005000000000000001, 0.0, -0.005000000000000001, -0.010000000000000002, -0.010000000000000002, -0.006999999999999999, 0.006999999999999999, -0.003]),
     "huber_loss(d, zero, reduction='none', delta=0.5) dd": ('float64', [-0.05, -0.1, -0.15, 0.0, 0.25, 0.3, 0.35, 0.4, -0.45, 0.5, -0.55]),
     "huber_loss(df, zero_f, reduction='sum', delta=2.5) ddf": ('float64', [-0.2, -0.1, -0.05, 0.0, 0.05, 0.1, 0.25, 0.06999999999999999, -0.06999999999999999, 0.03]),
+    'mse_loss(df, zero_f, weight=wd) ddf': ('float64', [-0.0326530612244898, -0.0326530612244898, -0.004081632653061225, 0.0, 0.012244897959183675, 0.0163265306122449, 0.1469387755102041, 0.002857142857142857, -0.022857142857142857, 0.00489795918367347]),
+    'mse_loss(df, zero_f, weight=wd) dwd': ('float64', [0.008867971678467302, -0.015621824239900047, -0.021744273219491884, -0.023785089546022497, -0.021744273219491884, -0.015621824239900047, 0.04968429820907955, -0.019785089546022497, -0.019785089546022497, -0.023050395668471477]),
+    'l1_loss(df, zero_f, weight=wd) dwd': ('float64', [0.005081216159933361, -0.0030820491461890885, -0.007163681799250313, -0.011245314452311538, -0.007163681799250313, -0.0030820491461890885, 0.013244481466055811, -0.005531028738025824, -0.005531028738025824, -0.008796334860474804]),
+    'huber_loss(df, zero_f, weight=wd) dwd': ('float64', [0.015, 0.005, 0.00125, 0.0, 0.00125, 0.005, 0.025, 0.00245, 0.00245, 0.00045]),
 }

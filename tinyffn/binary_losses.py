@@ -24,7 +24,8 @@ from .arguments import check_choice, is_real
 from .backend import DeviceError, dtype_name
 from .composed import where
 from .functional import _check_tensor
-from .losses import _check_reduction, _elementwise_target, _reduce
+from .losses import (_check_reduction, _elementwise_target, _elementwise_weight, _reduce,
+                     _weighted_reduce)
 from .tensor import Tensor
 
 KL_REDUCTIONS = ("mean", "batchmean", "sum", "none")   # kl_div's: batchmean as well
@@ -143,13 +144,16 @@ def smooth_l1_loss(input: Tensor, target: Any, reduction: str = "mean",
 
 
 def huber_loss(input: Tensor, target: Any, reduction: str = "mean",
-               delta: float = 1.0) -> Tensor:
+               delta: float = 1.0, weight: Any = None) -> Tensor:
     """Huber loss, as ``F.huber_loss``: with d = input - target, L_i = 0.5 d_i² where
     |d_i| < δ, else δ (|d_i| - 0.5 δ): δ times :func:`smooth_l1_loss` with β = δ, so the
     line's slope is δ. dL/dd = d inside, δ sign(d) outside. δ must be > 0, as in PyTorch.
+    ``weight`` (PyTorch 2.13's), of input's shape, scales each L_i; its ``"mean"`` is
+    Σ w_i L_i / n, over the n entries (PyTorch's, where mse_loss and l1_loss divide by Σ w).
     """
     op = "huber_loss"
     target = _elementwise_target(op, input, target, reduction)
+    weight = _elementwise_weight(op, input, weight)
     if not (is_real(delta) and delta > 0):
         raise ValueError(f"{op}: delta must be a number > 0 (where the square turns into "
                          f"a line), got {delta!r}")
@@ -158,7 +162,8 @@ def huber_loss(input: Tensor, target: Any, reduction: str = "mean",
         a = d.abs()
         inside = a < delta                                              # no graph
         q = where(inside, d, 0.0)         # d, not |d|: as smooth_l1_loss's, d²L/dd² = 1 at 0
-        return _reduce(where(inside, 0.5 * q * q, delta * (a - 0.5 * delta)), reduction)
+        loss = where(inside, 0.5 * q * q, delta * (a - 0.5 * delta))
+        return _weighted_reduce(loss, weight, reduction, by_weight_sum=False)
 
 
 def kl_div(input: Tensor, target: Any, size_average: Any = None, reduce: Any = None,

@@ -27,30 +27,39 @@ REDUCTIONS = ("mean", "sum", "none")
 IGNORE_INDEX = -100     # PyTorch's default: no class has it, so by default nothing is ignored
 
 
-def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
+def mse_loss(input: Tensor, target: Any, reduction: str = "mean", *,
+             weight: Any = None) -> Tensor:
     """Mean squared error: L = mean_i (input_i - target_i)^2.
 
     dL/dinput_i = 2 (input_i - target_i) / n (``"mean"``, n elements), without the 1/n for
     ``"sum"``; ``"none"`` returns the elementwise squares. ``target`` is a Tensor or array
     of the same shape as ``input`` (broadcasting is refused: it usually hides a bug).
+    ``weight`` (PyTorch 2.13's, by name), of input's shape, scales each square: L =
+    Σ w_i (input_i - target_i)² / Σ w_i for ``"mean"`` (divided by the weights' sum, not
+    by n, as PyTorch), the weighted sum for ``"sum"``, w_i (input_i - target_i)² for
+    ``"none"``; a gradient flows into the weights too.
     Shapes: input (...), target (...) -> () for "mean"/"sum", (...) for "none".
     """
     target = _elementwise_target("mse_loss", input, target, reduction)
+    weight = _elementwise_weight("mse_loss", input, weight)
     with grad_mode.scope("function", "mse_loss"):
         squared = (input - target) ** 2
-        return _reduce(squared, reduction)
+        return _weighted_reduce(squared, weight, reduction, by_weight_sum=True)
 
 
-def l1_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
+def l1_loss(input: Tensor, target: Any, reduction: str = "mean", *,
+            weight: Any = None) -> Tensor:
     """Mean absolute error: L = mean_i |input_i - target_i|, as ``F.l1_loss``.
 
     dL/dinput_i = sign(input_i - target_i) / n (``"mean"``), 0 where they are equal (the
-    kink of |x|, as PyTorch); ``reduction`` and the shapes as :func:`mse_loss` (a target
-    of another shape is refused, where PyTorch warns and broadcasts).
+    kink of |x|, as PyTorch); ``reduction``, ``weight`` (its ``"mean"`` divided by the
+    weights' sum) and the shapes as :func:`mse_loss` (a target of another shape is
+    refused, where PyTorch warns and broadcasts).
     """
     target = _elementwise_target("l1_loss", input, target, reduction)
+    weight = _elementwise_weight("l1_loss", input, weight)
     with grad_mode.scope("function", "l1_loss"):
-        return _reduce((input - target).abs(), reduction)
+        return _weighted_reduce((input - target).abs(), weight, reduction, by_weight_sum=True)
 
 
 def _elementwise_target(op: str, input: Tensor, target: Any, reduction: str) -> Tensor:
@@ -67,6 +76,38 @@ def _elementwise_target(op: str, input: Tensor, target: Any, reduction: str) -> 
                          f"{target.shape}; they must be equal (reshape the target, e.g. a "
                          f"(T,) target for a (T, 1) prediction needs .reshape(T, 1))")
     return target
+
+
+def _elementwise_weight(op: str, input: Tensor, weight: Any) -> Tensor | None:
+    """PyTorch 2.13's ``weight`` of the elementwise losses, checked: None, or a Tensor of
+    input's shape (not broadcast, as PyTorch) on input's device; an array is made a
+    Tensor of input's dtype, as a target is."""
+    if weight is None:
+        return None
+    if not isinstance(weight, Tensor):
+        weight = Tensor(input.backend.asarray(weight, input.dtype), _backend=input.backend)
+    elif weight.backend is not input.backend:
+        raise DeviceError(f"{op}: weight is on {weight.device} but input on {input.device}; "
+                          f"move it with .to('{input.device}')")
+    if weight.shape != input.shape:
+        raise ValueError(f"{op}: weight has shape {weight.shape} but input has shape "
+                         f"{input.shape}; weights and input must have the same size, as in "
+                         "PyTorch (one weight per entry: expand it, e.g. "
+                         "w.expand(*input.shape))")
+    return weight
+
+
+def _weighted_reduce(loss: Tensor, weight: Tensor | None, reduction: str,
+                     by_weight_sum: bool) -> Tensor:
+    """``loss`` (one entry per element) times ``weight``, reduced. PyTorch 2.13's
+    ``"mean"`` of a weighted loss divides by Σ w in mse_loss and l1_loss
+    (``by_weight_sum``) but by the number of entries in huber_loss."""
+    if weight is None:
+        return _reduce(loss, reduction)
+    weighted = loss * weight
+    if reduction == "mean" and by_weight_sum:
+        return _narrowed(_widened(weighted).sum() / _widened(weight).sum(), weighted)
+    return _reduce(weighted, reduction)
 
 
 def cross_entropy(input: Tensor, target: Any, reduction: str = "mean", *, weight: Any = None,
