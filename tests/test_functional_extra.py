@@ -1,6 +1,6 @@
-"""F.leaky_relu, F.glu, F.normalize, F.one_hot, F.softplus, F.pad, F.embedding
-(tinyffn/functional_extra.py), F.l1_loss (losses.py), and the modules nn.LeakyReLU,
-nn.Softplus, nn.Flatten and nn.L1Loss.
+"""F.leaky_relu, F.glu, F.normalize, F.one_hot, F.softplus, F.pad (tinyffn/functional_extra.py),
+F.embedding with PyTorch's max_norm and scale_grad_by_freq (embedding_lookup.py), F.l1_loss
+(losses.py), and the modules nn.LeakyReLU, nn.Softplus, nn.Flatten, nn.L1Loss, nn.Embedding.
 
 Each case is one call, written once and run with tinyffn's ``F`` and ``nn`` and with
 torch's. References: PyTorch 2.13, live where it is installed, and its values and
@@ -46,6 +46,11 @@ CASES = [
     "F.embedding(k, table)", "F.embedding(k, table, padding_idx=1)",
     "F.embedding(k[0], table, padding_idx=-1)", "F.embedding(k[0, 0], table)",
     "F.embedding(e, table)",
+    # max_norm: rows 0, 3 and 4 (norms 4.39, 3.54, 6.10) are scaled to norm 3 before the lookup
+    "F.embedding(k, table, max_norm=3.0)", "F.embedding(k, table, None, 2.0, 1.0)",
+    "F.embedding(k, table, max_norm=1.0, norm_type=math.inf, padding_idx=4)",
+    "nn.Embedding.from_pretrained(table, max_norm=3.0)(k)",
+    "F.embedding(k, table, scale_grad_by_freq=True)",
 ]
 
 
@@ -85,6 +90,9 @@ GRAD_CASES = [
     ("nn.Softplus(2.0, 10.0)(s)", "s"), ("F.pad(x, (-1, 1, 1, -1), value=2.5)", "x"),
     ("F.pad(b, (1, 1, 0, 0, 1, 0))", "b"), ("F.embedding(k, table)", "table"),
     ("F.embedding(k, table, padding_idx=1)", "table"),
+    ("F.embedding(k, table, max_norm=3.0)", "table"),          # the lookup's: not rescaled
+    ("F.embedding(k, table, scale_grad_by_freq=True)", "table"),  # row 4's gradient halved
+    ("F.embedding(k, table, padding_idx=4, scale_grad_by_freq=True)", "table"),
 ]
 
 
@@ -317,11 +325,79 @@ def test_embedding_padding_idx_counts_from_the_end_down_to_minus_n(device):
             F.embedding(idx, tinyffn.tensor(table, device=device), padding_idx=bad)
 
 
+def test_embedding_max_norm_rescales_the_rows_read_in_the_table_itself(device):
+    """PyTorch's embedding_renorm_: before the lookup, each row read whose norm n exceeds
+    max_norm is multiplied by max_norm / (n + 1e-7), in the table, outside the graph; rows
+    not read keep theirs even when longer. By hand: row 0 (3, 4), n = 5 -> (3, 4) · 2 /
+    (5 + 1e-7); row 2 (1, -2) read twice, scaled once; row 3 (6, 8) not read; row 1 short."""
+    w = tinyffn.tensor([[3.0, 4.0], [0.3, 0.4], [1.0, -2.0], [6.0, 8.0]], dtype="float64",
+                       device=device, requires_grad=True)
+    y = F.embedding(tinyffn.tensor([2, 0, 1, 2], device=device), w, max_norm=2.0)
+    s0, s2 = 2 / (5 + 1e-7), 2 / (math.sqrt(5) + 1e-7)
+    expected = [[3 * s0, 4 * s0], [0.3, 0.4], [s2, -2 * s2], [6.0, 8.0]]
+    np.testing.assert_allclose(w.detach().numpy(), expected, rtol=1e-15)
+    np.testing.assert_array_equal(y.detach().numpy(), w.detach().numpy()[[2, 0, 1, 2]])
+    y.sum().backward()                  # the lookup's gradient: the rescaling is not in it
+    assert w.grad.tolist() == [[1.0, 1.0], [1.0, 1.0], [2.0, 2.0], [0.0, 0.0]]
+    table = tinyffn.tensor(TABLE, dtype="float64", device=device)   # 1-norms 7.5, 3, 1.5, 6, 10.5
+    emb = nn.Embedding.from_pretrained(table, max_norm=1.0, norm_type=1.0)
+    emb(tinyffn.tensor([1, 3], device=device))
+    norms = np.abs(emb.weight.numpy()).sum(axis=1)
+    np.testing.assert_allclose(norms, [7.5, 1.0, 1.5, 1.0, 10.5], rtol=1e-6)
+
+
+def test_embedding_max_norm_changes_the_table_as_torchs():
+    torch = pytest.importorskip("torch")
+    for kwargs in (dict(max_norm=2.0), dict(max_norm=1.5, norm_type=1.0),
+                   dict(max_norm=0.5, norm_type=math.inf, padding_idx=2)):
+        ours, theirs = tinyffn.tensor(TABLE, dtype="float32"), torch.tensor(TABLE)
+        idx = [[0, 4, 2], [4, 2, 3]]
+        F.embedding(tinyffn.tensor(idx), ours, **kwargs)
+        torch.nn.functional.embedding(torch.tensor(idx), theirs, **kwargs)
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=2e-7, err_msg=kwargs)
+
+
+def test_embedding_scale_grad_by_freq_divides_the_tables_gradient_alone(device):
+    """Row 0 read three times: its gradient is the mean of its three gy rows (written
+    out), row 2's twice: half their sum; y's own gradient is gy, unscaled, as PyTorch's."""
+    w = tinyffn.tensor(TABLE, dtype="float64", device=device, requires_grad=True)
+    for module in (False, True):
+        w.grad = None
+        idx = tinyffn.tensor([0, 2, 0, 0, 1, 2], device=device)
+        if module:
+            emb = nn.Embedding.from_pretrained(w, freeze=False, scale_grad_by_freq=True)
+            y, table = emb(idx), emb.weight
+        else:
+            y, table = F.embedding(idx, w, scale_grad_by_freq=True), w
+        y.retain_grad()
+        gy = tinyffn.arange(18.0, dtype="float64", device=device).reshape(6, 3)
+        y.backward(gy)
+        assert y.grad.tolist() == gy.tolist()
+        assert table.grad.tolist()[:3] == [[5.0, 6.0, 7.0], [12.0, 13.0, 14.0],
+                                           [9.0, 10.0, 11.0]]
+
+
+def test_embedding_options_are_checked_and_printed_as_pytorchs():
+    with pytest.raises(ValueError, match=r"embedding: sparse=True .* no sparse tensors; "
+                                         r"leave sparse=False"):
+        F.embedding(tinyffn.tensor([0]), tinyffn.eye(2), sparse=True)
+    with pytest.raises(ValueError, match=r"Embedding: sparse=True"):
+        nn.Embedding(3, 2, sparse=True)
+    with pytest.raises(TypeError, match=r"embedding: max_norm must be a number or None"):
+        F.embedding(tinyffn.tensor([0]), tinyffn.eye(2), max_norm="2")
+    with pytest.raises(TypeError, match=r"Embedding: norm_type must be a number"):
+        nn.Embedding.from_pretrained(tinyffn.eye(2), norm_type=None)
+    assert repr(nn.Embedding(4, 2, 1, 1.0, 1.0, True)) == (
+        "Embedding(4, 2, padding_idx=1, max_norm=1.0, norm_type=1.0, scale_grad_by_freq=True)")
+    assert repr(nn.Embedding(4, 2, max_norm=2.0)) == "Embedding(4, 2, max_norm=2.0)"
+
+
 def test_each_is_drawn_in_a_frame_of_its_name():
     x = tinyffn.tensor(X, requires_grad=True)
     for y, name in [(F.softplus(x), "softplus"), (nn.Softplus()(x), "softplus"),
                     (F.pad(x, (1, 1)), "pad"), (F.pad(x, (-1, 0)), "pad"),
                     (F.embedding(tinyffn.tensor([1]), x), "embedding"),
+                    (F.embedding(tinyffn.tensor([1]), x, scale_grad_by_freq=True), "embedding"),
                     (nn.Embedding(3, 2)(tinyffn.tensor([1])), "embedding")]:
         assert [s.name for s in y.grad_fn.scope if s.kind == "function"][0] == name
     assert F.pad(x, (0, 0)) is not x                   # a new tensor, as PyTorch's
@@ -462,6 +538,11 @@ EXPECTED = {
     'F.embedding(k[0], table, padding_idx=-1)': ('float64', [[-3.0, -2.5, -2.0], [3.0, 3.5, 4.0], [0.0, 0.5, 1.0]]),
     'F.embedding(k[0, 0], table)': ('float64', [-3.0, -2.5, -2.0]),
     'F.embedding(e, table)': ('float64', []),
+    'F.embedding(k, table, max_norm=3.0)': ('float64', [[[-2.051290329520237, -1.709408607933531, -1.3675268863468248], [1.4746174327731993, 1.720387004902066, 1.9661565770309326], [0.0, 0.5, 1.0]], [[1.4746174327731993, 1.720387004902066, 1.9661565770309326], [-1.5, -1.0, -0.5], [1.2727921701357865, 1.6970562268477154, 2.121320283559644]]]),
+    'F.embedding(k, table, None, 2.0, 1.0)': ('float64', [[[-0.7999999893333334, -0.6666666577777779, -0.5333333262222223], [0.5714285659863946, 0.6666666603174604, 0.7619047546485261], [0.0, 0.5, 1.0]], [[0.5714285659863946, 0.6666666603174604, 0.7619047546485261], [-0.9999999666666679, -0.6666666444444452, -0.3333333222222226], [0.49999999166666675, 0.6666666555555557, 0.8333333194444447]]]),
+    'F.embedding(k, table, max_norm=1.0, norm_type=math.inf, padding_idx=4)': ('float64', [[[-0.9999999666666679, -0.8333333055555565, -0.6666666444444452], [0.7499999812500004, 0.8749999781250005, 0.9999999750000006], [0.0, 0.5, 1.0]], [[0.7499999812500004, 0.8749999781250005, 0.9999999750000006], [-0.9999999333333378, -0.6666666222222252, -0.3333333111111126], [0.599999976000001, 0.7999999680000013, 0.9999999600000016]]]),
+    'nn.Embedding.from_pretrained(table, max_norm=3.0)(k)': ('float64', [[[-2.051290329520237, -1.709408607933531, -1.3675268863468248], [1.4746174327731993, 1.720387004902066, 1.9661565770309326], [0.0, 0.5, 1.0]], [[1.4746174327731993, 1.720387004902066, 1.9661565770309326], [-1.5, -1.0, -0.5], [1.2727921701357865, 1.6970562268477154, 2.121320283559644]]]),
+    'F.embedding(k, table, scale_grad_by_freq=True)': ('float64', [[[-3.0, -2.5, -2.0], [3.0, 3.5, 4.0], [0.0, 0.5, 1.0]], [[3.0, 3.5, 4.0], [-1.5, -1.0, -0.5], [1.5, 2.0, 2.5]]]),
 }
 EXPECTED_GRADS = {
     'F.leaky_relu(x) dx': ('float64', [[0.1, 0.002, 0.3, 0.004], [0.005, 0.6, 0.7, 0.008]]),
@@ -484,4 +565,7 @@ EXPECTED_GRADS = {
     'F.pad(b, (1, 1, 0, 0, 1, 0)) db': ('float64', [[[2.0, 2.1, 2.2, 2.3], [2.6, 2.7, 2.8, 2.9], [3.2, 3.3, 3.4, 3.5]], [[3.8, 3.9, 4.0, 4.1], [4.4, 4.5, 4.6, 4.7], [5.0, 5.1, 5.2, 5.3]]]),
     'F.embedding(k, table) dtable': ('float64', [[0.1, 0.2, 0.3], [1.3, 1.4, 1.5], [0.7, 0.8, 0.9], [1.6, 1.7, 1.8], [1.4, 1.6, 1.7999999999999998]]),
     'F.embedding(k, table, padding_idx=1) dtable': ('float64', [[0.1, 0.2, 0.3], [0.0, 0.0, 0.0], [0.7, 0.8, 0.9], [1.6, 1.7, 1.8], [1.4, 1.6, 1.7999999999999998]]),
+    'F.embedding(k, table, max_norm=3.0) dtable': ('float64', [[0.1, 0.2, 0.3], [1.3, 1.4, 1.5], [0.7, 0.8, 0.9], [1.6, 1.7, 1.8], [1.4, 1.6, 1.7999999999999998]]),
+    'F.embedding(k, table, scale_grad_by_freq=True) dtable': ('float64', [[0.1, 0.2, 0.3], [1.3, 1.4, 1.5], [0.7, 0.8, 0.9], [1.6, 1.7, 1.8], [0.7, 0.8, 0.8999999999999999]]),
+    'F.embedding(k, table, padding_idx=4, scale_grad_by_freq=True) dtable': ('float64', [[0.1, 0.2, 0.3], [1.3, 1.4, 1.5], [0.7, 0.8, 0.9], [1.6, 1.7, 1.8], [0.0, 0.0, 0.0]]),
 }

@@ -28,6 +28,7 @@ CASES = [
     *[f"T.{w}_window({n}{p})" for w in ("hann", "hamming", "blackman", "bartlett", "kaiser")
       for n, p in ((5, ""), (6, ", periodic=False"))],
     "T.hamming_window(4, True, 0.5, 0.5)", "T.kaiser_window(5, True, 4.0)",
+    "T.embedding(x, T.tensor([1, 0, 1]), -1, True)",       # scale_grad_by_freq: row 1 halved
 ]
 
 
@@ -56,7 +57,8 @@ def run(module, case: str, requires_grad: str = "", **tensor_kwargs):
 plain = torch_parity.plain
 assert_same = torch_parity.assert_close
 GRAD_CASES = [(c, "x") for c in CASES[:15] if "embedding(x, T.tensor([1, 0]), pad" not in c] + [
-    ("T.ger(v, x[0])", "v"), ("T.rsub(x, v, alpha=2)", "v")]
+    ("T.ger(v, x[0])", "v"), ("T.rsub(x, v, alpha=2)", "v"),
+    ("T.embedding(x, T.tensor([1, 0, 1]), -1, True)", "x")]
 
 
 def grad_of(module, case: str, wrt: str, **tensor_kwargs):
@@ -95,8 +97,8 @@ def test_errors():
     with pytest.raises(ValueError, match=r"unravel_index: an index is out of range for a "
                                          r"tensor of shape \(2, 3\)"):
         tinyffn.unravel_index(tinyffn.tensor([6]), (2, 3))
-    with pytest.raises(NotImplementedError, match="embedding: scale_grad_by_freq"):
-        tinyffn.embedding(tinyffn.eye(3), tinyffn.tensor([0]), scale_grad_by_freq=True)
+    with pytest.raises(ValueError, match="embedding: sparse=True .* no sparse tensors"):
+        tinyffn.embedding(tinyffn.eye(3), tinyffn.tensor([0]), sparse=True)
     assert tinyffn.is_same_size(tinyffn.zeros(2, 3), tinyffn.ones(2, 3))
     assert not tinyffn.is_same_size(tinyffn.zeros(2, 3), tinyffn.ones(3, 2))
 
@@ -137,6 +139,7 @@ EXPECTED = {
     'T.kaiser_window(6, periodic=False)': ('float64', [5.2773441320097665e-05, 0.10171968770956323, 0.7929398341014605, 0.7929398341014605, 0.10171968770956323, 5.2773441320097665e-05]),
     'T.hamming_window(4, True, 0.5, 0.5)': ('float64', [0.0, 0.49999999999999994, 1.0, 0.5000000000000001]),
     'T.kaiser_window(5, True, 4.0)': ('float64', [0.08848052607644988, 0.5085159153920888, 0.932711570032223, 0.932711570032223, 0.5085159153920888]),
+    'T.embedding(x, T.tensor([1, 0, 1]), -1, True)': ('float64', [[-4.0, 1.5, 0.25], [0.5, -2.0, 3.0], [-4.0, 1.5, 0.25]]),
 }
 
 EXPECTED_GRADS = {
@@ -156,4 +159,5 @@ EXPECTED_GRADS = {
     'T.dropout(x, 0.5, False) dx': ('float64', [[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]]),
     'T.ger(v, x[0]) dv': ('float64', [0.5499999999999998, 0.9999999999999998, 1.4500000000000002]),
     'T.rsub(x, v, alpha=2) dv': ('float64', [0.5, 0.7, 0.8999999999999999]),
+    'T.embedding(x, T.tensor([1, 0, 1]), -1, True) dx': ('float64', [[0.4, 0.5, 0.6], [0.39999999999999997, 0.5, 0.6]]),
 }

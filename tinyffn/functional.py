@@ -396,7 +396,10 @@ cosine_embedding_loss = _more.cosine_embedding_loss
 from . import functional_extra as _extra  # noqa: E402
 
 leaky_relu, glu, normalize, one_hot = _extra.leaky_relu, _extra.glu, _extra.normalize, _extra.one_hot
-softplus, pad, embedding = _extra.softplus, _extra.pad, _extra.embedding
+softplus, pad = _extra.softplus, _extra.pad
+from . import embedding_lookup as _embedding  # noqa: E402
+
+embedding = _embedding.embedding                # with PyTorch's max_norm, scale_grad_by_freq
 from . import activations_extra as _acts  # noqa: E402
 
 elu, selu, celu, mish, hardswish, hardsigmoid = (_acts.elu, _acts.selu, _acts.celu, _acts.mish,

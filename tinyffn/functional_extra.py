@@ -1,14 +1,15 @@
 """More of ``torch.nn.functional``, reached as ``F.leaky_relu``, ``F.glu``, ``F.normalize``,
-``F.one_hot``, ``F.softplus``, ``F.pad`` and ``F.embedding`` (:mod:`tinyffn.functional`
-imports them, as it does the losses).
+``F.one_hot``, ``F.softplus`` and ``F.pad`` (:mod:`tinyffn.functional` imports them, as it
+does the losses), and the lookup under ``F.embedding`` (``_lookup``; the function, with
+PyTorch's options, is in :mod:`tinyffn.embedding_lookup`).
 
 Composed as the rest of functional.py, in a frame of their name: ``leaky_relu`` is one
 ``where``, ``glu`` a ``chunk``, a ``sigmoid`` and a ``mul`` (the gate that SwiGLU, the
 gated FFN of LLaMA, puts a Swish in), ``normalize`` a division by ``tinyffn.norm``,
 ``softplus`` a ``where`` between x and log1p(exp(x)), ``pad`` a ``getitem`` (to crop) and
-a ``cat`` with constant blocks, ``embedding`` one ``getitem`` of the table (``nn.Embedding``
-calls it). ``one_hot`` makes integer labels and records no graph. They live here so that
-functional.py stays a file one can read in a sitting.
+a ``cat`` with constant blocks, the embedding lookup one ``getitem`` of the table
+(``embedding_bag`` calls it too). ``one_hot`` makes integer labels and records no graph.
+They live here so that functional.py stays a file one can read in a sitting.
 """
 from __future__ import annotations
 
@@ -272,19 +273,12 @@ def _copied_from(n: int, before: int, after: int, mode: str, shape: tuple) -> li
     return [min(max(i, 0), n - 1) for i in range(-before, n + after)]          # replicate
 
 
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> Tensor:
-    """y = W[idx]: the rows of the table ``weight`` (num_embeddings, embedding_dim) that
-    the integer indices ``input`` pick, as ``F.embedding``. Shapes: idx (...) -> y (...,
-    embedding_dim). ``padding_idx`` (negative counts from the end): that row gets no
-    gradient (it is read from ``W.detach()``); its values are the table's, as PyTorch's.
-    One ``getitem``, whose backward adds gy into the rows read (a row read twice gets
-    both); ``nn.Embedding`` is this function with a table of its own."""
-    return _lookup("embedding", input, weight, padding_idx)
-
-
 def _lookup(op: str, idx: Any, weight: Any, padding_idx: Any, read: bool = True) -> Tensor:
-    """:func:`embedding`, with errors that name ``op`` (``"Embedding"`` for the module);
-    ``read=False``: idx's range was checked by the caller (see :func:`_check_indices`)."""
+    """y = W[idx], one ``getitem`` (PyTorch's options around it are in
+    :mod:`tinyffn.embedding_lookup`), with errors that name ``op`` (``"Embedding"`` for
+    the module); ``padding_idx`` (negative counts from the end): that row gets no gradient
+    (it is read from ``W.detach()``); ``read=False``: idx's range was checked by the
+    caller (see :func:`_check_indices`)."""
     w = _table(op, weight, padding_idx)
     n = w.shape[0]
     _check_indices(op, idx, w, read)
@@ -348,4 +342,4 @@ def _refuse_indices(op: str, idx: Tensor, n: int) -> None:
                      "(negative ones are refused, as in PyTorch)")
 
 
-__all__ = ["leaky_relu", "glu", "normalize", "one_hot", "softplus", "pad", "embedding"]
+__all__ = ["leaky_relu", "glu", "normalize", "one_hot", "softplus", "pad"]

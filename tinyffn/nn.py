@@ -44,7 +44,6 @@ from .arguments import (_is_int, check_inplace, check_positive, check_probabilit
                         normalized_shape_arg)
 from .backend import DEFAULTS, FLOAT_DTYPES
 from .containers import ModuleDict, ModuleList, Sequential
-from .functional_extra import _check_padding_idx, _lookup
 from .normalization import _EPS_WHY
 from .creation import ones, tensor, zeros
 from .generators import generator
@@ -381,62 +380,8 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"            # as PyTorch prints it
 
 
-class Embedding(Module):
-    """y = W[idx]: the rows of a table W (num_embeddings, embedding_dim) that integer
-    indices pick, as PyTorch's ``nn.Embedding``. Shapes: idx (...) -> y (..., embedding_dim).
-
-    The lookup is onehot(idx) @ W done by indexing (:class:`tinyffn.ops.shape.GetItem`),
-    so its backward adds gy into the rows read: dW[i] = Σ over positions p with idx_p = i
-    of gy_p (a row read twice gets both gradients); it is :func:`tinyffn.functional.embedding`
-    with this table, as in PyTorch. W starts N(0, 1), as PyTorch's.
-    ``padding_idx`` (negative counts from the end): that row starts at zeros and gets no
-    gradient, for padding tokens; the lookup reads it from ``W.detach()``.
-    """
-
-    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
-                 *, device: Any = None, dtype: Any = None):
-        super().__init__()
-        self._set_sizes(num_embeddings, embedding_dim, padding_idx)
-        values = generator().standard_normal((num_embeddings, embedding_dim))
-        if self.padding_idx is not None:
-            values[self.padding_idx] = 0
-        self.weight = Parameter(tensor(values, dtype=dtype or DEFAULTS.float,
-                                       device=device or "cpu"))
-
-    def _set_sizes(self, num_embeddings: Any, embedding_dim: Any, padding_idx: Any) -> None:
-        _check_size("Embedding", "num_embeddings", num_embeddings)
-        _check_size("Embedding", "embedding_dim", embedding_dim)
-        n = num_embeddings
-        _check_padding_idx("Embedding", padding_idx, n)
-        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        self.padding_idx = None if padding_idx is None else int(padding_idx) % n
-
-    @classmethod
-    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
-                        padding_idx: int | None = None) -> "Embedding":
-        """An Embedding whose table is ``embeddings`` (num_embeddings, embedding_dim), its
-        array shared, as PyTorch's; ``freeze=True``: no gradient (``requires_grad=False``).
-        The padding row is kept as it is (only its gradient is cut)."""
-        F._check_tensor("Embedding.from_pretrained", "embeddings", embeddings)
-        if embeddings.ndim != 2:
-            raise ValueError(f"Embedding.from_pretrained: embeddings must be 2-D "
-                             f"(num_embeddings, embedding_dim), got shape {embeddings.shape}")
-        module = cls.__new__(cls)
-        Module.__init__(module)
-        module._set_sizes(*embeddings.shape, padding_idx)
-        module.weight = Parameter(embeddings)
-        module.weight.requires_grad_(not freeze)
-        return module
-
-    def forward(self, idx: Tensor) -> Tensor:
-        return _lookup("Embedding", idx, self.weight, self.padding_idx)   # F.embedding
-
-    def extra_repr(self) -> str:
-        return f"{self.num_embeddings}, {self.embedding_dim}" + (
-            "" if self.padding_idx is None else f", padding_idx={self.padding_idx}")
-
-
-
+# The embedding table that feeds token ids to a block, with PyTorch's options (max_norm, ...)
+from .embedding_lookup import Embedding  # noqa: E402
 # Attention, the FFN's partner in a block, in a file of its own (it builds on Linear above)
 from .attention_modules import MultiheadAttention  # noqa: E402
 # The transformer layers (attention + this FFN), built on the two above

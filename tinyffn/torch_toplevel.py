@@ -50,11 +50,9 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """``F.embedding(indices, weight)`` with torch's top-level order, weight first;
     ``padding_idx=-1`` means none here, as in ``torch.embedding`` (F.embedding's -1 is the
-    last row). ``scale_grad_by_freq`` and ``sparse`` are refused."""
-    if scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not "
-                                  "supported; leave them False")
-    return F.embedding(indices, weight, padding_idx=None if padding_idx == -1 else padding_idx)
+    last row). ``scale_grad_by_freq`` as F.embedding's; ``sparse=True`` is refused."""
+    return F.embedding(indices, weight, padding_idx=None if padding_idx == -1 else padding_idx,
+                       scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
 
 def dropout(input: Tensor, p: float, train: bool) -> Tensor:
