@@ -593,6 +593,45 @@ def test_hessian_of_a_gelu_ffn_matches_torch():
                                        atol=1e-10, err_msg=f"H[{i}][{j}]")
 
 
+RELU_NET = {   # name -> (function of (lib, x), whether torch 2.13's jacobian and hessian
+    # with create_graph=True require grad): relu's recorded gradient keeps relu's output
+    # in the graph (derivative 0), as torch's threshold_backward; a linear one has none
+    "relu": (lambda lib, x: lib.relu(x), True, True),
+    "relu net": (lambda lib, x: lib.relu(x[:, None] * x.new_tensor([0.5, -1.0]))
+                 @ x.new_tensor([1.0, 2.0]), True, True),
+    "linear": (lambda lib, x: 2.0 * x, False, False),
+    "square": (lambda lib, x: x * x, True, False),
+}
+
+
+def test_create_graph_results_of_a_relu_network_require_grad_as_torchs(device):
+    """A piecewise-linear ReLU function: its Hessian is 0, and torch's
+    hessian(create_graph=True) requires grad all the same (so H.sum().backward() runs);
+    the Jacobian is the 0/1 mask, and requires grad too. strict=True accepts both, as
+    torch's. Values and flags written out from torch 2.13."""
+    x = tinyffn.tensor([0.5, -1.0, 2.0], dtype=F64, device=device)
+    H = AF.hessian(lambda x: tinyffn.relu(x).sum(), x, create_graph=True, strict=True)
+    J = AF.jacobian(tinyffn.relu, x, create_graph=True, strict=True)
+    assert H.requires_grad and J.requires_grad
+    assert H.tolist() == [[0.0] * 3] * 3
+    assert J.tolist() == [[1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+    (H.sum() + J.sum()).backward()
+    for name, (f, jac, hess) in RELU_NET.items():
+        assert AF.jacobian(lambda x: f(tinyffn, x), x, create_graph=True).requires_grad == jac
+        assert AF.hessian(lambda x: f(tinyffn, x).sum(), x,
+                          create_graph=True).requires_grad == hess, name
+
+
+def test_create_graph_results_of_a_relu_network_require_grad_as_torchs_live():
+    torch = pytest.importorskip("torch")
+    for name, (f, jac, hess) in RELU_NET.items():
+        x = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64)
+        A = torch.autograd.functional
+        assert A.jacobian(lambda x: f(torch, x), x, create_graph=True).requires_grad == jac
+        assert A.hessian(lambda x: f(torch, x).sum(), x,
+                         create_graph=True).requires_grad == hess, name
+
+
 def test_second_derivatives_strict_where_torch_raises_and_zeros_otherwise():
     """strict=True raises exactly where torch's does (which input each names is checked;
     the sentences differ), and without it the blocks are zeros."""

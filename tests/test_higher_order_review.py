@@ -303,15 +303,16 @@ def test_backward_inputs_with_create_graph_keeps_the_grad_outputs_graph():
 
 
 def test_a_recorded_gradient_without_a_graph_is_explained():
-    """relu's gradient is constant in x: it has no graph to x, and differentiating it
-    again says why (PyTorch gives zeros), instead of only asking for requires_grad."""
+    """leaky_relu's gradient (a where) is constant in x: it has no graph to x, and
+    differentiating it again says why (PyTorch gives zeros), instead of only asking for
+    requires_grad. (relu's keeps a graph, as PyTorch's: test_autograd_functional.py.)"""
     x = f64([1.0, -2.0, 3.0], requires_grad=True)
-    (g,) = tinyffn.grad(F.relu(x).sum(), [x], create_graph=True)
+    (g,) = tinyffn.grad(F.leaky_relu(x).sum(), [x], create_graph=True)
     with pytest.raises(RuntimeError, match=r"does not require grad.*create_graph=True.*"
-                                           r"piecewise linear as relu"):
+                                           r"piecewise linear as leaky_relu"):
         tinyffn.grad(g.sum(), [x])
     w = f64([1.0, 2.0, 3.0], requires_grad=True)
-    (g,) = tinyffn.grad((F.relu(x) * w).sum(), [x], create_graph=True)   # a graph to w only
+    (g,) = tinyffn.grad((F.leaky_relu(x) * w).sum(), [x], create_graph=True)   # to w only
     with pytest.raises(RuntimeError, match=r"input 0 .* was not used.*create_graph=True"):
         tinyffn.grad(g.sum(), [x])
     (h,) = tinyffn.grad(g.sum(), [x], materialize_grads=True)

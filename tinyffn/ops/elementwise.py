@@ -456,9 +456,14 @@ class ReLU(Function):
         # multiplied by gy in place so the mask's buffer becomes the result (one (T, d_ff)
         # array, not two). Not xp.where: NumPy's where is ~10x slower here on random signs
         # (2 ms vs 0.15 ms, 512 x 1024).
-        gx = ctx.xp.astype(y != 0, gy.dtype)
-        if not isinstance(gy, ctx.backend.array_type):  # create_graph: gx * gy recorded
-            return gx * gy
+        xp = ctx.xp
+        if not isinstance(gy, ctx.backend.array_type):
+            # create_graph: the same 0/1 mask, written sign(y) (+1 where y is NaN) so that
+            # it is recorded on y, with derivative 0, as PyTorch records threshold_backward
+            # on relu's output: the gradient stays in x's graph, and jacobian or hessian
+            # (create_graph=True) of a ReLU network require grad (their values: zeros)
+            return (xp.sign(y) + xp.astype(xp.isnan(y), gy.dtype)) * gy
+        gx = xp.astype(y != 0, gy.dtype)
         gx *= gy
         return gx
 
