@@ -93,8 +93,13 @@ def test_as_pytorchs():
     ("rnn.pack_padded_sequence(x, [3, 5, 2])", r"lengths \[3, 5, 2\] must be in decreasing "
                                                "order with enforce_sorted=True"),
     ("rnn.pack_padded_sequence(x, [5, 3])", r"lengths must be 3 ints"),
-    ("rnn.pack_padded_sequence(x, [6, 3, 2])", r"in \[0, 5\]"),
-    ("rnn.pack_padded_sequence(x, [5, 3, 0])", "every length must be at least 1"),
+    ("rnn.pack_padded_sequence(x, [6, 3, 2])", r"lengths must be 3 ints .* in \[1, 5\], got "
+                                               r"\[6, 3, 2\]$"),    # >= 1, not [0, 5]
+    ("rnn.pack_padded_sequence(x, [5, 3, 0])", r"in \[1, 5\], got \[5, 3, 0\] \(a packed "
+                                               r"sequence has no empty example: PyTorch's "
+                                               r"'Length of all samples has to be greater"),
+    ("rnn.unpad_sequence(x, [6, 3, 0])", r"unpad_sequence: lengths must be 3 ints .* "
+                                         r"in \[0, 5\], got \[6, 3, 0\]$"),  # 0: empty
     ("rnn.pack_padded_sequence(x, [5, 3, True])", r"lengths must be 3 ints"),
     ("rnn.pad_packed_sequence(rnn.pack_sequence(s, False), total_length=2)",
      "total_length=2 is shorter than the longest sequence, 5"),

@@ -84,10 +84,7 @@ def pack_padded_sequence(input: Tensor, lengths: Any, batch_first: bool = False,
     permutation kept."""
     x = tensor_arg("pack_padded_sequence", "input", input)
     x = x.transpose(0, 1) if batch_first else x                        # (L, N, *)
-    n = np.array(_lengths("pack_padded_sequence", lengths, x.shape[1], x.shape[0]))
-    if (n < 1).any():
-        raise ValueError(f"pack_padded_sequence: every length must be at least 1, got "
-                         f"{n.tolist()}")
+    n = np.array(_lengths("pack_padded_sequence", lengths, x.shape[1], x.shape[0], least=1))
     if enforce_sorted:
         if (np.diff(n) > 0).any():
             raise ValueError(f"pack_padded_sequence: lengths {n.tolist()} must be in "
@@ -171,13 +168,17 @@ def unpack_sequence(packed_sequences: PackedSequence) -> list:
     return [padded[i, :k] for i, k in enumerate(lengths.tolist())]
 
 
-def _lengths(op: str, lengths: Any, N: int, L: int) -> list:
-    """The lengths as N Python ints in [0, L]: a list, a tuple, a NumPy array (NumPy's
-    integers too, as PyTorch takes them) or an integer tensor."""
+def _lengths(op: str, lengths: Any, N: int, L: int, least: int = 0) -> list:
+    """The lengths as N Python ints in [least, L]: a list, a tuple, a NumPy array (NumPy's
+    integers too, as PyTorch takes them) or an integer tensor. ``least=1`` where an empty
+    sequence has no place (a PackedSequence: each example has a first step)."""
     values = lengths.tolist() if isinstance(lengths, Tensor) else list(lengths)
-    if len(values) != N or not all(_is_int(k) and 0 <= k <= L for k in values):
-        raise ValueError(f"{op}: lengths must be {N} ints (one per example) in [0, {L}], got "
-                         f"{values}")
+    if len(values) != N or not all(_is_int(k) and least <= k <= L for k in values):
+        why = (" (a packed sequence has no empty example: PyTorch's 'Length of all samples "
+               "has to be greater than 0')" if least > 0 and len(values) == N
+               and any(_is_int(k) and k < least for k in values) else "")
+        raise ValueError(f"{op}: lengths must be {N} ints (one per example) in [{least}, {L}], "
+                         f"got {values}{why}")
     return [int(k) for k in values]
 
 
