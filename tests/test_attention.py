@@ -737,9 +737,40 @@ def test_sdpa_kernel_is_importable_by_torchs_path_and_checks_its_argument():
     # printed by name, as PyTorch's (an IntEnum prints its number since Python 3.11)
     assert str(SDPBackend.MATH) == f"{SDPBackend.MATH}" == "SDPBackend.MATH"
     assert repr(SDPBackend.MATH) == "<SDPBackend.MATH: 0>" and SDPBackend.MATH == 0
-    with sdpa_kernel((SDPBackend.MATH, SDPBackend.CUDNN_ATTENTION)):       # a tuple, too
-        pass
-    for bad in ("math", (SDPBackend.MATH, "flash")):
-        with pytest.raises(TypeError, match="SDPBackend members.*got str"):
+    with sdpa_kernel(SDPBackend.MATH) as given, sdpa_kernel([]) as empty:
+        assert given == empty == {}                 # PyTorch's context manager yields {}
+    # PyTorch 2.13 refuses a tuple, a set, a string: AssertionError("Backend must be an
+    # instance of SDPBackend or a list of SDPBackend instances, got tuple")
+    for bad, name in [((SDPBackend.MATH, SDPBackend.CUDNN_ATTENTION), "tuple"), ((), "tuple"),
+                      ({SDPBackend.MATH}, "set"), ("math", "str"), (0, "int"), (None, "None")]:
+        with pytest.raises(TypeError, match=r"sdpa_kernel: backends must be an instance of "
+                                            rf"SDPBackend or a list of SDPBackend instances.*"
+                                            rf"got {name}"):
             with sdpa_kernel(bad):
                 pass
+    with pytest.raises(TypeError, match=r"got tuple; write a list, \[SDPBackend.MATH, "
+                                        r"SDPBackend.CUDNN_ATTENTION\]"):
+        with sdpa_kernel((SDPBackend.MATH, SDPBackend.CUDNN_ATTENTION)):
+            pass
+    with pytest.raises(TypeError, match="the list must hold SDPBackend members.*got str"):
+        with sdpa_kernel([SDPBackend.MATH, "flash"]):   # torch: every kernel disabled
+            pass
+
+
+def test_sdpa_kernel_takes_and_refuses_what_torchs_does():
+    pytest.importorskip("torch")
+    from torch.nn.attention import SDPBackend as TB, sdpa_kernel as torch_kernel
+    from tinyffn.nn.attention import SDPBackend, sdpa_kernel
+    for ours, theirs in [(SDPBackend.MATH, TB.MATH), ([SDPBackend.MATH], [TB.MATH]), ([], []),
+                         ((SDPBackend.MATH,), (TB.MATH,)), ({SDPBackend.MATH}, {TB.MATH}),
+                         ("math", "math"), (None, None)]:
+        try:
+            with torch_kernel(theirs) as want:
+                pass
+        except AssertionError:
+            with pytest.raises(TypeError, match="must be an instance of SDPBackend or a list"):
+                with sdpa_kernel(ours):
+                    pass
+        else:
+            with sdpa_kernel(ours) as got:
+                assert got == want

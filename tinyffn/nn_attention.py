@@ -42,13 +42,28 @@ class SDPBackend(enum.IntEnum):
 
 
 @contextlib.contextmanager
-def sdpa_kernel(backends: Any, set_priority: bool = False) -> Iterator[None]:
+def sdpa_kernel(backends: Any, set_priority: bool = False) -> Iterator[dict]:
     """``with sdpa_kernel(SDPBackend.MATH):`` (or a list of backends), as
     ``torch.nn.attention.sdpa_kernel``; a no-op, as tinyffn's attention has one
-    implementation, the MATH one, differentiable any number of times."""
-    chosen = list(backends) if isinstance(backends, (list, tuple)) else [backends]
-    for b in chosen:
+    implementation, the MATH one, differentiable any number of times. It yields ``{}``, as
+    PyTorch's.
+
+    ``backends`` is checked as PyTorch 2.13 checks it: one ``SDPBackend``, or a *list* of
+    them; a tuple, a set or any other value is refused (PyTorch raises AssertionError
+    "Backend must be an instance of SDPBackend or a list of SDPBackend instances"; here a
+    TypeError with those words). A list entry that is no member is refused too, where
+    PyTorch takes the list and leaves every kernel disabled, so that its attention fails
+    later with "No available kernel"."""
+    if not isinstance(backends, (list, SDPBackend)):
+        hint = (f"; write a list, [{', '.join(map(str, backends))}]"
+                if isinstance(backends, tuple) and backends
+                and all(isinstance(b, SDPBackend) for b in backends) else "")
+        raise TypeError(f"sdpa_kernel: backends must be an instance of SDPBackend or a list "
+                        f"of SDPBackend instances, as in PyTorch, e.g. SDPBackend.MATH; got "
+                        f"{type_name(backends)}{hint}")
+    for b in [backends] if isinstance(backends, SDPBackend) else backends:
         if not isinstance(b, SDPBackend):
-            raise TypeError(f"sdpa_kernel: backends must be SDPBackend members (or a list of "
-                            f"them), e.g. SDPBackend.MATH; got {type_name(b)}")
-    yield
+            raise TypeError(f"sdpa_kernel: the list must hold SDPBackend members, e.g. "
+                            f"[SDPBackend.MATH]; got {type_name(b)} (PyTorch would disable "
+                            "every kernel, and its attention would fail)")
+    yield {}
