@@ -377,6 +377,33 @@ def test_embedding_scale_grad_by_freq_divides_the_tables_gradient_alone(device):
                                            [9.0, 10.0, 11.0]]
 
 
+def _scaled_second_derivative(lib, grad, coupled):
+    """d/dw of Σ g² (1, 2) for g = dL/dw through a scale_grad_by_freq lookup (create_graph)."""
+    w = lib.tensor((np.arange(8.0).reshape(4, 2) / 3).tolist(), dtype=lib.float64,
+                   requires_grad=True)
+    F_ = lib.nn.functional
+    y = F_.embedding(lib.tensor([0, 2, 0, 1]), w, scale_grad_by_freq=True)
+    loss = (y.sum(0) ** 3).sum() + (y[0] * y[3]).sum() if coupled else (y ** 3).sum()
+    (g,) = grad(loss, [w], create_graph=True)
+    (h,) = grad((g * g * lib.tensor([[1.0, 2.0]], dtype=lib.float64)).sum(), [w])
+    return h.numpy()
+
+
+def test_embedding_scale_grad_by_freq_second_derivative_is_scaled_once():
+    """Row 0 is read twice: a second backward divides by its count where it crosses the
+    lookup, and the recorded first derivative passes its gradient back unscaled, as
+    PyTorch's embedding_dense_double_backward. For L = Σ y³ that is also what finite
+    differences of the first derivative give (written out: torch 2.13's and FD's)."""
+    h = _scaled_second_derivative(tinyffn, tinyffn.grad, coupled=False)
+    np.testing.assert_allclose(h, [[0.0, 8 / 3], [32 / 3, 72.0], [256 / 3, 1000 / 3],
+                                   [0.0, 0.0]], rtol=1e-13)
+    torch = pytest.importorskip("torch")
+    for coupled in (False, True):       # coupled: PyTorch's numbers, not finite differences'
+        np.testing.assert_allclose(h if not coupled else _scaled_second_derivative(
+            tinyffn, tinyffn.grad, coupled), _scaled_second_derivative(
+            torch, torch.autograd.grad, coupled), rtol=1e-13)
+
+
 def test_embedding_options_are_checked_and_printed_as_pytorchs():
     with pytest.raises(ValueError, match=r"embedding: sparse=True .* no sparse tensors; "
                                          r"leave sparse=False"):

@@ -19,7 +19,11 @@ happens around it, as PyTorch's do:
   derivative of the lookup, so no primitive computes it: a gradient hook on the looked-up
   rows divides gy by each position's count on its way into getitem's backward, and a
   ``clone`` after the hook keeps the output's own gradient (``y.grad``,
-  ``tinyffn.grad(L, y)``) unscaled, as PyTorch's.
+  ``tinyffn.grad(L, y)``) unscaled, as PyTorch's. Differentiated again (create_graph), the
+  scaling is PyTorch's too: a second backward is scaled where it crosses the lookup, and
+  the recorded scaling passes its gradient back unscaled (see :func:`_scaled`). That
+  equals finite differences of the first derivative where the loss treats positions apart
+  (L = Σ f(y_p)); where it couples them, neither PyTorch's nor this is that derivative.
 """
 from __future__ import annotations
 
@@ -106,9 +110,21 @@ def _by_frequency(y: Tensor, idx: Tensor, n: int) -> Tensor:
             0, flat, ones(flat.shape[0], dtype=y.dtype, device=y.device))  # (num_embeddings,)
         scale = 1 / counts[idx].unsqueeze(-1)    # PyTorch multiplies by 1/count   (..., 1)
     with grad_mode.scope("function", "embedding"):
-        y.register_hook(lambda gy: gy * scale)
+        y.register_hook(lambda gy: _scaled(gy, scale))
         y.name = "rows (gradient / count)"                                 # (in graph drawings)
         return y.clone()
+
+
+def _scaled(gy: Tensor, scale: Tensor) -> Tensor:
+    """gy times 1/count, the hook of :func:`_by_frequency`. Under create_graph (gy in a
+    graph) the values are the same, but the recorded step passes a gradient back unscaled,
+    as PyTorch's ``embedding_dense_double_backward`` (a plain gather): a second backward
+    is scaled once, where it crosses the lookup again, not twice. Its value is gy · s + 0
+    (gy − gy.detach() is exactly 0 where gy is finite; elsewhere the where gives 0)."""
+    if not gy.requires_grad:
+        return gy * scale
+    from .torch_functions import isfinite   # torch_functions.py imports functional.py
+    return (gy * scale).detach() + where(isfinite(gy), gy - gy.detach(), 0.0)
 
 
 class Embedding(Module):
