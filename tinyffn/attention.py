@@ -34,7 +34,7 @@ from .composed import where
 from .creation import ones
 from .functional import dropout, softmax
 from .tensor import Tensor
-from .torch_methods import _broadcast_shape
+from .in_place import _broadcast_shape
 
 _OP = "scaled_dot_product_attention"
 

@@ -8,30 +8,36 @@ and on what PyTorch makes a *view* of another tensor that is still alive (a slic
 reshape, a transpose, ``detach()``, a ``state_dict()`` entry; see :func:`as_view`): there
 the change would reach that tensor, here it could not.
 
-**The in-place methods**: ``x.clamp_(0, 1)``, ``s.masked_fill_(m, v)``, ``h.relu_()``,
-``x.exp_()``, ... Each computes the method of its name without the underscore
-(``x.clamp(0, 1)``) and gives x the result's array under the rules above (a result of x's
-kind is cast back, as PyTorch casts it; one of another kind is refused, ``int_x.sqrt_()``,
-as PyTorch refuses it); the error names the form to write, ``x = x.clamp(...)``.
-(``x.add_``, ``zero_``, ``fill_``, ``copy_`` and the other arithmetic ones are in
-:mod:`tinyffn.torch_methods`.)
+**The in-place methods** (:class:`InPlaceMethods`): first PyTorch's own, ``p.add_(g,
+alpha=-lr)``, ``sub_``, ``mul_``, ``div_``, ``zero_``, ``fill_``, ``copy_``, ``normal_``,
+``uniform_`` and ``x[key] = value`` (:func:`set_item`); then the in-place forms of the other
+methods, ``x.clamp_(0, 1)``, ``s.masked_fill_(m, v)``, ``h.relu_()``, ``x.exp_()``, ... Each
+of these computes the method of its name without the underscore (``x.clamp(0, 1)``) and
+gives x the result's array under the rules above (a result of x's kind is cast back, as
+PyTorch casts it; one of another kind is refused, ``int_x.sqrt_()``, as PyTorch refuses
+it); the error names the form to write, ``x = x.clamp(...)``.
 
 Without them, ``x.clamp_(0)`` raised Python's AttributeError, "Did you mean: 'clamp'?",
 which invites ``x.clamp(0)`` written as a statement: a line that changes nothing. These
 are the in-place names whose method a Tensor has and whose result keeps x's shape; the
 others (``x.unsqueeze_(0)``, which changes x's shape) still get Python's error, because a
-``__getattr__`` that could word it would slow every attribute read (see
-:mod:`tinyffn.torch_methods`). :class:`~tinyffn.torch_methods.TorchMethods`, and so
-``Tensor``, inherits :class:`InPlaceMethods`.
+``__getattr__`` that could word it would slow every attribute read (``t.data`` three
+times slower on Python 3.11, and every op reads several).
+:class:`~tinyffn.torch_methods.TorchMethods`, and so ``Tensor``, inherits
+:class:`InPlaceMethods`.
 """
 from __future__ import annotations
 
 import weakref
 from typing import Any
 
+import numpy as np
+
 from . import grad_mode
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
+from .arguments import _is_int, is_real, type_name
 from .backend import dtype_name
+from .ops import elementwise as E
 
 
 # ----------------------------------------------------------------------------- the rules
@@ -134,12 +140,10 @@ def set_item(x, key, value) -> None:
     write ``w[0, 1] = 5``. ``x[key] += y`` reads ``x[key]``, a view, and changes it in place,
     which is refused: write ``x[key] = x[key] + y``.
     """
-    from .arguments import is_real
     from .backend import DeviceError
     from .creation import _check_fits, tensor   # creation.py imports tensor.py, which imports this
     from .ops.shape import GetItem, normalize_key
     from .promotion import kind_of
-    from .torch_methods import _broadcast_shape
     what = "x[key] = value"
     check_in_place(x, what, value if isinstance(value, _tensor.Tensor) else None,
                    "x = x.masked_fill(mask, value) or x = tinyffn.where(mask, values, x)")
@@ -183,10 +187,80 @@ def set_item(x, key, value) -> None:
 
 
 class InPlaceMethods:
-    """``x.name_(*args)``: ``x.name(*args)`` stored into x (see the module docstring)."""
+    """PyTorch's in-place methods, ``p.add_(g, alpha=-lr)``, ``zero_()``, ``x[key] = v``, and
+    ``x.name_(*args)``: ``x.name(*args)`` stored into x (see the module docstring)."""
 
     __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
 
+    def add_(self, other, *, alpha=1):
+        """``self += alpha * other`` (``p.add_(p.grad, alpha=-lr)``); returns self. With
+        the rules of ``x -= y``: x keeps its shape and dtype, no gradient may be needed."""
+        return in_place(self, E.Add, _scaled("add_", self, other, alpha), "+=", "add_")
+
+    def sub_(self, other, *, alpha=1):
+        return in_place(self, E.Sub, _scaled("sub_", self, other, alpha), "-=", "sub_")
+
+    def mul_(self, other): return in_place(self, E.Mul, other, "*=", "mul_")
+    def div_(self, other): return in_place(self, E.Div, other, "/=", "div_")
+
+    def zero_(self):
+        """Every entry set to 0 (``p.grad.zero_()``); returns self. See :meth:`fill_`."""
+        check_in_place(self, "zero_", None, "x = tinyffn.zeros_like(x)")
+        return self._set_data(self.backend.xp.zeros_like(self.data))
+
+    def fill_(self, value):
+        """Every entry set to ``value``, a number (or a 0-d tensor) that x's dtype holds
+        (a fraction into an integer tensor is refused; PyTorch truncates it); returns
+        self. As ``x -= y``: a new array, allowed where no gradient is needed."""
+        from . import init
+        check_in_place(self, "fill_", value, "x = tinyffn.full_like(x, value)")
+        if isinstance(value, _tensor.Tensor):
+            if value.ndim != 0:
+                raise ValueError(f"fill_: the value must be a number or a 0-d tensor, got "
+                                 f"shape {value.shape}; for several values use copy_(src)")
+            value = value.item()
+        return init._constant("fill_", self, value, "value")   # nn.init.constant_'s checks
+
+    def copy_(self, src):
+        """``src``'s values into x, broadcast to x's shape, cast to x's dtype and moved to
+        its device, as ``torch.Tensor.copy_``; returns self. As ``x -= y``: a new array,
+        allowed where no gradient is needed (neither x nor src may require one)."""
+        check_in_place(self, "copy_", src, "x = src.expand(*x.shape)")
+        if not isinstance(src, _tensor.Tensor):
+            raise TypeError(f"copy_: src must be a tinyffn Tensor, got {type_name(src)}; wrap "
+                            "it with tinyffn.tensor(...)")
+        if _broadcast_shape(src.shape, self.shape) != self.shape:
+            raise ValueError(f"copy_: src of shape {src.shape} does not broadcast to x's "
+                             f"shape {self.shape}")
+        values = src.detach().to(self.device).to(dtype=self.dtype).data
+        xp = self.backend.xp
+        return self._set_data(xp.asarray(xp.broadcast_to(values, self.shape), copy=True))
+
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        """Entries drawn from N(mean, std²), as ``nn.init.normal_(x, mean, std)``, from
+        ``generator`` or the one ``manual_seed`` seeds; returns self. Inside ``no_grad()`` for a
+        parameter, as in PyTorch (``nn.init.normal_`` needs no ``no_grad``)."""
+        from . import init
+        check_in_place(self, "normal_", None, "x = tinyffn.randn_like(x) * std + mean")
+        return init.normal_(self, mean, std, generator)
+
+    def uniform_(self, a=0.0, b=1.0, *, generator=None):
+        """Entries drawn from U(a, b), as ``nn.init.uniform_(x, a, b)`` (PyTorch names the
+        bounds ``from`` and ``to``: pass them by position); returns self."""
+        from . import init
+        check_in_place(self, "uniform_", None, "x = tinyffn.rand_like(x) * (b - a) + a")
+        return init.uniform_(self, a, b, generator)
+
+    def _set_data(self, array: Any):
+        self.data = array
+        return self
+
+    def __setitem__(self, key, value):
+        """``x[key] = value``, as PyTorch's, under the rules of ``x -= y``: x gets a new array
+        (see :func:`tinyffn.in_place.set_item`)."""
+        set_item(self, key, value)
+
+    # -- the methods' in-place forms: x.name(...) stored into x ------------------------------
     def clamp_(self, min=None, max=None): return _replaced(self, "clamp", min, max)
     def clip_(self, min=None, max=None): return _replaced(self, "clip", min, max)
     def masked_fill_(self, mask, value): return _replaced(self, "masked_fill", mask, value)
@@ -232,3 +306,52 @@ def _replaced(x: Any, name: str, *args: Any, **kwargs: Any) -> Any:
     needs_grad = [a for a in args if isinstance(a, _tensor.Tensor) and a.requires_grad]
     check_in_place(x, what, needs_grad[0] if needs_grad else None, new)
     return _stored(x, getattr(x, name)(*args, **kwargs), what, f"x.{name}(...)", new)
+
+
+def _scaled(op: str, x: Any, other: Any, alpha: Any) -> Any:
+    """``alpha * other`` for ``x.add`` and ``x.sub`` (``other`` itself when alpha is 1).
+
+    As in PyTorch, alpha takes no part in the result's dtype, and ``other`` is scaled in
+    the result's dtype: float16 + int64 * 0.5 stays float16, float64 + float16 * 2 is
+    computed in float64. A float
+    alpha with integer operands is refused (it would make the result float), and so is an
+    alpha other than 1 on two bools (PyTorch's answer there is a logical or); a bool x
+    plus a number or a tensor of numbers is arithmetic, as in PyTorch (``sub`` with a
+    bool is refused by the ``Sub`` op, as ``-`` is)."""
+    if not is_real(alpha):
+        raise TypeError(f"{op}: alpha must be a number, got {type_name(alpha)}")
+    if not isinstance(other, (_tensor.Tensor, bool)) and not is_real(other):
+        from .creation import tensor    # a list or array, read as x + other reads it (a
+        from .promotion import check_no_tensors     # list times alpha would repeat it)
+        if isinstance(other, (list, tuple)):
+            check_no_tensors(op, other)
+        other = tensor(other, device=x.device)
+    other_dtype = other.dtype if isinstance(other, _tensor.Tensor) else None
+    floats = x.backend.is_floating(x.dtype) or isinstance(other, float) or \
+        other_dtype is not None and other.backend.is_floating(other_dtype)
+    if not _is_int(alpha) and not floats:
+        raise TypeError(f"{op}: alpha={alpha!r} is not an integer, and x has dtype "
+                        f"{dtype_name(x.dtype)}; PyTorch refuses this too: cast first (x.float())")
+    if alpha == 1:
+        return other
+    if op.startswith("sub") and (other is True or other is False or other_dtype is not None and
+                        dtype_name(other_dtype) == "bool"):
+        raise TypeError(E.Sub.bool_refused)     # scaled, it would be 0s and 1s: refused first
+    if dtype_name(x.dtype) == "bool" and (isinstance(other, bool) if other_dtype is None
+                                          else dtype_name(other_dtype) == "bool"):
+        raise TypeError(f"{op}: alpha={alpha!r} on bool tensors has no arithmetic meaning "
+                        "(PyTorch answers a logical or); write x | y, or cast first (x.long())")
+    if other_dtype is not None and other.backend is x.backend:   # (another device: add's
+        from .promotion import _target  # DeviceError) scaled in the result's dtype, as
+        target = _target((x, other), x.backend, E.Add)[2]   # PyTorch: float64 + float16 * 2
+        if target != other_dtype:       # overflowed at 65504 in float16 first
+            other = other.to(dtype=target)
+    return other * alpha
+
+
+def _broadcast_shape(a: tuple, b: tuple) -> tuple | None:
+    """The shape ``a`` and ``b`` broadcast to, or None if they do not."""
+    try:
+        return np.broadcast_shapes(a, b)
+    except ValueError:
+        return None

@@ -5,9 +5,11 @@ A tensor wraps one array of its backend (``.data``: NumPy on ``"cpu"``, CuPy on
 in ``.grad_fn`` (a :class:`tinyffn.autograd.Context`); following ``grad_fn.parents`` back
 from a result visits its whole computation graph. Operators (``+ - * / ** @``) and the
 methods below call the primitives in :mod:`tinyffn.ops`; most are one line, so this file
-reads as the engine's table of contents. PyTorch's other names for the same things
-(``x.float()``, ``x.view``, ``x.cpu()``, ``x.add(y)``, ``x.norm()``) and its in-place
-methods (``x.zero_()``) are in the base class :class:`tinyffn.torch_methods.TorchMethods`.
+reads as the engine's table of contents. The rest is in the base classes: the shape
+methods and ``x[key]`` (``reshape``, ``view``, ``transpose``, ``permute``, ``expand``,
+``squeeze``, ...) in :class:`tinyffn.view_methods.ViewMethods`; PyTorch's other names for
+the same things (``x.float()``, ``x.cpu()``, ``x.add(y)``, ``x.norm()``) and its in-place
+methods (``x.zero_()``) in :class:`tinyffn.torch_methods.TorchMethods`.
 """
 from __future__ import annotations
 
@@ -24,17 +26,16 @@ from . import backend as backends
 from . import comparisons as K
 from . import composed as C
 from . import in_place as IP
-from .arguments import (_permutation, _shape_arg, _transposition, either_name, is_real,
-                        type_name)
+from .arguments import either_name, is_real, type_name
 from .ops import elementwise as E
 from .ops import linalg as L
 from .ops import reduce as R
-from .ops import shape as S
 from .torch_integers import IntegerMethods
 from .torch_methods import TorchMethods
+from .view_methods import ViewMethods
 
 
-class Tensor(TorchMethods, IntegerMethods):
+class Tensor(ViewMethods, TorchMethods, IntegerMethods):
     """An n-dimensional array that can take part in automatic differentiation.
 
     Create tensors with :func:`tinyffn.tensor`, :func:`zeros`, :func:`randn`, ...; the
@@ -350,16 +351,6 @@ class Tensor(TorchMethods, IntegerMethods):
     def where(self, condition, other): return C.where(condition, self, other)
     def masked_fill(self, mask, value): return C.masked_fill(self, mask, value)
 
-    def softmax(self, dim, dtype=None):
-        """``tinyffn.functional.softmax(self, dim)``, as ``torch.Tensor.softmax``."""
-        from .functional import softmax         # functional.py imports this module
-        return softmax(self, dim=dim, dtype=dtype)
-
-    def log_softmax(self, dim, dtype=None):
-        """``tinyffn.functional.log_softmax(self, dim)``."""
-        from .functional import log_softmax
-        return log_softmax(self, dim=dim, dtype=dtype)
-
     # -- reductions ----------------------------------------------------------------------
     # Each takes NumPy's names (axis, keepdims) or PyTorch's (dim, keepdim). Positional
     # arguments are PyTorch's for max and min, whose results differ by the names.
@@ -398,46 +389,8 @@ class Tensor(TorchMethods, IntegerMethods):
         ``numpy.argmax`` and ``torch.argmax``; the first one on ties. Not differentiable."""
         return C.arg_extreme(self, "argmax", axis, keepdims, dim, keepdim)
 
-    # -- shape ---------------------------------------------------------------------------
-    def reshape(self, *shape):
-        return IP.as_view(S.Reshape.apply(self, shape=_shape_arg(shape, "reshape")),
-                        "x.reshape(...) or x.view(...)", self)
-
-    def transpose(self, *axes):
-        """Reverse the axes (none given, as ``.T``), swap two (``transpose(-2, -1)``, as
-        ``torch.transpose``) or apply a full permutation of three or more (as NumPy)."""
-        return IP.as_view(S.Transpose.apply(self, axes=_transposition(axes, self.shape)),
-                        "x.T or x.transpose(...)", self)
-
-    def permute(self, *axes):
-        """Reorder the axes: ``y.shape[i] = x.shape[axes[i]]`` (``torch.permute``)."""
-        return IP.as_view(S.Transpose.apply(self, axes=_permutation(axes, self.shape, "permute")),
-                        "x.permute(...)", self)
-
-    @property
-    def T(self):
-        """``transpose()``: a matrix's transpose. On 3 or more axes it reverses them all, as
-        NumPy's does and PyTorch's (which warns): it warns too, since a batch of matrices
-        (``q @ k.T``) wants ``x.mT``, the last two swapped."""
-        if self.ndim > 2:
-            warnings.warn(f"x.T on a tensor of shape {self.shape} reverses all {self.ndim} axes; "
-                          "to transpose a batch of matrices write x.mT (the last two "
-                          "swapped), to reverse the axes on purpose x.transpose()",
-                          UserWarning, stacklevel=2)
-        return self.transpose()
-
-    def broadcast_to(self, *shape):
-        shape = _shape_arg(shape, "broadcast_to")
-        if -1 in shape:                     # keeps an axis's length, as in expand
-            return C.expand(self, *shape)
-        return IP.as_view(S.BroadcastTo.apply(self, shape=shape), "x.expand(...)", self)
-
-    def __getitem__(self, key):
-        key = S.normalize_key(key, self)
-        y = S.GetItem.apply(self, key=key)
-        if any(hasattr(k, "dtype") or isinstance(k, bool) for k in key):
-            return y                    # index arrays: a copy in PyTorch too
-        return IP.as_view(y, "x[key]", self)
+    # -- shape: reshape, transpose, permute, T, x[key], view, expand, ... are in the base
+    # class ViewMethods (view_methods.py), each a Reshape, Transpose, BroadcastTo or GetItem
 
     # -- comparisons and bitwise logic: not differentiable, outside any graph ----------------
     __hash__ = object.__hash__  # tensors are graph nodes: hashed by identity

@@ -344,8 +344,7 @@ def _matrix_transposed(x, name: str, batches: bool):
 class ShapeMethods:
     """The Tensor methods of the functions above that PyTorch has as methods
     (``broadcast_to`` is Tensor's own; the stackers and ``broadcast_tensors`` are functions
-    only, as there), and ``gather``, over :func:`tinyffn.sorting.gather` (here, not in
-    torch_methods.py, which is full)."""
+    only, as there), and ``gather``, over :func:`tinyffn.sorting.gather`."""
 
     __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
 
