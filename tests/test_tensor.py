@@ -1385,7 +1385,7 @@ def test_factories_take_the_shape_by_position_or_as_pytorchs_size_keyword():
         assert make(size=[4]).shape == (4,) and make(size=()).shape == ()
         with pytest.raises(TypeError, match=f"{make.__name__}: size must be a tuple or list"):
             make(size=2)
-        with pytest.raises(TypeError, match=f"{make.__name__}: the shape is given twice, by "
+        with pytest.raises(TypeError, match=f"{make.__name__}: size is given twice, by "
                                             r"position \(2,\) and as size=\(2,\)"):
             make(2, size=(2,))
     assert tinyffn.zeros(size=(2,)).tolist() == [0.0, 0.0]

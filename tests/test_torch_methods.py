@@ -528,7 +528,7 @@ def test_in_place_methods_follow_the_rules_of_x_minus_equals_y():
     w = tinyffn.tensor([1.0, 2.0], requires_grad=True)
     for call, new in [("zero_()", "x = tinyffn.zeros_like(x)"),
                       ("fill_(1.0)", "x = tinyffn.full_like(x, value)"),
-                      ("copy_(tinyffn.ones(2))", "x = src.expand(*x.shape)"),
+                      ("copy_(tinyffn.ones(2))", "x = other.expand(*x.shape)"),
                       ("normal_()", "x = tinyffn.randn_like(x) * std + mean"),
                       ("uniform_()", "x = tinyffn.rand_like(x) * (b - a) + a")]:
         op = call.split("(")[0]
@@ -553,12 +553,12 @@ def test_in_place_methods_refuse_what_does_not_fit():
         tinyffn.zeros(3, dtype="int64").fill_(1.5)     # PyTorch truncates it to 1
     with pytest.raises(TypeError, match="fill_: value must be a number"):
         tinyffn.zeros(3).fill_("1")
-    with pytest.raises(ValueError, match=r"copy_: src of shape \(2,\) does not broadcast "
+    with pytest.raises(ValueError, match=r"copy_: other of shape \(2,\) does not broadcast "
                                          r"to x's shape \(3,\)"):
         tinyffn.zeros(3).copy_(tinyffn.ones(2))
-    with pytest.raises(ValueError, match=r"copy_: src of shape \(2, 3\) does not broadcast"):
+    with pytest.raises(ValueError, match=r"copy_: other of shape \(2, 3\) does not broadcast"):
         tinyffn.zeros(3).copy_(tinyffn.ones(2, 3))     # it would broadcast the other way
-    with pytest.raises(TypeError, match="copy_: src must be a tinyffn Tensor, got list"):
+    with pytest.raises(TypeError, match="copy_: other must be a tinyffn Tensor, got list"):
         tinyffn.zeros(3).copy_([1.0, 2.0, 3.0])
     with pytest.raises(TypeError, match="normal_: draws real numbers"):
         tinyffn.zeros(3, dtype="int64").normal_()

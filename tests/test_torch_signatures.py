@@ -8,6 +8,10 @@ With torch: the same names compared mechanically with torch 2.13's signatures, a
 keyword calls with torch's values. Then the same for tinyffn.* and Tensor methods where an
 audit against torch's stubs (all overloads) found a torch keyword refused:
 ``zeros_like(input=x)``, ``arange(end=n)``, ``x.pow(exponent=2)``, ``x.split(split_size=1)``.
+Last, the Tensor methods' sizes by keyword (``x.view(size=(2, 3))``, ``x.permute(dims=...)``)
+and the other keywords a mechanical audit of torch 2.13's stubs found refused
+(``copy_(other, non_blocking)``, ``div_(rounding_mode=)``, ``norm(dtype=)``, ``max(other=)``):
+torch-free against its values written out, with torch against torch's, and that audit.
 """
 import inspect
 import re
@@ -247,3 +251,155 @@ def test_load_takes_weights_only_by_name_only():
     not read as weights_only."""
     with pytest.raises(TypeError, match=r"takes from 1 to 2 positional arguments"):
         tinyffn.load("unused.pt", None, True)
+
+
+# ----------------------------------------------------------------------------- Tensor methods'
+# sizes by keyword: PyTorch's methods take their sizes by position (x.view(2, 3), x.view((2,
+# 3))) or as one sequence by name (x.view(size=(2, 3))); a third audit, against torch 2.13's
+# stubs (the last test), found those keywords and a few others refused here.
+KEYWORD_METHODS = {
+    "reshape": "(self, *sizes, shape=None)",
+    "view": "(self, *sizes, size=None)",
+    "permute": "(self, *axes, dims=None)",
+    "expand": "(self, *sizes, size=None, implicit=False)",
+    "repeat": "(self, *sizes, repeats=None)",
+    "tile": "(self, *sizes, dims=None)",
+    "broadcast_to": "(self, *sizes, size=None)",
+    "sum_to_size": "(self, *sizes, size=None)",
+    "transpose": "(self, *axes, dim0=None, dim1=None)",
+    "copy_": "(self, other, non_blocking=False)",
+    "div_": "(self, other, *, rounding_mode=None)",
+    "numpy": "(self, *, force=False)",
+    "norm": "(self, p='fro', dim=None, keepdim=False, dtype=None)",
+    "max": "(self, dim=None, keepdim=None, *, axis=None, keepdims=False, other=None)",
+    "min": "(self, dim=None, keepdim=None, *, axis=None, keepdims=False, other=None)",
+    "cuda": "(self, device=None, non_blocking=False)",
+}
+# each call as torch writes it -> torch 2.13's values, written out (x is X in float64)
+KEYWORD_VALUES = {
+    "x.reshape(shape=(3, 2))": [[0.5, -1.0], [2.0, 1.5], [0.0, -0.3]],
+    "x.view(size=[-1])": [0.5, -1.0, 2.0, 1.5, 0.0, -0.3],
+    "x.permute(dims=(1, 0))": [[0.5, 1.5], [-1.0, 0.0], [2.0, -0.3]],
+    "x[:, :1].expand(size=(2, 2))": [[0.5, 0.5], [1.5, 1.5]],
+    "x[0].expand(-1, implicit=True)": [0.5, -1.0, 2.0],
+    "x[:1].repeat(repeats=(2, 1))": [[0.5, -1.0, 2.0], [0.5, -1.0, 2.0]],
+    "x.tile(dims=(1, 2))": [[0.5, -1.0, 2.0, 0.5, -1.0, 2.0], [1.5, 0.0, -0.3, 1.5, 0.0, -0.3]],
+    "x[0].broadcast_to(size=(2, 3))": [[0.5, -1.0, 2.0], [0.5, -1.0, 2.0]],
+    "x.sum_to_size(size=(1, 3))": [[2.0, -1.0, 1.7]],
+    "x.transpose(dim0=0, dim1=1)": [[0.5, 1.5], [-1.0, 0.0], [2.0, -0.3]],
+    "x.transpose(0, dim1=-1)": [[0.5, 1.5], [-1.0, 0.0], [2.0, -0.3]],
+    "x.clone().copy_(other=x[1], non_blocking=False)": [[1.5, 0.0, -0.3], [1.5, 0.0, -0.3]],
+    "x.clone().div_(2, rounding_mode='floor')": [[0.0, -1.0, 1.0], [0.0, 0.0, -1.0]],
+    "x.clone().div_(other=2, rounding_mode='trunc')": [[0.0, -0.0, 1.0], [0.0, 0.0, -0.0]],
+    "x.numpy(force=False)": [[0.5, -1.0, 2.0], [1.5, 0.0, -0.3]],
+    "x.max(other=x[1])": [[1.5, 0.0, 2.0], [1.5, 0.0, -0.3]],
+    "x.min(other=x[1])": [[0.5, -1.0, -0.3], [1.5, 0.0, -0.3]],
+    # float32 entries summed in float64: 0.3 rounded to float32 shows in the last digits
+    "x.float().norm(p=1, dim=1, keepdim=True, dtype=t.float64)": [[3.5], [1.800000011920929]],
+    "x.float().norm(2, 1, False, t.float64)": [2.29128784747792, 1.529705856415722],
+}
+# refused by both (a TypeError each in torch 2.13); here with the message that says why
+KEYWORD_REFUSED = {
+    "x.reshape(3, shape=(2,))": r"reshape: shape is given twice, by position \(3,\) and as "
+                                r"shape=\(2,\); give it once",
+    "x.view(2, size=(3,))": r"view: size is given twice",
+    "x.view(size=6)": r"view: size must be a tuple or list of ints, such as \(2, 3\), got 6",
+    "x.permute(1, dims=(0,))": r"permute: dims is given twice",
+    "x.expand(2, size=(2, 3))": r"expand: size is given twice",
+    "x.repeat(2, repeats=(1,))": r"repeat: repeats is given twice",
+    "x.tile(2, dims=(2,))": r"tile: dims is given twice",
+    "x.broadcast_to((2, 3), size=(2, 3))": r"broadcast_to: size is given twice",
+    "x.sum_to_size(1, size=(3,))": r"sum_to_size: size is given twice",
+    "x.transpose(0, 1, dim0=1)": r"transpose: dim0 is given twice, by position \(0\) and as dim0=1",
+    "x.transpose(dim0=1)": r"transpose: give dim0 and dim1, by position or by name",
+    "x.reshape(size=(3, 2))": r"reshape\(\) got an unexpected keyword argument 'size'",
+    "x.max(1, other=x)": r"max: x\.max\(other=y\) takes a Tensor y and no dim",
+    "x.min(other=2.0)": r"min: x\.min\(other=y\) takes a Tensor y and no dim",
+}
+
+
+def test_tensor_methods_take_pytorchs_keywords():
+    assert {name: text(getattr(tinyffn.Tensor, name)) for name in KEYWORD_METHODS} == \
+        KEYWORD_METHODS
+
+
+@pytest.mark.parametrize("expr", list(KEYWORD_VALUES))
+def test_tensor_keyword_calls_give_torchs_values(expr, device):
+    x = tinyffn.tensor(X, dtype="float64", device=device)
+    np.testing.assert_allclose(_evaluate(tinyffn, x, expr), KEYWORD_VALUES[expr], rtol=1e-14)
+
+
+def test_sizes_by_position_and_by_keyword_at_once_are_refused_naming_the_method():
+    x = tinyffn.tensor(X)
+    for expr, message in KEYWORD_REFUSED.items():
+        with pytest.raises(TypeError, match=message):
+            _evaluate(tinyffn, x, expr)
+    with pytest.raises(ValueError, match=r"norm: dtype=float16 for a float32 tensor"):
+        x.float().norm(dtype=tinyffn.float16)   # torch 2.13: RuntimeError, "without narrowing"
+    assert x.view(size=(3, 2)).shape == x.view(3, 2).shape == x.view((3, 2)).shape == (3, 2)
+
+
+@pytest.mark.parametrize("expr", list(KEYWORD_VALUES))
+def test_tensor_keyword_calls_give_the_values_torch_gives(expr):
+    torch = pytest.importorskip("torch")
+    theirs = _evaluate(torch, torch.tensor(X), expr)
+    np.testing.assert_allclose(theirs, KEYWORD_VALUES[expr], rtol=1e-14)
+    np.testing.assert_allclose(_evaluate(tinyffn, tinyffn.tensor(X), expr), theirs, rtol=1e-14)
+
+
+@pytest.mark.parametrize("expr", list(KEYWORD_REFUSED))
+def test_what_torch_refuses_is_refused_here_saying_why(expr):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError):
+        _evaluate(torch, torch.tensor(X), expr)
+    with pytest.raises(TypeError, match=KEYWORD_REFUSED[expr]):
+        _evaluate(tinyffn, tinyffn.tensor(X), expr)
+
+
+# torch's keywords of a Tensor method that tinyffn's lacks on purpose, and why
+KEYWORDS_LEFT_OUT = {
+    "view": {"dtype"},                  # reading the bytes as another dtype: not in tinyffn
+    "uniform_": {"from_", "to"},        # torch's `from` is a Python keyword: a, b by position
+    "requires_grad_": {"mode"},         # the stubs' name; torch itself refuses mode=
+    "to": {"other"},                    # the stubs' name; torch itself refuses other=
+    "pin_memory": {"device"},           # deprecated in torch
+    "is_pinned": {"device"},            # deprecated in torch
+    "tensor_split": {"tensor_indices_or_sections"},     # sections= or indices= say which
+}
+NEVER = {"out", "memory_format", "layout", "pin_memory", "names"}   # no such thing in tinyffn
+
+
+def test_every_torch_keyword_of_a_tensor_method_is_taken():
+    """torch 2.13's stubs, every overload of each TensorBase method (and torch.Tensor's
+    Python methods): each keyword is one tinyffn's method of that name takes, but for
+    KEYWORDS_LEFT_OUT."""
+    torch = pytest.importorskip("torch")
+    import ast
+    import pathlib
+    stubs = pathlib.Path(torch.__file__).parent / "_C" / "__init__.pyi"
+    base = next(n for n in ast.parse(stubs.read_text(encoding="utf-8")).body
+                if isinstance(n, ast.ClassDef) and n.name == "TensorBase")
+    theirs = {}
+    for f in base.body:
+        if isinstance(f, ast.FunctionDef):
+            a = f.args
+            names = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs][1:]
+            theirs.setdefault(f.name, set()).update(names + ([a.vararg.arg] if a.vararg else []))
+    for name, f in vars(torch.Tensor).items():
+        try:                            # (some wrap a method written in C: no signature)
+            theirs.setdefault(name, set()).update(list(inspect.signature(f).parameters)[1:])
+        except (TypeError, ValueError):
+            pass
+    missing = {}
+    for name, names in theirs.items():
+        ours = getattr(tinyffn.Tensor, name, None)
+        if name.startswith("_") or not inspect.isfunction(ours):
+            continue
+        params = inspect.signature(ours).parameters.values()
+        if any(p.kind == p.VAR_KEYWORD for p in params):
+            continue
+        taken = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        lacking = names - taken - NEVER - KEYWORDS_LEFT_OUT.get(name, set())
+        if lacking:
+            missing[name] = sorted(lacking)
+    assert not missing

@@ -127,6 +127,29 @@ def _shape_arg(shape: tuple, what: str) -> tuple:
     return tuple(int(n) for n in shape)
 
 
+def sizes_arg(op: str, given: tuple, name: str, value: Any) -> tuple:
+    """Sizes (or axes) taken as PyTorch's Tensor methods and factories take them: by
+    position, ``x.reshape(2, 3)`` or ``x.reshape((2, 3))``, or as one sequence by name,
+    ``x.reshape(shape=(2, 3))``, ``zeros(size=(2, 3))``. ``given`` is what came by position,
+    ``name`` PyTorch's keyword and ``value`` what came by it (None: nothing). Both at once,
+    or one number by name, is a TypeError naming ``op``, as PyTorch's."""
+    if value is None:
+        return _shape_arg(given, op)
+    if given:
+        raise TypeError(f"{op}: {name} is given twice, by position {given} and as "
+                        f"{name}={value!r}; give it once")
+    return _size_sequence(op, name, value)
+
+
+def _size_sequence(op: str, name: str, value: Any) -> tuple:
+    """Sizes by name: a tuple or list of ints; one int is refused, as in PyTorch
+    (``full(2, 3)`` could mean either number as the size)."""
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"{op}: {name} must be a tuple or list of ints, such as (2, 3), got "
+                        f"{value!r}")
+    return _shape_arg((value,), op)
+
+
 def _is_tensor(v: Any) -> bool:
     from .tensor import Tensor                  # (tensor.py imports this module)
     return isinstance(v, Tensor)
@@ -138,9 +161,22 @@ def _one_number(v: Any) -> Any:
     return v.item() if _is_tensor(v) and v.ndim == 0 else v
 
 
-def _transposition(axes: tuple, shape: tuple) -> tuple:
+def _transposition(axes: tuple, shape: tuple, dim0: Any = None, dim1: Any = None) -> tuple:
     """``transpose``'s arguments as a permutation: none reverses the axes, two are swapped
-    (``torch.transpose``), three or more are the permutation itself (``numpy.transpose``)."""
+    (``torch.transpose``; by name too, ``dim0=0, dim1=1``, or the second alone,
+    ``transpose(0, dim1=1)``, as PyTorch takes them), three or more are the permutation
+    itself (``numpy.transpose``)."""
+    if dim0 is not None or dim1 is not None:   # by name, as PyTorch's: positions first
+        named = [dim0, dim1]
+        for i, given in enumerate(axes[:2]):
+            if named[i] is not None:
+                raise TypeError(f"transpose: dim{i} is given twice, by position ({given!r}) "
+                                f"and as dim{i}={named[i]!r}; give it once")
+            named[i] = given
+        if len(axes) > 2 or None in named:
+            raise TypeError(f"transpose: give dim0 and dim1, by position or by name, got "
+                            f"{len(axes)} by position, dim0={dim0!r} and dim1={dim1!r}")
+        axes = tuple(named)
     ndim = len(shape)
     if not axes:
         return tuple(reversed(range(ndim)))

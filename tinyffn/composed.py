@@ -42,13 +42,18 @@ class MaxResult(ValuesIndices):
     made_by = "x.max(dim) and x.min(dim)"
 
     @classmethod
-    def over(cls, op: str, x: Any, dim: Any, keepdim: Any, axis: Any, keepdims: bool) -> Any:
+    def over(cls, op: str, x: Any, dim: Any, keepdim: Any, axis: Any, keepdims: bool,
+             other: Any = None) -> Any:
         """``x.max(...)`` and ``x.min(...)`` (``op``): over one axis, named ``dim`` (by name
         or position) or ``axis`` (PyTorch takes it as ``dim`` too), the pair (values,
         indices) of ``torch.max(x, dim)``; with neither, the value over all entries; with a
         tensor, ``torch.max(x, other)``: the elementwise ``maximum`` (``minimum``).
         ``x.amax`` / ``x.amin`` give the values alone, over any axes."""
-        given = dim if dim is not None else axis
+        if other is not None and (dim is not None or axis is not None or
+                                  not isinstance(other, _tensor.Tensor)):
+            raise TypeError(f"{op}: x.{op}(other=y) takes a Tensor y and no dim (it is "
+                            f"the elementwise {op}imum)")
+        given = dim if dim is not None else axis if axis is not None else other
         if isinstance(given, _tensor.Tensor):           # torch's x.max(other): maximum
             method = {"max": "maximum", "min": "minimum"}[op]
             if keepdim is not None or keepdims:

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import backend as backends
-from .arguments import _is_int, _one_number, _shape_arg, is_real, type_name
+from .arguments import _is_int, _one_number, _size_sequence, is_real, sizes_arg, type_name
 from .backend import DEFAULTS
 from .default_dtype import list_dtype
 from .generators import generator as _generator
@@ -149,7 +149,7 @@ def zeros(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> T
     ``zeros(2, 3)``, ``zeros((2, 3))`` and PyTorch's ``zeros(size=(2, 3))`` all give
     shape (2, 3); so for ``ones``, ``randn`` and ``rand``.
     """
-    return _full_on_device(_shape_or_size("zeros", shape, size), 0, dtype, device, requires_grad)
+    return _full_on_device(sizes_arg("zeros", shape, "size", size), 0, dtype, device, requires_grad)
 
 
 def empty(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> Tensor:
@@ -162,7 +162,7 @@ def empty(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> T
 def ones(*shape, size=None, dtype=None, device="cpu", requires_grad=False) -> Tensor:
     """A leaf tensor of the given shape filled with 1 (the default float dtype
     unless ``dtype`` says otherwise)."""
-    return _full_on_device(_shape_or_size("ones", shape, size), 1, dtype, device, requires_grad)
+    return _full_on_device(sizes_arg("ones", shape, "size", size), 1, dtype, device, requires_grad)
 
 
 def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -185,7 +185,7 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any
     A value the dtype cannot hold is refused: one out of its range (as PyTorch refuses
     it), and a fraction for an integer dtype (which PyTorch truncates in silence).
     """
-    shape = _size_arg("full", size)
+    shape = _size_sequence("full", "size", size)
     if dtype is None:                   # a value that is not a number: _full says so
         dtype = "bool" if isinstance(fill_value, bool) else \
             "int64" if _is_int(fill_value) else DEFAULTS.float
@@ -236,25 +236,6 @@ def _check_fits(op: str, name: str, value: Any, dtype: Any) -> None:
                          f"{high}); pass a wider dtype")
 
 
-def _size_arg(op: str, size: Any) -> tuple:
-    """PyTorch's ``size`` argument: a tuple or list of ints; one int is refused, as in
-    PyTorch (``full(2, 3)`` could mean either number as the size)."""
-    if not isinstance(size, (tuple, list)):
-        raise TypeError(f"{op}: size must be a tuple or list of ints, such as (2, 3), got "
-                        f"{size!r}")
-    return _shape_arg((size,), op)
-
-
-def _shape_or_size(op: str, shape: tuple, size: Any) -> tuple:
-    """The shape given by position, ``op(2, 3)`` or ``op((2, 3))``, or as ``size=(2, 3)``."""
-    if size is None:
-        return _shape_arg(shape, op)
-    if shape:
-        raise TypeError(f"{op}: the shape is given twice, by position {shape} and as "
-                        f"size={size!r}; give it once")
-    return _size_arg(op, size)
-
-
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = "cpu",
         requires_grad: bool = False) -> Tensor:
     """The identity matrix, (n, n), or (n, m) with ones on the main diagonal, as
@@ -293,7 +274,7 @@ def randn(*shape, size=None, generator=None, dtype=None, device="cpu",
     Drawn from ``generator`` (a :class:`tinyffn.Generator`), else from the one
     :func:`manual_seed` seeds.
     """
-    shape = _shape_or_size("randn", shape, size)
+    shape = sizes_arg("randn", shape, "size", size)
     _check_sample_dtype("randn", dtype, device)
     rng = _generator(generator, "randn")
     return _filled(rng.standard_normal(shape), dtype, device, requires_grad)
@@ -302,7 +283,7 @@ def randn(*shape, size=None, generator=None, dtype=None, device="cpu",
 def rand(*shape, size=None, generator=None, dtype=None, device="cpu",
          requires_grad=False) -> Tensor:
     """A leaf tensor of the given shape of uniform samples on [0, 1) (as :func:`randn`)."""
-    shape = _shape_or_size("rand", shape, size)
+    shape = sizes_arg("rand", shape, "size", size)
     _check_sample_dtype("rand", dtype, device)
     return _filled(_generator(generator, "rand").random(shape), dtype, device, requires_grad)
 
@@ -334,7 +315,7 @@ def randint(low: int = 0, high: int | None = None, size: Sequence[int] | None = 
         low, high = 0, low
     if not (_is_int(low) and _is_int(high)):
         raise TypeError(f"randint: low and high must be integers, got {low!r} and {high!r}")
-    shape = _size_arg("randint", size)  # first: randint(0, 3) lacks a size
+    shape = _size_sequence("randint", "size", size)  # first: randint(0, 3) lacks a size
     if low >= high:
         raise ValueError(f"randint: low must be below high (values are drawn from [low, "
                          f"high)), got low={low}, high={high}")

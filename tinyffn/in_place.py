@@ -201,7 +201,12 @@ class InPlaceMethods:
         return in_place(self, E.Sub, _scaled("sub_", self, other, alpha), "-=", "sub_")
 
     def mul_(self, other): return in_place(self, E.Mul, other, "*=", "mul_")
-    def div_(self, other): return in_place(self, E.Div, other, "/=", "div_")
+    def div_(self, other, *, rounding_mode=None):
+        """``x /= other``; with ``rounding_mode`` (``"trunc"``, ``"floor"``), ``x.div(other,
+        rounding_mode=...)`` stored into x, which keeps an integer dtype, as PyTorch's."""
+        if rounding_mode is None:
+            return in_place(self, E.Div, other, "/=", "div_")
+        return _replaced(self, "div", other, rounding_mode=rounding_mode)
 
     def zero_(self):
         """Every entry set to 0 (``p.grad.zero_()``); returns self. See :meth:`fill_`."""
@@ -221,18 +226,20 @@ class InPlaceMethods:
             value = value.item()
         return init._constant("fill_", self, value, "value")   # nn.init.constant_'s checks
 
-    def copy_(self, src):
-        """``src``'s values into x, broadcast to x's shape, cast to x's dtype and moved to
-        its device, as ``torch.Tensor.copy_``; returns self. As ``x -= y``: a new array,
-        allowed where no gradient is needed (neither x nor src may require one)."""
-        check_in_place(self, "copy_", src, "x = src.expand(*x.shape)")
-        if not isinstance(src, _tensor.Tensor):
-            raise TypeError(f"copy_: src must be a tinyffn Tensor, got {type_name(src)}; wrap "
-                            "it with tinyffn.tensor(...)")
-        if _broadcast_shape(src.shape, self.shape) != self.shape:
-            raise ValueError(f"copy_: src of shape {src.shape} does not broadcast to x's "
+    def copy_(self, other, non_blocking=False):
+        """``other``'s values into x (PyTorch's documentation calls it ``src``; its keyword
+        is ``other``), broadcast to x's shape, cast to x's dtype and moved to its device, as
+        ``torch.Tensor.copy_``; returns self. As ``x -= y``: a new array, allowed where no
+        gradient is needed (neither x nor other may require one). ``non_blocking`` changes
+        nothing: the copy is complete when copy_ returns, as ``to``'s."""
+        check_in_place(self, "copy_", other, "x = other.expand(*x.shape)")
+        if not isinstance(other, _tensor.Tensor):
+            raise TypeError(f"copy_: other must be a tinyffn Tensor, got {type_name(other)}; "
+                            "wrap it with tinyffn.tensor(...)")
+        if _broadcast_shape(other.shape, self.shape) != self.shape:
+            raise ValueError(f"copy_: other of shape {other.shape} does not broadcast to x's "
                              f"shape {self.shape}")
-        values = src.detach().to(self.device).to(dtype=self.dtype).data
+        values = other.detach().to(self.device).to(dtype=self.dtype).data
         xp = self.backend.xp
         return self._set_data(xp.asarray(xp.broadcast_to(values, self.shape), copy=True))
 

@@ -39,7 +39,7 @@ from . import creation as C     # read at call time: creation imports tensor.py,
 from . import grad_mode
 from . import in_place as IP
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
-from .arguments import _is_int, is_real, type_name
+from .arguments import _is_int, _size_sequence, is_real, type_name
 from .generators import generator as rng_of
 
 # NumPy's largest Poisson rate (numpy.random's POISSON_LAM_MAX)
@@ -69,7 +69,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
                             "a tensor of per-entry values")
         m, s = _numbers("normal", mean=mean, std=std)
         _check_std("normal", s)
-        shape = C._size_arg("normal", size)
+        shape = _size_sequence("normal", "size", size)
         device = "cpu" if device is None else device
         C._check_sample_dtype("normal", dtype, device)
         values = rng_of(generator, "normal").normal(m, s, size=shape)

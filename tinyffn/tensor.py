@@ -142,8 +142,9 @@ class Tensor(ViewMethods, TorchMethods, IntegerMethods):
         return new
 
     # -- conversion ----------------------------------------------------------------------
-    def numpy(self) -> np.ndarray:
-        """A NumPy copy of the data (copied from the GPU if needed)."""
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """A NumPy copy of the data (copied from the GPU if needed), also of a tensor that
+        requires grad: what PyTorch's gives with ``force=True``, which changes nothing here."""
         return self.backend.to_numpy(self.data)
 
     def item(self) -> float | int | bool:
@@ -361,12 +362,13 @@ class Tensor(ViewMethods, TorchMethods, IntegerMethods):
     def mean(self, axis=None, keepdims=False, *, dim=None, keepdim=None, dtype=None):
         return C.reduced(R.Mean, "mean", self, axis, keepdims, dim, keepdim, dtype)
 
-    def max(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
+    def max(self, dim=None, keepdim=None, *, axis=None, keepdims=False, other=None):
         """The maximum; over ``dim`` (by name or position, or NumPy's name ``axis``, which
         PyTorch also takes) the pair ``(values, indices)``, as ``torch.max(x, dim)``: ``v, i
         = x.max(1)``, the gradient going to the indices returned, as torch's. :meth:`amax`
-        gives the values alone, over any axes; ties share its gradient."""
-        return C.MaxResult.over("max", self, dim, keepdim, axis, keepdims)
+        gives the values alone, over any axes; ties share its gradient. With a tensor,
+        ``x.max(y)`` or ``x.max(other=y)``, the elementwise :meth:`maximum`, as torch's."""
+        return C.MaxResult.over("max", self, dim, keepdim, axis, keepdims, other)
 
     def amax(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
         return C.amax(self, axis, keepdims, dim=dim, keepdim=keepdim)
@@ -374,9 +376,9 @@ class Tensor(ViewMethods, TorchMethods, IntegerMethods):
     def amin(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
         return C.amin(self, axis, keepdims, dim=dim, keepdim=keepdim)
 
-    def min(self, dim=None, keepdim=None, *, axis=None, keepdims=False):
+    def min(self, dim=None, keepdim=None, *, axis=None, keepdims=False, other=None):
         """The minimum, as :meth:`max` the maximum: ``(values, indices)`` over ``dim``."""
-        return C.MaxResult.over("min", self, dim, keepdim, axis, keepdims)
+        return C.MaxResult.over("min", self, dim, keepdim, axis, keepdims, other)
 
     def argmin(self, axis: int | None = None, keepdims: bool = False, *,
                dim: int | None = None, keepdim: bool | None = None) -> "Tensor":

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import grad_mode
 from . import tensor as _tensor  # the Tensor class, read at call time (tensor.py imports this)
-from .arguments import _is_int, is_real, tensor_arg, type_name
+from .arguments import _is_int, is_real, sizes_arg, tensor_arg, type_name
 from .backend import dtype_name
 from .ops.shape import CheckedKey, GetItem
 
@@ -318,9 +318,10 @@ class ExtraMethods:
     def diagonal(self, offset=0, dim1=0, dim2=1): return diagonal(self, offset, dim1, dim2)
     def diag_embed(self, offset=0, dim1=-2, dim2=-1): return diag_embed(self, offset, dim1, dim2)
 
-    def tile(self, *dims):
-        """``tinyffn.tile(self, dims)``: ``x.tile(2, 2)`` or ``x.tile((2, 2))``."""
-        return tile(self, dims[0] if len(dims) == 1 and not _is_int(dims[0]) else dims)
+    def tile(self, *sizes, dims=None):
+        """``tinyffn.tile(self, dims)``: ``x.tile(2, 2)``, ``x.tile((2, 2))`` or
+        ``x.tile(dims=(2, 2))``."""
+        return tile(self, sizes_arg("tile", sizes, "dims", dims))
 
     def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
         return repeat_interleave(self, repeats, dim, output_size=output_size)

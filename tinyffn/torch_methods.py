@@ -84,9 +84,10 @@ class TorchMethods(MoreMethods, ExtraMethods, NameMethods, MathMethods, LinalgMe
         """``to("cpu")``: self if it is there already (as PyTorch's)."""
         return self.to("cpu")
 
-    def cuda(self, device=None):
+    def cuda(self, device=None, non_blocking=False):
         """``to("cuda")`` (``device``: None, 0 or ``"cuda:0"``; tinyffn uses one GPU); self
-        if it is there already. Without CuPy or a GPU, ``to``'s DeviceError says why."""
+        if it is there already. Without CuPy or a GPU, ``to``'s DeviceError says why.
+        ``non_blocking`` changes nothing, as ``to``'s: the copy is complete on return."""
         return self.to("cuda" if device is None else f"cuda:{device}" if _is_int(device)
                        else device)
 
@@ -241,10 +242,11 @@ class TorchMethods(MoreMethods, ExtraMethods, NameMethods, MathMethods, LinalgMe
     def logical_or(self, other): return (self != 0) | (_logical_operand("logical_or", other) != 0)
     def logical_xor(self, other): return (self != 0) ^ (_logical_operand("logical_xor", other) != 0)
 
-    def norm(self, p="fro", dim=None, keepdim=False):
-        """``tinyffn.norm(self, p, dim, keepdim)``: (Σ |x|^p)^(1/p) over ``dim``."""
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """``tinyffn.norm(self, p, dim, keepdim)``: (Σ |x|^p)^(1/p) over ``dim``; with
+        ``dtype``, of x cast to it first, as PyTorch's (a float dtype, no narrower than x's)."""
         from .torch_functions import norm
-        return norm(self, p, dim, keepdim)
+        return norm(self if dtype is None else _norm_input(self, dtype), p, dim, keepdim)
 
     # -- new tensors: self's dtype and device unless told otherwise --------------------------
     def new_zeros(self, *shape, size=None, dtype=None, device=None, requires_grad=False):
@@ -289,3 +291,17 @@ def _logical_operand(op: str, other: Any) -> Any:
         return other
     raise TypeError(f"{op}: other must be a Tensor (or a number), got {type_name(other)}; "
                     "wrap it with tinyffn.tensor(...)")
+
+
+def _norm_input(x: Any, dtype: Any) -> Any:
+    """x cast to ``norm``'s ``dtype``: a float dtype at least as wide as x's, as PyTorch's
+    (a float64 norm of float16 entries, say); an integer x is left for norm to refuse."""
+    if not x.backend.is_floating(x.dtype):
+        return x
+    y, floats = x.to(dtype=dtype), ("float16", "float32", "float64")
+    if dtype_name(y.dtype) not in floats or \
+            floats.index(dtype_name(y.dtype)) < floats.index(dtype_name(x.dtype)):
+        raise ValueError(f"norm: dtype={dtype_name(y.dtype)} for a {dtype_name(x.dtype)} "
+                         "tensor; as in PyTorch, dtype must be a float dtype x converts to "
+                         "without narrowing (leave it out to compute in x's dtype)")
+    return y

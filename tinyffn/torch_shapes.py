@@ -16,7 +16,7 @@ ops inside the function's frame. tinyffn has no complex dtype, so ``sgn`` is ``s
 from __future__ import annotations
 
 from . import grad_mode
-from .arguments import _is_int, tensor_arg, type_name
+from .arguments import _is_int, sizes_arg, tensor_arg, type_name
 from .backend import dtype_name
 from .torch_names import _axis
 
@@ -371,7 +371,8 @@ class ShapeMethods:
     def select(self, dim, index): return select(self, dim, index)
     def take(self, index): return take(self, index)
     def diagflat(self, offset=0): return diagflat(self, offset)
-    def sum_to_size(self, *size): return _sum_to_size(self, size)
+    def sum_to_size(self, *sizes, size=None):
+        return _sum_to_size(self, sizes_arg("sum_to_size", sizes, "size", size))
 
     def adjoint(self):
         """The conjugate transpose of the last two axes: ``mT`` for a real tensor."""

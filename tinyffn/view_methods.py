@@ -15,7 +15,7 @@ import warnings
 
 from . import composed as C
 from . import in_place as IP
-from .arguments import _axis_list, _permutation, _shape_arg, _transposition
+from .arguments import _axis_list, _permutation, _transposition, sizes_arg
 from .ops import shape as S
 
 
@@ -25,20 +25,24 @@ class ViewMethods:
     __slots__ = ()          # Tensor has slots: a base class without them would add a __dict__
 
     # -- the primitives: Reshape, Transpose, BroadcastTo, GetItem ----------------------------
-    def reshape(self, *shape):
-        return IP.as_view(S.Reshape.apply(self, shape=_shape_arg(shape, "reshape")),
-                        "x.reshape(...) or x.view(...)", self)
+    def reshape(self, *sizes, shape=None):
+        """The same entries in a new shape: ``x.reshape(2, 3)``, ``x.reshape((2, 3))`` or, as
+        PyTorch's, ``x.reshape(shape=(2, 3))``; one axis may be -1 (inferred)."""
+        return IP.as_view(S.Reshape.apply(self, shape=sizes_arg("reshape", sizes, "shape", shape)),
+                          "x.reshape(...) or x.view(...)", self)
 
-    def transpose(self, *axes):
-        """Reverse the axes (none given, as ``.T``), swap two (``transpose(-2, -1)``, as
-        ``torch.transpose``) or apply a full permutation of three or more (as NumPy)."""
-        return IP.as_view(S.Transpose.apply(self, axes=_transposition(axes, self.shape)),
-                        "x.T or x.transpose(...)", self)
+    def transpose(self, *axes, dim0=None, dim1=None):
+        """Reverse the axes (none given, as ``.T``), swap two (``transpose(-2, -1)``, or by
+        PyTorch's names, ``transpose(dim0=-2, dim1=-1)``) or apply a full permutation of
+        three or more (as NumPy)."""
+        axes = _transposition(axes, self.shape, dim0, dim1)
+        return IP.as_view(S.Transpose.apply(self, axes=axes), "x.T or x.transpose(...)", self)
 
-    def permute(self, *axes):
-        """Reorder the axes: ``y.shape[i] = x.shape[axes[i]]`` (``torch.permute``)."""
-        return IP.as_view(S.Transpose.apply(self, axes=_permutation(axes, self.shape, "permute")),
-                        "x.permute(...)", self)
+    def permute(self, *axes, dims=None):
+        """Reorder the axes: ``y.shape[i] = x.shape[axes[i]]`` (``torch.permute``), the axes
+        by position or as ``dims=(...)``."""
+        axes = _permutation(sizes_arg("permute", axes, "dims", dims), self.shape, "permute")
+        return IP.as_view(S.Transpose.apply(self, axes=axes), "x.permute(...)", self)
 
     @property
     def T(self):
@@ -52,8 +56,8 @@ class ViewMethods:
                           UserWarning, stacklevel=2)
         return self.transpose()
 
-    def broadcast_to(self, *shape):
-        shape = _shape_arg(shape, "broadcast_to")
+    def broadcast_to(self, *sizes, size=None):
+        shape = sizes_arg("broadcast_to", sizes, "size", size)
         if -1 in shape:                     # keeps an axis's length, as in expand
             return C.expand(self, *shape)
         return IP.as_view(S.BroadcastTo.apply(self, shape=shape), "x.expand(...)", self)
@@ -88,10 +92,11 @@ class ViewMethods:
         """``ndim``, as ``torch.Tensor.dim``."""
         return self.ndim
 
-    def view(self, *shape):
-        """``reshape``: as tinyffn writes into no array in place, a view and a copy read
-        the same (``torch.Tensor.view`` shares memory)."""
-        return self.reshape(*shape)
+    def view(self, *sizes, size=None):
+        """``reshape`` (``size=`` is PyTorch's name for the shape here): as tinyffn writes
+        into no array in place, a view and a copy read the same (``torch.Tensor.view``
+        shares memory)."""
+        return self.reshape(sizes_arg("view", sizes, "size", size))
 
     def view_as(self, other): return self.view(other.shape)
     def reshape_as(self, other): return self.reshape(other.shape)
@@ -103,13 +108,18 @@ class ViewMethods:
     def unsqueeze(self, dim): return C.unsqueeze(self, dim)
     def squeeze(self, dim=None): return C.squeeze(self, dim)
     def flatten(self, start_dim=0, end_dim=-1): return C.flatten(self, start_dim, end_dim)
-    def expand(self, *sizes): return C.expand(self, *sizes)
 
-    def repeat(self, *sizes):
+    def expand(self, *sizes, size=None, implicit=False):
+        """``broadcast_to``, -1 keeping an axis's length, as ``torch.Tensor.expand``
+        (``implicit``, PyTorch's mark for its tracer, changes nothing)."""
+        return C.expand(self, *sizes_arg("expand", sizes, "size", size))
+
+    def repeat(self, *sizes, repeats=None):
         """Tiled ``sizes[i]`` times along axis i (more sizes than axes add leading axes), as
-        ``torch.Tensor.repeat`` (NumPy's ``tile``): a ``reshape`` that puts a length-1 axis
-        before each axis, an ``expand`` of those, and a ``reshape`` that merges each pair."""
-        sizes = _shape_arg(sizes, "repeat")
+        ``torch.Tensor.repeat`` (NumPy's ``tile``; PyTorch names the counts ``repeats=``):
+        a ``reshape`` that puts a length-1 axis before each axis, an ``expand`` of those,
+        and a ``reshape`` that merges each pair."""
+        sizes = sizes_arg("repeat", sizes, "repeats", repeats)
         if len(sizes) < self.ndim or min(sizes, default=0) < 0:
             raise ValueError(f"repeat: needs a count >= 0 for each of x's {self.ndim} axes "
                              f"(shape {self.shape}; more counts add leading axes), got {sizes}")
