@@ -1,6 +1,7 @@
 """How methods read their axis, dim and shape arguments: NumPy's names or PyTorch's.
 
-``x.sum(axis=1, keepdims=True)`` and ``x.sum(dim=1, keepdim=True)`` mean the same; each
+``x.sum(axis=1, keepdims=True)`` and ``x.sum(dim=1, keepdim=True)`` mean the same, and so
+do ``x.view(2, 3)``, ``x.view((2, 3))`` and ``x.view(size=(2, 3))`` (:func:`sizes_arg`); each
 function here turns what a caller wrote into the one form the ops take (non-negative
 axes, a tuple of ints for a shape), or raises an error naming the op. The layers' number
 arguments (LayerNorm's ``normalized_shape`` and ``eps``, dropout's ``p``, PyTorch's
