@@ -632,6 +632,75 @@ def test_create_graph_results_of_a_relu_network_require_grad_as_torchs_live():
                          create_graph=True).requires_grad == hess, name
 
 
+PIECEWISE = {   # name -> (function of (F, x), whether torch 2.13's jacobian and hessian
+    # with create_graph=True require grad): torch's fused backwards read x for their mask
+    # or sign (leaky_relu_backward, hardtanh_backward, abs's grad * sgn(x)), pow_backward
+    # reads x at every power; a mask's derivative is 0, so most Hessians have no graph
+    "leaky_relu": (lambda F, x: F.leaky_relu(x, 0.1), True, False),
+    "hardtanh": (lambda F, x: F.hardtanh(x, -1.0, 1.0), True, False),
+    "relu6": (lambda F, x: F.relu6(4.0 * x), True, False),
+    "threshold": (lambda F, x: F.threshold(x, 0.1, 20.0), True, False),
+    "hardshrink": (lambda F, x: F.hardshrink(x), True, False),
+    "softshrink": (lambda F, x: F.softshrink(x), True, False),
+    "prelu": (lambda F, x: F.prelu(x, x.new_tensor([0.25])), True, False),
+    "hardsigmoid": (lambda F, x: F.hardsigmoid(x), True, None),   # torch's: not implemented
+    "abs": (lambda F, x: x.abs(), True, False),
+    "x ** 2": (lambda F, x: x ** 2, True, True),
+    "square": (lambda F, x: x.square(), True, True),
+    "mse_loss": (lambda F, x: F.mse_loss(x, x.new_tensor([0.0, 0.3, 0.0])), True, False),
+    "clamp": (lambda F, x: x.clamp(-1.0, 1.0), False, False),     # a where, in torch too
+}
+
+
+def test_create_graph_results_of_piecewise_linear_ops_require_grad_as_torchs(device):
+    """jacobian (and hessian, where torch's does) with create_graph=True require grad as
+    torch 2.13's, and strict=True takes them where it does; the values are unchanged
+    (written out), the Hessian of x ** 2 is 2 I, and the second derivatives pass
+    gradgradcheck (x away from the kinks)."""
+    F = tinyffn.nn.functional
+    x = tinyffn.tensor([0.75, -1.5, 2.0], dtype=F64, device=device)
+    for name, (f, jac, hess) in PIECEWISE.items():
+        J = AF.jacobian(lambda x: f(F, x), x, create_graph=True)
+        H = AF.hessian(lambda x: f(F, x).sum(), x, create_graph=True)
+        assert (J.requires_grad, H.requires_grad) == (jac, bool(hess)), name
+        for strict_ok, fn in ((jac, AF.jacobian), (hess, AF.hessian)):
+            g = (lambda x: f(F, x)) if fn is AF.jacobian else (lambda x: f(F, x).sum())
+            if strict_ok:
+                fn(g, x, create_graph=True, strict=True)
+            else:
+                with pytest.raises(RuntimeError, match="strict=True"):
+                    fn(g, x, create_graph=True, strict=True)
+    J = AF.jacobian(lambda x: F.leaky_relu(x, 0.1), x, create_graph=True, strict=True)
+    assert J.tolist() == [[1.0, 0.0, 0.0], [0.0, 0.1, 0.0], [0.0, 0.0, 1.0]]
+    assert AF.jacobian(lambda x: x.abs(), x, create_graph=True).diagonal().tolist() == \
+        [1.0, -1.0, 1.0]
+    H = AF.hessian(lambda x: (x ** 2).sum(), x, create_graph=True, strict=True)
+    assert H.tolist() == [[2.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 2.0]]
+    (J.sum() + H.sum()).backward()          # runs, as torch's
+    xg = x.detach().requires_grad_()
+    for name in ("leaky_relu", "hardtanh", "softshrink", "abs", "x ** 2"):
+        assert tinyffn.gradgradcheck(lambda x: PIECEWISE[name][0](F, x), [xg]), name
+
+
+def test_create_graph_results_of_piecewise_linear_ops_require_grad_as_torchs_live():
+    torch = pytest.importorskip("torch")
+    F, A = torch.nn.functional, torch.autograd.functional
+    x = torch.tensor([0.75, -1.5, 2.0], dtype=torch.float64)
+    for name, (f, jac, hess) in PIECEWISE.items():
+        J = A.jacobian(lambda x: f(F, x), x, create_graph=True)
+        if hess is None:
+            with pytest.raises(RuntimeError, match="not implemented"):
+                A.hessian(lambda x: f(F, x).sum(), x, create_graph=True)
+        else:
+            H = A.hessian(lambda x: f(F, x).sum(), x, create_graph=True)
+            assert (J.requires_grad, H.requires_grad) == (jac, hess), name
+        ours = AF.jacobian(lambda x: f(tinyffn.nn.functional, x),
+                           tinyffn.tensor(x.numpy()), create_graph=True)
+        # (rtol: torch's float64 hardsigmoid has slope 1/6 rounded to float32)
+        np.testing.assert_allclose(ours.detach().numpy(), J.detach().numpy(), rtol=1e-7,
+                                   atol=0, err_msg=name)
+
+
 def test_second_derivatives_strict_where_torch_raises_and_zeros_otherwise():
     """strict=True raises exactly where torch's does (which input each names is checked;
     the sentences differ), and without it the blocks are zeros."""

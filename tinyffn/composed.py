@@ -90,18 +90,18 @@ def sqrt(x):
 
 
 def absolute(x):
-    """maximum(-x, x) + 0.0: at 0 the tie splits gy between -1 and +1, so the gradient is
-    0, as PyTorch's. Which zero maximum returns on the tie of -0.0 and 0.0 is the array
-    library's choice (NumPy's SIMD loop returns its second argument); adding 0.0 makes
-    both 0.0 (-0.0 + 0.0 is 0.0 in IEEE arithmetic, any other y + 0.0 is y), so abs(-0.0)
-    is 0.0 on every backend, as PyTorch's.
+    """x · sign(x) + 0.0: the gradient gy · sign(x), PyTorch's formula (0 at 0 and at
+    NaN), with sign(x) recorded on x (its derivative 0), so that a gradient recorded with
+    create_graph stays in x's graph as torch's does. x · sign(x) is |x| exactly (NaN stays
+    NaN); it is -0.0 at -0.0, and adding 0.0 makes it 0.0 (-0.0 + 0.0 is 0.0 in IEEE
+    arithmetic, any other y + 0.0 is y), as PyTorch's.
 
     An integer or bool x (no gradient) takes the array's abs: -x wraps around in unsigned
     dtypes (-1 is 255 in uint8), so maximum(-x, x) would be wrong there."""
     if not _floating(x):
         return _tensor.Tensor(x.backend.xp.abs(x.data), _backend=x.backend)
     with grad_mode.scope("function", "abs"):
-        return (-x).maximum(x) + 0.0
+        return x * x.sign() + 0.0
 
 
 def minimum(x, other):

@@ -43,14 +43,14 @@ __all__ = ["grad", "root_gradient", "recorded_backward", "RecordedContext",
 
 
 # why a gradient may lack a graph (an error's last sentences): made without create_graph, or
-# constant where recorded (nothing is recorded there; PyTorch's leaky_relu records it anyway)
+# constant where recorded (nothing is recorded there, as in PyTorch's clamp and where)
 _CONSTANT_GRADIENT = (" If this is a gradient, to differentiate it again pass "
                       "create_graph=True to the call that made it (tinyffn.grad(..., "
                       "create_graph=True)). If it was made with create_graph=True: where it is "
                       "constant in a tensor (the function was linear, or piecewise linear as "
-                      "leaky_relu or hardtanh, in it) it has no graph leading there, and that "
-                      "derivative is 0 (PyTorch, whose leaky_relu keeps a graph, gives zeros; "
-                      "relu keeps one here too)")
+                      "clamp or where, in it) it has no graph leading there, and that "
+                      "derivative is 0 (as in PyTorch; relu, leaky_relu, hardtanh and abs keep "
+                      "a graph, as PyTorch's, and give zeros)")
 
 
 def grad(outputs: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_output: Any = None,

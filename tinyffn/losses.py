@@ -43,8 +43,10 @@ def mse_loss(input: Tensor, target: Any, reduction: str = "mean", *,
     target = _elementwise_target("mse_loss", input, target, reduction)
     weight = _elementwise_weight("mse_loss", input, weight)
     with grad_mode.scope("function", "mse_loss"):
-        squared = (input - target) ** 2
-        return _weighted_reduce(squared, weight, reduction, by_weight_sum=True)
+        d = input - target
+        # d · d, not d ** 2: the same numbers, and a gradient 2 d gy whose own derivative
+        # is a constant, as PyTorch's fused mse_loss_backward (its Hessian has no graph)
+        return _weighted_reduce(d * d, weight, reduction, by_weight_sum=True)
 
 
 def l1_loss(input: Tensor, target: Any, reduction: str = "mean", *,

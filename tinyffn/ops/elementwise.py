@@ -197,6 +197,11 @@ class Pow(Function):
         p = ctx.attrs["p"]
         if p == 0:
             return ctx.xp.zeros_like(gy)
+        if p == 2 and not isinstance(gy, ctx.backend.array_type):
+            # create_graph: x ** 1 recorded as a pow, not _power's copy of x (a clone, whose
+            # gradient does not read x), as PyTorch's pow_backward reads x at every power:
+            # the Hessian of x ** 2 (2, through x ** 0, derivative 0) stays in x's graph
+            return gy * (2 * ctx.xp.pow(x, 1))
         return gy * (p * _power(ctx.xp, x, p - 1))
 
 
