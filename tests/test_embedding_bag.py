@@ -32,6 +32,16 @@ CASES = [
     f"F.embedding_bag({I1}, w, T.tensor([0, 4, 7]), mode='mean', include_last_offset=True, "
     "padding_idx=1)",
     "F.embedding_bag(T.tensor([3]), w, T.tensor([0, 0, 1]), mode='max')",
+    # max_norm rescales the rows read in w first; scale_grad_by_freq divides each row's
+    # gradient by its count (each row read equally often: PyTorch 2.13's CPU kernel gets
+    # the others wrong, see test_scale_grad_by_freq_divides_each_rows_gradient_by_its_count)
+    f"F.embedding_bag({I1}, w, T.tensor([0, 2, 2, 5]), max_norm=2.0)",
+    "F.embedding_bag(T.tensor([[1, 3, 1], [3, 4, 4]]), w, mode='max', max_norm=2.5, "
+    "norm_type=1.0, padding_idx=4)",
+    "F.embedding_bag(T.tensor([1, 3, 1, 0, 3, 0]), w, T.tensor([0, 2, 5]), mode='sum', "
+    "scale_grad_by_freq=True)",
+    "F.embedding_bag(T.tensor([[1, 3, 1], [3, 4, 4]]), w, scale_grad_by_freq=True, "
+    "padding_idx=4)",
 ]
 
 
@@ -137,6 +147,54 @@ def test_a_bag_of_max_ties_shares_the_gradient():
     assert w.grad.tolist() == [[0.5, 1.0], [0.5, 0.0]]
 
 
+def test_max_norm_rescales_every_row_read_in_the_table(device):
+    """Each row input reads (the padding row too, and those of a bag of no index) whose
+    2-norm is above max_norm is rescaled in w itself, outside the graph, to max_norm /
+    (norm + 1e-7) times its own; rows not read keep their values. PyTorch 2.13's table
+    after the same call, to the bit."""
+    w = tinyffn.tensor(W, dtype="float64", device=device, requires_grad=True)
+    F.embedding_bag(tinyffn.tensor([4, 0, 3], device=device), w,
+                    tinyffn.tensor([0, 0, 2], device=device), max_norm=2.0, padding_idx=4)
+    assert w.is_leaf and w.grad_fn is None
+    assert w.detach().numpy().tolist() == RENORMED
+
+
+RENORMED = [[0.4364357614243666, -0.8728715228487332, 1.7457430456974663], W[1], W[2],
+            [0.36788359466842335, -0.12262786488947444, 1.962045838231591],
+            [0.5345224695391348, 1.0690449390782697, -1.6035674086174045]]    # torch 2.13's
+
+
+def test_max_norm_rescales_the_table_as_torchs():
+    torch = pytest.importorskip("torch")
+    w = torch.tensor(W, dtype=torch.float64, requires_grad=True)
+    torch.nn.functional.embedding_bag(torch.tensor([4, 0, 3]), w, torch.tensor([0, 0, 2]),
+                                      max_norm=2.0, padding_idx=4)
+    assert w.detach().tolist() == RENORMED
+
+
+def test_scale_grad_by_freq_divides_each_rows_gradient_by_its_count(device):
+    """dW_r = Σ over the positions p reading row r of gy[bag of p] / count_r, count_r the
+    times input reads r (in any bag), as F.embedding's: summed by hand. PyTorch 2.13's CPU
+    kernel divides a row by the count of another where counts differ (it indexes counts
+    by the row group's number, i, in the sorted indices: here row 2, read twice, by 3,
+    and row 4, read once, by 3); its weights' gradient is not changed, as here."""
+    idx, off = [1, 2, 1, 4, 1, 0, 2], [0, 3, 3, 5]
+    bag = [0, 0, 0, 2, 2, 3, 3]
+    w = tinyffn.tensor(W, dtype="float64", device=device, requires_grad=True)
+    s = tinyffn.tensor([0.5, -1.0, 2.0, 1.0, 0.25, 3.0, -2.0], dtype="float64",
+                       device=device, requires_grad=True)
+    gy = np.arange(1.0, 13.0).reshape(4, 3) / 8
+    y = F.embedding_bag(tinyffn.tensor(idx, device=device), w,
+                        tinyffn.tensor(off, device=device), mode="sum",
+                        scale_grad_by_freq=True, per_sample_weights=s)
+    (y * tinyffn.tensor(gy, device=device)).sum().backward()
+    want = np.zeros((5, 3))
+    for p, (i, b) in enumerate(zip(idx, bag)):
+        want[i] += gy[b] * s.tolist()[p] / idx.count(i)
+    np.testing.assert_allclose(w.grad.numpy(), want, rtol=1e-15)
+    assert s.grad.tolist() == [float(np.dot(gy[b], W[i])) for i, b in zip(idx, bag)]
+
+
 # ----------------------------------------------------------------------------- module
 def test_module_as_torchs():
     torch = pytest.importorskip("torch")
@@ -150,9 +208,25 @@ def test_module_as_torchs():
     y = ours(tinyffn.tensor(idx), tinyffn.tensor(off))
     yt = theirs(torch.tensor(idx), torch.tensor(off))
     np.testing.assert_allclose(y.detach().numpy(), yt.detach().numpy(), rtol=1e-6)
+    opts = dict(max_norm=1.0, norm_type=1.0, scale_grad_by_freq=True, mode="sum")
+    assert repr(nn.EmbeddingBag(5, 3, **opts)) == repr(torch.nn.EmbeddingBag(5, 3, **opts)) \
+        == "EmbeddingBag(5, 3, max_norm=1.0, norm_type=1.0, scale_grad_by_freq=True, mode='sum')"
     frozen = nn.EmbeddingBag.from_pretrained(tinyffn.tensor(W), mode="sum")
     assert not frozen.weight.requires_grad and frozen.mode == "sum"
     assert frozen(tinyffn.tensor([[0, 1]])).tolist() == [[2.0, -0.75, 1.5]]
+
+
+def test_module_takes_max_norm_and_scale_grad_by_freq(device):
+    """nn.EmbeddingBag passes its options to F.embedding_bag at each call: the rows read
+    rescaled in its weight, the gradient of a row read twice halved."""
+    bag = nn.EmbeddingBag.from_pretrained(tinyffn.tensor(W, dtype="float64", device=device),
+                                          freeze=False, max_norm=2.0,
+                                          scale_grad_by_freq=True, mode="sum")
+    bag(tinyffn.tensor([[4, 0, 3, 4]], device=device)).sum().backward()
+    assert bag.weight.detach().numpy().tolist() == RENORMED
+    assert bag.weight.grad.tolist() == [[1.0] * 3, [0.0] * 3, [0.0] * 3, [1.0] * 3, [1.0] * 3]
+    with pytest.raises(ValueError, match="mode 'max' does not take scale_grad_by_freq"):
+        nn.EmbeddingBag(5, 3, mode="max", scale_grad_by_freq=True)(tinyffn.tensor([[0]]))
 
 
 def test_module_learns_on_every_device(device):
@@ -191,8 +265,12 @@ def test_module_learns_on_every_device(device):
      ValueError, "per_sample_weights scale rows that are summed: mode must be 'sum'"),
     ("F.embedding_bag(T.tensor([0, 1]), w, T.tensor([0]), mode='sum', "
      "per_sample_weights=w[0])", ValueError, r"per_sample_weights must have input's shape"),
-    ("F.embedding_bag(T.tensor([0, 1]), w, T.tensor([0]), max_norm=1.0)",
-     NotImplementedError, "max_norm=1.0 is not supported"),
+    ("F.embedding_bag(T.tensor([0, 1]), w, T.tensor([0]), mode='max', "
+     "scale_grad_by_freq=True)", ValueError, "mode 'max' does not take scale_grad_by_freq"),
+    ("F.embedding_bag(T.tensor([0, 1]), w, T.tensor([0]), sparse=True)", ValueError,
+     "tinyffn has no sparse tensors"),
+    ("F.embedding_bag(T.tensor([0, 1]), w, T.tensor([0]), max_norm='1')", TypeError,
+     "max_norm must be a number or None"),
     ("F.embedding_bag(T.tensor([0, 1]), w, T.tensor([0.0]))", TypeError,
      "offsets must be a 1-D int64 tensor"),
     ("F.embedding_bag(T.tensor([0, 1]), w, T.tensor([0]), padding_idx=5)", ValueError,
@@ -218,6 +296,10 @@ EXPECTED = {
     "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 4]), mode='sum', per_sample_weights=T.tensor([0.5, -1.0, 2.0, 1.0, 0.25, 3.0, -2.0], dtype=T.float64))": ('float64', [[4.75, -2.875, -0.25], [3.25, 1.75, -10.25]]),
     "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 4, 7]), mode='mean', include_last_offset=True, padding_idx=1)": ('float64', [[-0.16666666666666666, 1.3333333333333333, 0.0], [0.875, 0.875, 0.5]]),
     "F.embedding_bag(T.tensor([3]), w, T.tensor([0, 0, 1]), mode='max')": ('float64', [[0.0, 0.0, 0.0], [0.75, -0.25, 4.0], [0.0, 0.0, 0.0]]),
+    'F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 2, 2, 5]), max_norm=2.0)': ('float64', [[0.21547753046086515, 0.9267837043087023, 0.017261234769567424], [0.0, 0.0, 0.0], [0.5018269001675454, 0.42173945176926875, -0.4871305905124476], [0.9339417973342117, 0.06368606755526278, 0.7310229191157955]]),
+    "F.embedding_bag(T.tensor([[1, 3, 1], [3, 4, 4]]), w, mode='max', max_norm=2.5, norm_type=1.0, padding_idx=4)": ('float64', [[1.5, 0.25, 1.9999999600000007], [0.37499999250000016, -0.12499999750000004, 1.9999999600000007]]),
+    "F.embedding_bag(T.tensor([1, 3, 1, 0, 3, 0]), w, T.tensor([0, 2, 5]), mode='sum', scale_grad_by_freq=True)": ('float64', [[2.25, 0.0, 3.5], [2.75, -1.0, 5.5], [0.5, -1.0, 2.0]]),
+    'F.embedding_bag(T.tensor([[1, 3, 1], [3, 4, 4]]), w, scale_grad_by_freq=True, padding_idx=4)': ('float64', [[1.25, 0.08333333333333333, 1.0], [0.75, -0.25, 4.0]]),
 }
 
 EXPECTED_GRADS = {
@@ -233,4 +315,8 @@ EXPECTED_GRADS = {
     "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 4]), mode='sum', per_sample_weights=T.tensor([0.5, -1.0, 2.0, 1.0, 0.25, 3.0, -2.0], dtype=T.float64)) dw": ('float64', [[0.2, 0.4, 0.6], [1.25, 1.6, 1.95], [-0.1, -0.2, -0.3], [-0.8, -1.0, -1.2], [0.2, 0.325, 0.44999999999999996]]),
     "F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 4, 7]), mode='mean', include_last_offset=True, padding_idx=1) dw": ('float64', [[0.03333333333333333, 0.06666666666666667, 0.09999999999999999], [0.0, 0.0, 0.0], [0.03333333333333333, 0.06666666666666667, 0.09999999999999999], [0.2, 0.25, 0.3], [0.23333333333333334, 0.31666666666666665, 0.39999999999999997]]),
     "F.embedding_bag(T.tensor([3]), w, T.tensor([0, 0, 1]), mode='max') dw": ('float64', [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.4, 0.5, 0.6], [0.0, 0.0, 0.0]]),
+    'F.embedding_bag(T.tensor([1, 2, 0, 4, 4, 1, 3]), w, T.tensor([0, 2, 2, 5]), max_norm=2.0) dw': ('float64', [[0.2333333333333333, 0.26666666666666666, 0.3], [0.55, 0.65, 0.75], [0.05, 0.1, 0.15], [0.5, 0.55, 0.6], [0.4666666666666666, 0.5333333333333333, 0.6]]),
+    "F.embedding_bag(T.tensor([[1, 3, 1], [3, 4, 4]]), w, mode='max', max_norm=2.5, norm_type=1.0, padding_idx=4) dw": ('float64', [[0.0, 0.0, 0.0], [0.1, 0.2, 0.0], [0.0, 0.0, 0.0], [0.4, 0.5, 0.8999999999999999], [0.0, 0.0, 0.0]]),
+    "F.embedding_bag(T.tensor([1, 3, 1, 0, 3, 0]), w, T.tensor([0, 2, 5]), mode='sum', scale_grad_by_freq=True) dw": ('float64', [[0.55, 0.65, 0.75], [0.25, 0.35, 0.44999999999999996], [0.0, 0.0, 0.0], [0.25, 0.35, 0.44999999999999996], [0.0, 0.0, 0.0]]),
+    'F.embedding_bag(T.tensor([[1, 3, 1], [3, 4, 4]]), w, scale_grad_by_freq=True, padding_idx=4) dw': ('float64', [[0.0, 0.0, 0.0], [0.03333333333333333, 0.06666666666666667, 0.09999999999999999], [0.0, 0.0, 0.0], [0.21666666666666667, 0.2833333333333333, 0.35], [0.0, 0.0, 0.0]]),
 }

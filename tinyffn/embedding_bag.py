@@ -13,6 +13,14 @@ bag a number per index, and the bags reduced with ``index_add`` (sum, mean) or
 ``scatter_reduce`` (max; ties share the gradient evenly, where PyTorch gives it all to
 one of them). ``padding_idx``: those indices are left out of their bags, not counted in
 a mean, and the table's row gets no gradient from here.
+
+``max_norm`` and ``scale_grad_by_freq`` are ``F.embedding``'s (:mod:`tinyffn.embedding_lookup`):
+every row the input reads (padding indices too, as PyTorch's) is first rescaled in the
+table itself to norm at most max_norm; each row's gradient is divided by how many times
+the input reads it (mode "max" refuses it, as PyTorch). PyTorch 2.13's CPU kernel divides
+by another row's count where the rows are read unequally often (it indexes the counts
+by the group's number in the sorted indices, not by its row): row 4 read once in
+[1, 2, 1, 4, 1, 0, 2] gets 1/3 there, 1 here, as F.embedding gives it.
 """
 from __future__ import annotations
 
@@ -23,6 +31,7 @@ from . import grad_mode
 from .arguments import tensor_arg
 from .backend import DEFAULTS, dtype_name
 from .creation import tensor, zeros
+from .embedding_lookup import _by_frequency, _check_options, _renorm_
 from .functional_extra import _check_indices, _check_padding_idx, _lookup, _refuse_indices, \
     _table
 from .generators import generator
@@ -42,23 +51,26 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     bags at ``offsets`` (1-D int64, starting at 0, non-decreasing, at most len(input)).
     ``per_sample_weights`` (input's shape; mode "sum" only) scale each row first.
     ``padding_idx``: those indices are left out of their bags. Output (B, embedding_dim),
-    weight's dtype. ``max_norm``, ``scale_grad_by_freq`` and ``sparse`` are refused (tinyffn
-    changes no table in place, and keeps gradients dense)."""
+    weight's dtype. ``max_norm`` (with ``norm_type``): every row ``input`` reads is first
+    rescaled, in ``weight`` itself, to norm at most max_norm; ``scale_grad_by_freq``: each
+    row's gradient divided by how many times ``input`` reads it (not in mode "max", as
+    PyTorch); both as ``F.embedding``'s. ``sparse=True`` is refused (no sparse tensors)."""
     return _bags("embedding_bag", input, weight, offsets, mode, per_sample_weights,
-                 include_last_offset, padding_idx, max_norm, scale_grad_by_freq, sparse)
+                 include_last_offset, padding_idx, max_norm, norm_type, scale_grad_by_freq,
+                 sparse)
 
 
 def _bags(op, idx, weight, offsets, mode, per_sample_weights, include_last_offset,
-          padding_idx, max_norm=None, scale_grad_by_freq=False, sparse=False):
+          padding_idx, max_norm=None, norm_type=2, scale_grad_by_freq=False, sparse=False):
     w = tensor_arg(op, "weight", weight)
-    for name, value, default in (("max_norm", max_norm, None), ("sparse", sparse, False),
-                                 ("scale_grad_by_freq", scale_grad_by_freq, False)):
-        if value is not default and value != default:
-            raise NotImplementedError(f"{op}: {name}={value!r} is not supported (it changes "
-                                      "the table in place, or the gradient's layout); leave "
-                                      f"it at {default!r}")
+    _check_options(op, max_norm, norm_type, scale_grad_by_freq, sparse)
     if mode not in MODES:
         raise ValueError(f"{op}: mode must be 'sum', 'mean' or 'max', got {mode!r}")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError(f"{op}: mode 'max' does not take scale_grad_by_freq (PyTorch: 'max "
+                         "mode does not support scaling the gradient by the frequency'): a "
+                         "bag's gradient goes to its largest entries alone; use mode 'sum' "
+                         "or 'mean', or leave scale_grad_by_freq=False")
     w = _table(op, w, padding_idx)
     n = w.shape[0]
     tensor_arg(op, "input", idx)            # its indices are checked by the lookup below
@@ -82,6 +94,8 @@ def _bags(op, idx, weight, offsets, mode, per_sample_weights, include_last_offse
                              f"{idx.shape[1]} indices; offsets must be None (they cut a 1-D "
                              "input into bags)")
         (n_bags, length), read = idx.shape, idx.reshape(-1)
+        if max_norm is not None:            # the range, before the table changes
+            _check_indices(op, idx, w)
         length = max(length, 1)             # (bags of no index: one empty place each)
         bag = xp.reshape(xp.broadcast_to(xp.arange(n_bags)[:, None], idx.shape), (-1,))
         place = xp.reshape(xp.broadcast_to(xp.arange(length), idx.shape), (-1,))
@@ -90,13 +104,18 @@ def _bags(op, idx, weight, offsets, mode, per_sample_weights, include_last_offse
         n_bags, bag, place, length = _cut(op, idx, offsets, include_last_offset, mode == "max",
                                           n)
         read = idx if bag.shape[0] == idx.shape[0] else idx[:0]     # (no bag: none read)
+    if max_norm is not None:                # every index of input, as PyTorch's renorm
+        _renorm_(w, idx, max_norm, norm_type)
     scale = None if scale is None else scale.reshape(-1)[:read.shape[0]]
     if padding_idx is not None:             # left out of their bags: one read, which ones
         kept = xp.nonzero(read.data != int(padding_idx) % n)[0]
         read, bag, place = _as_tensor(read.data[kept], w), bag[kept], place[kept]
         scale = None if scale is None else GetItem.apply(scale, key=CheckedKey((kept,)))
     with grad_mode.scope("function", "embedding_bag"):
-        rows = _lookup(op, read, w, None, idx.ndim == 2)    # (entries kept, embedding_dim)
+        unread = idx.ndim == 2 and max_norm is None     # the range not yet checked
+        rows = _lookup(op, read, w, None, unread)           # (entries kept, embedding_dim)
+        if scale_grad_by_freq:              # the table's gradient / each row's count
+            rows = _by_frequency(rows, read, n)
         if scale is not None:
             rows = rows * scale.unsqueeze(-1)
         if mode == "max":
@@ -205,7 +224,9 @@ class EmbeddingBag(Module):
         self.num_embeddings, self.embedding_dim, self.mode = n, embedding_dim, mode
         self.padding_idx = None if padding_idx is None else int(padding_idx) % n
         self.include_last_offset = include_last_offset
-        self._refused = (max_norm, scale_grad_by_freq, sparse)
+        _check_options("EmbeddingBag", max_norm, norm_type, scale_grad_by_freq, sparse)
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if _weight is not None:
             if tuple(_weight.shape) != (n, embedding_dim):
                 raise ValueError(f"EmbeddingBag: _weight must have shape {(n, embedding_dim)}, "
@@ -234,14 +255,21 @@ class EmbeddingBag(Module):
         return module
 
     def forward(self, input, offsets=None, per_sample_weights=None):
-        max_norm, scale_grad_by_freq, sparse = self._refused
         return _bags("EmbeddingBag", input, self.weight, offsets, self.mode,
-                     per_sample_weights, self.include_last_offset, self.padding_idx, max_norm,
-                     scale_grad_by_freq, sparse)
+                     per_sample_weights, self.include_last_offset, self.padding_idx,
+                     self.max_norm, self.norm_type, self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self) -> str:
-        return f"{self.num_embeddings}, {self.embedding_dim}, mode={self.mode!r}" + (
-            "" if self.padding_idx is None else f", padding_idx={self.padding_idx}")
+        """As PyTorch prints it: the options left at their defaults are not shown."""
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm!r}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type!r}"
+        if self.scale_grad_by_freq:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq!r}"
+        s += f", mode={self.mode!r}"
+        return s + ("" if self.padding_idx is None else f", padding_idx={self.padding_idx}")
 
 
 __all__ = ["embedding_bag", "EmbeddingBag"]

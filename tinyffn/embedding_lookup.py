@@ -1,5 +1,6 @@
 """``F.embedding`` and ``nn.Embedding`` with PyTorch's options: ``max_norm`` (with
-``norm_type``), ``scale_grad_by_freq``, and ``sparse`` (refused).
+``norm_type``), ``scale_grad_by_freq``, and ``sparse`` (refused); ``embedding_bag`` takes
+the first two from here.
 
 The lookup itself is one ``getitem`` of the table (``_lookup`` in
 :mod:`tinyffn.functional_extra`, which ``embedding_bag`` shares). The options change what
