@@ -824,13 +824,14 @@ def test_grad_of_an_unused_input_is_refused_unless_asked_for_as_pytorch():
 
 
 def test_a_constant_recorded_gradient_is_refused_saying_why():
-    """The gradient of max |x_i| is a sign at the argmax, the same for every nearby x: under
-    create_graph it depends on no tensor that requires grad, so it has no grad_fn and a
-    second grad() is refused, naming create_graph, where PyTorch (2.13, live) returns
-    zeros (its sign op keeps a grad_fn)."""
+    """The gradient of clamp(x) is its 0/1 mask, the same for every nearby x: under
+    create_graph it depends on no tensor that requires grad (as PyTorch's clamp's), so it
+    has no grad_fn and a second grad() is refused, naming create_graph. That of max |x_i|
+    is a sign at the argmax, which keeps a graph through abs's sign(x), as PyTorch's (2.13,
+    live): its second grad() is zeros there as here."""
     x = tinyffn.tensor([1.0, -3.0, 2.0], requires_grad=True)
-    (g,) = tinyffn.grad(tinyffn.linalg.vector_norm(x, ord=float("inf")), x, create_graph=True)
-    np.testing.assert_array_equal(g.numpy(), [0.0, -1.0, 0.0])
+    (g,) = tinyffn.grad(x.clamp(-2.5, 1.5).sum(), x, create_graph=True)
+    np.testing.assert_array_equal(g.numpy(), [1.0, 0.0, 0.0])
     assert not g.requires_grad
     with pytest.raises(RuntimeError, match="no grad_fn.* made with create_graph=True: where "
                                            "it is constant in a tensor"):
@@ -838,13 +839,18 @@ def test_a_constant_recorded_gradient_is_refused_saying_why():
     with pytest.raises(RuntimeError, match="no grad_fn.* create_graph=True has none where it "
                                            "depends on no tensor that requires grad"):
         g.pow(2).sum().backward()                          # backward's own wording
+    (g,) = tinyffn.grad(tinyffn.linalg.vector_norm(x, ord=float("inf")), x, create_graph=True)
+    np.testing.assert_array_equal(g.numpy(), [0.0, -1.0, 0.0])
+    assert tinyffn.grad(g.pow(2).sum(), x)[0].tolist() == [0.0, 0.0, 0.0]
     torch = pytest.importorskip("torch")
     xt = torch.tensor([1.0, -3.0, 2.0], dtype=torch.float64, requires_grad=True)
     (gt,) = torch.autograd.grad(torch.linalg.vector_norm(xt, ord=float("inf")), xt,
                                 create_graph=True)
-    np.testing.assert_array_equal(gt.detach().numpy(), g.numpy())
+    np.testing.assert_array_equal(gt.detach().numpy(), g.detach().numpy())
     zeros = torch.autograd.grad(gt.pow(2).sum(), xt)[0]    # torch's ZeroTensor: add to read
     assert (zeros + torch.zeros(3, dtype=torch.float64)).tolist() == [0.0, 0.0, 0.0]
+    (ct,) = torch.autograd.grad(xt.clamp(-2.5, 1.5).sum(), xt, create_graph=True)
+    assert not ct.requires_grad                            # clamp's: constant there too
 
 
 def test_grad_frees_the_graph_unless_retain_graph_as_pytorch():
