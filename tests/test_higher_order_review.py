@@ -305,12 +305,12 @@ def test_backward_inputs_with_create_graph_keeps_the_grad_outputs_graph():
 def test_a_recorded_gradient_without_a_graph_is_explained():
     """clamp's gradient (a where) is constant in x: it has no graph to x, and
     differentiating it again says why (PyTorch raises too), instead of only asking for
-    requires_grad. (relu's and leaky_relu's keep a graph, as PyTorch's: their second
-    derivative is zeros; test_autograd_functional.py.)"""
+    requires_grad. leaky_relu's too (PyTorch's keeps a graph and gives zeros). (relu's
+    keeps a graph, as PyTorch's: test_autograd_functional.py.)"""
     x = f64([1.0, -2.0, 3.0], requires_grad=True)
     (g,) = tinyffn.grad(x.clamp(-1.5, 2.0).sum(), [x], create_graph=True)
     with pytest.raises(RuntimeError, match=r"does not require grad.*create_graph=True.*"
-                                           r"piecewise linear as clamp"):
+                                           r"piecewise linear as leaky_relu, hardtanh or clamp"):
         tinyffn.grad(g.sum(), [x])
     w = f64([1.0, 2.0, 3.0], requires_grad=True)
     (g,) = tinyffn.grad((x.clamp(-1.5, 2.0) * w).sum(), [x], create_graph=True)   # to w only
@@ -319,7 +319,9 @@ def test_a_recorded_gradient_without_a_graph_is_explained():
     (h,) = tinyffn.grad(g.sum(), [x], materialize_grads=True)
     np.testing.assert_array_equal(h.numpy(), np.zeros(3))
     (g,) = tinyffn.grad(F.leaky_relu(x).sum(), [x], create_graph=True)
-    assert tinyffn.grad(g.sum(), [x])[0].tolist() == [0.0, 0.0, 0.0]   # torch's: zeros
+    assert not g.requires_grad
+    with pytest.raises(RuntimeError, match=r"piecewise linear as leaky_relu"):
+        tinyffn.grad(g.sum(), [x])
 
 
 # ----------------------------------------------------------------------------- the checks

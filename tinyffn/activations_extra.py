@@ -10,12 +10,9 @@ PyTorch's gradients, which the compositions choose explicitly: an entry clipped 
 ``hardtanh``/``relu6`` (at the edges too), by ``threshold`` (x = threshold too) or by
 ``hardsigmoid`` (at ±3 too) is a ``masked_fill``, which sends back 0; ``hardswish`` has
 slope 0 at -3 and 1 at 3; ``elu``, ``selu``, ``celu`` and ``prelu`` take the negative
-branch at 0. The piecewise-linear ones (hardtanh, relu6, threshold, the shrinks, prelu,
-rrelu, hardsigmoid) take x through ``_read_by_gradient`` (x · x⁰), so that the gradient
-they record under create_graph reads x, as PyTorch's fused backwards do (its jacobian
-requires grad, as torch's). A float16 x is computed in float32 and rounded once, as
-PyTorch computes these (``softsign``, ``tanhshrink`` and ``softmin``, which PyTorch
-writes in Python as a few tensor ops, are those same ops here, in x's dtype).
+branch at 0. A float16 x is computed in float32 and rounded once, as PyTorch computes
+these (``softsign``, ``tanhshrink`` and ``softmin``, which PyTorch writes in Python as
+a few tensor ops, are those same ops here, in x's dtype).
 """
 from __future__ import annotations
 
@@ -25,7 +22,7 @@ from . import grad_mode
 from .arguments import check_axis, check_inplace, is_real, tensor_arg
 from .backend import DeviceError, dtype_name
 from .composed import where
-from .functional_extra import _floating, _narrowed, _read_by_gradient, _widened, softplus
+from .functional_extra import _floating, _narrowed, _widened, softplus
 from .tensor import Tensor
 from .torch_math import expm1
 
@@ -126,7 +123,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     x16 = _floating("hardsigmoid", input)
     check_inplace("hardsigmoid", inplace)
     with grad_mode.scope("function", "hardsigmoid"):
-        x = _read_by_gradient(_widened(x16))
+        x = _widened(x16)
         y = ((x + 3.0) / 6.0).masked_fill(x <= -3.0, 0.0).masked_fill(x >= 3.0, 1.0)
         return _narrowed(y, x16)
 
@@ -162,7 +159,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
         raise ValueError(f"hardtanh: min_val ({min_val}) cannot be greater than max_val "
                          f"({max_val})")
     with grad_mode.scope("function", "hardtanh"):
-        x = _read_by_gradient(_widened(x16))
+        x = _widened(x16)
         return _narrowed(x.masked_fill(x <= low, low).masked_fill(x >= high, high), x16)
 
 
@@ -172,7 +169,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     x16 = _floating("relu6", input)
     check_inplace("relu6", inplace)
     with grad_mode.scope("function", "relu6"):
-        x = _read_by_gradient(_widened(x16))
+        x = _widened(x16)
         return _narrowed(x.masked_fill(x <= 0.0, 0.0).masked_fill(x >= 6.0, 6.0), x16)
 
 
@@ -216,7 +213,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     check_inplace("threshold", inplace)
     t, v = _number("threshold", "threshold", threshold), _number("threshold", "value", value)
     with grad_mode.scope("function", "threshold"):
-        x = _read_by_gradient(_widened(x16))
+        x = _widened(x16)
         return _narrowed(x.masked_fill(x <= t, v), x16)
 
 
@@ -248,7 +245,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
                              f"has {channels} channel(s) on axis 1; pass (C,) = ({channels},)"
                              " or a single slope")
     with grad_mode.scope("function", "prelu"):
-        x, w = _read_by_gradient(_widened(x16)), _widened(w)
+        x, w = _widened(x16), _widened(w)
         w = w.reshape(()) if n == 1 else w.reshape((n,) + (1,) * (x.ndim - 2))  # (C, 1, ...)
         right = x > 0                                   # bool, outside the graph
         # w reads x with the positive entries set to 0: d/dw of w · inf would be 0 · inf
@@ -269,7 +266,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
         raise ValueError(f"softshrink: lambd must be >= 0 (the half-width of the band set "
                          f"to 0), got {lambd}; PyTorch refuses it too")
     with grad_mode.scope("function", "softshrink"):
-        x = _read_by_gradient(_widened(x16))
+        x = _widened(x16)
         inside = (x >= -lambd) & (x <= lambd)                   # bool, outside the graph
         middle = x.masked_fill(~inside, 0.0) * 0.0              # x · 0, no inf · 0 = NaN
         return _narrowed(where(inside, middle, where(x > lambd, x - lambd, x + lambd)), x16)
@@ -286,7 +283,6 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     x = _floating("hardshrink", input)
     lambd = _number("hardshrink", "lambd", lambd)
     with grad_mode.scope("function", "hardshrink"):
-        x = _read_by_gradient(x)
         return x.masked_fill((x >= -lambd) & (x <= lambd), 0.0)
 
 
@@ -307,7 +303,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
     if training not in (True, False):
         raise TypeError(f"rrelu: training must be True or False, got {training!r}")
     with grad_mode.scope("function", "rrelu"):
-        x = _read_by_gradient(_widened(x16))
+        x = _widened(x16)
         if not training:
             return _narrowed(where(x > 0, x, x * ((lower + upper) / 2)), x16)
         from .creation import rand

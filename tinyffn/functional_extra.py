@@ -46,18 +46,6 @@ def _narrowed(y: Tensor, input: Tensor) -> Tensor:
     return narrowed(y, input)
 
 
-def _read_by_gradient(x: Tensor) -> Tensor:
-    """x again (x · 1, exact), its gradient gy · x⁰: a factor 1 recorded on x whose own
-    derivative is 0 (pow's at p = 0). A piecewise-linear function built on it (leaky_relu,
-    hardtanh, the shrinks) keeps its recorded gradient (create_graph) in x's graph, as
-    PyTorch's fused backward does, reading x for its mask (leaky_relu_backward): so
-    ``jacobian(f, x, create_graph=True)`` requires grad as torch's, and strict=True takes
-    it, where a gradient made of ``where`` and ``masked_fill`` alone is a constant. The
-    second derivative stays 0 (and without a graph, as torch's). Skipped where x needs no
-    gradient (then there is no graph to keep)."""
-    return x * x ** 0 if x.requires_grad else x
-
-
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """LeakyReLU(x) = x where x > 0, else negative_slope · x, as ``F.leaky_relu``:
 
@@ -73,7 +61,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     if not is_real(negative_slope):
         raise TypeError(f"leaky_relu: negative_slope must be a number, got {negative_slope!r}")
     with grad_mode.scope("function", "leaky_relu"):
-        x16, x = x, _read_by_gradient(_widened(x))      # gradient gy · 1 recorded on x
+        x16, x = x, _widened(x)
         return _narrowed(where(x > 0, x, x * float(negative_slope)), x16)
 
 

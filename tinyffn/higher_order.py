@@ -48,9 +48,9 @@ _CONSTANT_GRADIENT = (" If this is a gradient, to differentiate it again pass "
                       "create_graph=True to the call that made it (tinyffn.grad(..., "
                       "create_graph=True)). If it was made with create_graph=True: where it is "
                       "constant in a tensor (the function was linear, or piecewise linear as "
-                      "clamp or where, in it) it has no graph leading there, and that "
-                      "derivative is 0 (as in PyTorch; relu, leaky_relu, hardtanh and abs keep "
-                      "a graph, as PyTorch's, and give zeros)")
+                      "leaky_relu, hardtanh or clamp, in it) it has no graph leading there, "
+                      "and that derivative is 0 (PyTorch's leaky_relu and hardtanh keep a "
+                      "graph and give zeros; relu and abs keep one here too)")
 
 
 def grad(outputs: "_tensor.Tensor", inputs: Sequence["_tensor.Tensor"], grad_output: Any = None,
