@@ -21,11 +21,11 @@ from typing import Any
 from . import grad_mode
 from .amp_casts import refuse_unsafe
 from .arguments import check_choice, is_real
-from .backend import DeviceError, dtype_name
+from .backend import dtype_name
 from .composed import where
 from .functional import _check_tensor
-from .losses import (_check_reduction, _elementwise_target, _elementwise_weight, _reduce,
-                     _weighted_reduce)
+from .losses import (_beside_input, _check_reduction, _elementwise_target,
+                     _elementwise_weight, _reduce, _weighted_reduce)
 from .tensor import Tensor
 
 KL_REDUCTIONS = ("mean", "batchmean", "sum", "none")   # kl_div's: batchmean as well
@@ -224,11 +224,7 @@ def _factor(op: str, name: str, w: Any, input: Tensor) -> Tensor | None:
     input's shape without changing it (None stays None)."""
     if w is None:
         return None
-    if not isinstance(w, Tensor):
-        w = Tensor(input.backend.asarray(w, input.dtype), _backend=input.backend)
-    elif w.backend is not input.backend:
-        raise DeviceError(f"{op}: {name} is on {w.device} but input on {input.device}; "
-                          f"move it with .to('{input.device}')")
+    w = _beside_input(op, name, w, input)
     shape, other = list(input.shape), list(w.shape)
     fits = len(other) <= len(shape) and all(
         n in (1, m) for n, m in zip(reversed(other), reversed(shape)))

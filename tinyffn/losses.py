@@ -80,17 +80,23 @@ def _elementwise_target(op: str, input: Tensor, target: Any, reduction: str) -> 
     return target
 
 
+def _beside_input(op: str, name: str, w: Any, input: Tensor) -> Tensor:
+    """A loss's ``weight`` (or ``pos_weight``) as a Tensor on input's device: an array is
+    made a Tensor of input's dtype, as a target is; a Tensor elsewhere is refused."""
+    if not isinstance(w, Tensor):
+        return Tensor(input.backend.asarray(w, input.dtype), _backend=input.backend)
+    if w.backend is not input.backend:
+        raise DeviceError(f"{op}: {name} is on {w.device} but input on {input.device}; "
+                          f"move it with .to('{input.device}')")
+    return w
+
+
 def _elementwise_weight(op: str, input: Tensor, weight: Any) -> Tensor | None:
     """PyTorch 2.13's ``weight`` of the elementwise losses, checked: None, or a Tensor of
-    input's shape (not broadcast, as PyTorch) on input's device; an array is made a
-    Tensor of input's dtype, as a target is."""
+    input's shape (not broadcast, as PyTorch) on input's device (:func:`_beside_input`)."""
     if weight is None:
         return None
-    if not isinstance(weight, Tensor):
-        weight = Tensor(input.backend.asarray(weight, input.dtype), _backend=input.backend)
-    elif weight.backend is not input.backend:
-        raise DeviceError(f"{op}: weight is on {weight.device} but input on {input.device}; "
-                          f"move it with .to('{input.device}')")
+    weight = _beside_input(op, "weight", weight, input)
     if weight.shape != input.shape:
         raise ValueError(f"{op}: weight has shape {weight.shape} but input has shape "
                          f"{input.shape}; weights and input must have the same size, as in "
