@@ -81,8 +81,9 @@ def _elementwise_target(op: str, input: Tensor, target: Any, reduction: str) -> 
 
 
 def _beside_input(op: str, name: str, w: Any, input: Tensor) -> Tensor:
-    """A loss's ``weight`` (or ``pos_weight``) as a Tensor on input's device: an array is
-    made a Tensor of input's dtype, as a target is; a Tensor elsewhere is refused."""
+    """A loss's second operand (a ``weight``, ``pos_weight``, target, ...) as a Tensor on
+    input's device: a number, list or array is made a Tensor of input's dtype, as a target
+    is; a Tensor elsewhere is refused."""
     if not isinstance(w, Tensor):
         return Tensor(input.backend.asarray(w, input.dtype), _backend=input.backend)
     if w.backend is not input.backend:

@@ -21,8 +21,8 @@ from .composed import minimum, where
 from .creation import arange
 from .distances import pairwise_distance
 from .functional import _check_tensor
-from .losses import _check_reduction, _elementwise_target, _reduce
-from .more_losses import _check_margin, _operand, _refuse_legacy
+from .losses import _beside_input, _check_reduction, _elementwise_target, _reduce
+from .more_losses import _check_margin, _refuse_legacy
 from .tensor import Tensor
 from .torch_select import _broadcast
 
@@ -65,7 +65,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Any, weight: Tensor | Non
         raise ValueError(f"{op}: input must have a class axis, (C,) or (N, C), got a 0-d "
                          "tensor (PyTorch refuses it too)")
     if weight is not None:
-        weight = _operand(op, "weight", weight, input)
+        weight = _beside_input(op, "weight", weight, input)
         if _broadcast(op, weight.shape, input.shape) != input.shape:
             raise ValueError(f"{op}: weight of shape {weight.shape} does not broadcast to "
                              f"input's {input.shape}; give one weight per class, (C,)")
@@ -108,7 +108,7 @@ def multi_margin_loss(input: Tensor, target: Any, p: int = 1, margin: float = 1.
         raise ValueError(f"{op}: target must hold one class per row of input {input.shape}, "
                          f"shape {' or '.join(map(str, wanted))}, got {target.shape}")
     if weight is not None:
-        weight = _operand(op, "weight", weight, input)
+        weight = _beside_input(op, "weight", weight, input)
         if weight.shape != (C,):
             raise ValueError(f"{op}: weight must have shape (C,) = ({C},), one weight per "
                              f"class, got {weight.shape}")

@@ -19,7 +19,7 @@ from .arguments import is_real
 from .backend import DeviceError
 from .composed import where
 from .functional import _check_tensor
-from .losses import _check_reduction, _elementwise_target, _reduce
+from .losses import _beside_input, _check_reduction, _elementwise_target, _reduce
 from .tensor import Tensor
 from .torch_select import _broadcast
 
@@ -51,7 +51,7 @@ def gaussian_nll_loss(input: Tensor, target: Any, var: Any, full: bool = False,
         raise TypeError(f"{op}: input must be floating point (the Gaussian's means), got "
                         f"{input.dtype}; cast it with input.to(dtype='float32')")
     _gaussian_options(op, full, eps)
-    target = _operand(op, "target", target, input)
+    target = _beside_input(op, "target", target, input)
     if _broadcast(op, target.shape, input.shape) != input.shape:
         raise ValueError(f"{op}: target of shape {target.shape} does not broadcast to input's "
                          f"shape {input.shape}; give it input's shape")
@@ -223,7 +223,7 @@ def _pair(op: str, input1: Any, input2: Any, target: Any, margin: Any, reduction
     _check_tensor(op, "input1", input1)
     _check_reduction(op, reduction)
     _check_margin(op, margin)
-    return _operand(op, "input2", input2, input1), _operand(op, "target", target, input1)
+    return _beside_input(op, "input2", input2, input1), _beside_input(op, "target", target, input1)
 
 
 def _check_margin(op: str, margin: Any) -> None:
@@ -231,16 +231,6 @@ def _check_margin(op: str, margin: Any) -> None:
         raise TypeError(f"{op}: margin must be a number, got {margin!r}"
                         + (f"; pass the reduction by name, reduction={margin!r}"
                            if isinstance(margin, str) else ""))
-
-
-def _operand(op: str, name: str, value: Any, like: Tensor) -> Tensor:
-    """``value`` as a Tensor on like's device (numbers and lists in like's dtype)."""
-    if not isinstance(value, Tensor):
-        return Tensor(like.backend.asarray(value, like.dtype), _backend=like.backend)
-    if value.backend is not like.backend:
-        raise DeviceError(f"{op}: {name} is on {value.device} but the input on "
-                          f"{like.device}; move it with .to('{like.device}')")
-    return value
 
 
 __all__ = ["gaussian_nll_loss", "poisson_nll_loss", "margin_ranking_loss",
